@@ -1,0 +1,62 @@
+"""The `gatehouse` command: one argparse tree, one logging set-up, one way to fail."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from typing import Sequence
+
+from pipelines.errors import GatehouseError
+from pipelines.logs import configure_logging
+from sources.console.errors import ConsoleError
+
+log = logging.getLogger("gatehouse")
+
+DESCRIPTION = """\
+gatehouse loads a feature-management console's gates, dynamic configs, holdouts,
+qualifying events, cumulative exposures and ingestion runs into DuckDB (or any dlt
+destination), builds analysis views on them and reports on stale flags, experiment
+exposure and ingestion health.
+
+Start with:
+  gatehouse run --demo        # a local console twin, no account needed
+  gatehouse report            # HTML reports from ./gatehouse.duckdb
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    # Imported here so that `gatehouse --help` stays quick and a broken optional
+    # command cannot stop the others from loading.
+    from pipelines import console_commands, report, run, twin_command
+
+    parser = argparse.ArgumentParser(
+        prog="gatehouse",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("-v", "--verbose", action="count", default=0, help="more log output (-vv for debug)")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for module in (run, report, console_commands, twin_command):
+        module.register(commands)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    configure_logging(args.verbose)
+    try:
+        return int(args.handler(args) or 0)
+    except (GatehouseError, ConsoleError) as err:
+        # One actionable line; the details went to the debug log.
+        log.debug("command failed", exc_info=True)
+        print(f"gatehouse: error: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("gatehouse: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,67 @@
+"""Logging for every gatehouse command: to stderr, with secrets redacted from every record."""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+
+# Environment variables whose values must never appear in any log line.
+SECRET_ENV_SUFFIXES = ("API_KEY", "SCIM_TOKEN", "PASSWORD", "PRIVATE_KEY", "ACCESS_TOKEN", "PASSPHRASE", "SECRET")
+
+
+class RedactingFilter(logging.Filter):
+    """Replaces known secret values in formatted log messages with `***`."""
+
+    def __init__(self, secrets: set[str] | None = None) -> None:
+        super().__init__()
+        self.secrets: set[str] = set(secrets or ())
+
+    def add(self, secret: str | None) -> None:
+        if secret and len(secret) >= 4:
+            self.secrets.add(secret)
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not self.secrets:
+            return True
+        message = record.getMessage()
+        redacted = message
+        for secret in self.secrets:
+            redacted = redacted.replace(secret, "***")
+        if redacted != message or record.exc_info:
+            record.msg, record.args = redacted, None
+            if record.exc_info:
+                text = logging.Formatter().formatException(record.exc_info)
+                for secret in self.secrets:
+                    text = text.replace(secret, "***")
+                record.exc_text, record.exc_info = text, None
+        return True
+
+
+redacting_filter = RedactingFilter()
+
+
+def secrets_from_environment() -> set[str]:
+    return {
+        value
+        for name, value in os.environ.items()
+        if value and len(value) >= 4 and any(name.upper().endswith(suffix) for suffix in SECRET_ENV_SUFFIXES)
+    }
+
+
+def configure_logging(verbosity: int = 0) -> None:
+    level = logging.WARNING if verbosity <= 0 else logging.INFO if verbosity == 1 else logging.DEBUG
+    for secret in secrets_from_environment():
+        redacting_filter.add(secret)
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s", "%H:%M:%S"))
+    handler.addFilter(redacting_filter)
+    root = logging.getLogger()
+    for existing in list(root.handlers):
+        if getattr(existing, "_gatehouse", False):
+            root.removeHandler(existing)
+    handler._gatehouse = True  # type: ignore[attr-defined]
+    root.addHandler(handler)
+    root.setLevel(level)
+    # gatehouse's own progress lines are INFO; keep them visible at the default verbosity.
+    logging.getLogger("gatehouse").setLevel(min(level, logging.INFO))
