@@ -1,0 +1,25 @@
+"""A faithful local implementation of the console interface, for the demo, tests, fault drills and benchmarks.
+
+It shares no code with `sources` (the client): each catches the other's mistakes.
+"""
+
+from console_twin.generator import SIZES, TWIN_EPOCH, OrgSize
+from console_twin.organisation import Experiment, IngestionRun, Organisation
+from console_twin.settings import Fault, PageServed, PaginationStyle, TwinSettings
+from console_twin.traffic import RecordedRequest
+from console_twin.twin import ConsoleTwin
+
+__all__ = [
+    "ConsoleTwin",
+    "Experiment",
+    "Fault",
+    "IngestionRun",
+    "OrgSize",
+    "Organisation",
+    "PageServed",
+    "PaginationStyle",
+    "RecordedRequest",
+    "SIZES",
+    "TWIN_EPOCH",
+    "TwinSettings",
+]

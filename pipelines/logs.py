@@ -50,6 +50,9 @@ def secrets_from_environment() -> set[str]:
 
 
 def configure_logging(verbosity: int = 0) -> None:
+    # dlt's own warnings (e.g. columns that only held nulls) are noise for a scheduled run;
+    # schema changes that matter are reported in gatehouse's summary.
+    os.environ.setdefault("RUNTIME__LOG_LEVEL", "DEBUG" if verbosity >= 2 else "ERROR")
     level = logging.WARNING if verbosity <= 0 else logging.INFO if verbosity == 1 else logging.DEBUG
     for secret in secrets_from_environment():
         redacting_filter.add(secret)
@@ -65,3 +68,5 @@ def configure_logging(verbosity: int = 0) -> None:
     root.setLevel(level)
     # gatehouse's own progress lines are INFO; keep them visible at the default verbosity.
     logging.getLogger("gatehouse").setLevel(min(level, logging.INFO))
+    # One line per HTTP request is debug detail, not progress.
+    logging.getLogger("httpx").setLevel(logging.DEBUG if verbosity >= 2 else logging.WARNING)

@@ -1,5 +1,367 @@
-"""Placeholder: filled in by its issue."""
+"""`gatehouse run`: extract the console into DuckDB (or any dlt destination), then refresh the views."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import logging
+import os
+import shutil
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator, Optional, Sequence
+
+import dlt
+from dlt.common.configuration.exceptions import ConfigFieldMissingException, ConfigurationValueError
+from dlt.pipeline.exceptions import PipelineStepFailed
+
+from pipelines.errors import GatehouseError
+from pipelines.logs import redacting_filter
+from sources.console import console
+from sources.console.errors import AuthError, ConsoleError
+from sources.console.extraction import ExtractionReport
+
+log = logging.getLogger("gatehouse.run")
+
+PIPELINE_NAME = "gatehouse"
+DATASET_NAME = "console"
+DEFAULT_DUCKDB = Path("gatehouse.duckdb")
+SCD2_TABLES = ("gates", "dynamic_configs")
+# The tables a user can pick with --resources (the id resources feed them and are not tables).
+SELECTABLE = ("gates", "dynamic_configs", "qualifying_events", "holdouts", "cumulative_exposures", "ingestion_runs")
+# Rows are normalised to parquet: dlt's default insert_values format loads about ten times slower.
+LOADER_FILE_FORMAT = "parquet"
+
+EPILOG = """\
+examples:
+  gatehouse run --demo                       # against a local console twin, no account needed
+  gatehouse run                              # ./gatehouse.duckdb, settings from .dlt/ or SOURCES__CONSOLE__*
+  gatehouse run --duckdb /data/console.duckdb --resources gates,dynamic_configs
+  gatehouse run --destination motherduck     # credentials from dlt config, e.g. DESTINATION__MOTHERDUCK__CREDENTIALS
+  gatehouse run --full-refresh               # drop the console tables and state, load everything again
+
+settings ([sources.console] in .dlt/config.toml and .dlt/secrets.toml, or environment variables):
+  base_url            SOURCES__CONSOLE__BASE_URL
+  api_key             SOURCES__CONSOLE__API_KEY          (secret)
+  experiment_ids      SOURCES__CONSOLE__EXPERIMENT_IDS   JSON list, e.g. '["exp_a","exp_b"]'
+  holdout_ids         SOURCES__CONSOLE__HOLDOUT_IDS      JSON list
+  ingestion_run_ids   SOURCES__CONSOLE__INGESTION_RUN_IDS JSON list
+"""
 
 
-def register(subparsers) -> None:
-    pass
+@dataclass
+class RunOptions:
+    destination: str = "duckdb"
+    duckdb_path: Path = DEFAULT_DUCKDB
+    resources: Optional[list[str]] = None
+    full_refresh: bool = False
+    pipelines_dir: Optional[Path] = None
+    progress: bool = True
+    # Passed to the source instead of dlt's config lookup (the demo and tests use them).
+    source_args: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class RunSummary:
+    rows_loaded: dict[str, int]
+    new_versions: dict[str, int]
+    retired: dict[str, int]
+    skipped: list[tuple[str, str, str]]
+    schema_changes: list[str]
+    requests: int
+    retries: int
+    throttled: int
+    throttle_wait_s: float
+    wall_time_s: float
+    load_id: Optional[str]
+
+    def lines(self) -> list[str]:
+        out = [f"loaded in {self.wall_time_s:.1f}s with {self.requests} requests"
+               f" ({self.retries} retried, {self.throttled} throttled, {self.throttle_wait_s:.1f}s waiting on the rate limit)"]
+        width = max((len(t) for t in self.rows_loaded), default=10)
+        for table, rows in sorted(self.rows_loaded.items()):
+            extra = ""
+            if table in self.new_versions:
+                extra = f"  new versions {self.new_versions[table]}, retired {self.retired.get(table, 0)}"
+            out.append(f"  {table:<{width}}  {rows:>8} rows{extra}")
+        for table, id_, reason in self.skipped:
+            out.append(f"  skipped {table} {id_}: {reason}")
+        for change in self.schema_changes:
+            out.append(f"  schema: {change}")
+        return out
+
+
+def pipelines_dir_for(options: RunOptions) -> Optional[Path]:
+    if options.pipelines_dir is not None:
+        return options.pipelines_dir
+    if options.destination == "duckdb":
+        # State lives beside the database it describes, so another database never inherits it.
+        db = options.duckdb_path.resolve()
+        return db.parent / f".{db.name}.dlt"
+    return None
+
+
+def make_pipeline(options: RunOptions) -> dlt.Pipeline:
+    pipelines_dir = pipelines_dir_for(options)
+    if options.destination == "duckdb":
+        if pipelines_dir is not None and pipelines_dir.exists() and not options.duckdb_path.exists():
+            # The database was removed: its old state would make incremental resources skip data.
+            log.info("database %s is new: starting from empty state", options.duckdb_path)
+            shutil.rmtree(pipelines_dir)
+        destination: Any = dlt.destinations.duckdb(str(options.duckdb_path))
+    else:
+        destination = options.destination
+    return dlt.pipeline(
+        pipeline_name=PIPELINE_NAME,
+        destination=destination,
+        dataset_name=DATASET_NAME,
+        pipelines_dir=str(pipelines_dir) if pipelines_dir else None,
+    )
+
+
+def root_cause(err: BaseException) -> BaseException:
+    """The innermost ConsoleError (or config error) that dlt wrapped on the way up."""
+    seen = set()
+    current: Optional[BaseException] = err
+    found: BaseException = err
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, (ConsoleError, ConfigFieldMissingException, ConfigurationValueError)):
+            found = current
+        current = current.__cause__ or current.__context__
+    return found
+
+
+def explain(err: BaseException) -> str:
+    cause = root_cause(err)
+    if isinstance(cause, ConfigFieldMissingException):
+        fields = ", ".join(sorted(cause.fields)) if getattr(cause, "fields", None) else "a setting"
+        return (f"missing setting {fields} in [sources.console] (.dlt/config.toml, .dlt/secrets.toml or"
+                f" SOURCES__CONSOLE__<NAME>); or try `gatehouse run --demo`")
+    if isinstance(cause, ConfigurationValueError):
+        return f"invalid setting: {cause}"
+    if isinstance(cause, AuthError):
+        return f"{cause}; or try `gatehouse run --demo`"
+    if isinstance(cause, ConsoleError):
+        return str(cause)
+    text = str(err).splitlines()[0] if str(err) else type(err).__name__
+    return text
+
+
+class Progress:
+    """One line per interval: per resource pages and items, and the requests so far."""
+
+    def __init__(self, report: ExtractionReport, interval_s: float = 2.0, enabled: bool = True) -> None:
+        self.report, self.interval_s, self.enabled = report, interval_s, enabled
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="gatehouse-progress", daemon=True)
+        self._tty = sys.stderr.isatty()
+
+    def line(self) -> str:
+        stats = self.report.request_stats()
+        parts = [f"{name} {p.items} items/{p.pages} pages" if p.pages else f"{name} {p.items}"
+                 for name, p in self.report.snapshot().items()]
+        return (f"requests {stats.get('requests', 0)} retries {stats.get('retries', 0)}"
+                f" throttled {stats.get('throttled', 0)} | " + ", ".join(parts))
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self.interval_s):
+            if self._tty:
+                sys.stderr.write("\r\033[K" + self.line()[:200])
+                sys.stderr.flush()
+            else:
+                log.info("progress: %s", self.line())
+
+    def __enter__(self) -> "Progress":
+        if self.enabled:
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._stop.set()
+        if self.enabled:
+            self._thread.join()
+            if self._tty:
+                sys.stderr.write("\r\033[K")
+
+
+def schema_columns(pipeline: dlt.Pipeline) -> dict[str, dict[str, str]]:
+    try:
+        schema = pipeline.default_schema
+    except Exception:  # no schema before the first run
+        return {}
+    return {
+        name: {col: str(spec.get("data_type")) for col, spec in table.get("columns", {}).items()}
+        for name, table in schema.tables.items()
+        if not name.startswith("_dlt")
+    }
+
+
+def schema_changes(before: dict[str, dict[str, str]], after: dict[str, dict[str, str]]) -> list[str]:
+    if not before:
+        return []
+    changes = []
+    for table, columns in sorted(after.items()):
+        if table not in before:
+            changes.append(f"new table {table}")
+            continue
+        for column, data_type in columns.items():
+            if column not in before[table]:
+                variant = "__v_" in column
+                what = "type change (variant column)" if variant else "new column"
+                changes.append(f"{what} {table}.{column} ({data_type})")
+    for table, columns in sorted(before.items()):
+        if table in after:
+            for column in columns:
+                if column not in after[table]:
+                    changes.append(f"column gone {table}.{column}")
+    return changes
+
+
+def scd2_counts(pipeline: dlt.Pipeline, load_id: Optional[str], started_at: float) -> tuple[dict[str, int], dict[str, int]]:
+    """New versions written by this load and entities retired by it, per SCD2 table."""
+    new_versions: dict[str, int] = {}
+    retired: dict[str, int] = {}
+    if load_id is None:
+        return new_versions, retired
+    with contextlib.suppress(Exception), pipeline.sql_client() as client:
+        for table in SCD2_TABLES:
+            name = client.make_qualified_table_name(table)
+            rows = client.execute_sql(f"select count(*) from {name} where _dlt_load_id = %s", load_id)
+            new_versions[table] = rows[0][0]
+            # A retired entity: a version closed by this load with no open version left.
+            rows = client.execute_sql(
+                f"select count(distinct g.id) from {name} g where g._dlt_valid_to is not null"
+                f" and g._dlt_valid_to >= to_timestamp(%s)"
+                f" and not exists (select 1 from {name} a where a.id = g.id and a._dlt_valid_to is null)",
+                started_at - 1,
+            )
+            retired[table] = rows[0][0]
+    return new_versions, retired
+
+
+def run_extraction(options: RunOptions) -> RunSummary:
+    started = time.monotonic()
+    started_wall = time.time()
+    os.environ.setdefault("EXTRACT__NEXT_ITEM_MODE", "fifo")
+    os.environ.setdefault("RUNTIME__LOG_LEVEL", "ERROR")
+    for key in ("api_key",):
+        redacting_filter.add(options.source_args.get(key))
+    report = ExtractionReport()
+    try:
+        source = console(report=report, **options.source_args)
+    except (ConfigFieldMissingException, ConfigurationValueError, ConsoleError) as err:
+        raise GatehouseError(explain(err)) from err
+    if options.resources:
+        unknown = sorted(set(options.resources) - set(SELECTABLE))
+        if unknown:
+            raise GatehouseError(f"unknown resource(s) {', '.join(unknown)}; choose from {', '.join(SELECTABLE)}")
+        source = source.with_resources(*options.resources, "extraction_runs")
+
+    pipeline = make_pipeline(options)
+    before = schema_columns(pipeline)
+    try:
+        with Progress(report, enabled=options.progress):
+            info = pipeline.run(
+                source,
+                loader_file_format=LOADER_FILE_FORMAT,
+                refresh="drop_sources" if options.full_refresh else None,
+            )
+    except PipelineStepFailed as err:
+        raise GatehouseError(explain(err)) from err
+    except ConsoleError as err:
+        raise GatehouseError(explain(err)) from err
+    finally:
+        report.close()
+
+    load_id = info.loads_ids[-1] if info.loads_ids else None
+    trace = pipeline.last_trace
+    rows = dict(trace.last_normalize_info.row_counts) if trace and trace.last_normalize_info else {}
+    rows = {t: n for t, n in rows.items() if not t.startswith("_dlt")}
+    new_versions, retired = scd2_counts(pipeline, load_id, started_wall)
+    stats = report.request_stats()
+    summary = RunSummary(
+        rows_loaded=rows,
+        new_versions=new_versions,
+        retired=retired,
+        skipped=[(s.table, s.id, s.reason) for s in report.skipped],
+        schema_changes=schema_changes(before, schema_columns(pipeline)),
+        requests=stats.get("requests", 0),
+        retries=stats.get("retries", 0),
+        throttled=stats.get("throttled", 0),
+        throttle_wait_s=stats.get("throttle_wait_s", 0.0),
+        wall_time_s=time.monotonic() - started,
+        load_id=load_id,
+    )
+    if options.destination == "duckdb":
+        apply_views_if_available(options.duckdb_path)
+    return summary
+
+
+def apply_views_if_available(duckdb_path: Path) -> None:
+    try:
+        from pipelines.views import apply_views
+    except ImportError:  # views not installed in this build
+        return
+    apply_views(duckdb_path)
+
+
+@contextlib.contextmanager
+def demo_console() -> Iterator[dict[str, Any]]:
+    """A small console twin on a free loopback port, and the source settings that point at it."""
+    from console_twin import ConsoleTwin
+
+    twin = ConsoleTwin(size="small")
+    with twin.serve() as base_url:
+        yield {
+            "base_url": base_url,
+            "api_key": twin.settings.api_key,
+            "experiment_ids": list(twin.experiment_ids),
+            "ingestion_run_ids": list(twin.ingestion_run_ids),
+        }
+
+
+def handle(args: argparse.Namespace) -> int:
+    resources = [r.strip() for r in args.resources.split(",") if r.strip()] if args.resources else None
+    options = RunOptions(
+        destination=args.destination,
+        duckdb_path=Path(args.duckdb),
+        resources=resources,
+        full_refresh=args.full_refresh,
+        progress=not args.no_progress,
+    )
+    if args.demo and args.destination != "duckdb":
+        raise GatehouseError("--demo loads into DuckDB only; drop --destination")
+    with demo_console() if args.demo else contextlib.nullcontext({}) as demo_args:
+        if args.demo:
+            print(f"demo: console twin at {demo_args['base_url']}", file=sys.stderr)
+        options.source_args = dict(demo_args)
+        summary = run_extraction(options)
+    target = options.duckdb_path if options.destination == "duckdb" else options.destination
+    print(f"gatehouse: {target}")
+    for line in summary.lines():
+        print(line)
+    return 0
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "run",
+        help="extract the console into DuckDB (or any dlt destination)",
+        description="Extract gates, dynamic configs, holdouts, qualifying events, cumulative exposures and"
+        " ingestion runs incrementally, then refresh the analysis views.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--demo", action="store_true", help="run against a local console twin (no account needed)")
+    parser.add_argument("--duckdb", default=str(DEFAULT_DUCKDB), metavar="PATH", help="DuckDB file (default: %(default)s)")
+    parser.add_argument("--destination", default="duckdb", metavar="NAME",
+                        help="any dlt destination name (motherduck, snowflake, bigquery, databricks, postgres, filesystem...);"
+                        " its credentials come from dlt config")
+    parser.add_argument("--resources", metavar="A,B", help=f"load only these tables: {', '.join(SELECTABLE)}")
+    parser.add_argument("--full-refresh", action="store_true", help="drop the console tables and state first")
+    parser.add_argument("--no-progress", action="store_true", help="no progress lines while running")
+    parser.set_defaults(handler=handle)

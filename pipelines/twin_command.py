@@ -1,5 +1,101 @@
-"""Placeholder: filled in by its issue."""
+"""`gatehouse twin serve`: the console twin over HTTP on loopback, until Ctrl-C."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import signal
+import tempfile
+import threading
+from pathlib import Path
+
+from console_twin import SIZES, ConsoleTwin, TwinSettings
+from pipelines.errors import GatehouseError
+
+# Up to this many ids the exports are printed; beyond, they go to a file the user sources.
+INLINE_ID_LIMIT = 40
 
 
 def register(subparsers) -> None:
-    pass
+    twin = subparsers.add_parser("twin", help="a local console twin for demos, tests and drills")
+    twin_commands = twin.add_subparsers(dest="twin_command", metavar="TWIN_COMMAND", required=True)
+    serve = twin_commands.add_parser(
+        "serve",
+        help="serve a synthetic console organisation over HTTP until Ctrl-C",
+        description="Serve a deterministic synthetic console organisation on 127.0.0.1 and print the "
+        "environment variables that point gatehouse at it.",
+    )
+    serve.add_argument("--port", type=int, default=8787, help="port on 127.0.0.1 (0: any free port; default 8787)")
+    serve.add_argument("--size", choices=sorted(SIZES), default="small", help="organisation size (default small)")
+    serve.add_argument("--seed", type=int, default=0, help="organisation seed (default 0)")
+    serve.add_argument("--api-key", default=TwinSettings.api_key, help="the console key the twin accepts")
+    serve.add_argument("--scim-token", default=TwinSettings.scim_token, help="the SCIM bearer token the twin accepts")
+    serve.add_argument("--latency-ms", type=int, default=0, help="added to every request")
+    serve.add_argument("--rate-limit", type=_rate_limit, metavar="N/SECONDS",
+                       help="answer 429 beyond N requests per SECONDS (default: no limit)")
+    serve.add_argument("--retry-after", choices=("seconds", "http-date", "none"), default="seconds",
+                       help="the Retry-After form of a 429 (default seconds)")
+    serve.add_argument("--max-limit", type=int, help="cap on the `limit` of list pages (default: none)")
+    serve.add_argument("--admin", action="store_true", help="serve POST /_twin/advance?days=N to move the clock")
+    serve.set_defaults(handler=serve_twin)
+
+
+def _rate_limit(text: str) -> tuple[int, float]:
+    try:
+        requests, seconds = text.split("/")
+        limit = int(requests), float(seconds)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected N/SECONDS such as 100/10, got {text!r}") from None
+    if limit[0] < 1 or limit[1] <= 0:
+        raise argparse.ArgumentTypeError("N and SECONDS must be positive")
+    return limit
+
+
+def serve_twin(args: argparse.Namespace) -> int:
+    settings = TwinSettings(
+        api_key=args.api_key,
+        scim_token=args.scim_token,
+        latency=args.latency_ms / 1000,
+        rate_limit=args.rate_limit,
+        retry_after=args.retry_after,
+        max_limit=args.max_limit,
+        admin=args.admin,
+    )
+    twin = ConsoleTwin(size=args.size, seed=args.seed, settings=settings)
+    stop = threading.Event()
+    # A terminating supervisor gets the same clean stop as Ctrl-C.
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    try:
+        with twin.serve(port=args.port) as base_url:
+            _print_instructions(twin, base_url, args)
+            while not stop.wait(0.5):
+                pass
+    except OSError as err:
+        raise GatehouseError(f"cannot serve the console twin on 127.0.0.1:{args.port}: {err.strerror or err}") from None
+    except KeyboardInterrupt:
+        pass
+    print("Console twin stopped.", flush=True)
+    return 0
+
+
+def _print_instructions(twin: ConsoleTwin, base_url: str, args: argparse.Namespace) -> None:
+    exports = {
+        "SOURCES__CONSOLE__BASE_URL": base_url,
+        "SOURCES__CONSOLE__API_KEY": twin.settings.api_key,
+        "SOURCES__CONSOLE__SCIM_TOKEN": twin.settings.scim_token,
+        "SOURCES__CONSOLE__EXPERIMENT_IDS": json.dumps(twin.experiment_ids),
+        "SOURCES__CONSOLE__INGESTION_RUN_IDS": json.dumps(twin.ingestion_run_ids),
+    }
+    lines = [f"export {name}={shlex.quote(value)}" for name, value in exports.items()]
+    print(f"Console twin ({args.size} organisation, seed {args.seed}) serving on {base_url}")
+    print(f"Twin clock: {twin.now:%Y-%m-%dT%H:%M:%SZ}", end="")
+    print(f"  (advance: curl -X POST '{base_url}/_twin/advance?days=1')" if args.admin else "")
+    if len(twin.experiment_ids) + len(twin.ingestion_run_ids) <= INLINE_ID_LIMIT:
+        print("Point gatehouse at it:")
+        print("\n".join(f"  {line}" for line in lines))
+    else:
+        env_file = Path(tempfile.gettempdir()) / f"gatehouse-twin-{base_url.rsplit(':', 1)[-1]}.env"
+        env_file.write_text("\n".join(lines) + "\n")
+        print(f"Point gatehouse at it:\n  source {env_file}")
+    print("Press Ctrl-C to stop.", flush=True)

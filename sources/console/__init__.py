@@ -1,0 +1,248 @@
+"""The `console` dlt source: a feature-management console's gates, dynamic configs, holdouts,
+qualifying events, cumulative exposures and ingestion runs.
+
+Only the source and its resources live here; the HTTP client, paging and discovery helpers sit
+beside it (client.py, paging.py, extraction.py) and every constant in settings.py.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any, Iterator, Optional, Sequence
+from uuid import uuid4
+
+import dlt
+from dlt.sources import DltResource
+
+from sources.console import settings
+from sources.console.client import ClientOptions, ConsoleClient
+from sources.console.errors import NotFoundError
+from sources.console.extraction import (
+    Catalogue,
+    ExtractionReport,
+    batched,
+    exposure_rows,
+    has_concluded,
+    is_quiet,
+    is_settled,
+    return_values_as_json_text,
+    service_today,
+    unique,
+    utc_now,
+)
+
+SCD2 = {"disposition": "merge", "strategy": "scd2"}
+# Values the service treats as free-form JSON stay JSON instead of becoming one column per key.
+JSON = {"data_type": "json"}
+
+
+@dlt.source(name="console", max_table_nesting=4)
+def console(
+    base_url: str = dlt.config.value,
+    api_key: str = dlt.secrets.value,
+    experiment_ids: Optional[list[str]] = None,
+    holdout_ids: Optional[list[str]] = None,
+    ingestion_run_ids: Optional[list[str]] = None,
+    page_size: int = settings.DEFAULT_PAGE_SIZE,
+    rate_limit_requests: int = settings.DEFAULT_RATE_LIMIT_REQUESTS,
+    rate_limit_window: float = settings.DEFAULT_RATE_LIMIT_WINDOW_S,
+    max_workers: int = settings.DEFAULT_MAX_WORKERS,
+    timeout: float = settings.DEFAULT_TIMEOUT_S,
+    settle_after_hours: float = settings.DEFAULT_SETTLE_AFTER_HOURS,
+    recheck_concluded_days: int = settings.DEFAULT_RECHECK_CONCLUDED_DAYS,
+    transport: Any = None,
+    report: Any = None,
+    client: Any = None,
+) -> Sequence[DltResource]:
+    """Everything the console's read operations expose, dataset `console`.
+
+    Args:
+        base_url, api_key: `[sources.console]` in config/secrets or SOURCES__CONSOLE__BASE_URL / __API_KEY.
+        experiment_ids, holdout_ids, ingestion_run_ids: ids to follow beyond those discovered
+            (the interface lists neither experiments nor runs); lists, as JSON in env vars.
+        transport, client: test seams (an in-process console twin); report: an ExtractionReport
+            that the caller reads for progress and the run summary.
+    """
+    if client is None:
+        client = ConsoleClient(
+            ClientOptions(
+                base_url=base_url,
+                api_key=api_key,
+                page_size=page_size,
+                timeout=timeout,
+                rate_limit_requests=rate_limit_requests,
+                rate_limit_window=rate_limit_window,
+                max_workers=max_workers,
+            ),
+            transport=transport,
+        )
+    report = report if report is not None else ExtractionReport()
+    report.bind_client(client)
+    catalogue = Catalogue(client)
+    configured_experiments = unique(experiment_ids or [])
+    configured_holdouts = unique(holdout_ids or [])
+    configured_runs = unique(ingestion_run_ids or [])
+    settle_after = timedelta(hours=settle_after_hours)
+    fan_out_batch = max(1, max_workers * 4)
+
+    @dlt.resource(name="gates", primary_key="id", write_disposition=SCD2)
+    def gates() -> Iterator[list[dict]]:
+        """Table `gates`, key `id`: SCD2 history of every listed gate, one version per change.
+
+        The whole list is read every run (the service has no "modified since" filter); a gate absent
+        from a complete list is retired. A list that cannot be read completely raises, so a partial
+        list never reaches the table.
+        """
+        for page in client.list_gates():
+            catalogue.record_list_page("gates", page)
+            report.add("gates", len(page))
+            yield page
+        catalogue.complete_list("gates")
+
+    @dlt.resource(
+        name="dynamic_configs",
+        primary_key="id",
+        write_disposition=SCD2,
+        columns={"default_value": JSON},
+    )
+    def dynamic_configs() -> Iterator[list[dict]]:
+        """Table `dynamic_configs`, key `id`: SCD2 history as `gates`; rules, variants and conditions nested.
+
+        `defaultValue` is a JSON column; the rules' and variants' `returnValue` are JSON text.
+        """
+        for page in client.list_dynamic_configs():
+            catalogue.record_list_page("dynamic_configs", page)
+            report.add("dynamic_configs", len(page))
+            yield [return_values_as_json_text(config) for config in page]
+        catalogue.complete_list("dynamic_configs")
+
+    @dlt.resource(name="qualifying_events", primary_key="name", write_disposition="merge")
+    def qualifying_events() -> Iterator[list[dict]]:
+        """Table `qualifying_events`, key `name`: merged, whole list every run."""
+        for page in client.list_qualifying_events():
+            report.add("qualifying_events", len(page))
+            yield page
+
+    @dlt.resource(name="holdout_ids", selected=False)
+    def holdout_ids_resource() -> Iterator[list[str]]:
+        """Holdout ids: configured ones plus those referenced by gates and dynamic configs."""
+        yield from batched(catalogue.holdout_ids(configured_holdouts), fan_out_batch)
+
+    @dlt.transformer(name="holdouts", data_from=holdout_ids_resource, primary_key="id", write_disposition="merge")
+    def holdouts(ids: list[str]) -> Iterator[list[dict]]:
+        """Table `holdouts`, key `id`: merged; fetched concurrently, unknown ids reported and skipped."""
+        found = []
+        for holdout_id, holdout in client.fetch_many(client.get_holdout, ids):
+            if isinstance(holdout, NotFoundError):
+                catalogue.record_missing_holdout(holdout_id)
+                report.skip("holdouts", holdout_id, holdout.message)
+                continue
+            catalogue.record_holdout(holdout)
+            found.append(holdout)
+        report.add("holdouts", len(found), pages=0)
+        yield found
+
+    @dlt.resource(name="experiment_ids", selected=False)
+    def experiment_ids_resource() -> Iterator[list[str]]:
+        """Experiment ids: configured ones plus the holdouts' `experimentIDs`, less concluded ones.
+
+        An experiment whose series stopped before yesterday has concluded: its rows cannot change,
+        so it is only checked again every `recheck_concluded_days` (it may be restarted).
+        """
+        concluded: dict[str, str] = dlt.current.resource_state("cumulative_exposures").get("concluded", {})
+        today = service_today(client)
+        wanted = catalogue.experiment_ids(configured_experiments, configured_holdouts)
+        due = [e for e in wanted if not is_quiet(concluded.get(e), today, recheck_concluded_days)]
+        report.concluded_experiments_not_requested = len(wanted) - len(due)
+        yield from batched(due, fan_out_batch)
+
+    @dlt.transformer(
+        name="cumulative_exposures",
+        data_from=experiment_ids_resource,
+        primary_key=("experiment_id", "group_id", "date"),
+        write_disposition="merge",
+    )
+    def cumulative_exposures(ids: list[str]) -> Iterator[list[dict]]:
+        """Table `cumulative_exposures`, key (experiment_id, group_id, date): one row per group and day.
+
+        Incremental per experiment (resource state `last_day`): only days on or after the last
+        loaded day are loaded; that day again because its count still grows until the day closes.
+        """
+        state = dlt.current.resource_state()
+        last_day: dict[str, str] = state.setdefault("last_day", {})
+        concluded: dict[str, str] = state.setdefault("concluded", {})
+        rows: list[dict] = []
+        for experiment_id, series in client.fetch_many(client.get_cumulative_exposures, ids):
+            if isinstance(series, NotFoundError):
+                report.skip("cumulative_exposures", experiment_id, series.message)
+                continue
+            new_rows, newest = exposure_rows(experiment_id, series, last_day.get(experiment_id))
+            rows.extend(new_rows)
+            if newest is not None:
+                last_day[experiment_id] = newest
+            today = service_today(client)
+            if newest is not None and has_concluded(newest, today):
+                concluded[experiment_id] = today.isoformat()
+            else:
+                concluded.pop(experiment_id, None)
+        report.add("cumulative_exposures", len(rows), pages=0)
+        yield rows
+
+    @dlt.resource(name="ingestion_run_ids", selected=False)
+    def ingestion_run_ids_resource() -> Iterator[list[str]]:
+        """Run ids: configured ones plus loaded runs that have not settled, never a settled one."""
+        state = dlt.current.resource_state("ingestion_runs")
+        settled = set(state.get("settled", []))
+        pending = state.get("pending", {})
+        wanted = unique([*configured_runs, *pending])
+        report.settled_runs_not_requested = sum(1 for run_id in wanted if run_id in settled)
+        yield from batched([r for r in wanted if r not in settled], fan_out_batch)
+
+    @dlt.transformer(name="ingestion_runs", data_from=ingestion_run_ids_resource, primary_key="run_id", write_disposition="merge")
+    def ingestion_runs(ids: list[str]) -> Iterator[list[dict]]:
+        """Table `ingestion_runs`, key `run_id`: merged; `runHistory` and `granularHistory` nested.
+
+        A run is requested until it settles (pulse_complete, or an error status unchanged for
+        `settle_after_hours` by the service's clock); then never again.
+        """
+        state = dlt.current.resource_state()
+        settled: list[str] = state.setdefault("settled", [])
+        pending: dict[str, str] = state.setdefault("pending", {})
+        runs = []
+        for run_id, run in client.fetch_many(client.get_ingestion_run, ids):
+            if isinstance(run, NotFoundError):
+                report.skip("ingestion_runs", run_id, run.message)
+                continue
+            runs.append(run)
+            if is_settled(run, client.server_time or utc_now(), settle_after):
+                settled.append(run_id)
+                pending.pop(run_id, None)
+            else:
+                pending[run_id] = run.get("latestStatus") or ""
+        report.add("ingestion_runs", len(runs), pages=0)
+        yield runs
+
+    @dlt.resource(name="extraction_runs", primary_key="extraction_id", write_disposition="append")
+    def extraction_runs() -> Iterator[dict]:
+        """Table `extraction_runs`: one row per run with the service's clock, the "as of" of every view."""
+        started_at = utc_now()
+        yield {
+            "extraction_id": str(uuid4()),
+            "service_time": client.server_time or started_at,
+            "started_at": started_at,
+        }
+
+    # The order matters for economy only: in dlt's fifo mode each id resource then runs after the
+    # lists that feed it, so no list is read twice (see Catalogue).
+    return (
+        gates,
+        dynamic_configs,
+        qualifying_events,
+        holdout_ids_resource,
+        holdouts,
+        experiment_ids_resource,
+        cumulative_exposures,
+        ingestion_run_ids_resource,
+        ingestion_runs,
+        extraction_runs,
+    )

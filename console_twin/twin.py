@@ -1,0 +1,155 @@
+"""ConsoleTwin: a faithful local console, served in-process (httpx transport) or over loopback HTTP."""
+
+from __future__ import annotations
+
+import logging
+import random
+import threading
+from contextlib import contextmanager
+from datetime import datetime
+from email.utils import format_datetime
+from typing import Iterator
+
+import httpx
+
+from console_twin.evolution import advance_one_day
+from console_twin.generator import SIZES, build_gate, build_organisation
+from console_twin.http_server import console_server
+from console_twin.organisation import Organisation
+from console_twin.service import Answer, ConsoleService
+from console_twin.settings import TwinSettings
+from console_twin.traffic import RateLimiter, RecordedRequest, RequestLog
+
+log = logging.getLogger("console_twin")
+
+
+class ConsoleTwin:
+    """A console organisation, deterministic from (size, seed, days advanced), behind the console interface."""
+
+    def __init__(self, size: str = "small", seed: int = 0, settings: TwinSettings | None = None) -> None:
+        self.size = size
+        self.seed = seed
+        self.settings = settings or TwinSettings()
+        self.organisation: Organisation = build_organisation(size, seed)
+        self.days_advanced = 0
+        # One lock for the organisation: operations, advance and drill helpers never interleave.
+        self.lock = threading.RLock()
+        self.request_log = RequestLog()
+        self.rate_limiter = RateLimiter()
+        self._service = ConsoleService(self)
+        self._drill_ids = random.Random(f"console-twin:{size}:{seed}:drills")
+
+    # --- the clock -------------------------------------------------------------------------------------
+    @property
+    def now(self) -> datetime:
+        return self.organisation.now
+
+    def http_date(self) -> str:
+        return format_datetime(self.now, usegmt=True)
+
+    def advance(self, days: int = 1) -> None:
+        """Moves the clock by whole days; each day changes gates, configs, exposures and runs."""
+        if days < 0:
+            raise ValueError("the twin's clock only moves forward")
+        size = SIZES[self.size]
+        runs_per_day = max(1, round(size.ingestion_runs / size.run_history_days))
+        with self.lock:
+            for _ in range(days):
+                self.days_advanced += 1
+                advance_one_day(self.organisation, self.days_advanced, runs_per_day)
+        log.info("console twin advanced %d day(s): now %s", days, self.now.isoformat())
+
+    # --- ids a client must be configured with -----------------------------------------------------------
+    @property
+    def experiment_ids(self) -> list[str]:
+        return list(self.organisation.experiments)
+
+    @property
+    def holdout_ids(self) -> list[str]:
+        return list(self.organisation.holdouts)
+
+    @property
+    def ingestion_run_ids(self) -> list[str]:
+        """Runs that exist at the twin's clock, oldest first; advancing schedules more."""
+        return self.organisation.visible_run_ids()
+
+    # --- drill helpers -----------------------------------------------------------------------------------
+    def create_gate(self, gate_id: str | None = None, **fields: object) -> dict:
+        """Creates a TEMPORARY gate now (newest, so first in the list); `fields` override its public fields.
+
+        Returns a copy of the stored gate.
+        """
+        with self.lock:
+            org = self.organisation
+            gate, facts = build_gate(self._drill_ids, org, "fresh", taken=org.gates)
+            if gate_id is not None:
+                gate["id"] = gate_id
+                gate["name"] = gate_id
+            if gate["id"] in org.gates:
+                raise ValueError(f"gate {gate['id']} already exists")
+            gate.update(status="In Progress", isEnabled=True, createdTime=org.now_ms, lastModifiedTime=org.now_ms,
+                        version=1, checksPerHour=None)
+            for field, value in (("lastModifierID", gate["creatorID"]), ("lastModifierName", gate["creatorName"]),
+                                 ("lastModifierEmail", gate["creatorEmail"])):
+                gate[field] = value
+            gate.update(fields)
+            # Not yet wired into any code: never checked.
+            facts.first_check_ms, facts.last_check_ms, facts.still_checked = None, None, False
+            org.add_gate(gate, facts)
+            org.reclassify_gates()
+            return dict(gate)
+
+    def delete_gate(self, gate_id: str) -> None:
+        """Deletes a gate for good: gone from the list and 404 when read (unlike archiving)."""
+        with self.lock:
+            if gate_id not in self.organisation.gates:
+                raise KeyError(gate_id)
+            self.organisation.remove_gate(gate_id)
+            self.organisation.reclassify_gates()
+
+    # --- transports --------------------------------------------------------------------------------------
+    def answer(self, method: str, target: str, headers: dict[str, str], body: bytes) -> Answer:
+        """One request, whatever carried it. `target` is the path with its query; header names lower-case."""
+        return self._service.handle(method, target, headers, body)
+
+    def transport(self) -> httpx.MockTransport:
+        """An in-process transport for httpx.Client: the same behaviour as over HTTP, without sockets."""
+
+        def handle(request: httpx.Request) -> httpx.Response:
+            headers = {name.lower(): value for name, value in request.headers.items()}
+            answer = self.answer(request.method, request.url.raw_path.decode("ascii"), headers, request.read())
+            if answer.fault == "drop":
+                raise httpx.RemoteProtocolError("Server disconnected without sending a response.", request=request)
+            if answer.fault == "slow":
+                raise httpx.ReadTimeout("The console twin held its answer longer than the client waits.", request=request)
+            return httpx.Response(answer.status, headers={**answer.headers, "Date": self.http_date()}, content=answer.body)
+
+        return httpx.MockTransport(handle)
+
+    @contextmanager
+    def serve(self, host: str = "127.0.0.1", port: int = 0) -> Iterator[str]:
+        """Serves over HTTP on a free loopback port (or `port`) while the block runs; yields the base URL."""
+        server = console_server(self, host, port)
+        thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True,
+                                  name="console-twin-http")
+        thread.start()
+        base_url = f"http://{host}:{server.server_port}"
+        log.info("console twin serving on %s", base_url)
+        try:
+            yield base_url
+        finally:
+            server.shutdown()
+            server.server_close()
+            thread.join()
+
+    # --- what was asked ----------------------------------------------------------------------------------
+    @property
+    def requests(self) -> list[RecordedRequest]:
+        return self.request_log.records()
+
+    def reset_requests(self) -> None:
+        """Forgets recorded requests; sequence numbers (and faults keyed on them) count from 1 again."""
+        self.request_log.reset()
+
+    def max_requests_in_window(self, seconds: float) -> int:
+        return self.request_log.max_in_window(seconds)

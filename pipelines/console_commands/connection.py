@@ -1,0 +1,22 @@
+"""The console client a command talks through, built from `[sources.console]` settings and its options."""
+
+from __future__ import annotations
+
+import argparse
+from contextlib import contextmanager
+from typing import Iterator
+
+from pipelines.settings import client_options_from_config
+from sources.console.client import ConsoleClient
+
+
+@contextmanager
+def open_client(args: argparse.Namespace) -> Iterator[ConsoleClient]:
+    """A client for `--base-url` (else the configured base URL), sending `x-respect-review-settings`
+    when the command has `--respect-review-settings`."""
+    options = client_options_from_config(
+        base_url=getattr(args, "base_url", None),
+        respect_review_settings=getattr(args, "respect_review_settings", None),
+    )
+    with ConsoleClient(options) as client:
+        yield client

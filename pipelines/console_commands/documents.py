@@ -1,0 +1,59 @@
+"""Request bodies and secrets files given as JSON or YAML documents."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from pipelines.errors import GatehouseError
+
+STDIN = "-"
+
+
+def load_document(path: str, what: str) -> dict[str, Any]:
+    """The object held by the JSON or YAML file at `path` (`-` reads stdin).
+
+    A `.json` file is parsed as JSON, anything else as YAML (which also reads JSON). Errors name
+    the file and the line, never the text around it: a secrets file must not leak into a message.
+    """
+    text = _read_text(path, what)
+    name = "stdin" if path == STDIN else path
+    if Path(path).suffix.lower() == ".json":
+        try:
+            document = json.loads(text)
+        except json.JSONDecodeError as err:
+            raise GatehouseError(f"{what} {name} is not valid JSON: {err.msg} at line {err.lineno} column {err.colno}") from None
+    else:
+        try:
+            document = yaml.safe_load(text)
+        except yaml.YAMLError as err:
+            mark = getattr(err, "problem_mark", None)
+            where = f" at line {mark.line + 1} column {mark.column + 1}" if mark else ""
+            problem = getattr(err, "problem", None) or "cannot be parsed"
+            raise GatehouseError(f"{what} {name} is not valid YAML or JSON: {problem}{where}") from None
+    if document is None:
+        raise GatehouseError(f"{what} {name} is empty")
+    if not isinstance(document, dict):
+        raise GatehouseError(f"{what} {name} must hold an object (a mapping of fields), not a {type(document).__name__}")
+    return document
+
+
+def _read_text(path: str, what: str) -> str:
+    if path == STDIN:
+        return sys.stdin.read()
+    try:
+        return Path(path).read_bytes().decode("utf-8-sig")
+    except FileNotFoundError:
+        raise GatehouseError(f"{what} {path} does not exist") from None
+    except IsADirectoryError:
+        raise GatehouseError(f"{what} {path} is a directory, not a file") from None
+    except PermissionError:
+        raise GatehouseError(f"{what} {path} cannot be read: permission denied") from None
+    except UnicodeDecodeError:
+        raise GatehouseError(f"{what} {path} is not UTF-8 text") from None
+    except OSError as err:
+        raise GatehouseError(f"{what} {path} cannot be read: {err.strerror or type(err).__name__}") from None

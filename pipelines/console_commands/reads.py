@@ -1,0 +1,207 @@
+"""Read commands: one entity by id, or a list (every page, or the one page asked for)."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from pipelines.console_commands.connection import open_client
+from pipelines.console_commands.output import FORMATS, print_entity, print_list
+from sources.console import settings as console_settings
+from sources.console.client import ConsoleClient
+
+log = logging.getLogger("gatehouse.console")
+
+
+@dataclass(frozen=True)
+class ListFilter:
+    """A query parameter of a list, as an option (`--id-type`, also spelt like the interface: `--idType`)."""
+
+    param: str
+    option: str
+    help: str
+    choices: tuple[str, ...] | None = None
+    repeatable: bool = False
+
+
+@dataclass(frozen=True)
+class EntityRead:
+    command: str
+    noun: str  # "gate": names the entity in messages
+    metavar: str
+    summary: str
+    example: str
+    fetch: Callable[[ConsoleClient, str], Any]
+    # Flattens the entity into table rows; None shows the entity as a field/value table.
+    rows: Callable[[Any], list[dict]] | None = None
+    columns: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ListRead:
+    command: str
+    noun: str  # plural: "gates"
+    path: str
+    key: str  # identity of an item, for de-duplication across pages
+    summary: str
+    example: str
+    columns: tuple[str, ...]
+    filters: tuple[ListFilter, ...] = field(default_factory=tuple)
+
+
+CREATION_FILTERS = (
+    ListFilter("releasePipelineID", "--release-pipeline-id", "only those using this release pipeline"),
+    ListFilter("creatorName", "--creator-name", "only those created by this person (name)"),
+    ListFilter("creatorID", "--creator-id", "only those created by this user id"),
+    ListFilter("tags", "--tag", "only those with this tag (repeat for several)", repeatable=True),
+)
+RATE_HELP = "INBETWEEN is more than 0 and less than 100; repeat for several"
+
+GATE_FILTERS = (
+    ListFilter("idType", "--id-type", "unit id type, e.g. userID (repeat for several)", repeatable=True),
+    ListFilter("type", "--type", "gate type", choices=console_settings.GATE_TYPES),
+    ListFilter("typeReason", "--type-reason", "why the gate has its type", choices=console_settings.GATE_TYPE_REASONS),
+    ListFilter("passRate", "--pass-rate", f"sampled pass rate: {RATE_HELP}", choices=console_settings.RATE_FILTERS, repeatable=True),
+    ListFilter("rolloutRate", "--rollout-rate", f"rollout rate of the rules: {RATE_HELP}", choices=console_settings.RATE_FILTERS, repeatable=True),
+    *CREATION_FILTERS,
+)
+
+
+def _exposure_rows(series: list[dict]) -> list[dict]:
+    return [
+        {"groupID": group.get("groupID"), "groupName": group.get("groupName"), **point}
+        for group in series
+        for point in group.get("results") or ()
+    ]
+
+
+ENTITY_READS = (
+    EntityRead(
+        "gate", "gate", "ID", "read one feature gate",
+        "gatehouse console gate my_gate --format table",
+        lambda client, id_: client.get_gate(id_),
+    ),
+    EntityRead(
+        "holdout", "holdout", "ID", "read one holdout",
+        "gatehouse console holdout 3bX9kLq2",
+        lambda client, id_: client.get_holdout(id_),
+    ),
+    EntityRead(
+        "exposures", "experiment", "EXPERIMENT_ID",
+        "read the cumulative exposures of an experiment (every group, every day)",
+        "gatehouse console exposures 5fH2aPq7 --format table",
+        lambda client, id_: client.get_cumulative_exposures(id_),
+        rows=_exposure_rows, columns=("groupID", "groupName", "date", "exposures"),
+    ),
+    EntityRead(
+        "ingestion-run", "ingestion run", "ID", "read one data-ingestion run with its history",
+        "gatehouse console ingestion-run 0b7c5a8e-2f55-4c11-9a0e-6d2d3c1f4e21",
+        lambda client, id_: client.get_ingestion_run(id_),
+    ),
+)
+
+LIST_READS = (
+    ListRead(
+        "gates", "gates", console_settings.GATES_PATH, "id", "list feature gates (every page unless --page/--limit)",
+        "gatehouse console gates --type STALE --type-reason STALE_PROBABLY_DEAD_CHECK --format table\n"
+        "  gatehouse console gates --tag checkout --tag web --page 2 --limit 50",
+        ("id", "name", "type", "typeReason", "status", "isEnabled", "checksPerHour", "lastModifiedTime", "tags"),
+        GATE_FILTERS,
+    ),
+    ListRead(
+        "dynamic-configs", "dynamic configs", console_settings.DYNAMIC_CONFIGS_PATH, "id",
+        "list dynamic configs (every page unless --page/--limit)",
+        "gatehouse console dynamic-configs --creator-name 'Ada Lovelace' --format table",
+        ("id", "name", "status", "isEnabled", "releasePipelineID", "version", "lastModifiedTime", "tags"),
+        CREATION_FILTERS,
+    ),
+    ListRead(
+        "qualifying-events", "qualifying events", console_settings.QUALIFYING_EVENTS_PATH, "name",
+        "list the qualifying events experiments can use (every page unless --page/--limit)",
+        "gatehouse console qualifying-events --format table",
+        ("name", "tableName", "timestampColumn", "timestampAsDay", "tags", "description"),
+    ),
+)
+
+
+def register(commands, parents: list[argparse.ArgumentParser], formatter) -> None:
+    output = argparse.ArgumentParser(add_help=False)
+    output.add_argument("--format", choices=FORMATS, default="json", help="json (default, for scripts) or an aligned text table")
+    for read in ENTITY_READS:
+        parser = commands.add_parser(
+            read.command, help=read.summary, description=f"{read.summary[0].upper()}{read.summary[1:]}.",
+            epilog=f"example:\n  {read.example}", formatter_class=formatter, parents=[*parents, output],
+        )
+        parser.add_argument("id", metavar=read.metavar, help=f"{read.noun} id")
+        parser.set_defaults(handler=_entity_handler(read))
+    for read in LIST_READS:
+        parser = commands.add_parser(
+            read.command, help=read.summary, description=f"{read.summary[0].upper()}{read.summary[1:]}.",
+            epilog=f"examples:\n  {read.example}", formatter_class=formatter, parents=[*parents, output],
+        )
+        filters = parser.add_argument_group("filters (each also spelt as the interface names it, e.g. --idType)")
+        for spec in read.filters:
+            aliases = [f"--{spec.param}"] if f"--{spec.param}" != spec.option else []
+            filters.add_argument(
+                spec.option, *aliases, dest=f"filter_{spec.param}", metavar=spec.param, choices=spec.choices,
+                action="append" if spec.repeatable else "store",
+                help=f"{spec.help}" + (f"; one of {', '.join(spec.choices)}" if spec.choices else ""),
+            )
+        paging = parser.add_argument_group("paging (without these, every page is read)")
+        paging.add_argument("--page", type=_positive_int, help="read only this page (1-based)")
+        paging.add_argument("--limit", type=_positive_int, help="items per page; alone, reads page 1 of this size")
+        parser.set_defaults(handler=_list_handler(read))
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, got {value}")
+    return value
+
+
+def _entity_handler(read: EntityRead):
+    def handle(args: argparse.Namespace) -> int:
+        with open_client(args) as client:
+            entity = read.fetch(client, args.id)
+        if read.rows and args.format == "table":
+            print_list(read.rows(entity), read.columns, args.format)
+        else:
+            print_entity(entity, args.format)
+        return 0
+
+    return handle
+
+
+def _list_handler(read: ListRead):
+    def handle(args: argparse.Namespace) -> int:
+        filters = {spec.param: getattr(args, f"filter_{spec.param}") for spec in read.filters}
+        with open_client(args) as client:
+            if args.page is None and args.limit is None:
+                items = [item for batch in client.iter_list(read.path, filters, key=read.key) for item in batch]
+                requests = client.stats.snapshot()["requests"]
+                log.info("%d %s (%d request%s)", len(items), read.noun, requests, "" if requests == 1 else "s")
+            else:
+                items = _one_page(client, read, filters, args.page or console_settings.FIRST_PAGE, args.limit)
+        print_list(items, read.columns, args.format)
+        return 0
+
+    return handle
+
+
+def _one_page(client: ConsoleClient, read: ListRead, filters: dict, number: int, limit: int | None) -> list[dict]:
+    # The client reads pages only in order from the first (it follows each page's nextPage),
+    # so page N costs N requests.
+    for page in client.paginate(read.path, filters, page_size=limit):
+        if page.number == number:
+            total = "" if page.total_items is None else f" of {page.total_items}"
+            more = f"; next: --page {number + 1}" if page.next_page else "; last page"
+            log.info("%s page %d: %d items%s%s", read.noun, number, len(page.items), total, more)
+            return page.items
+    log.info("%s: page %d is past the last page", read.noun, number)
+    return []

@@ -1,0 +1,254 @@
+"""`wh-connection set`: the warehouse connection, with its secrets kept off the command line.
+
+Secrets (access token, password, private key, key passphrase) come from `--secrets-file`, else
+from an environment variable, else (single-line secrets only, and only when stdin is a terminal)
+from a hidden prompt. They are registered for redaction as soon as they are read, so neither the
+dry-run output nor any error or log line can show them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import os
+import sys
+from dataclasses import dataclass
+
+from pipelines.console_commands.documents import load_document
+from pipelines.console_commands.writes import send_write, write_options
+from pipelines.errors import GatehouseError
+from pipelines.logs import redacting_filter
+from sources.console.errors import register_secret
+
+
+@dataclass(frozen=True)
+class Setting:
+    """A non-secret field of a warehouse, given as an option."""
+
+    field: str  # as the interface names it
+    option: str
+    help: str
+    required: bool = False
+
+
+@dataclass(frozen=True)
+class Secret:
+    field: str
+    env: str
+    refused_options: tuple[str, ...]  # what people would type; refused without being echoed
+    promptable: bool = True  # a private key spans lines: no prompt
+
+
+@dataclass(frozen=True)
+class Warehouse:
+    name: str
+    settings: tuple[Setting, ...]
+    secrets: tuple[Secret, ...]
+
+    def secret(self, field: str) -> Secret:
+        return next(secret for secret in self.secrets if secret.field == field)
+
+
+WAREHOUSES: dict[str, Warehouse] = {
+    warehouse.name: warehouse
+    for warehouse in (
+        Warehouse(
+            "databricks",
+            (
+                Setting("host", "--host", "workspace host, e.g. dbc-1234.cloud.databricks.com", required=True),
+                Setting("path", "--path", "HTTP path of the SQL warehouse", required=True),
+                Setting("stagingDatabase", "--staging-database", "database for intermediate tables (writable)", required=True),
+                Setting("oauthClientID", "--oauth-client-id", "OAuth client id"),
+                Setting("consoleComputePath", "--console-compute-path", "separate path for the console's interactive queries"),
+            ),
+            (Secret("accessToken", "GATEHOUSE_DATABRICKS_ACCESS_TOKEN", ("--access-token", "--token")),),
+        ),
+        Warehouse(
+            "snowflake",
+            (
+                Setting("accountName", "--account-name", "Snowflake account name", required=True),
+                Setting("serviceUserName", "--service-user-name", "service user", required=True),
+                Setting("stagingDatabaseName", "--staging-database-name", "database holding the staging schema", required=True),
+                Setting("stagingSchemaName", "--staging-schema-name", "schema for intermediate tables (writable)", required=True),
+                Setting("computeWarehouse", "--compute-warehouse", "warehouse that runs the queries", required=True),
+                Setting("consoleComputeWarehouse", "--console-compute-warehouse", "separate warehouse for the console's queries"),
+            ),
+            (
+                Secret("serviceUserPassword", "GATEHOUSE_SNOWFLAKE_PASSWORD", ("--password", "--service-user-password")),
+                Secret("privateKey", "GATEHOUSE_SNOWFLAKE_PRIVATE_KEY", ("--private-key",), promptable=False),
+                Secret("keyPassPhrase", "GATEHOUSE_SNOWFLAKE_KEY_PASSPHRASE", ("--key-passphrase", "--key-pass-phrase")),
+            ),
+        ),
+        Warehouse(
+            "bigquery",
+            (
+                Setting("project", "--project", "project that runs the queries", required=True),
+                Setting("stagingDataset", "--staging-dataset", "dataset for intermediate tables (writable)", required=True),
+                Setting("consoleComputeProject", "--console-compute-project", "separate project for the console's queries"),
+            ),
+            (Secret("privateKey", "GATEHOUSE_BIGQUERY_PRIVATE_KEY", ("--private-key",), promptable=False),),
+        ),
+    )
+}
+
+SECRETS_HELP = """\
+secrets are never taken from the command line; each comes from --secrets-file, else
+its environment variable, else a hidden prompt (when run in a terminal; private keys,
+which span lines, are not prompted for):
+
+  databricks accessToken          GATEHOUSE_DATABRICKS_ACCESS_TOKEN
+  snowflake  serviceUserPassword  GATEHOUSE_SNOWFLAKE_PASSWORD
+             privateKey           GATEHOUSE_SNOWFLAKE_PRIVATE_KEY
+             keyPassPhrase        GATEHOUSE_SNOWFLAKE_KEY_PASSPHRASE
+  bigquery   privateKey           GATEHOUSE_BIGQUERY_PRIVATE_KEY
+
+snowflake needs a password or a private key (key-pair authentication; the passphrase
+only if the key is encrypted). A secrets file is JSON or YAML keyed like the request:
+
+  snowflake:
+    privateKey: |
+      -----BEGIN ENCRYPTED PRIVATE KEY-----
+      ...
+    keyPassPhrase: ...
+
+examples:
+  GATEHOUSE_DATABRICKS_ACCESS_TOKEN=... gatehouse console wh-connection set --databricks \\
+      --host dbc-1234.cloud.databricks.com --path /sql/1.0/warehouses/abc --staging-database gh_staging
+  gatehouse console wh-connection set --snowflake --account-name acme-eu --service-user-name SVC_GH \\
+      --staging-database-name ANALYTICS --staging-schema-name GH_STAGING --compute-warehouse GH_WH \\
+      --secrets-file ~/.config/gatehouse/snowflake.yaml --dry-run
+"""
+
+
+class _RefuseSecret(argparse.Action):
+    """Swallows a secret typed as an option so that it is reported, but never echoed or sent."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        namespace.secret_option = option_string
+
+
+def register(commands, parents: list[argparse.ArgumentParser], formatter) -> None:
+    connection = commands.add_parser(
+        "wh-connection", help="set the data-warehouse connection", formatter_class=formatter,
+        description="The data-warehouse connection the console's experimentation pipeline uses.",
+        epilog="example:\n  gatehouse console wh-connection set --bigquery --project acme-exp "
+        "--staging-dataset gh_staging --secrets-file bq.yaml",
+    )
+    actions = connection.add_subparsers(dest="wh_action", metavar="ACTION", required=True)
+    parser = actions.add_parser(
+        "set", help="update the connection of one warehouse (PATCH /console/v1/wh_connections)",
+        parents=[*parents, write_options()], formatter_class=formatter, allow_abbrev=False,
+        description="Update the connection parameters of one warehouse (PATCH /console/v1/wh_connections).\n"
+        "Options marked (required) must be given for the chosen warehouse; the whole connection is sent.",
+        epilog=SECRETS_HELP,
+    )
+    which = parser.add_mutually_exclusive_group(required=True)
+    for name in WAREHOUSES:
+        which.add_argument(f"--{name}", dest="warehouse", action="store_const", const=name, help=f"set the {name} connection")
+    for warehouse in WAREHOUSES.values():
+        group = parser.add_argument_group(f"{warehouse.name} ({', '.join(s.field for s in warehouse.secrets)}: see below)")
+        for setting in warehouse.settings:
+            group.add_argument(
+                setting.option, dest=f"field_{setting.field}", metavar=setting.field,
+                help=f"{setting.help}{' (required)' if setting.required else ''}",
+            )
+    parser.add_argument("--secrets-file", metavar="F", help="JSON or YAML file with the secrets (see below)")
+    refused = sorted({option for warehouse in WAREHOUSES.values() for secret in warehouse.secrets for option in secret.refused_options})
+    parser.add_argument(*refused, nargs="?", action=_RefuseSecret, dest="secret_option", default=None, help=argparse.SUPPRESS)
+    parser.set_defaults(handler=_set_connection)
+
+
+def _set_connection(args: argparse.Namespace) -> int:
+    warehouse = WAREHOUSES[args.warehouse]
+    if args.secret_option:
+        raise GatehouseError(
+            f"{args.secret_option} is not accepted: secrets are never taken from the command line, where shell "
+            "history and process lists keep them (rotate it if it was real); use an environment variable or "
+            "--secrets-file, see `gatehouse console wh-connection set --help`"
+        )
+    member = _settings(args, warehouse)
+    # Secrets are read once the client's settings are known to be good, so nobody is prompted
+    # for a password only to be told the API key is missing; still before anything is sent.
+    return send_write(
+        args,
+        lambda client, dry_run: client.update_wh_connection(
+            {warehouse.name: {**member, **_secrets(args, warehouse)}}, dry_run=dry_run
+        ),
+    )
+
+
+def _settings(args: argparse.Namespace, warehouse: Warehouse) -> dict[str, str]:
+    foreign = [
+        setting.option
+        for other in WAREHOUSES.values()
+        if other is not warehouse
+        for setting in other.settings
+        if getattr(args, f"field_{setting.field}") is not None
+    ]
+    if foreign:
+        raise GatehouseError(f"{', '.join(foreign)} do{'es' if len(foreign) == 1 else ''} not apply to --{warehouse.name}")
+    missing = [setting.option for setting in warehouse.settings if setting.required and getattr(args, f"field_{setting.field}") is None]
+    if missing:
+        raise GatehouseError(f"--{warehouse.name} needs {', '.join(missing)}")
+    return {
+        setting.field: value
+        for setting in warehouse.settings
+        if (value := getattr(args, f"field_{setting.field}")) is not None
+    }
+
+
+def _secrets(args: argparse.Namespace, warehouse: Warehouse) -> dict[str, str]:
+    from_file = _secrets_file(args.secrets_file, warehouse) if args.secrets_file else {}
+    found = {}
+    for secret in warehouse.secrets:
+        value = from_file.get(secret.field) or os.environ.get(secret.env) or None
+        if value:
+            found[secret.field] = _registered(value)
+
+    if warehouse.name == "snowflake":
+        if "serviceUserPassword" not in found and "privateKey" not in found:
+            found["serviceUserPassword"] = _prompt(warehouse, warehouse.secret("serviceUserPassword"), alternative=warehouse.secret("privateKey"))
+    else:
+        for secret in warehouse.secrets:
+            if secret.field not in found:
+                found[secret.field] = _prompt(warehouse, secret)
+    return found
+
+
+def _secrets_file(path: str, warehouse: Warehouse) -> dict[str, str]:
+    document = load_document(path, "secrets file")
+    unknown_members = sorted(set(document) - set(WAREHOUSES))
+    if unknown_members:
+        raise GatehouseError(f"secrets file {path}: unknown key(s) {', '.join(map(str, unknown_members))}; expected {', '.join(WAREHOUSES)}")
+    member = document.get(warehouse.name) or {}
+    if not isinstance(member, dict):
+        raise GatehouseError(f"secrets file {path}: {warehouse.name} must be a mapping of secret fields")
+    fields = [secret.field for secret in warehouse.secrets]
+    unknown = sorted(set(member) - set(fields))
+    if unknown:
+        raise GatehouseError(
+            f"secrets file {path}: {warehouse.name} has unknown key(s) {', '.join(map(str, unknown))}; "
+            f"it holds only secrets: {', '.join(fields)}"
+        )
+    not_text = [field for field, value in member.items() if not isinstance(value, str)]
+    if not_text:
+        raise GatehouseError(f"secrets file {path}: {warehouse.name}.{', '.join(not_text)} must be text")
+    return member
+
+
+def _prompt(warehouse: Warehouse, secret: Secret, alternative: Secret | None = None) -> str:
+    where = f"set {secret.env}" + (f" (or {alternative.env})" if alternative else "")
+    if secret.promptable and sys.stdin.isatty():
+        value = getpass.getpass(f"{warehouse.name} {secret.field} (not echoed): ")
+        if value:
+            return _registered(value)
+    raise GatehouseError(
+        f"no {warehouse.name} {secret.field}{' or ' + alternative.field if alternative else ''}: {where} "
+        f"or put it under {warehouse.name}: in --secrets-file" + ("" if secret.promptable else " (a private key is not prompted for)")
+    )
+
+
+def _registered(secret: str) -> str:
+    register_secret(secret)
+    redacting_filter.add(secret)
+    return secret

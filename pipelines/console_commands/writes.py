@@ -1,0 +1,223 @@
+"""Write commands: unarchive a config, create or update a release pipeline, create a role, patch a SCIM group.
+
+Every write takes `--dry-run` (print the exact request, send nothing) and
+`--respect-review-settings`; the warehouse connection has its own module for its secrets.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import logging
+import textwrap
+from typing import Any, Callable
+
+from pipelines.console_commands.connection import open_client
+from pipelines.console_commands.documents import load_document
+from pipelines.console_commands.output import print_json, redacted
+from pipelines.errors import GatehouseError
+from sources.console.client import ConsoleClient, PreparedRequest, WriteResult
+from sources.console.errors import OutcomeUnknownError
+from sources.console.settings import ROLE_PERMISSION_FLAGS
+
+log = logging.getLogger("gatehouse.console")
+
+Send = Callable[[ConsoleClient, bool], "WriteResult | PreparedRequest"]
+
+def write_options() -> argparse.ArgumentParser:
+    parent = argparse.ArgumentParser(add_help=False)
+    group = parent.add_argument_group("write options")
+    group.add_argument("--dry-run", action="store_true", help="print the exact request and send nothing")
+    group.add_argument(
+        "--respect-review-settings", action="store_true",
+        help="send the x-respect-review-settings header (the change follows the console's review settings)",
+    )
+    return parent
+
+
+def send_write(args: argparse.Namespace, send: Send) -> int:
+    """Send one write (or, with --dry-run, print it) and print the console's answer with its message."""
+    with open_client(args) as client:
+        try:
+            result = send(client, args.dry_run)
+        except OutcomeUnknownError as err:
+            raise GatehouseError(f"outcome unknown: {err}") from err
+    if isinstance(result, PreparedRequest):
+        print_json(redacted({
+            "method": result.method, "path": result.path, "url": result.url, "headers": result.headers, "body": result.body,
+        }))
+        log.info("dry run: nothing was sent")
+    else:
+        print_json(redacted({"status": result.status, "message": result.message, "data": result.data}))
+    return 0
+
+
+def register(commands, parents: list[argparse.ArgumentParser], formatter) -> None:
+    writes = [*parents, write_options()]
+
+    unarchive = commands.add_parser(
+        "unarchive-config", help="unarchive a dynamic config", parents=writes, formatter_class=formatter,
+        description="Unarchive an archived dynamic config (PUT /console/v1/dynamic_configs/ID/unarchive).",
+        epilog="examples:\n  gatehouse console unarchive-config checkout_copy --reason 'needed for the spring sale'\n"
+        "  gatehouse console unarchive-config checkout_copy --dry-run",
+    )
+    unarchive.add_argument("id", metavar="ID", help="dynamic config id")
+    unarchive.add_argument("--reason", metavar="TEXT", help="why it is unarchived (sent as unarchiveReason)")
+    unarchive.set_defaults(handler=_unarchive)
+
+    pipeline = commands.add_parser(
+        "release-pipeline", help="create or update a release pipeline", formatter_class=formatter,
+        description=f"Create or update a release pipeline from a JSON or YAML file.\n\n{PIPELINE_FILE_HELP}",
+        epilog="examples:\n  gatehouse console release-pipeline create --file pipeline.yaml --dry-run\n"
+        "  gatehouse console release-pipeline update rp_42 --file pipeline.json",
+    )
+    actions = pipeline.add_subparsers(dest="pipeline_action", metavar="ACTION", required=True)
+    create = actions.add_parser(
+        "create", help="create a release pipeline (sent once: never retried)", parents=writes, formatter_class=formatter,
+        description=f"Create a release pipeline (POST /console/v1/release_pipelines).\n\n{PIPELINE_FILE_HELP}",
+        epilog="example:\n  gatehouse console release-pipeline create --file pipeline.yaml",
+    )
+    create.add_argument("--file", required=True, metavar="F", help="the pipeline as JSON or YAML (- reads stdin)")
+    create.set_defaults(handler=_create_pipeline)
+    update = actions.add_parser(
+        "update", help="update a release pipeline", parents=writes, formatter_class=formatter,
+        description=f"Update a release pipeline (POST /console/v1/release_pipelines/ID).\n\n{PIPELINE_FILE_HELP}",
+        epilog="example:\n  gatehouse console release-pipeline update rp_42 --file pipeline.yaml --respect-review-settings",
+    )
+    update.add_argument("id", metavar="ID", help="release pipeline id")
+    update.add_argument("--file", required=True, metavar="F", help="the pipeline as JSON or YAML (- reads stdin)")
+    update.set_defaults(handler=_update_pipeline)
+
+    role = commands.add_parser(
+        "role", help="create a custom role", formatter_class=formatter,
+        description="Create a custom role with permission flags.",
+        epilog="example:\n  gatehouse console role create 'Release manager' --allow create_release_pipelines --allow approve_reviews",
+    )
+    role_actions = role.add_subparsers(dest="role_action", metavar="ACTION", required=True)
+    role_create = role_actions.add_parser(
+        "create", help="create a role (sent once: never retried)", parents=writes, formatter_class=formatter,
+        description=f"Create a custom role (POST /console/v1/roles).\n\n{ROLE_HELP}",
+        epilog="examples:\n  gatehouse console role create 'Release manager' --allow create_release_pipelines,approve_reviews\n"
+        "  gatehouse console role create --file role.yaml --dry-run",
+    )
+    role_create.add_argument("name", metavar="NAME", nargs="?", help="role name (or `name` in --file)")
+    source = role_create.add_mutually_exclusive_group(required=True)
+    source.add_argument(
+        "--allow", metavar="FLAG", action="append",
+        help="a permission to grant (repeat, or separate with commas); every other flag is sent as false",
+    )
+    source.add_argument("--file", metavar="F", help="the role as JSON or YAML: name and permissions (- reads stdin)")
+    role_create.set_defaults(handler=_create_role)
+
+    scim = commands.add_parser(
+        "scim", help="provision groups through the SCIM endpoint", formatter_class=formatter,
+        description="Group provisioning (SCIM). Authenticates with sources.console.scim_token "
+        "(SOURCES__CONSOLE__SCIM_TOKEN), not with the console API key.",
+        epilog="example:\n  gatehouse console scim group-patch grp_7 --file members.yaml",
+    )
+    scim_actions = scim.add_subparsers(dest="scim_action", metavar="ACTION", required=True)
+    group_patch = scim_actions.add_parser(
+        "group-patch", help="patch a group (PATCH /scim/Groups/ID)", parents=writes, formatter_class=formatter,
+        description=f"Patch a group (PATCH /scim/Groups/ID) with SCIM operations.\n\n{SCIM_FILE_HELP}",
+        epilog="example:\n  gatehouse console scim group-patch grp_7 --file members.yaml --dry-run",
+    )
+    group_patch.add_argument("id", metavar="ID", help="group id")
+    group_patch.add_argument("--file", required=True, metavar="F", help="the patch as JSON or YAML (- reads stdin)")
+    group_patch.set_defaults(handler=_patch_scim_group)
+
+
+PIPELINE_FILE_HELP = """\
+The file holds the pipeline as the interface writes it, e.g. in YAML:
+
+  name: Staged rollout               # required
+  triggerNotice: Rolling out in three steps
+  phases:
+    - name: Internal
+      timeIntervalMs: 86400000       # a non-negative integer (milliseconds)
+      requiredReview: false
+      rules:
+        - name: Employees
+          environments: [production]
+          conditions:
+            - type: environment_tier # app_version, country, custom_field, email, ...
+              operator: any
+              targetValue: [staging]
+
+It is checked before anything is sent; every problem found is listed."""
+
+ROLE_HELP = f"""\
+Grant flags with --allow (every other flag is sent as false), or give a file:
+
+  name: Release manager
+  permissions:                       # flags to grant, or a mapping of flag: true/false
+    - create_release_pipelines
+    - approve_reviews
+
+The {len(ROLE_PERMISSION_FLAGS)} flags:
+{textwrap.fill(", ".join(ROLE_PERMISSION_FLAGS), width=88, initial_indent="  ", subsequent_indent="  ")}"""
+
+SCIM_FILE_HELP = """\
+The file holds the SCIM patch, e.g. in YAML:
+
+  schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"]
+  Operations:
+    - op: add                        # replace, add or remove
+      path: members
+      value:
+        - {value: user_123, display: Ada Lovelace}
+
+The SCIM token comes from sources.console.scim_token in .dlt/secrets.toml or the
+environment variable SOURCES__CONSOLE__SCIM_TOKEN."""
+
+
+def _unarchive(args: argparse.Namespace) -> int:
+    return send_write(args, lambda client, dry_run: client.unarchive_dynamic_config(args.id, args.reason, dry_run=dry_run))
+
+
+def _create_pipeline(args: argparse.Namespace) -> int:
+    body = load_document(args.file, "release pipeline file")
+    return send_write(args, lambda client, dry_run: client.create_release_pipeline(body, dry_run=dry_run))
+
+
+def _update_pipeline(args: argparse.Namespace) -> int:
+    body = load_document(args.file, "release pipeline file")
+    return send_write(args, lambda client, dry_run: client.update_release_pipeline(args.id, body, dry_run=dry_run))
+
+
+def _create_role(args: argparse.Namespace) -> int:
+    if args.file:
+        document = load_document(args.file, "role file")
+        unknown = sorted(set(document) - {"name", "permissions"})
+        if unknown:
+            raise GatehouseError(f"role file {args.file}: unknown field(s) {', '.join(unknown)}; a role has name and permissions")
+        name = args.name or document.get("name")
+        permissions = document.get("permissions")
+        if isinstance(permissions, list):
+            permissions = granted_permissions(permissions)
+    else:
+        name = args.name
+        permissions = granted_permissions(flag.strip() for value in args.allow for flag in value.split(",") if flag.strip())
+    if not name:
+        raise GatehouseError("a role needs a name: give NAME (or `name` in --file)")
+    return send_write(args, lambda client, dry_run: client.create_role(name, permissions, dry_run=dry_run))
+
+
+def granted_permissions(flags: Any) -> dict[str, bool]:
+    """Every known flag, true for those granted. Unknown flags are rejected with the valid ones."""
+    granted = list(flags)
+    unknown = [flag for flag in granted if flag not in ROLE_PERMISSION_FLAGS]
+    if unknown:
+        named = []
+        for flag in unknown:
+            close = difflib.get_close_matches(str(flag), ROLE_PERMISSION_FLAGS, n=1)
+            named.append(f"{flag!r}" + (f" (did you mean {close[0]}?)" if close else ""))
+        raise GatehouseError(
+            f"unknown role flag{'s' if len(unknown) > 1 else ''} {', '.join(named)}, nothing sent; "
+            f"valid flags: {', '.join(ROLE_PERMISSION_FLAGS)}"
+        )
+    return {flag: flag in granted for flag in ROLE_PERMISSION_FLAGS}
+
+
+def _patch_scim_group(args: argparse.Namespace) -> int:
+    body = load_document(args.file, "SCIM patch file")
+    return send_write(args, lambda client, dry_run: client.patch_scim_group(args.id, body, dry_run=dry_run))

@@ -1,0 +1,120 @@
+-- grain: one row per live gate the service marks STALE or that meets or approaches its stale rules; key: gate_id
+with gates as (
+    select * from analytics.current_gates
+),
+
+parameters as (
+    select
+        max(case when name = 'stale_after_days' then value end) as stale_after_days,
+        max(case when name = 'stale_warning_days' then value end) as stale_warning_days
+    from analytics.view_parameters
+),
+
+assessed as (
+    select
+        gates.*,
+        -- the service never marks permanent or archived gates, nor one another gate or a config depends on
+        gates.gate_type = 'PERMANENT' or gates.status = 'Archived' as is_exempt,
+        gates.referencing_gate_ids is not null or gates.referencing_config_ids is not null as is_depended_on,
+        -- "created or modified within the window" keeps a gate fresh: the later of the two counts
+        least(gates.days_since_created, gates.days_since_modified) as days_since_touched,
+        coalesce(gates.checks_per_hour, 0) > 0 as is_checked,
+        parameters.stale_after_days,
+        parameters.stale_warning_days
+    from gates
+    cross join parameters
+),
+
+classified as (
+    select
+        assessed.*,
+        case
+            when gate_type = 'STALE' then 'marked stale'
+            when is_exempt or is_depended_on then null
+            when days_since_touched >= stale_after_days then 'meets stale rules'
+            when days_since_touched >= stale_after_days - stale_warning_days then 'approaching'
+        end as staleness,
+        -- the service's reasons in its own order; STALE_ALL_TRUE / _ALL_FALSE / _EMPTY_CHECKS need check
+        -- results the console does not expose, so only the service can give them
+        case
+            when not is_checked then 'STALE_PROBABLY_DEAD_CHECK'
+            when status = 'Launched' or has_everyone_rule_at_100 then 'STALE_PROBABLY_LAUNCHED'
+            when not coalesce(is_enabled, true) or status = 'Disabled' or has_everyone_rule_at_0 or rollout_state = '0%'
+                then 'STALE_PROBABLY_UNLAUNCHED'
+            when rule_count = 0 then 'STALE_NO_RULES'
+            else 'STALE_PROBABLY_FORGOTTEN'
+        end as predicted_type_reason
+    from assessed
+),
+
+reasoned as (
+    select
+        classified.*,
+        case
+            when gate_type = 'STALE' and type_reason like 'STALE%' then type_reason
+            else predicted_type_reason
+        end as stale_reason,
+        case
+            when gate_type = 'STALE' and type_reason like 'STALE%' then 'service'
+            else 'predicted'
+        end as type_reason_source
+    from classified
+    where staleness is not null
+),
+
+final as (
+    select
+        gate_id,
+        gate_name,
+        staleness,
+        case staleness
+            when 'marked stale' then 1
+            when 'meets stale rules' then 2
+            else 3
+        end as staleness_rank,
+        stale_reason as type_reason,
+        type_reason_source,
+        gate_type,
+        status,
+        is_enabled,
+        owner_id,
+        owner_name,
+        owner_email,
+        team,
+        days_since_modified,
+        days_since_created,
+        case
+            when staleness = 'approaching' then cast(stale_after_days - days_since_touched as integer)
+        end as days_until_stale,
+        checks_per_hour,
+        rule_count,
+        rollout_state,
+        referencing_holdout_ids,
+        referencing_config_ids,
+        referencing_gate_ids,
+        case
+            when referenced_by_count > 0 then 'ask the owner: still referenced by ' || concat_ws(
+                ' and ',
+                case when referencing_holdout_ids is not null then 'holdouts' end,
+                case when referencing_config_ids is not null then 'configs' end,
+                case when referencing_gate_ids is not null then 'gates' end
+            )
+            when stale_reason in ('STALE_PROBABLY_LAUNCHED', 'STALE_ALL_TRUE')
+                then 'remove the flag and keep the launched path'
+            when stale_reason in ('STALE_PROBABLY_UNLAUNCHED', 'STALE_ALL_FALSE', 'STALE_NO_RULES')
+                then 'remove the flag and the dead code path'
+            when stale_reason = 'STALE_PROBABLY_DEAD_CHECK'
+                then 'archive the gate: nothing checks it'
+            when stale_reason = 'STALE_PROBABLY_FORGOTTEN'
+                then 'ask the owner: finish or roll back the partial rollout'
+            when stale_reason = 'STALE_EMPTY_CHECKS'
+                then 'ask the owner: its checks return no value'
+            else 'ask the owner'
+        end as recommended_action,
+        last_modifier_name,
+        last_modified_at,
+        created_at
+    from reasoned
+)
+
+select * from final

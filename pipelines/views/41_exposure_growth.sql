@@ -1,0 +1,121 @@
+-- grain: one row per experiment; key: experiment_id
+with daily as (
+    select * from analytics.exposure_daily
+),
+
+as_of as (
+    select * from analytics.as_of
+),
+
+parameters as (
+    select
+        max(case when name = 'target_sample_size' then value end) as target_sample_size,
+        max(case when name = 'stall_days' then value end) as stall_days,
+        max(case when name = 'trend_flat_band' then value end) as trend_flat_band
+    from analytics.view_parameters
+),
+
+experiment_days as (
+    select
+        experiment_id,
+        exposure_date,
+        count(*) as group_count,
+        cast(sum(cumulative_exposures) as bigint) as cumulative_exposures,
+        cast(sum(new_exposures) as bigint) as new_exposures,
+        count(case when is_cumulative_drop then 1 end) as drop_count
+    from daily
+    group by
+        experiment_id,
+        exposure_date
+),
+
+spans as (
+    select
+        experiment_id,
+        min(exposure_date) as first_date,
+        max(exposure_date) as last_date,
+        max(group_count) as group_count,
+        max(case when new_exposures > 0 then exposure_date end) as last_growth_date,
+        cast(sum(drop_count) as bigint) as cumulative_drop_count
+    from experiment_days
+    group by experiment_id
+),
+
+pace as (
+    -- the last 7 days of the series against the 7 before them (fewer when the series is shorter)
+    select
+        spans.experiment_id,
+        max(case when experiment_days.exposure_date = spans.last_date then experiment_days.cumulative_exposures end) as total_exposures,
+        sum(case when experiment_days.exposure_date > spans.last_date - 7 then experiment_days.new_exposures end) as recent_new_exposures,
+        count(case when experiment_days.exposure_date > spans.last_date - 7 then 1 end) as recent_days,
+        sum(
+            case
+                when experiment_days.exposure_date > spans.last_date - 14 and experiment_days.exposure_date <= spans.last_date - 7
+                    then experiment_days.new_exposures
+            end
+        ) as previous_new_exposures,
+        count(
+            case
+                when experiment_days.exposure_date > spans.last_date - 14 and experiment_days.exposure_date <= spans.last_date - 7
+                    then 1
+            end
+        ) as previous_days
+    from spans
+    inner join experiment_days
+        on experiment_days.experiment_id = spans.experiment_id
+    group by spans.experiment_id
+),
+
+rates as (
+    select
+        spans.experiment_id,
+        spans.group_count,
+        spans.first_date,
+        spans.last_date,
+        spans.last_growth_date,
+        spans.cumulative_drop_count,
+        pace.total_exposures,
+        cast(pace.recent_new_exposures as double) / pace.recent_days as avg_daily_exposures_7d,
+        cast(pace.previous_new_exposures as double) / nullif(pace.previous_days, 0) as previous_avg_daily_exposures_7d
+    from spans
+    inner join pace
+        on pace.experiment_id = spans.experiment_id
+),
+
+final as (
+    select
+        rates.experiment_id,
+        rates.group_count,
+        rates.first_date,
+        rates.last_date,
+        cast(rates.last_date - rates.first_date + 1 as integer) as days_running,
+        rates.total_exposures,
+        rates.avg_daily_exposures_7d,
+        rates.previous_avg_daily_exposures_7d,
+        (rates.avg_daily_exposures_7d - rates.previous_avg_daily_exposures_7d)
+            / nullif(rates.previous_avg_daily_exposures_7d, 0) as trend_pct,
+        case
+            when rates.previous_avg_daily_exposures_7d is null then null
+            when rates.previous_avg_daily_exposures_7d = 0 and rates.avg_daily_exposures_7d = 0 then 'flat'
+            when rates.previous_avg_daily_exposures_7d = 0 then 'up'
+            when rates.avg_daily_exposures_7d > rates.previous_avg_daily_exposures_7d * (1 + parameters.trend_flat_band) then 'up'
+            when rates.avg_daily_exposures_7d < rates.previous_avg_daily_exposures_7d * (1 - parameters.trend_flat_band) then 'down'
+            else 'flat'
+        end as trend,
+        cast(parameters.target_sample_size as bigint) as target_sample_size,
+        case
+            when rates.total_exposures >= parameters.target_sample_size then 0
+            when rates.avg_daily_exposures_7d > 0
+                then cast(ceil((parameters.target_sample_size - rates.total_exposures) / rates.avg_daily_exposures_7d) as integer)
+        end as days_to_target,
+        rates.last_growth_date,
+        -- counted to the as-of day: a series that stopped arriving has stopped growing too
+        cast(greatest(as_of.as_of_date - coalesce(rates.last_growth_date, rates.first_date - 1), 0) as integer) as days_without_growth,
+        greatest(as_of.as_of_date - coalesce(rates.last_growth_date, rates.first_date - 1), 0) >= parameters.stall_days as is_stalled,
+        rates.cumulative_drop_count
+    from rates
+    cross join parameters
+    cross join as_of
+)
+
+select * from final

@@ -1,0 +1,786 @@
+"""The console client: options, transport, auth, retries, typed methods, fan-out.
+
+Layers: `ClientOptions` (validated up front) -> `ConsoleClient`, which owns one
+`httpx.Client`, one rate limiter and one retry loop (`_send`) -> one thin typed method per
+operation. Sync only; it is thread-safe, and concurrency for fan-out reads comes from
+`fetch_many`, a bounded thread pool over the same code path.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import threading
+import time
+from collections import deque
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from email.utils import parsedate_to_datetime
+from typing import Any, Callable, Iterable, Iterator, Literal, Mapping, Sequence, TypeVar
+from urllib.parse import quote, urlsplit
+
+import httpx
+
+from sources.console import paging, settings, validation
+from sources.console.errors import (
+    AuthError,
+    ConfigurationError,
+    ConsoleError,
+    ForbiddenError,
+    NotFoundError,
+    OutcomeUnknownError,
+    ServerError,
+    ThrottledError,
+    TransportError,
+    ValidationError,
+    one_line,
+    redact,
+    register_secret,
+)
+from sources.console.paging import Page
+from sources.console.ratelimit import Permit, SlidingWindowRateLimiter
+
+log = logging.getLogger(settings.LOGGER_NAME)
+
+T = TypeVar("T")
+Auth = Literal["console", "scim"]
+Filter = str | Sequence[str] | None
+
+
+# --------------------------------------------------------------------------- options
+
+
+@dataclass(frozen=True)
+class ClientOptions:
+    """Everything that configures a client. Validated on construction: a bad value raises
+    `ConfigurationError` naming the setting, before any request. `repr` never shows secrets."""
+
+    base_url: str
+    api_key: str = field(repr=False)
+    scim_token: str | None = field(default=None, repr=False)
+    page_size: int = settings.DEFAULT_PAGE_SIZE
+    timeout: float = settings.DEFAULT_TIMEOUT_S
+    max_attempts: int = settings.DEFAULT_MAX_ATTEMPTS
+    max_retry_time: float = settings.DEFAULT_MAX_RETRY_TIME_S
+    rate_limit_requests: int = settings.DEFAULT_RATE_LIMIT_REQUESTS
+    rate_limit_window: float = settings.DEFAULT_RATE_LIMIT_WINDOW_S
+    max_workers: int = settings.DEFAULT_MAX_WORKERS
+    respect_review_settings: bool = False
+
+    def __post_init__(self) -> None:
+        register_secret(self.api_key if isinstance(self.api_key, str) else None)
+        register_secret(self.scim_token if isinstance(self.scim_token, str) else None)
+        object.__setattr__(self, "base_url", _checked_base_url(self.base_url))
+        if not isinstance(self.api_key, str) or not self.api_key.strip():
+            raise ConfigurationError(
+                f"no console API key: set {settings.SETTING_API_KEY} in .dlt/secrets.toml "
+                f"or the environment variable {settings.ENV_API_KEY}"
+            )
+        if self.scim_token is not None and (not isinstance(self.scim_token, str) or not self.scim_token.strip()):
+            raise ConfigurationError(
+                f"the SCIM token is empty: set {settings.SETTING_SCIM_TOKEN} / {settings.ENV_SCIM_TOKEN} or leave it unset"
+            )
+        positive = {
+            "page_size": self.page_size,
+            "max_attempts": self.max_attempts,
+            "rate_limit_requests": self.rate_limit_requests,
+            "max_workers": self.max_workers,
+        }
+        for name, value in positive.items():
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ConfigurationError(f"sources.console.{name} must be a positive integer, got {value!r}")
+        for name, value in {
+            "timeout": self.timeout,
+            "max_retry_time": self.max_retry_time,
+            "rate_limit_window": self.rate_limit_window,
+        }.items():
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+                raise ConfigurationError(f"sources.console.{name} must be a positive number of seconds, got {value!r}")
+
+    def __repr__(self) -> str:
+        return (
+            f"ClientOptions(base_url={self.base_url!r}, api_key='{settings.REDACTED}', "
+            f"scim_token={None if self.scim_token is None else settings.REDACTED!r}, page_size={self.page_size}, "
+            f"timeout={self.timeout}, max_attempts={self.max_attempts}, max_retry_time={self.max_retry_time}, "
+            f"rate_limit_requests={self.rate_limit_requests}, rate_limit_window={self.rate_limit_window}, "
+            f"max_workers={self.max_workers}, respect_review_settings={self.respect_review_settings})"
+        )
+
+    __str__ = __repr__
+
+
+def _checked_base_url(base_url: Any) -> str:
+    setting = settings.SETTING_BASE_URL
+    if not isinstance(base_url, str) or not base_url.strip():
+        raise ConfigurationError(f"no console base URL: set {setting} (e.g. https://console.example.com)")
+    parts = urlsplit(base_url.strip())
+    if parts.scheme not in ("http", "https"):
+        raise ConfigurationError(f"{setting} must start with http:// or https://, got {base_url!r}")
+    if not parts.hostname:
+        raise ConfigurationError(f"{setting} has no host: {base_url!r}")
+    if parts.username or parts.password:
+        raise ConfigurationError(f"{setting} must not hold credentials; set {settings.SETTING_API_KEY} instead")
+    if parts.query or parts.fragment:
+        raise ConfigurationError(f"{setting} must not have a query or fragment: {base_url!r}")
+    path = parts.path.rstrip("/")
+    if path.endswith(settings.API_PREFIX):
+        raise ConfigurationError(
+            f"{setting} must be the service root, without {settings.API_PREFIX}: "
+            f"use {base_url.strip().rstrip('/')[: -len(settings.API_PREFIX)]!r}"
+        )
+    return f"{parts.scheme}://{parts.netloc}{path}"
+
+
+# --------------------------------------------------------------------------- results and stats
+
+
+@dataclass(frozen=True)
+class WriteResult:
+    status: int
+    message: str | None
+    data: Any
+
+
+@dataclass(frozen=True)
+class PreparedRequest:
+    """What a write would send (dry run): secrets in `headers` are redacted."""
+
+    method: str
+    url: str
+    path: str
+    headers: dict[str, str]
+    body: Any
+
+
+@dataclass(frozen=True)
+class RequestEvent:
+    """Passed to the `on_request` hook after every attempt (for progress displays)."""
+
+    method: str
+    endpoint: str
+    status: int | None
+    attempt: int
+    elapsed_s: float
+    error: str | None = None
+
+
+class ClientStats:
+    """Counters of one client, safe to update from many threads."""
+
+    def __init__(self, on_request: Callable[[RequestEvent], None] | None = None) -> None:
+        self._lock = threading.Lock()
+        self._on_request = on_request
+        self.requests = 0
+        self.retries = 0
+        self.throttled = 0
+        self.throttle_wait_s = 0.0
+        self.by_endpoint: dict[str, int] = {}
+
+    def record_request(self, endpoint: str) -> None:
+        with self._lock:
+            self.requests += 1
+            self.by_endpoint[endpoint] = self.by_endpoint.get(endpoint, 0) + 1
+
+    def record_retry(self) -> None:
+        with self._lock:
+            self.retries += 1
+
+    def record_throttled(self) -> None:
+        with self._lock:
+            self.throttled += 1
+
+    def record_throttle_wait(self, seconds: float) -> None:
+        if seconds > 0:
+            with self._lock:
+                self.throttle_wait_s += seconds
+
+    def notify(self, event: RequestEvent) -> None:
+        if self._on_request is not None:
+            try:
+                self._on_request(event)
+            except Exception:  # a broken progress display must not break the extraction
+                log.debug("on_request hook failed", exc_info=True)
+
+    def snapshot(self) -> dict:
+        with self._lock:
+            return {
+                "requests": self.requests,
+                "retries": self.retries,
+                "throttled": self.throttled,
+                "throttle_wait_s": round(self.throttle_wait_s, 3),
+                "by_endpoint": dict(self.by_endpoint),
+            }
+
+
+# --------------------------------------------------------------------------- operations
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """One console operation: how it is sent, retried and explained when it fails."""
+
+    method: str
+    template: str
+    noun: str
+    retry: bool  # idempotent: safe to send again
+    permission: str  # what a 403 means for this operation
+    auth: Auth = "console"
+
+    def path(self, **ids: str) -> str:
+        return self.template.format(**{k: quote(v, safe="") for k, v in ids.items()})
+
+
+_READ = "a console API key with read access"
+GET_GATE = Endpoint("GET", settings.GATE_PATH, "gate", True, _READ)
+LIST_GATES = Endpoint("GET", settings.GATES_PATH, "gate list", True, _READ)
+GET_HOLDOUT = Endpoint("GET", settings.HOLDOUT_PATH, "holdout", True, _READ)
+LIST_DYNAMIC_CONFIGS = Endpoint("GET", settings.DYNAMIC_CONFIGS_PATH, "dynamic config list", True, _READ)
+UNARCHIVE_DYNAMIC_CONFIG = Endpoint(
+    "PUT", settings.DYNAMIC_CONFIG_UNARCHIVE_PATH, "dynamic config", True,
+    "a read-write console API key whose role has edit_or_delete_configs",
+)
+CREATE_RELEASE_PIPELINE = Endpoint(
+    "POST", settings.RELEASE_PIPELINES_PATH, "release pipeline", False,
+    "a read-write console API key whose role has create_release_pipelines",
+)
+# The update is a POST too, but sending the same body twice gives the same pipeline.
+UPDATE_RELEASE_PIPELINE = Endpoint(
+    "POST", settings.RELEASE_PIPELINE_PATH, "release pipeline", True,
+    "a read-write console API key whose role has create_release_pipelines",
+)
+LIST_QUALIFYING_EVENTS = Endpoint("GET", settings.QUALIFYING_EVENTS_PATH, "qualifying event list", True, _READ)
+GET_CUMULATIVE_EXPOSURES = Endpoint("GET", settings.CUMULATIVE_EXPOSURES_PATH, "experiment", True, _READ)
+GET_INGESTION_RUN = Endpoint("GET", settings.INGESTION_RUN_PATH, "ingestion run", True, _READ)
+CREATE_ROLE = Endpoint("POST", settings.ROLES_PATH, "role", False, "a read-write console API key of a project admin")
+UPDATE_WH_CONNECTION = Endpoint(
+    "PATCH", settings.WH_CONNECTIONS_PATH, "warehouse connection", True,
+    "a read-write console API key whose role has data_warehouse_ingestion_and_exports_edit_access",
+)
+PATCH_SCIM_GROUP = Endpoint(
+    "PATCH", settings.SCIM_GROUP_PATH, "SCIM group", True, "a SCIM token allowed to provision groups", auth="scim"
+)
+ENDPOINTS: tuple[Endpoint, ...] = (
+    GET_GATE, LIST_GATES, GET_HOLDOUT, LIST_DYNAMIC_CONFIGS, UNARCHIVE_DYNAMIC_CONFIG, CREATE_RELEASE_PIPELINE,
+    UPDATE_RELEASE_PIPELINE, LIST_QUALIFYING_EVENTS, GET_CUMULATIVE_EXPOSURES, GET_INGESTION_RUN, CREATE_ROLE,
+    UPDATE_WH_CONNECTION, PATCH_SCIM_GROUP,
+)  # fmt: skip
+
+
+class _Retry(Exception):
+    """Internal: a transient failure; carries the error to raise when retries run out."""
+
+    def __init__(self, error: ConsoleError, retry_after: float | None = None, throttled: bool = False) -> None:
+        super().__init__(error.message)
+        self.error = error
+        self.retry_after = retry_after
+        self.throttled = throttled
+
+
+# Failures before the request left this machine: nothing can have been created.
+_NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout, httpx.UnsupportedProtocol)
+
+
+# --------------------------------------------------------------------------- client
+
+
+class ConsoleClient:
+    """A thread-safe client of the console's 13 operations. Use as a context manager."""
+
+    def __init__(
+        self,
+        options: ClientOptions,
+        transport: httpx.BaseTransport | None = None,
+        *,
+        sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.monotonic,
+        jitter: Callable[[], float] = random.random,
+        rate_limiter: SlidingWindowRateLimiter | None = None,
+        on_request: Callable[[RequestEvent], None] | None = None,
+    ) -> None:
+        self.options = options
+        self._sleep = sleep
+        self._clock = clock
+        self._jitter = jitter
+        self._http = httpx.Client(
+            base_url=options.base_url,
+            transport=transport,
+            timeout=httpx.Timeout(options.timeout),
+            headers={"Accept": "application/json", "User-Agent": settings.USER_AGENT},
+            # A redirect could carry SERVICE-API-KEY to another host: never follow one.
+            follow_redirects=False,
+        )
+        self.rate_limiter = rate_limiter or SlidingWindowRateLimiter(
+            options.rate_limit_requests, options.rate_limit_window, clock=clock, sleep=sleep
+        )
+        self.stats = ClientStats(on_request)
+        self._server_time: datetime | None = None
+        self._time_lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        return f"ConsoleClient({self.options!r})"
+
+    def __enter__(self) -> ConsoleClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._http.close()
+
+    @property
+    def server_time(self) -> datetime | None:
+        """The console's clock, from the `Date` header of the last response (UTC)."""
+        with self._time_lock:
+            return self._server_time
+
+    # ----------------------------------------------------------------- reads
+
+    def get_gate(self, gate_id: str) -> dict:
+        return self._read_one(GET_GATE, gate_id)
+
+    # List filters keep the interface's query-parameter names (`idType`, `releasePipelineID`, ...),
+    # so `list_gates(**filters)` takes what the interface documents, still as typed keywords.
+    # A sequence value is sent as a repeated parameter (`tags=a&tags=b`).
+    def list_gates(
+        self,
+        *,
+        idType: Filter = None,
+        type: Filter = None,
+        typeReason: Filter = None,
+        passRate: Filter = None,
+        rolloutRate: Filter = None,
+        releasePipelineID: Filter = None,
+        creatorName: Filter = None,
+        creatorID: Filter = None,
+        tags: Filter = None,
+        page_size: int | None = None,
+    ) -> Iterator[list[dict]]:
+        """Every gate, one list per page, de-duplicated (key `id`).
+
+        `type` is one of settings.GATE_TYPES, `typeReason` of GATE_TYPE_REASONS, `passRate` and
+        `rolloutRate` of RATE_FILTERS."""
+        params = {
+            "idType": idType,
+            "type": type,
+            "typeReason": typeReason,
+            "passRate": passRate,
+            "rolloutRate": rolloutRate,
+            "releasePipelineID": releasePipelineID,
+            "creatorName": creatorName,
+            "creatorID": creatorID,
+            "tags": tags,
+        }
+        return self.iter_list(LIST_GATES.template, params, key="id", page_size=page_size)
+
+    def get_holdout(self, holdout_id: str) -> dict:
+        return self._read_one(GET_HOLDOUT, holdout_id)
+
+    def list_dynamic_configs(
+        self,
+        *,
+        releasePipelineID: Filter = None,
+        creatorName: Filter = None,
+        creatorID: Filter = None,
+        tags: Filter = None,
+        page_size: int | None = None,
+    ) -> Iterator[list[dict]]:
+        """Every dynamic config, one list per page, de-duplicated (key `id`)."""
+        params = {"releasePipelineID": releasePipelineID, "creatorName": creatorName, "creatorID": creatorID, "tags": tags}
+        return self.iter_list(LIST_DYNAMIC_CONFIGS.template, params, key="id", page_size=page_size)
+
+    def list_qualifying_events(self, *, page_size: int | None = None) -> Iterator[list[dict]]:
+        """Every qualifying event, one list per page, de-duplicated by `name` (they have no id)."""
+        return self.iter_list(LIST_QUALIFYING_EVENTS.template, key="name", page_size=page_size)
+
+    def get_cumulative_exposures(self, experiment_id: str) -> list[dict]:
+        """The whole series of every group of the experiment (not paginated)."""
+        return self._read_one(GET_CUMULATIVE_EXPOSURES, experiment_id, expect=list)
+
+    def get_ingestion_run(self, run_id: str) -> dict:
+        return self._read_one(GET_INGESTION_RUN, run_id)
+
+    # ----------------------------------------------------------------- lists
+
+    def paginate(
+        self,
+        path: str,
+        params: Mapping[str, Any] | None = None,
+        *,
+        page_size: int | None = None,
+        start_page: int = settings.FIRST_PAGE,
+    ) -> Iterator[Page]:
+        """Every page of the list at `path` from `start_page` on (see `paging.paginate`)."""
+        endpoint = _endpoint_for_list(path)
+
+        def fetch(list_path: str, query: dict[str, Any]) -> Mapping[str, Any]:
+            return self._send(endpoint, list_path, params=query)[1]
+
+        return paging.paginate(fetch, path, params, page_size or self.options.page_size, start_page=start_page)
+
+    def iter_list(
+        self,
+        path: str,
+        params: Mapping[str, Any] | None = None,
+        *,
+        key: str = "id",
+        page_size: int | None = None,
+    ) -> Iterator[list[dict]]:
+        """A complete read of a list, one list of new items per page (see `paging.read_complete`)."""
+        if page_size is not None and (isinstance(page_size, bool) or not isinstance(page_size, int) or page_size < 1):
+            raise ConfigurationError(f"sources.console.page_size must be a positive integer, got {page_size!r}")
+        return paging.read_complete(lambda: self.paginate(path, params, page_size=page_size), path, key)
+
+    # ----------------------------------------------------------------- writes
+
+    def unarchive_dynamic_config(self, config_id: str, reason: str | None = None, *, dry_run: bool = False) -> WriteResult | PreparedRequest:
+        validation.require_id(config_id, "config id")
+        body = validation.validate_unarchive_reason(reason)
+        return self._write(UNARCHIVE_DYNAMIC_CONFIG, {"id": config_id}, body, dry_run)
+
+    def create_release_pipeline(self, body: Mapping[str, Any], *, dry_run: bool = False) -> WriteResult | PreparedRequest:
+        return self._write(CREATE_RELEASE_PIPELINE, {}, validation.validate_release_pipeline(body), dry_run)
+
+    def update_release_pipeline(self, pipeline_id: str, body: Mapping[str, Any], *, dry_run: bool = False) -> WriteResult | PreparedRequest:
+        validation.require_id(pipeline_id, "release pipeline id")
+        return self._write(UPDATE_RELEASE_PIPELINE, {"id": pipeline_id}, validation.validate_release_pipeline(body), dry_run)
+
+    def create_role(self, name: str, permissions: Mapping[str, bool], *, dry_run: bool = False) -> WriteResult | PreparedRequest:
+        return self._write(CREATE_ROLE, {}, validation.validate_role(name, permissions), dry_run)
+
+    def update_wh_connection(self, body: Mapping[str, Any], *, dry_run: bool = False) -> WriteResult | PreparedRequest:
+        return self._write(UPDATE_WH_CONNECTION, {}, validation.validate_wh_connection(body), dry_run)
+
+    def patch_scim_group(self, group_id: str, body: Mapping[str, Any], *, dry_run: bool = False) -> WriteResult | PreparedRequest:
+        validation.require_id(group_id, "group id")
+        return self._write(PATCH_SCIM_GROUP, {"id": group_id}, validation.validate_scim_patch(body), dry_run)
+
+    # ----------------------------------------------------------------- fan-out
+
+    def fetch_many(self, fetch: Callable[[str], T], ids: Iterable[str]) -> Iterator[tuple[str, T | NotFoundError]]:
+        """`fetch(id)` for every id on a bounded pool (max_workers), under the shared rate limiter.
+
+        Yields `(id, result)` in input order; a 404 is yielded as its `NotFoundError`, any
+        other error is raised after cancelling what has not started. At most
+        2 * max_workers calls are submitted at a time, so memory follows the batch, not the
+        whole id list (which may itself be a lazy iterator).
+        """
+        workers = self.options.max_workers
+        in_flight: deque[tuple[str, Future]] = deque()
+        id_iter = iter(ids)
+        executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="console-fetch")
+
+        def submit_next() -> bool:
+            for next_id in id_iter:
+                in_flight.append((next_id, executor.submit(fetch, next_id)))
+                return True
+            return False
+
+        try:
+            while len(in_flight) < workers * settings.IN_FLIGHT_PER_WORKER and submit_next():
+                pass
+            while in_flight:
+                item_id, future = in_flight.popleft()
+                try:
+                    result: T | NotFoundError = future.result()
+                except NotFoundError as missing:
+                    result = missing
+                submit_next()
+                yield item_id, result
+        finally:
+            for _, pending in in_flight:
+                pending.cancel()
+            executor.shutdown(wait=True, cancel_futures=True)
+
+    # ----------------------------------------------------------------- internals
+
+    def _read_one(self, endpoint: Endpoint, item_id: str, expect: type = dict) -> Any:
+        validation.require_id(item_id, f"{endpoint.noun} id")
+        _, body = self._send(endpoint, endpoint.path(id=item_id), item_id=item_id)
+        data = body.get("data")
+        if not isinstance(data, expect):
+            raise TransportError(
+                f"{endpoint.method} {endpoint.template}: the answer's `data` is {type(data).__name__}, "
+                f"expected {'an object' if expect is dict else 'an array'}",
+                method=endpoint.method,
+                path=endpoint.template,
+            )
+        return data
+
+    def _write(self, endpoint: Endpoint, ids: dict[str, str], body: Any, dry_run: bool) -> WriteResult | PreparedRequest:
+        path = endpoint.path(**ids)
+        if dry_run:
+            headers = self._headers(endpoint)
+            shown = {
+                name: (settings.REDACTED if name in (settings.API_KEY_HEADER, settings.SCIM_AUTH_HEADER) else value)
+                for name, value in headers.items()
+            }
+            url = str(self._http.build_request(endpoint.method, path).url)
+            log.info("dry run: %s %s not sent", endpoint.method, path)
+            return PreparedRequest(endpoint.method, url, path, {**shown, "Content-Type": "application/json"}, body)
+        status, answer = self._send(endpoint, path, json_body=body, item_id=ids.get("id"))
+        message = answer.get("message")
+        return WriteResult(status, message if isinstance(message, str) else None, answer.get("data"))
+
+    def _headers(self, endpoint: Endpoint) -> dict[str, str]:
+        if endpoint.auth == "scim":
+            if not self.options.scim_token:
+                raise ConfigurationError(
+                    f"no SCIM token for {endpoint.method} {endpoint.template}: set {settings.SETTING_SCIM_TOKEN} "
+                    f"or {settings.ENV_SCIM_TOKEN} (it is distinct from the console API key)"
+                )
+            return {settings.SCIM_AUTH_HEADER: f"Bearer {self.options.scim_token}"}
+        headers = {settings.API_KEY_HEADER: self.options.api_key}
+        if self.options.respect_review_settings:
+            headers[settings.RESPECT_REVIEW_HEADER] = "true"
+        return headers
+
+    def _send(
+        self,
+        endpoint: Endpoint,
+        path: str,
+        *,
+        params: Mapping[str, Any] | None = None,
+        json_body: Any = None,
+        item_id: str | None = None,
+    ) -> tuple[int, dict]:
+        """Send one operation with pacing and retries; return (status, decoded JSON object)."""
+        if not path.startswith("/") or path.startswith("//"):
+            # An absolute URL would make httpx ignore base_url and send the key elsewhere.
+            raise ConfigurationError(f"console paths are relative to {settings.SETTING_BASE_URL} and start with '/', got {path!r}")
+        headers = self._headers(endpoint)
+        began = self._clock()
+        attempt = 0
+        while True:
+            attempt += 1
+            permit = self.rate_limiter.acquire()
+            self.stats.record_throttle_wait(permit.waited)
+            self.stats.record_request(endpoint.template)
+            sent_at = self._clock()
+            try:
+                response = self._attempt(endpoint, path, params, json_body, headers, permit, item_id)
+                self.stats.notify(RequestEvent(endpoint.method, endpoint.template, response[0], attempt, self._clock() - sent_at))
+                return response
+            except ConsoleError as failure:
+                self.stats.notify(RequestEvent(endpoint.method, endpoint.template, failure.status, attempt, self._clock() - sent_at, failure.message))
+                raise
+            except _Retry as transient:
+                self.stats.notify(
+                    RequestEvent(endpoint.method, endpoint.template, transient.error.status, attempt, self._clock() - sent_at, transient.error.message)
+                )
+                if not endpoint.retry:
+                    raise self._unretried_create_error(endpoint, transient.error) from None
+                delay = self._backoff(attempt, transient.retry_after)
+                spent = self._clock() - began
+                if attempt >= self.options.max_attempts or spent + delay > self.options.max_retry_time:
+                    error = transient.error
+                    raise type(error)(
+                        f"{error.message} (gave up after {attempt} attempt{'s' if attempt > 1 else ''} in {spent:.1f} s)",
+                        status=error.status,
+                        field_errors=error.field_errors,
+                        method=error.method,
+                        path=error.path,
+                    ) from None
+                log.warning(
+                    "%s %s: %s; retry %d/%d in %.2f s",
+                    endpoint.method, path, transient.error.message, attempt, self.options.max_attempts - 1, delay,
+                )  # fmt: skip
+                self.stats.record_retry()
+                if transient.throttled:
+                    self.stats.record_throttle_wait(delay)
+                self._sleep(delay)
+
+    def _attempt(
+        self,
+        endpoint: Endpoint,
+        path: str,
+        params: Mapping[str, Any] | None,
+        json_body: Any,
+        headers: dict[str, str],
+        permit: Permit,
+        item_id: str | None,
+    ) -> tuple[int, dict]:
+        method = endpoint.method
+        where = f"{method} {path}"
+        query = {
+            k: (list(v) if isinstance(v, (list, tuple)) else v) for k, v in (params or {}).items() if v is not None
+        }
+        try:
+            response = self._http.request(method, path, params=query or None, json=json_body, headers=headers)
+        except _NOT_SENT as exc:
+            error = TransportError(
+                f"{where}: could not connect to {self.options.base_url} ({type(exc).__name__}); nothing was sent",
+                method=method,
+                path=path,
+            )
+            if endpoint.retry:
+                raise _Retry(error) from None
+            raise error from None
+        except httpx.TransportError as exc:  # timeouts, dropped connections, protocol errors
+            raise _Retry(
+                TransportError(f"{where}: no answer from the console ({type(exc).__name__}: {one_line(str(exc), 120)})", method=method, path=path)
+            ) from None
+        self._note_server_time(response)
+        status = response.status_code
+        log.debug("%s -> HTTP %d%s", where, status, f" {query}" if query else "")
+
+        if 200 <= status < 300:
+            if not response.content.strip():
+                return status, {}  # SCIM answers 200 with no documented body
+            try:
+                body = response.json()
+            except ValueError:
+                body = None
+            if not isinstance(body, dict):
+                raise _Retry(
+                    TransportError(f"{where}: HTTP {status} with a malformed or truncated JSON body", status=status, method=method, path=path)
+                )
+            return status, body
+
+        server_message, field_errors = _error_body(response)
+        if status == 429:
+            retry_after = _retry_after(response)
+            self.stats.record_throttled()
+            self.rate_limiter.on_throttled(permit, retry_after)
+            raise _Retry(
+                ThrottledError(
+                    f"the console throttled {where} (HTTP 429): lower sources.console.rate_limit_requests "
+                    "or run fewer extractions at once",
+                    status=status,
+                    method=method,
+                    path=path,
+                ),
+                retry_after=retry_after,
+                throttled=True,
+            )
+        if status >= 500:
+            raise _Retry(
+                ServerError(f"the console failed on {where} (HTTP {status}: {server_message}); try again later", status=status, method=method, path=path),
+                retry_after=_retry_after(response),
+            )
+        raise self._client_error(endpoint, where, status, server_message, field_errors, item_id)
+
+    def _client_error(
+        self, endpoint: Endpoint, where: str, status: int, server_message: str, field_errors: list, item_id: str | None
+    ) -> ConsoleError:
+        method, path = endpoint.method, endpoint.template
+        if status == 401:
+            if endpoint.auth == "scim":
+                text = (
+                    f"the console rejected the SCIM token (HTTP 401): check {settings.SETTING_SCIM_TOKEN} / "
+                    f"{settings.ENV_SCIM_TOKEN} ({where}: {server_message})"
+                )
+            else:
+                text = (
+                    f"the console rejected the API key (HTTP 401): check {settings.SETTING_API_KEY} / "
+                    f"{settings.ENV_API_KEY} ({where}: {server_message})"
+                )
+            return AuthError(text, status=status, method=method, path=path)
+        if status == 403:
+            return ForbiddenError(
+                f"the console refused {where} (HTTP 403: {server_message}): this needs {endpoint.permission}",
+                status=status,
+                method=method,
+                path=path,
+            )
+        if status == 404:
+            what = f"{endpoint.noun} {item_id!r}" if item_id is not None else endpoint.noun
+            return NotFoundError(f"{what} not found ({where}, HTTP 404: {server_message})", status=status, method=method, path=path)
+        if status == 400:
+            details = "; ".join(f"{e.get('property')}: {e.get('errorMessage')}" for e in field_errors if isinstance(e, dict))
+            return ValidationError(
+                f"the console rejected {where} (HTTP 400: {server_message}){': ' + details if details else ''}",
+                status=status,
+                field_errors=field_errors,
+                method=method,
+                path=path,
+            )
+        return ConsoleError(f"unexpected HTTP {status} from {where}: {server_message}", status=status, method=method, path=path)
+
+    def _unretried_create_error(self, endpoint: Endpoint, error: ConsoleError) -> ConsoleError:
+        """A create is sent once. An error status is a definite failure; no answer is an unknown outcome."""
+        status, method, path = error.status, error.method, error.path
+        if status == 429:
+            return ThrottledError(
+                f"{error.message}; the {endpoint.noun} was not created, it is safe to try again later",
+                status=status, method=method, path=path,
+            )  # fmt: skip
+        if status is not None and status >= 500:
+            return ServerError(
+                f"{error.message}; creates are not retried: check whether the {endpoint.noun} exists before trying again",
+                status=status, method=method, path=path,
+            )  # fmt: skip
+        # No answer at all, or a 2xx whose body we could not read.
+        return OutcomeUnknownError(
+            f"{error.message}; the {endpoint.noun} may or may not have been created: check the console "
+            f"(list or open it by name) before creating it again",
+            status=status, method=method, path=path,
+        )  # fmt: skip
+
+    def _backoff(self, attempt: int, retry_after: float | None) -> float:
+        if retry_after is not None:
+            return max(0.0, retry_after)
+        ceiling = min(settings.BACKOFF_CAP_S, settings.BACKOFF_BASE_S * 2 ** (attempt - 1))
+        return self._jitter() * ceiling
+
+    def _note_server_time(self, response: httpx.Response) -> None:
+        stamp = _http_date(response.headers.get("Date"))
+        if stamp is not None:
+            with self._time_lock:
+                self._server_time = stamp
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _endpoint_for_list(path: str) -> Endpoint:
+    for endpoint in ENDPOINTS:
+        if endpoint.method == "GET" and endpoint.template == path:
+            return endpoint
+    return Endpoint("GET", path, "list", True, _READ)
+
+
+def _http_date(value: str | None) -> datetime | None:
+    if not value:
+        return None
+    try:
+        stamp = parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if stamp.tzinfo is None:
+        stamp = stamp.replace(tzinfo=timezone.utc)
+    return stamp.astimezone(timezone.utc)
+
+
+def _retry_after(response: httpx.Response) -> float | None:
+    """Seconds to wait from `Retry-After`: delta-seconds, or an HTTP date measured against
+    the response's own `Date` (the server's clock, immune to local skew) else our clock."""
+    value = response.headers.get("Retry-After")
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    until = _http_date(value)
+    if until is None:
+        return None
+    now = _http_date(response.headers.get("Date")) or datetime.now(timezone.utc)
+    return max(0.0, (until - now).total_seconds())
+
+
+def _error_body(response: httpx.Response) -> tuple[str, list[dict]]:
+    """(one-line redacted server message, field errors) from `{status, message, errors?}`."""
+    try:
+        body = response.json()
+    except ValueError:
+        body = None
+    if isinstance(body, dict):
+        message = body.get("message")
+        errors = body.get("errors")
+        text = message if isinstance(message, str) and message else response.reason_phrase or "no message"
+        return redact(one_line(text, 200)), [e for e in errors if isinstance(e, dict)] if isinstance(errors, list) else []
+    text = response.text.strip() or response.reason_phrase or "no message"
+    return redact(one_line(text, 200)), []

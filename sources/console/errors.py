@@ -1,0 +1,194 @@
+"""Typed errors of the console client, and the redaction that keeps secrets out of them.
+
+Every `ConsoleError` message passes through `redact()` when the error is built, so
+`str(err)`, `repr(err)` and any log line made from it never hold the API key or the
+SCIM token, even when the console echoes (part of) the key back, as its 401 text does.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any, Iterable
+
+from sources.console.settings import LOGGER_NAME, REDACTED, SECRET_FRAGMENT_LENGTH
+
+
+class SecretRegistry:
+    """The secrets of every client made in this process, and a redactor over them.
+
+    A secret is masked wherever it appears, and so is any run of
+    `SECRET_FRAGMENT_LENGTH` or more characters taken from it (case-insensitive),
+    because servers echo truncated keys ("Key: console-xxx..."). Detection slides a
+    window of that length over the text and marks every position covered by a window
+    that is a substring of a secret; each marked run becomes one `***`. Over-masking
+    (two fragments of a key joined) is harmless; under-masking is not.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._secrets: set[str] = set()
+        self._fragments: frozenset[str] = frozenset()
+
+    def add(self, secret: str | None) -> None:
+        if not secret:
+            return
+        with self._lock:
+            if secret in self._secrets:
+                return
+            self._secrets.add(secret)
+            n = SECRET_FRAGMENT_LENGTH
+            lowered = secret.lower()
+            self._fragments = self._fragments | {lowered[i : i + n] for i in range(len(lowered) - n + 1)}
+
+    def redact(self, text: str) -> str:
+        if not text:
+            return text
+        secrets, fragments = self._secrets, self._fragments  # read once: both are replaced, never mutated
+        # Secrets shorter than a fragment can only be matched whole.
+        for secret in secrets:
+            if len(secret) < SECRET_FRAGMENT_LENGTH:
+                text = text.replace(secret, REDACTED)
+        if not fragments:
+            return text
+        n = SECRET_FRAGMENT_LENGTH
+        lowered = text.lower()
+        masked = [False] * len(text)
+        for i in range(len(text) - n + 1):
+            if lowered[i : i + n] in fragments:
+                for j in range(i, i + n):
+                    masked[j] = True
+        if not any(masked):
+            return text
+        out: list[str] = []
+        i = 0
+        while i < len(text):
+            if masked[i]:
+                while i < len(text) and masked[i]:
+                    i += 1
+                out.append(REDACTED)
+            else:
+                out.append(text[i])
+                i += 1
+        return "".join(out)
+
+
+secrets = SecretRegistry()
+
+
+def register_secret(secret: str | None) -> None:
+    """Make `secret` (and every long enough part of it) invisible in errors and client logs."""
+    secrets.add(secret)
+
+
+def redact(text: Any) -> str:
+    return secrets.redact(str(text))
+
+
+def one_line(text: str, limit: int = 300) -> str:
+    flat = " ".join(str(text).split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+class ConsoleError(Exception):
+    """A failure talking to the console. `str()` is one actionable line without secrets."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        field_errors: Iterable[dict] | None = None,
+        method: str | None = None,
+        path: str | None = None,
+    ) -> None:
+        self.message = redact(one_line(message, limit=2000))
+        self.status = status
+        self.field_errors = [
+            {"property": redact(str(e.get("property", ""))), "errorMessage": redact(one_line(str(e.get("errorMessage", "")), limit=2000))}
+            for e in (field_errors or ())
+            if isinstance(e, dict)
+        ]
+        self.method = method
+        self.path = redact(path) if path else path
+        super().__init__(self.message)
+
+    def __str__(self) -> str:
+        return self.message
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(status={self.status!r}, message={self.message!r})"
+
+    def __reduce__(self):  # keep pickling (process pools, dlt workers) working with keyword-only args
+        return (_rebuild, (type(self), self.message, self.status, self.field_errors, self.method, self.path))
+
+
+def _rebuild(cls, message, status, field_errors, method, path):
+    return cls(message, status=status, field_errors=field_errors, method=method, path=path)
+
+
+class LocalValidationError(ConsoleError):
+    """A request body failed validation before anything was sent; `field_errors` lists every problem."""
+
+
+class ValidationError(ConsoleError):
+    """400: the console rejected the request; `field_errors` holds its per-field messages."""
+
+
+class AuthError(ConsoleError):
+    """401: the API key (or SCIM token) was missing, invalid or inactive."""
+
+
+class ForbiddenError(ConsoleError):
+    """403: the key is valid but lacks the permission for this operation."""
+
+
+class NotFoundError(ConsoleError):
+    """404: the id does not exist (or is not visible to this key)."""
+
+
+class ThrottledError(ConsoleError):
+    """429 and retries exhausted (or a create, which is never retried)."""
+
+
+class ServerError(ConsoleError):
+    """5xx and retries exhausted (or a create, which is never retried)."""
+
+
+class TransportError(ConsoleError):
+    """No usable answer: timeout, refused or dropped connection, malformed or truncated JSON."""
+
+
+class PaginationError(ConsoleError):
+    """A list could not be read completely (a `nextPage` that does not advance, totals that disagree)."""
+
+
+class OutcomeUnknownError(ConsoleError):
+    """A create was sent but its answer never came; it may or may not exist. Not retried."""
+
+
+class ConfigurationError(ConsoleError):
+    """Bad base URL, missing key or token, or an invalid option: raised before any request."""
+
+
+class RedactingLogFilter(logging.Filter):
+    """Redacts registered secrets from every record of the `sources.console` logger."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        redacted = redact(message)
+        if redacted != message:
+            record.msg, record.args = redacted, None
+        if record.exc_info and record.exc_info[1] is not None:
+            text = logging.Formatter().formatException(record.exc_info)
+            record.exc_text, record.exc_info = redact(text), None
+        return True
+
+
+def _install_log_filter() -> None:
+    logger = logging.getLogger(LOGGER_NAME)
+    if not any(isinstance(f, RedactingLogFilter) for f in logger.filters):
+        logger.addFilter(RedactingLogFilter())
+
+
+_install_log_filter()

@@ -1,0 +1,176 @@
+"""The one pagination generator, and the complete-list reader built on it.
+
+`pagination.nextPage` comes in several forms (see gap-decisions.md):
+`/console/v1/gates?page=2&limit=100`, `?page=2&limit=5`, `/console/v1/ingestion/runs?page=2`
+(no limit), `host.example/console/v1/audit_logs?page=3&limit=3` (a host without scheme), and
+the qualifying-events sample points at another path altogether
+(`/console/v1/metrics/qualifying_event/list?page=2&limit=1`). We therefore never follow
+`nextPage` as a URL: we always request OUR list path, on our base URL, with `page` and
+`limit` taken from nextPage's query (our limit when it has none). This can never send the
+key to another host or path, and works for every form seen.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator, Mapping
+from urllib.parse import parse_qs, urlsplit
+
+from sources.console.errors import PaginationError
+from sources.console.settings import FIRST_PAGE, LOGGER_NAME
+
+log = logging.getLogger(LOGGER_NAME)
+
+# (path, query params) -> the decoded JSON body of one page
+FetchPage = Callable[[str, dict[str, Any]], Mapping[str, Any]]
+
+
+@dataclass(frozen=True)
+class Page:
+    items: list[dict]
+    number: int
+    total_items: int | None
+    next_page: str | None
+    items_per_page: int | None
+
+
+def _as_int(value: Any) -> int | None:
+    # pageNumber / itemsPerPage / totalItems are typed `number` (double) in the OpenAPI.
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value)
+    return None
+
+
+def _next_from_reference(reference: str, list_path: str) -> tuple[int | None, int | None]:
+    """(page, limit) from a nextPage reference of any form; None where absent."""
+    parts = urlsplit(reference)
+    target = parts.path if not parts.netloc else f"{parts.netloc}{parts.path}"
+    if target and target.rstrip("/") != list_path.rstrip("/"):
+        log.debug("nextPage %r points elsewhere than %s: using only its page and limit", reference, list_path)
+    query = parse_qs(parts.query)
+    page = _as_int(query.get("page", [None])[0])
+    limit = _as_int(query.get("limit", [None])[0])
+    return page, (limit if limit and limit > 0 else None)
+
+
+def paginate(
+    fetch: FetchPage,
+    path: str,
+    params: Mapping[str, Any] | None,
+    page_size: int,
+    *,
+    start_page: int = FIRST_PAGE,
+) -> Iterator[Page]:
+    """Yield every page of the list at `path` from `start_page`, in order, following the console's paging."""
+    base = {k: v for k, v in (params or {}).items() if v is not None and k not in ("page", "limit")}
+    page, limit = max(FIRST_PAGE, start_page), page_size
+    while True:
+        body = fetch(path, {**base, "page": page, "limit": limit})
+        items = body.get("data")
+        if not isinstance(items, list):
+            raise PaginationError(
+                f"GET {path} page {page}: the answer has no `data` list (got {type(items).__name__})",
+                method="GET",
+                path=path,
+            )
+        pagination = body.get("pagination")
+        pagination = pagination if isinstance(pagination, Mapping) else {}
+        number = _as_int(pagination.get("pageNumber"))
+        if number is not None and number != page:
+            # A server that ignores `page` would otherwise make us read page 1 forever.
+            raise PaginationError(
+                f"GET {path}: asked for page {page} but the console answered page {number}; stopping instead of looping",
+                method="GET",
+                path=path,
+            )
+        items_per_page = _as_int(pagination.get("itemsPerPage"))
+        total = _as_int(pagination.get("totalItems"))
+        next_ref = pagination.get("nextPage")
+        yield Page(items, page, total, next_ref if isinstance(next_ref, str) else None, items_per_page)
+
+        if not items:
+            return
+        if "nextPage" in pagination:
+            if not next_ref:  # null or "": the last page
+                return
+            next_page, next_limit = _next_from_reference(str(next_ref), path)
+            if next_page is None:
+                log.debug("nextPage %r has no page number: asking for page %d", next_ref, page + 1)
+                next_page = page + 1
+            if next_page <= page:
+                raise PaginationError(
+                    f"GET {path}: page {page} says the next page is {next_page} ({next_ref!r}); "
+                    "stopping instead of looping",
+                    method="GET",
+                    path=path,
+                )
+            page, limit = next_page, next_limit or limit
+            continue
+        # No nextPage at all: go on while the page was full (by what the server says it
+        # serves, else by what we asked) or the total says more are left.
+        full = len(items) >= (items_per_page or limit)
+        more_by_total = total is not None and (page - FIRST_PAGE) * (items_per_page or limit) + len(items) < total
+        if not (full or more_by_total):
+            return
+        page += 1
+
+
+def _item_key(item: Any, key: str) -> Any:
+    value = item.get(key) if isinstance(item, Mapping) else None
+    if value is None or isinstance(value, (dict, list)):
+        # Without a usable key, the whole item is its identity.
+        return ("item", json.dumps(item, sort_keys=True, default=str))
+    return value
+
+
+def read_complete(pages: Callable[[], Iterator[Page]], path: str, key: str = "id") -> Iterator[list[dict]]:
+    """A complete read of a list whose pages can shift while we read (items created or deleted).
+
+    One pass, de-duplicated by `key`. If the last page's `totalItems` disagrees with the
+    number of distinct items seen, read once more and yield only items not yet seen; if the
+    re-read disagrees with its own `totalItems` too, raise `PaginationError`.
+    """
+    seen: set[Any] = set()
+
+    def one_pass() -> Iterator[list[dict]]:
+        distinct_in_pass: set[Any] = set()
+        total: int | None = None
+        for page in pages():
+            fresh = []
+            for item in page.items:
+                k = _item_key(item, key)
+                distinct_in_pass.add(k)
+                if k not in seen:
+                    seen.add(k)
+                    fresh.append(item)
+            if page.total_items is not None:
+                total = page.total_items
+            if fresh:
+                yield fresh
+        return len(distinct_in_pass), total
+
+    for attempt in (1, 2):
+        distinct, total = yield from one_pass()
+        if total is None or distinct == total:
+            return
+        if attempt == 1:
+            log.warning(
+                "GET %s: read %d distinct items but the console reports %d: reading the list once more",
+                path,
+                distinct,
+                total,
+            )
+    raise PaginationError(
+        f"GET {path}: the list could not be read completely: a second pass saw {distinct} distinct items "
+        f"but the console reports {total}; the list is changing too fast, try again later",
+        method="GET",
+        path=path,
+    )

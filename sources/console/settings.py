@@ -1,0 +1,181 @@
+"""Every constant of the console client and source, and nowhere else."""
+
+from __future__ import annotations
+
+LOGGER_NAME = "sources.console"
+
+# --- configuration keys, named in error messages so the user knows what to fix ---
+SETTING_BASE_URL = "sources.console.base_url"
+SETTING_API_KEY = "sources.console.api_key"
+ENV_API_KEY = "SOURCES__CONSOLE__API_KEY"
+SETTING_SCIM_TOKEN = "sources.console.scim_token"
+ENV_SCIM_TOKEN = "SOURCES__CONSOLE__SCIM_TOKEN"
+
+# --- paths (relative to base_url) ---
+API_PREFIX = "/console/v1"
+SCIM_PREFIX = "/scim"
+
+GATES_PATH = f"{API_PREFIX}/gates"
+GATE_PATH = f"{API_PREFIX}/gates/{{id}}"
+HOLDOUT_PATH = f"{API_PREFIX}/holdouts/{{id}}"
+DYNAMIC_CONFIGS_PATH = f"{API_PREFIX}/dynamic_configs"
+DYNAMIC_CONFIG_UNARCHIVE_PATH = f"{API_PREFIX}/dynamic_configs/{{id}}/unarchive"
+RELEASE_PIPELINES_PATH = f"{API_PREFIX}/release_pipelines"
+RELEASE_PIPELINE_PATH = f"{API_PREFIX}/release_pipelines/{{id}}"
+QUALIFYING_EVENTS_PATH = f"{API_PREFIX}/experiments/qualifying_events"
+CUMULATIVE_EXPOSURES_PATH = f"{API_PREFIX}/experiments/{{id}}/cumulative_exposures"
+INGESTION_RUN_PATH = f"{API_PREFIX}/ingestion/runs/{{id}}"
+ROLES_PATH = f"{API_PREFIX}/roles"
+WH_CONNECTIONS_PATH = f"{API_PREFIX}/wh_connections"
+SCIM_GROUP_PATH = f"{SCIM_PREFIX}/Groups/{{id}}"
+
+# --- headers ---
+API_KEY_HEADER = "SERVICE-API-KEY"
+SCIM_AUTH_HEADER = "Authorization"
+RESPECT_REVIEW_HEADER = "x-respect-review-settings"
+USER_AGENT = "gatehouse/0.1 (+sources.console)"
+
+# --- paging ---
+# The console documents no maximum `limit` (pages of 20,000 items have been seen).
+# 1000 keeps the memory of one page bounded (a gate is ~2 kB of JSON, so ~2 MB a page)
+# while keeping the number of requests, and so the rate-limit budget, small.
+DEFAULT_PAGE_SIZE = 1000
+FIRST_PAGE = 1  # `page` is 1-based
+
+# --- HTTP behaviour ---
+DEFAULT_TIMEOUT_S = 30.0
+DEFAULT_MAX_ATTEMPTS = 6
+DEFAULT_MAX_RETRY_TIME_S = 120.0
+# Full-jitter exponential backoff: sleep uniform(0, min(cap, base * 2**(attempt-1))).
+BACKOFF_BASE_S = 0.5
+BACKOFF_CAP_S = 30.0
+
+# --- rate limit: documented as ~100 requests per 10 s per project ---
+DEFAULT_RATE_LIMIT_REQUESTS = 100
+DEFAULT_RATE_LIMIT_WINDOW_S = 10.0
+# On a 429 the limiter halves its rate; after each full window without a 429 it
+# gives back this share of the configured rate (additive increase, multiplicative decrease).
+RATE_LIMIT_DECREASE_FACTOR = 0.5
+RATE_LIMIT_RECOVERY_SHARE = 0.05
+
+DEFAULT_MAX_WORKERS = 8
+# fetch_many keeps at most this many requests per worker submitted, so memory follows the batch.
+IN_FLIGHT_PER_WORKER = 2
+
+# --- secret redaction: any run of this many characters of a secret is masked ---
+SECRET_FRAGMENT_LENGTH = 8
+REDACTED = "***"
+
+# --- extraction (docs/decisions.md) ---
+# An ingestion run in an error status that has not moved for this long is settled.
+DEFAULT_SETTLE_AFTER_HOURS = 24.0
+# A concluded experiment's exposures are requested again only this often.
+DEFAULT_RECHECK_CONCLUDED_DAYS = 7
+
+# --- request body vocabularies (console-interface.md and console-openapi.json) ---
+ROLE_PERMISSION_FLAGS: tuple[str, ...] = (
+    "invitation_access",
+    "create_configs",
+    "edit_or_delete_configs",
+    "launch_to_production",
+    "launch_or_disable_configs",
+    "start_experiments",
+    "create_or_edit_templates",
+    "create_or_edit_dashboards",
+    "create_teams",
+    "edit_dynamic_config_schemas",
+    "create_release_pipelines",
+    "approve_required_review_release_pipeline_phase",
+    "self_approve_review",
+    "approve_reviews",
+    "bypass_reviews_for_overrides",
+    "metric_management",
+    "event_dimensions_access",
+    "verify_metrics",
+    "use_metrics_explorer",
+    "local_metrics",
+    "manage_alerts",
+    "integrations_edit_access",
+    "source_connection_and_creation",
+    "data_warehouse_ingestion_and_exports_edit_access",
+    "edit_and_tag_configs_with_core_tag",
+    "reset_experiments",
+    "manual_whn_reload",
+)
+
+CONDITION_TYPES: tuple[str, ...] = (
+    "app_version",
+    "browser_name",
+    "browser_version",
+    "country",
+    "custom_field",
+    "email",
+    "environment_tier",
+    "fails_gate",
+    "fails_segment",
+    "ip_address",
+    "locale",
+    "os_name",
+    "os_version",
+    "passes_gate",
+    "passes_segment",
+    "public",
+    "time",
+    "unit_id",
+    "user_id",
+    "url",
+    "javascript",
+    "device_model",
+    "target_app",
+)
+
+# member -> {field: nullable}
+WH_CONNECTION_FIELDS: dict[str, dict[str, bool]] = {
+    "databricks": {
+        "host": False,
+        "path": False,
+        "accessToken": False,
+        "stagingDatabase": False,
+        "oauthClientID": True,
+        "consoleComputePath": True,
+    },
+    "snowflake": {
+        "accountName": False,
+        "serviceUserName": False,
+        "serviceUserPassword": False,
+        "privateKey": True,
+        "keyPassPhrase": True,
+        "stagingDatabaseName": False,
+        "stagingSchemaName": False,
+        "computeWarehouse": False,
+        "consoleComputeWarehouse": True,
+    },
+    "bigquery": {
+        "privateKey": False,
+        "project": False,
+        "consoleComputeProject": False,
+        "stagingDataset": False,
+    },
+}
+
+SCIM_OPS: tuple[str, ...] = ("replace", "add", "remove")
+
+GATE_TYPES: tuple[str, ...] = ("TEMPORARY", "PERMANENT", "STALE", "TEMPLATE")
+GATE_TYPE_REASONS: tuple[str, ...] = (
+    "NONE",
+    "STALE_PROBABLY_LAUNCHED",
+    "STALE_PROBABLY_UNLAUNCHED",
+    "STALE_PROBABLY_FORGOTTEN",
+    "STALE_NO_RULES",
+    "STALE_PROBABLY_DEAD_CHECK",
+    "STALE_EMPTY_CHECKS",
+    "STALE_ALL_TRUE",
+    "STALE_ALL_FALSE",
+)
+RATE_FILTERS: tuple[str, ...] = ("0", "100", "INBETWEEN")
+
+# --- the dlt source (sources/console/__init__.py) ---
+# An ingestion run in an error status that has not moved for this long is settled: never requested again.
+DEFAULT_SETTLE_AFTER_HOURS = 24.0
+# A concluded experiment (its series stopped before yesterday) is requested again only this often.
+DEFAULT_RECHECK_CONCLUDED_DAYS = 7

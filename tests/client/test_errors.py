@@ -1,0 +1,215 @@
+"""Typed errors, one-line actionable messages, configuration checks and secret redaction."""
+
+from __future__ import annotations
+
+import logging
+import pickle
+
+import httpx
+import pytest
+
+from sources.console.client import ClientOptions, ConsoleClient
+from sources.console.errors import (
+    AuthError,
+    ConfigurationError,
+    ConsoleError,
+    ForbiddenError,
+    NotFoundError,
+    SecretRegistry,
+    ValidationError,
+    redact,
+)
+from tests.client.conftest import API_KEY, BASE_URL, SCIM_TOKEN, answer, assert_no_secret
+
+
+def error_answer(status: int, message: str, **extra):
+    return lambda request, sent: answer(status, {"status": status, "message": message, **extra})
+
+
+@pytest.mark.parametrize(
+    "status, message, extra, error, expected",
+    [
+        pytest.param(
+            400, "Invalid request.", {"errors": [{"property": "name", "errorMessage": "Required"}]}, ValidationError,
+            "the console rejected GET /console/v1/gates/g1 (HTTP 400: Invalid request.): name: Required", id="400",
+        ),
+        pytest.param(
+            401, "This endpoint only accepts an active CONSOLE key, but an invalid key was sent.", {}, AuthError,
+            "the console rejected the API key (HTTP 401): check sources.console.api_key / SOURCES__CONSOLE__API_KEY", id="401",
+        ),
+        pytest.param(
+            403, "Forbidden resource", {}, ForbiddenError,
+            "the console refused GET /console/v1/gates/g1 (HTTP 403: Forbidden resource): this needs a console API key with read access",
+            id="403",
+        ),
+        pytest.param(
+            404, "gate g1 not found", {}, NotFoundError,
+            "gate 'g1' not found (GET /console/v1/gates/g1, HTTP 404: gate g1 not found)", id="404",
+        ),
+        pytest.param(409, "conflict", {}, ConsoleError, "unexpected HTTP 409 from GET /console/v1/gates/g1: conflict", id="409"),
+    ],
+)
+def test_error_statuses_become_typed_one_line_errors(make_client, status, message, extra, error, expected):
+    client, console = make_client(error_answer(status, message, **extra))
+    with pytest.raises(error) as raised:
+        client.get_gate("g1")
+    err = raised.value
+    assert type(err) is error
+    assert str(err).startswith(expected)
+    assert "\n" not in str(err)
+    assert (err.status, err.method, err.path) == (status, "GET", "/console/v1/gates/{id}")
+    assert len(console.sent) == 1  # client errors are not retried
+    if extra:
+        assert err.field_errors == extra["errors"]
+
+
+def test_404_of_an_ingestion_run_names_the_run(make_client):
+    client, _ = make_client(error_answer(404, "runID r-1 not found"))
+    with pytest.raises(NotFoundError, match=r"^ingestion run 'r-1' not found"):
+        client.get_ingestion_run("r-1")
+
+
+@pytest.mark.parametrize(
+    "write, permission",
+    [
+        (lambda c: c.update_wh_connection({"bigquery": {"project": "p"}}), "data_warehouse_ingestion_and_exports_edit_access"),
+        (lambda c: c.create_release_pipeline({"name": "p"}), "create_release_pipelines"),
+        (lambda c: c.unarchive_dynamic_config("c1"), "edit_or_delete_configs"),
+    ],
+)
+def test_403_says_which_permission_is_needed(make_client, write, permission):
+    client, _ = make_client(error_answer(403, "Forbidden resource"))
+    with pytest.raises(ForbiddenError, match=permission):
+        write(client)
+
+
+def test_401_on_scim_names_the_scim_token(make_client):
+    client, _ = make_client(error_answer(401, "bad token"))
+    with pytest.raises(AuthError, match="rejected the SCIM token .*sources.console.scim_token / SOURCES__CONSOLE__SCIM_TOKEN"):
+        client.patch_scim_group("g", {"Operations": [{"op": "add", "path": "members", "value": []}]})
+
+
+# ------------------------------------------------------------------ configuration
+
+
+@pytest.mark.parametrize(
+    "base_url",
+    ["", None, "console.test", "ftp://console.test", "https://", "http:///v1", "https://user:pw@console.test",
+     "https://console.test/?a=1", "https://console.test/console/v1"],
+)  # fmt: skip
+def test_bad_base_url_is_refused_up_front_naming_the_setting(base_url):
+    with pytest.raises(ConfigurationError, match="sources.console.base_url"):
+        ClientOptions(base_url=base_url, api_key=API_KEY)
+
+
+@pytest.mark.parametrize("base_url, normalised", [("https://console.test/", "https://console.test"), ("http://127.0.0.1:8080/proxy/", "http://127.0.0.1:8080/proxy")])
+def test_good_base_urls_are_normalised(base_url, normalised):
+    assert ClientOptions(base_url=base_url, api_key=API_KEY).base_url == normalised
+
+
+@pytest.mark.parametrize("api_key", [None, "", "   "])
+def test_missing_api_key_names_setting_and_environment_variable(api_key):
+    with pytest.raises(ConfigurationError, match="sources.console.api_key .*SOURCES__CONSOLE__API_KEY"):
+        ClientOptions(base_url=BASE_URL, api_key=api_key)
+
+
+@pytest.mark.parametrize("name, value", [("page_size", 0), ("max_attempts", -1), ("max_workers", 1.5), ("timeout", 0), ("rate_limit_window", "10")])
+def test_invalid_numeric_options_are_refused(name, value):
+    with pytest.raises(ConfigurationError, match=f"sources.console.{name}"):
+        ClientOptions(base_url=BASE_URL, api_key=API_KEY, **{name: value})
+
+
+@pytest.mark.parametrize("dry_run", [False, True])
+def test_scim_without_token_is_a_configuration_error_before_sending(make_client, dry_run):
+    client, console = make_client(lambda request, sent: answer(), scim_token=None)
+    with pytest.raises(ConfigurationError, match="sources.console.scim_token"):
+        client.patch_scim_group("g", {"Operations": [{"op": "add", "path": "members", "value": []}]}, dry_run=dry_run)
+    assert console.sent == []
+
+
+def test_base_url_with_a_path_prefix_is_kept(make_client):
+    client, console = make_client(lambda request, sent: answer(200, {"message": "ok", "data": {"id": "g"}}), base_url="https://console.test/proxy")
+    client.get_gate("g")
+    assert console.sent[0].url == "https://console.test/proxy/console/v1/gates/g"
+
+
+# ------------------------------------------------------------------ redaction
+
+ECHOES = [
+    pytest.param(f"an invalid key was sent. Key: {API_KEY}", id="whole-key"),
+    pytest.param(f"an invalid key was sent. Key: {API_KEY[:11]}...", id="prefix"),
+    pytest.param(f"Key: ...{API_KEY[9:18]}...", id="middle"),
+    pytest.param(f"Key: {API_KEY[-8:]}", id="suffix-8-chars"),
+    pytest.param(f"key {API_KEY.upper()}", id="case-changed"),
+    pytest.param(f"token {SCIM_TOKEN} and key {API_KEY}", id="both-secrets"),
+]
+
+
+@pytest.mark.parametrize("echo", ECHOES)
+def test_a_server_echoing_the_key_never_leaks_it(make_client, caplog, echo):
+    caplog.set_level(logging.DEBUG, logger="sources.console")
+    client, _ = make_client(error_answer(401, echo, errors=[{"property": API_KEY, "errorMessage": echo}]))
+    with pytest.raises(AuthError) as raised:
+        client.get_gate("g1")
+    err = raised.value
+    for text in (str(err), repr(err), err.message, str(err.field_errors), str(pickle.loads(pickle.dumps(err)))):
+        assert_no_secret(text)
+    assert "***" in str(err)
+    assert str(err).startswith("the console rejected the API key (HTTP 401)")
+    for record in caplog.records:
+        assert_no_secret(record.getMessage())
+
+
+@pytest.mark.parametrize("echo", ECHOES)
+def test_echoed_keys_in_retried_failures_never_reach_the_log(make_client, caplog, echo):
+    caplog.set_level(logging.DEBUG)
+    client, _ = make_client(error_answer(503, echo), max_attempts=2)
+    with pytest.raises(ConsoleError) as raised:
+        client.get_gate("g1")
+    logging.getLogger("sources.console").error("failed", exc_info=raised.value)
+    assert caplog.records, "the retry should have been logged"
+    for record in caplog.records:
+        assert_no_secret(record.getMessage())
+        assert_no_secret(record.exc_text or "")
+    assert_no_secret(caplog.text)
+
+
+def test_options_and_client_repr_hide_secrets(make_client):
+    client, _ = make_client(lambda request, sent: answer())
+    for text in (repr(client.options), str(client.options), repr(client)):
+        assert_no_secret(text)
+        assert "***" in text
+
+
+def test_redactor_masks_every_long_fragment_but_nothing_else():
+    registry = SecretRegistry()
+    registry.add("abcdefghijklmnop")
+    registry.add("tiny")
+    assert registry.redact("key=abcdefghijklmnop!") == "key=***!"
+    assert registry.redact("x cdefghij y") == "x *** y"  # 8 chars from the middle
+    assert registry.redact("x cdefghi y") == "x cdefghi y"  # 7 chars: too short to be a key fragment
+    assert registry.redact("a tiny secret") == "a *** secret"
+    assert registry.redact("nothing here") == "nothing here"
+
+
+def test_errors_built_anywhere_are_redacted():
+    err = ConsoleError(f"boom {API_KEY}\nsecond line")
+    assert_no_secret(str(err))
+    assert "\n" not in str(err)
+    assert_no_secret(redact(f"x{SCIM_TOKEN}x"))
+
+
+def test_transport_exception_text_is_redacted(make_client):
+    def handler(request, sent):
+        raise httpx.ReadError(f"connection reset while sending {API_KEY}")
+
+    client, _ = make_client(handler, max_attempts=1)
+    with pytest.raises(ConsoleError) as raised:
+        client.get_gate("g1")
+    assert_no_secret(str(raised.value))
+    assert raised.value.__cause__ is None and raised.value.__suppress_context__
+
+
+def test_client_can_be_built_without_a_transport():
+    with ConsoleClient(ClientOptions(base_url=BASE_URL, api_key=API_KEY)) as client:
+        assert client.server_time is None

@@ -1,0 +1,117 @@
+"""fetch_many: bounded, streaming fan-out in input order; 404 as a value, other errors raised."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from sources.console.errors import ForbiddenError, NotFoundError, ServerError
+from tests.client.conftest import answer
+
+
+def holdouts(missing=(), failing=()):
+    def handler(request, sent):
+        holdout_id = sent.path.rsplit("/", 1)[-1]
+        if holdout_id in missing:
+            return answer(404, {"status": 404, "message": f"holdout {holdout_id} not found"})
+        if holdout_id in failing:
+            return answer(403, {"status": 403, "message": "Forbidden resource"})
+        return answer(200, {"message": "m", "data": {"id": holdout_id}})
+
+    return handler
+
+
+def test_results_come_in_input_order_whatever_order_they_finish_in(make_client):
+    client, _ = make_client(holdouts(), max_workers=4)
+    ids = [f"h{i}" for i in range(4)]
+    release = {i: threading.Event() for i in ids}
+    finished: list[str] = []
+
+    def fetch(holdout_id):
+        assert release[holdout_id].wait(timeout=10)
+        result = client.get_holdout(holdout_id)
+        finished.append(holdout_id)
+        if holdout_id != "h0":
+            release[ids[ids.index(holdout_id) - 1]].set()  # finish in reverse order
+        return result
+
+    release["h3"].set()
+    results = list(client.fetch_many(fetch, ids))
+    assert finished == ["h3", "h2", "h1", "h0"]
+    assert results == [(i, {"id": i}) for i in ids]
+
+
+def test_a_404_is_returned_as_a_value(make_client):
+    client, console = make_client(holdouts(missing={"h2"}), max_workers=3)
+    results = dict(client.fetch_many(client.get_holdout, ["h1", "h2", "h3"]))
+    assert results["h1"] == {"id": "h1"} and results["h3"] == {"id": "h3"}
+    assert isinstance(results["h2"], NotFoundError)
+    assert "holdout 'h2' not found" in str(results["h2"])
+    assert sorted(console.paths) == ["/console/v1/holdouts/h1", "/console/v1/holdouts/h2", "/console/v1/holdouts/h3"]
+
+
+def test_other_errors_are_raised_and_the_rest_is_not_fetched(make_client):
+    client, console = make_client(holdouts(failing={"h1"}), max_workers=2)
+    consumed: list[str] = []
+
+    def ids():
+        for i in range(1000):
+            consumed.append(f"h{i}")
+            yield f"h{i}"
+
+    got = []
+
+    with pytest.raises(ForbiddenError):
+        for item in client.fetch_many(client.get_holdout, ids()):
+            got.append(item)
+    assert got == [("h0", {"id": "h0"})]
+    assert len(consumed) <= 2 * 2 + 2
+    assert len(console.sent) <= len(consumed)
+
+
+def test_at_most_two_per_worker_are_in_flight_and_ids_are_read_lazily(make_client):
+    client, _ = make_client(holdouts(), max_workers=3)
+    consumed = 0
+    running = 0
+    most_running = 0
+    lock = threading.Lock()
+
+    def ids():
+        nonlocal consumed
+        for i in range(500):
+            consumed += 1
+            yield f"h{i}"
+
+    def fetch(holdout_id):
+        nonlocal running, most_running
+        with lock:
+            running += 1
+            most_running = max(most_running, running)
+        try:
+            return client.get_holdout(holdout_id)
+        finally:
+            with lock:
+                running -= 1
+
+    stream = client.fetch_many(fetch, ids())
+    first = next(stream)
+    assert first == ("h0", {"id": "h0"})
+    assert consumed <= 2 * 3 + 1  # the window, plus one refill after the first result
+    rest = list(stream)
+    assert len(rest) == 499
+    assert most_running <= 3
+
+
+def test_server_errors_after_retries_are_raised(make_client):
+    client, _ = make_client(lambda request, sent: answer(500, {"status": 500, "message": "x"}), max_workers=2, max_attempts=2)
+    with pytest.raises(ServerError):
+        list(client.fetch_many(client.get_holdout, ["h1", "h2"]))
+
+
+def test_closing_the_stream_early_cancels_pending_work(make_client):
+    client, console = make_client(holdouts(), max_workers=2)
+    stream = client.fetch_many(client.get_holdout, (f"h{i}" for i in range(100)))
+    next(stream)
+    stream.close()
+    assert len(console.sent) <= 2 * 2 + 1

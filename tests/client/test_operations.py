@@ -1,0 +1,193 @@
+"""Exactly what each of the 13 operations sends: method, path, query, headers, body; dry runs; stats."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+
+from sources.console.client import PreparedRequest, RequestEvent, WriteResult
+from tests.client.conftest import API_KEY, BASE_URL, SCIM_TOKEN, answer, assert_no_secret
+
+PIPELINE = {
+    "name": "Pipeline 1",
+    "phases": [
+        {
+            "name": "Phase 1",
+            "timeIntervalMs": 3600000,
+            "requiredReview": False,
+            "rules": [{"name": "everyone", "conditions": [{"type": "public"}], "environments": ["production"]}],
+        }
+    ],
+    "triggerNotice": None,
+}
+PERMISSIONS = {"create_configs": True, "launch_to_production": False}
+WH = {"snowflake": {"accountName": "acme", "stagingSchemaName": "gatehouse", "privateKey": None}}
+SCIM = {
+    "schemas": ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
+    "Operations": [{"op": "replace", "path": "members", "value": [{"value": "u1", "display": "Ada"}]}],
+}
+LIST_BODY = {"message": "listed", "data": [{"id": "x", "name": "x"}], "pagination": {"pageNumber": 1, "nextPage": None}}
+
+# (operation, call, method, path, query, body, answer body)
+OPERATIONS = [
+    ("get_gate", lambda c: c.get_gate("g/1"), "GET", "/console/v1/gates/g%2F1", {}, None, {"message": "m", "data": {"id": "g/1"}}),
+    ("list_gates", lambda c: list(c.list_gates(type="STALE")), "GET", "/console/v1/gates", {"type": ["STALE"], "page": ["1"], "limit": ["1000"]}, None, LIST_BODY),
+    ("get_holdout", lambda c: c.get_holdout("h1"), "GET", "/console/v1/holdouts/h1", {}, None, {"message": "m", "data": {"id": "h1"}}),
+    ("list_dynamic_configs", lambda c: list(c.list_dynamic_configs(creatorName="Ada Lovelace")), "GET", "/console/v1/dynamic_configs", {"creatorName": ["Ada Lovelace"], "page": ["1"], "limit": ["1000"]}, None, LIST_BODY),
+    ("unarchive_dynamic_config", lambda c: c.unarchive_dynamic_config("c1", "needed again"), "PUT", "/console/v1/dynamic_configs/c1/unarchive", {}, {"unarchiveReason": "needed again"}, {"message": "m", "data": {"id": "c1"}}),
+    ("create_release_pipeline", lambda c: c.create_release_pipeline(PIPELINE), "POST", "/console/v1/release_pipelines", {}, PIPELINE, {"message": "m", "data": {"id": "rp"}}),
+    ("update_release_pipeline", lambda c: c.update_release_pipeline("rp", PIPELINE), "POST", "/console/v1/release_pipelines/rp", {}, PIPELINE, {"message": "m", "data": {"id": "rp"}}),
+    ("list_qualifying_events", lambda c: list(c.list_qualifying_events()), "GET", "/console/v1/experiments/qualifying_events", {"page": ["1"], "limit": ["1000"]}, None, LIST_BODY),
+    ("get_cumulative_exposures", lambda c: c.get_cumulative_exposures("e1"), "GET", "/console/v1/experiments/e1/cumulative_exposures", {}, None, {"message": "m", "data": [{"groupID": "g"}]}),
+    ("get_ingestion_run", lambda c: c.get_ingestion_run("r1"), "GET", "/console/v1/ingestion/runs/r1", {}, None, {"message": "m", "data": {"runID": "r1"}}),
+    ("create_role", lambda c: c.create_role("Viewer", PERMISSIONS), "POST", "/console/v1/roles", {}, {"name": "Viewer", "permissions": PERMISSIONS}, {"message": "m", "data": {"name": "Viewer"}}),
+    ("update_wh_connection", lambda c: c.update_wh_connection(WH), "PATCH", "/console/v1/wh_connections", {}, WH, {"message": "Connection updated successfully"}),
+    ("patch_scim_group", lambda c: c.patch_scim_group("grp1", SCIM), "PATCH", "/scim/Groups/grp1", {}, SCIM, None),
+]
+IDS = [op[0] for op in OPERATIONS]
+
+
+def test_thirteen_operations_are_covered():
+    assert len(OPERATIONS) == 13
+
+
+@pytest.mark.parametrize("name, call, method, path, query, body, reply", OPERATIONS, ids=IDS)
+@pytest.mark.parametrize("respect_review", [False, True], ids=["plain", "respect-review"])
+def test_each_operation_sends_exactly_this(make_client, name, call, method, path, query, body, reply, respect_review):
+    def handler(request, sent):
+        if reply is None:
+            return answer(200, raw=b"")  # SCIM answers 200 without a documented body
+        return answer(201 if name == "create_role" else 200, reply)
+
+    client, console = make_client(handler, respect_review_settings=respect_review)
+    result = call(client)
+
+    assert len(console.sent) == 1
+    sent = console.sent[0]
+    assert (sent.method, sent.url.split("?")[0], sent.params, sent.body) == (method, f"{BASE_URL}{path}", query, body)
+    if path.startswith("/scim/"):
+        assert sent.headers["Authorization"] == f"Bearer {SCIM_TOKEN}"
+        assert "SERVICE-API-KEY" not in sent.headers
+        assert "x-respect-review-settings" not in sent.headers
+    else:
+        assert sent.headers["SERVICE-API-KEY"] == API_KEY
+        assert "Authorization" not in sent.headers
+        assert sent.headers.get("x-respect-review-settings") == ("true" if respect_review else None)
+    if body is not None:
+        assert sent.headers["Content-Type"] == "application/json"
+    if isinstance(result, WriteResult):
+        assert result.status == (201 if name == "create_role" else 200)
+        assert result.message == (reply or {}).get("message")
+
+
+def test_unarchive_without_reason_sends_an_empty_object(make_client):
+    client, console = make_client(lambda request, sent: answer(200, {"message": "m", "data": {"id": "c1"}}))
+    result = client.unarchive_dynamic_config("c1")
+    assert console.sent[0].body == {}
+    assert result == WriteResult(200, "m", {"id": "c1"})
+
+
+WRITES = [op for op in OPERATIONS if op[2] != "GET"]
+
+
+@pytest.mark.parametrize("name, call, method, path, query, body, reply", WRITES, ids=[op[0] for op in WRITES])
+def test_dry_run_sends_nothing_and_shows_the_request_without_secrets(make_client, name, call, method, path, query, body, reply):
+    client, console = make_client(lambda request, sent: answer())
+    dry_call = {
+        "unarchive_dynamic_config": lambda c: c.unarchive_dynamic_config("c1", "needed again", dry_run=True),
+        "create_release_pipeline": lambda c: c.create_release_pipeline(PIPELINE, dry_run=True),
+        "update_release_pipeline": lambda c: c.update_release_pipeline("rp", PIPELINE, dry_run=True),
+        "create_role": lambda c: c.create_role("Viewer", PERMISSIONS, dry_run=True),
+        "update_wh_connection": lambda c: c.update_wh_connection(WH, dry_run=True),
+        "patch_scim_group": lambda c: c.patch_scim_group("grp1", SCIM, dry_run=True),
+    }[name]
+
+    prepared = dry_call(client)
+
+    assert console.sent == []
+    assert isinstance(prepared, PreparedRequest)
+    assert (prepared.method, prepared.url, prepared.path, prepared.body) == (method, f"{BASE_URL}{path}", path, body)
+    secret_header = "Authorization" if path.startswith("/scim/") else "SERVICE-API-KEY"
+    assert prepared.headers[secret_header] == "***"
+    assert prepared.headers["Content-Type"] == "application/json"
+    assert_no_secret(repr(prepared))
+    assert client.stats.snapshot()["requests"] == 0
+
+
+def test_stats_count_requests_retries_and_endpoint_templates(make_client, clock):
+    events: list[RequestEvent] = []
+    calls = {"n": 0}
+
+    def handler(request, sent):
+        calls["n"] += 1
+        if calls["n"] == 1:
+            return answer(503, {"status": 503, "message": "x"})
+        return answer(200, {"message": "m", "data": {"id": "x"}})
+
+    client, _ = make_client(handler, on_request=events.append)
+    client.get_holdout("h1")
+    client.get_holdout("h2")
+    client.get_gate("g1")
+
+    assert client.stats.snapshot() == {
+        "requests": 4,
+        "retries": 1,
+        "throttled": 0,
+        "throttle_wait_s": 0.0,
+        "by_endpoint": {"/console/v1/holdouts/{id}": 3, "/console/v1/gates/{id}": 1},
+    }
+    assert [(e.endpoint, e.status, e.attempt) for e in events] == [
+        ("/console/v1/holdouts/{id}", 503, 1),
+        ("/console/v1/holdouts/{id}", 200, 2),
+        ("/console/v1/holdouts/{id}", 200, 1),
+        ("/console/v1/gates/{id}", 200, 1),
+    ]
+
+
+def test_a_failing_progress_hook_does_not_fail_the_request(make_client):
+    client, _ = make_client(lambda request, sent: answer(200, {"message": "m", "data": {"id": "x"}}), on_request=lambda event: 1 / 0)
+    assert client.get_gate("x") == {"id": "x"}
+
+
+def test_server_time_comes_from_the_last_date_header(make_client):
+    dates = iter(["Mon, 01 Jan 2024 00:00:00 GMT", "Wed, 03 Jan 2024 12:30:00 GMT"])
+    client, _ = make_client(lambda request, sent: answer(200, {"message": "m", "data": {"id": "x"}}, headers={"Date": next(dates)}))
+    assert client.server_time is None
+    client.get_gate("a")
+    client.get_gate("b")
+    assert client.server_time == datetime(2024, 1, 3, 12, 30, tzinfo=timezone.utc)
+
+
+@pytest.mark.parametrize(
+    "call, expected",
+    [
+        (lambda c: c.get_gate("g1"), "an object"),
+        (lambda c: c.get_cumulative_exposures("e1"), "an array"),
+    ],
+)
+def test_unexpected_data_shape_is_a_transport_error(make_client, call, expected):
+    from sources.console.errors import TransportError
+
+    client, _ = make_client(lambda request, sent: answer(200, {"message": "m", "data": "surprise"}))
+    with pytest.raises(TransportError, match=expected):
+        call(client)
+
+
+def test_redirects_are_not_followed(make_client):
+    from sources.console.errors import ConsoleError
+
+    client, console = make_client(lambda request, sent: answer(302, {"status": 302, "message": "moved"}, headers={"Location": "https://evil.example/"}))
+    with pytest.raises(ConsoleError, match="unexpected HTTP 302"):
+        client.get_gate("g1")
+    assert len(console.sent) == 1
+
+
+@pytest.mark.parametrize("path", ["https://evil.example/console/v1/gates", "//evil.example/x", "console/v1/gates"])
+def test_paginate_refuses_paths_that_could_leave_the_base_url(make_client, path):
+    from sources.console.errors import ConfigurationError
+
+    client, console = make_client(lambda request, sent: answer())
+    with pytest.raises(ConfigurationError):
+        list(client.paginate(path))
+    assert console.sent == []

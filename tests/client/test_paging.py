@@ -1,0 +1,224 @@
+"""The one pagination generator and the complete-list reader, against every nextPage form."""
+
+from __future__ import annotations
+
+import pytest
+
+from sources.console.errors import PaginationError
+from sources.console.settings import DEFAULT_PAGE_SIZE, GATES_PATH, QUALIFYING_EVENTS_PATH
+from tests.client.conftest import BASE_URL, answer, items, page_answer
+
+
+def pages_handler(pages: dict[int, dict], path: str = GATES_PATH):
+    """Serve page n from pages[n] = kwargs of page_answer (items under 'items'); past the end: empty."""
+
+    def handler(request, sent):
+        assert sent.path == path, "the client must always request its own list path"
+        page = int(sent.params["page"][0])
+        spec = dict(pages.get(page, {"items": []}))
+        return page_answer(spec.pop("items"), page, **spec)
+
+    return handler
+
+
+def sent_pages(console) -> list[tuple[str, str | None]]:
+    return [(s.params["page"][0], s.params.get("limit", [None])[0]) for s in console.sent]
+
+
+@pytest.mark.parametrize(
+    "next_of",
+    [
+        pytest.param(lambda n: f"/console/v1/gates?page={n}&limit=2", id="path-and-query"),
+        pytest.param(lambda n: f"?page={n}&limit=2", id="query-only"),
+        pytest.param(lambda n: f"host.example/console/v1/audit_logs?page={n}&limit=2", id="host-without-scheme"),
+        pytest.param(lambda n: f"https://elsewhere.example/console/v1/gates?page={n}&limit=2", id="absolute-other-host"),
+        pytest.param(lambda n: f"/console/v1/metrics/qualifying_event/list?page={n}&limit=2", id="other-path"),
+    ],
+)
+def test_follows_every_next_page_form_on_our_own_path_and_host(make_client, next_of):
+    pages = {
+        1: {"items": items(1, 2), "next_page": next_of(2), "per_page": 2},
+        2: {"items": items(3, 4), "next_page": next_of(3), "per_page": 2},
+        3: {"items": items(5), "next_page": None, "per_page": 2},
+    }
+    client, console = make_client(pages_handler(pages), page_size=2)
+
+    got = [page.items for page in client.paginate(GATES_PATH)]
+
+    assert got == [items(1, 2), items(3, 4), items(5)]
+    assert sent_pages(console) == [("1", "2"), ("2", "2"), ("3", "2")]
+    assert all(s.url.startswith(f"{BASE_URL}{GATES_PATH}?") for s in console.sent)
+
+
+def test_next_page_without_limit_keeps_our_limit(make_client):
+    pages = {
+        1: {"items": items(1, 2, 3), "next_page": "/console/v1/ingestion/runs?page=2"},
+        2: {"items": items(4), "next_page": None},
+    }
+    client, console = make_client(pages_handler(pages), page_size=3)
+    assert [p.number for p in client.paginate(GATES_PATH)] == [1, 2]
+    assert sent_pages(console) == [("1", "3"), ("2", "3")]
+
+
+def test_server_cap_on_limit_is_followed_not_assumed(make_client):
+    # We ask for 1000; the server serves 2 and says so in nextPage and itemsPerPage.
+    pages = {
+        1: {"items": items(1, 2), "next_page": "?page=2&limit=2", "per_page": 2, "total": 5},
+        2: {"items": items(3, 4), "next_page": "?page=3&limit=2", "per_page": 2, "total": 5},
+        3: {"items": items(5), "next_page": None, "per_page": 2, "total": 5},
+    }
+    client, console = make_client(pages_handler(pages))
+    assert [i["id"] for batch in client.list_gates() for i in batch] == ["1", "2", "3", "4", "5"]
+    assert sent_pages(console) == [("1", str(DEFAULT_PAGE_SIZE)), ("2", "2"), ("3", "2")]
+
+
+@pytest.mark.parametrize(
+    "pages, expected_requests",
+    [
+        pytest.param(
+            {1: {"items": items(1, 2)}, 2: {"items": items(3, 4)}, 3: {"items": items(5)}},
+            [("1", "2"), ("2", "2"), ("3", "2")],
+            id="full-pages-then-short-page",
+        ),
+        pytest.param(
+            {1: {"items": items(1, 2)}, 2: {"items": items(3, 4)}},
+            [("1", "2"), ("2", "2"), ("3", "2")],
+            id="full-pages-then-empty-page",
+        ),
+        pytest.param(
+            # the server caps at 1 item and says so only through itemsPerPage
+            {1: {"items": items(1), "per_page": 1}, 2: {"items": items(2), "per_page": 1}},
+            [("1", "2"), ("2", "2"), ("3", "2")],
+            id="full-by-items-per-page",
+        ),
+        pytest.param(
+            # short page but totalItems says more remain
+            {1: {"items": items(1), "total": 2}, 2: {"items": items(2), "total": 2}},
+            [("1", "2"), ("2", "2")],
+            id="short-page-but-total-says-more",
+        ),
+    ],
+)
+def test_falls_back_to_page_number_plus_one_without_next_page(make_client, pages, expected_requests):
+    client, console = make_client(pages_handler(pages), page_size=2)
+    list(client.paginate(GATES_PATH))
+    assert sent_pages(console) == expected_requests
+
+
+@pytest.mark.parametrize("last_next", [None, ""], ids=["null", "empty"])
+def test_stops_on_null_or_empty_next_page(make_client, last_next):
+    pages = {1: {"items": items(1, 2), "next_page": last_next}}
+    client, console = make_client(pages_handler(pages), page_size=2)
+    assert len(list(client.paginate(GATES_PATH))) == 1
+    assert len(console.sent) == 1
+
+
+def test_stops_on_an_empty_page_even_if_next_page_is_set(make_client):
+    pages = {1: {"items": [], "next_page": "?page=2&limit=2"}}
+    client, console = make_client(pages_handler(pages), page_size=2)
+    assert [p.items for p in client.paginate(GATES_PATH)] == [[]]
+    assert len(console.sent) == 1
+
+
+@pytest.mark.parametrize(
+    "pages",
+    [
+        pytest.param({1: {"items": items(1), "next_page": "?page=1&limit=1"}}, id="next-is-same-page"),
+        pytest.param(
+            {1: {"items": items(1), "next_page": "?page=2&limit=1"}, 2: {"items": items(2), "next_page": "?page=1&limit=1"}},
+            id="next-goes-back",
+        ),
+    ],
+)
+def test_refuses_to_loop_on_a_next_page_that_does_not_advance(make_client, pages):
+    client, console = make_client(pages_handler(pages), page_size=1)
+    with pytest.raises(PaginationError, match="stopping instead of looping"):
+        list(client.paginate(GATES_PATH))
+    assert len(console.sent) <= 2
+
+
+def test_refuses_a_server_that_ignores_the_page_parameter(make_client):
+    client, console = make_client(lambda request, sent: page_answer(items(1), 1, next_page="?page=2&limit=1"), page_size=1)
+    with pytest.raises(PaginationError, match="asked for page 2 but the console answered page 1"):
+        list(client.paginate(GATES_PATH))
+    assert len(console.sent) == 2
+
+
+def test_a_body_without_a_data_list_is_a_pagination_error(make_client):
+    client, _ = make_client(lambda request, sent: answer(200, {"message": "odd", "data": {"id": "x"}}))
+    with pytest.raises(PaginationError, match="no `data` list"):
+        list(client.paginate(GATES_PATH))
+
+
+def test_filters_are_sent_on_every_page_with_repeated_values(make_client):
+    pages = {1: {"items": items(1), "next_page": "?page=2&limit=1"}, 2: {"items": items(2), "next_page": None}}
+    client, console = make_client(pages_handler(pages), page_size=1)
+    list(client.list_gates(type="STALE", tags=["web", "checkout"], creatorID=None))
+    for s in console.sent:
+        assert s.params["type"] == ["STALE"]
+        assert s.params["tags"] == ["web", "checkout"]
+        assert "creatorID" not in s.params
+
+
+def test_complete_read_dedups_items_repeated_across_pages(make_client):
+    # An item created at the front shifts the list: item 2 is served twice.
+    pages = {
+        1: {"items": items(1, 2), "next_page": "?page=2&limit=2", "total": 3},
+        2: {"items": items(2, 3), "next_page": None, "total": 3},
+    }
+    client, console = make_client(pages_handler(pages), page_size=2)
+    assert list(client.list_gates()) == [items(1, 2), items(3)]
+    assert len(console.sent) == 2
+
+
+def test_complete_read_rereads_once_and_yields_only_unseen_items(make_client):
+    # First pass: item 3 falls between pages (a deletion shifted it); totalItems says 4.
+    passes = {
+        1: {1: {"items": items(1, 2), "next_page": "?page=2&limit=2", "total": 4}, 2: {"items": items(4), "next_page": None, "total": 4}},
+        2: {1: {"items": items(1, 2), "next_page": "?page=2&limit=2", "total": 4}, 2: {"items": items(3, 4), "next_page": None, "total": 4}},
+    }
+
+    def handler(request, sent):
+        page = int(sent.params["page"][0])
+        current = 1 if len(console.sent) <= 2 else 2
+        spec = dict(passes[current][page])
+        return page_answer(spec.pop("items"), page, **spec)
+
+    client, console = make_client(handler, page_size=2)
+    assert list(client.list_gates()) == [items(1, 2), items(4), items(3)]
+    assert sent_pages(console) == [("1", "2"), ("2", "2"), ("1", "2"), ("2", "2")]
+
+
+def test_complete_read_fails_when_the_reread_still_disagrees(make_client):
+    pages = {1: {"items": items(1, 2), "next_page": None, "total": 3}}
+    client, console = make_client(pages_handler(pages), page_size=2)
+    with pytest.raises(PaginationError, match="could not be read completely: a second pass saw 2 distinct items but the console reports 3"):
+        list(client.list_gates())
+    assert len(console.sent) == 2
+
+
+def test_complete_read_without_total_reads_once(make_client):
+    pages = {1: {"items": items(1, 2), "next_page": None}}
+    client, console = make_client(pages_handler(pages), page_size=2)
+    assert list(client.list_gates()) == [items(1, 2)]
+    assert len(console.sent) == 1
+
+
+def test_qualifying_events_are_keyed_by_name_and_the_sample_next_page_is_safe(make_client):
+    # The published sample points nextPage at /console/v1/metrics/qualifying_event/list.
+    events = [{"name": "Log Events"}, {"name": "Purchases"}]
+    pages = {
+        1: {"items": events[:1], "next_page": "/console/v1/metrics/qualifying_event/list?page=2&limit=1", "total": 2, "per_page": 1},
+        2: {"items": events[1:], "next_page": None, "total": 2, "per_page": 1},
+    }
+    client, console = make_client(pages_handler(pages, QUALIFYING_EVENTS_PATH), page_size=1)
+    assert list(client.list_qualifying_events()) == [events[:1], events[1:]]
+    assert console.paths == [QUALIFYING_EVENTS_PATH, QUALIFYING_EVENTS_PATH]
+
+
+def test_paginate_can_start_at_a_later_page(make_client):
+    pages = {3: {"items": items(5, 6), "next_page": None}}
+    client, console = make_client(pages_handler(pages), page_size=2)
+    first = next(iter(client.paginate(GATES_PATH, {"type": "STALE"}, page_size=2, start_page=3)))
+    assert (first.number, first.items) == (3, items(5, 6))
+    assert console.sent[0].params == {"type": ["STALE"], "page": ["3"], "limit": ["2"]}

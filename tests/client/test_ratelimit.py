@@ -1,0 +1,135 @@
+"""The shared sliding-window limiter: never more than N starts in W, adaptive to 429s. Fake clock only."""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+
+import pytest
+
+from sources.console.ratelimit import Permit, SlidingWindowRateLimiter
+from tests.client.conftest import FakeClock, answer
+
+
+def max_in_any_window(starts: list[float], window: float) -> int:
+    starts = sorted(starts)
+    best, lo = 0, 0
+    for hi, t in enumerate(starts):
+        while starts[lo] <= t - window:
+            lo += 1
+        best = max(best, hi - lo + 1)
+    return best
+
+
+@pytest.mark.parametrize("limit, window, threads, per_thread", [(10, 1.0, 16, 25), (3, 10.0, 8, 10), (100, 10.0, 12, 40)])
+def test_many_threads_never_start_more_than_n_in_any_window(limit, window, threads, per_thread):
+    clock = FakeClock()
+    limiter = SlidingWindowRateLimiter(limit, window, clock=clock, sleep=clock.sleep)
+    permits: list[Permit] = []
+    lock = threading.Lock()
+
+    def worker():
+        for _ in range(per_thread):
+            permit = limiter.acquire()
+            with lock:
+                permits.append(permit)
+
+    pool = [threading.Thread(target=worker) for _ in range(threads)]
+    for t in pool:
+        t.start()
+    for t in pool:
+        t.join(timeout=30)
+    assert len(permits) == threads * per_thread
+    assert max_in_any_window([p.started_at for p in permits], window) == limit
+
+
+def test_a_full_window_makes_the_next_caller_wait_for_the_oldest_start_to_expire():
+    clock = FakeClock()
+    limiter = SlidingWindowRateLimiter(3, 10.0, clock=clock, sleep=clock.sleep)
+    for _ in range(3):
+        assert limiter.acquire().waited == 0
+    clock.advance(4.0)
+    permit = limiter.acquire()
+    assert permit.waited == pytest.approx(6.0)
+    assert permit.started_at == pytest.approx(1010.0)
+
+
+def test_a_429_halves_the_rate_once_per_generation_down_to_one():
+    clock = FakeClock()
+    limiter = SlidingWindowRateLimiter(100, 10.0, clock=clock, sleep=clock.sleep)
+    old = [limiter.acquire() for _ in range(3)]
+    limiter.on_throttled(old[0])
+    limiter.on_throttled(old[1])  # started under the old limit: the same signal, not a second one
+    limiter.on_throttled(old[2])
+    assert limiter.limit == 50
+    limiter.on_throttled(limiter.acquire())
+    assert limiter.limit == 25
+    for _ in range(10):
+        limiter.on_throttled(None)
+    assert limiter.limit == 1
+
+
+def test_retry_after_holds_every_caller():
+    clock = FakeClock()
+    limiter = SlidingWindowRateLimiter(100, 10.0, clock=clock, sleep=clock.sleep)
+    limiter.on_throttled(limiter.acquire(), retry_after=5.0)
+    assert limiter.acquire().waited == pytest.approx(5.0)
+
+
+def test_the_rate_recovers_slowly_after_windows_without_429():
+    clock = FakeClock()
+    limiter = SlidingWindowRateLimiter(100, 10.0, clock=clock, sleep=clock.sleep)
+    limiter.on_throttled(limiter.acquire())
+    assert limiter.limit == 50
+    clock.advance(10.0)
+    limiter.acquire()
+    assert limiter.limit == 55  # +5 % of the configured rate per clean window
+    clock.advance(1000.0)
+    limiter.acquire()
+    assert limiter.limit == 100
+
+
+def test_a_server_limit_below_the_configured_one_makes_the_client_adapt_not_fail(make_client, clock):
+    """The server allows 5 requests per second; the client is configured for 20."""
+    server_window: deque[float] = deque()
+
+    def handler(request, sent):
+        now = clock()
+        while server_window and server_window[0] <= now - 1.0:
+            server_window.popleft()
+        if len(server_window) >= 5:
+            return answer(429, {"status": 429, "message": "Too many requests"}, headers={"Retry-After": "1"})
+        server_window.append(now)
+        return answer(200, {"message": "m", "data": {"id": "x"}})
+
+    client, console = make_client(handler, rate_limit_requests=20, rate_limit_window=1.0)
+    for i in range(60):
+        assert client.get_gate(f"g{i}") == {"id": "x"}
+    stats = client.stats.snapshot()
+    assert 1 <= stats["throttled"] <= 6
+    assert stats["throttle_wait_s"] > 0
+    assert client.rate_limiter.limit <= 6
+    assert len(console.sent) == 60 + stats["throttled"]
+
+
+def test_the_limiter_paces_a_client_across_threads(make_client, clock):
+    client, console = make_client(lambda request, sent: answer(200, {"message": "m", "data": {"id": "x"}}), rate_limit_requests=4, rate_limit_window=2.0)
+    permits: list[Permit] = []
+    original = client.rate_limiter.acquire
+    lock = threading.Lock()
+
+    def recording_acquire():
+        permit = original()
+        with lock:
+            permits.append(permit)
+        return permit
+
+    client.rate_limiter.acquire = recording_acquire
+    threads = [threading.Thread(target=lambda: [client.get_gate("g") for _ in range(10)]) for _ in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=30)
+    assert len(console.sent) == 60
+    assert max_in_any_window([p.started_at for p in permits], 2.0) == 4
+    assert client.stats.snapshot()["throttle_wait_s"] > 0

@@ -1,0 +1,171 @@
+"""Retries of reads and idempotent writes; creates sent once; bounds on attempts and time."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from sources.console.errors import (
+    OutcomeUnknownError,
+    ServerError,
+    ThrottledError,
+    TransportError,
+)
+from tests.client.conftest import answer
+
+GATE = {"message": "Gate read successfully.", "data": {"id": "g1"}}
+PIPELINE = {"name": "p"}
+
+
+def flaky(failures: list, success=None):
+    """Answer with each failure in turn (a Response, or an exception to raise), then succeed."""
+    remaining = list(failures)
+
+    def handler(request, sent):
+        if remaining:
+            failure = remaining.pop(0)
+            if isinstance(failure, Exception):
+                raise failure
+            return failure
+        return success if success is not None else answer(200, GATE)
+
+    return handler
+
+
+TRANSIENT = [
+    pytest.param(lambda: answer(429, {"status": 429, "message": "Too many requests"}), id="429"),
+    pytest.param(lambda: answer(500, {"status": 500, "message": "boom"}), id="500"),
+    pytest.param(lambda: answer(502, raw=b"<html>bad gateway</html>"), id="502-html"),
+    pytest.param(lambda: answer(503, {"status": 503, "message": "unavailable"}), id="503"),
+    pytest.param(lambda: httpx.ReadTimeout("timed out"), id="read-timeout"),
+    pytest.param(lambda: httpx.ConnectError("refused"), id="connect-refused"),
+    pytest.param(lambda: httpx.RemoteProtocolError("peer closed connection"), id="dropped"),
+    pytest.param(lambda: httpx.ReadError("connection reset"), id="read-error"),
+    pytest.param(lambda: answer(200, raw=b'{"message": "Gate read', headers={}), id="truncated-json"),
+    pytest.param(lambda: answer(200, raw=b"not json at all"), id="malformed-json"),
+]
+
+
+@pytest.mark.parametrize("failure", TRANSIENT)
+def test_reads_retry_transient_failures_with_exponential_full_jitter_backoff(make_client, clock, failure):
+    client, console = make_client(flaky([failure(), failure(), failure()]))
+    assert client.get_gate("g1") == {"id": "g1"}
+    assert console.paths == ["/console/v1/gates/g1"] * 4
+    # jitter is pinned at 1.0 in the fixture: the backoff ceiling 0.5 * 2**(attempt-1)
+    assert clock.sleeps == [0.5, 1.0, 2.0]
+    assert client.stats.snapshot()["retries"] == 3
+
+
+@pytest.mark.parametrize(
+    "write",
+    [
+        pytest.param(lambda c: c.unarchive_dynamic_config("cfg1", "needed"), id="PUT-unarchive"),
+        pytest.param(lambda c: c.update_wh_connection({"bigquery": {"project": "p"}}), id="PATCH-wh"),
+        pytest.param(lambda c: c.patch_scim_group("grp", {"Operations": [{"op": "add", "path": "members", "value": []}]}), id="PATCH-scim"),
+        pytest.param(lambda c: c.update_release_pipeline("rp1", PIPELINE), id="POST-update-pipeline"),
+    ],
+)
+def test_idempotent_writes_are_retried(make_client, write):
+    client, console = make_client(flaky([answer(503, {"status": 503, "message": "x"}), httpx.ReadTimeout("t")]))
+    assert write(client).status == 200
+    assert len(console.sent) == 3
+    assert console.sent[0].body == console.sent[2].body
+
+
+@pytest.mark.parametrize(
+    "retry_after, date, expected_wait",
+    [
+        pytest.param("7", None, 7.0, id="seconds"),
+        pytest.param("2.5", None, 2.5, id="fractional-seconds"),
+        pytest.param("Tue, 02 Jan 2024 03:04:35 GMT", "Tue, 02 Jan 2024 03:04:05 GMT", 30.0, id="http-date-vs-server-date"),
+        pytest.param("Tue, 02 Jan 2024 03:04:00 GMT", "Tue, 02 Jan 2024 03:04:05 GMT", 0.0, id="http-date-in-the-past"),
+    ],
+)
+def test_retry_after_is_honoured(make_client, clock, retry_after, date, expected_wait):
+    headers = {"Retry-After": retry_after}
+    if date:
+        headers["Date"] = date
+    client, console = make_client(flaky([answer(429, {"status": 429, "message": "slow down"}, headers=headers)]))
+    assert client.get_gate("g1")["id"] == "g1"
+    assert clock.sleeps[0] == pytest.approx(expected_wait)
+    stats = client.stats.snapshot()
+    assert stats["throttled"] == 1
+    assert stats["throttle_wait_s"] == pytest.approx(expected_wait)
+
+
+def test_retry_after_on_a_5xx_is_honoured_too(make_client, clock):
+    client, _ = make_client(flaky([answer(503, {"status": 503, "message": "x"}, headers={"Retry-After": "4"})]))
+    client.get_gate("g1")
+    assert clock.sleeps == [4.0]
+
+
+@pytest.mark.parametrize(
+    "failure, error",
+    [
+        pytest.param(lambda: answer(429, {"status": 429, "message": "x"}), ThrottledError, id="429"),
+        pytest.param(lambda: answer(500, {"status": 500, "message": "x"}), ServerError, id="500"),
+        pytest.param(lambda: httpx.ReadTimeout("t"), TransportError, id="timeout"),
+    ],
+)
+def test_attempts_are_bounded(make_client, failure, error):
+    client, console = make_client(flaky([failure() for _ in range(10)]), max_attempts=3)
+    with pytest.raises(error, match="gave up after 3 attempts"):
+        client.get_gate("g1")
+    assert len(console.sent) == 3
+
+
+def test_total_retry_time_is_bounded(make_client, clock):
+    slow = [answer(429, {"status": 429, "message": "x"}, headers={"Retry-After": "50"}) for _ in range(10)]
+    client, console = make_client(flaky(slow), max_retry_time=120.0, max_attempts=10)
+    with pytest.raises(ThrottledError, match="gave up after 3 attempts in 100.0 s"):
+        client.get_gate("g1")
+    assert len(console.sent) == 3  # a third wait of 50 s would end past 120 s
+    assert sum(clock.sleeps) <= 120.0
+
+
+def test_backoff_ceiling_is_capped(make_client, clock):
+    client, _ = make_client(flaky([httpx.ReadTimeout("t")] * 9), max_attempts=10, max_retry_time=1000.0)
+    client.get_gate("g1")
+    assert clock.sleeps == [0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 30.0, 30.0, 30.0]
+
+
+CREATES = [
+    pytest.param(lambda c: c.create_release_pipeline(PIPELINE), "release pipeline", id="create-release-pipeline"),
+    pytest.param(lambda c: c.create_role("Viewer", {"create_configs": False}), "role", id="create-role"),
+]
+
+
+@pytest.mark.parametrize("create, noun", CREATES)
+@pytest.mark.parametrize(
+    "no_answer",
+    [
+        pytest.param(lambda: httpx.ReadTimeout("timed out"), id="read-timeout"),
+        pytest.param(lambda: httpx.RemoteProtocolError("peer closed"), id="dropped"),
+        pytest.param(lambda: httpx.WriteTimeout("write timed out"), id="write-timeout"),
+        pytest.param(lambda: answer(200, raw=b'{"message": "Role cre'), id="truncated-2xx"),
+    ],
+)
+def test_creates_without_an_answer_are_not_retried_and_say_what_to_check(make_client, clock, create, noun, no_answer):
+    client, console = make_client(flaky([no_answer()]))
+    with pytest.raises(OutcomeUnknownError) as raised:
+        create(client)
+    assert len(console.sent) == 1
+    assert clock.sleeps == []
+    assert f"the {noun} may or may not have been created: check the console" in str(raised.value)
+
+
+@pytest.mark.parametrize("create, noun", CREATES)
+@pytest.mark.parametrize(
+    "failure, error, text",
+    [
+        pytest.param(lambda: answer(500, {"status": 500, "message": "x"}), ServerError, "creates are not retried", id="500"),
+        pytest.param(lambda: answer(429, {"status": 429, "message": "x"}), ThrottledError, "was not created", id="429"),
+        pytest.param(lambda: httpx.ConnectError("refused"), TransportError, "nothing was sent", id="connect-refused"),
+    ],
+)
+def test_creates_that_got_a_definite_failure_are_raised_as_such(make_client, create, noun, failure, error, text):
+    client, console = make_client(flaky([failure()]))
+    with pytest.raises(error, match=text) as raised:
+        create(client)
+    assert type(raised.value) is error
+    assert len(console.sent) == 1

@@ -1,0 +1,130 @@
+"""The rules the source applies between the client and dlt: exposure days, settled runs, discovery."""
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from sources.console.errors import NotFoundError
+from sources.console.extraction import Catalogue, exposure_rows, is_settled
+
+SERIES = [
+    {"groupID": "g1", "groupName": "Control", "results": [
+        {"date": "2026-10-30", "exposures": 0},
+        {"date": "2026-10-31", "exposures": 10},
+        {"date": "2026-11-01", "exposures": 15},
+    ]},
+    {"groupID": "g2", "groupName": "Test", "results": [
+        {"date": "2026-10-31", "exposures": 9},
+        {"date": "2026-11-01", "exposures": 12},
+    ]},
+]
+
+
+def test_first_load_takes_every_day():
+    rows, newest = exposure_rows("exp", SERIES, None)
+    assert newest == "2026-11-01"
+    assert rows == [
+        {"experiment_id": "exp", "group_id": "g1", "group_name": "Control", "date": "2026-10-30", "exposures": 0},
+        {"experiment_id": "exp", "group_id": "g1", "group_name": "Control", "date": "2026-10-31", "exposures": 10},
+        {"experiment_id": "exp", "group_id": "g1", "group_name": "Control", "date": "2026-11-01", "exposures": 15},
+        {"experiment_id": "exp", "group_id": "g2", "group_name": "Test", "date": "2026-10-31", "exposures": 9},
+        {"experiment_id": "exp", "group_id": "g2", "group_name": "Test", "date": "2026-11-01", "exposures": 12},
+    ]
+
+
+def test_later_load_takes_the_last_day_again_and_newer_days_only():
+    rows, newest = exposure_rows("exp", SERIES, "2026-11-01")
+    assert newest == "2026-11-01"
+    assert [(r["group_id"], r["date"], r["exposures"]) for r in rows] == [("g1", "2026-11-01", 15), ("g2", "2026-11-01", 12)]
+
+
+def test_experiment_without_days_keeps_its_cursor():
+    assert exposure_rows("exp", [{"groupID": "g", "groupName": "G", "results": []}], "2026-10-01") == ([], "2026-10-01")
+
+
+NOW = datetime(2026, 11, 2, 6, tzinfo=timezone.utc)
+
+
+def run(status, hours_ago):
+    stamp = (NOW - timedelta(hours=hours_ago)).isoformat().replace("+00:00", "Z")
+    return {"latestStatus": status, "lastUpdatedAt": stamp, "runHistory": [{"statusTimestamp": stamp, "status": status}]}
+
+
+@pytest.mark.parametrize(
+    ("status", "hours_ago", "settled"),
+    [
+        ("pulse_complete", 0, True),
+        ("download_error", 25, True),
+        ("download_error", 23, False),
+        ("metrics_started", 100, False),
+        ("enqueued", 0, False),
+    ],
+)
+def test_settled_runs(status, hours_ago, settled):
+    assert is_settled(run(status, hours_ago), NOW, timedelta(hours=24)) is settled
+
+
+class FakeClient:
+    """Counts what the catalogue reads; lists and holdouts as the console would return them."""
+
+    def __init__(self):
+        self.calls = []
+
+    def list_gates(self):
+        self.calls.append("gates")
+        yield [{"id": "a", "holdoutIDs": ["h1"]}, {"id": "b", "holdoutIDs": ["h2", "h1"]}]
+
+    def list_dynamic_configs(self):
+        self.calls.append("dynamic_configs")
+        yield [{"id": "c", "holdoutIDs": ["h3"]}]
+
+    def get_holdout(self, holdout_id):
+        return {"id": holdout_id, "experimentIDs": [f"e_{holdout_id}"]}
+
+    def fetch_many(self, fetch, ids):
+        for id_ in ids:
+            self.calls.append(f"holdout:{id_}")
+            if id_ == "missing":
+                yield id_, NotFoundError("holdout missing not found", status=404)
+            else:
+                yield id_, fetch(id_)
+
+
+def test_catalogue_uses_what_the_lists_recorded_without_reading_again():
+    client = FakeClient()
+    catalogue = Catalogue(client)
+    catalogue.record_list_page("gates", [{"id": "a", "holdoutIDs": ["h1"]}])
+    catalogue.complete_list("gates")
+    catalogue.record_list_page("dynamic_configs", [{"id": "c", "holdoutIDs": ["h3", "h1"]}])
+    catalogue.complete_list("dynamic_configs")
+    assert catalogue.holdout_ids(["h9", "h1"]) == ["h9", "h1", "h3"]
+    assert client.calls == []
+
+
+def test_catalogue_reads_lists_and_holdouts_it_has_not_seen():
+    client = FakeClient()
+    catalogue = Catalogue(client)
+    catalogue.record_holdout({"id": "h1", "experimentIDs": ["e1", "e_shared"]})
+    assert catalogue.experiment_ids(["e0", "e1"], ["missing"]) == ["e0", "e1", "e_shared", "e_h2", "e_h3"]
+    # The lists were read once each; only holdouts not recorded yet were fetched.
+    assert client.calls == ["gates", "dynamic_configs", "holdout:missing", "holdout:h2", "holdout:h3"]
+
+
+@pytest.mark.parametrize(
+    ("newest", "concluded"),
+    [("2026-11-02", False), ("2026-11-01", False), ("2026-10-31", True)],
+)
+def test_an_experiment_concludes_when_its_series_stops_before_yesterday(newest, concluded):
+    from sources.console.extraction import has_concluded
+
+    assert has_concluded(newest, NOW.date()) is concluded
+
+
+@pytest.mark.parametrize(
+    ("concluded_on", "quiet"),
+    [(None, False), ("2026-11-01", True), ("2026-10-27", True), ("2026-10-26", False)],
+)
+def test_a_concluded_experiment_is_checked_again_after_a_week(concluded_on, quiet):
+    from sources.console.extraction import is_quiet
+
+    assert is_quiet(concluded_on, NOW.date(), 7) is quiet

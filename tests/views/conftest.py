@@ -1,0 +1,51 @@
+"""The hand-built console, loaded once per session with dlt, with the views applied."""
+
+from __future__ import annotations
+
+import math
+import os
+import shutil
+from datetime import date, datetime
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from pipelines.views import apply_views
+from tests.views.console_dataset import load_console
+
+
+@pytest.fixture(scope="session")
+def console_db(tmp_path_factory) -> Path:
+    os.environ.setdefault("RUNTIME__LOG_LEVEL", "ERROR")
+    work = tmp_path_factory.mktemp("hand_built_console")
+    database = load_console(work / "hand_built.duckdb", work)
+    apply_views(database)
+    return database
+
+
+@pytest.fixture
+def writable_db(console_db, tmp_path) -> Path:
+    """A copy of the hand-built console for tests that change parameters."""
+    copy = tmp_path / "hand_built_copy.duckdb"
+    shutil.copy(console_db, copy)
+    return copy
+
+
+def query(database: Path, sql: str, parameters=None) -> list[tuple]:
+    with duckdb.connect(str(database), read_only=True) as connection:
+        return connection.execute(sql, parameters or []).fetchall()
+
+
+def assert_rows(actual: list[tuple], expected: list[tuple], rel: float = 1e-9) -> None:
+    """Row by row, value by value; floats to `rel` (the expected ones were worked out by hand)."""
+    assert len(actual) == len(expected), f"{len(actual)} rows, expected {len(expected)}:\n{actual}"
+    for number, (got, want) in enumerate(zip(actual, expected)):
+        assert len(got) == len(want), f"row {number}: {got}"
+        for column, (g, w) in enumerate(zip(got, want)):
+            if isinstance(w, float) and not isinstance(g, (date, datetime)):
+                assert g is not None and math.isclose(g, w, rel_tol=rel, abs_tol=1e-12), f"row {number} column {column}: {g} != {w}\n{got}"
+            else:
+                assert g == w and type(g) is type(w) or (g == w and isinstance(w, (int, float))), (
+                    f"row {number} column {column}: {g!r} != {w!r}\n{got}"
+                )

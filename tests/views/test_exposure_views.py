@@ -1,0 +1,164 @@
+"""exposure_daily, exposure_growth, exposure_srm.
+
+As of 2026-11-20. Expected p-values are the chi-square survival function computed outside this
+project (scipy.stats.chi2.sf); the views' own approximation must agree to 1e-6 relative.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+import duckdb
+import pytest
+
+from pipelines.views import apply_views
+from tests.views.conftest import assert_rows, query
+
+
+def d(day: int) -> date:
+    return date(2026, 11, day)
+
+
+def test_exposure_daily_two_groups_with_a_zero_day_a_drop_and_a_gap(console_db):
+    rows = query(
+        console_db,
+        """
+        select group_id, exposure_date, cumulative_exposures, new_exposures, is_cumulative_drop, dropped_exposures,
+               is_reported, experiment_cumulative_exposures, exposure_share
+        from analytics.exposure_daily where experiment_id = 'exp_ab' order by group_id, exposure_date
+        """,
+    )
+    # experiment totals per day: 210, 430, 650, 630, 890, 1110, 680 + 550, 1590, 1790
+    totals = {11: 210, 12: 430, 13: 650, 14: 630, 15: 890, 16: 1110, 17: 1230, 18: 1590, 19: 1790}
+    control = [(11, 100, 100), (12, 220, 120), (13, 330, 110), (14, 330, 0), (15, 450, 120), (16, 560, 110), (17, 680, 120), (18, 800, 120), (19, 900, 100)]
+    expected = [("control", d(day), cum, new, False, 0, True, totals[day], cum / totals[day]) for day, cum, new in control]
+    expected += [
+        ("test", d(11), 110, 110, False, 0, True, 210, 110 / 210),
+        ("test", d(12), 210, 100, False, 0, True, 430, 210 / 430),
+        ("test", d(13), 320, 110, False, 0, True, 650, 320 / 650),
+        # 320 -> 300: no new exposures, flagged, 20 dropped
+        ("test", d(14), 300, 0, True, 20, True, 630, 300 / 630),
+        ("test", d(15), 440, 140, False, 0, True, 890, 440 / 890),
+        ("test", d(16), 550, 110, False, 0, True, 1110, 550 / 1110),
+        # not reported: the 16th's count carried over
+        ("test", d(17), 550, 0, False, 0, False, 1230, 550 / 1230),
+        ("test", d(18), 790, 240, False, 0, True, 1590, 790 / 1590),
+        ("test", d(19), 890, 100, False, 0, True, 1790, 890 / 1790),
+    ]
+    assert_rows(rows, expected)
+
+
+def test_exposure_daily_one_group(console_db):
+    rows = query(
+        console_db,
+        "select group_name, exposure_date, cumulative_exposures, new_exposures, exposure_share "
+        "from analytics.exposure_daily where experiment_id = 'exp_solo' order by exposure_date",
+    )
+    assert_rows(rows, [("Everyone", d(17), 50, 50, 1.0), ("Everyone", d(18), 81, 31, 1.0), ("Everyone", d(19), 81, 0, 1.0)])
+
+
+def test_exposure_growth(console_db):
+    rows = query(
+        console_db,
+        """
+        select experiment_id, group_count, first_date, last_date, days_running, total_exposures,
+               avg_daily_exposures_7d, previous_avg_daily_exposures_7d, trend_pct, trend, target_sample_size,
+               days_to_target, last_growth_date, days_without_growth, is_stalled, cumulative_drop_count
+        from analytics.exposure_growth order by experiment_id
+        """,
+    )
+    assert_rows(
+        rows,
+        [
+            # daily new: 210, 220, 220, 0, 260, 220, 120, 360, 200. Last 7 days (13th-19th) 1380 / 7;
+            # the 7 before hold only the 11th and 12th: 430 / 2 = 215. -8.3% is within the 10% band.
+            # (10000 - 1790) / (1380 / 7) = 41.6 -> 42 days
+            ("exp_ab", 2, d(11), d(19), 9, 1790, 1380 / 7, 215.0, (1380 / 7 - 215) / 215, "flat", 10000, 42, d(19), 1, False, 1),
+            # one day only: 440 a day, (10000 - 440) / 440 = 21.7 -> 22
+            ("exp_four", 4, d(19), d(19), 1, 440, 440.0, None, None, None, 10000, 22, d(19), 1, False, 0),
+            # 700 then 1100 new: 900 a day, 8200 / 900 = 9.1 -> 10
+            ("exp_skewed", 2, d(18), d(19), 2, 1800, 900.0, None, None, None, 10000, 10, d(19), 1, False, 0),
+            # 50, 31, 0: 27 a day; 9919 / 27 = 367.4 -> 368; last growth on the 18th, 2 days before the 20th
+            ("exp_solo", 1, d(17), d(19), 3, 81, 27.0, None, None, None, 10000, 368, d(18), 2, False, 0),
+            # 30 a day until the 15th, then nothing: last 7 days 90 / 7, the 3 before 90 / 3 = 30;
+            # 9820 / (90 / 7) = 763.8 -> 764; 5 days without growth >= 3: stalled
+            ("exp_stalled", 3, d(10), d(19), 10, 180, 90 / 7, 30.0, (90 / 7 - 30) / 30, "down", 10000, 764, d(15), 5, True, 0),
+        ],
+    )
+
+
+def test_exposure_growth_parameters(writable_db):
+    apply_views(writable_db, parameters={"target_sample_size": 1000, "stall_days": 2})
+    rows = query(
+        writable_db,
+        "select experiment_id, days_to_target, is_stalled from analytics.exposure_growth order by experiment_id",
+    )
+    # exp_solo: (1000 - 81) / 27 = 34.04 -> 35; 2 days without growth now stalls
+    assert rows == [("exp_ab", 0, False), ("exp_four", 2, False), ("exp_skewed", 0, False), ("exp_solo", 35, True), ("exp_stalled", 64, True)]
+
+
+def test_exposure_srm(console_db):
+    rows = query(
+        console_db,
+        """
+        select experiment_id, group_count, total_exposures, expected_split, chi_square, degrees_of_freedom,
+               p_value, srm_detected, most_deviating_group_id, most_deviating_observed_share, most_deviating_expected_share
+        from analytics.exposure_srm order by experiment_id
+        """,
+    )
+    assert_rows(
+        rows,
+        [
+            # 900 vs 890 against 895 each: (25 + 25) / 895; a tie in deviation goes to the first group id
+            ("exp_ab", 2, 1790, "even", 50 / 895, 1, 0.8131535420563131, False, "control", 900 / 1790, 0.5),
+            # 100, 120, 90, 130 against 110: (100 + 100 + 400 + 400) / 110
+            ("exp_four", 4, 440, "even", 1000 / 110, 3, 0.0281063028569554, False, "g4", 130 / 440, 0.25),
+            # 1000 vs 800 against 900: 20000 / 900, p = 2.4e-6 < 0.001
+            ("exp_skewed", 2, 1800, "even", 20000 / 900, 1, 2.4284674729758432e-06, True, "a", 1000 / 1800, 0.5),
+            # one group: nothing to test
+            ("exp_solo", 1, 81, "even", 0.0, 0, None, False, "all", 1.0, 1.0),
+            # 60, 62, 58 against 60: 8 / 60
+            ("exp_stalled", 3, 180, "even", 8 / 60, 2, 0.9355069850316178, False, "y", 62 / 180, 1 / 3),
+        ],
+        rel=1e-6,
+    )
+
+
+def test_exposure_srm_with_configured_weights(writable_db):
+    with duckdb.connect(str(writable_db)) as connection:
+        # exp_skewed at 5:4 matches 1000:800 exactly; exp_ab has a weight for one group only: even split
+        connection.execute("insert into analytics.srm_expected_weights values ('exp_skewed', 'a', 5), ('exp_skewed', 'b', 4), ('exp_ab', 'control', 2)")
+    rows = query(
+        writable_db,
+        "select experiment_id, expected_split, chi_square, p_value, srm_detected, most_deviating_expected_share "
+        "from analytics.exposure_srm where experiment_id in ('exp_ab', 'exp_skewed') order by 1",
+    )
+    assert_rows(rows, [("exp_ab", "even", 50 / 895, 0.8131535420563131, False, 0.5), ("exp_skewed", "configured", 0.0, 1.0, False, 5 / 9)], rel=1e-6)
+
+
+@pytest.mark.parametrize(
+    "counts, chi_square, expected_p_value",
+    [
+        # chi-square and scipy.stats.chi2.sf(chi_square, len(counts) - 1), even split
+        ([100, 120, 90, 130, 60], 30.0, 4.894437128029217e-06),
+        ([50, 60, 70, 40, 50, 30], 20.0, 0.0012497305630313773),
+        ([10, 20, 10, 20, 10, 20, 15], 10.0, 0.12465201948308108),
+        ([100] * 7 + [200], 8750 / 112.5, 3.906964615527029e-14),
+        ([100000, 50000], 50000 / 3, 0.0),
+    ],
+)
+def test_srm_p_value_for_more_groups(tmp_path, counts, chi_square, expected_p_value):
+    database = tmp_path / "srm.duckdb"
+    with duckdb.connect(str(database)) as connection:
+        # raw rows in the loaded table's shape are enough for the statistics
+        connection.execute("create schema console")
+        connection.execute("create table console.cumulative_exposures (experiment_id varchar, group_id varchar, group_name varchar, date varchar, exposures bigint)")
+        connection.executemany(
+            "insert into console.cumulative_exposures values ('e', ?, ?, '2026-11-19', ?)",
+            [(f"g{i}", f"G{i}", count) for i, count in enumerate(counts)],
+        )
+    apply_views(database)
+    [(chi, df, p_value)] = query(database, "select chi_square, degrees_of_freedom, p_value from analytics.exposure_srm")
+    assert chi == pytest.approx(chi_square, rel=1e-9)
+    assert df == len(counts) - 1
+    assert p_value == pytest.approx(expected_p_value, rel=1e-6, abs=1e-300)
