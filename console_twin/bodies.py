@@ -11,9 +11,29 @@ from numbers import Real
 from console_twin.organisation import ROLE_PERMISSIONS, WAREHOUSE_FIELDS, WAREHOUSE_NULLABLE_FIELDS
 
 CONDITION_TYPES: tuple[str, ...] = (
-    "app_version", "browser_name", "browser_version", "country", "custom_field", "email", "environment_tier",
-    "fails_gate", "fails_segment", "ip_address", "locale", "os_name", "os_version", "passes_gate",
-    "passes_segment", "public", "time", "unit_id", "user_id", "url", "javascript", "device_model", "target_app",
+    "app_version",
+    "browser_name",
+    "browser_version",
+    "country",
+    "custom_field",
+    "email",
+    "environment_tier",
+    "fails_gate",
+    "fails_segment",
+    "ip_address",
+    "locale",
+    "os_name",
+    "os_version",
+    "passes_gate",
+    "passes_segment",
+    "public",
+    "time",
+    "unit_id",
+    "user_id",
+    "url",
+    "javascript",
+    "device_model",
+    "target_app",
 )
 SCIM_OPERATIONS = ("replace", "add", "remove")
 # The twin keeps group membership only; other SCIM paths (displayName, externalId) are refused.
@@ -30,7 +50,9 @@ def _is_number(value: object) -> bool:
     return isinstance(value, Real) and not isinstance(value, bool)
 
 
-def _check_string(errors: Errors, container: dict, key: str, where: str, *, required: bool, nullable: bool = False) -> None:
+def _check_string(
+    errors: Errors, container: dict, key: str, where: str, *, required: bool, nullable: bool = False
+) -> None:
     if key not in container:
         if required:
             errors.append(field_error(where, "Required"))
@@ -58,7 +80,9 @@ def _check_condition(errors: Errors, condition: object, where: str) -> None:
         all(isinstance(item, str) for item in target) or all(_is_number(item) for item in target)
     )
     if target is not None and not single and not uniform_list:
-        errors.append(field_error(f"{where}.targetValue", "must be a string, a number, or an array of strings or of numbers"))
+        errors.append(
+            field_error(f"{where}.targetValue", "must be a string, a number, or an array of strings or of numbers")
+        )
     _check_string(errors, condition, "operator", f"{where}.operator", required=False)
     for key in ("field", "customID"):
         _check_string(errors, condition, key, f"{where}.{key}", required=False, nullable=True)
@@ -79,7 +103,9 @@ def _check_pipeline_rule(errors: Errors, rule: object, where: str) -> None:
         for index, condition in enumerate(conditions):
             _check_condition(errors, condition, f"{where}.conditions[{index}]")
     environments = rule.get("environments")
-    if environments is not None and not (isinstance(environments, list) and all(isinstance(e, str) for e in environments)):
+    if environments is not None and not (
+        isinstance(environments, list) and all(isinstance(e, str) for e in environments)
+    ):
         errors.append(field_error(f"{where}.environments", "must be an array of strings or null"))
 
 

@@ -8,6 +8,7 @@ just passed, never after the new clock.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 from console_twin.gates import DAY_MS
 from console_twin.generator import (
@@ -17,9 +18,11 @@ from console_twin.generator import (
     build_gate,
     checks_per_hour,
     everyone_condition,
+    exposure_noise,
     json5_text,
     make_condition,
     make_rule,
+    mark_created,
     scheduled_run,
     set_pass_percentage,
     variant_value,
@@ -57,7 +60,7 @@ def _count(rng: random.Random, population: int, share: float) -> int:
     return int(expected) + (rng.random() < expected - int(expected))
 
 
-def _evolve_gates(org: Organisation, rng: random.Random, during_day) -> None:
+def _evolve_gates(org: Organisation, rng: random.Random, during_day: Callable[[], int]) -> None:
     live = [gate_id for gate_id, gate in org.gates.items() if gate["status"] != "Archived"]
     for gate_id in rng.sample(live, k=_count(rng, len(live), GATE_MODIFIED_SHARE)):
         _modify_gate(org, rng, org.gates[gate_id], during_day())
@@ -68,8 +71,8 @@ def _evolve_gates(org: Organisation, rng: random.Random, during_day) -> None:
             facts.still_checked, facts.last_check_ms = False, during_day()
             org.gates[gate_id]["checksPerHour"] = 0
 
-    archived = rng.sample(live, k=_count(rng, len(live), GATE_ARCHIVED_SHARE))
-    for gate_id in archived:
+    archived = set(rng.sample(live, k=_count(rng, len(live), GATE_ARCHIVED_SHARE)))
+    for gate_id in sorted(archived):
         gate = org.gates[gate_id]
         gate["status"], gate["isEnabled"] = "Archived", False
         org.touch(gate, rng.choice(org.people), during_day())
@@ -81,13 +84,11 @@ def _evolve_gates(org: Organisation, rng: random.Random, during_day) -> None:
     pipeline_ids = list(org.release_pipelines)
     for _ in range(_count(rng, len(live), GATE_CREATED_SHARE)):
         archetype = "permanent" if rng.random() < 0.2 else "fresh"
-        gate, facts = build_gate(rng, org, archetype, taken=org.gates, holdout_ids=holdout_ids, pipeline_ids=pipeline_ids)
+        gate, facts = build_gate(
+            rng, org, archetype, taken=org.gates, holdout_ids=holdout_ids, pipeline_ids=pipeline_ids
+        )
         created = during_day()
-        gate["createdTime"] = gate["lastModifiedTime"] = created
-        gate["version"] = 1
-        for field, value in (("lastModifierID", gate["creatorID"]), ("lastModifierName", gate["creatorName"]),
-                             ("lastModifierEmail", gate["creatorEmail"])):
-            gate[field] = value
+        mark_created(gate, created)
         # A new gate is wired into code at once: checked from within hours of its creation.
         facts.first_check_ms = min(created + rng.randint(MINUTE_MS, 6 * HOUR_MS), org.now_ms)
         facts.last_check_ms, facts.still_checked = None, True
@@ -101,7 +102,9 @@ def _modify_gate(org: Organisation, rng: random.Random, gate: dict, at_ms: int) 
         partial = [rule for rule in gate["rules"] if 0 < rule["passPercentage"] < 100]
         if partial:
             rule = rng.choice(partial)
-            set_pass_percentage(rule, rng.choice([p for p in PARTIAL_PERCENTAGES + (100,) if p > rule["passPercentage"]]))
+            set_pass_percentage(
+                rule, rng.choice([p for p in PARTIAL_PERCENTAGES + (100,) if p > rule["passPercentage"]])
+            )
         else:
             gate["rules"].append(make_rule(rng, rng.choice(PARTIAL_PERCENTAGES), [make_condition(rng)]))
     elif change == "launch":
@@ -117,7 +120,7 @@ def _modify_gate(org: Organisation, rng: random.Random, gate: dict, at_ms: int) 
     org.touch(gate, rng.choice(org.people), at_ms)
 
 
-def _evolve_configs(org: Organisation, rng: random.Random, during_day) -> None:
+def _evolve_configs(org: Organisation, rng: random.Random, during_day: Callable[[], int]) -> None:
     live = [config_id for config_id, config in org.dynamic_configs.items() if config["status"] != "Archived"]
     for config_id in rng.sample(live, k=_count(rng, len(live), CONFIG_MODIFIED_SHARE)):
         config = org.dynamic_configs[config_id]
@@ -134,10 +137,7 @@ def _evolve_configs(org: Organisation, rng: random.Random, during_day) -> None:
 def _add_exposure_day(org: Organisation, rng: random.Random) -> None:
     # Yesterday's partial count completes (the stored full-day figure) and today starts a new one.
     for experiment in org.experiments.values():
-        day_index = (org.today - experiment.start_date).days
-        for group in experiment.groups:
-            while len(group.daily_new) <= day_index:
-                group.daily_new.append(experiment.new_exposures(group, len(group.daily_new), rng.uniform(0.9, 1.1)))
+        experiment.add_day((org.today - experiment.start_date).days, *exposure_noise(rng, len(experiment.groups)))
 
 
 def _schedule_runs(org: Organisation, rng: random.Random, runs_per_day: int) -> None:

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import base64
 import copy
+import gc
 import json
 import random
 import uuid
+from collections.abc import Container, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
-from typing import Container, Sequence, TypeVar
+from datetime import UTC, datetime, timedelta
+from typing import TypeVar
 
 from console_twin import vocabulary as words
 from console_twin.gates import DAY_MS, STALE_WINDOW_MS, GateFacts
@@ -35,7 +37,7 @@ from console_twin.organisation import (
 )
 
 # The twin's clock starts here (a Monday morning, UTC) whatever the wall clock says.
-TWIN_EPOCH = datetime(2026, 11, 2, 6, 0, tzinfo=timezone.utc)
+TWIN_EPOCH = datetime(2026, 11, 2, 6, 0, tzinfo=UTC)
 
 
 @dataclass(frozen=True)
@@ -87,7 +89,13 @@ GATE_ARCHETYPES: dict[str, int] = {
 # Archetypes whose status and rules are free, as opposed to pinned down by the reason they stand for.
 FREE_ARCHETYPES = frozenset({"fresh", "recently_modified", "recently_first_checked", "permanent", "dead_check"})
 RULE_KINDS: dict[str, int] = {
-    "partial": 35, "targeted": 20, "targeted100": 10, "everyone100": 15, "everyone0": 5, "all_zero": 5, "none": 10,
+    "partial": 35,
+    "targeted": 20,
+    "targeted100": 10,
+    "everyone100": 15,
+    "everyone0": 5,
+    "all_zero": 5,
+    "none": 10,
 }
 PARTIAL_PERCENTAGES = (1, 5, 10, 20, 25, 33, 50, 75, 90, 95, 99)
 CONDITION_TYPES = tuple(words.CONDITIONS)
@@ -183,7 +191,11 @@ def rule_id(base_id: str, percentage: float, revision: int) -> str:
 def make_rule(rng: random.Random, percentage: int, conditions: list[dict], name: str | None = None) -> dict:
     base_id = base62_id(rng)
     if name is None:
-        name = "Everyone" if conditions[0]["type"] == "public" else display_name(conditions[0]["type"].replace("_", " "), "targeting")
+        name = (
+            "Everyone"
+            if conditions[0]["type"] == "public"
+            else display_name(conditions[0]["type"].replace("_", " "), "targeting")
+        )
     return {
         "id": rule_id(base_id, percentage, 1),
         "baseID": base_id,
@@ -249,7 +261,10 @@ def _status_and_rules(rng: random.Random, archetype: str) -> tuple[str, str]:
     if archetype in ("all_false", "empty_checks"):
         return "In Progress", rng.choice(("targeted", "targeted100"))
     return "In Progress", {
-        "referenced": "partial", "no_rules": "none", "all_true": "targeted100", "forgotten": "partial",
+        "referenced": "partial",
+        "no_rules": "none",
+        "all_true": "targeted100",
+        "forgotten": "partial",
     }[archetype]
 
 
@@ -269,7 +284,9 @@ def _timeline(rng: random.Random, archetype: str, now_ms: int) -> tuple[int, int
     return created, rng.choice((created, created + int(rng.random() * (latest_modification - created))))
 
 
-def _check_telemetry(rng: random.Random, archetype: str, created: int, now_ms: int) -> tuple[int | None, int | None, bool]:
+def _check_telemetry(
+    rng: random.Random, archetype: str, created: int, now_ms: int
+) -> tuple[int | None, int | None, bool]:
     """(first check, time checks stopped, still checked)."""
     first = min(created + int(rng.uniform(0.01, 1.5) * DAY_MS), now_ms)
     if archetype == "template":
@@ -312,9 +329,13 @@ def build_gate(
     created, modified = _timeline(rng, archetype, now_ms)
     first_check, stopped, still_checked = _check_telemetry(rng, archetype, created, now_ms)
     lifetime = {"permanent": "PERMANENT", "template": "TEMPLATE"}.get(archetype, "TEMPORARY")
-    audience = {"all_true": "all", "launched": "all", "all_false": "none", "forgotten": "some", "referenced": "some"}.get(
-        archetype
-    ) or weighted(rng, {"all": 20, "some": 70, "none": 10})
+    audience = {
+        "all_true": "all",
+        "launched": "all",
+        "all_false": "none",
+        "forgotten": "some",
+        "referenced": "some",
+    }.get(archetype) or weighted(rng, {"all": 20, "some": 70, "none": 10})
 
     name = gate_name(rng, taken, template=lifetime == "TEMPLATE")
     area, feature = rng.choice(words.AREAS), rng.choice(words.FEATURES)
@@ -368,6 +389,14 @@ def build_gate(
     return gate, facts
 
 
+def mark_created(gate: dict, created_ms: int) -> None:
+    """Makes a built gate one created at `created_ms` and never modified since."""
+    gate["createdTime"] = gate["lastModifiedTime"] = created_ms
+    gate["version"] = 1
+    gate["lastModifierID"], gate["lastModifierName"] = gate["creatorID"], gate["creatorName"]
+    gate["lastModifierEmail"] = gate["creatorEmail"]
+
+
 # --- ingestion runs ---------------------------------------------------------------------------------
 def run_script(
     rng: random.Random, sources: Sequence[str], *, failures: int, gives_up: bool, backlog: bool
@@ -419,15 +448,19 @@ def _script_for(rng: random.Random, target: str, sources: Sequence[str]):
     failures = weighted(rng, {0: 70, 1: 18, 2: 7, 3: 5})
     if target == "download_error" or gives_up:
         failures = max(1, failures)
-    return run_script(rng, sources, failures=failures, gives_up=gives_up, backlog=target == "enqueued" or rng.random() < 0.1)
+    return run_script(
+        rng, sources, failures=failures, gives_up=gives_up, backlog=target == "enqueued" or rng.random() < 0.1
+    )
 
 
 def build_ingestion_run(
-    rng: random.Random, created_ms: int, script: tuple[list[tuple[int, str]], dict[str, list[tuple[int, str]]]],
+    rng: random.Random,
+    created_ms: int,
+    script: tuple[list[tuple[int, str]], dict[str, list[tuple[int, str]]]],
     sources: list[str],
 ) -> IngestionRun:
     offsets, per_source = script
-    created_day = datetime.fromtimestamp(created_ms / 1000, timezone.utc).date()
+    created_day = datetime.fromtimestamp(created_ms / 1000, UTC).date()
     backfill_days = rng.choice((1, 1, 1, 1, 1, 1, 1, 1, 2, 3))
     return IngestionRun(
         run_id=run_uuid(rng),
@@ -435,7 +468,9 @@ def build_ingestion_run(
         sources=sources,
         date_stamps=[(created_day - timedelta(days=back)).isoformat() for back in range(backfill_days, 0, -1)],
         history=[(created_ms + offset, status) for offset, status in offsets],
-        source_history={s: [(created_ms + offset, status) for offset, status in entries] for s, entries in per_source.items()},
+        source_history={
+            s: [(created_ms + offset, status) for offset, status in entries] for s, entries in per_source.items()
+        },
     )
 
 
@@ -490,16 +525,29 @@ class OrganisationBuilder:
             for number, (phase_name, environment) in enumerate(
                 (("Staging", "staging"), ("Canary", "production"), ("General availability", "production"))
             ):
-                condition = {"type": "environment_tier", "targetValue": [environment], "operator": "any",
-                             "field": None, "customID": None}
-                phases.append({
-                    "id": base62_id(rng),
-                    "name": phase_name,
-                    "timeIntervalMs": (number + 1) * 24 * HOUR_MS,
-                    "requiredReview": number > 0 and rng.random() < 0.5,
-                    "rules": [{"id": base62_id(rng), "name": f"{phase_name} rule", "conditions": [condition],
-                               "environments": None}],
-                })
+                condition = {
+                    "type": "environment_tier",
+                    "targetValue": [environment],
+                    "operator": "any",
+                    "field": None,
+                    "customID": None,
+                }
+                phases.append(
+                    {
+                        "id": base62_id(rng),
+                        "name": phase_name,
+                        "timeIntervalMs": (number + 1) * 24 * HOUR_MS,
+                        "requiredReview": number > 0 and rng.random() < 0.5,
+                        "rules": [
+                            {
+                                "id": base62_id(rng),
+                                "name": f"{phase_name} rule",
+                                "conditions": [condition],
+                                "environments": None,
+                            }
+                        ],
+                    }
+                )
             org.release_pipelines[pipeline_id] = {
                 "id": pipeline_id,
                 "name": f"{org.teams[index % len(org.teams)].name} rollout {index // len(org.teams) + 1}",
@@ -525,24 +573,34 @@ class OrganisationBuilder:
         archetypes = list(GATE_ARCHETYPES)
         references: dict[str, list[str]] = {"gate": [], "config": [], "experiment": []}
         referencers = ("gate", "config", "experiment")
+        referenced_count = 0
         pipeline_ids = list(org.release_pipelines)
         for index in range(self.size.gates):
             guaranteed = index < len(archetypes)
             archetype = archetypes[index] if guaranteed else weighted(rng, GATE_ARCHETYPES)
-            gate, facts = build_gate(rng, org, archetype, taken=org.gates, holdout_ids=holdout_ids, pipeline_ids=pipeline_ids)
+            gate, facts = build_gate(
+                rng, org, archetype, taken=org.gates, holdout_ids=holdout_ids, pipeline_ids=pipeline_ids
+            )
             if not guaranteed and rng.random() < 0.04:
                 gate["status"], gate["isEnabled"] = "Archived", False
             org.add_gate(gate, facts)
             if archetype == "referenced":
-                references[referencers[len(sum(references.values(), [])) % 3]].append(gate["id"])
+                references[referencers[referenced_count % 3]].append(gate["id"])
+                referenced_count += 1
         # Gate references come from permanent gates: their own type never depends on their rules.
-        holders = [g for g in org.gates.values() if org.gate_facts[g["id"]].lifetime == "PERMANENT" and g["status"] != "Archived"]
+        holders = [
+            g
+            for g in org.gates.values()
+            if org.gate_facts[g["id"]].lifetime == "PERMANENT" and g["status"] != "Archived"
+        ]
         for gate_id in references.pop("gate"):
             if not holders:
                 references["config"].append(gate_id)
                 continue
             holder = rng.choice(holders)
-            holder["rules"].insert(0, make_rule(rng, 100, [gate_reference_condition(rng, gate_id)], name="Depends on " + gate_id))
+            holder["rules"].insert(
+                0, make_rule(rng, 100, [gate_reference_condition(rng, gate_id)], name="Depends on " + gate_id)
+            )
         experiments = list(org.experiments.values())
         for index, gate_id in enumerate(references.pop("experiment")):
             if index < len(experiments):
@@ -560,8 +618,10 @@ class OrganisationBuilder:
             name = unique_name(display_name(rng.choice(words.AREAS), rng.choice(words.CONFIG_SUBJECTS)), taken)
             taken.add(slug(name))
             # The first three cover every status; the rest follow the usual mix.
-            status = ("Archived", "Disabled", "Enabled")[index] if index < 3 else weighted(
-                rng, {"Enabled": 75, "Disabled": 15, "Archived": 10}
+            status = (
+                ("Archived", "Disabled", "Enabled")[index]
+                if index < 3
+                else weighted(rng, {"Enabled": 75, "Disabled": 15, "Archived": 10})
             )
             creator = rng.choice(org.people)
             modifier = rng.choice(org.people)
@@ -621,8 +681,12 @@ class OrganisationBuilder:
         rollouts = rng.random() < 0.1
         now_ms = self.org.now_ms
         rule["completedAutomatedRollouts"] = (
-            [{"time": days_ago(rng, now_ms, 8, 14), "passPercent": 10}, {"time": days_ago(rng, now_ms, 1, 7), "passPercent": 25}]
-            if rollouts else []
+            [
+                {"time": days_ago(rng, now_ms, 8, 14), "passPercent": 10},
+                {"time": days_ago(rng, now_ms, 1, 7), "passPercent": 25},
+            ]
+            if rollouts
+            else []
         )
         rule["pendingAutomatedRollouts"] = (
             [{"time": now_ms + int(rng.uniform(1, 7) * DAY_MS), "passPercent": 50}] if rollouts else []
@@ -632,13 +696,15 @@ class OrganisationBuilder:
             split = rng.choice(((50, 50), (34, 33, 33), (80, 20)))
             for number, share in enumerate(split):
                 variant = variant_value(rng, default_value) if number else copy.deepcopy(default_value)
-                variants.append({
-                    "id": base62_id(rng),
-                    "name": "Control" if number == 0 else f"Variant {'ABC'[number - 1]}",
-                    "passPercentage": share,
-                    "returnValue": variant,
-                    "returnValueJson5": json5_text(variant),
-                })
+                variants.append(
+                    {
+                        "id": base62_id(rng),
+                        "name": "Control" if number == 0 else f"Variant {'ABC'[number - 1]}",
+                        "passPercentage": share,
+                        "returnValue": variant,
+                        "returnValueJson5": json5_text(variant),
+                    }
+                )
         rule["variants"] = variants
         return rule
 
@@ -705,7 +771,7 @@ class OrganisationBuilder:
                 experiment_id=base62_id(rng),
                 name=display_name(rng.choice(words.AREAS), rng.choice(words.FEATURES), "test"),
                 start_date=start,
-                groups=[ExposureGroup(base62_id(rng), name, share) for name, share in zip(groups, shares)],
+                groups=[ExposureGroup(base62_id(rng), name, share) for name, share in zip(groups, shares, strict=True)],
                 daily_volume=int(rng.lognormvariate(9, 1)),
                 decay=rng.uniform(0.2, 0.7),
                 floor=rng.uniform(0.01, 0.08),
@@ -714,8 +780,7 @@ class OrganisationBuilder:
                 imbalanced=imbalanced,
             )
             for day_index in range(running_days + 1):
-                for group in experiment.groups:
-                    group.daily_new.append(experiment.new_exposures(group, day_index, rng.uniform(0.9, 1.1)))
+                experiment.add_day(day_index, *exposure_noise(rng, len(experiment.groups)))
             org.experiments[experiment.experiment_id] = experiment
 
     def _ingestion_runs(self) -> None:
@@ -753,21 +818,28 @@ class OrganisationBuilder:
             name = unique_name(f"{name}{region}", taken)
             taken.add(slug(name))
             as_table = rng.random() < 0.3
-            org.qualifying_events.append({
-                "name": name,
-                "description": description,
-                "tags": sorted(rng.sample(words.TAGS, k=rng.choice((0, 0, 1)))),
-                "sql": f"SELECT *\nFROM {table}\nwhere DATE({column}) between {{service_start_date}} and {{service_end_date}}\n",
-                "timestampColumn": column,
-                "timestampAsDay": rng.random() < 0.2,
-                "idTypeMapping": [{"serviceUnitID": unit, "column": id_column} for unit, id_column in id_columns],
-                "tableName": table if as_table else "",
-                "customFieldMapping": rng.choice((
-                    [{"key": "", "formula": ""}],
-                    [],
-                    [{"key": "revenue", "formula": "amount_usd"}, {"key": "country", "formula": "geo_country"}],
-                )),
-            })
+            org.qualifying_events.append(
+                {
+                    "name": name,
+                    "description": description,
+                    "tags": sorted(rng.sample(words.TAGS, k=rng.choice((0, 0, 1)))),
+                    "sql": (
+                        f"SELECT *\nFROM {table}\n"
+                        f"where DATE({column}) between {{service_start_date}} and {{service_end_date}}\n"
+                    ),
+                    "timestampColumn": column,
+                    "timestampAsDay": rng.random() < 0.2,
+                    "idTypeMapping": [{"serviceUnitID": unit, "column": id_column} for unit, id_column in id_columns],
+                    "tableName": table if as_table else "",
+                    "customFieldMapping": rng.choice(
+                        (
+                            [{"key": "", "formula": ""}],
+                            [],
+                            [{"key": "revenue", "formula": "amount_usd"}, {"key": "country", "formula": "geo_country"}],
+                        )
+                    ),
+                }
+            )
 
     def _scim_groups(self) -> None:
         org = self.org
@@ -780,6 +852,11 @@ class OrganisationBuilder:
                 "members": [{"value": p.person_id, "display": p.name} for p in org.people if p.team == team.name],
                 "meta": {"resourceType": "Group", "created": stamp, "lastModified": stamp},
             }
+
+
+def exposure_noise(rng: random.Random, groups: int) -> tuple[float, list[float]]:
+    """(the day's traffic swing, each group's assignment jitter)."""
+    return rng.uniform(0.85, 1.15), [rng.uniform(0.99, 1.01) for _ in range(groups)]
 
 
 def variant_value(rng: random.Random, default_value: dict) -> dict:
@@ -796,4 +873,12 @@ def variant_value(rng: random.Random, default_value: dict) -> dict:
 
 
 def build_organisation(size: str, seed: int) -> Organisation:
-    return OrganisationBuilder(size, seed).build()
+    # A build allocates about a million small containers and frees none of them: the cyclic garbage
+    # collector would rescan them over and over for nothing (a quarter of a large build's time).
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return OrganisationBuilder(size, seed).build()
+    finally:
+        if collecting:
+            gc.enable()

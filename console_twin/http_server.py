@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("console_twin.http")
 
 
-def console_server(twin: "ConsoleTwin", host: str, port: int) -> ThreadingHTTPServer:
+def console_server(twin: ConsoleTwin, host: str, port: int) -> ThreadingHTTPServer:
     class ConsoleRequestHandler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"  # keep-alive; every answer carries Content-Length
         timeout = 120  # an idle keep-alive connection is closed after this long
@@ -28,9 +28,21 @@ def console_server(twin: "ConsoleTwin", host: str, port: int) -> ThreadingHTTPSe
         def log_message(self, format: str, *args: object) -> None:
             log.debug("%s " + format, self.address_string(), *args)
 
-        def _answer(self) -> None:
+        def _read_body(self) -> bytes:
+            if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
+                # A streamed request body: read every chunk, or the next request would start mid-body.
+                chunks = []
+                while size := int(self.rfile.readline().split(b";")[0], 16):
+                    chunks.append(self.rfile.read(size))
+                    self.rfile.readline()
+                while self.rfile.readline() not in (b"\r\n", b"\n", b""):
+                    pass  # trailer fields
+                return b"".join(chunks)
             length = int(self.headers.get("Content-Length") or 0)
-            body = self.rfile.read(length) if length else b""
+            return self.rfile.read(length) if length else b""
+
+        def _answer(self) -> None:
+            body = self._read_body()
             headers = {name.lower(): value for name, value in self.headers.items()}
             answer = twin.answer(self.command, self.path, headers, body)
             if answer.fault == "drop":

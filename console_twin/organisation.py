@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 
 from console_twin.gates import DAY_MS, GateFacts, classify, referenced_gate_ids
 
@@ -20,40 +20,78 @@ _NOT_ID_CHARACTERS = re.compile(r"[^a-z0-9]+")
 
 # The 27 permission flags of a custom role, in the order of the interface.
 ROLE_PERMISSIONS: tuple[str, ...] = (
-    "invitation_access", "create_configs", "edit_or_delete_configs", "launch_to_production",
-    "launch_or_disable_configs", "start_experiments", "create_or_edit_templates", "create_or_edit_dashboards",
-    "create_teams", "edit_dynamic_config_schemas", "create_release_pipelines",
-    "approve_required_review_release_pipeline_phase", "self_approve_review", "approve_reviews",
-    "bypass_reviews_for_overrides", "metric_management", "event_dimensions_access", "verify_metrics",
-    "use_metrics_explorer", "local_metrics", "manage_alerts", "integrations_edit_access",
-    "source_connection_and_creation", "data_warehouse_ingestion_and_exports_edit_access",
-    "edit_and_tag_configs_with_core_tag", "reset_experiments", "manual_whn_reload",
+    "invitation_access",
+    "create_configs",
+    "edit_or_delete_configs",
+    "launch_to_production",
+    "launch_or_disable_configs",
+    "start_experiments",
+    "create_or_edit_templates",
+    "create_or_edit_dashboards",
+    "create_teams",
+    "edit_dynamic_config_schemas",
+    "create_release_pipelines",
+    "approve_required_review_release_pipeline_phase",
+    "self_approve_review",
+    "approve_reviews",
+    "bypass_reviews_for_overrides",
+    "metric_management",
+    "event_dimensions_access",
+    "verify_metrics",
+    "use_metrics_explorer",
+    "local_metrics",
+    "manage_alerts",
+    "integrations_edit_access",
+    "source_connection_and_creation",
+    "data_warehouse_ingestion_and_exports_edit_access",
+    "edit_and_tag_configs_with_core_tag",
+    "reset_experiments",
+    "manual_whn_reload",
 )
 # The create-role answer of production lists every flag but these two unless they were sent.
 ROLE_PERMISSIONS_ANSWERED_ONLY_WHEN_SENT = frozenset({"event_dimensions_access", "manual_whn_reload"})
 
 INGESTION_STATUSES: tuple[str, ...] = (
-    "enqueued", "started", "download_started", "download_complete", "download_error",
-    "metrics_started", "metrics_complete", "pulse_started", "pulse_complete",
+    "enqueued",
+    "started",
+    "download_started",
+    "download_complete",
+    "download_error",
+    "metrics_started",
+    "metrics_complete",
+    "pulse_started",
+    "pulse_complete",
 )
 
 WAREHOUSE_FIELDS: dict[str, tuple[str, ...]] = {
     "databricks": ("host", "path", "accessToken", "stagingDatabase", "oauthClientID", "consoleComputePath"),
     "snowflake": (
-        "accountName", "serviceUserName", "serviceUserPassword", "privateKey", "keyPassPhrase",
-        "stagingDatabaseName", "stagingSchemaName", "computeWarehouse", "consoleComputeWarehouse",
+        "accountName",
+        "serviceUserName",
+        "serviceUserPassword",
+        "privateKey",
+        "keyPassPhrase",
+        "stagingDatabaseName",
+        "stagingSchemaName",
+        "computeWarehouse",
+        "consoleComputeWarehouse",
     ),
     "bigquery": ("privateKey", "project", "consoleComputeProject", "stagingDataset"),
 }
-WAREHOUSE_NULLABLE_FIELDS = frozenset({
-    ("databricks", "oauthClientID"), ("databricks", "consoleComputePath"), ("snowflake", "privateKey"),
-    ("snowflake", "keyPassPhrase"), ("snowflake", "consoleComputeWarehouse"),
-})
+WAREHOUSE_NULLABLE_FIELDS = frozenset(
+    {
+        ("databricks", "oauthClientID"),
+        ("databricks", "consoleComputePath"),
+        ("snowflake", "privateKey"),
+        ("snowflake", "keyPassPhrase"),
+        ("snowflake", "consoleComputeWarehouse"),
+    }
+)
 
 
 def iso_ms(epoch_ms: int) -> str:
     """ISO 8601 UTC with milliseconds, as ingestion runs are stamped: 2023-12-13T02:44:23.790Z."""
-    moment = datetime.fromtimestamp(epoch_ms // 1000, timezone.utc)
+    moment = datetime.fromtimestamp(epoch_ms // 1000, UTC)
     return f"{moment:%Y-%m-%dT%H:%M:%S}.{epoch_ms % 1000:03d}Z"
 
 
@@ -110,14 +148,24 @@ class Experiment:
     imbalanced: bool = False  # a group's share drifts from the designed even split (sample ratio mismatch)
     targeting_gate_id: str | None = None
 
-    def new_exposures(self, group: ExposureGroup, day_index: int, noise: float) -> int:
+    def new_exposures(self, day_index: int, traffic: float, jitter: list[float]) -> list[int]:
+        """Each group's first-time exposures on one day: `traffic` moves the whole day (weekday, season),
+        `jitter` (one per group, about 1%) is the randomness of assignment."""
         day = self.start_date + timedelta(days=day_index)
         if self.stalled_on is not None and day >= self.stalled_on:
-            return 0
+            return [0] * len(self.groups)
         if day_index == 0:
-            return round(self.daily_volume * group.share * self.launch_day_share * noise)
-        intensity = self.decay ** (day_index - 1) + self.floor
-        return round(self.daily_volume * group.share * intensity * noise)
+            intensity = self.launch_day_share
+        else:
+            intensity = self.decay ** (day_index - 1) + self.floor
+        return [
+            round(self.daily_volume * group.share * intensity * traffic * noise)
+            for group, noise in zip(self.groups, jitter, strict=True)
+        ]
+
+    def add_day(self, day_index: int, traffic: float, jitter: list[float]) -> None:
+        for group, arriving in zip(self.groups, self.new_exposures(day_index, traffic, jitter), strict=True):
+            group.daily_new.append(arriving)
 
     def cumulative_exposures(self, today: date, day_fraction: float) -> list[dict]:
         """The series of every group from the start date up to today, today's count partial."""
@@ -158,14 +206,16 @@ class IngestionRun:
                 for at, status in reversed(self.source_history[source])
                 if at <= now_ms
             ]
-            granular.append({
-                "source": source,
-                "latestSourceStatus": statuses[0]["status"],
-                "statusByDate": [
-                    {"dateStamp": stamp, "statuses": [dict(entry) for entry in statuses]}
-                    for stamp in sorted(self.date_stamps, reverse=True)
-                ],
-            })
+            granular.append(
+                {
+                    "source": source,
+                    "latestSourceStatus": statuses[0]["status"],
+                    "statusByDate": [
+                        {"dateStamp": stamp, "statuses": [dict(entry) for entry in statuses]}
+                        for stamp in sorted(self.date_stamps, reverse=True)
+                    ],
+                }
+            )
         return {
             "runID": self.run_id,
             "latestStatus": visible[-1][1],
@@ -205,7 +255,7 @@ class Organisation:
     # --- the clock -------------------------------------------------------------------------------
     @property
     def now(self) -> datetime:
-        return datetime.fromtimestamp(self.now_ms / 1000, timezone.utc)
+        return datetime.fromtimestamp(self.now_ms / 1000, UTC)
 
     @property
     def today(self) -> date:
@@ -277,7 +327,8 @@ class Organisation:
 
     def touch(self, entity: dict, modifier: Person, at_ms: int) -> None:
         """Records a modification the way the service does: new version, time and modifier."""
-        entity["lastModifiedTime"] = at_ms
+        # Two changes drawn in one day keep lastModifiedTime from moving backwards.
+        entity["lastModifiedTime"] = max(entity["lastModifiedTime"], at_ms)
         entity["lastModifierID"] = modifier.person_id
         entity["lastModifierName"] = modifier.name
         entity["lastModifierEmail"] = modifier.email

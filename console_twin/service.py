@@ -1,6 +1,6 @@
 """The console's HTTP behaviour, independent of how a request arrives (in-process transport or loopback).
 
-One request goes through: record -> latency -> gateway faults -> throttle -> route -> authenticate ->
+One request goes through: record -> latency -> gateway faults -> route -> throttle -> authenticate ->
 operation (under the twin's lock) -> body faults -> after-page hook. Everything answers the service's
 envelope `{message, data, pagination?}` or its error body `{status, message, errors?}`.
 """
@@ -15,15 +15,16 @@ import math
 import random
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
 from email.utils import format_datetime
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 from urllib.parse import parse_qs, unquote, urlencode
 
 from console_twin import bodies
-from console_twin.generator import base62_id
 from console_twin.gates import GATE_TYPES, RATE_FILTER_VALUES, TYPE_REASONS, pass_rate, rollout_rate
+from console_twin.generator import base62_id
 from console_twin.organisation import ROLE_PERMISSIONS, ROLE_PERMISSIONS_ANSWERED_ONLY_WHEN_SENT
 from console_twin.settings import PageServed, TwinSettings
 
@@ -48,7 +49,7 @@ GATEWAY_FAULTS = {"server_error": 500, "bad_gateway": 502, "unavailable": 503}
 GATEWAY_PAGES = {
     502: b"<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1></body></html>",
     503: b"<html><head><title>503 Service Temporarily Unavailable</title></head>"
-         b"<body><h1>503 Service Temporarily Unavailable</h1></body></html>",
+    b"<body><h1>503 Service Temporarily Unavailable</h1></body></html>",
 }
 SINGLE_VALUED = ("page", "limit")
 ALPHANUMERIC = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
@@ -66,7 +67,9 @@ class Answer:
 class ServiceFailure(Exception):
     """An error answer: `{status, message, errors?}`."""
 
-    def __init__(self, status: int, message: str, errors: list[dict] | None = None, headers: dict[str, str] | None = None):
+    def __init__(
+        self, status: int, message: str, errors: list[dict] | None = None, headers: dict[str, str] | None = None
+    ):
         super().__init__(message)
         self.status, self.message, self.errors, self.headers = status, message, errors, headers or {}
 
@@ -102,7 +105,9 @@ class Call:
         try:
             return json.loads(self.body)
         except (UnicodeDecodeError, json.JSONDecodeError) as err:
-            raise ServiceFailure(400, "Malformed JSON in request body", [bodies.field_error("body", str(err))]) from None
+            raise ServiceFailure(
+                400, "Malformed JSON in request body", [bodies.field_error("body", str(err))]
+            ) from None
 
     def values(self, name: str) -> list[str]:
         """A filter's values, repeated or single; empty values count as not given."""
@@ -147,7 +152,7 @@ GATE_ENUM_FILTERS = {
 
 
 class ConsoleService:
-    def __init__(self, twin: "ConsoleTwin") -> None:
+    def __init__(self, twin: ConsoleTwin) -> None:
         self.twin = twin
         # Ids of entities created through the API: deterministic for a given sequence of writes.
         self._write_ids = random.Random(f"console-twin:{twin.size}:{twin.seed}:writes")
@@ -180,12 +185,13 @@ class ConsoleService:
 
     def _serve(self, settings: TwinSettings, method: str, path: str, query: dict, headers: dict, body: bytes) -> Answer:
         try:
-            wait = self.twin.rate_limiter.admit(settings.rate_limit)
-            if wait is not None:
-                raise self._throttled(settings, wait)
             route, params = _match(method, path)
             if route is None or (route.auth == "admin" and not settings.admin):
                 raise ServiceFailure(404, f"Cannot {method} {path}")
+            # The throttle guards the service's routes, before the key is looked at; the admin path is the
+            # harness's, not a client's, and is never throttled.
+            if route.auth != "admin" and (wait := self.twin.rate_limiter.admit(settings.rate_limit)) is not None:
+                raise self._throttled(settings, wait)
             self._authenticate(settings, route, headers)
             call = Call(method, path, {k: unquote(v) for k, v in params.items()}, query, headers, body)
             with self.twin.lock:
@@ -225,7 +231,9 @@ class ConsoleService:
         if route.auth == "console":
             key = headers.get("service-api-key")
             if key is not None and key in settings.forbidden_keys:
-                raise ServiceFailure(403, FORBIDDEN_WAREHOUSE if route.operation == "update_warehouse_connection" else FORBIDDEN)
+                raise ServiceFailure(
+                    403, FORBIDDEN_WAREHOUSE if route.operation == "update_warehouse_connection" else FORBIDDEN
+                )
             if key != settings.api_key:
                 # Production quotes the key it was sent; a client must never log this text unredacted.
                 raise ServiceFailure(401, INVALID_KEY.format(key="undefined" if key is None else key))
@@ -262,7 +270,9 @@ class ConsoleService:
     def _link(self, call: Call, form: str, page: int, limit: int) -> str:
         # Filters ride along, so a client that follows the link as it is keeps its filters.
         paging = [("page", page)] if form == "nolimit" else [("page", page), ("limit", limit)]
-        filters = [(name, value) for name, values in call.query.items() if name not in SINGLE_VALUED for value in values]
+        filters = [
+            (name, value) for name, values in call.query.items() if name not in SINGLE_VALUED for value in values
+        ]
         query = urlencode(paging + filters)
         if form == "query":
             return f"?{query}"
@@ -347,8 +357,9 @@ class ConsoleService:
         if config is None:
             raise ServiceFailure(404, f"Dynamic config {config_id} not found")
         if config["status"] != "Archived":
-            raise ServiceFailure(400, f"Dynamic config {config_id} is not archived",
-                                 [bodies.field_error("id", "is not archived")])
+            raise ServiceFailure(
+                400, f"Dynamic config {config_id} is not archived", [bodies.field_error("id", "is not archived")]
+            )
         org.unarchive_dynamic_config(config_id)
         return _ok("Dynamic config unarchived successfully.", self._shaped("dynamic_config", config))
 
@@ -392,9 +403,14 @@ class ConsoleService:
         _raise_if_invalid(bodies.role_errors(body))
         org = self.twin.organisation
         if body["name"] in org.roles:
-            raise ServiceFailure(400, f"Role {body['name']} already exists", [bodies.field_error("name", "already exists")])
+            raise ServiceFailure(
+                400, f"Role {body['name']} already exists", [bodies.field_error("name", "already exists")]
+            )
         sent = body["permissions"]
-        org.roles[body["name"]] = {"name": body["name"], "permissions": {f: bool(sent.get(f, False)) for f in ROLE_PERMISSIONS}}
+        org.roles[body["name"]] = {
+            "name": body["name"],
+            "permissions": {f: bool(sent.get(f, False)) for f in ROLE_PERMISSIONS},
+        }
         answered = {
             flag: bool(sent.get(flag, False))
             for flag in ROLE_PERMISSIONS
@@ -470,21 +486,23 @@ def _stored_phases(pipeline_id: str, phases: list[dict]) -> list[dict]:
     stored = []
     for phase_index, phase in enumerate(phases):
         phase_id = phase.get("id") or derived_id(pipeline_id, str(phase_index))
-        stored.append({
-            "id": phase_id,
-            "name": phase["name"],
-            "timeIntervalMs": phase["timeIntervalMs"],
-            "requiredReview": phase["requiredReview"],
-            "rules": [
-                {
-                    "id": rule.get("id") or derived_id(pipeline_id, str(phase_index), str(rule_index)),
-                    "name": rule["name"],
-                    "conditions": copy.deepcopy(rule["conditions"]),
-                    "environments": copy.copy(rule.get("environments")),
-                }
-                for rule_index, rule in enumerate(phase["rules"])
-            ],
-        })
+        stored.append(
+            {
+                "id": phase_id,
+                "name": phase["name"],
+                "timeIntervalMs": phase["timeIntervalMs"],
+                "requiredReview": phase["requiredReview"],
+                "rules": [
+                    {
+                        "id": rule.get("id") or derived_id(pipeline_id, str(phase_index), str(rule_index)),
+                        "name": rule["name"],
+                        "conditions": copy.deepcopy(rule["conditions"]),
+                        "environments": copy.copy(rule.get("environments")),
+                    }
+                    for rule_index, rule in enumerate(phase["rules"])
+                ],
+            }
+        )
     return stored
 
 

@@ -6,8 +6,9 @@ running twin (`twin.settings.latency = 0.2`) takes effect from the next request.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Iterable, Literal
+from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
     from console_twin.twin import ConsoleTwin
@@ -81,7 +82,7 @@ class PageServed:
     page: int
     limit: int
     items: int
-    twin: "ConsoleTwin"
+    twin: ConsoleTwin
 
 
 @dataclass

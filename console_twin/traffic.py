@@ -26,7 +26,9 @@ class RequestLog:
         self._lock = threading.Lock()
         self._records: list[RecordedRequest] = []
 
-    def arrive(self, method: str, path: str, query: dict[str, list[str]], headers: dict[str, str], body: bytes) -> RecordedRequest:
+    def arrive(
+        self, method: str, path: str, query: dict[str, list[str]], headers: dict[str, str], body: bytes
+    ) -> RecordedRequest:
         with self._lock:
             record = RecordedRequest(len(self._records) + 1, time.monotonic(), method, path, query, headers, body)
             self._records.append(record)

@@ -5,15 +5,15 @@ from __future__ import annotations
 import logging
 import random
 import threading
+from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
 from email.utils import format_datetime
-from typing import Iterator
 
 import httpx
 
 from console_twin.evolution import advance_one_day
-from console_twin.generator import SIZES, build_gate, build_organisation
+from console_twin.generator import SIZES, build_gate, build_organisation, mark_created
 from console_twin.http_server import console_server
 from console_twin.organisation import Organisation
 from console_twin.service import Answer, ConsoleService
@@ -87,11 +87,8 @@ class ConsoleTwin:
                 gate["name"] = gate_id
             if gate["id"] in org.gates:
                 raise ValueError(f"gate {gate['id']} already exists")
-            gate.update(status="In Progress", isEnabled=True, createdTime=org.now_ms, lastModifiedTime=org.now_ms,
-                        version=1, checksPerHour=None)
-            for field, value in (("lastModifierID", gate["creatorID"]), ("lastModifierName", gate["creatorName"]),
-                                 ("lastModifierEmail", gate["creatorEmail"])):
-                gate[field] = value
+            mark_created(gate, org.now_ms)
+            gate.update(status="In Progress", isEnabled=True, checksPerHour=None)
             gate.update(fields)
             # Not yet wired into any code: never checked.
             facts.first_check_ms, facts.last_check_ms, facts.still_checked = None, None, False
@@ -121,8 +118,12 @@ class ConsoleTwin:
             if answer.fault == "drop":
                 raise httpx.RemoteProtocolError("Server disconnected without sending a response.", request=request)
             if answer.fault == "slow":
-                raise httpx.ReadTimeout("The console twin held its answer longer than the client waits.", request=request)
-            return httpx.Response(answer.status, headers={**answer.headers, "Date": self.http_date()}, content=answer.body)
+                raise httpx.ReadTimeout(
+                    "The console twin held its answer longer than the client waits.", request=request
+                )
+            return httpx.Response(
+                answer.status, headers={**answer.headers, "Date": self.http_date()}, content=answer.body
+            )
 
         return httpx.MockTransport(handle)
 
@@ -130,8 +131,9 @@ class ConsoleTwin:
     def serve(self, host: str = "127.0.0.1", port: int = 0) -> Iterator[str]:
         """Serves over HTTP on a free loopback port (or `port`) while the block runs; yields the base URL."""
         server = console_server(self, host, port)
-        thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True,
-                                  name="console-twin-http")
+        thread = threading.Thread(
+            target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True, name="console-twin-http"
+        )
         thread.start()
         base_url = f"http://{host}:{server.server_port}"
         log.info("console twin serving on %s", base_url)

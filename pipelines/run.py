@@ -20,8 +20,8 @@ from dlt.pipeline.exceptions import PipelineStepFailed
 
 from pipelines.errors import GatehouseError
 from pipelines.logs import redacting_filter
-from sources.console import console
-from sources.console.errors import AuthError, ConsoleError
+from sources.console import console, settings
+from sources.console.errors import AuthError, ConsoleError, TransportError
 from sources.console.extraction import ExtractionReport
 
 log = logging.getLogger("gatehouse.run")
@@ -32,6 +32,15 @@ DEFAULT_DUCKDB = Path("gatehouse.duckdb")
 SCD2_TABLES = ("gates", "dynamic_configs")
 # The tables a user can pick with --resources (the id resources feed them and are not tables).
 SELECTABLE = ("gates", "dynamic_configs", "qualifying_events", "holdouts", "cumulative_exposures", "ingestion_runs")
+# The client counts requests by endpoint; progress shows them by resource.
+RESOURCE_ENDPOINTS = {
+    "gates": settings.GATES_PATH,
+    "dynamic_configs": settings.DYNAMIC_CONFIGS_PATH,
+    "qualifying_events": settings.QUALIFYING_EVENTS_PATH,
+    "holdouts": settings.HOLDOUT_PATH,
+    "cumulative_exposures": settings.CUMULATIVE_EXPOSURES_PATH,
+    "ingestion_runs": settings.INGESTION_RUN_PATH,
+}
 # Rows are normalised to parquet: dlt's default insert_values format loads about ten times slower.
 LOADER_FILE_FORMAT = "parquet"
 
@@ -39,7 +48,7 @@ EPILOG = """\
 examples:
   gatehouse run --demo                       # against a local console twin, no account needed
   gatehouse run                              # ./gatehouse.duckdb, settings from .dlt/ or SOURCES__CONSOLE__*
-  gatehouse run --duckdb /data/console.duckdb --resources gates,dynamic_configs
+  gatehouse run --duckdb /data/flags.duckdb --resources gates,dynamic_configs
   gatehouse run --destination motherduck     # credentials from dlt config, e.g. DESTINATION__MOTHERDUCK__CREDENTIALS
   gatehouse run --full-refresh               # drop the console tables and state, load everything again
 
@@ -81,12 +90,17 @@ class RunSummary:
     def lines(self) -> list[str]:
         out = [f"loaded in {self.wall_time_s:.1f}s with {self.requests} requests"
                f" ({self.retries} retried, {self.throttled} throttled, {self.throttle_wait_s:.1f}s waiting on the rate limit)"]
-        width = max((len(t) for t in self.rows_loaded), default=10)
-        for table, rows in sorted(self.rows_loaded.items()):
-            extra = ""
+        # Nested tables (rules, histories...) are summed into their root table's line.
+        roots: dict[str, list[int]] = {}
+        for table, rows in self.rows_loaded.items():
+            counts = roots.setdefault(table.split("__")[0], [0, 0])
+            counts[0 if "__" not in table else 1] += rows
+        width = max((len(t) for t in roots), default=10)
+        for table, (rows, nested) in sorted(roots.items()):
+            extra = f" (+{nested} nested)" if nested else ""
             if table in self.new_versions:
-                extra = f"  new versions {self.new_versions[table]}, retired {self.retired.get(table, 0)}"
-            out.append(f"  {table:<{width}}  {rows:>8} rows{extra}")
+                extra += f", {self.new_versions[table]} new versions, {self.retired.get(table, 0)} retired"
+            out.append(f"  {table:<{width}}  {rows:>7} rows{extra}")
         for table, id_, reason in self.skipped:
             out.append(f"  skipped {table} {id_}: {reason}")
         for change in self.schema_changes:
@@ -104,9 +118,18 @@ def pipelines_dir_for(options: RunOptions) -> Optional[Path]:
     return None
 
 
+# DuckDB names a file's catalog after the file: these names would clash with the schemas.
+RESERVED_DUCKDB_NAMES = (DATASET_NAME, "analytics")
+
+
 def make_pipeline(options: RunOptions) -> dlt.Pipeline:
     pipelines_dir = pipelines_dir_for(options)
     if options.destination == "duckdb":
+        if options.duckdb_path.stem in RESERVED_DUCKDB_NAMES:
+            raise GatehouseError(
+                f"--duckdb {options.duckdb_path}: pick another file name; DuckDB would name its catalog"
+                f" '{options.duckdb_path.stem}', the name of a gatehouse schema"
+            )
         if pipelines_dir is not None and pipelines_dir.exists() and not options.duckdb_path.exists():
             # The database was removed: its old state would make incremental resources skip data.
             log.info("database %s is new: starting from empty state", options.duckdb_path)
@@ -135,20 +158,31 @@ def root_cause(err: BaseException) -> BaseException:
     return found
 
 
+def setting_hint(field: str) -> str:
+    return f"sources.console.{field} (SOURCES__CONSOLE__{field.upper()})"
+
+
 def explain(err: BaseException) -> str:
+    """One line that says which setting or id to fix."""
     cause = root_cause(err)
     if isinstance(cause, ConfigFieldMissingException):
-        fields = ", ".join(sorted(cause.fields)) if getattr(cause, "fields", None) else "a setting"
-        return (f"missing setting {fields} in [sources.console] (.dlt/config.toml, .dlt/secrets.toml or"
-                f" SOURCES__CONSOLE__<NAME>); or try `gatehouse run --demo`")
+        fields = sorted(getattr(cause, "fields", None) or ["a setting"])
+        where = ", ".join(setting_hint(f) for f in fields)
+        return f"missing setting {where}: set it in .dlt/config.toml, .dlt/secrets.toml or the environment; or try `gatehouse run --demo`"
     if isinstance(cause, ConfigurationValueError):
+        field = getattr(cause, "field_name", None)
+        if field and field.endswith("_ids"):
+            return f"{setting_hint(field)} must be a JSON list of ids, e.g. '[\"id_a\", \"id_b\"]'"
+        if field:
+            return f"invalid value for {setting_hint(field)}: {cause}"
         return f"invalid setting: {cause}"
     if isinstance(cause, AuthError):
         return f"{cause}; or try `gatehouse run --demo`"
+    if isinstance(cause, TransportError):
+        return f"{cause}; check {setting_hint('base_url')}"
     if isinstance(cause, ConsoleError):
         return str(cause)
-    text = str(err).splitlines()[0] if str(err) else type(err).__name__
-    return text
+    return str(err).splitlines()[0] if str(err) else type(err).__name__
 
 
 class Progress:
@@ -162,10 +196,14 @@ class Progress:
 
     def line(self) -> str:
         stats = self.report.request_stats()
-        parts = [f"{name} {p.items} items/{p.pages} pages" if p.pages else f"{name} {p.items}"
-                 for name, p in self.report.snapshot().items()]
-        return (f"requests {stats.get('requests', 0)} retries {stats.get('retries', 0)}"
-                f" throttled {stats.get('throttled', 0)} | " + ", ".join(parts))
+        requests, retries = stats.get("by_endpoint", {}), stats.get("retries_by_endpoint", {})
+        parts = []
+        for name, progress in self.report.snapshot().items():
+            endpoint = RESOURCE_ENDPOINTS.get(name, "")
+            pages = f" {progress.pages} pages" if progress.pages else ""
+            parts.append(f"{name}: {progress.items} items{pages}, {requests.get(endpoint, 0)} requests,"
+                         f" {retries.get(endpoint, 0)} retries")
+        return (f"{stats.get('requests', 0)} requests, {stats.get('throttled', 0)} throttled | " + "; ".join(parts))
 
     def _loop(self) -> None:
         while not self._stop.wait(self.interval_s):
@@ -333,8 +371,6 @@ def handle(args: argparse.Namespace) -> int:
         full_refresh=args.full_refresh,
         progress=not args.no_progress,
     )
-    if args.demo and args.destination != "duckdb":
-        raise GatehouseError("--demo loads into DuckDB only; drop --destination")
     with demo_console() if args.demo else contextlib.nullcontext({}) as demo_args:
         if args.demo:
             print(f"demo: console twin at {demo_args['base_url']}", file=sys.stderr)

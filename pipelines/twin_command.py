@@ -32,10 +32,18 @@ def register(subparsers) -> None:
     serve.add_argument("--api-key", default=TwinSettings.api_key, help="the console key the twin accepts")
     serve.add_argument("--scim-token", default=TwinSettings.scim_token, help="the SCIM bearer token the twin accepts")
     serve.add_argument("--latency-ms", type=int, default=0, help="added to every request")
-    serve.add_argument("--rate-limit", type=_rate_limit, metavar="N/SECONDS",
-                       help="answer 429 beyond N requests per SECONDS (default: no limit)")
-    serve.add_argument("--retry-after", choices=("seconds", "http-date", "none"), default="seconds",
-                       help="the Retry-After form of a 429 (default seconds)")
+    serve.add_argument(
+        "--rate-limit",
+        type=_rate_limit,
+        metavar="N/SECONDS",
+        help="answer 429 beyond N requests per SECONDS (default: no limit)",
+    )
+    serve.add_argument(
+        "--retry-after",
+        choices=("seconds", "http-date", "none"),
+        default="seconds",
+        help="the Retry-After form of a 429 (default seconds)",
+    )
     serve.add_argument("--max-limit", type=int, help="cap on the `limit` of list pages (default: none)")
     serve.add_argument("--admin", action="store_true", help="serve POST /_twin/advance?days=N to move the clock")
     serve.set_defaults(handler=serve_twin)

@@ -57,14 +57,14 @@ CREATION_FILTERS = (
     ListFilter("creatorID", "--creator-id", "only those created by this user id"),
     ListFilter("tags", "--tag", "only those with this tag (repeat for several)", repeatable=True),
 )
-RATE_HELP = "INBETWEEN is more than 0 and less than 100; repeat for several"
+RATE_HELP = "repeat for several; INBETWEEN is more than 0 and less than 100"
 
 GATE_FILTERS = (
     ListFilter("idType", "--id-type", "unit id type, e.g. userID (repeat for several)", repeatable=True),
     ListFilter("type", "--type", "gate type", choices=console_settings.GATE_TYPES),
     ListFilter("typeReason", "--type-reason", "why the gate has its type", choices=console_settings.GATE_TYPE_REASONS),
-    ListFilter("passRate", "--pass-rate", f"sampled pass rate: {RATE_HELP}", choices=console_settings.RATE_FILTERS, repeatable=True),
-    ListFilter("rolloutRate", "--rollout-rate", f"rollout rate of the rules: {RATE_HELP}", choices=console_settings.RATE_FILTERS, repeatable=True),
+    ListFilter("passRate", "--pass-rate", f"sampled pass rate, {RATE_HELP}", choices=console_settings.RATE_FILTERS, repeatable=True),
+    ListFilter("rolloutRate", "--rollout-rate", f"rollout rate of the rules, {RATE_HELP}", choices=console_settings.RATE_FILTERS, repeatable=True),
     *CREATION_FILTERS,
 )
 
@@ -77,77 +77,71 @@ def _exposure_rows(series: list[dict]) -> list[dict]:
     ]
 
 
-ENTITY_READS = (
-    EntityRead(
-        "gate", "gate", "ID", "read one feature gate",
-        "gatehouse console gate my_gate --format table",
-        lambda client, id_: client.get_gate(id_),
-    ),
-    EntityRead(
-        "holdout", "holdout", "ID", "read one holdout",
-        "gatehouse console holdout 3bX9kLq2",
-        lambda client, id_: client.get_holdout(id_),
-    ),
-    EntityRead(
-        "exposures", "experiment", "EXPERIMENT_ID",
-        "read the cumulative exposures of an experiment (every group, every day)",
-        "gatehouse console exposures 5fH2aPq7 --format table",
-        lambda client, id_: client.get_cumulative_exposures(id_),
-        rows=_exposure_rows, columns=("groupID", "groupName", "date", "exposures"),
-    ),
-    EntityRead(
-        "ingestion-run", "ingestion run", "ID", "read one data-ingestion run with its history",
-        "gatehouse console ingestion-run 0b7c5a8e-2f55-4c11-9a0e-6d2d3c1f4e21",
-        lambda client, id_: client.get_ingestion_run(id_),
-    ),
+GATE = EntityRead(
+    "gate", "gate", "ID", "read one feature gate",
+    "gatehouse console gate checkout_redesign --format table",
+    lambda client, id_: client.get_gate(id_),
 )
-
-LIST_READS = (
-    ListRead(
-        "gates", "gates", console_settings.GATES_PATH, "id", "list feature gates (every page unless --page/--limit)",
-        "gatehouse console gates --type STALE --type-reason STALE_PROBABLY_DEAD_CHECK --format table\n"
-        "  gatehouse console gates --tag checkout --tag web --page 2 --limit 50",
-        ("id", "name", "type", "typeReason", "status", "isEnabled", "checksPerHour", "lastModifiedTime", "tags"),
-        GATE_FILTERS,
-    ),
-    ListRead(
-        "dynamic-configs", "dynamic configs", console_settings.DYNAMIC_CONFIGS_PATH, "id",
-        "list dynamic configs (every page unless --page/--limit)",
-        "gatehouse console dynamic-configs --creator-name 'Ada Lovelace' --format table",
-        ("id", "name", "status", "isEnabled", "releasePipelineID", "version", "lastModifiedTime", "tags"),
-        CREATION_FILTERS,
-    ),
-    ListRead(
-        "qualifying-events", "qualifying events", console_settings.QUALIFYING_EVENTS_PATH, "name",
-        "list the qualifying events experiments can use (every page unless --page/--limit)",
-        "gatehouse console qualifying-events --format table",
-        ("name", "tableName", "timestampColumn", "timestampAsDay", "tags", "description"),
-    ),
+GATES = ListRead(
+    "gates", "gates", console_settings.GATES_PATH, "id", "list feature gates (every page unless --page/--limit)",
+    "gatehouse console gates --type STALE --type-reason STALE_PROBABLY_DEAD_CHECK --format table\n"
+    "  gatehouse console gates --tag checkout --tag web --page 2 --limit 50",
+    ("id", "name", "type", "typeReason", "status", "isEnabled", "checksPerHour", "lastModifiedTime", "tags"),
+    GATE_FILTERS,
 )
+HOLDOUT = EntityRead(
+    "holdout", "holdout", "ID", "read one holdout",
+    "gatehouse console holdout h2_growth_holdout",
+    lambda client, id_: client.get_holdout(id_),
+)
+DYNAMIC_CONFIGS = ListRead(
+    "dynamic-configs", "dynamic configs", console_settings.DYNAMIC_CONFIGS_PATH, "id",
+    "list dynamic configs (every page unless --page/--limit)",
+    "gatehouse console dynamic-configs --creator-name 'Ada Lovelace' --format table",
+    ("id", "name", "status", "isEnabled", "releasePipelineID", "version", "lastModifiedTime", "tags"),
+    CREATION_FILTERS,
+)
+QUALIFYING_EVENTS = ListRead(
+    "qualifying-events", "qualifying events", console_settings.QUALIFYING_EVENTS_PATH, "name",
+    "list the qualifying events experiments can use (every page unless --page/--limit)",
+    "gatehouse console qualifying-events --format table",
+    ("name", "tableName", "timestampColumn", "timestampAsDay", "tags", "description"),
+)
+EXPOSURES = EntityRead(
+    "exposures", "experiment", "EXPERIMENT_ID",
+    "read the cumulative exposures of an experiment (every group, every day)",
+    "gatehouse console exposures pricing_page_test --format table",
+    lambda client, id_: client.get_cumulative_exposures(id_),
+    rows=_exposure_rows, columns=("groupID", "groupName", "date", "exposures"),
+)
+INGESTION_RUN = EntityRead(
+    "ingestion-run", "ingestion run", "ID", "read one data-ingestion run with its history",
+    "gatehouse console ingestion-run 0b7c5a8e-2f55-4c11-9a0e-6d2d3c1f4e21",
+    lambda client, id_: client.get_ingestion_run(id_),
+)
+READS = (GATE, GATES, HOLDOUT, DYNAMIC_CONFIGS, QUALIFYING_EVENTS, EXPOSURES, INGESTION_RUN)
 
 
 def register(commands, parents: list[argparse.ArgumentParser], formatter) -> None:
     output = argparse.ArgumentParser(add_help=False)
     output.add_argument("--format", choices=FORMATS, default="json", help="json (default, for scripts) or an aligned text table")
-    for read in ENTITY_READS:
+    for read in READS:
         parser = commands.add_parser(
             read.command, help=read.summary, description=f"{read.summary[0].upper()}{read.summary[1:]}.",
-            epilog=f"example:\n  {read.example}", formatter_class=formatter, parents=[*parents, output],
+            epilog=f"example{'s' if chr(10) in read.example else ''}:\n  {read.example}",
+            formatter_class=formatter, parents=[*parents, output],
         )
-        parser.add_argument("id", metavar=read.metavar, help=f"{read.noun} id")
-        parser.set_defaults(handler=_entity_handler(read))
-    for read in LIST_READS:
-        parser = commands.add_parser(
-            read.command, help=read.summary, description=f"{read.summary[0].upper()}{read.summary[1:]}.",
-            epilog=f"examples:\n  {read.example}", formatter_class=formatter, parents=[*parents, output],
-        )
-        filters = parser.add_argument_group("filters (each also spelt as the interface names it, e.g. --idType)")
+        if isinstance(read, EntityRead):
+            parser.add_argument("id", metavar=read.metavar, help=f"{read.noun} id")
+            parser.set_defaults(handler=_entity_handler(read))
+            continue
+        filters = parser.add_argument_group("filters (each also spelt as the interface names it, e.g. --creatorID)")
         for spec in read.filters:
             aliases = [f"--{spec.param}"] if f"--{spec.param}" != spec.option else []
             filters.add_argument(
                 spec.option, *aliases, dest=f"filter_{spec.param}", metavar=spec.param, choices=spec.choices,
                 action="append" if spec.repeatable else "store",
-                help=f"{spec.help}" + (f"; one of {', '.join(spec.choices)}" if spec.choices else ""),
+                help=spec.help + (f"; one of {', '.join(spec.choices)}" if spec.choices else ""),
             )
         paging = parser.add_argument_group("paging (without these, every page is read)")
         paging.add_argument("--page", type=_positive_int, help="read only this page (1-based)")

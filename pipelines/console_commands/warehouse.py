@@ -44,6 +44,8 @@ class Warehouse:
     name: str
     settings: tuple[Setting, ...]
     secrets: tuple[Secret, ...]
+    # At least one of these secrets is needed (the first is the one prompted for); the others are optional.
+    credentials: tuple[str, ...]
 
     def secret(self, field: str) -> Secret:
         return next(secret for secret in self.secrets if secret.field == field)
@@ -62,6 +64,7 @@ WAREHOUSES: dict[str, Warehouse] = {
                 Setting("consoleComputePath", "--console-compute-path", "separate path for the console's interactive queries"),
             ),
             (Secret("accessToken", "GATEHOUSE_DATABRICKS_ACCESS_TOKEN", ("--access-token", "--token")),),
+            ("accessToken",),
         ),
         Warehouse(
             "snowflake",
@@ -78,6 +81,7 @@ WAREHOUSES: dict[str, Warehouse] = {
                 Secret("privateKey", "GATEHOUSE_SNOWFLAKE_PRIVATE_KEY", ("--private-key",), promptable=False),
                 Secret("keyPassPhrase", "GATEHOUSE_SNOWFLAKE_KEY_PASSPHRASE", ("--key-passphrase", "--key-pass-phrase")),
             ),
+            ("serviceUserPassword", "privateKey"),  # password or key-pair authentication
         ),
         Warehouse(
             "bigquery",
@@ -87,6 +91,7 @@ WAREHOUSES: dict[str, Warehouse] = {
                 Setting("consoleComputeProject", "--console-compute-project", "separate project for the console's queries"),
             ),
             (Secret("privateKey", "GATEHOUSE_BIGQUERY_PRIVATE_KEY", ("--private-key",), promptable=False),),
+            ("privateKey",),
         ),
     )
 }
@@ -205,13 +210,9 @@ def _secrets(args: argparse.Namespace, warehouse: Warehouse) -> dict[str, str]:
         if value:
             found[secret.field] = _registered(value)
 
-    if warehouse.name == "snowflake":
-        if "serviceUserPassword" not in found and "privateKey" not in found:
-            found["serviceUserPassword"] = _prompt(warehouse, warehouse.secret("serviceUserPassword"), alternative=warehouse.secret("privateKey"))
-    else:
-        for secret in warehouse.secrets:
-            if secret.field not in found:
-                found[secret.field] = _prompt(warehouse, secret)
+    if not any(field in found for field in warehouse.credentials):
+        first, *alternatives = (warehouse.secret(field) for field in warehouse.credentials)
+        found[first.field] = _prompt(warehouse, first, alternatives)
     return found
 
 
@@ -230,21 +231,22 @@ def _secrets_file(path: str, warehouse: Warehouse) -> dict[str, str]:
             f"secrets file {path}: {warehouse.name} has unknown key(s) {', '.join(map(str, unknown))}; "
             f"it holds only secrets: {', '.join(fields)}"
         )
-    not_text = [field for field, value in member.items() if not isinstance(value, str)]
+    not_text = [f"{warehouse.name}.{field}" for field, value in member.items() if not isinstance(value, str)]
     if not_text:
-        raise GatehouseError(f"secrets file {path}: {warehouse.name}.{', '.join(not_text)} must be text")
+        raise GatehouseError(f"secrets file {path}: {', '.join(not_text)} must be text")
     return member
 
 
-def _prompt(warehouse: Warehouse, secret: Secret, alternative: Secret | None = None) -> str:
-    where = f"set {secret.env}" + (f" (or {alternative.env})" if alternative else "")
+def _prompt(warehouse: Warehouse, secret: Secret, alternatives: list[Secret]) -> str:
     if secret.promptable and sys.stdin.isatty():
         value = getpass.getpass(f"{warehouse.name} {secret.field} (not echoed): ")
         if value:
             return _registered(value)
+    fields = " or ".join(s.field for s in (secret, *alternatives))
+    variables = f"{secret.env}" + "".join(f" (or {s.env})" for s in alternatives)
+    unprompted = "" if secret.promptable else " (a private key is not prompted for)"
     raise GatehouseError(
-        f"no {warehouse.name} {secret.field}{' or ' + alternative.field if alternative else ''}: {where} "
-        f"or put it under {warehouse.name}: in --secrets-file" + ("" if secret.promptable else " (a private key is not prompted for)")
+        f"no {warehouse.name} {fields}: set {variables} or put it under {warehouse.name}: in --secrets-file{unprompted}"
     )
 
 

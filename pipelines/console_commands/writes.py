@@ -24,6 +24,7 @@ log = logging.getLogger("gatehouse.console")
 
 Send = Callable[[ConsoleClient, bool], "WriteResult | PreparedRequest"]
 
+
 def write_options() -> argparse.ArgumentParser:
     parent = argparse.ArgumentParser(add_help=False)
     group = parent.add_argument_group("write options")
@@ -35,13 +36,18 @@ def write_options() -> argparse.ArgumentParser:
     return parent
 
 
-def send_write(args: argparse.Namespace, send: Send) -> int:
-    """Send one write (or, with --dry-run, print it) and print the console's answer with its message."""
+def send_write(args: argparse.Namespace, send: Send, *, created: str | None = None) -> int:
+    """Send one write (or, with --dry-run, print it) and print the console's answer with its message.
+
+    `created` names what a create makes ("role 'Auditor'"), for the advice when its answer never came.
+    """
     with open_client(args) as client:
         try:
             result = send(client, args.dry_run)
         except OutcomeUnknownError as err:
-            raise GatehouseError(f"outcome unknown: {err}") from err
+            # The interface cannot read roles or release pipelines back, so only the console's UI can tell.
+            check = f"; it was sent once and not retried: look for {created} in the console's UI" if created else ""
+            raise GatehouseError(f"outcome unknown: {err}{check}") from err
     if isinstance(result, PreparedRequest):
         print_json(redacted({
             "method": result.method, "path": result.path, "url": result.url, "headers": result.headers, "body": result.body,
@@ -176,7 +182,10 @@ def _unarchive(args: argparse.Namespace) -> int:
 
 def _create_pipeline(args: argparse.Namespace) -> int:
     body = load_document(args.file, "release pipeline file")
-    return send_write(args, lambda client, dry_run: client.create_release_pipeline(body, dry_run=dry_run))
+    return send_write(
+        args, lambda client, dry_run: client.create_release_pipeline(body, dry_run=dry_run),
+        created=f"release pipeline {body.get('name')!r}",
+    )
 
 
 def _update_pipeline(args: argparse.Namespace) -> int:
@@ -193,16 +202,16 @@ def _create_role(args: argparse.Namespace) -> int:
         name = args.name or document.get("name")
         permissions = document.get("permissions")
         if isinstance(permissions, list):
-            permissions = granted_permissions(permissions)
+            permissions = _granted_permissions(permissions)
     else:
         name = args.name
-        permissions = granted_permissions(flag.strip() for value in args.allow for flag in value.split(",") if flag.strip())
+        permissions = _granted_permissions(flag.strip() for value in args.allow for flag in value.split(",") if flag.strip())
     if not name:
         raise GatehouseError("a role needs a name: give NAME (or `name` in --file)")
-    return send_write(args, lambda client, dry_run: client.create_role(name, permissions, dry_run=dry_run))
+    return send_write(args, lambda client, dry_run: client.create_role(name, permissions, dry_run=dry_run), created=f"role {name!r}")
 
 
-def granted_permissions(flags: Any) -> dict[str, bool]:
+def _granted_permissions(flags: Any) -> dict[str, bool]:
     """Every known flag, true for those granted. Unknown flags are rejected with the valid ones."""
     granted = list(flags)
     unknown = [flag for flag in granted if flag not in ROLE_PERMISSION_FLAGS]

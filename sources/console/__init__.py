@@ -25,7 +25,6 @@ from sources.console.extraction import (
     has_concluded,
     is_quiet,
     is_settled,
-    return_values_as_json_text,
     service_today,
     unique,
     utc_now,
@@ -103,17 +102,21 @@ def console(
         name="dynamic_configs",
         primary_key="id",
         write_disposition=SCD2,
-        columns={"default_value": JSON},
+        columns={"default_value": {"name": "default_value", **JSON}},
+        nested_hints={
+            "rules": {"columns": {"return_value": {"name": "return_value", **JSON}}},
+            ("rules", "variants"): {"columns": {"return_value": {"name": "return_value", **JSON}}},
+        },
     )
     def dynamic_configs() -> Iterator[list[dict]]:
         """Table `dynamic_configs`, key `id`: SCD2 history as `gates`; rules, variants and conditions nested.
 
-        `defaultValue` is a JSON column; the rules' and variants' `returnValue` are JSON text.
+        `defaultValue` and the rules' and variants' `returnValue` are JSON columns.
         """
         for page in client.list_dynamic_configs():
             catalogue.record_list_page("dynamic_configs", page)
             report.add("dynamic_configs", len(page))
-            yield [return_values_as_json_text(config) for config in page]
+            yield page
         catalogue.complete_list("dynamic_configs")
 
     @dlt.resource(name="qualifying_events", primary_key="name", write_disposition="merge")

@@ -176,15 +176,17 @@ class ClientStats:
         self.throttled = 0
         self.throttle_wait_s = 0.0
         self.by_endpoint: dict[str, int] = {}
+        self.retries_by_endpoint: dict[str, int] = {}
 
     def record_request(self, endpoint: str) -> None:
         with self._lock:
             self.requests += 1
             self.by_endpoint[endpoint] = self.by_endpoint.get(endpoint, 0) + 1
 
-    def record_retry(self) -> None:
+    def record_retry(self, endpoint: str) -> None:
         with self._lock:
             self.retries += 1
+            self.retries_by_endpoint[endpoint] = self.retries_by_endpoint.get(endpoint, 0) + 1
 
     def record_throttled(self) -> None:
         with self._lock:
@@ -210,6 +212,7 @@ class ClientStats:
                 "throttled": self.throttled,
                 "throttle_wait_s": round(self.throttle_wait_s, 3),
                 "by_endpoint": dict(self.by_endpoint),
+                "retries_by_endpoint": dict(self.retries_by_endpoint),
             }
 
 
@@ -583,10 +586,9 @@ class ConsoleClient:
                         path=error.path,
                     ) from None
                 log.warning(
-                    "%s %s: %s; retry %d/%d in %.2f s",
-                    endpoint.method, path, transient.error.message, attempt, self.options.max_attempts - 1, delay,
-                )  # fmt: skip
-                self.stats.record_retry()
+                    "%s; retry %d/%d in %.2f s", transient.error.message, attempt, self.options.max_attempts - 1, delay
+                )
+                self.stats.record_retry(endpoint.template)
                 if transient.throttled:
                     self.stats.record_throttle_wait(delay)
                 self._sleep(delay)

@@ -3,7 +3,6 @@ decide which rows and requests a run makes (exposure days, settled ingestion run
 
 from __future__ import annotations
 
-import json
 import threading
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
@@ -215,27 +214,3 @@ def is_quiet(concluded_on: str | None, today: date, recheck_days: int) -> bool:
         return False
     return today < date.fromisoformat(concluded_on) + timedelta(days=recheck_days)
 
-
-def return_values_as_json_text(config: dict[str, Any]) -> dict[str, Any]:
-    """A config whose rules' and variants' `returnValue` objects are JSON text.
-
-    Their keys are user-defined: left as objects, dlt would flatten each key into a column (and
-    lists into tables) of the nested rule tables. Keys are sorted so equal values hash equally.
-    """
-    rules = config.get("rules")
-    if not rules:
-        return config
-    converted = []
-    for rule in rules:
-        rule = dict(rule)
-        if isinstance(rule.get("returnValue"), (dict, list)):
-            rule["returnValue"] = json.dumps(rule["returnValue"], sort_keys=True)
-        if rule.get("variants"):
-            rule["variants"] = [
-                {**variant, "returnValue": json.dumps(variant["returnValue"], sort_keys=True)}
-                if isinstance(variant.get("returnValue"), (dict, list))
-                else variant
-                for variant in rule["variants"]
-            ]
-        converted.append(rule)
-    return {**config, "rules": converted}

@@ -136,6 +136,7 @@ def test_stats_count_requests_retries_and_endpoint_templates(make_client, clock)
         "throttled": 0,
         "throttle_wait_s": 0.0,
         "by_endpoint": {"/console/v1/holdouts/{id}": 3, "/console/v1/gates/{id}": 1},
+        "retries_by_endpoint": {"/console/v1/holdouts/{id}": 1},
     }
     assert [(e.endpoint, e.status, e.attempt) for e in events] == [
         ("/console/v1/holdouts/{id}", 503, 1),

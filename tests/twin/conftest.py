@@ -63,10 +63,13 @@ def patched_spec(published: dict) -> dict:
     # Each operation documents only some of its error statuses; gap-decisions.md gives the one error
     # body every status shares, so it becomes each operation's `default` answer.
     for operation in (op for path in spec["paths"].values() for op in path.values()):
-        operation["responses"].setdefault("default", {
-            "description": "error (gap-decisions.md)",
-            "content": {"application/json": {"schema": ERROR_BODY}},
-        })
+        operation["responses"].setdefault(
+            "default",
+            {
+                "description": "error (gap-decisions.md)",
+                "content": {"application/json": {"schema": ERROR_BODY}},
+            },
+        )
     return spec
 
 
@@ -108,7 +111,10 @@ class SpecChecker:
             body=request.content or None,
         )
         spec_response = _SpecResponse(
-            response.status_code, response.headers.get("content-type", ""), Headers(dict(response.headers)), response.content
+            response.status_code,
+            response.headers.get("content-type", ""),
+            Headers(dict(response.headers)),
+            response.content,
         )
         self.api.validate_response(spec_request, spec_response)
         return response
@@ -126,8 +132,9 @@ def twin() -> ConsoleTwin:
 
 @pytest.fixture
 def console(twin: ConsoleTwin):
-    with httpx.Client(transport=twin.transport(), base_url=BASE_URL,
-                      headers={"SERVICE-API-KEY": twin.settings.api_key}) as client:
+    with httpx.Client(
+        transport=twin.transport(), base_url=BASE_URL, headers={"SERVICE-API-KEY": twin.settings.api_key}
+    ) as client:
         yield client
 
 

@@ -39,7 +39,11 @@ GATE_FILTERS = [
     ("type", ["STALE"], lambda t, g: g["type"] == "STALE"),
     ("type", ["TEMPLATE"], lambda t, g: g["type"] == "TEMPLATE"),
     ("typeReason", ["STALE_PROBABLY_FORGOTTEN"], lambda t, g: g["typeReason"] == "STALE_PROBABLY_FORGOTTEN"),
-    ("typeReason", ["STALE_ALL_TRUE", "STALE_ALL_FALSE"], lambda t, g: g["typeReason"] in ("STALE_ALL_TRUE", "STALE_ALL_FALSE")),
+    (
+        "typeReason",
+        ["STALE_ALL_TRUE", "STALE_ALL_FALSE"],
+        lambda t, g: g["typeReason"] in ("STALE_ALL_TRUE", "STALE_ALL_FALSE"),
+    ),
     ("passRate", ["0"], lambda t, g: gate_pass_rate(t, g) == "0"),
     ("passRate", ["100"], lambda t, g: gate_pass_rate(t, g) == "100"),
     ("passRate", ["INBETWEEN", "100"], lambda t, g: gate_pass_rate(t, g) in ("INBETWEEN", "100")),
@@ -54,8 +58,11 @@ GATE_FILTERS = [
 
 @pytest.fixture(scope="module")
 def medium_console():
-    with httpx.Client(transport=MEDIUM.transport(), base_url="http://console.test",
-                      headers={"SERVICE-API-KEY": MEDIUM.settings.api_key}) as client:
+    with httpx.Client(
+        transport=MEDIUM.transport(),
+        base_url="http://console.test",
+        headers={"SERVICE-API-KEY": MEDIUM.settings.api_key},
+    ) as client:
         yield client
 
 
@@ -81,17 +88,30 @@ def test_id_filters_and_release_pipelines(medium_console):
 
 
 def test_filters_combine_and_empty_values_are_ignored(medium_console):
-    served = read_all(medium_console, "/console/v1/gates", {"type": "STALE", "tags": "core", "creatorName": ""}, limit=1000)
+    served = read_all(
+        medium_console, "/console/v1/gates", {"type": "STALE", "tags": "core", "creatorName": ""}, limit=1000
+    )
     expected = [g for g in MEDIUM.organisation.listed_gates() if g["type"] == "STALE" and "core" in g["tags"]]
     assert served == expected
 
 
 CONFIG_FILTERS = [
     ("tags", ["growth", "infra"], lambda c: bool({"growth", "infra"} & set(c["tags"]))),
-    ("creatorName", [MEDIUM.organisation.people[0].name], lambda c: c["creatorName"] == MEDIUM.organisation.people[0].name),
-    ("releasePipelineID", [next(iter(MEDIUM.organisation.release_pipelines))],
-     lambda c: c["releasePipelineID"] == next(iter(MEDIUM.organisation.release_pipelines))),
-    ("creatorID", [MEDIUM.organisation.people[2].person_id], lambda c: c["creatorID"] == MEDIUM.organisation.people[2].person_id),
+    (
+        "creatorName",
+        [MEDIUM.organisation.people[0].name],
+        lambda c: c["creatorName"] == MEDIUM.organisation.people[0].name,
+    ),
+    (
+        "releasePipelineID",
+        [next(iter(MEDIUM.organisation.release_pipelines))],
+        lambda c: c["releasePipelineID"] == next(iter(MEDIUM.organisation.release_pipelines)),
+    ),
+    (
+        "creatorID",
+        [MEDIUM.organisation.people[2].person_id],
+        lambda c: c["creatorID"] == MEDIUM.organisation.people[2].person_id,
+    ),
 ]
 
 

@@ -4,6 +4,7 @@ and every answer validated against the published OpenAPI description."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import httpx
 import pytest
@@ -21,7 +22,10 @@ PIPELINE = {
             "timeIntervalMs": 3_600_000,
             "requiredReview": False,
             "rules": [
-                {"name": "Rule", "conditions": [{"type": "app_version", "targetValue": ["1", "222"], "operator": "any"}]}
+                {
+                    "name": "Rule",
+                    "conditions": [{"type": "app_version", "targetValue": ["1", "222"], "operator": "any"}],
+                }
             ],
         }
     ],
@@ -46,16 +50,34 @@ CONSOLE_OPERATIONS = [
     ("read gate", "GET", lambda t: f"/console/v1/gates/{t.organisation.listed_gates()[0]['id']}", None),
     ("read holdout", "GET", lambda t: f"/console/v1/holdouts/{t.holdout_ids[0]}", None),
     ("list dynamic configs", "GET", lambda t: "/console/v1/dynamic_configs?limit=3", None),
-    ("unarchive dynamic config", "PUT", lambda t: f"/console/v1/dynamic_configs/{archived_config_id(t)}/unarchive",
-     {"unarchiveReason": "needed again"}),
+    (
+        "unarchive dynamic config",
+        "PUT",
+        lambda t: f"/console/v1/dynamic_configs/{archived_config_id(t)}/unarchive",
+        {"unarchiveReason": "needed again"},
+    ),
     ("create release pipeline", "POST", lambda t: "/console/v1/release_pipelines", PIPELINE),
     ("update release pipeline", "POST", lambda t: f"/console/v1/release_pipelines/{any_pipeline_id(t)}", PIPELINE),
     ("list qualifying events", "GET", lambda t: "/console/v1/experiments/qualifying_events?limit=2", None),
-    ("cumulative exposures", "GET", lambda t: f"/console/v1/experiments/{t.experiment_ids[0]}/cumulative_exposures", None),
+    (
+        "cumulative exposures",
+        "GET",
+        lambda t: f"/console/v1/experiments/{t.experiment_ids[0]}/cumulative_exposures",
+        None,
+    ),
     ("read ingestion run", "GET", lambda t: f"/console/v1/ingestion/runs/{t.ingestion_run_ids[0]}", None),
-    ("create role", "POST", lambda t: "/console/v1/roles", {"name": "Auditor", "permissions": {"verify_metrics": True}}),
-    ("update warehouse connection", "PATCH", lambda t: "/console/v1/wh_connections",
-     {"snowflake": {"accountName": "acme", "serviceUserPassword": "hunter2-secret"}}),
+    (
+        "create role",
+        "POST",
+        lambda t: "/console/v1/roles",
+        {"name": "Auditor", "permissions": {"verify_metrics": True}},
+    ),
+    (
+        "update warehouse connection",
+        "PATCH",
+        lambda t: "/console/v1/wh_connections",
+        {"snowflake": {"accountName": "acme", "serviceUserPassword": "hunter2-secret"}},
+    ),
 ]
 SUCCESS_STATUS = {"create role": 201}
 
@@ -75,15 +97,17 @@ def test_every_console_operation_answers_its_documented_success(twin, console, c
     assert answer.headers["date"] == "Mon, 02 Nov 2026 06:00:00 GMT"
 
 
-def test_scim_group_patch_authenticates_with_the_bearer_token_and_applies_each_op(twin, console):
+def test_scim_group_patch_authenticates_with_the_bearer_token_and_applies_each_op(twin, console, conforms):
     group_id = scim_group_id(twin)
     alice = {"value": "alice-id", "display": "Alice"}
     bob = {"value": "bob-id", "display": "Bob"}
 
     def patch(op: str, members: list[dict]) -> httpx.Response:
-        body = {"schemas": ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
-                "Operations": [{"op": op, "path": "members", "value": members}]}
-        return console.patch(f"/scim/Groups/{group_id}", json=body, headers=scim_headers(twin))
+        body = {
+            "schemas": ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
+            "Operations": [{"op": op, "path": "members", "value": members}],
+        }
+        return conforms(console.patch(f"/scim/Groups/{group_id}", json=body, headers=scim_headers(twin)))
 
     assert patch("replace", [alice]).json()["members"] == [alice]
     assert patch("add", [bob, alice]).json()["members"] == [alice, bob]
@@ -120,15 +144,18 @@ def test_a_bad_key_gets_401_quoting_the_key_sent(twin, conforms, operation, meth
 @pytest.mark.parametrize("operation, method, path, body", CONSOLE_OPERATIONS, ids=[o[0] for o in CONSOLE_OPERATIONS])
 def test_a_forbidden_key_gets_403(twin, conforms, operation, method, path, body):
     twin.settings.forbidden_keys.add("console-read-only")
-    with httpx.Client(transport=twin.transport(), base_url="http://console.test",
-                      headers={"SERVICE-API-KEY": "console-read-only"}) as client:
+    with httpx.Client(
+        transport=twin.transport(), base_url="http://console.test", headers={"SERVICE-API-KEY": "console-read-only"}
+    ) as client:
         answer = conforms(client.request(method, path(twin), json=body))
 
     assert answer.status_code == 403
     expected = "Forbidden resource"
     if operation == "update warehouse connection":
-        expected = ("Forbidden. The request was valid, but the server is refusing action. "
-                    "You might not have the necessary permissions to access the resource.")
+        expected = (
+            "Forbidden. The request was valid, but the server is refusing action. "
+            "You might not have the necessary permissions to access the resource."
+        )
     assert answer.json() == {"status": 403, "message": expected}
 
 
@@ -136,8 +163,11 @@ NOT_FOUND = [
     ("/console/v1/gates/no_such_gate", "GET", "Gate no_such_gate not found"),
     ("/console/v1/holdouts/no_such_holdout", "GET", "Holdout no_such_holdout not found"),
     ("/console/v1/experiments/nope/cumulative_exposures", "GET", "Experiment nope not found"),
-    ("/console/v1/ingestion/runs/de941fa2-3e0f-44ec-a44c-5c51eed07e0z", "GET",
-     "runID de941fa2-3e0f-44ec-a44c-5c51eed07e0z not found"),
+    (
+        "/console/v1/ingestion/runs/de941fa2-3e0f-44ec-a44c-5c51eed07e0z",
+        "GET",
+        "runID de941fa2-3e0f-44ec-a44c-5c51eed07e0z not found",
+    ),
     ("/console/v1/dynamic_configs/nope/unarchive", "PUT", "Dynamic config nope not found"),
     ("/console/v1/release_pipelines/nope", "POST", "Release pipeline nope not found"),
     ("/console/v1/no_such_endpoint", "GET", "Cannot GET /console/v1/no_such_endpoint"),
@@ -163,28 +193,72 @@ INVALID_BODIES = [
     ("/console/v1/roles", "POST", {"permissions": {}}, [("name", "Required")]),
     ("/console/v1/roles", "POST", {"name": "Viewer"}, [("permissions", "Required")]),
     ("/console/v1/roles", "POST", {"name": "", "permissions": {}}, [("name", "must not be empty")]),
-    ("/console/v1/roles", "POST", {"name": "Viewer", "permissions": {"fly": True, "create_configs": "yes"}},
-     [("permissions.fly", "is not a permission"), ("permissions.create_configs", "must be a boolean")]),
+    (
+        "/console/v1/roles",
+        "POST",
+        {"name": "Viewer", "permissions": {"fly": True, "create_configs": "yes"}},
+        [("permissions.fly", "is not a permission"), ("permissions.create_configs", "must be a boolean")],
+    ),
     ("/console/v1/release_pipelines", "POST", {"phases": []}, [("name", "Required")]),
     ("/console/v1/release_pipelines", "POST", {"name": 7}, [("name", "must be a string")]),
-    ("/console/v1/release_pipelines", "POST", {"name": "P", "phases": [{"name": "One"}]},
-     [("phases[0].timeIntervalMs", "Required"), ("phases[0].requiredReview", "Required"), ("phases[0].rules", "Required")]),
-    ("/console/v1/release_pipelines", "POST",
-     {"name": "P", "phases": [{"name": "One", "timeIntervalMs": "soon", "requiredReview": "no", "rules": [
-         {"name": "R", "conditions": [{"type": "moon_phase"}, {"targetValue": [1, "a"]}]}]}]},
-     [("phases[0].timeIntervalMs", "must be a non-negative number"), ("phases[0].requiredReview", "must be a boolean"),
-      ("phases[0].rules[0].conditions[0].type", None), ("phases[0].rules[0].conditions[1].type", "Required"),
-      ("phases[0].rules[0].conditions[1].targetValue", None)]),
-    ("/console/v1/release_pipelines", "POST", {"name": "P", "triggerNotice": 5}, [("triggerNotice", "must be a string")]),
+    (
+        "/console/v1/release_pipelines",
+        "POST",
+        {"name": "P", "phases": [{"name": "One"}]},
+        [
+            ("phases[0].timeIntervalMs", "Required"),
+            ("phases[0].requiredReview", "Required"),
+            ("phases[0].rules", "Required"),
+        ],
+    ),
+    (
+        "/console/v1/release_pipelines",
+        "POST",
+        {
+            "name": "P",
+            "phases": [
+                {
+                    "name": "One",
+                    "timeIntervalMs": "soon",
+                    "requiredReview": "no",
+                    "rules": [{"name": "R", "conditions": [{"type": "moon_phase"}, {"targetValue": [1, "a"]}]}],
+                }
+            ],
+        },
+        [
+            ("phases[0].timeIntervalMs", "must be a non-negative number"),
+            ("phases[0].requiredReview", "must be a boolean"),
+            ("phases[0].rules[0].conditions[0].type", None),
+            ("phases[0].rules[0].conditions[1].type", "Required"),
+            ("phases[0].rules[0].conditions[1].targetValue", None),
+        ],
+    ),
+    (
+        "/console/v1/release_pipelines",
+        "POST",
+        {"name": "P", "triggerNotice": 5},
+        [("triggerNotice", "must be a string")],
+    ),
     ("/console/v1/release_pipelines", "POST", ["not", "an", "object"], [("", "must be an object")]),
     ("/console/v1/wh_connections", "PATCH", {"redshift": {}}, [("redshift", None)]),
-    ("/console/v1/wh_connections", "PATCH", {"bigquery": {"project": 5, "region": "eu"}},
-     [("bigquery.project", "must be a string"), ("bigquery.region", "is not a connection parameter")]),
-    ("/console/v1/dynamic_configs/{archived}/unarchive", "PUT", {"unarchiveReason": 5}, [("unarchiveReason", "must be a string")]),
+    (
+        "/console/v1/wh_connections",
+        "PATCH",
+        {"bigquery": {"project": 5, "region": "eu"}},
+        [("bigquery.project", "must be a string"), ("bigquery.region", "is not a connection parameter")],
+    ),
+    (
+        "/console/v1/dynamic_configs/{archived}/unarchive",
+        "PUT",
+        {"unarchiveReason": 5},
+        [("unarchiveReason", "must be a string")],
+    ),
 ]
 
 
-@pytest.mark.parametrize("path, method, body, errors", INVALID_BODIES, ids=[f"{b[0]} {json.dumps(b[2])[:40]}" for b in INVALID_BODIES])
+@pytest.mark.parametrize(
+    "path, method, body, errors", INVALID_BODIES, ids=[f"{b[0]} {json.dumps(b[2])[:40]}" for b in INVALID_BODIES]
+)
 def test_invalid_bodies_get_400_with_field_errors(twin, console, conforms, path, method, body, errors):
     path = path.replace("{archived}", archived_config_id(twin))
     answer = conforms(console.request(method, path, json=body))
@@ -193,17 +267,27 @@ def test_invalid_bodies_get_400_with_field_errors(twin, console, conforms, path,
     payload = answer.json()
     assert payload["status"] == 400
     assert payload["message"] == "Invalid request. Please check the request input and try again."
-    assert [(e["property"], None if expected is None else e["errorMessage"])
-            for e, (_, expected) in zip(payload["errors"], errors)] == errors
+    assert [
+        (e["property"], None if expected is None else e["errorMessage"])
+        for e, (_, expected) in zip(payload["errors"], errors, strict=True)
+    ] == errors
 
 
 SCIM_INVALID = [
     ({}, [("Operations", "Required")]),
     ({"Operations": []}, [("Operations", "must be a non-empty array")]),
-    ({"Operations": [{"op": "merge", "path": "members", "value": []}]}, [("Operations[0].op", "must be one of replace, add, remove")]),
-    ({"Operations": [{"op": "add", "path": "displayName", "value": [{"value": "x"}]}]},
-     [("Operations[0].path", "must be one of members"), ("Operations[0].value[0].display", "Required")]),
-    ({"schemas": "x", "Operations": [{"op": "add", "path": "members"}]}, [("schemas", "must be an array of strings"), ("Operations[0].value", "Required")]),
+    (
+        {"Operations": [{"op": "merge", "path": "members", "value": []}]},
+        [("Operations[0].op", "must be one of replace, add, remove")],
+    ),
+    (
+        {"Operations": [{"op": "add", "path": "displayName", "value": [{"value": "x"}]}]},
+        [("Operations[0].path", "must be one of members"), ("Operations[0].value[0].display", "Required")],
+    ),
+    (
+        {"schemas": "x", "Operations": [{"op": "add", "path": "members"}]},
+        [("schemas", "must be an array of strings"), ("Operations[0].value", "Required")],
+    ),
 ]
 
 
@@ -240,8 +324,14 @@ BAD_QUERIES = [
     ("/console/v1/gates", {"page": "two"}, [("page", "page must be a positive integer")]),
     ("/console/v1/gates", {"page": "0"}, [("page", "page must be a positive integer")]),
     ("/console/v1/gates", {"limit": "-5"}, [("limit", "limit must be a positive integer")]),
-    ("/console/v1/gates", {"limit": "1.5", "type": "OLD"},
-     [("limit", "limit must be a positive integer"), ("type", "type must be one of TEMPORARY, PERMANENT, STALE, TEMPLATE")]),
+    (
+        "/console/v1/gates",
+        {"limit": "1.5", "type": "OLD"},
+        [
+            ("limit", "limit must be a positive integer"),
+            ("type", "type must be one of TEMPORARY, PERMANENT, STALE, TEMPLATE"),
+        ],
+    ),
     ("/console/v1/gates", {"passRate": ["0", "50"]}, [("passRate", "passRate must be one of 0, 100, INBETWEEN")]),
     ("/console/v1/gates", {"rolloutRate": "ALL"}, [("rolloutRate", "rolloutRate must be one of 0, 100, INBETWEEN")]),
     ("/console/v1/gates", {"typeReason": "STALE"}, [("typeReason", None)]),
@@ -254,8 +344,10 @@ BAD_QUERIES = [
 def test_bad_query_values_get_400(console, conforms, path, params, errors):
     answer = conforms(console.get(path, params=params))
     assert answer.status_code == 400
-    assert [(e["property"], None if expected is None else e["errorMessage"])
-            for e, (_, expected) in zip(answer.json()["errors"], errors)] == errors
+    assert [
+        (e["property"], None if expected is None else e["errorMessage"])
+        for e, (_, expected) in zip(answer.json()["errors"], errors, strict=True)
+    ] == errors
 
 
 def test_read_gate_has_no_version_and_archived_gates_stay_readable(twin, console):
@@ -270,7 +362,10 @@ def test_read_gate_has_no_version_and_archived_gates_stay_readable(twin, console
 def test_unarchive_restores_an_archived_config_to_the_list(twin, console):
     config_id = archived_config_id(twin)
     before = twin.organisation.dynamic_configs[config_id]["version"]
-    listed = lambda: {c["id"] for c in console.get("/console/v1/dynamic_configs", params={"limit": 1000}).json()["data"]}
+
+    def listed() -> set[str]:
+        return {c["id"] for c in console.get("/console/v1/dynamic_configs", params={"limit": 1000}).json()["data"]}
+
     assert config_id not in listed()
 
     answer = console.put(f"/console/v1/dynamic_configs/{config_id}/unarchive", json={"unarchiveReason": "back"})
@@ -333,7 +428,9 @@ def test_roles_answer_201_with_every_flag_but_the_two_production_omits(twin, con
 def test_warehouse_connection_is_merged_and_never_echoed(twin, console):
     secret = "-----BEGIN PRIVATE KEY-----abc"
     first = console.patch("/console/v1/wh_connections", json={"bigquery": {"project": "p1", "privateKey": secret}})
-    second = console.patch("/console/v1/wh_connections", json={"bigquery": {"project": "p2"}, "snowflake": {"keyPassPhrase": None}})
+    second = console.patch(
+        "/console/v1/wh_connections", json={"bigquery": {"project": "p2"}, "snowflake": {"keyPassPhrase": None}}
+    )
 
     for answer in (first, second):
         assert answer.json() == {"message": "Connection updated successfully"}
@@ -359,3 +456,28 @@ def test_the_optional_review_header_is_accepted_and_recorded(twin, console):
     answer = console.get("/console/v1/gates", params={"limit": 1}, headers={"x-respect-review-settings": "true"})
     assert answer.status_code == 200
     assert twin.requests[-1].headers["x-respect-review-settings"] == "true"
+
+
+def sample(path: str, method: str = "get", status: str = "200") -> object:
+    """The response example the published OpenAPI gives for an operation."""
+    spec = json.loads((Path(__file__).parents[1] / "spec" / "console-openapi.json").read_text())
+    return spec["paths"][path][method]["responses"][status]["content"]["application/json"]["example"]["data"]
+
+
+def test_items_have_the_fields_of_the_published_samples_in_their_order(twin, console):
+    gate = console.get("/console/v1/gates", params={"limit": 1}).json()["data"][0]
+    single = console.get(f"/console/v1/gates/{gate['id']}").json()["data"]
+    holdout = console.get(f"/console/v1/holdouts/{twin.holdout_ids[0]}").json()["data"]
+    event = console.get("/console/v1/experiments/qualifying_events").json()["data"][0]
+    run = console.get(f"/console/v1/ingestion/runs/{twin.ingestion_run_ids[0]}").json()["data"]
+    config = console.get("/console/v1/dynamic_configs").json()["data"][0]
+
+    assert list(gate) == list(sample("/console/v1/gates")[0])
+    assert list(single) == list(sample("/console/v1/gates/{id}"))
+    assert list(holdout) == list(sample("/console/v1/holdouts/{id}"))
+    assert list(event) == list(sample("/console/v1/experiments/qualifying_events")[0])
+    assert list(run) == list(sample("/console/v1/ingestion/runs/{id}"))
+    # The config sample leaves out members the interface lists (owner, teamID, status...): they come after.
+    config_sample = list(sample("/console/v1/dynamic_configs")[0])
+    assert [name for name in config if name in config_sample] == config_sample
+    assert set(config) - set(config_sample) == {"teamID", "owner", "releasePipelineID", "isTemplate", "status"}

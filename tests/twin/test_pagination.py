@@ -69,7 +69,11 @@ NEXT_PAGE_FORMS = [
     ("path", "/console/v1/gates?page=3&limit=5&idType=userID", "/console/v1/gates?page=1&limit=5&idType=userID"),
     ("query", "?page=3&limit=5&idType=userID", "?page=1&limit=5&idType=userID"),
     ("nolimit", "/console/v1/gates?page=3&idType=userID", "/console/v1/gates?page=1&idType=userID"),
-    ("host", "console.test/console/v1/gates?page=3&limit=5&idType=userID", "console.test/console/v1/gates?page=1&limit=5&idType=userID"),
+    (
+        "host",
+        "console.test/console/v1/gates?page=3&limit=5&idType=userID",
+        "console.test/console/v1/gates?page=1&limit=5&idType=userID",
+    ),
     ("stuck", "/console/v1/gates?page=2&limit=5&idType=userID", "/console/v1/gates?page=1&limit=5&idType=userID"),
 ]
 
@@ -77,7 +81,9 @@ NEXT_PAGE_FORMS = [
 @pytest.mark.parametrize("form, next_page, previous_page", NEXT_PAGE_FORMS, ids=[f[0] for f in NEXT_PAGE_FORMS])
 def test_next_page_forms(twin, console, conforms, form, next_page, previous_page):
     twin.settings.pagination["gates"] = PaginationStyle(next_page=form)
-    pagination = conforms(console.get("/console/v1/gates", params={"page": 2, "limit": 5, "idType": "userID"})).json()["pagination"]
+    pagination = conforms(console.get("/console/v1/gates", params={"page": 2, "limit": 5, "idType": "userID"})).json()[
+        "pagination"
+    ]
     assert pagination["nextPage"] == next_page
     assert pagination["previousPage"] == previous_page
 

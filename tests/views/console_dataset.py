@@ -8,7 +8,7 @@ The expected rows in the tests were worked out by hand from these records (see t
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 

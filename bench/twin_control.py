@@ -1,0 +1,187 @@
+"""The benchmark's console twin: `gatehouse twin serve` plus a control channel on stdin/stdout.
+
+`python -m bench.twin_control --size large --latency-ms 50 --rate-limit 50/1` serves the twin on
+127.0.0.1 in its own process (so the twin's CPU time and memory never count as the client's) and
+answers one JSON command per stdin line with one JSON line on stdout. The counts come from the
+twin's own request log, not from the client being measured; the control channel carries no HTTP
+request, so it never disturbs the rate limit or the counts.
+
+Commands: {"cmd": "shape"}, {"cmd": "begin"} (forget recorded requests), {"cmd": "traffic"} (what
+arrived since `begin`), {"cmd": "mark_settled"} (remember the runs settled now: a later rerun must
+not request them), {"cmd": "advance", "days": N}, {"cmd": "ids"}, {"cmd": "quit"}.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from datetime import timedelta
+from typing import Any
+
+from bench.floor import OrganisationShape, RateLimit
+from console_twin import ConsoleTwin, TwinSettings
+from sources.console import settings as source_settings
+from sources.console.extraction import has_concluded, is_settled
+
+API = source_settings.API_PREFIX
+SETTLE_AFTER = timedelta(hours=source_settings.DEFAULT_SETTLE_AFTER_HOURS)
+
+
+def endpoint_of(path: str) -> str:
+    """The operation a request path names, with ids left out: `runs/abc` -> `ingestion_runs`."""
+    if not path.startswith(API):
+        return "other"
+    rest = path[len(API):].strip("/").split("/")
+    if rest == ["gates"]:
+        return "gates"
+    if rest == ["dynamic_configs"]:
+        return "dynamic_configs"
+    if rest == ["experiments", "qualifying_events"]:
+        return "qualifying_events"
+    if len(rest) == 2 and rest[0] == "holdouts":
+        return "holdouts"
+    if len(rest) == 3 and rest[0] == "experiments" and rest[2] == "cumulative_exposures":
+        return "experiments"
+    if len(rest) == 3 and rest[:2] == ["ingestion", "runs"]:
+        return "ingestion_runs"
+    return "other"
+
+
+def run_id_of(path: str) -> str | None:
+    parts = path.rstrip("/").split("/")
+    return parts[-1] if endpoint_of(path) == "ingestion_runs" else None
+
+
+class TwinControl:
+    def __init__(self, twin: ConsoleTwin, window_s: float) -> None:
+        self.twin = twin
+        self.window_s = window_s
+        self.settled_marked: set[str] = set()
+
+    def settled_run_ids(self) -> set[str]:
+        org = self.twin.organisation
+        return {
+            run_id
+            for run_id in self.twin.ingestion_run_ids
+            if is_settled(org.ingestion_run(run_id), self.twin.now, SETTLE_AFTER)
+        }
+
+    def concluded_experiments(self) -> int:
+        org, today = self.twin.organisation, self.twin.now.date()
+        concluded = 0
+        for experiment_id in self.twin.experiment_ids:
+            days = [point["date"] for group in org.cumulative_exposures(experiment_id) or [] for point in group.get("results") or []]
+            if days and has_concluded(max(days), today):
+                concluded += 1
+        return concluded
+
+    def shape(self) -> dict[str, Any]:
+        twin, org = self.twin, self.twin.organisation
+        with twin.lock:
+            shape = OrganisationShape(
+                size=twin.size,
+                listed={
+                    "gates": len(org.listed_gates()),
+                    "dynamic_configs": len(org.listed_dynamic_configs()),
+                    "qualifying_events": len(org.qualifying_events),
+                },
+                holdouts=len(twin.holdout_ids),
+                experiments=len(twin.experiment_ids),
+                ingestion_runs=len(twin.ingestion_run_ids),
+                settled_runs=len(self.settled_run_ids()),
+                concluded_experiments=self.concluded_experiments(),
+            )
+        return {"shape": shape.to_dict(), "max_limit": twin.settings.max_limit, "now": twin.now.isoformat()}
+
+    def traffic(self) -> dict[str, Any]:
+        records = self.twin.requests
+        statuses = Counter(str(r.status) for r in records)
+        by_endpoint = Counter(endpoint_of(r.path) for r in records)
+        answered = [r for r in records if r.status != 429]
+        settled_requested = [r for r in records if run_id_of(r.path) in self.settled_marked]
+        fan_out_ids = {
+            name: len({r.path for r in answered if endpoint_of(r.path) == name})
+            for name in ("holdouts", "experiments", "ingestion_runs")
+        }
+        start = min((r.time for r in records), default=0.0)
+        phases: dict[str, dict[str, float]] = {}
+        for record in records:
+            phase = phases.setdefault(endpoint_of(record.path), {"first_s": record.time - start, "last_s": 0.0})
+            phase["last_s"] = round(record.time - start, 3)
+        return {
+            "requests": len(records),
+            "phases": phases,
+            "throttled": statuses.get("429", 0),
+            "statuses": dict(statuses),
+            "by_endpoint": dict(by_endpoint),
+            "distinct_fan_out": fan_out_ids,
+            "settled_runs_requested": len(settled_requested),
+            "max_in_window": self.twin.max_requests_in_window(self.window_s),
+        }
+
+    def handle(self, command: dict[str, Any]) -> dict[str, Any]:
+        cmd = command.get("cmd")
+        if cmd == "shape":
+            return self.shape()
+        if cmd == "begin":
+            self.twin.reset_requests()
+            return {"ok": True}
+        if cmd == "traffic":
+            return self.traffic()
+        if cmd == "mark_settled":
+            with self.twin.lock:
+                self.settled_marked = self.settled_run_ids()
+            return {"settled": len(self.settled_marked)}
+        if cmd == "advance":
+            self.twin.advance(days=int(command.get("days", 1)))
+            return {"now": self.twin.now.isoformat()}
+        if cmd == "ids":
+            return self.ids()
+        return {"error": f"unknown command {cmd!r}"}
+
+    def ids(self) -> dict[str, list[str]]:
+        with self.twin.lock:
+            return {
+                "experiment_ids": self.twin.experiment_ids,
+                "holdout_ids": self.twin.holdout_ids,
+                "ingestion_run_ids": self.twin.ingestion_run_ids,
+            }
+
+
+def emit(message: dict[str, Any]) -> None:
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.twin_control", description=__doc__.splitlines()[0])
+    parser.add_argument("--size", default="large")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--latency-ms", type=int, default=50)
+    parser.add_argument("--rate-limit", type=RateLimit.parse, default=RateLimit(50, 1.0))
+    parser.add_argument("--max-limit", type=int, default=None)
+    args = parser.parse_args(argv)
+    settings = TwinSettings(
+        latency=args.latency_ms / 1000,
+        rate_limit=(args.rate_limit.requests, args.rate_limit.window_s),
+        max_limit=args.max_limit,
+    )
+    twin = ConsoleTwin(size=args.size, seed=args.seed, settings=settings)
+    control = TwinControl(twin, args.rate_limit.window_s)
+    with twin.serve() as base_url:
+        emit({"ready": True, "base_url": base_url, "api_key": twin.settings.api_key})
+        for line in sys.stdin:
+            if not line.strip():
+                continue
+            command = json.loads(line)
+            if command.get("cmd") == "quit":
+                emit({"ok": True})
+                break
+            emit(control.handle(command))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,155 @@
+"""Fault drills: `gatehouse run` against the console twin over real loopback HTTP, with faults injected.
+
+Every drill ends in one of two ways, and checks which:
+- the run succeeds and its database is identical, row for row in every table (tests/drills/snapshot.py),
+  to that of a fault-free run of the same organisation (same size and seed) into another file;
+- the run fails with one clear line naming what to fix, nothing of it is loaded, and the next clean run
+  completes with exactly the rows of the fault-free run.
+
+The fault-free references are built once per session. Drills page by DRILL_PAGE_SIZE items while the
+references use the default page size, so every match also shows that paging changes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import pytest
+
+from console_twin import ConsoleTwin, TwinSettings
+from pipelines.errors import GatehouseError
+from pipelines.run import RunOptions, RunSummary, run_extraction
+from tests.drills.snapshot import Snapshot, snapshot
+
+ORG_SIZE = "small"
+ORG_SEED = 5
+# The small organisation lists ~57 gates and ~18 configs: 10 a page makes six pages of gates.
+DRILL_PAGE_SIZE = 10
+REPO = Path(__file__).resolve().parents[2]
+
+
+def make_twin(**settings: Any) -> ConsoleTwin:
+    return ConsoleTwin(size=ORG_SIZE, seed=ORG_SEED, settings=TwinSettings(**settings))
+
+
+def source_args(twin: ConsoleTwin, base_url: str, **overrides: Any) -> dict[str, Any]:
+    args = {
+        "base_url": base_url,
+        "api_key": twin.settings.api_key,
+        "experiment_ids": twin.experiment_ids,
+        "ingestion_run_ids": twin.ingestion_run_ids,
+    }
+    args.update(overrides)
+    return args
+
+
+def load(twin: ConsoleTwin, base_url: str, duckdb_path: Path, **overrides: Any) -> RunSummary:
+    """One `gatehouse run` in this process; its state lives beside the DuckDB file, as in production."""
+    return run_extraction(
+        RunOptions(duckdb_path=duckdb_path, progress=False, source_args=source_args(twin, base_url, **overrides))
+    )
+
+
+def reference_database(directory: Path, prepare: Callable[[ConsoleTwin], None] | None = None, runs: int = 1) -> Path:
+    """A fault-free twin of the drills' organisation (changed by `prepare`), loaded `runs` times."""
+    twin = make_twin()
+    if prepare is not None:
+        prepare(twin)
+    path = directory / "reference.duckdb"
+    with twin.serve() as base_url:
+        for _ in range(runs):
+            load(twin, base_url, path)
+    return path
+
+
+@pytest.fixture(scope="session")
+def reference(tmp_path_factory: pytest.TempPathFactory) -> Snapshot:
+    """One fault-free run of the organisation."""
+    return snapshot(reference_database(tmp_path_factory.mktemp("reference")))
+
+
+@pytest.fixture(scope="session")
+def reference_after_two_runs(tmp_path_factory: pytest.TempPathFactory) -> Snapshot:
+    """Two fault-free runs of the unchanged organisation (extraction_runs holds two rows)."""
+    return snapshot(reference_database(tmp_path_factory.mktemp("reference2"), runs=2))
+
+
+@dataclass
+class Drill:
+    """One twin served on loopback and one DuckDB file loaded from it, run after run."""
+
+    twin: ConsoleTwin
+    base_url: str
+    duckdb_path: Path
+    overrides: dict[str, Any] = field(default_factory=lambda: {"page_size": DRILL_PAGE_SIZE})
+
+    def run(self, **overrides: Any) -> RunSummary:
+        return load(self.twin, self.base_url, self.duckdb_path, **{**self.overrides, **overrides})
+
+    def run_failing(self, **overrides: Any) -> str:
+        """Runs, expecting the one-line failure a user sees; returns it."""
+        with pytest.raises(GatehouseError) as failure:
+            self.run(**overrides)
+        message = str(failure.value)
+        assert "\n" not in message, f"not one line: {message!r}"
+        return message
+
+    def heal(self) -> None:
+        """Takes every fault off the twin: the next run meets a healthy console."""
+        self.twin.settings = TwinSettings(api_key=self.twin.settings.api_key)
+
+    def snapshot(self) -> Snapshot:
+        return snapshot(self.duckdb_path)
+
+    def console_tables(self) -> set[str]:
+        if not self.duckdb_path.exists():
+            return set()
+        return {name for name in self.snapshot() if name.startswith("console.")}
+
+
+@pytest.fixture
+def drill(tmp_path: Path) -> Iterator[Drill]:
+    twin = make_twin()
+    with twin.serve() as base_url:
+        yield Drill(twin, base_url, tmp_path / "gatehouse.duckdb")
+
+
+# --------------------------------------------------------------------------- subprocesses
+
+
+def gatehouse_command() -> list[str]:
+    script = Path(sys.executable).with_name("gatehouse")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "pipelines.cli"]
+
+
+def clean_environment(**extra: str) -> dict[str, str]:
+    """This process's environment without console or warehouse settings, plus `extra`."""
+    kept = {
+        name: value
+        for name, value in os.environ.items()
+        if not name.startswith(("SOURCES__", "DESTINATION__", "GATEHOUSE_", "RUNTIME__", "EXTRACT__"))
+    }
+    return {**kept, **extra}
+
+
+def run_environment(twin: ConsoleTwin, base_url: str, **extra: str) -> dict[str, str]:
+    """How a scheduler points `gatehouse run` at the twin: environment variables only."""
+    return clean_environment(
+        SOURCES__CONSOLE__BASE_URL=base_url,
+        SOURCES__CONSOLE__API_KEY=twin.settings.api_key,
+        SOURCES__CONSOLE__EXPERIMENT_IDS=json.dumps(twin.experiment_ids),
+        SOURCES__CONSOLE__INGESTION_RUN_IDS=json.dumps(twin.ingestion_run_ids),
+        SOURCES__CONSOLE__PAGE_SIZE=str(DRILL_PAGE_SIZE),
+        **extra,
+    )
+
+
+def killed_by_sigkill(process: subprocess.Popen | subprocess.CompletedProcess) -> bool:
+    return process.returncode == -signal.SIGKILL

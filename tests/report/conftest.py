@@ -1,0 +1,54 @@
+"""A demo database from `gatehouse run --demo`, and its reports, each made once per session."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from pipelines.views import apply_views
+from tests.views.console_dataset import load_console
+
+
+def gatehouse(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+    """The installed `gatehouse` command (or the module, when the entry point is not on disk)."""
+    script = Path(sys.executable).with_name("gatehouse")
+    command = [str(script)] if script.exists() else [sys.executable, "-m", "pipelines.cli"]
+    return subprocess.run([*command, *args], capture_output=True, text=True, timeout=timeout)
+
+
+@dataclass(frozen=True)
+class DemoReports:
+    database: Path
+    out: Path
+    stdout: str
+
+
+@pytest.fixture(scope="session")
+def demo_db(tmp_path_factory) -> Path:
+    database = tmp_path_factory.mktemp("demo") / "demo.duckdb"
+    result = gatehouse("run", "--demo", "--duckdb", str(database), "--no-progress")
+    assert result.returncode == 0, f"gatehouse run --demo failed:\n{result.stderr[-3000:]}"
+    return database
+
+
+@pytest.fixture(scope="session")
+def demo_reports(demo_db, tmp_path_factory) -> DemoReports:
+    # executing the notebooks is the slow part (a kernel each): once per session
+    out = tmp_path_factory.mktemp("reports")
+    result = gatehouse("report", "--duckdb", str(demo_db), "--out", str(out))
+    assert result.returncode == 0, f"gatehouse report failed:\n{result.stderr[-3000:]}"
+    return DemoReports(demo_db, out, result.stdout)
+
+
+@pytest.fixture(scope="session")
+def hand_built_db(tmp_path_factory) -> Path:
+    os.environ.setdefault("RUNTIME__LOG_LEVEL", "ERROR")
+    work = tmp_path_factory.mktemp("hand_built_for_report")
+    database = load_console(work / "hand_built.duckdb", work)
+    apply_views(database)
+    return database
