@@ -57,7 +57,7 @@ class ClientOptions:
     `ConfigurationError` naming the setting, before any request. `repr` never shows secrets."""
 
     base_url: str
-    api_key: str = field(repr=False)
+    api_key: str | None = field(repr=False)
     scim_token: str | None = field(default=None, repr=False)
     page_size: int = settings.DEFAULT_PAGE_SIZE
     timeout: float = settings.DEFAULT_TIMEOUT_S
@@ -72,11 +72,11 @@ class ClientOptions:
         register_secret(self.api_key if isinstance(self.api_key, str) else None)
         register_secret(self.scim_token if isinstance(self.scim_token, str) else None)
         object.__setattr__(self, "base_url", _checked_base_url(self.base_url))
-        if not isinstance(self.api_key, str) or not self.api_key.strip():
-            raise ConfigurationError(
-                f"no console API key: set {settings.SETTING_API_KEY} in .dlt/secrets.toml "
-                f"or the environment variable {settings.ENV_API_KEY}"
-            )
+        # A SCIM-only client (group provisioning) needs no console key; every console path checks it.
+        if self.scim_token is None and not _has_text(self.api_key):
+            raise ConfigurationError(_NO_API_KEY)
+        if self.api_key is not None and not _has_text(self.api_key):
+            raise ConfigurationError(_NO_API_KEY)
         if self.scim_token is not None and (not isinstance(self.scim_token, str) or not self.scim_token.strip()):
             raise ConfigurationError(
                 f"the SCIM token is empty: set {settings.SETTING_SCIM_TOKEN} / {settings.ENV_SCIM_TOKEN} or leave it unset"
@@ -108,6 +108,16 @@ class ClientOptions:
         )
 
     __str__ = __repr__
+
+
+_NO_API_KEY = (
+    f"no console API key: set {settings.SETTING_API_KEY} in .dlt/secrets.toml "
+    f"or the environment variable {settings.ENV_API_KEY}"
+)
+
+
+def _has_text(value: Any) -> bool:
+    return isinstance(value, str) and bool(value.strip())
 
 
 def _checked_base_url(base_url: Any) -> str:
@@ -534,6 +544,8 @@ class ConsoleClient:
                     f"or {settings.ENV_SCIM_TOKEN} (it is distinct from the console API key)"
                 )
             return {settings.SCIM_AUTH_HEADER: f"Bearer {self.options.scim_token}"}
+        if not _has_text(self.options.api_key):
+            raise ConfigurationError(_NO_API_KEY)
         headers = {settings.API_KEY_HEADER: self.options.api_key}
         if self.options.respect_review_settings:
             headers[settings.RESPECT_REVIEW_HEADER] = "true"

@@ -213,3 +213,13 @@ def test_transport_exception_text_is_redacted(make_client):
 def test_client_can_be_built_without_a_transport():
     with ConsoleClient(ClientOptions(base_url=BASE_URL, api_key=API_KEY)) as client:
         assert client.server_time is None
+
+
+def test_a_scim_only_client_patches_groups_and_refuses_console_paths_before_sending(make_client):
+    client, console = make_client(lambda request, sent: answer(200, {}), api_key=None)
+    body = {"schemas": ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
+            "Operations": [{"op": "add", "path": "members", "value": [{"value": "u1", "display": "U One"}]}]}
+    assert client.patch_scim_group("grp", body).status == 200
+    with pytest.raises(ConfigurationError, match="sources.console.api_key"):
+        client.get_gate("g1")
+    assert [(sent.path, "service-api-key" in sent.headers) for sent in console.sent] == [("/scim/Groups/grp", False)]

@@ -40,9 +40,17 @@ def test_missing_base_url_names_setting_and_variable():
 
 def test_missing_api_key_is_reported_by_the_client_options(monkeypatch):
     monkeypatch.delenv("SOURCES__CONSOLE__API_KEY")
+    monkeypatch.delenv("SOURCES__CONSOLE__SCIM_TOKEN", raising=False)
     monkeypatch.setenv("SOURCES__CONSOLE__BASE_URL", "https://console.example.com")
     with pytest.raises(ConfigurationError, match="SOURCES__CONSOLE__API_KEY"):
         client_options_from_config()
+
+
+def test_a_scim_token_alone_is_enough_for_group_provisioning(monkeypatch):
+    monkeypatch.delenv("SOURCES__CONSOLE__API_KEY")
+    monkeypatch.setenv("SOURCES__CONSOLE__BASE_URL", "https://console.example.com")
+    options = client_options_from_config()
+    assert options.api_key is None and options.scim_token
 
 
 def test_unconvertible_value_names_the_key_not_the_value(monkeypatch):

@@ -17,6 +17,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator
@@ -119,6 +120,34 @@ def drill(tmp_path: Path) -> Iterator[Drill]:
     twin = make_twin()
     with twin.serve() as base_url:
         yield Drill(twin, base_url, tmp_path / "gatehouse.duckdb")
+
+
+@pytest.fixture
+def quick_backoff(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Backoff sleeps of a tenth of their production length (Retry-After is still honoured as sent).
+
+    What a drill checks is what was loaded, not how long the client slept between attempts; the
+    backoff itself is tested with a fake clock in tests/client/test_retries.py.
+    """
+    from sources.console import settings
+
+    monkeypatch.setattr(settings, "BACKOFF_BASE_S", settings.BACKOFF_BASE_S / 10)
+
+
+class ThrottleBurst:
+    """Stands in for the twin's throttle: 429 for the requests arriving in `arrivals` (1-based, in the
+    order they reach the throttle), whatever the rate. A burst of throttling at a known point of a run;
+    the twin's own `rate_limit` throttles by rate instead."""
+
+    def __init__(self, arrivals: range) -> None:
+        self.arrivals = arrivals
+        self._lock = threading.Lock()
+        self._seen = 0
+
+    def admit(self, limit: object) -> float | None:
+        with self._lock:
+            self._seen += 1
+            return 1.0 if self._seen in self.arrivals else None
 
 
 # --------------------------------------------------------------------------- subprocesses
