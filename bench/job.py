@@ -16,6 +16,9 @@ import traceback
 from pathlib import Path
 from typing import Any
 
+import psutil
+
+PROCESS_STARTED = psutil.Process().create_time()
 
 def step_timings(trace: Any) -> dict[str, float]:
     """Seconds per dlt step (extract, normalize, load) of the last run."""
@@ -24,6 +27,15 @@ def step_timings(trace: Any) -> dict[str, float]:
         if step.started_at is not None and step.finished_at is not None:
             timings[step.step] = (step.finished_at - step.started_at).total_seconds()
     return timings
+
+
+def step_starts(trace: Any, process_started: float) -> dict[str, float]:
+    """When each dlt step started, in seconds since the job's process started (to place memory peaks)."""
+    return {
+        step.step: step.started_at.timestamp() - process_started
+        for step in getattr(trace, "steps", None) or []
+        if step.started_at is not None
+    }
 
 
 def table_rows(trace: Any) -> dict[str, int]:
@@ -60,6 +72,7 @@ def run_gatehouse(spec: dict[str, Any]) -> dict[str, Any]:
         "new_versions": summary.new_versions,
         "retired": summary.retired,
         "steps": step_timings(trace),
+        "step_starts": step_starts(trace, PROCESS_STARTED),
         "client": {
             "requests": summary.requests,
             "retries": summary.retries,
@@ -89,7 +102,8 @@ def run_rest_api(spec: dict[str, Any]) -> dict[str, Any]:
     pipeline.run(alternative_source(config), loader_file_format=variant.loader_file_format)
     wall = time.perf_counter() - started
     trace = pipeline.last_trace
-    return {"wall_s": wall, "rows": table_rows(trace), "steps": step_timings(trace)}
+    return {"wall_s": wall, "rows": table_rows(trace), "steps": step_timings(trace),
+            "step_starts": step_starts(trace, PROCESS_STARTED)}
 
 
 RUNNERS = {"gatehouse": run_gatehouse, "rest_api": run_rest_api}

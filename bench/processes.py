@@ -21,6 +21,7 @@ import psutil
 
 REPO = Path(__file__).resolve().parents[1]
 POLL_S = 0.02
+TIMELINE_STEP_S = 0.5
 
 
 @dataclass(frozen=True)
@@ -29,6 +30,8 @@ class Measured:
     process_wall_s: float
     peak_rss_bytes: int
     result: dict[str, Any]
+    # (seconds since the job started, resident bytes of its tree), about two a second: where memory peaks
+    rss_timeline: tuple[tuple[float, int], ...] = ()
 
 
 def child_environment(extra: Optional[dict[str, str]] = None) -> dict[str, str]:
@@ -69,8 +72,15 @@ def run_job(spec: dict[str, Any], jobdir: Path, timeout_s: float) -> Measured:
         )
         watched = psutil.Process(child.pid)
         peak, status, maxrss_kb = 0, None, 0
+        timeline: list[tuple[float, int]] = []
+        window_peak, window_start = 0, started
         while status is None:
-            peak = max(peak, tree_rss(watched))
+            rss = tree_rss(watched)
+            peak, window_peak = max(peak, rss), max(window_peak, rss)
+            now = time.perf_counter()
+            if now - window_start >= TIMELINE_STEP_S:
+                timeline.append((round(window_start - started, 2), window_peak))
+                window_peak, window_start = 0, now
             pid, wait_status, usage = os.wait4(child.pid, os.WNOHANG)
             if pid:
                 status, maxrss_kb = wait_status, usage.ru_maxrss
@@ -84,7 +94,7 @@ def run_job(spec: dict[str, Any], jobdir: Path, timeout_s: float) -> Measured:
         result = json.loads(result_path.read_text())
     else:
         result = {"ok": False, "error": f"no result (exit code {child.returncode}); see {jobdir / 'job.log'}"}
-    return Measured(child.returncode, wall, max(peak, maxrss_kb * 1024), result)
+    return Measured(child.returncode, wall, max(peak, maxrss_kb * 1024), result, tuple(timeline))
 
 
 class TwinProcess:

@@ -26,6 +26,8 @@ from sources.console import settings as source_settings
 from sources.console.extraction import has_concluded, is_settled
 
 API = source_settings.API_PREFIX
+LIST_ENDPOINTS = ("gates", "dynamic_configs", "qualifying_events")
+FAN_OUT_ENDPOINTS = ("holdouts", "experiments", "ingestion_runs")
 SETTLE_AFTER = timedelta(hours=source_settings.DEFAULT_SETTLE_AFTER_HOURS)
 
 
@@ -103,13 +105,15 @@ class TwinControl:
         settled_requested = [r for r in records if run_id_of(r.path) in self.settled_marked]
         fan_out_ids = {
             name: len({r.path for r in answered if endpoint_of(r.path) == name})
-            for name in ("holdouts", "experiments", "ingestion_runs")
+            for name in FAN_OUT_ENDPOINTS
         }
         start = min((r.time for r in records), default=0.0)
         phases: dict[str, dict[str, float]] = {}
         for record in records:
-            phase = phases.setdefault(endpoint_of(record.path), {"first_s": record.time - start, "last_s": 0.0})
+            phase = phases.setdefault(endpoint_of(record.path),
+                                      {"first_s": round(record.time - start, 3), "last_s": 0.0, "requests": 0})
             phase["last_s"] = round(record.time - start, 3)
+            phase["requests"] += 1
         return {
             "requests": len(records),
             "phases": phases,
@@ -130,6 +134,10 @@ class TwinControl:
             return {"ok": True}
         if cmd == "traffic":
             return self.traffic()
+        if cmd == "timeline":
+            records = self.twin.requests
+            start = min((r.time for r in records), default=0.0)
+            return {"timeline": [[round(r.time - start, 4), endpoint_of(r.path), r.status] for r in records]}
         if cmd == "mark_settled":
             with self.twin.lock:
                 self.settled_marked = self.settled_run_ids()

@@ -189,10 +189,8 @@ def _list_handler(read: ListRead):
 
 
 def _one_page(client: ConsoleClient, read: ListRead, filters: dict, number: int, limit: int | None) -> list[dict]:
-    # The client reads pages only in order from the first (it follows each page's nextPage),
-    # so page N costs N requests.
-    for page in client.paginate(read.path, filters, page_size=limit):
-        if page.number == number:
+    for page in client.paginate(read.path, filters, page_size=limit, start_page=number):
+        if page.number == number and page.items:
             total = "" if page.total_items is None else f" of {page.total_items}"
             more = f"; next: --page {number + 1}" if page.next_page else "; last page"
             log.info("%s page %d: %d items%s%s", read.noun, number, len(page.items), total, more)

@@ -135,14 +135,16 @@ def read_complete(pages: Callable[[], Iterator[Page]], path: str, key: str = "id
     """A complete read of a list whose pages can shift while we read (items created or deleted).
 
     One pass, de-duplicated by `key`. If the last page's `totalItems` disagrees with the
-    number of distinct items seen, read once more and yield only items not yet seen; if the
-    re-read disagrees with its own `totalItems` too, raise `PaginationError`.
+    number of distinct items seen, or `totalItems` changed from one page to the next (an item
+    deleted from a page already read shifts a later item past the page boundary: the count can
+    still agree while that item was never served), read once more and yield only items not yet
+    seen; if the re-read is not consistent either, raise `PaginationError`.
     """
     seen: set[Any] = set()
 
     def one_pass() -> Iterator[list[dict]]:
         distinct_in_pass: set[Any] = set()
-        total: int | None = None
+        totals: list[int] = []
         for page in pages():
             fresh = []
             for item in page.items:
@@ -152,25 +154,38 @@ def read_complete(pages: Callable[[], Iterator[Page]], path: str, key: str = "id
                     seen.add(k)
                     fresh.append(item)
             if page.total_items is not None:
-                total = page.total_items
+                totals.append(page.total_items)
             if fresh:
                 yield fresh
-        return len(distinct_in_pass), total
+        return len(distinct_in_pass), totals
 
     for attempt in (1, 2):
-        distinct, total = yield from one_pass()
-        if total is None or distinct == total:
+        distinct, totals = yield from one_pass()
+        total = totals[-1] if totals else None
+        changed = len(set(totals)) > 1
+        if total is None or (distinct == total and not changed):
             return
         if attempt == 1:
             log.warning(
-                "GET %s: read %d distinct items but the console reports %d: reading the list once more",
+                "GET %s: read %d distinct items but the console reports %d%s: reading the list once more",
                 path,
                 distinct,
                 total,
+                f" (totalItems changed from {totals[0]} while reading)" if changed else "",
             )
+    if changed:
+        why = (
+            f"the list changed while it was read (totalItems went from {totals[0]} to {total}); "
+            "try again when fewer changes are being made"
+        )
+    else:
+        why = (
+            "nothing changed while it was read: the console's count and the items it serves disagree; "
+            "the next run tries again, and if it persists report it to the console's support"
+        )
     raise PaginationError(
         f"GET {path}: the list could not be read completely: a second pass saw {distinct} distinct items "
-        f"but the console reports {total}; the list is changing too fast, try again later",
+        f"but the console reports {total}; nothing is loaded from an incomplete list ({why})",
         method="GET",
         path=path,
     )

@@ -189,6 +189,41 @@ def test_complete_read_rereads_once_and_yields_only_unseen_items(make_client):
     assert sent_pages(console) == [("1", "2"), ("2", "2"), ("1", "2"), ("2", "2")]
 
 
+def test_complete_read_rereads_when_total_items_changes_between_pages(make_client):
+    # A gate deleted from page 1 after it was read: totalItems drops from 5 to 4 and item 3 slides
+    # from page 2 to page 1, unseen. The count of the pass (1, 2, 4, 5 = 4) agrees with the last
+    # totalItems, but the change of totalItems shows the pass is not a complete read.
+    passes = {
+        1: {1: {"items": items(1, 2), "next_page": "?page=2&limit=2", "total": 5},
+            2: {"items": items(4, 5), "next_page": None, "total": 4}},
+        2: {1: {"items": items(1, 3), "next_page": "?page=2&limit=2", "total": 4},
+            2: {"items": items(4, 5), "next_page": None, "total": 4}},
+    }
+
+    def handler(request, sent):
+        page = int(sent.params["page"][0])
+        spec = dict(passes[1 if len(console.sent) <= 2 else 2][page])
+        return page_answer(spec.pop("items"), page, **spec)
+
+    client, console = make_client(handler, page_size=2)
+    assert list(client.list_gates()) == [items(1, 2), items(4, 5), items(3)]
+    assert len(console.sent) == 4
+
+
+def test_complete_read_fails_when_total_items_keeps_changing(make_client):
+    totals = iter(range(10, 0, -1))
+    pages = {1: {"items": items(1, 2), "next_page": "?page=2&limit=2"}, 2: {"items": items(3), "next_page": None}}
+
+    def handler(request, sent):
+        page = int(sent.params["page"][0])
+        spec = dict(pages[page])
+        return page_answer(spec.pop("items"), page, total=next(totals), **spec)
+
+    client, console = make_client(handler, page_size=2)
+    with pytest.raises(PaginationError, match=r"the list changed while it was read \(totalItems went from 8 to 7\)"):
+        list(client.list_gates())
+
+
 def test_complete_read_fails_when_the_reread_still_disagrees(make_client):
     pages = {1: {"items": items(1, 2), "next_page": None, "total": 3}}
     client, console = make_client(pages_handler(pages), page_size=2)

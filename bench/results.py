@@ -1,0 +1,369 @@
+"""What the benchmark measured, summarised: medians per job, paired ratios, the floor, the targets, and
+the Markdown of bench/RESULTS.md. Everything here is a pure function of the recorded runs."""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable, Iterable, Optional
+
+from bench.floor import Floor, OrganisationShape, RateLimit, full_load_floor, rerun_floor
+
+GATEHOUSE_FULL = "gatehouse_full"
+GATEHOUSE_RERUN = "gatehouse_rerun"
+GATEHOUSE_NEXT_DAY = "gatehouse_next_day"
+REST_API_DEFAULTS = "rest_api_defaults"
+REST_API_BEST = "rest_api_best"
+JOB_TITLES = {
+    GATEHOUSE_FULL: "gatehouse full load",
+    GATEHOUSE_RERUN: "gatehouse no-change rerun",
+    GATEHOUSE_NEXT_DAY: "gatehouse rerun, twin +1 day",
+    REST_API_DEFAULTS: "rest_api, defaults",
+    REST_API_BEST: "rest_api, best settings",
+}
+GATEHOUSE_JOBS = (GATEHOUSE_FULL, GATEHOUSE_RERUN, GATEHOUSE_NEXT_DAY)
+ALTERNATIVES = (REST_API_DEFAULTS, REST_API_BEST)
+MB = 1 << 20
+
+# The issue's targets.
+FLOOR_MULTIPLE_TARGET = 1.25
+SPEEDUP_TARGET = 2.0
+RERUN_SHARE_TARGET = 0.15
+PEAK_RSS_TARGET_MB = 500
+PEAK_GROWTH_TARGET = 1.5
+NORMALISE_LOAD_TARGET = 50_000
+
+
+@dataclass
+class JobRun:
+    """One measured job: the job's own figures, the twin's count of its requests, and its peak memory."""
+
+    size: str
+    rep: int
+    job: str
+    ok: bool
+    wall_s: float = 0.0  # the run itself (gatehouse: run_extraction, views included; rest_api: pipeline.run)
+    process_wall_s: float = 0.0  # the job's process from start to exit (interpreter and imports included)
+    requests: int = 0  # as the twin counted them, throttled ones included
+    throttled: int = 0
+    rows: int = 0  # rows normalised into every table, nested tables included
+    peak_rss_bytes: int = 0
+    steps: dict[str, float] = field(default_factory=dict)  # dlt's extract / normalize / load seconds
+    new_versions: Optional[int] = None  # gatehouse: SCD2 versions written (gates + dynamic configs)
+    settled_runs_requested: Optional[int] = None  # requests for runs settled before the job
+    lists_s: Optional[float] = None  # first to last list request, by the twin's clock
+    fan_out_rate: Optional[float] = None  # requests per second from the first to the last fan-out request
+    peak_by_step: dict[str, int] = field(default_factory=dict)  # dlt step -> highest RSS sampled during it
+    error: Optional[str] = None
+
+    @property
+    def rows_per_s(self) -> float:
+        return self.rows / self.wall_s if self.wall_s else 0.0
+
+    @property
+    def normalise_load_s(self) -> float:
+        return self.steps.get("normalize", 0.0) + self.steps.get("load", 0.0)
+
+    @property
+    def normalise_load_rows_per_s(self) -> float:
+        seconds = self.normalise_load_s
+        return self.rows / seconds if seconds else 0.0
+
+    @property
+    def peak_rss_mb(self) -> float:
+        return self.peak_rss_bytes / MB
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "JobRun":
+        return cls(**data)
+
+
+@dataclass
+class BenchReport:
+    machine: dict[str, str]
+    latency_ms: int
+    rate_limit: RateLimit
+    reps: dict[str, int]  # size -> repetitions
+    shapes: dict[str, OrganisationShape]  # size -> what the twin held at the full load
+    max_page_size: Optional[int]  # the twin's cap on `limit` (None: no cap)
+    runs: list[JobRun]
+    elapsed_s: float = 0.0
+    command: str = "make bench"
+
+    def floor(self, size: str) -> Floor:
+        return full_load_floor(self.shapes[size], self.rate_limit, self.max_page_size)
+
+    def rerun_floor(self, size: str) -> Floor:
+        return rerun_floor(self.shapes[size], self.rate_limit, self.max_page_size)
+
+    @property
+    def sizes(self) -> list[str]:
+        return list(self.shapes)
+
+    def runs_of(self, size: str, job: str) -> list[JobRun]:
+        return [run for run in self.runs if run.size == size and run.job == job and run.ok]
+
+    def median(self, size: str, job: str, metric: Callable[[JobRun], float]) -> Optional[float]:
+        values = [metric(run) for run in self.runs_of(size, job)]
+        return statistics.median(values) if values else None
+
+    def paired_ratio(self, size: str, job: str, other: str, metric: Callable[[JobRun], float]) -> Optional[float]:
+        """Median over repetitions of metric(job) / metric(other), each pair measured in the same repetition."""
+        ratios = []
+        for run in self.runs_of(size, job):
+            for peer in self.runs_of(size, other):
+                if peer.rep == run.rep and metric(peer):
+                    ratios.append(metric(run) / metric(peer))
+        return statistics.median(ratios) if ratios else None
+
+
+@dataclass(frozen=True)
+class TargetCheck:
+    target: str
+    measured: str
+    holds: Optional[bool]  # None: not measured in this run
+
+
+def wall(run: JobRun) -> float:
+    return run.wall_s
+
+
+def requests(run: JobRun) -> float:
+    return run.requests
+
+
+def peak_mb(run: JobRun) -> float:
+    return run.peak_rss_mb
+
+
+def fmt(value: Optional[float], pattern: str = "{:.1f}") -> str:
+    return "–" if value is None else pattern.format(value)
+
+
+def check_targets(report: BenchReport) -> list[TargetCheck]:
+    checks: list[TargetCheck] = []
+    big = "large" if "large" in report.shapes else report.sizes[-1]
+    full = report.median(big, GATEHOUSE_FULL, wall)
+    floor = report.floor(big)
+    multiple = full / floor.seconds if full is not None else None
+    checks.append(TargetCheck(
+        f"{big} full load within {FLOOR_MULTIPLE_TARGET}x the rate-limit floor",
+        f"{fmt(full)} s = {fmt(multiple, '{:.2f}')}x the floor of {floor.seconds:.1f} s ({floor.requests} requests at {report.rate_limit})",
+        None if multiple is None else multiple <= FLOOR_MULTIPLE_TARGET,
+    ))
+    for alternative in ALTERNATIVES:
+        ratio = report.paired_ratio(big, GATEHOUSE_FULL, alternative, wall)
+        checks.append(TargetCheck(
+            f"{big} full load at least {SPEEDUP_TARGET:g}x faster than {JOB_TITLES[alternative]}",
+            f"gatehouse takes {fmt(ratio, '{:.2f}')}x the alternative's time"
+            + ("" if not ratio else f" ({1 / ratio:.2f}x faster)"),
+            None if ratio is None else ratio <= 1 / SPEEDUP_TARGET,
+        ))
+    for size in report.sizes:
+        full = report.median(size, GATEHOUSE_FULL, wall)
+        rerun = report.median(size, GATEHOUSE_RERUN, wall)
+        settled = report.median(size, GATEHOUSE_RERUN, lambda r: r.settled_runs_requested or 0)
+        versions = report.median(size, GATEHOUSE_RERUN, lambda r: r.new_versions or 0)
+        share = rerun / full if rerun is not None and full else None
+        checks.append(TargetCheck(
+            f"{size} no-change rerun: no request for a settled run",
+            f"{fmt(settled, '{:.0f}')} requests for settled runs",
+            None if settled is None else settled == 0,
+        ))
+        checks.append(TargetCheck(
+            f"{size} no-change rerun: no new SCD2 version",
+            f"{fmt(versions, '{:.0f}')} new versions",
+            None if versions is None else versions == 0,
+        ))
+        rerun_floor_s = report.rerun_floor(size).seconds
+        checks.append(TargetCheck(
+            f"{size} no-change rerun under {RERUN_SHARE_TARGET:.0%} of the full load's time",
+            f"{fmt(rerun)} s = {fmt(share, '{:.0%}')} of {fmt(full)} s (its own floor: {rerun_floor_s:.1f} s"
+            f" = {rerun_floor_s / full:.0%})" if full else "–",
+            None if share is None else share < RERUN_SHARE_TARGET,
+        ))
+    peaks = {size: max_peak(report, size) for size in report.sizes}
+    if big in peaks:
+        checks.append(TargetCheck(
+            f"{big} peak memory under {PEAK_RSS_TARGET_MB} MB",
+            f"{fmt(peaks[big], '{:.0f}')} MB",
+            None if peaks[big] is None else peaks[big] < PEAK_RSS_TARGET_MB,
+        ))
+    if "medium" in peaks and big != "medium":
+        growth = peaks[big] / peaks["medium"] if peaks[big] and peaks["medium"] else None
+        checks.append(TargetCheck(
+            f"{big} peak under {PEAK_GROWTH_TARGET}x the medium peak",
+            f"{fmt(peaks[big], '{:.0f}')} / {fmt(peaks['medium'], '{:.0f}')} MB = {fmt(growth, '{:.2f}')}x",
+            None if growth is None else growth < PEAK_GROWTH_TARGET,
+        ))
+    speed = report.median(big, GATEHOUSE_FULL, lambda r: r.normalise_load_rows_per_s)
+    checks.append(TargetCheck(
+        f"normalise and load at least {NORMALISE_LOAD_TARGET:,} rows/s ({big} full load)",
+        f"{fmt(speed, '{:,.0f}')} rows/s",
+        None if speed is None else speed >= NORMALISE_LOAD_TARGET,
+    ))
+    return checks
+
+
+def max_peak(report: BenchReport, size: str) -> Optional[float]:
+    peaks = [report.median(size, job, peak_mb) for job in GATEHOUSE_JOBS]
+    peaks = [peak for peak in peaks if peak is not None]
+    return max(peaks) if peaks else None
+
+
+def table(header: list[str], rows: Iterable[list[str]]) -> list[str]:
+    align = ["---"] + ["---:"] * (len(header) - 1)
+    lines = ["| " + " | ".join(header) + " |", "| " + " | ".join(align) + " |"]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return lines
+
+
+def results_table(report: BenchReport) -> list[str]:
+    header = ["organisation", "job", "runs", "wall s", "× floor", "requests", "429s", "rows", "rows/s",
+              "normalise+load rows/s", "peak RSS MB", "new versions", "settled runs requested"]
+    rows = []
+    for size in report.sizes:
+        floor_s = report.floor(size).seconds
+        for job in (*GATEHOUSE_JOBS, *ALTERNATIVES):
+            done = report.runs_of(size, job)
+            if not done:
+                failed = [run for run in report.runs if run.size == size and run.job == job]
+                if failed:
+                    rows.append([size, JOB_TITLES[job], f"0/{len(failed)}", f"failed: {failed[0].error}"] + [""] * 9)
+                continue
+            median = lambda metric: report.median(size, job, metric)  # noqa: E731
+            gatehouse = job in GATEHOUSE_JOBS
+            rows.append([
+                size,
+                JOB_TITLES[job],
+                str(len(done)),
+                fmt(median(wall)),
+                fmt(median(wall) / floor_s, "{:.2f}") if job != GATEHOUSE_RERUN and job != GATEHOUSE_NEXT_DAY else "",
+                fmt(median(requests), "{:.0f}"),
+                fmt(median(lambda r: r.throttled), "{:.0f}"),
+                fmt(median(lambda r: r.rows), "{:,.0f}"),
+                fmt(median(lambda r: r.rows_per_s), "{:,.0f}"),
+                fmt(median(lambda r: r.normalise_load_rows_per_s), "{:,.0f}"),
+                fmt(median(peak_mb), "{:.0f}"),
+                fmt(median(lambda r: r.new_versions or 0), "{:,.0f}") if gatehouse else "",
+                fmt(median(lambda r: r.settled_runs_requested or 0), "{:.0f}") if gatehouse else "",
+            ])
+    return table(header, rows)
+
+
+def ratio_table(report: BenchReport) -> list[str]:
+    header = ["organisation", "gatehouse / alternative", "wall time", "requests", "peak RSS", "rows/s"]
+    rows = []
+    for size in report.sizes:
+        for alternative in ALTERNATIVES:
+            ratio = lambda metric: report.paired_ratio(size, GATEHOUSE_FULL, alternative, metric)  # noqa: E731
+            if not report.runs_of(size, alternative):
+                continue
+            rows.append([
+                size,
+                f"full load / {JOB_TITLES[alternative]}",
+                fmt(ratio(wall), "{:.2f}"),
+                fmt(ratio(requests), "{:.2f}"),
+                fmt(ratio(peak_mb), "{:.2f}"),
+                fmt(ratio(lambda r: r.rows_per_s), "{:.2f}"),
+            ])
+    return table(header, rows)
+
+
+def steps_table(report: BenchReport) -> list[str]:
+    header = ["organisation", "job", "extract s", "of which lists s", "fan-out req/s", "normalize s", "load s",
+              "rows", "normalise+load rows/s"]
+    rows = []
+    for size in report.sizes:
+        for job in (*GATEHOUSE_JOBS, *ALTERNATIVES):
+            if not report.runs_of(size, job):
+                continue
+            median = lambda metric: report.median(size, job, metric)  # noqa: E731
+            rows.append([
+                size,
+                JOB_TITLES[job],
+                fmt(median(lambda r: r.steps.get("extract", 0.0))),
+                fmt(median(lambda r: r.lists_s or 0.0)),
+                fmt(median(lambda r: r.fan_out_rate or 0.0)),
+                fmt(median(lambda r: r.steps.get("normalize", 0.0))),
+                fmt(median(lambda r: r.steps.get("load", 0.0))),
+                fmt(median(lambda r: r.rows), "{:,.0f}"),
+                fmt(median(lambda r: r.normalise_load_rows_per_s), "{:,.0f}"),
+            ])
+    return table(header, rows)
+
+
+def floor_table(report: BenchReport) -> list[str]:
+    header = ["organisation", "gates", "dynamic configs", "holdouts", "experiments (concluded)", "runs (settled)",
+              "full-load floor", "rerun floor"]
+    rows = []
+    for size in report.sizes:
+        shape, floor, rerun = report.shapes[size], report.floor(size), report.rerun_floor(size)
+        rows.append([
+            size,
+            f"{shape.listed.get('gates', 0):,}",
+            f"{shape.listed.get('dynamic_configs', 0):,}",
+            f"{shape.holdouts:,}",
+            f"{shape.experiments:,} ({shape.concluded_experiments:,})",
+            f"{shape.ingestion_runs:,} ({shape.settled_runs:,})",
+            f"{floor.requests:,} req = {floor.seconds:.1f} s",
+            f"{rerun.requests:,} req = {rerun.seconds:.1f} s",
+        ])
+    return table(header, rows)
+
+
+def targets_table(checks: list[TargetCheck]) -> list[str]:
+    verdict = {True: "holds", False: "**missed**", None: "not measured"}
+    return table(["target", "measured", ""], ([c.target, c.measured, verdict[c.holds]] for c in checks))
+
+
+def render(report: BenchReport, findings: Iterable[str] = ()) -> str:
+    page_cap = "no cap (each list is one page)" if report.max_page_size is None else f"{report.max_page_size:,} items"
+    reps = ", ".join(f"{size} ×{count}" for size, count in report.reps.items())
+    lines = [
+        "# Benchmark results",
+        "",
+        f"Generated by `{report.command}` (bench/run.py) in {report.elapsed_s / 60:.1f} min. Console twin on 127.0.0.1 in its"
+        f" own process: {report.latency_ms} ms latency per request, rate limit {report.rate_limit}"
+        f" (answers 429 with Retry-After beyond it), page size cap: {page_cap}. gatehouse is configured with the"
+        f" same rate limit. Each job runs in its own process; figures are medians over repetitions ({reps}),"
+        " ratios are medians of ratios paired within a repetition.",
+        "",
+        "Wall time is the run itself (`run_extraction`, views included; `pipeline.run` for the alternative);"
+        " requests and 429s are counted by the twin; rows are every row normalised, nested tables included;"
+        " peak RSS is the job's process tree.",
+        "",
+        "## Results",
+        "",
+        *results_table(report),
+        "",
+        "## gatehouse / rest_api alternative (full load, same twin, same rate limit)",
+        "",
+        *ratio_table(report),
+        "",
+        "## The floor",
+        "",
+        f"The fewest requests that fetch the organisation: each list in one page (the twin allows any `limit`)"
+        f" plus one request per holdout, experiment and ingestion run; divided by the rate limit ({report.rate_limit}).",
+        "A rerun cannot skip the lists (no \"modified since\" filter) nor holdouts, but can skip concluded"
+        " experiments and settled runs.",
+        "",
+        *floor_table(report),
+        "",
+        "## Where the time goes",
+        "",
+        *steps_table(report),
+        "",
+        "## Targets",
+        "",
+        *targets_table(check_targets(report)),
+        "",
+    ]
+    findings = list(findings)
+    if findings:
+        lines += ["## What stands in the way", "", *findings, ""]
+    lines += ["## Machine", "", *(f"- {name}: {value}" for name, value in report.machine.items()), ""]
+    return "\n".join(lines)

@@ -1,0 +1,244 @@
+"""`make bench`: gatehouse against the rate-limit floor and against dlt's rest_api source, side by side.
+
+For each organisation size and repetition a fresh console twin is started in its own process; then
+each job runs in its own process against it: gatehouse's full load, its no-change rerun, its rerun
+after the twin advanced one day, and the rest_api alternative's full load with its defaults and with
+its best settings. The order of gatehouse and the alternative alternates between repetitions, so a
+slow spell of the (shared) machine does not always hit the same side.
+
+    python -m bench.run            # medium ×3, large ×1, writes bench/RESULTS.md (about 20 minutes)
+    python -m bench.run --quick    # medium ×1, writes bench/out/RESULTS-quick.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import logging
+import os
+import platform
+import shlex
+import sys
+import time
+from importlib import metadata
+from pathlib import Path
+from typing import Any, Optional
+
+import psutil
+
+from bench.findings import findings
+from bench.floor import OrganisationShape, RateLimit
+from bench.processes import REPO, Measured, TwinProcess, run_job
+from bench.results import (
+    ALTERNATIVES,
+    GATEHOUSE_FULL,
+    GATEHOUSE_NEXT_DAY,
+    GATEHOUSE_RERUN,
+    JOB_TITLES,
+    REST_API_BEST,
+    REST_API_DEFAULTS,
+    BenchReport,
+    JobRun,
+    render,
+)
+from bench.twin_control import FAN_OUT_ENDPOINTS, LIST_ENDPOINTS
+
+log = logging.getLogger("bench")
+
+BENCH_DIR = Path(__file__).resolve().parent
+OUT_DIR = BENCH_DIR / "out"  # git-ignored: work directories, raw results, quick runs
+RESULTS_MD = BENCH_DIR / "RESULTS.md"
+JOB_TIMEOUT_S = 900.0
+
+
+def machine_description() -> dict[str, str]:
+    cpu = platform.processor() or "unknown"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    versions = []
+    for package in ("dlt", "duckdb", "pyarrow", "httpx", "requests"):
+        try:
+            versions.append(f"{package} {metadata.version(package)}")
+        except metadata.PackageNotFoundError:
+            pass
+    return {
+        "date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "cpu": f"{cpu}, {psutil.cpu_count(logical=True)} logical cores ({os.cpu_count()} usable)",
+        "memory": f"{psutil.virtual_memory().total / (1 << 30):.1f} GiB",
+        "system": platform.platform(),
+        "python": platform.python_version(),
+        "packages": ", ".join(versions),
+        "load average at start": " ".join(f"{value:.2f}" for value in os.getloadavg()),
+    }
+
+
+def phases_summary(phases: dict[str, dict[str, float]]) -> tuple[Optional[float], Optional[float], int]:
+    """(seconds spent on lists, fan-out requests per second, fan-out requests) from the twin's phases."""
+    lists = [phases[name] for name in LIST_ENDPOINTS if name in phases]
+    fan_out = [phases[name] for name in FAN_OUT_ENDPOINTS if name in phases]
+    lists_s = max(p["last_s"] for p in lists) - min(p["first_s"] for p in lists) if lists else None
+    fan_out_requests = int(sum(p.get("requests", 0) for p in fan_out))
+    rate = None
+    if fan_out:
+        span = max(p["last_s"] for p in fan_out) - min(p["first_s"] for p in fan_out)
+        rate = fan_out_requests / span if span > 0 else None
+    return lists_s, rate, fan_out_requests
+
+
+def job_run(size: str, rep: int, job: str, measured: Measured, traffic: dict[str, Any]) -> JobRun:
+    result = measured.result
+    lists_s, fan_out_rate, _ = phases_summary(traffic.get("phases", {}))
+    run = JobRun(
+        size=size,
+        rep=rep,
+        job=job,
+        ok=bool(result.get("ok")) and measured.returncode == 0,
+        wall_s=result.get("wall_s", 0.0),
+        process_wall_s=measured.process_wall_s,
+        requests=traffic.get("requests", 0),
+        throttled=traffic.get("throttled", 0),
+        rows=sum(result.get("rows", {}).values()),
+        peak_rss_bytes=measured.peak_rss_bytes,
+        steps=result.get("steps", {}),
+        lists_s=lists_s,
+        fan_out_rate=fan_out_rate,
+        peak_by_step=peak_by_step(measured, result.get("step_starts", {})),
+        error=result.get("error"),
+    )
+    if job not in ALTERNATIVES:
+        run.new_versions = sum(result.get("new_versions", {}).values())
+        run.settled_runs_requested = traffic.get("settled_runs_requested", 0)
+    return run
+
+
+def peak_by_step(measured: Measured, starts: dict[str, float]) -> dict[str, int]:
+    """The highest resident memory sampled while each dlt step ran (step_starts: seconds since the job began)."""
+    order = sorted((start, step) for step, start in starts.items() if step in ("extract", "normalize", "load"))
+    peaks: dict[str, int] = {}
+    for index, (start, step) in enumerate(order):
+        end = order[index + 1][0] if index + 1 < len(order) else float("inf")
+        inside = [rss for at, rss in measured.rss_timeline if start <= at < end]
+        if inside:
+            peaks[step] = max(inside)
+    return peaks
+
+
+class Bench:
+    def __init__(self, args: argparse.Namespace, workroot: Path) -> None:
+        self.args = args
+        self.workroot = workroot
+        self.rate_limit: RateLimit = args.rate_limit
+        self.runs: list[JobRun] = []
+        self.shapes: dict[str, OrganisationShape] = {}
+        self.max_page_size: Optional[int] = None
+
+    def run_size(self, size: str, reps: int) -> None:
+        for rep in range(reps):
+            with TwinProcess(size, self.args.latency_ms, f"{self.rate_limit.requests}/{self.rate_limit.window_s:g}",
+                             logdir=self.workroot) as twin:
+                answer = twin.ask("shape")
+                self.shapes.setdefault(size, OrganisationShape.from_dict(answer["shape"]))
+                self.max_page_size = answer["max_limit"]
+                ids = twin.ask("ids")
+                alternatives = [] if self.args.no_alternative else [REST_API_DEFAULTS, REST_API_BEST]
+                # Alternate who goes first; the alternative only reads, so the twin is unchanged for gatehouse.
+                if rep % 2 == 0:
+                    order = [GATEHOUSE_FULL, GATEHOUSE_RERUN, *alternatives]
+                else:
+                    order = [*alternatives, GATEHOUSE_FULL, GATEHOUSE_RERUN]
+                for job in order:
+                    self.measure(twin, size, rep, job, ids)
+                    if job == GATEHOUSE_FULL:
+                        # Runs settled now must never be requested again, by the rerun nor after the advance.
+                        twin.ask("mark_settled")
+                twin.ask("advance", days=1)
+                # A scheduler that lists the runs to follow passes the new day's runs too.
+                self.measure(twin, size, rep, GATEHOUSE_NEXT_DAY, twin.ask("ids"))
+
+    def measure(self, twin: TwinProcess, size: str, rep: int, job: str, ids: dict[str, list[str]]) -> JobRun:
+        kind, _, variant = job.partition("_")
+        workdir = self.workroot / size / f"rep{rep}" / ("gatehouse" if kind == "gatehouse" else job)
+        spec = {
+            "kind": "gatehouse" if kind == "gatehouse" else "rest_api",
+            "variant": job.removeprefix("rest_api_") if kind != "gatehouse" else None,
+            "workdir": str(workdir),
+            "base_url": twin.base_url,
+            "api_key": twin.api_key,
+            "ids": ids,
+            "rate_limit": [self.rate_limit.requests, self.rate_limit.window_s],
+        }
+        time.sleep(self.rate_limit.window_s)  # the previous job's requests leave the twin's window
+        twin.ask("begin")
+        measured = run_job(spec, workdir / job, JOB_TIMEOUT_S)
+        traffic = twin.ask("traffic")
+        run = job_run(size, rep, job, measured, traffic)
+        self.runs.append(run)
+        if run.ok:
+            log.info("%s #%d %-30s %6.1f s  %5d requests (%d throttled)  %8d rows  %4.0f MB", size, rep + 1,
+                     JOB_TITLES[job], run.wall_s, run.requests, run.throttled, run.rows, run.peak_rss_mb)
+        else:
+            log.warning("%s #%d %s failed: %s (see %s)", size, rep + 1, JOB_TITLES[job], run.error, workdir / job)
+        return run
+
+
+def parse_args(argv: Optional[list[str]]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m bench.run", description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="medium organisation only, one repetition")
+    parser.add_argument("--sizes", help="comma-separated organisation sizes (default medium,large)")
+    parser.add_argument("--reps-medium", type=int, default=3)
+    parser.add_argument("--reps-large", type=int, default=1)
+    parser.add_argument("--latency-ms", type=int, default=50, help="the twin's latency per request (default 50)")
+    parser.add_argument("--rate-limit", type=RateLimit.parse, default=RateLimit(50, 1.0),
+                        help="N/SECONDS for the twin and gatehouse (default 50/1)")
+    parser.add_argument("--no-alternative", action="store_true", help="measure gatehouse only")
+    parser.add_argument("--out", type=Path, help="Markdown results (default bench/RESULTS.md; --quick: bench/out/)")
+    return parser.parse_args(argv)
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", datefmt="%H:%M:%S", stream=sys.stderr)
+    args = parse_args(argv)
+    sizes = ["medium"] if args.quick else (args.sizes.split(",") if args.sizes else ["medium", "large"])
+    reps = {size: 1 if args.quick else (args.reps_large if size == "large" else args.reps_medium) for size in sizes}
+    out = args.out or (OUT_DIR / "RESULTS-quick.md" if args.quick else RESULTS_MD)
+    workroot = OUT_DIR / dt.datetime.now().strftime("run-%Y%m%d-%H%M%S")
+    workroot.mkdir(parents=True, exist_ok=True)
+    machine = machine_description()
+    started = time.perf_counter()
+    bench = Bench(args, workroot)
+    for size in sizes:
+        bench.run_size(size, reps[size])
+    machine["load average at end"] = " ".join(f"{value:.2f}" for value in os.getloadavg())
+    command = "make bench" if argv is None and sys.argv[1:] == [] else "python -m bench.run " + shlex.join(
+        sys.argv[1:] if argv is None else argv)
+    report = BenchReport(
+        machine=machine,
+        latency_ms=args.latency_ms,
+        rate_limit=args.rate_limit,
+        reps=reps,
+        shapes=bench.shapes,
+        max_page_size=bench.max_page_size,
+        runs=bench.runs,
+        elapsed_s=time.perf_counter() - started,
+        command=command,
+    )
+    (workroot / "runs.json").write_text(json.dumps(
+        {"machine": machine, "shapes": {s: shape.to_dict() for s, shape in bench.shapes.items()},
+         "runs": [run.to_dict() for run in bench.runs]}, indent=2))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(render(report, findings(report)))
+    log.info("wrote %s (raw runs: %s) in %.1f min", out.relative_to(REPO) if out.is_relative_to(REPO) else out,
+             workroot / "runs.json", report.elapsed_s / 60)
+    print(out.read_text())
+    return 0 if all(run.ok for run in bench.runs) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,73 @@
+"""Odd pagination: every form of `nextPage`, a capped `limit`, a `totalItems` that lies, a page that never ends."""
+
+from __future__ import annotations
+
+import pytest
+
+from console_twin import PaginationStyle
+from console_twin.settings import LIST_ENDPOINTS
+from tests.drills.snapshot import assert_same_tables
+
+
+def paginate_all_lists(drill, style: PaginationStyle) -> None:
+    drill.twin.settings.pagination = {endpoint: style for endpoint in LIST_ENDPOINTS}
+
+
+@pytest.mark.parametrize(
+    "style",
+    [
+        PaginationStyle(next_page="path"),  # /console/v1/gates?page=2&limit=4
+        PaginationStyle(next_page="query"),  # ?page=2&limit=4
+        PaginationStyle(next_page="nolimit"),  # /console/v1/gates?page=2
+        PaginationStyle(next_page="host"),  # 127.0.0.1:port/console/v1/gates?page=2&limit=4
+        PaginationStyle(total_items=False, all="empty"),  # neither totalItems nor `all`
+    ],
+    ids=["path", "query", "nolimit", "host", "no-totalItems"],
+)
+def test_every_next_page_form_reads_every_item(drill, reference, style):
+    paginate_all_lists(drill, style)
+
+    drill.run(page_size=4)  # several pages of every list, qualifying events included
+
+    pages = [r for r in drill.twin.requests if r.path == "/console/v1/experiments/qualifying_events"]
+    assert len(pages) >= 2
+    assert_same_tables(drill.snapshot(), reference)
+
+
+def test_a_server_that_caps_limit_below_what_was_asked(drill, reference):
+    drill.twin.settings.max_limit = 7
+
+    drill.run(page_size=1000)
+
+    limits = {q for r in drill.twin.requests if r.path == "/console/v1/gates" for q in r.query["limit"]}
+    assert limits == {"1000", "7"}, "the first page asks for 1000, the next ones follow the capped links"
+    assert_same_tables(drill.snapshot(), reference)
+
+
+def test_a_next_page_that_never_advances_fails_clearly_and_loads_nothing(drill, reference, reference_after_two_runs):
+    drill.run()
+    drill.twin.settings.pagination = {"gates": PaginationStyle(next_page="stuck")}
+
+    message = drill.run_failing()
+
+    assert "/console/v1/gates" in message and "next page" in message, message
+    assert_same_tables(drill.snapshot(), reference, "the database after the failed run")
+    drill.heal()
+    drill.run()
+    assert_same_tables(drill.snapshot(), reference_after_two_runs)
+
+
+@pytest.mark.parametrize("offset", [2, -2])
+def test_a_total_items_that_disagrees_with_the_items_served(drill, reference, reference_after_two_runs, offset):
+    # The list is read twice; when both passes disagree with totalItems the list cannot be trusted to
+    # be complete (an item missing from it would be retired), so the run loads nothing.
+    drill.run()
+    drill.twin.settings.pagination = {"gates": PaginationStyle(total_items_offset=offset)}
+
+    message = drill.run_failing()
+
+    assert "/console/v1/gates" in message and "totalItems" in message, message
+    assert_same_tables(drill.snapshot(), reference, "the database after the failed run")
+    drill.heal()
+    drill.run()
+    assert_same_tables(drill.snapshot(), reference_after_two_runs)

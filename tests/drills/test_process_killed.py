@@ -1,0 +1,80 @@
+"""`gatehouse run` killed with SIGKILL (an OOM killer, a preempted node) during extraction and during loading.
+
+The run is a real `gatehouse run` process, configured through the environment as a scheduler would,
+against a twin served by this test over loopback. The next clean run must complete what the killed one
+left (dlt keeps a normalised load package until it is loaded) and end identical to a fault-free run.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.drills.conftest import REPO, gatehouse_command, make_twin, run_environment
+from tests.drills.snapshot import assert_same_tables, snapshot
+
+pytestmark = pytest.mark.slow
+
+KILL_DURING_LOAD = Path(__file__).with_name("kill_during_load.py")
+TIMEOUT_S = 180
+
+
+def gatehouse_run(command: list[str], env: dict[str, str], cwd: Path) -> subprocess.Popen:
+    return subprocess.Popen(
+        [*command, "run", "--no-progress", "--duckdb", "gatehouse.duckdb"],
+        env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+
+
+def finish(process: subprocess.Popen) -> tuple[int, str, str]:
+    out, err = process.communicate(timeout=TIMEOUT_S)
+    return process.returncode, out, err
+
+
+def test_killed_during_extraction_the_next_run_loads_everything(tmp_path, reference):
+    twin = make_twin()
+    killed: list[int] = []
+
+    def kill_on_third_exposure_request(endpoint: str, item: dict) -> dict:
+        # Called while the twin builds an answer, so the client is still waiting for it: the run
+        # dies mid-extraction, with the lists and holdouts read and the exposures half way.
+        if endpoint == "cumulative_exposures" and not killed:
+            asked = [r for r in twin.requests if r.path.endswith("/cumulative_exposures")]
+            if len(asked) >= 3:
+                killed.append(process.pid)
+                os.kill(process.pid, signal.SIGKILL)
+        return item
+
+    twin.settings.transform_item = kill_on_third_exposure_request
+    with twin.serve() as base_url:
+        env = run_environment(twin, base_url)
+        process = gatehouse_run(gatehouse_command(), env, tmp_path)
+        code, out, err = finish(process)
+        assert killed and code == -signal.SIGKILL, (code, out, err)
+
+        twin.settings.transform_item = None
+        code, out, err = finish(gatehouse_run(gatehouse_command(), env, tmp_path))
+
+    assert code == 0, err
+    assert_same_tables(snapshot(tmp_path / "gatehouse.duckdb"), reference)
+
+
+def test_killed_during_loading_the_next_run_completes_the_load(tmp_path, reference):
+    twin = make_twin()
+    with twin.serve() as base_url:
+        env = run_environment(twin, base_url)
+        code, out, err = finish(gatehouse_run([sys.executable, str(KILL_DURING_LOAD)], {**env, "PYTHONPATH": str(REPO)}, tmp_path))
+        assert code == -signal.SIGKILL, (code, out, err)
+        assert "kill_during_load: SIGKILL after completing" in err
+        requests_of_killed_run = len(twin.requests)
+
+        code, out, err = finish(gatehouse_run(gatehouse_command(), env, tmp_path))
+
+    assert code == 0, err
+    assert_same_tables(snapshot(tmp_path / "gatehouse.duckdb"), reference)
+    assert len(twin.requests) == requests_of_killed_run, "the pending package is loaded as it was extracted"
