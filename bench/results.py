@@ -52,6 +52,7 @@ class JobRun:
     new_versions: Optional[int] = None  # gatehouse: SCD2 versions written (gates + dynamic configs)
     settled_runs_requested: Optional[int] = None  # requests for runs settled before the job
     lists_s: Optional[float] = None  # first to last list request, by the twin's clock
+    list_requests: int = 0
     fan_out_rate: Optional[float] = None  # requests per second from the first to the last fan-out request
     peak_by_step: dict[str, int] = field(default_factory=dict)  # dlt step -> highest RSS sampled during it
     error: Optional[str] = None
@@ -320,6 +321,40 @@ def targets_table(checks: list[TargetCheck]) -> list[str]:
     return table(["target", "measured", ""], ([c.target, c.measured, verdict[c.holds]] for c in checks))
 
 
+def readme_section(report: BenchReport) -> list[str]:
+    """The README's `## Benchmarks` section: the headline figures of this run."""
+    big = "large" if "large" in report.shapes else report.sizes[-1]
+    shape, floor = report.shapes[big], report.floor(big)
+    columns = [(GATEHOUSE_FULL, "gatehouse"), (REST_API_DEFAULTS, "rest_api, defaults"), (REST_API_BEST, "rest_api, best")]
+    columns = [(job, title) for job, title in columns if report.runs_of(big, job)]
+    median = lambda job, metric: report.median(big, job, metric)  # noqa: E731
+    rows = [
+        ["full load, wall s"] + [fmt(median(job, wall)) for job, _ in columns] + [f"{floor.seconds:.1f}"],
+        ["requests"] + [fmt(median(job, requests), "{:,.0f}") for job, _ in columns] + [f"{floor.requests:,}"],
+        ["peak memory, MB"] + [fmt(median(job, peak_mb), "{:,.0f}") for job, _ in columns] + [""],
+        ["rows/s"] + [fmt(median(job, lambda r: r.rows_per_s), "{:,.0f}") for job, _ in columns] + [""],
+    ]
+    rerun = report.median(big, GATEHOUSE_RERUN, wall)
+    if rerun is not None:
+        rows.append(["no-change rerun, wall s", fmt(rerun)] + ["reloads everything"] * (len(columns) - 1)
+                    + [f"{report.rerun_floor(big).seconds:.1f}"])
+    return [
+        "## Benchmarks",
+        "",
+        f"`make bench` serves the console twin's {big} organisation ({shape.listed.get('gates', 0):,} listed gates,"
+        f" {shape.listed.get('dynamic_configs', 0):,} dynamic configs, {shape.experiments:,} experiments,"
+        f" {shape.ingestion_runs:,} ingestion runs) on loopback with {report.latency_ms} ms latency and a rate limit"
+        f" of {report.rate_limit}, and loads it into DuckDB with gatehouse and with what a dlt user would otherwise"
+        f" write, dlt's generic `rest_api` source over the same endpoints. The floor is the fewest requests that can"
+        f" fetch the organisation divided by the rate limit.",
+        "",
+        *table([big] + [title for _, title in columns] + ["floor"], rows),
+        "",
+        f"Measured on {report.machine.get('cpu', 'this machine')}, {report.machine.get('date', '')}. Medium"
+        " organisation, the reruns, where the time goes and which targets hold: [bench/RESULTS.md](bench/RESULTS.md).",
+    ]
+
+
 def render(report: BenchReport, findings: Iterable[str] = ()) -> str:
     page_cap = "no cap (each list is one page)" if report.max_page_size is None else f"{report.max_page_size:,} items"
     reps = ", ".join(f"{size} ×{count}" for size, count in report.reps.items())
@@ -366,4 +401,6 @@ def render(report: BenchReport, findings: Iterable[str] = ()) -> str:
     if findings:
         lines += ["## What stands in the way", "", *findings, ""]
     lines += ["## Machine", "", *(f"- {name}: {value}" for name, value in report.machine.items()), ""]
+    lines += ["## README section", "", "To paste into README.md (figures from this run):", "", "```markdown",
+              *readme_section(report), "```", ""]
     return "\n".join(lines)

@@ -107,6 +107,7 @@ def job_run(size: str, rep: int, job: str, measured: Measured, traffic: dict[str
         peak_rss_bytes=measured.peak_rss_bytes,
         steps=result.get("steps", {}),
         lists_s=lists_s,
+        list_requests=int(sum(traffic.get("by_endpoint", {}).get(name, 0) for name in LIST_ENDPOINTS)),
         fan_out_rate=fan_out_rate,
         peak_by_step=peak_by_step(measured, result.get("step_starts", {})),
         error=result.get("error"),

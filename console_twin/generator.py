@@ -17,7 +17,7 @@ import random
 import uuid
 from collections.abc import Container, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import TypeVar
 
 from console_twin import vocabulary as words
@@ -781,6 +781,7 @@ class OrganisationBuilder:
             )
             for day_index in range(running_days + 1):
                 experiment.add_day(day_index, *exposure_noise(rng, len(experiment.groups)))
+            experiment.ended_on = concluded_on(experiment, index, today)
             org.experiments[experiment.experiment_id] = experiment
 
     def _ingestion_runs(self) -> None:
@@ -882,3 +883,22 @@ def build_organisation(size: str, seed: int) -> Organisation:
     finally:
         if collecting:
             gc.enable()
+
+
+# Most experiments of a real organisation have concluded; the first three always run (they carry
+# the imbalanced and stalled cases every organisation shows).
+CONCLUDED_SHARE = 0.6
+
+
+def concluded_on(experiment: Experiment, index: int, today: date) -> date | None:
+    """The last day of a concluded experiment, or None while it runs.
+
+    Drawn from the experiment's own random stream, so adding this changed no other generated value.
+    """
+    running_days = (today - experiment.start_date).days
+    if index < 3 or running_days < 10:
+        return None
+    rng = random.Random(f"concluded:{experiment.experiment_id}")
+    if rng.random() >= CONCLUDED_SHARE:
+        return None
+    return experiment.start_date + timedelta(days=rng.randint(7, running_days - 2))

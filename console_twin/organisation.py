@@ -147,6 +147,7 @@ class Experiment:
     stalled_on: date | None = None  # from this day on no exposure arrives
     imbalanced: bool = False  # a group's share drifts from the designed even split (sample ratio mismatch)
     targeting_gate_id: str | None = None
+    ended_on: date | None = None  # a concluded experiment: its series stops on this day for good
 
     def new_exposures(self, day_index: int, traffic: float, jitter: list[float]) -> list[int]:
         """Each group's first-time exposures on one day: `traffic` moves the whole day (weekday, season),
@@ -168,15 +169,17 @@ class Experiment:
             group.daily_new.append(arriving)
 
     def cumulative_exposures(self, today: date, day_fraction: float) -> list[dict]:
-        """The series of every group from the start date up to today, today's count partial."""
-        days = (today - self.start_date).days
+        """The series of every group from the start date up to today, today's count partial;
+        a concluded experiment's series ends on its last day, every day complete."""
+        concluded = self.ended_on is not None and self.ended_on < today
+        days = ((self.ended_on if concluded else today) - self.start_date).days
         series = []
         for group in self.groups:
             total = 0
             results = []
             for index in range(days + 1):
                 arriving = group.daily_new[index]
-                total += int(arriving * day_fraction) if index == days else arriving
+                total += int(arriving * day_fraction) if index == days and not concluded else arriving
                 results.append({"date": (self.start_date + timedelta(days=index)).isoformat(), "exposures": total})
             series.append({"groupID": group.group_id, "groupName": group.name, "results": results})
         return series

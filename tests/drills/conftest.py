@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -71,9 +72,25 @@ def reference_database(directory: Path, prepare: Callable[[ConsoleTwin], None] |
 
 
 @pytest.fixture(scope="session")
-def reference(tmp_path_factory: pytest.TempPathFactory) -> Snapshot:
+def reference_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One fault-free run of the organisation: its DuckDB file (pipeline state beside it). Copy, never change."""
+    return reference_database(tmp_path_factory.mktemp("reference"))
+
+
+@pytest.fixture(scope="session")
+def reference(reference_path: Path) -> Snapshot:
     """One fault-free run of the organisation."""
-    return snapshot(reference_database(tmp_path_factory.mktemp("reference")))
+    return snapshot(reference_path)
+
+
+def copy_database(source: Path, target: Path) -> Path:
+    """A copy of a loaded DuckDB file with its pipeline state, as `gatehouse run` finds them next time."""
+    shutil.copyfile(source, target)
+    for suffix in (".wal",):
+        if source.with_name(source.name + suffix).exists():
+            shutil.copyfile(source.with_name(source.name + suffix), target.with_name(target.name + suffix))
+    shutil.copytree(source.with_name(f".{source.name}.dlt"), target.with_name(f".{target.name}.dlt"))
+    return target
 
 
 @pytest.fixture(scope="session")

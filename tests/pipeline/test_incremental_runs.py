@@ -65,6 +65,12 @@ def run_requests(twin: ConsoleTwin) -> set[str]:
     return {r.path[len(prefix):] for r in twin.requests if r.path.startswith(prefix)}
 
 
+def experiment_requests(twin: ConsoleTwin) -> set[str]:
+    prefix = "/console/v1/experiments/"
+    return {r.path[len(prefix):].split("/")[0] for r in twin.requests
+            if r.path.startswith(prefix) and r.path.endswith("/cumulative_exposures")}
+
+
 def test_first_run_loads_every_table_with_the_rows_the_console_holds(loader, twin):
     summary = loader.run()
     org = twin.organisation
@@ -121,6 +127,10 @@ def test_a_rerun_without_changes_writes_no_version_and_requests_no_settled_run(l
     assert loader.query("select count(*) from console.gates")[0][0] == versions_before
     requested_runs = run_requests(twin)
     assert requested_runs == set(twin.ingestion_run_ids) - settled
+    # Concluded experiments (series ended before yesterday) are not asked for again.
+    running = {e for e in expected_experiment_ids(twin) if twin.organisation.experiments[e].ended_on is None}
+    assert running != expected_experiment_ids(twin), "the twin's organisation should hold concluded experiments"
+    assert experiment_requests(twin) == running
     assert loaded_exposures(loader) == expected_exposures(twin)
     # Nothing loaded twice: one row per key in every merged table.
     assert loader.query(

@@ -271,9 +271,10 @@ def assert_exposure_series_valid(twin: ConsoleTwin) -> None:
             dates = [date.fromisoformat(point["date"]) for point in group["results"]]
             counts = [point["exposures"] for point in group["results"]]
             assert dates == [experiment.start_date + timedelta(days=i) for i in range(len(dates))]
-            assert dates[-1] == org.today
+            # A running experiment's series ends today, a concluded one's on its last day.
+            assert dates[-1] == (experiment.ended_on or org.today)
             assert counts == sorted(counts)
-            if experiment.stalled_on is not None:
+            if experiment.stalled_on is not None and experiment.stalled_on <= dates[-1]:
                 stalled_from = (experiment.stalled_on - experiment.start_date).days
                 assert len(set(counts[stalled_from - 1 :])) == 1
 
@@ -283,6 +284,17 @@ def test_exposure_series_are_cumulative_daily_and_end_today(days):
     twin = ConsoleTwin("medium", 0)
     twin.advance(days)
     assert_exposure_series_valid(twin)
+
+
+def test_most_experiments_have_concluded_and_their_series_stay_put():
+    twin = ConsoleTwin("medium", 0)
+    org = twin.organisation
+    concluded = [e for e in org.experiments.values() if e.ended_on is not None]
+    assert 0.4 < len(concluded) / len(org.experiments) < 0.7
+    assert all(e.ended_on < org.today - timedelta(days=1) for e in concluded)
+    before = {e.experiment_id: org.cumulative_exposures(e.experiment_id) for e in concluded}
+    twin.advance(2)
+    assert {e.experiment_id: org.cumulative_exposures(e.experiment_id) for e in concluded} == before
 
 
 def test_todays_count_is_partial():

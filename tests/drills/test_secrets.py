@@ -1,0 +1,294 @@
+"""No secret leaves the process: every command of the product, run with distinct sentinel secrets.
+
+Each command runs as a user runs it (the installed `gatehouse` script in its own process, debug logging
+on, settings and secrets in the environment or a secrets file) against a twin that accepts the sentinel
+key and SCIM token and, like the real service, quotes a wrong key back in its 401 text. None of the
+sentinels may then appear, whole or as any 10-character part, in stdout, stderr (the log), or any file
+the commands left behind: the DuckDB file (every table, the compressed dlt state decoded), the HTML
+reports, the dlt pipeline state, load packages and trace, or anything written under HOME.
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import json
+import signal
+import socket
+import subprocess
+import zlib
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+import pytest
+import yaml
+
+from console_twin import ConsoleTwin, TwinSettings
+from pipelines.cli import build_parser
+from tests.drills.conftest import ORG_SEED, ORG_SIZE, clean_environment, gatehouse_command
+
+pytestmark = pytest.mark.slow
+
+PEM_ARMOUR = {
+    "-----BEGIN PRIVATE KEY-----", "-----END PRIVATE KEY-----",
+    "-----BEGIN ENCRYPTED PRIVATE KEY-----", "-----END ENCRYPTED PRIVATE KEY-----",
+}  # fmt: skip
+SECRETS = {
+    "api key": "console-Zq8Wd3Kv6Np1Hx4Tb",
+    "wrong api key": "console-Rm5Gy2Lc9Fs7Uj3Qe",
+    "scim token": "scim-Pk4Vn8Ta1Xw6Ed2Ry",
+    "wrong scim token": "scim-Bh7Oc3Jz5Mg9Sl4Fu",
+    "snowflake password": "sfpw-Wc6Ny1Ke8Qh3Zd5Ai",
+    "snowflake private key": (
+        "-----BEGIN ENCRYPTED PRIVATE KEY-----\n"
+        "MIIFHDBOBgkqhkiG9w0BBQ0wQTApXq7Nw2Lr5Kd8Ty3Vb6Hm1Jc4\n"
+        "Gs9Pu2Fo7Ie5Wa3Zx8Qn1Rk6Ml4Sb\n"
+        "-----END ENCRYPTED PRIVATE KEY-----\n"
+    ),
+    "snowflake key passphrase": "sfkp-Ty5Hu2Ji9Ko6Lp3Mq",
+    "databricks access token": "dapi-Vr4Nc7Xe1Bw8Qs2Gd",
+    "bigquery private key": (
+        "-----BEGIN PRIVATE KEY-----\n"
+        "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQDh5Pk8Zt2Wm7\n"
+        "-----END PRIVATE KEY-----\n"
+    ),
+    "postgres password": "pgpw-Lx3Dn6Ry9Bh2Vt5Ka",
+    "motherduck token": "mdtk-Ef8Uc1Wq4Oj7Zp3Ng",
+}
+WINDOW = 10
+
+
+def fragments(secret: str) -> set[str]:
+    lines = [line for line in secret.splitlines() if line.strip() not in PEM_ARMOUR]
+    return {line[i : i + WINDOW] for line in lines for i in range(max(1, len(line) - WINDOW + 1))}
+
+
+FRAGMENTS = {name: fragments(value) for name, value in SECRETS.items()}
+
+
+def leaks(text: str) -> list[str]:
+    return sorted(name for name, parts in FRAGMENTS.items() if any(part in text for part in parts))
+
+
+@dataclass
+class Done:
+    argv: list[str]
+    code: int
+    out: str
+    err: str
+
+
+def closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def leaf_commands() -> set[tuple[str, ...]]:
+    """Every command `gatehouse --help` leads to, as its words: ("run",), ("console", "role", "create"), ..."""
+
+    def walk(parser, prefix: tuple[str, ...]) -> set[tuple[str, ...]]:
+        subparsers = [a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction"]
+        if not subparsers:
+            return {prefix}
+        return {leaf for a in subparsers for name, sub in a.choices.items() for leaf in walk(sub, (*prefix, name))}
+
+    return walk(build_parser(), ())
+
+
+def command_of(argv: list[str]) -> tuple[str, ...]:
+    words = [a for a in argv if not a.startswith("-")]
+    leaves = leaf_commands()
+    for n in range(len(words), 0, -1):
+        if tuple(words[:n]) in leaves:
+            return tuple(words[:n])
+    return ()
+
+
+# ----------------------------------------------------------------------------- scanning what was left
+
+
+def texts_of_file(path: Path) -> list[str]:
+    """The text of a file as a reader would find a secret in it: raw, and decoded where compressed."""
+    raw = path.read_bytes()
+    texts = [raw.decode("utf-8", "replace")]
+    if raw[:2] == b"\x1f\x8b":
+        texts.append(gzip.decompress(raw).decode("utf-8", "replace"))
+    if path.suffix == ".parquet":
+        with duckdb.connect() as con:
+            texts.append(repr(con.execute("select * from read_parquet(?)", [str(path)]).fetchall()))
+    if path.suffix == ".duckdb":
+        texts.append(database_text(path))
+    return texts
+
+
+def database_text(path: Path) -> str:
+    """Every value of every table of a DuckDB file, dlt's compressed pipeline state decoded."""
+    parts = []
+    with duckdb.connect(str(path), read_only=True) as con:
+        tables = con.execute("select table_schema, table_name from information_schema.tables").fetchall()
+        for schema, table in tables:
+            rows = con.execute(f'select * from "{schema}"."{table}"').fetchall()
+            parts.append(repr(rows))
+            if table == "_dlt_pipeline_state":
+                names = [d[0] for d in con.execute(f'select * from "{schema}"."{table}" limit 0').description]
+                for row in rows:
+                    encoded = dict(zip(names, row)).get("state")
+                    if encoded:
+                        parts.append(zlib.decompress(base64.b64decode(encoded)).decode("utf-8", "replace"))
+    return "\n".join(parts)
+
+
+def leaks_in_files(root: Path) -> dict[str, list[str]]:
+    found = {}
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        if path.name.endswith(".wal"):
+            continue  # replayed into the .duckdb file, which is read whole
+        names = sorted({name for text in texts_of_file(path) for name in leaks(text)})
+        if names:
+            found[str(path.relative_to(root))] = names
+    return found
+
+
+# ----------------------------------------------------------------------------- the commands
+
+
+PIPELINE = {
+    "name": "Staged rollout",
+    "phases": [{"name": "Everyone", "timeIntervalMs": 0, "requiredReview": False, "rules": []}],
+}
+SCIM_PATCH = {"Operations": [{"op": "add", "path": "members", "value": [{"value": "user_1", "display": "Ada"}]}]}
+SNOWFLAKE = ["--snowflake", "--account-name", "acme-eu", "--service-user-name", "SVC_GH", "--staging-database-name",
+             "ANALYTICS", "--staging-schema-name", "GH_STAGING", "--compute-warehouse", "GH_WH"]  # fmt: skip
+DATABRICKS = ["--databricks", "--host", "dbc-1234.cloud.databricks.com", "--path", "/sql/1.0/warehouses/abc",
+              "--staging-database", "gh_staging"]  # fmt: skip
+BIGQUERY = ["--bigquery", "--project", "acme-exp", "--staging-dataset", "gh_staging"]
+
+
+def console_commands(twin: ConsoleTwin, inputs: Path) -> list[tuple[list[str], dict[str, str]]]:
+    """(argv after `gatehouse -vv`, extra environment) of every console operation, in ways that fail too."""
+    org = twin.organisation
+    gate = org.listed_gates()[0]["id"]
+    archived = next(i for i, c in org.dynamic_configs.items() if c["status"] == "Archived")
+    pipeline = next(iter(org.release_pipelines))
+    group = next(iter(org.scim_groups))
+    files = {
+        "pipeline.yaml": yaml.safe_dump(PIPELINE),
+        "patch.json": json.dumps(SCIM_PATCH),
+        "snowflake.yaml": yaml.safe_dump({"snowflake": {
+            "serviceUserPassword": SECRETS["snowflake password"],
+            "privateKey": SECRETS["snowflake private key"],
+            "keyPassPhrase": SECRETS["snowflake key passphrase"],
+        }}),  # fmt: skip
+    }
+    for name, content in files.items():
+        (inputs / name).write_text(content)
+    wrong_key = {"SOURCES__CONSOLE__API_KEY": SECRETS["wrong api key"]}
+    return [
+        (["console", "gate", gate], {}),
+        (["console", "gate", gate], wrong_key),  # 401 quoting the wrong key
+        (["console", "holdout", twin.holdout_ids[0], "--format", "table"], {}),
+        (["console", "exposures", twin.experiment_ids[0]], {}),
+        (["console", "ingestion-run", twin.ingestion_run_ids[0]], {}),
+        (["console", "gates", "--limit", "5"], {}),
+        (["console", "gates"], wrong_key),
+        (["console", "dynamic-configs"], {}),
+        (["console", "qualifying-events", "--format", "table"], {}),
+        (["console", "unarchive-config", archived, "--dry-run"], {}),
+        (["console", "unarchive-config", archived, "--reason", "drill"], {}),
+        (["console", "release-pipeline", "create", "--file", str(inputs / "pipeline.yaml")], {}),
+        (["console", "release-pipeline", "update", pipeline, "--file", str(inputs / "pipeline.yaml"), "--dry-run"], {}),
+        (["console", "release-pipeline", "update", pipeline, "--file", str(inputs / "pipeline.yaml")], wrong_key),
+        (["console", "role", "create", "Drill role", "--allow", "create_configs"], {}),
+        (["console", "role", "create", "Drill role 2", "--allow", "create_configs", "--dry-run"], {}),
+        (["console", "scim", "group-patch", group, "--file", str(inputs / "patch.json")], {}),
+        (["console", "scim", "group-patch", group, "--file", str(inputs / "patch.json"), "--dry-run"], {}),
+        (["console", "scim", "group-patch", group, "--file", str(inputs / "patch.json")],
+         {"SOURCES__CONSOLE__SCIM_TOKEN": SECRETS["wrong scim token"]}),
+        (["console", "wh-connection", "set", *SNOWFLAKE, "--secrets-file", str(inputs / "snowflake.yaml")], {}),
+        (["console", "wh-connection", "set", *SNOWFLAKE, "--secrets-file", str(inputs / "snowflake.yaml"), "--dry-run"], {}),
+        (["console", "wh-connection", "set", *DATABRICKS], {}),
+        (["console", "wh-connection", "set", *BIGQUERY, "--dry-run"], {}),
+        (["console", "wh-connection", "set", *BIGQUERY], wrong_key),
+    ]
+
+
+def test_no_command_leaks_a_secret(tmp_path):
+    twin = ConsoleTwin(ORG_SIZE, ORG_SEED, TwinSettings(api_key=SECRETS["api key"], scim_token=SECRETS["scim token"]))
+    work, home, inputs = tmp_path / "work", tmp_path / "home", tmp_path / "inputs"
+    for directory in (work, home, inputs):
+        directory.mkdir()
+    done: list[Done] = []
+
+    with twin.serve() as base_url:
+        env = clean_environment(
+            HOME=str(home),
+            DLT_DATA_DIR=str(home / ".dlt"),
+            RUNTIME__DLTHUB_TELEMETRY="false",
+            SOURCES__CONSOLE__BASE_URL=base_url,
+            SOURCES__CONSOLE__API_KEY=SECRETS["api key"],
+            SOURCES__CONSOLE__SCIM_TOKEN=SECRETS["scim token"],
+            SOURCES__CONSOLE__EXPERIMENT_IDS=json.dumps(twin.experiment_ids),
+            SOURCES__CONSOLE__INGESTION_RUN_IDS=json.dumps(twin.ingestion_run_ids),
+            GATEHOUSE_DATABRICKS_ACCESS_TOKEN=SECRETS["databricks access token"],
+            GATEHOUSE_BIGQUERY_PRIVATE_KEY=SECRETS["bigquery private key"],
+            GATEHOUSE_SNOWFLAKE_PASSWORD=SECRETS["snowflake password"],
+            DESTINATION__MOTHERDUCK__CREDENTIALS__PASSWORD=SECRETS["motherduck token"],
+            DESTINATION__POSTGRES__CREDENTIALS=f"postgresql://loader:{SECRETS['postgres password']}@127.0.0.1:{closed_port()}/dw",
+        )
+
+        def gatehouse(argv: list[str], extra: dict[str, str] | None = None) -> Done:
+            full = ["-vv", *argv]
+            ran = subprocess.run([*gatehouse_command(), *full], env={**env, **(extra or {})}, cwd=work,
+                                 capture_output=True, text=True, timeout=300)  # fmt: skip
+            result = Done(full, ran.returncode, ran.stdout, ran.stderr)
+            done.append(result)
+            return result
+
+        loaded = gatehouse(["run", "--no-progress", "--duckdb", "gatehouse.duckdb"])
+        assert loaded.code == 0, loaded.err
+        rejected = gatehouse(["run", "--no-progress", "--duckdb", "gatehouse.duckdb"],
+                             {"SOURCES__CONSOLE__API_KEY": SECRETS["wrong api key"]})  # fmt: skip
+        assert rejected.code == 2 and "401" in rejected.err, rejected.err
+        assert gatehouse(["run", "--no-progress", "--destination", "postgres"]).code == 2
+
+        with ThreadPoolExecutor(max_workers=3) as pool:
+            report = pool.submit(gatehouse, ["report", "--duckdb", "gatehouse.duckdb", "--out", "reports"])
+            results = list(pool.map(lambda command: gatehouse(*command), console_commands(twin, inputs)))
+            assert report.result().code == 0, report.result().err
+        failed = [r.argv for r in results if r.code != 0 and not any(w in r.err for w in ("401", "HTTP"))]
+        assert not failed, f"commands that should have worked failed: {failed}"
+
+        served = serve_twin(env, work)
+        done.append(served)
+
+    sent = [json.dumps(r.headers) + r.body.decode("utf-8", "replace") for r in twin.requests]
+    assert {"api key", "wrong api key", "scim token", "wrong scim token", "snowflake password",
+            "databricks access token"} <= {n for text in sent for n in leaks(text)}, "the sentinels were in play"  # fmt: skip
+    assert any(request.status == 401 for request in twin.requests), "the twin quoted a wrong key back"
+
+    missing = leaf_commands() - {command_of(r.argv[1:]) for r in done}
+    assert not missing, f"commands not exercised by this test: {sorted(missing)}"
+    leaked_output = {" ".join(r.argv): leaks(r.out + r.err) for r in done if leaks(r.out + r.err)}
+    assert not leaked_output, f"secrets in the output of: {leaked_output}"
+    assert not leaks_in_files(work), f"secrets in files: {leaks_in_files(work)}"
+    assert not leaks_in_files(home), f"secrets in files under HOME: {leaks_in_files(home)}"
+    assert list(work.glob("reports/*.html")), "the reports were written and scanned"
+
+
+def serve_twin(env: dict[str, str], work: Path) -> Done:
+    """`gatehouse twin serve` until it has printed its instructions, then SIGTERM (its clean stop)."""
+    argv = ["-vv", "twin", "serve", "--port", "0"]
+    process = subprocess.Popen([*gatehouse_command(), *argv], env=env, cwd=work, text=True,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
+    lines = []
+    for line in process.stdout:
+        lines.append(line)
+        if line.startswith("Press Ctrl-C"):
+            break
+    process.send_signal(signal.SIGTERM)
+    out, err = process.communicate(timeout=30)
+    assert process.returncode == 0, err
+    return Done(argv, process.returncode, "".join(lines) + out, err)
