@@ -94,6 +94,33 @@ class BenchReport:
     elapsed_s: float = 0.0
     command: str = "make bench"
 
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "machine": self.machine,
+            "latency_ms": self.latency_ms,
+            "rate_limit": [self.rate_limit.requests, self.rate_limit.window_s],
+            "reps": self.reps,
+            "shapes": {size: shape.to_dict() for size, shape in self.shapes.items()},
+            "max_page_size": self.max_page_size,
+            "runs": [run.to_dict() for run in self.runs],
+            "elapsed_s": self.elapsed_s,
+            "command": self.command,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "BenchReport":
+        return cls(
+            machine=data["machine"],
+            latency_ms=data["latency_ms"],
+            rate_limit=RateLimit(*data["rate_limit"]),
+            reps=data["reps"],
+            shapes={size: OrganisationShape.from_dict(shape) for size, shape in data["shapes"].items()},
+            max_page_size=data["max_page_size"],
+            runs=[JobRun.from_dict(run) for run in data["runs"]],
+            elapsed_s=data.get("elapsed_s", 0.0),
+            command=data.get("command", "make bench"),
+        )
+
     def floor(self, size: str) -> Floor:
         return full_load_floor(self.shapes[size], self.rate_limit, self.max_page_size)
 
@@ -160,7 +187,7 @@ def check_targets(report: BenchReport) -> list[TargetCheck]:
         checks.append(TargetCheck(
             f"{big} full load at least {SPEEDUP_TARGET:g}x faster than {JOB_TITLES[alternative]}",
             f"gatehouse takes {fmt(ratio, '{:.2f}')}x the alternative's time"
-            + ("" if not ratio else f" ({1 / ratio:.2f}x faster)"),
+            + ("" if not ratio else f" ({1 / ratio:.2f}x faster)" if ratio <= 1 else f" ({ratio:.2f}x slower)"),
             None if ratio is None else ratio <= 1 / SPEEDUP_TARGET,
         ))
     for size in report.sizes:

@@ -6,8 +6,9 @@ after the twin advanced one day, and the rest_api alternative's full load with i
 its best settings. The order of gatehouse and the alternative alternates between repetitions, so a
 slow spell of the (shared) machine does not always hit the same side.
 
-    python -m bench.run            # medium ×3, large ×1, writes bench/RESULTS.md (about 20 minutes)
+    python -m bench.run            # medium ×3, large ×1, writes bench/RESULTS.md (about 15 minutes)
     python -m bench.run --quick    # medium ×1, writes bench/out/RESULTS-quick.md
+    python -m bench.run --render bench/out/run-.../runs.json   # rewrite RESULTS.md from recorded runs
 """
 
 from __future__ import annotations
@@ -163,11 +164,12 @@ class Bench:
                 self.measure(twin, size, rep, GATEHOUSE_NEXT_DAY, twin.ask("ids"))
 
     def measure(self, twin: TwinProcess, size: str, rep: int, job: str, ids: dict[str, list[str]]) -> JobRun:
-        kind, _, variant = job.partition("_")
-        workdir = self.workroot / size / f"rep{rep}" / ("gatehouse" if kind == "gatehouse" else job)
+        alternative = job in ALTERNATIVES
+        # gatehouse's three jobs share one database and state, as three scheduled runs would.
+        workdir = self.workroot / size / f"rep{rep}" / (job if alternative else "gatehouse")
         spec = {
-            "kind": "gatehouse" if kind == "gatehouse" else "rest_api",
-            "variant": job.removeprefix("rest_api_") if kind != "gatehouse" else None,
+            "kind": "rest_api" if alternative else "gatehouse",
+            "variant": job.removeprefix("rest_api_") if alternative else None,
             "workdir": str(workdir),
             "base_url": twin.base_url,
             "api_key": twin.api_key,
@@ -200,12 +202,18 @@ def parse_args(argv: Optional[list[str]]) -> argparse.Namespace:
                         help="N/SECONDS for the twin and gatehouse (default 50/1)")
     parser.add_argument("--no-alternative", action="store_true", help="measure gatehouse only")
     parser.add_argument("--out", type=Path, help="Markdown results (default bench/RESULTS.md; --quick: bench/out/)")
+    parser.add_argument("--render", type=Path, metavar="RUNS_JSON",
+                        help="measure nothing: write the results of an earlier run (bench/out/run-*/runs.json)")
     return parser.parse_args(argv)
 
 
 def main(argv: Optional[list[str]] = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", datefmt="%H:%M:%S", stream=sys.stderr)
     args = parse_args(argv)
+    if args.render:
+        report = BenchReport.from_dict(json.loads(args.render.read_text()))
+        write_results(report, args.out or RESULTS_MD)
+        return 0
     sizes = ["medium"] if args.quick else (args.sizes.split(",") if args.sizes else ["medium", "large"])
     reps = {size: 1 if args.quick else (args.reps_large if size == "large" else args.reps_medium) for size in sizes}
     out = args.out or (OUT_DIR / "RESULTS-quick.md" if args.quick else RESULTS_MD)
@@ -230,15 +238,17 @@ def main(argv: Optional[list[str]] = None) -> int:
         elapsed_s=time.perf_counter() - started,
         command=command,
     )
-    (workroot / "runs.json").write_text(json.dumps(
-        {"machine": machine, "shapes": {s: shape.to_dict() for s, shape in bench.shapes.items()},
-         "runs": [run.to_dict() for run in bench.runs]}, indent=2))
+    (workroot / "runs.json").write_text(json.dumps(report.to_dict(), indent=2))
+    write_results(report, out)
+    log.info("raw runs: %s; %.1f min", workroot / "runs.json", report.elapsed_s / 60)
+    return 0 if all(run.ok for run in bench.runs) else 1
+
+
+def write_results(report: BenchReport, out: Path) -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(render(report, findings(report)))
-    log.info("wrote %s (raw runs: %s) in %.1f min", out.relative_to(REPO) if out.is_relative_to(REPO) else out,
-             workroot / "runs.json", report.elapsed_s / 60)
+    log.info("wrote %s", out.relative_to(REPO) if out.is_relative_to(REPO) else out)
     print(out.read_text())
-    return 0 if all(run.ok for run in bench.runs) else 1
 
 
 if __name__ == "__main__":

@@ -16,12 +16,14 @@ from typing import Any, Iterator, Optional, Sequence
 
 import dlt
 from dlt.common.configuration.exceptions import ConfigFieldMissingException, ConfigurationValueError
+from dlt.common.destination.exceptions import UnknownDestinationModule
 from dlt.pipeline.exceptions import PipelineStepFailed
 
 from pipelines.errors import GatehouseError
 from pipelines.logs import redacting_filter
+from pipelines.recovery import settle_committed_jobs
 from sources.console import console, settings
-from sources.console.errors import AuthError, ConsoleError, TransportError
+from sources.console.errors import AuthError, ConsoleError, ForbiddenError, TransportError
 from sources.console.extraction import ExtractionReport
 
 log = logging.getLogger("gatehouse.run")
@@ -178,11 +180,16 @@ def explain(err: BaseException) -> str:
         return f"invalid setting: {cause}"
     if isinstance(cause, AuthError):
         return f"{cause}; or try `gatehouse run --demo`"
+    if isinstance(cause, ForbiddenError):
+        return f"{cause}; set {setting_hint('api_key')} to a key that has it"
     if isinstance(cause, TransportError):
         return f"{cause}; check {setting_hint('base_url')}"
     if isinstance(cause, ConsoleError):
         return str(cause)
-    return str(err).splitlines()[0] if str(err) else type(err).__name__
+    # dlt's step errors put the useful part (e.g. `pip install "dlt[postgres]"`) on later lines.
+    inner = getattr(err, "exception", None) or err
+    text = " ".join(line.strip() for line in str(inner).splitlines() if line.strip())
+    return text[:500] or type(err).__name__
 
 
 class Progress:
@@ -299,9 +306,17 @@ def run_extraction(options: RunOptions) -> RunSummary:
             raise GatehouseError(f"unknown resource(s) {', '.join(unknown)}; choose from {', '.join(SELECTABLE)}")
         source = source.with_resources(*options.resources, "extraction_runs")
 
-    pipeline = make_pipeline(options)
+    try:
+        pipeline = make_pipeline(options)
+    except UnknownDestinationModule as err:
+        raise GatehouseError(
+            f"--destination {options.destination}: not a dlt destination (e.g. duckdb, motherduck, snowflake,"
+            " bigquery, databricks, postgres, filesystem)"
+        ) from err
     before = schema_columns(pipeline)
     try:
+        if pipeline.has_pending_data:
+            finish_interrupted_load(pipeline)
         with Progress(report, enabled=options.progress):
             info = pipeline.run(
                 source,
@@ -337,6 +352,14 @@ def run_extraction(options: RunOptions) -> RunSummary:
     if options.destination == "duckdb":
         apply_views_if_available(options.duckdb_path)
     return summary
+
+
+def finish_interrupted_load(pipeline: dlt.Pipeline) -> None:
+    """Completes what a killed or failed run left in the pipeline, then the run extracts as usual."""
+    log.warning("a previous run left a load unfinished: completing it first")
+    settle_committed_jobs(pipeline)
+    pipeline.normalize()
+    pipeline.load()
 
 
 def apply_views_if_available(duckdb_path: Path) -> None:

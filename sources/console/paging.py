@@ -175,17 +175,18 @@ def read_complete(pages: Callable[[], Iterator[Page]], path: str, key: str = "id
             )
     if changed:
         why = (
-            f"the list changed while it was read (totalItems went from {totals[0]} to {total}); "
+            f"the list changed while it was read (totalItems went from {totals[0]} to {total}): "
             "try again when fewer changes are being made"
         )
     else:
         why = (
-            "nothing changed while it was read: the console's count and the items it serves disagree; "
-            "the next run tries again, and if it persists report it to the console's support"
+            "nothing changed while it was read, so the console's totalItems disagrees with the items it "
+            "serves: the next run tries again; if this persists, report it to the console's support"
         )
     raise PaginationError(
         f"GET {path}: the list could not be read completely: a second pass saw {distinct} distinct items "
-        f"but the console reports {total}; nothing is loaded from an incomplete list ({why})",
+        f"but the console reports {total} (totalItems); nothing is loaded from an incomplete list, so no "
+        f"item is retired by mistake ({why})",
         method="GET",
         path=path,
     )

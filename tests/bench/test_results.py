@@ -1,5 +1,7 @@
 """The results of a benchmark run: medians, paired ratios, targets and the Markdown table."""
 
+import json
+
 import pytest
 
 from bench.findings import findings
@@ -83,8 +85,17 @@ def test_render_has_every_section_and_a_row_per_job():
     assert "3,403 req = 68.1 s" in text
 
 
-def test_job_runs_round_trip_through_json_dicts():
-    assert JobRun.from_dict(RUNS[0].to_dict()) == RUNS[0]
+def test_reports_round_trip_through_json_for_re_rendering():
+    bench = report(RUNS)
+    assert BenchReport.from_dict(json.loads(json.dumps(bench.to_dict()))) == bench
+
+
+def test_findings_explain_misses_with_the_run_figures():
+    text = "\n".join(findings(report(RUNS)))
+    # the alternative's best (median 120 s) is under 2x the 68.1 s floor: 2x faster than it is out of reach
+    assert "2x faster than the alternative's best settings is out of reach" in text
+    # 3 lists + 400 holdouts + 1,000 running experiments + 900 unsettled runs
+    assert "A no-change rerun cannot be under 15%" in text and "2,303 requests" in text
 
 
 @pytest.mark.parametrize(

@@ -15,8 +15,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
-import subprocess
 import sys
 import threading
 from dataclasses import dataclass, field
@@ -126,11 +124,6 @@ class Drill:
     def snapshot(self) -> Snapshot:
         return snapshot(self.duckdb_path)
 
-    def console_tables(self) -> set[str]:
-        if not self.duckdb_path.exists():
-            return set()
-        return {name for name in self.snapshot() if name.startswith("console.")}
-
 
 @pytest.fixture
 def drill(tmp_path: Path) -> Iterator[Drill]:
@@ -176,13 +169,17 @@ def gatehouse_command() -> list[str]:
 
 
 def clean_environment(**extra: str) -> dict[str, str]:
-    """This process's environment without console or warehouse settings, plus `extra`."""
+    """This process's environment without console, warehouse or dlt settings, plus `extra`.
+
+    The commands run in a scratch directory, without the project's .dlt/config.toml: telemetry is
+    switched off here as that file does.
+    """
     kept = {
         name: value
         for name, value in os.environ.items()
-        if not name.startswith(("SOURCES__", "DESTINATION__", "GATEHOUSE_", "RUNTIME__", "EXTRACT__"))
+        if not name.startswith(("SOURCES__", "DESTINATION__", "GATEHOUSE_", "RUNTIME__", "EXTRACT__", "LOAD__", "NORMALIZE__"))
     }
-    return {**kept, **extra}
+    return {**kept, "RUNTIME__DLTHUB_TELEMETRY": "false", **extra}
 
 
 def run_environment(twin: ConsoleTwin, base_url: str, **extra: str) -> dict[str, str]:
@@ -196,6 +193,3 @@ def run_environment(twin: ConsoleTwin, base_url: str, **extra: str) -> dict[str,
         **extra,
     )
 
-
-def killed_by_sigkill(process: subprocess.Popen | subprocess.CompletedProcess) -> bool:
-    return process.returncode == -signal.SIGKILL

@@ -163,8 +163,8 @@ def assert_same_tables(actual: Snapshot, expected: Snapshot, what: str = "the da
 
 
 def repeated(snap: Snapshot, table: str, times: int) -> Snapshot:
-    """`snap` with the rows of `table` repeated: the reference for `times` runs of an unchanged console
-    (an append table such as extraction_runs gains one row per run; every other table stays as it is)."""
+    """`snap` with each row of `table` `times` over: the reference for `times` runs at each state of the
+    console (an append table such as extraction_runs gains a row per run; the other tables do not change)."""
     out = dict(snap)
     one = snap[table]
     out[table] = TableSnapshot(one.columns, tuple(sorted(one.rows * times)))

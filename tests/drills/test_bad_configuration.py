@@ -37,6 +37,7 @@ class Case:
     settings: Callable[[str], dict[str, str]]  # twin base URL -> SOURCES__CONSOLE__* values
     names: tuple[str, ...]  # what the error line must say (the setting, and the cause)
     reaches_console: bool = True
+    options: tuple[str, ...] = ()  # of `gatehouse run`
 
 
 def with_key(url: str, **extra: str) -> dict[str, str]:
@@ -60,7 +61,13 @@ CASES = {
     "holdout ids not a list": Case(lambda url: with_key(url, HOLDOUT_IDS='{"h1": true}'), ("sources.console.holdout_ids", "JSON list"), False),
     "run ids truncated JSON": Case(lambda url: with_key(url, INGESTION_RUN_IDS='["r1", "r2"'), ("sources.console.ingestion_run_ids", "JSON list"), False),
     "page size not a number": Case(lambda url: with_key(url, PAGE_SIZE="ten"), ("sources.console.page_size",), False),
+    "unknown destination": Case(lambda url: with_key(url), ("--destination", "warehouse9"), False, ("--destination", "warehouse9")),
+    # psycopg2 is not installed here; were it installed, the connection would be refused instead.
+    "destination that cannot be reached": Case(
+        lambda url: with_key(url), ("postgres", "dlt[postgres]"), False, ("--destination", "postgres")
+    ),
 }
+POSTGRES_PASSWORD = "pgpw-Tn6Wd1Rc8Yh3"
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -70,12 +77,15 @@ def test_bad_configuration_fails_with_one_line_naming_the_setting(case, referenc
     monkeypatch.chdir(tmp_path)
     for name in [n for n in os.environ if n.startswith("SOURCES__")]:
         monkeypatch.delenv(name)
+    monkeypatch.setenv("RUNTIME__DLTHUB_TELEMETRY", "false")  # as the project's .dlt/config.toml, not found here
 
     with twin.serve() as base_url:
         for name, value in CASES[case].settings(base_url).items():
             monkeypatch.setenv(f"SOURCES__CONSOLE__{name}", value)
+        monkeypatch.setenv("DESTINATION__POSTGRES__CREDENTIALS", f"postgresql://loader:{POSTGRES_PASSWORD}@127.0.0.1:{closed_port()}/dw")
+        monkeypatch.setenv("DLT_DATA_DIR", str(tmp_path / "dlt"))  # where a pipeline of another destination keeps its state
         capsys.readouterr()
-        code = main(["run", "--no-progress", "--duckdb", str(database)])
+        code = main(["run", "--no-progress", "--duckdb", str(database), *CASES[case].options])
     out, err = capsys.readouterr()
 
     assert code == 2
@@ -84,7 +94,7 @@ def test_bad_configuration_fails_with_one_line_naming_the_setting(case, referenc
     for expected in CASES[case].names:
         assert expected in errors[0], errors[0]
     assert out == ""
-    for secret in (KEY, WRONG_KEY, NO_PERMISSION_KEY):
+    for secret in (KEY, WRONG_KEY, NO_PERMISSION_KEY, POSTGRES_PASSWORD):
         assert secret[8:18] not in out + err
     if not CASES[case].reaches_console:
         assert twin.requests == [], "refused before any request"

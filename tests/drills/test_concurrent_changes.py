@@ -17,12 +17,11 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 import duckdb
-import pytest
 
 from console_twin import ConsoleTwin
 from console_twin.settings import PageServed
 from tests.drills.conftest import make_twin, load
-from tests.drills.snapshot import assert_same_tables, snapshot
+from tests.drills.snapshot import Snapshot, assert_same_tables, snapshot
 
 Change = tuple[str, str]  # ("create" | "delete", gate id)
 
@@ -65,7 +64,7 @@ def gate_states(path) -> tuple[dict[str, int], set[str]]:
     return open_versions, ids - open_versions.keys()
 
 
-def reference_with(tmp_path, changes_between_runs: list[list[Change]]) -> dict:
+def reference_with(tmp_path, changes_between_runs: list[list[Change]]) -> Snapshot:
     """A fault-free twin, loaded once, then once more after each list of changes."""
     twin = make_twin()
     path = tmp_path / "reference.duckdb"

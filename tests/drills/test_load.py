@@ -13,7 +13,7 @@ import pytest
 
 from console_twin import Fault
 from tests.drills.conftest import load, make_twin
-from tests.drills.snapshot import Snapshot, TableSnapshot, assert_same_tables, snapshot
+from tests.drills.snapshot import assert_same_tables, repeated, snapshot
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("quick_backoff")]
 
@@ -27,12 +27,6 @@ ARRIVAL_JITTER_S = 0.1
 FAULT_KINDS = ("server_error", "bad_gateway", "unavailable", "drop", "malformed", "truncated")
 
 
-def each_row_times(snap: Snapshot, table: str, times: int) -> Snapshot:
-    out = dict(snap)
-    out[table] = TableSnapshot(snap[table].columns, tuple(sorted(snap[table].rows * times)))
-    return out
-
-
 def test_twenty_runs_with_faults_end_exact_and_within_the_rate_limit(tmp_path):
     reference_twin = make_twin()
     reference_path = tmp_path / "reference.duckdb"
@@ -41,7 +35,7 @@ def test_twenty_runs_with_faults_end_exact_and_within_the_rate_limit(tmp_path):
             if day:
                 reference_twin.advance(days=1)
             load(reference_twin, base_url, reference_path)
-    expected = each_row_times(snapshot(reference_path), "console.extraction_runs", RUNS_PER_DAY)
+    expected = repeated(snapshot(reference_path), "console.extraction_runs", RUNS_PER_DAY)
 
     twin = make_twin()
     twin.settings.faults = [Fault(kind, rate=0.1 / len(FAULT_KINDS)) for kind in FAULT_KINDS]

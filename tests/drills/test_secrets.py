@@ -29,8 +29,6 @@ from console_twin import ConsoleTwin, TwinSettings
 from pipelines.cli import build_parser
 from tests.drills.conftest import ORG_SEED, ORG_SIZE, clean_environment, gatehouse_command
 
-pytestmark = pytest.mark.slow
-
 PEM_ARMOUR = {
     "-----BEGIN PRIVATE KEY-----", "-----END PRIVATE KEY-----",
     "-----BEGIN ENCRYPTED PRIVATE KEY-----", "-----END ENCRYPTED PRIVATE KEY-----",
@@ -43,15 +41,15 @@ SECRETS = {
     "snowflake password": "sfpw-Wc6Ny1Ke8Qh3Zd5Ai",
     "snowflake private key": (
         "-----BEGIN ENCRYPTED PRIVATE KEY-----\n"
-        "MIIFHDBOBgkqhkiG9w0BBQ0wQTApXq7Nw2Lr5Kd8Ty3Vb6Hm1Jc4\n"
-        "Gs9Pu2Fo7Ie5Wa3Zx8Qn1Rk6Ml4Sb\n"
+        "Xq7Nw2Lr5Kd8Ty3Vb6Hm1Jc4Gs9Pu2Fo7Ie5Wa3Zx8Qn1Rk6Ml4SbCt0\n"
+        "Jy3Hw8Ua5Dn2Kq7Ep4Mb9Zf6\n"
         "-----END ENCRYPTED PRIVATE KEY-----\n"
     ),
     "snowflake key passphrase": "sfkp-Ty5Hu2Ji9Ko6Lp3Mq",
     "databricks access token": "dapi-Vr4Nc7Xe1Bw8Qs2Gd",
     "bigquery private key": (
         "-----BEGIN PRIVATE KEY-----\n"
-        "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQDh5Pk8Zt2Wm7\n"
+        "Bv2Lg7Qy4Tc9Wn1Rx6Hs3Kd8Mf5Pz0Ja2Ue7Io4Yb9Nl6Gt1Sk3Ow8Ev5\n"
         "-----END PRIVATE KEY-----\n"
     ),
     "postgres password": "pgpw-Lx3Dn6Ry9Bh2Vt5Ka",
@@ -215,6 +213,27 @@ def console_commands(twin: ConsoleTwin, inputs: Path) -> list[tuple[list[str], d
     ]
 
 
+def test_the_scan_finds_a_secret_wherever_it_is_written(tmp_path):
+    key, token, password = SECRETS["api key"], SECRETS["scim token"], SECRETS["postgres password"]
+    (tmp_path / "plain.log").write_text(f"header SERVICE-API-KEY: {key[3:17]}")
+    (tmp_path / "job.insert_values.gz").write_bytes(gzip.compress(f"insert ... '{token}'".encode()))
+    with duckdb.connect() as con:
+        con.execute(f"copy (select '{password}' as v) to '{tmp_path / 'job.parquet'}' (format parquet)")
+    state = base64.b64encode(zlib.compress(json.dumps({"api_key": SECRETS["wrong api key"]}).encode())).decode()
+    with duckdb.connect(str(tmp_path / "db.duckdb")) as con:
+        con.execute("create table _dlt_pipeline_state (state varchar)")
+        con.execute("insert into _dlt_pipeline_state values (?)", [state])
+        con.execute("create table t as select ? as v", [SECRETS["snowflake private key"]])
+
+    assert leaks_in_files(tmp_path) == {
+        "plain.log": ["api key"],
+        "job.insert_values.gz": ["scim token"],
+        "job.parquet": ["postgres password"],
+        "db.duckdb": ["snowflake private key", "wrong api key"],
+    }
+
+
+@pytest.mark.slow
 def test_no_command_leaks_a_secret(tmp_path):
     twin = ConsoleTwin(ORG_SIZE, ORG_SEED, TwinSettings(api_key=SECRETS["api key"], scim_token=SECRETS["scim token"]))
     work, home, inputs = tmp_path / "work", tmp_path / "home", tmp_path / "inputs"
@@ -226,7 +245,6 @@ def test_no_command_leaks_a_secret(tmp_path):
         env = clean_environment(
             HOME=str(home),
             DLT_DATA_DIR=str(home / ".dlt"),
-            RUNTIME__DLTHUB_TELEMETRY="false",
             SOURCES__CONSOLE__BASE_URL=base_url,
             SOURCES__CONSOLE__API_KEY=SECRETS["api key"],
             SOURCES__CONSOLE__SCIM_TOKEN=SECRETS["scim token"],
@@ -249,20 +267,19 @@ def test_no_command_leaks_a_secret(tmp_path):
 
         loaded = gatehouse(["run", "--no-progress", "--duckdb", "gatehouse.duckdb"])
         assert loaded.code == 0, loaded.err
-        rejected = gatehouse(["run", "--no-progress", "--duckdb", "gatehouse.duckdb"],
-                             {"SOURCES__CONSOLE__API_KEY": SECRETS["wrong api key"]})  # fmt: skip
-        assert rejected.code == 2 and "401" in rejected.err, rejected.err
-        assert gatehouse(["run", "--no-progress", "--destination", "postgres"]).code == 2
-
         with ThreadPoolExecutor(max_workers=3) as pool:
             report = pool.submit(gatehouse, ["report", "--duckdb", "gatehouse.duckdb", "--out", "reports"])
+            served = pool.submit(serve_twin, env, work)
+            rejected = pool.submit(gatehouse, ["run", "--no-progress", "--duckdb", "rejected.duckdb"],
+                                   {"SOURCES__CONSOLE__API_KEY": SECRETS["wrong api key"]})  # fmt: skip
+            elsewhere = pool.submit(gatehouse, ["run", "--no-progress", "--destination", "postgres"])
             results = list(pool.map(lambda command: gatehouse(*command), console_commands(twin, inputs)))
             assert report.result().code == 0, report.result().err
+            assert rejected.result().code == 2 and "401" in rejected.result().err, rejected.result().err
+            assert elsewhere.result().code == 2, elsewhere.result().err
+            done.append(served.result())
         failed = [r.argv for r in results if r.code != 0 and not any(w in r.err for w in ("401", "HTTP"))]
         assert not failed, f"commands that should have worked failed: {failed}"
-
-        served = serve_twin(env, work)
-        done.append(served)
 
     sent = [json.dumps(r.headers) + r.body.decode("utf-8", "replace") for r in twin.requests]
     assert {"api key", "wrong api key", "scim token", "wrong scim token", "snowflake password",

@@ -14,9 +14,10 @@ pytestmark = pytest.mark.usefixtures("quick_backoff")
 @pytest.mark.parametrize("retry_after", ["seconds", "http-date", "none"])
 def test_a_burst_of_429s_is_waited_out(drill, reference, retry_after):
     # Three 429s in a row (Retry-After: 1 s when sent), met by the list pages, which are read one after
-    # the other: a single request may meet all three and still has attempts left. Each 429 halves the client's pace, which then recovers by 5% of
-    # the configured rate per window: the client's window is 1 s here so that the drill takes seconds
-    # (with the default 10 s window the same burst slows this small run to about 50 s).
+    # the other: a single request may meet all three and still has attempts left. Each 429 halves the
+    # client's pace, which then recovers by 5% of the configured rate per window: the client's window is
+    # 1 s here so that the drill takes seconds (with the default 10 s window the same burst slows this
+    # small run to about 50 s; see docs/reliability.md).
     drill.twin.settings.rate_limit = (1, 1.0)  # only the 429's message reads it
     drill.twin.settings.retry_after = retry_after
     drill.twin.rate_limiter = ThrottleBurst(range(6, 9))
