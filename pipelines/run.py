@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Iterator, Optional, Sequence
 
 import dlt
-from dlt.common.configuration.exceptions import ConfigFieldMissingException, ConfigurationValueError
+from dlt.common.configuration.exceptions import ConfigFieldMissingException, ConfigurationValueError, LookupTraces
 from dlt.common.destination.exceptions import UnknownDestinationModule
 from dlt.pipeline.exceptions import PipelineStepFailed
 
@@ -164,13 +164,33 @@ def setting_hint(field: str) -> str:
     return f"sources.console.{field} (SOURCES__CONSOLE__{field.upper()})"
 
 
+def missing_setting_keys(traces: Any) -> list[str]:
+    """The environment-variable name of each missing setting, as the docs spell it
+    (SOURCES__CONSOLE__API_KEY, DESTINATION__POSTGRES__CREDENTIALS__PASSWORD...)."""
+    keys = []
+    for field_traces in traces.values():
+        nested = [t for t in field_traces if isinstance(t, LookupTraces)]
+        if nested:
+            keys += missing_setting_keys(nested[0].traces)
+            continue
+        conventional = [
+            t.key for t in field_traces
+            if "environment" in t.provider.lower() and t.key.startswith(("SOURCES__", "DESTINATION__"))
+            # dlt also tries SOURCES__CONSOLE__CONSOLE__... (section and source name) first
+            and len(set(parts := t.key.split("__"))) == len(parts)
+        ]
+        if conventional:
+            keys.append(max(conventional, key=len))
+    return sorted(dict.fromkeys(keys))
+
+
 def explain(err: BaseException) -> str:
     """One line that says which setting or id to fix."""
     cause = root_cause(err)
     if isinstance(cause, ConfigFieldMissingException):
-        fields = sorted(getattr(cause, "fields", None) or ["a setting"])
-        where = ", ".join(setting_hint(f) for f in fields)
-        return f"missing setting {where}: set it in .dlt/config.toml, .dlt/secrets.toml or the environment; or try `gatehouse run --demo`"
+        where = ", ".join(f"{env.lower().replace('__', '.')} ({env})" for env in missing_setting_keys(cause.traces))
+        hint = "; or try `gatehouse run --demo`" if "SOURCES__CONSOLE__" in where else ""
+        return f"missing setting {where or cause.spec_name}: set it in .dlt/config.toml, .dlt/secrets.toml or the environment{hint}"
     if isinstance(cause, ConfigurationValueError):
         field = getattr(cause, "field_name", None)
         if field and field.endswith("_ids"):
@@ -243,6 +263,29 @@ def schema_columns(pipeline: dlt.Pipeline) -> dict[str, dict[str, str]]:
         for name, table in schema.tables.items()
         if not name.startswith("_dlt")
     }
+
+
+def fields_gone(pipeline: dlt.Pipeline, fields_seen: dict[str, set[str]]) -> list[str]:
+    """Columns of a table whose field the console did not send at all this run.
+
+    dlt keeps such columns (filled with nulls from now on), so without this a field the console
+    dropped would go unnoticed. Nested objects count by their top-level field (owner__owner_id: owner).
+    """
+    try:
+        schema = pipeline.default_schema
+    except Exception:
+        return []
+    gone = []
+    for table, seen in sorted(fields_seen.items()):
+        if not seen or table not in schema.tables:
+            continue
+        sent = {schema.naming.normalize_identifier(key) for key in seen}
+        for column, spec in schema.tables[table]["columns"].items():
+            if column.startswith("_dlt") or "__v_" in column or spec.get("x-normalizer", {}).get("seen-null-first"):
+                continue
+            if column.split("__")[0] not in sent:
+                gone.append(f"field no longer sent {table}.{column} (kept, null from now on)")
+    return gone
 
 
 def schema_changes(before: dict[str, dict[str, str]], after: dict[str, dict[str, str]]) -> list[str]:
@@ -341,7 +384,7 @@ def run_extraction(options: RunOptions) -> RunSummary:
         new_versions=new_versions,
         retired=retired,
         skipped=[(s.table, s.id, s.reason) for s in report.skipped],
-        schema_changes=schema_changes(before, schema_columns(pipeline)),
+        schema_changes=schema_changes(before, schema_columns(pipeline)) + fields_gone(pipeline, report.fields_seen),
         requests=stats.get("requests", 0),
         retries=stats.get("retries", 0),
         throttled=stats.get("throttled", 0),

@@ -47,6 +47,8 @@ def console(
     rate_limit_window: float = settings.DEFAULT_RATE_LIMIT_WINDOW_S,
     max_workers: int = settings.DEFAULT_MAX_WORKERS,
     timeout: float = settings.DEFAULT_TIMEOUT_S,
+    max_attempts: int = settings.DEFAULT_MAX_ATTEMPTS,
+    max_retry_time: float = settings.DEFAULT_MAX_RETRY_TIME_S,
     settle_after_hours: float = settings.DEFAULT_SETTLE_AFTER_HOURS,
     recheck_concluded_days: int = settings.DEFAULT_RECHECK_CONCLUDED_DAYS,
     transport: Any = None,
@@ -69,6 +71,8 @@ def console(
                 api_key=api_key,
                 page_size=page_size,
                 timeout=timeout,
+                max_attempts=max_attempts,
+                max_retry_time=max_retry_time,
                 rate_limit_requests=rate_limit_requests,
                 rate_limit_window=rate_limit_window,
                 max_workers=max_workers,
@@ -95,6 +99,7 @@ def console(
         for page in client.list_gates():
             catalogue.record_list_page("gates", page)
             report.add("gates", len(page))
+            report.add_fields("gates", page)
             yield page
         catalogue.complete_list("gates")
 
@@ -116,6 +121,7 @@ def console(
         for page in client.list_dynamic_configs():
             catalogue.record_list_page("dynamic_configs", page)
             report.add("dynamic_configs", len(page))
+            report.add_fields("dynamic_configs", page)
             yield page
         catalogue.complete_list("dynamic_configs")
 
@@ -124,6 +130,7 @@ def console(
         """Table `qualifying_events`, key `name`: merged, whole list every run."""
         for page in client.list_qualifying_events():
             report.add("qualifying_events", len(page))
+            report.add_fields("qualifying_events", page)
             yield page
 
     @dlt.resource(name="holdout_ids", selected=False)
@@ -143,6 +150,7 @@ def console(
             catalogue.record_holdout(holdout)
             found.append(holdout)
         report.add("holdouts", len(found), pages=0)
+        report.add_fields("holdouts", found)
         yield found
 
     @dlt.resource(name="experiment_ids", selected=False)
@@ -223,6 +231,7 @@ def console(
             else:
                 pending[run_id] = run.get("latestStatus") or ""
         report.add("ingestion_runs", len(runs), pages=0)
+        report.add_fields("ingestion_runs", runs)
         yield runs
 
     @dlt.resource(name="extraction_runs", primary_key="extraction_id", write_disposition="append")

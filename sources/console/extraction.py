@@ -34,6 +34,8 @@ class ExtractionReport:
 
     resources: dict[str, ResourceProgress] = field(default_factory=dict)
     skipped: list[SkippedId] = field(default_factory=list)
+    # Top-level fields the console sent per table this run: a field that stops coming is drift too.
+    fields_seen: dict[str, set[str]] = field(default_factory=dict)
     settled_runs_not_requested: int = 0
     concluded_experiments_not_requested: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -55,6 +57,11 @@ class ExtractionReport:
             progress = self.resources.setdefault(resource, ResourceProgress())
             progress.pages += pages
             progress.items += items
+
+    def add_fields(self, table: str, items: Sequence[dict[str, Any]]) -> None:
+        keys = set().union(*(item.keys() for item in items)) if items else set()
+        with self._lock:
+            self.fields_seen.setdefault(table, set()).update(keys)
 
     def skip(self, table: str, id_: str, reason: str) -> None:
         with self._lock:

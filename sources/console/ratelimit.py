@@ -1,7 +1,8 @@
 """The rate limiter shared by every request of a client, from every thread.
 
-A sliding window: at most `limit` requests start in any `window` seconds. It adapts to a
-server whose real limit is lower than configured: a 429 halves the limit (once per
+A sliding window: at most `limit` requests start in any `window` seconds (each start holds
+its slot a small margin longer, see RATE_LIMIT_WINDOW_MARGIN). It adapts to a server whose
+real limit is lower than configured: a 429 lowers the limit (once per
 "generation", so a burst of 429s from requests that all started under the old limit
 counts as one signal) and, with `Retry-After`, blocks every caller until then. Each full
 window without a 429 gives back a small share of the configured rate, so the limit
@@ -22,6 +23,7 @@ from sources.console.settings import (
     LOGGER_NAME,
     RATE_LIMIT_DECREASE_FACTOR,
     RATE_LIMIT_RECOVERY_SHARE,
+    RATE_LIMIT_WINDOW_MARGIN,
 )
 
 log = logging.getLogger(LOGGER_NAME)
@@ -50,6 +52,8 @@ class SlidingWindowRateLimiter:
             raise ValueError("a rate limit needs max_requests >= 1 and window > 0")
         self.max_requests = max_requests
         self.window = float(window)
+        # How long a start holds its slot: the window plus the arrival-jitter margin.
+        self._hold = self.window * (1 + RATE_LIMIT_WINDOW_MARGIN)
         self.min_requests = max(1, min(min_requests, max_requests))
         self._clock = clock
         self._sleep = sleep
@@ -73,7 +77,7 @@ class SlidingWindowRateLimiter:
             with self._lock:
                 now = self._clock()
                 self._recover(now)
-                while self._starts and self._starts[0] <= now - self.window:
+                while self._starts and self._starts[0] <= now - self._hold:
                     self._starts.popleft()
                 if now >= self._blocked_until and len(self._starts) < self._limit:
                     self._starts.append(now)
@@ -82,7 +86,7 @@ class SlidingWindowRateLimiter:
                 if len(self._starts) >= self._limit:
                     # the oldest start that must leave the window before one more fits
                     expiring = self._starts[len(self._starts) - self._limit]
-                    wait = max(wait, expiring + self.window - now)
+                    wait = max(wait, expiring + self._hold - now)
             self._sleep(max(wait, 1e-6))
 
     def on_throttled(self, permit: Permit | None, retry_after: float | None = None) -> None:

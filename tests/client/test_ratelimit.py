@@ -50,21 +50,22 @@ def test_a_full_window_makes_the_next_caller_wait_for_the_oldest_start_to_expire
         assert limiter.acquire().waited == 0
     clock.advance(4.0)
     permit = limiter.acquire()
-    assert permit.waited == pytest.approx(6.0)
-    assert permit.started_at == pytest.approx(1010.0)
+    # The oldest start holds its slot for the window plus the 3% arrival-jitter margin.
+    assert permit.waited == pytest.approx(6.3)
+    assert permit.started_at == pytest.approx(1010.3)
 
 
-def test_a_429_halves_the_rate_once_per_generation_down_to_one():
+def test_a_429_lowers_the_rate_once_per_generation_down_to_one():
     clock = FakeClock()
     limiter = SlidingWindowRateLimiter(100, 10.0, clock=clock, sleep=clock.sleep)
     old = [limiter.acquire() for _ in range(3)]
     limiter.on_throttled(old[0])
     limiter.on_throttled(old[1])  # started under the old limit: the same signal, not a second one
     limiter.on_throttled(old[2])
-    assert limiter.limit == 50
+    assert limiter.limit == 80
     limiter.on_throttled(limiter.acquire())
-    assert limiter.limit == 25
-    for _ in range(10):
+    assert limiter.limit == 64
+    for _ in range(30):
         limiter.on_throttled(None)
     assert limiter.limit == 1
 
@@ -80,10 +81,10 @@ def test_the_rate_recovers_slowly_after_windows_without_429():
     clock = FakeClock()
     limiter = SlidingWindowRateLimiter(100, 10.0, clock=clock, sleep=clock.sleep)
     limiter.on_throttled(limiter.acquire())
-    assert limiter.limit == 50
+    assert limiter.limit == 80
     clock.advance(10.0)
     limiter.acquire()
-    assert limiter.limit == 55  # +5 % of the configured rate per clean window
+    assert limiter.limit == 90  # +10 % of the configured rate per clean window
     clock.advance(1000.0)
     limiter.acquire()
     assert limiter.limit == 100
@@ -106,9 +107,9 @@ def test_a_server_limit_below_the_configured_one_makes_the_client_adapt_not_fail
     for i in range(60):
         assert client.get_gate(f"g{i}") == {"id": "x"}
     stats = client.stats.snapshot()
-    assert 1 <= stats["throttled"] <= 6
+    assert 1 <= stats["throttled"] <= 12
     assert stats["throttle_wait_s"] > 0
-    assert client.rate_limiter.limit <= 6
+    assert client.rate_limiter.limit < 20  # paced below the configured rate (AIMD: it probes back up slowly)
     assert len(console.sent) == 60 + stats["throttled"]
 
 
