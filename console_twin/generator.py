@@ -794,7 +794,9 @@ class OrganisationBuilder:
             if index < len(in_flight) + len(settled):
                 target = (in_flight + settled)[index]
             else:
-                target = weighted(rng, {"pulse_complete": 50, "gives_up": 8, "in_flight": 42})
+                # Runs take hours and a schedule spreads them over the history: at any moment only
+                # the latest few are in flight; most finished long ago (or gave up on an error).
+                target = weighted(rng, {"pulse_complete": 80, "gives_up": 12, "in_flight": 8})
                 if target == "in_flight":
                     target = rng.choice(in_flight)
             sources = rng.sample(words.INGESTION_SOURCES, k=rng.randint(1, 3))

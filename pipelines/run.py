@@ -336,6 +336,11 @@ def run_extraction(options: RunOptions) -> RunSummary:
     started_wall = time.time()
     os.environ.setdefault("EXTRACT__NEXT_ITEM_MODE", "fifo")
     os.environ.setdefault("RUNTIME__LOG_LEVEL", "ERROR")
+    # Arrow rows (cumulative_exposures) carry dlt's row and load ids like every other table.
+    os.environ.setdefault("NORMALIZE__PARQUET_NORMALIZER__ADD_DLT_ID", "true")
+    os.environ.setdefault("NORMALIZE__PARQUET_NORMALIZER__ADD_DLT_LOAD_ID", "true")
+    # DuckDB takes 80% of RAM by default; its merges spill to disk instead, so memory follows the page.
+    os.environ.setdefault("DESTINATION__DUCKDB__CREDENTIALS__GLOBAL_CONFIG", '{"memory_limit": "256MB"}')
     for key in ("api_key",):
         redacting_filter.add(options.source_args.get(key))
     report = ExtractionReport()

@@ -12,6 +12,7 @@ from typing import Any, Iterator, Optional, Sequence
 from uuid import uuid4
 
 import dlt
+import pyarrow as pa
 from dlt.sources import DltResource
 
 from sources.console import settings
@@ -31,6 +32,15 @@ from sources.console.extraction import (
 )
 
 SCD2 = {"disposition": "merge", "strategy": "scd2"}
+EXPOSURE_ROW_SCHEMA = pa.schema(
+    [
+        ("experiment_id", pa.string()),
+        ("group_id", pa.string()),
+        ("group_name", pa.string()),
+        ("date", pa.string()),
+        ("exposures", pa.int64()),
+    ]
+)
 # Values the service treats as free-form JSON stay JSON instead of becoming one column per key.
 JSON = {"data_type": "json"}
 
@@ -197,7 +207,8 @@ def console(
             else:
                 concluded.pop(experiment_id, None)
         report.add("cumulative_exposures", len(rows), pages=0)
-        yield rows
+        # Flat, typed rows: as an Arrow table they skip dlt's row-by-row normaliser (a quarter of all rows).
+        yield pa.Table.from_pylist(rows, schema=EXPOSURE_ROW_SCHEMA)
 
     @dlt.resource(name="ingestion_run_ids", selected=False)
     def ingestion_run_ids_resource() -> Iterator[list[str]]:
