@@ -27,4 +27,4 @@ bench: $(STAMP)
 	$(BIN)/python -m bench.run
 
 clean:
-	rm -rf $(VENV) gatehouse.duckdb reports .pytest_cache
+	rm -rf $(VENV) gatehouse.duckdb .gatehouse.duckdb.dlt reports .pytest_cache bench/out

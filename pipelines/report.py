@@ -194,10 +194,14 @@ def summarise(connection: duckdb.DuckDBPyConnection, database: Path) -> str:
         order by srm.p_value nulls last, growth.days_without_growth desc, growth.experiment_id
         """
     )
-    [(experiments,)] = rows("select count(*) from analytics.exposure_growth")
+    [(experiments, concluded)] = rows(
+        "select count(*), count(case when is_concluded then 1 end) from analytics.exposure_growth"
+    )
     with_srm = sum(1 for row in flagged if row[1])
     stalled = sum(1 for row in flagged if row[3])
-    lines.append(f"experiments: {experiments} ({with_srm} with sample-ratio mismatch, {stalled} stalled)")
+    lines.append(
+        f"experiments: {experiments} ({with_srm} with sample-ratio mismatch, {stalled} stalled, {concluded} concluded)"
+    )
     for experiment_id, srm_detected, p_value, is_stalled, idle_days in flagged[: TOP * 2]:
         flags = ([f"SRM p={p_value:.1e}"] if srm_detected else []) + ([f"stalled {idle_days} d"] if is_stalled else [])
         lines.append(f"  {experiment_id:<34} {', '.join(flags)}")

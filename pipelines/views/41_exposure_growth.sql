@@ -105,14 +105,19 @@ final as (
         cast(parameters.target_sample_size as bigint) as target_sample_size,
         case
             when rates.total_exposures >= parameters.target_sample_size then 0
+            when rates.last_date < as_of.as_of_date - 1 then null
             when rates.avg_daily_exposures_7d > 0
                 then cast(ceil((parameters.target_sample_size - rates.total_exposures) / rates.avg_daily_exposures_7d) as integer)
         end as days_to_target,
         rates.last_growth_date,
         -- counted to the as-of day: a series that stopped arriving has stopped growing too
         cast(greatest(as_of.as_of_date - coalesce(rates.last_growth_date, rates.first_date - 1), 0) as integer) as days_without_growth,
-        greatest(as_of.as_of_date - coalesce(rates.last_growth_date, rates.first_date - 1), 0) >= parameters.stall_days as is_stalled,
-        rates.cumulative_drop_count
+        -- a running experiment that gains no exposures; a concluded one (below) is not stalled, it ended
+        rates.last_date >= as_of.as_of_date - 1
+            and greatest(as_of.as_of_date - coalesce(rates.last_growth_date, rates.first_date - 1), 0) >= parameters.stall_days as is_stalled,
+        rates.cumulative_drop_count,
+        -- the series ended before yesterday: the console stopped counting (the experiment concluded)
+        rates.last_date < as_of.as_of_date - 1 as is_concluded
     from rates
     cross join parameters
     cross join as_of

@@ -142,7 +142,7 @@ def test_summary_of_the_hand_built_console(hand_built_db):
         "  promo_rollout                      Alice              meets stale rules STALE_PROBABLY_FORGOTTEN     50 d  ask the owner: finish or roll back the partial rollout",
         "  dark_launch                        Dan                meets stale rules STALE_PROBABLY_UNLAUNCHED    60 d  remove the flag and the dead code path",
         "  orphan_flag                        (no owner)         meets stale rules STALE_NO_RULES               80 d  remove the flag and the dead code path",
-        "experiments: 5 (1 with sample-ratio mismatch, 1 stalled)",
+        "experiments: 5 (1 with sample-ratio mismatch, 1 stalled, 0 concluded)",
         "  exp_skewed                         SRM p=2.4e-06",
         "  exp_stalled                        stalled 5 d",
         "ingestion sources: 4 (2 with failed runs)",

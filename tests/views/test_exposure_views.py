@@ -162,3 +162,20 @@ def test_srm_p_value_for_more_groups(tmp_path, counts, chi_square, expected_p_va
     assert chi == pytest.approx(chi_square, rel=1e-9)
     assert df == len(counts) - 1
     assert p_value == pytest.approx(expected_p_value, rel=1e-6, abs=1e-300)
+
+
+def test_a_concluded_experiment_is_not_stalled(writable_db):
+    # A series that ended on the 12th, eight days before the as-of day (the 20th): concluded, not stalled.
+    import duckdb
+
+    with duckdb.connect(str(writable_db)) as con:
+        con.execute(
+            "insert into console.cumulative_exposures (experiment_id, group_id, group_name, date, exposures, _dlt_load_id, _dlt_id)"
+            " values ('exp_done', 'g', 'All', '2026-11-11', 40, 'x', 'done1'), ('exp_done', 'g', 'All', '2026-11-12', 70, 'x', 'done2')"
+        )
+    rows = query(
+        writable_db,
+        "select experiment_id, total_exposures, days_without_growth, is_stalled, is_concluded, days_to_target"
+        " from analytics.exposure_growth where experiment_id in ('exp_done', 'exp_stalled') order by experiment_id",
+    )
+    assert rows == [("exp_done", 70, 8, False, True, None), ("exp_stalled", 180, 5, True, False, 764)]
