@@ -220,14 +220,23 @@ def console(
         report.settled_runs_not_requested = sum(1 for run_id in wanted if run_id in settled)
         yield from batched([r for r in wanted if r not in settled], fan_out_batch)
 
-    @dlt.transformer(name="ingestion_runs", data_from=ingestion_run_ids_resource, primary_key="run_id", write_disposition="merge")
+    @dlt.transformer(
+        name="ingestion_runs",
+        data_from=ingestion_run_ids_resource,
+        primary_key="run_id",
+        write_disposition="merge",
+        # Runs depend on no list: their batches are fetched in dlt's worker threads while the lists
+        # page, so the rate budget is not left idle during list paging.
+        parallelized=True,
+    )
     def ingestion_runs(ids: list[str]) -> Iterator[list[dict]]:
         """Table `ingestion_runs`, key `run_id`: merged; `runHistory` and `granularHistory` nested.
 
         A run is requested until it settles (pulse_complete, or an error status unchanged for
         `settle_after_hours` by the service's clock); then never again.
         """
-        state = dlt.current.resource_state()
+        # Named: this runs in a worker thread, where dlt cannot tell which resource asks.
+        state = dlt.current.resource_state("ingestion_runs")
         settled: list[str] = state.setdefault("settled", [])
         pending: dict[str, str] = state.setdefault("pending", {})
         runs = []
@@ -256,8 +265,11 @@ def console(
         }
 
     # The order matters for economy only: in dlt's fifo mode each id resource then runs after the
-    # lists that feed it, so no list is read twice (see Catalogue).
+    # lists that feed it, so no list is read twice (see Catalogue); the runs, which need no list,
+    # go first and are fetched in the background while the lists page.
     return (
+        ingestion_run_ids_resource,
+        ingestion_runs,
         gates,
         dynamic_configs,
         qualifying_events,
@@ -265,7 +277,5 @@ def console(
         holdouts,
         experiment_ids_resource,
         cumulative_exposures,
-        ingestion_run_ids_resource,
-        ingestion_runs,
         extraction_runs,
     )

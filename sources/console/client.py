@@ -329,6 +329,12 @@ class ConsoleClient:
         self.stats = ClientStats(on_request)
         self._server_time: datetime | None = None
         self._time_lock = threading.Lock()
+        # The first request goes alone: until the console has answered once, a key it rejects
+        # would be sent by every fan-out thread at once. After a 401 nothing more is sent.
+        self._first_answer = threading.Event()
+        self._first_request = threading.Lock()
+        self._rejected: AuthError | None = None
+        self._reads_forbidden: ForbiddenError | None = None
 
     def __repr__(self) -> str:
         return f"ConsoleClient({self.options!r})"
@@ -564,6 +570,28 @@ class ConsoleClient:
         if not path.startswith("/") or path.startswith("//"):
             # An absolute URL would make httpx ignore base_url and send the key elsewhere.
             raise ConfigurationError(f"console paths are relative to {settings.SETTING_BASE_URL} and start with '/', got {path!r}")
+        if self._first_answer.is_set():
+            return self._send_answered(endpoint, path, params, json_body, item_id)
+        with self._first_request:
+            if self._first_answer.is_set():  # another thread's first request was answered meanwhile
+                return self._send_answered(endpoint, path, params, json_body, item_id)
+            try:
+                return self._send_answered(endpoint, path, params, json_body, item_id)
+            finally:
+                self._first_answer.set()
+
+    def _send_answered(
+        self,
+        endpoint: Endpoint,
+        path: str,
+        params: Mapping[str, Any] | None,
+        json_body: Any,
+        item_id: str | None,
+    ) -> tuple[int, dict]:
+        if self._rejected is not None and endpoint.auth == "console":
+            raise self._rejected
+        if self._reads_forbidden is not None and endpoint.method == "GET":
+            raise self._reads_forbidden
         headers = self._headers(endpoint)
         began = self._clock()
         attempt = 0
@@ -579,6 +607,11 @@ class ConsoleClient:
                 return response
             except ConsoleError as failure:
                 self.stats.notify(RequestEvent(endpoint.method, endpoint.template, failure.status, attempt, self._clock() - sent_at, failure.message))
+                if isinstance(failure, AuthError) and endpoint.auth == "console":
+                    self._rejected = failure
+                elif isinstance(failure, ForbiddenError) and endpoint.method == "GET":
+                    # Every read needs the same permission: one refusal is the answer for all.
+                    self._reads_forbidden = failure
                 raise
             except _Retry as transient:
                 self.stats.notify(

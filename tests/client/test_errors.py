@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import logging
 import pickle
+import threading
+import time
 
 import httpx
 import pytest
@@ -223,3 +225,41 @@ def test_a_scim_only_client_patches_groups_and_refuses_console_paths_before_send
     with pytest.raises(ConfigurationError, match="sources.console.api_key"):
         client.get_gate("g1")
     assert [(sent.path, "service-api-key" in sent.headers) for sent in console.sent] == [("/scim/Groups/grp", False)]
+
+
+def test_after_a_rejected_key_nothing_more_is_sent(make_client):
+    client, console = make_client(lambda request, sent: answer(401, {"status": 401, "message": "invalid key"}))
+    for _ in range(2):
+        with pytest.raises(AuthError):
+            client.get_gate("g1")
+    with pytest.raises(AuthError):
+        list(client.fetch_many(client.get_holdout, ["h1", "h2", "h3"]))
+    assert [sent.path for sent in console.sent] == ["/console/v1/gates/g1"]
+
+
+def test_after_a_forbidden_read_no_other_read_is_sent(make_client):
+    client, console = make_client(lambda request, sent: answer(403, {"status": 403, "message": "Forbidden resource"}))
+    for gate in ("g1", "g2"):
+        with pytest.raises(ForbiddenError):
+            client.get_gate(gate)
+    assert [sent.path for sent in console.sent] == ["/console/v1/gates/g1"]
+
+
+def test_the_first_request_goes_alone_before_the_fan_out(make_client):
+    """Until the console has answered once, concurrent callers wait: a bad key is sent once, not once per thread."""
+    in_flight, most = [0], [0]
+    lock = threading.Lock()
+
+    def handler(request, sent):
+        with lock:
+            in_flight[0] += 1
+            most[0] = max(most[0], in_flight[0])
+        time.sleep(0.05)
+        with lock:
+            in_flight[0] -= 1
+        return answer(401, {"status": 401, "message": "invalid key"})
+
+    client, console = make_client(handler)
+    with pytest.raises(AuthError):
+        list(client.fetch_many(client.get_holdout, [f"h{i}" for i in range(16)]))
+    assert most[0] == 1 and len(console.sent) == 1
