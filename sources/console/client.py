@@ -602,7 +602,10 @@ class ConsoleClient:
             self.stats.record_request(endpoint.template)
             sent_at = self._clock()
             try:
-                response = self._attempt(endpoint, path, params, json_body, headers, permit, item_id)
+                try:
+                    response = self._attempt(endpoint, path, params, json_body, headers, permit, item_id)
+                finally:
+                    self.rate_limiter.release(permit)
                 self.stats.notify(RequestEvent(endpoint.method, endpoint.template, response[0], attempt, self._clock() - sent_at))
                 return response
             except ConsoleError as failure:

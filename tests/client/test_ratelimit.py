@@ -1,4 +1,5 @@
-"""The shared sliding-window limiter: never more than N starts in W, adaptive to 429s. Fake clock only."""
+"""The shared sliding-window limiter: never more than N requests in any window as the service counts
+them (a slot is held from start until a window after the answer), adaptive to 429s. Fake clock only."""
 
 from __future__ import annotations
 
@@ -9,6 +10,13 @@ import pytest
 
 from sources.console.ratelimit import Permit, SlidingWindowRateLimiter
 from tests.client.conftest import FakeClock, answer
+
+
+def take(limiter: SlidingWindowRateLimiter) -> Permit:
+    """One request whose answer comes at once."""
+    permit = limiter.acquire()
+    limiter.release(permit)
+    return permit
 
 
 def max_in_any_window(starts: list[float], window: float) -> int:
@@ -30,7 +38,7 @@ def test_many_threads_never_start_more_than_n_in_any_window(limit, window, threa
 
     def worker():
         for _ in range(per_thread):
-            permit = limiter.acquire()
+            permit = take(limiter)
             with lock:
                 permits.append(permit)
 
@@ -43,27 +51,39 @@ def test_many_threads_never_start_more_than_n_in_any_window(limit, window, threa
     assert max_in_any_window([p.started_at for p in permits], window) == limit
 
 
-def test_a_full_window_makes_the_next_caller_wait_for_the_oldest_start_to_expire():
+def test_a_full_window_makes_the_next_caller_wait_for_the_oldest_answer_to_expire():
     clock = FakeClock()
     limiter = SlidingWindowRateLimiter(3, 10.0, clock=clock, sleep=clock.sleep)
     for _ in range(3):
-        assert limiter.acquire().waited == 0
+        assert take(limiter).waited == 0
     clock.advance(4.0)
     permit = limiter.acquire()
-    # The oldest start holds its slot for the window plus the 3% arrival-jitter margin.
-    assert permit.waited == pytest.approx(6.3)
-    assert permit.started_at == pytest.approx(1010.3)
+    # The oldest answer holds its slot for the window plus the 0.5% clock margin.
+    assert permit.waited == pytest.approx(6.05)
+    assert permit.started_at == pytest.approx(1010.05)
+
+
+def test_a_slow_answer_holds_its_slot_until_a_window_after_it_came():
+    """The service counts a request when it arrives, which may be as late as its answer."""
+    clock = FakeClock()
+    limiter = SlidingWindowRateLimiter(1, 10.0, clock=clock, sleep=clock.sleep)
+    slow = limiter.acquire()
+    clock.advance(3.0)
+    limiter.release(slow)  # answered 3 s after it started
+    permit = limiter.acquire()
+    assert permit.waited == pytest.approx(10.05)
+    assert permit.started_at == pytest.approx(1013.05)
 
 
 def test_a_429_lowers_the_rate_once_per_generation_down_to_one():
     clock = FakeClock()
     limiter = SlidingWindowRateLimiter(100, 10.0, clock=clock, sleep=clock.sleep)
-    old = [limiter.acquire() for _ in range(3)]
+    old = [take(limiter) for _ in range(3)]
     limiter.on_throttled(old[0])
     limiter.on_throttled(old[1])  # started under the old limit: the same signal, not a second one
     limiter.on_throttled(old[2])
     assert limiter.limit == 80
-    limiter.on_throttled(limiter.acquire())
+    limiter.on_throttled(take(limiter))
     assert limiter.limit == 64
     for _ in range(30):
         limiter.on_throttled(None)
@@ -73,20 +93,20 @@ def test_a_429_lowers_the_rate_once_per_generation_down_to_one():
 def test_retry_after_holds_every_caller():
     clock = FakeClock()
     limiter = SlidingWindowRateLimiter(100, 10.0, clock=clock, sleep=clock.sleep)
-    limiter.on_throttled(limiter.acquire(), retry_after=5.0)
-    assert limiter.acquire().waited == pytest.approx(5.0)
+    limiter.on_throttled(take(limiter), retry_after=5.0)
+    assert take(limiter).waited == pytest.approx(5.0)
 
 
 def test_the_rate_recovers_slowly_after_windows_without_429():
     clock = FakeClock()
     limiter = SlidingWindowRateLimiter(100, 10.0, clock=clock, sleep=clock.sleep)
-    limiter.on_throttled(limiter.acquire())
+    limiter.on_throttled(take(limiter))
     assert limiter.limit == 80
     clock.advance(10.0)
-    limiter.acquire()
+    take(limiter)
     assert limiter.limit == 90  # +10 % of the configured rate per clean window
     clock.advance(1000.0)
-    limiter.acquire()
+    take(limiter)
     assert limiter.limit == 100
 
 
