@@ -22,6 +22,7 @@ from dlt.pipeline.exceptions import PipelineStepFailed
 from pipelines.errors import GatehouseError
 from pipelines.logs import redacting_filter
 from pipelines.recovery import settle_committed_jobs
+from pipelines.views import apply_views
 from sources.console import console, settings
 from sources.console.errors import AuthError, ConsoleError, ForbiddenError, TransportError
 from sources.console.extraction import ExtractionReport
@@ -343,8 +344,7 @@ def run_extraction(options: RunOptions) -> RunSummary:
     # (measured on the large twin: peak 514 MB uncapped at 256 MB, 430 MB at 128 MB and one thread,
     # for about a second more of load time).
     os.environ.setdefault("DESTINATION__DUCKDB__CREDENTIALS__GLOBAL_CONFIG", '{"memory_limit": "128MB", "threads": 1}')
-    for key in ("api_key",):
-        redacting_filter.add(options.source_args.get(key))
+    redacting_filter.add(options.source_args.get("api_key"))
     report = ExtractionReport()
     try:
         source = console(report=report, **options.source_args)
@@ -400,7 +400,7 @@ def run_extraction(options: RunOptions) -> RunSummary:
         load_id=load_id,
     )
     if options.destination == "duckdb":
-        apply_views_if_available(options.duckdb_path)
+        apply_views(options.duckdb_path)
     return summary
 
 
@@ -410,14 +410,6 @@ def finish_interrupted_load(pipeline: dlt.Pipeline) -> None:
     settle_committed_jobs(pipeline)
     pipeline.normalize()
     pipeline.load()
-
-
-def apply_views_if_available(duckdb_path: Path) -> None:
-    try:
-        from pipelines.views import apply_views
-    except ImportError:  # views not installed in this build
-        return
-    apply_views(duckdb_path)
 
 
 @contextlib.contextmanager

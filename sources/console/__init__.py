@@ -174,7 +174,6 @@ def console(
         today = service_today(client)
         wanted = catalogue.experiment_ids(configured_experiments, configured_holdouts)
         due = [e for e in wanted if not is_quiet(concluded.get(e), today, recheck_concluded_days)]
-        report.concluded_experiments_not_requested = len(wanted) - len(due)
         yield from batched(due, fan_out_batch)
 
     @dlt.transformer(
@@ -217,7 +216,6 @@ def console(
         settled = set(state.get("settled", []))
         pending = state.get("pending", {})
         wanted = unique([*configured_runs, *pending])
-        report.settled_runs_not_requested = sum(1 for run_id in wanted if run_id in settled)
         yield from batched([r for r in wanted if r not in settled], fan_out_batch)
 
     @dlt.transformer(

@@ -36,8 +36,6 @@ class ExtractionReport:
     skipped: list[SkippedId] = field(default_factory=list)
     # Top-level fields the console sent per table this run: a field that stops coming is drift too.
     fields_seen: dict[str, set[str]] = field(default_factory=dict)
-    settled_runs_not_requested: int = 0
-    concluded_experiments_not_requested: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _client: Any = field(default=None, repr=False)
 
