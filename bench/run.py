@@ -43,7 +43,7 @@ from bench.results import (
     JobRun,
     render,
 )
-from bench.twin_control import FAN_OUT_ENDPOINTS, LIST_ENDPOINTS
+from bench.twin_control import LIST_ENDPOINTS
 
 log = logging.getLogger("bench")
 
@@ -80,21 +80,21 @@ def machine_description() -> dict[str, str]:
 
 
 def phases_summary(phases: dict[str, dict[str, float]]) -> tuple[Optional[float], Optional[float], int]:
-    """(seconds spent on lists, fan-out requests per second, fan-out requests) from the twin's phases."""
+    """(seconds spent on lists, requests per second from the first request to the last, requests) from the twin's phases."""
     lists = [phases[name] for name in LIST_ENDPOINTS if name in phases]
-    fan_out = [phases[name] for name in FAN_OUT_ENDPOINTS if name in phases]
     lists_s = max(p["last_s"] for p in lists) - min(p["first_s"] for p in lists) if lists else None
-    fan_out_requests = int(sum(p.get("requests", 0) for p in fan_out))
+    requests = int(sum(p.get("requests", 0) for p in phases.values()))
     rate = None
-    if fan_out:
-        span = max(p["last_s"] for p in fan_out) - min(p["first_s"] for p in fan_out)
-        rate = fan_out_requests / span if span > 0 else None
-    return lists_s, rate, fan_out_requests
+    if phases:
+        span = max(p["last_s"] for p in phases.values()) - min(p["first_s"] for p in phases.values())
+        rate = requests / span if span > 0 else None
+    return lists_s, rate, requests
 
 
 def job_run(size: str, rep: int, job: str, measured: Measured, traffic: dict[str, Any]) -> JobRun:
     result = measured.result
-    lists_s, fan_out_rate, _ = phases_summary(traffic.get("phases", {}))
+    lists_s, request_rate, _ = phases_summary(traffic.get("phases", {}))
+    while_listing = traffic.get("requests_while_listing")
     run = JobRun(
         size=size,
         rep=rep,
@@ -109,7 +109,8 @@ def job_run(size: str, rep: int, job: str, measured: Measured, traffic: dict[str
         steps=result.get("steps", {}),
         lists_s=lists_s,
         list_requests=int(sum(traffic.get("by_endpoint", {}).get(name, 0) for name in LIST_ENDPOINTS)),
-        fan_out_rate=fan_out_rate,
+        request_rate=request_rate,
+        listing_rate=while_listing / lists_s if lists_s and while_listing is not None else None,
         peak_by_step=peak_by_step(measured, result.get("step_starts", {})),
         error=result.get("error"),
     )

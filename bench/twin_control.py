@@ -114,9 +114,14 @@ class TwinControl:
                                       {"first_s": round(record.time - start, 3), "last_s": 0.0, "requests": 0})
             phase["last_s"] = round(record.time - start, 3)
             phase["requests"] += 1
+        list_times = [r.time for r in records if endpoint_of(r.path) in LIST_ENDPOINTS]
+        listing = (min(list_times), max(list_times)) if list_times else None
         return {
             "requests": len(records),
             "phases": phases,
+            # every request (lists, runs...) that arrived between the first and the last list request:
+            # whether the rate budget was used while the lists were read
+            "requests_while_listing": sum(1 for r in records if listing and listing[0] <= r.time <= listing[1]),
             "throttled": statuses.get("429", 0),
             "statuses": dict(statuses),
             "by_endpoint": dict(by_endpoint),

@@ -27,6 +27,7 @@ from console_twin.gates import GATE_TYPES, RATE_FILTER_VALUES, TYPE_REASONS, pas
 from console_twin.generator import base62_id
 from console_twin.organisation import ROLE_PERMISSIONS, ROLE_PERMISSIONS_ANSWERED_ONLY_WHEN_SENT
 from console_twin.settings import PageServed, TwinSettings
+from console_twin.traffic import RecordedRequest
 
 if TYPE_CHECKING:
     from console_twin.twin import ConsoleTwin
@@ -166,7 +167,7 @@ class ConsoleService:
         settings = twin.settings
         if settings.latency:
             time.sleep(settings.latency)
-        fault = self._fault_for(settings, record.seq, path)
+        fault = self._fault_for(settings, record)
         if fault in GATEWAY_FAULTS:
             answer = self._gateway_error(GATEWAY_FAULTS[fault])
         else:
@@ -199,14 +200,16 @@ class ConsoleService:
         except ServiceFailure as failure:
             return failure.answer()
 
-    def _fault_for(self, settings: TwinSettings, seq: int, path: str) -> str | None:
+    def _fault_for(self, settings: TwinSettings, record: RecordedRequest) -> str | None:
         for index, fault in enumerate(settings.faults):
-            if fault.path_prefix and not path.startswith(fault.path_prefix):
+            if fault.path_prefix and not record.path.startswith(fault.path_prefix):
                 continue
-            if seq in fault.on_requests:
+            if record.seq in fault.on_requests:
                 return fault.kind
-            # One draw per (seed, request, fault): the same requests meet the same faults whatever the threads do.
-            if fault.rate and random.Random(f"{settings.fault_seed}:{seq}:{index}").random() < fault.rate:
+            # One draw per (seed, request, how many times it came, fault), never per arrival number: the
+            # same requests and retries meet the same faults in whatever order a client's threads send them.
+            draw = random.Random(f"{settings.fault_seed}:{record.identity}:{record.repeat}:{index}")
+            if fault.rate and draw.random() < fault.rate:
                 return fault.kind
         return None
 

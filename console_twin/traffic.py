@@ -19,18 +19,27 @@ class RecordedRequest:
     body: bytes
     status: int | None = None  # None: no answer was sent (a dropped connection) or none yet
     fault: str | None = None  # the injected fault, if any
+    repeat: int = 1  # how many times this method, path and query have arrived, this one included
+
+    @property
+    def identity(self) -> str:
+        """The request as a client would name it: the same for its retries, whatever order threads send in."""
+        query = "&".join(f"{name}={value}" for name in sorted(self.query) for value in self.query[name])
+        return f"{self.method} {self.path}?{query}"
 
 
 class RequestLog:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._records: list[RecordedRequest] = []
+        self._seen: dict[str, int] = {}
 
     def arrive(
         self, method: str, path: str, query: dict[str, list[str]], headers: dict[str, str], body: bytes
     ) -> RecordedRequest:
         with self._lock:
             record = RecordedRequest(len(self._records) + 1, time.monotonic(), method, path, query, headers, body)
+            record.repeat = self._seen[record.identity] = self._seen.get(record.identity, 0) + 1
             self._records.append(record)
             return record
 
@@ -41,6 +50,7 @@ class RequestLog:
     def reset(self) -> None:
         with self._lock:
             self._records = []
+            self._seen = {}
 
     def max_in_window(self, seconds: float) -> int:
         """The most requests that arrived within any `seconds`-long sliding window."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import logging
 import os
 import shutil
@@ -46,6 +47,8 @@ RESOURCE_ENDPOINTS = {
 }
 # Rows are normalised to parquet: dlt's default insert_values format loads about ten times slower.
 LOADER_FILE_FORMAT = "parquet"
+# Garbage-collector thresholds during a run (Python's default is 700, 10, 10): see batch_garbage_collection.
+RUN_GC_THRESHOLDS = (10_000, 10, 10)
 
 EPILOG = """\
 examples:
@@ -332,6 +335,26 @@ def scd2_counts(pipeline: dlt.Pipeline, load_id: Optional[str], started_at: floa
     return new_versions, retired
 
 
+@contextlib.contextmanager
+def batch_garbage_collection() -> Iterator[None]:
+    """Fewer, cheaper garbage collections while a run makes and drops millions of short-lived rows.
+
+    Rows are freed by reference counting; the collector only hunts cycles, yet with Python's defaults
+    it ran a full collection seven times in the large twin's normalise step, rescanning every live
+    object each time: about 1.2 s of 10 s (bench/RESULTS.md). Objects alive before the run (modules,
+    dlt's schemas) are frozen out of the scans and young collections come every 10,000 allocations
+    instead of 700; peak memory measured the same.
+    """
+    thresholds = gc.get_threshold()
+    gc.freeze()
+    gc.set_threshold(*RUN_GC_THRESHOLDS)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*thresholds)
+        gc.unfreeze()
+
+
 def run_extraction(options: RunOptions) -> RunSummary:
     started = time.monotonic()
     started_wall = time.time()
@@ -367,7 +390,7 @@ def run_extraction(options: RunOptions) -> RunSummary:
     try:
         if pipeline.has_pending_data:
             finish_interrupted_load(pipeline)
-        with Progress(report, enabled=options.progress):
+        with Progress(report, enabled=options.progress), batch_garbage_collection():
             info = pipeline.run(
                 source,
                 loader_file_format=LOADER_FILE_FORMAT,

@@ -322,6 +322,7 @@ class ConsoleClient:
             headers={"Accept": "application/json", "User-Agent": settings.USER_AGENT},
             # A redirect could carry SERVICE-API-KEY to another host: never follow one.
             follow_redirects=False,
+            event_hooks={"response": [self._on_response_head]},
         )
         self.rate_limiter = rate_limiter or SlidingWindowRateLimiter(
             options.rate_limit_requests, options.rate_limit_window, clock=clock, sleep=sleep
@@ -579,6 +580,13 @@ class ConsoleClient:
                 return self._send_answered(endpoint, path, params, json_body, item_id)
             finally:
                 self._first_answer.set()
+
+    def _on_response_head(self, response: httpx.Response) -> None:
+        # Called when the status line and headers are in, before the body is read. A success means
+        # the key is accepted: the other threads need not wait for the first answer's body (a page
+        # of 1,000 gates takes most of a second to read). Errors keep them waiting until handled.
+        if response.is_success:
+            self._first_answer.set()
 
     def _send_answered(
         self,

@@ -6,10 +6,12 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Iterable, Iterator, Sequence, TypeVar
 
 from sources.console.client import ConsoleClient
 from sources.console.errors import NotFoundError
+
+T = TypeVar("T")
 
 # The statuses after which an ingestion run never changes again.
 FINAL_RUN_STATUSES = frozenset({"pulse_complete"})
@@ -70,10 +72,11 @@ class ExtractionReport:
             return {name: ResourceProgress(p.pages, p.items) for name, p in self.resources.items()}
 
 
-def batched(ids: Iterable[str], size: int) -> Iterator[list[str]]:
-    batch: list[str] = []
-    for id_ in ids:
-        batch.append(id_)
+def batched(items: Iterable[T], size: int) -> Iterator[list[T]]:
+    """Lists of `size` items (the last may be shorter), consuming `items` lazily."""
+    batch: list[T] = []
+    for item in items:
+        batch.append(item)
         if len(batch) >= size:
             yield batch
             batch = []

@@ -263,3 +263,38 @@ def test_the_first_request_goes_alone_before_the_fan_out(make_client):
     with pytest.raises(AuthError):
         list(client.fetch_many(client.get_holdout, [f"h{i}" for i in range(16)]))
     assert most[0] == 1 and len(console.sent) == 1
+
+
+def test_the_fan_out_starts_once_the_first_answer_says_success_before_its_body_is_read(make_client):
+    """A slow first body (a long list page) does not hold the other threads back once its status is 200."""
+    body_may_finish = threading.Event()
+
+    class SlowBody(httpx.SyncByteStream):
+        def __iter__(self):
+            yield b'{"data": {"id": "g1"'
+            body_may_finish.wait(10)
+            yield b"}}"
+
+    def handler(request, sent):
+        if request.url.path.endswith("/gates/g1"):
+            return httpx.Response(200, headers={"Content-Type": "application/json"}, stream=SlowBody())
+        return answer(200, {"data": {"id": request.url.path.rsplit("/", 1)[-1]}})
+
+    client, console = make_client(handler)
+    answers: dict[str, dict] = {}
+    first = threading.Thread(target=lambda: answers.setdefault("g1", client.get_gate("g1")))
+    second = threading.Thread(target=lambda: answers.setdefault("h1", client.get_holdout("h1")))
+    first.start()
+    try:
+        deadline = time.monotonic() + 5
+        while not console.sent and time.monotonic() < deadline:
+            time.sleep(0.005)
+        second.start()
+        second.join(2)
+        assert answers == {"h1": {"id": "h1"}}, "the second request waited for the first answer's body"
+    finally:
+        body_may_finish.set()
+        first.join(5)
+        second.join(5)
+    assert answers == {"g1": {"id": "g1"}, "h1": {"id": "h1"}}
+    assert [sent.path for sent in console.sent] == ["/console/v1/gates/g1", "/console/v1/holdouts/h1"]

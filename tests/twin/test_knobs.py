@@ -145,6 +145,25 @@ def test_faults_at_a_rate_are_seeded_and_can_target_a_path():
     assert 3 <= len(faulted_requests(1)) <= 20
 
 
+def test_faults_at_a_rate_follow_the_request_and_its_retries_not_the_arrival_order():
+    def faults_by_request(order: list[str]) -> dict[tuple[str, int], str | None]:
+        twin = ConsoleTwin("small", 0, TwinSettings(faults=[Fault("unavailable", rate=0.5)], fault_seed=3))
+        with httpx.Client(
+            transport=twin.transport(),
+            base_url="http://console.test",
+            headers={"SERVICE-API-KEY": twin.settings.api_key},
+        ) as client:
+            for target in order:
+                client.get(target)
+        return {(f"{r.path}?{r.query}", r.repeat): r.fault for r in twin.requests}
+
+    targets = [f"{LIST}?page={page}&limit=5" for page in range(1, 9)] * 3  # each page asked three times
+    forwards, backwards = faults_by_request(targets), faults_by_request(targets[::-1])
+    assert forwards == backwards
+    assert sorted(repeat for _, repeat in forwards) == [1] * 8 + [2] * 8 + [3] * 8
+    assert {"unavailable", None} == set(forwards.values())
+
+
 def test_faults_are_checked_when_configured():
     with pytest.raises(ValueError):
         Fault("explode")
