@@ -271,13 +271,15 @@ def console(
 
     # The order matters for economy only: in dlt's fifo mode each id resource then runs after the
     # lists that feed it, so no list is read twice (see Catalogue); the runs, which need no list,
-    # go first and are fetched in the background while the lists page.
+    # go first and are fetched in the background while the lists page. The short qualifying-events
+    # list comes before the gates: the first request goes alone (client.py), and a page of 1,000
+    # gates keeps everyone waiting most of a second before its status line arrives.
     return (
         ingestion_run_ids_resource,
         ingestion_runs,
+        qualifying_events,
         gates,
         dynamic_configs,
-        qualifying_events,
         holdout_ids_resource,
         holdouts,
         experiment_ids_resource,
