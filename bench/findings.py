@@ -74,6 +74,22 @@ def findings(report: BenchReport) -> list[str]:
         f" starts still drew 14 once runs were fetched alongside the lists. Runs fetched in many batches took"
         f" every dlt worker, so the lists started only after 38 s and were then read alone, the budget idle.)"
     )
+    requests = median(GATEHOUSE_FULL, lambda r: r.requests)
+    after_extract = median(GATEHOUSE_FULL, lambda r: r.normalise_load_s)
+    if requests and after_extract is not None:
+        least = requests / paced + after_extract
+        out[-1] += (
+            f" What the target leaves: at the paced rate its {requests:,.0f} requests take {requests / paced:.1f} s,"
+            f" and dlt normalises and loads after the last one ({fmt(after_extract)} s here): {least:.1f} s ="
+            f" {least / floor.seconds:.2f}x the floor before any other cost, against {FLOOR_MULTIPLE_TARGET}x."
+        )
+    walls = sorted(run.wall_s for run in report.runs_of(big, GATEHOUSE_FULL))
+    if len(walls) > 1:
+        out[-1] += (
+            f" The {len(walls)} {big} full loads took {', '.join(f'{wall:.1f}' for wall in walls)} s"
+            f" ({walls[0] / floor.seconds:.2f}x to {walls[-1] / floor.seconds:.2f}x the floor): the machine's noise is"
+            f" as large as what is left to the target."
+        )
     if listing_rate and listing_rate < 0.9 * paced:
         out.append(
             f"**The rate budget is idle while the lists are read** (source, `sources/console/__init__.py`): only"

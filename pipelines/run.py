@@ -341,7 +341,7 @@ def batch_garbage_collection() -> Iterator[None]:
 
     Rows are freed by reference counting; the collector only hunts cycles, yet with Python's defaults
     it ran a full collection seven times in the large twin's normalise step, rescanning every live
-    object each time: about 1.2 s of 10 s (bench/RESULTS.md). Objects alive before the run (modules,
+    object each time: about 1.2 s of 9.3 s (bench/RESULTS.md). Objects alive before the run (modules,
     dlt's schemas) are frozen out of the scans and young collections come every 10,000 allocations
     instead of 700; peak memory measured the same.
     """
