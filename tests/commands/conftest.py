@@ -18,8 +18,7 @@ import pytest
 from console_twin.settings import TwinSettings
 from console_twin.twin import ConsoleTwin
 from pipelines.cli import main
-
-PEM_ARMOUR = ("-----BEGIN PRIVATE KEY-----", "-----END PRIVATE KEY-----", "-----BEGIN ENCRYPTED PRIVATE KEY-----", "-----END ENCRYPTED PRIVATE KEY-----")
+from tests.secret_scan import fragments_by_name, leaked
 
 # Random-looking values: no 10-character run of one can turn up in an output by chance.
 SECRETS: dict[str, str] = {
@@ -43,24 +42,11 @@ SECRETS: dict[str, str] = {
         "-----END PRIVATE KEY-----\n"
     ),
 }
-SCAN_WINDOW = 10
-
-
-def secret_fragments(secret: str) -> set[str]:
-    """Every run of SCAN_WINDOW characters of a secret (PEM armour lines aside, they are public)."""
-    fragments = set()
-    for line in secret.splitlines():
-        if line.strip() in PEM_ARMOUR:
-            continue
-        fragments.update(line[i : i + SCAN_WINDOW] for i in range(max(1, len(line) - SCAN_WINDOW + 1)))
-    return fragments
-
-
-FRAGMENTS = {name: secret_fragments(value) for name, value in SECRETS.items()}
+FRAGMENTS = fragments_by_name(SECRETS)
 
 
 def leaked_secrets(text: str) -> list[str]:
-    return sorted(name for name, fragments in FRAGMENTS.items() if any(fragment in text for fragment in fragments))
+    return leaked(text, FRAGMENTS)
 
 
 @dataclass

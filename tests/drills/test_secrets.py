@@ -28,11 +28,8 @@ import yaml
 from console_twin import ConsoleTwin, TwinSettings
 from pipelines.cli import build_parser
 from tests.drills.conftest import ORG_SEED, ORG_SIZE, clean_environment, gatehouse_command
+from tests.secret_scan import fragments_by_name, leaked
 
-PEM_ARMOUR = {
-    "-----BEGIN PRIVATE KEY-----", "-----END PRIVATE KEY-----",
-    "-----BEGIN ENCRYPTED PRIVATE KEY-----", "-----END ENCRYPTED PRIVATE KEY-----",
-}  # fmt: skip
 SECRETS = {
     "api key": "console-Zq8Wd3Kv6Np1Hx4Tb",
     "wrong api key": "console-Rm5Gy2Lc9Fs7Uj3Qe",
@@ -55,19 +52,11 @@ SECRETS = {
     "postgres password": "pgpw-Lx3Dn6Ry9Bh2Vt5Ka",
     "motherduck token": "mdtk-Ef8Uc1Wq4Oj7Zp3Ng",
 }
-WINDOW = 10
-
-
-def fragments(secret: str) -> set[str]:
-    lines = [line for line in secret.splitlines() if line.strip() not in PEM_ARMOUR]
-    return {line[i : i + WINDOW] for line in lines for i in range(max(1, len(line) - WINDOW + 1))}
-
-
-FRAGMENTS = {name: fragments(value) for name, value in SECRETS.items()}
+FRAGMENTS = fragments_by_name(SECRETS)
 
 
 def leaks(text: str) -> list[str]:
-    return sorted(name for name, parts in FRAGMENTS.items() if any(part in text for part in parts))
+    return leaked(text, FRAGMENTS)
 
 
 @dataclass
