@@ -1,9 +1,9 @@
 """The benchmark's processes: each measured job in its own child, the twin in another.
 
-Peak memory is the job's alone: the resident set of the job and any process it starts (dlt's
-normalize workers), summed and polled every few milliseconds, and the kernel's own high-water mark
-(`ru_maxrss` from `wait4`, the largest single process of the tree); the larger of the two is
-reported.
+Peak memory is the job's alone, polled every few milliseconds: the resident set of the job plus
+the unique set of each process it starts (dlt's forked normalize workers, whose shared pages the
+job's resident set already counts), and the kernel's own high-water mark (`ru_maxrss` from `wait4`,
+the largest single process of the tree); the larger of the two is reported.
 """
 
 from __future__ import annotations
@@ -45,14 +45,20 @@ def child_environment(extra: Optional[dict[str, str]] = None) -> dict[str, str]:
 
 
 def tree_rss(process: psutil.Process) -> int:
-    total = 0
+    """Resident bytes of `process` plus what its children hold alone.
+
+    dlt forks its normalize workers: each starts with the parent's pages, shared until written, and
+    summing resident sets would count those pages once per process. A child's unique set (the pages
+    only it maps, copies made on write included) is what it adds to the machine's memory.
+    """
     try:
-        members = [process, *process.children(recursive=True)]
+        total = process.memory_info().rss
+        children = process.children(recursive=True)
     except psutil.Error:
         return 0
-    for member in members:
+    for child in children:
         try:
-            total += member.memory_info().rss
+            total += child.memory_full_info().uss
         except psutil.Error:
             pass
     return total

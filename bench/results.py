@@ -400,7 +400,8 @@ def render(report: BenchReport, findings: Iterable[str] = ()) -> str:
         "",
         "Wall time is the run itself (`run_extraction`, views included; `pipeline.run` for the alternative);"
         " requests and 429s are counted by the twin; rows are every row normalised, nested tables included;"
-        " peak RSS is the job's process tree.",
+        " peak RSS is the job's resident set plus what the processes it starts hold alone (dlt's forked"
+        " normalize workers share the job's pages; summing resident sets would count those twice).",
         "",
         "## Results",
         "",

@@ -6,6 +6,7 @@ import argparse
 import contextlib
 import gc
 import logging
+import multiprocessing
 import os
 import shutil
 import sys
@@ -18,6 +19,7 @@ from typing import Any, Iterator, Optional, Sequence
 import dlt
 from dlt.common.configuration.exceptions import ConfigFieldMissingException, ConfigurationValueError, LookupTraces
 from dlt.common.destination.exceptions import UnknownDestinationModule
+from dlt.common.runners.pool_runner import get_default_start_method
 from dlt.pipeline.exceptions import PipelineStepFailed
 
 from pipelines.errors import GatehouseError
@@ -49,6 +51,9 @@ RESOURCE_ENDPOINTS = {
 LOADER_FILE_FORMAT = "parquet"
 # Garbage-collector thresholds during a run (Python's default is 700, 10, 10): see batch_garbage_collection.
 RUN_GC_THRESHOLDS = (10_000, 10, 10)
+# Extract-file writer: items buffered per table before a write, and the size a file is rotated at.
+EXTRACT_BUFFER_ITEMS = 500
+EXTRACT_FILE_BYTES = 2_000_000
 
 EPILOG = """\
 examples:
@@ -355,18 +360,56 @@ def batch_garbage_collection() -> Iterator[None]:
         gc.unfreeze()
 
 
+def normalize_workers() -> int:
+    """Two normalize processes where forking them is cheap, else one.
+
+    dlt's relational normaliser is pure Python, so a second process is the only way to use a second
+    core: on the large twin it cut the normalise step from about 7 to 5.3 s (bench/RESULTS.md). Forked
+    workers share the parent's pages and start at once; where dlt would spawn them instead (Airflow,
+    Dagster, Prefect, or a run from a thread that is not the main one) each would import dlt again and
+    hold its own copy, costing seconds and memory that a run of this size does not win back.
+    """
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        cores = os.cpu_count() or 1
+    if cores < 2:
+        return 1
+    return 2 if get_default_start_method(multiprocessing.get_start_method()) == "fork" else 1
+
+
+def run_defaults() -> dict[str, str]:
+    """dlt settings gatehouse runs with unless the user set them (environment or .dlt/config.toml)."""
+    return {
+        "extract.next_item_mode": "fifo",
+        "runtime.log_level": "ERROR",
+        # Arrow rows (cumulative_exposures) carry dlt's row and load ids like every other table.
+        "normalize.parquet_normalizer.add_dlt_id": "true",
+        "normalize.parquet_normalizer.add_dlt_load_id": "true",
+        # The extract files are temporary and local: compressing them cost CPU twice, on the main
+        # thread while requests were in flight and again in normalize. Small buffers keep memory to
+        # about a page per table; files of a couple of MB let normalize workers share the work evenly.
+        "sources.data_writer.disable_compression": "true",
+        "sources.data_writer.buffer_max_items": str(EXTRACT_BUFFER_ITEMS),
+        "sources.data_writer.file_max_bytes": str(EXTRACT_FILE_BYTES),
+        "normalize.workers": str(normalize_workers()),
+        # DuckDB takes 80% of RAM and every core by default; capped, its SCD2 merges spill to disk
+        # instead (measured on the large twin: peak 514 MB uncapped at 256 MB, 430 MB at 128 MB and
+        # one thread, for about a second more of load time).
+        "destination.duckdb.credentials.global_config": '{"memory_limit": "128MB", "threads": 1}',
+    }
+
+
+def apply_run_defaults() -> None:
+    for key, value in run_defaults().items():
+        if dlt.config.get(key) is None:
+            os.environ[key.upper().replace(".", "__")] = value
+
+
 def run_extraction(options: RunOptions) -> RunSummary:
     started = time.monotonic()
     started_wall = time.time()
-    os.environ.setdefault("EXTRACT__NEXT_ITEM_MODE", "fifo")
-    os.environ.setdefault("RUNTIME__LOG_LEVEL", "ERROR")
-    # Arrow rows (cumulative_exposures) carry dlt's row and load ids like every other table.
-    os.environ.setdefault("NORMALIZE__PARQUET_NORMALIZER__ADD_DLT_ID", "true")
-    os.environ.setdefault("NORMALIZE__PARQUET_NORMALIZER__ADD_DLT_LOAD_ID", "true")
-    # DuckDB takes 80% of RAM and every core by default; capped, its SCD2 merges spill to disk instead
-    # (measured on the large twin: peak 514 MB uncapped at 256 MB, 430 MB at 128 MB and one thread,
-    # for about a second more of load time).
-    os.environ.setdefault("DESTINATION__DUCKDB__CREDENTIALS__GLOBAL_CONFIG", '{"memory_limit": "128MB", "threads": 1}')
+    apply_run_defaults()
     redacting_filter.add(options.source_args.get("api_key"))
     report = ExtractionReport()
     try:

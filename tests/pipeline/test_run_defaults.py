@@ -1,0 +1,123 @@
+"""The dlt settings a run starts from: forked normalize workers, extract files, and the user's word over ours."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Iterator
+
+import duckdb
+import pytest
+from dlt.common.configuration.container import Container
+from dlt.common.configuration.specs.pluggable_run_context import PluggableRunContext
+from dlt.normalize.normalize import Normalize
+
+from pipelines import run
+from tests.pipeline.conftest import Loader
+
+# dlt's own columns: row ids of merge tables' nested rows are random, validity and load ids are times.
+DLT_COLUMNS = {"_dlt_id", "_dlt_parent_id", "_dlt_root_id", "_dlt_load_id", "_dlt_valid_from", "_dlt_valid_to"}
+
+
+@pytest.mark.parametrize(
+    ("cores", "start_method", "workers"),
+    [({0, 1}, "fork", 2), ({0, 1, 2, 3}, "fork", 2), ({0}, "fork", 1), ({0, 1}, "spawn", 1)],
+)
+def test_two_normalize_workers_only_where_forking_them_uses_a_second_core(monkeypatch, cores, start_method, workers):
+    monkeypatch.setattr(run.os, "sched_getaffinity", lambda pid: cores)
+    monkeypatch.setattr(run, "get_default_start_method", lambda method: start_method)
+    assert run.normalize_workers() == workers
+
+
+def test_defaults_fill_only_what_the_user_left_unset(monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)  # no .dlt/config.toml
+    for key in run.run_defaults():
+        monkeypatch.delenv(key.upper().replace(".", "__"), raising=False)
+    monkeypatch.setenv("NORMALIZE__WORKERS", "3")
+    monkeypatch.setenv("SOURCES__DATA_WRITER__DISABLE_COMPRESSION", "false")
+    monkeypatch.setattr(run, "normalize_workers", lambda: 2)
+
+    run.apply_run_defaults()
+
+    assert os.environ["NORMALIZE__WORKERS"] == "3"
+    assert os.environ["SOURCES__DATA_WRITER__DISABLE_COMPRESSION"] == "false"
+    assert os.environ["SOURCES__DATA_WRITER__FILE_MAX_BYTES"] == str(run.EXTRACT_FILE_BYTES)
+    assert os.environ["EXTRACT__NEXT_ITEM_MODE"] == "fifo"
+
+
+@pytest.fixture
+def project_dir(tmp_path: Path) -> Iterator[Path]:
+    """dlt's run context (where it reads .dlt/config.toml) moved to an empty project, then back."""
+    run_context = Container()[PluggableRunContext]
+    previous = run_context.context.run_dir
+    run_context.reload(str(tmp_path))
+    try:
+        yield tmp_path
+    finally:
+        run_context.reload(previous)
+
+
+def test_a_setting_in_config_toml_is_not_overridden(monkeypatch, project_dir):
+    (project_dir / ".dlt").mkdir()
+    (project_dir / ".dlt" / "config.toml").write_text("[normalize]\nworkers = 1\n")
+    Container()[PluggableRunContext].reload_providers()
+    monkeypatch.delenv("NORMALIZE__WORKERS", raising=False)
+    monkeypatch.delenv("SOURCES__DATA_WRITER__FILE_MAX_BYTES", raising=False)
+    monkeypatch.setattr(run, "normalize_workers", lambda: 2)
+
+    run.apply_run_defaults()
+
+    assert "NORMALIZE__WORKERS" not in os.environ
+    assert os.environ["SOURCES__DATA_WRITER__FILE_MAX_BYTES"] == str(run.EXTRACT_FILE_BYTES)
+
+
+def table_contents(duckdb_path: Path) -> dict[str, list[tuple]]:
+    """Every console table's rows without dlt's ids and times, sorted: what two loads must agree on."""
+    with duckdb.connect(str(duckdb_path), read_only=True) as con:
+        tables = [
+            name for (name,) in con.execute(
+                "select table_name from information_schema.tables where table_schema = 'console'"
+                " and table_type = 'BASE TABLE' and table_name not like '\\_dlt%' escape '\\'"
+                " and table_name <> 'extraction_runs'"
+            ).fetchall()
+        ]
+        contents = {}
+        for table in tables:
+            columns = [
+                c for (c,) in con.execute(
+                    "select column_name from information_schema.columns where table_schema = 'console'"
+                    " and table_name = ? order by column_name", [table]
+                ).fetchall()
+                if c not in DLT_COLUMNS
+            ]
+            quoted = ", ".join(f'"{c}"' for c in columns)
+            rows = con.execute(f'select {quoted} from console."{table}"').fetchall()
+            contents[table] = sorted(rows, key=repr)
+        return contents
+
+
+def test_two_forked_normalize_workers_load_exactly_what_one_does(twin, tmp_path, monkeypatch):
+    parallel_calls = []
+    map_parallel = Normalize.map_parallel
+
+    def counting_map_parallel(self, schema, load_id, files):
+        parallel_calls.append([Path(f).name for f in files])
+        return map_parallel(self, schema, load_id, files)
+
+    monkeypatch.setattr(Normalize, "map_parallel", counting_map_parallel)
+    # Pages of 10 items and small files: the small twin's gates (57, 86 KB) are written to several
+    # files, which dlt deals out between the workers.
+    monkeypatch.setenv("SOURCES__DATA_WRITER__FILE_MAX_BYTES", "10000")
+    monkeypatch.setenv("SOURCES__DATA_WRITER__BUFFER_MAX_ITEMS", "20")
+    loaded = {}
+    with twin.serve() as base_url:
+        for workers in ("1", "2"):
+            monkeypatch.setenv("NORMALIZE__WORKERS", workers)
+            loader = Loader(twin, base_url, tmp_path / f"workers-{workers}")
+            loader.run(source_args={"page_size": 10})
+            loaded[workers] = table_contents(loader.duckdb_path)
+
+    assert len(parallel_calls) == 1  # only the two-worker run went through dlt's worker pool
+    assert sum(name.startswith("gates.") for name in parallel_calls[0]) >= 2  # gates split over files
+    assert sum(len(rows) for rows in loaded["1"].values()) > 1000
+    assert loaded["2"] == loaded["1"]
