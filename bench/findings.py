@@ -114,17 +114,17 @@ def findings(report: BenchReport) -> list[str]:
             f" the run freezes the objects alive at its start out of the garbage collector's scans and collects"
             f" young objects every 10,000 allocations instead of 700 (`pipelines/run.py`): with Python's defaults"
             f" seven full collections took about 1.2 s of a 9.3 s normalise step, measured in one profiling"
-            f" process, 8.1 s after. What is left does not reach it either, measured in profiling processes:"
-            f" (b) keeping the simple string lists of gates and configs (`tags`, `target_apps`, `holdoutIDs`,"
+            f" process, 8.1 s after; and the normalise step runs in two forked worker processes over extract files"
+            f" of about 2 MB, so both cores work (interleaved in one profiling session: 7.2 to 10.0 s with one"
+            f" worker, 5.9 to 7.5 s with two; the machine's noise is large). Two workers are not twice as fast:"
+            f" dlt deals the files out by count, not size, and the tables are merged and loaded by one process."
+            f" What is left does not reach it either, measured in profiling processes: keeping the simple string lists of gates and configs (`tags`, `target_apps`, `holdoutIDs`,"
             f" `monitoring_metrics`, `rules.environments`, `conditions.targetValue`) as JSON columns instead of"
             f" child tables shortens normalize from 8.1 to 6.1 s and load from 2.3 to 1.7 s, but a third of the"
             f" rows go (402,787 to 265,922), so rows per second fall (38,900 to 33,900), and the data model and"
-            f" views would change; (c) `NORMALIZE__WORKERS=2` with extract files rotated every 5,000 items"
-            f" (`EXTRACT__DATA_WRITER__FILE_MAX_ITEMS`) uses the second core through worker processes: normalize"
-            f" took 7.4 s instead of about 8 s (42,000 rows/s) and the peak rose to 816 MB, breaking the memory"
-            f" target. Reaching {NORMALISE_LOAD_TARGET:,} would mean bypassing dlt's normaliser for gates, configs"
-            f" and runs (building their nested tables, row ids and SCD2 hashes ourselves as Arrow), re-implementing"
-            f" dlt internals its SCD2 merge depends on."
+            f" views would change. Reaching {NORMALISE_LOAD_TARGET:,} would mean bypassing dlt's normaliser for"
+            f" gates, configs and runs (building their nested tables, row ids and SCD2 hashes ourselves as Arrow),"
+            f" re-implementing dlt internals its SCD2 merge depends on."
         )
     peaks = {size: max_peak(report, size) for size in report.sizes}
     if peaks.get(big) and (peaks[big] >= PEAK_RSS_TARGET_MB or (
@@ -139,10 +139,11 @@ def findings(report: BenchReport) -> list[str]:
                f" {fmt(medium_steps['load'], '{:.0f}')} MB)" if "medium" in report.shapes and big != "medium" else "")
             + ". Extraction memory does follow the page (it grows by about 20 MB over 3,000 fan-out requests:"
             " resource state and the id catalogue). The load step adds DuckDB's buffers for the SCD2 merge"
-            f" of {report.shapes[big].listed.get('gates', 0):,} gates and their nested tables, and normalize holds dlt's per-table write buffers (5,000"
-            " rows per table by default). `gatehouse run` caps DuckDB at 128 MB and one thread by default"
+            f" of {report.shapes[big].listed.get('gates', 0):,} gates and their nested tables, and each normalize worker holds dlt's per-table write"
+            " buffers (5,000 rows per table by default; gatehouse buffers 500 per table while extracting)."
+            " `gatehouse run` caps DuckDB at 128 MB and one thread by default"
             " (`DESTINATION__DUCKDB__CREDENTIALS__GLOBAL_CONFIG` overrides it); a smaller"
-            " `DATA_WRITER__BUFFER_MAX_ITEMS` would lower the normalize plateau."
+            " `NORMALIZE__DATA_WRITER__BUFFER_MAX_ITEMS` would lower the normalize plateau."
         )
     rerun = median(GATEHOUSE_RERUN, lambda r: r.wall_s)
     full = median(GATEHOUSE_FULL, lambda r: r.wall_s)

@@ -43,6 +43,14 @@ EXPOSURE_ROW_SCHEMA = pa.schema(
 )
 # Values the service treats as free-form JSON stay JSON instead of becoming one column per key.
 JSON = {"data_type": "json"}
+# A condition's targetValue is strings or numbers (the contract allows both). Declared as text, the
+# column's type never depends on which value dlt met first, nor, with two normalize workers, on which
+# worker's inference was merged first (the other would get a `value__v_text` variant column).
+# dlt needs every table on the path declared, hence the empty hints for conditions.
+TARGET_VALUES = {
+    ("rules", "conditions"): {},
+    ("rules", "conditions", "target_value"): {"columns": {"value": {"name": "value", "data_type": "text"}}},
+}
 
 
 @dlt.source(name="console", max_table_nesting=4)
@@ -98,7 +106,7 @@ def console(
     settle_after = timedelta(hours=settle_after_hours)
     fan_out_batch = max(1, max_workers * 4)
 
-    @dlt.resource(name="gates", primary_key="id", write_disposition=SCD2)
+    @dlt.resource(name="gates", primary_key="id", write_disposition=SCD2, nested_hints={"rules": {}, **TARGET_VALUES})
     def gates() -> Iterator[list[dict]]:
         """Table `gates`, key `id`: SCD2 history of every listed gate, one version per change.
 

@@ -29,8 +29,19 @@ def test_two_normalize_workers_only_where_forking_them_uses_a_second_core(monkey
     assert run.normalize_workers() == workers
 
 
-def test_defaults_fill_only_what_the_user_left_unset(monkeypatch, tmp_path):
-    monkeypatch.chdir(tmp_path)  # no .dlt/config.toml
+@pytest.fixture
+def project_dir(tmp_path: Path) -> Iterator[Path]:
+    """dlt's run context (where it reads .dlt/config.toml) moved to an empty project, then back."""
+    run_context = Container()[PluggableRunContext]
+    previous = run_context.context.run_dir
+    run_context.reload(str(tmp_path))
+    try:
+        yield tmp_path
+    finally:
+        run_context.reload(previous)
+
+
+def test_defaults_fill_only_what_the_user_left_unset(monkeypatch, project_dir):
     for key in run.run_defaults():
         monkeypatch.delenv(key.upper().replace(".", "__"), raising=False)
     monkeypatch.setenv("NORMALIZE__WORKERS", "3")
@@ -45,18 +56,6 @@ def test_defaults_fill_only_what_the_user_left_unset(monkeypatch, tmp_path):
     assert os.environ["EXTRACT__NEXT_ITEM_MODE"] == "fifo"
 
 
-@pytest.fixture
-def project_dir(tmp_path: Path) -> Iterator[Path]:
-    """dlt's run context (where it reads .dlt/config.toml) moved to an empty project, then back."""
-    run_context = Container()[PluggableRunContext]
-    previous = run_context.context.run_dir
-    run_context.reload(str(tmp_path))
-    try:
-        yield tmp_path
-    finally:
-        run_context.reload(previous)
-
-
 def test_a_setting_in_config_toml_is_not_overridden(monkeypatch, project_dir):
     (project_dir / ".dlt").mkdir()
     (project_dir / ".dlt" / "config.toml").write_text("[normalize]\nworkers = 1\n")
@@ -69,6 +68,15 @@ def test_a_setting_in_config_toml_is_not_overridden(monkeypatch, project_dir):
 
     assert "NORMALIZE__WORKERS" not in os.environ
     assert os.environ["SOURCES__DATA_WRITER__FILE_MAX_BYTES"] == str(run.EXTRACT_FILE_BYTES)
+
+
+def table_columns(duckdb_path: Path) -> list[tuple]:
+    """Every console table's columns and their types."""
+    with duckdb.connect(str(duckdb_path), read_only=True) as con:
+        return con.execute(
+            "select table_name, column_name, data_type from information_schema.columns"
+            " where table_schema = 'console' order by all"
+        ).fetchall()
 
 
 def table_contents(duckdb_path: Path) -> dict[str, list[tuple]]:
@@ -109,15 +117,33 @@ def test_two_forked_normalize_workers_load_exactly_what_one_does(twin, tmp_path,
     # files, which dlt deals out between the workers.
     monkeypatch.setenv("SOURCES__DATA_WRITER__FILE_MAX_BYTES", "10000")
     monkeypatch.setenv("SOURCES__DATA_WRITER__BUFFER_MAX_ITEMS", "20")
-    loaded = {}
+    loaded, columns = {}, {}
     with twin.serve() as base_url:
         for workers in ("1", "2"):
             monkeypatch.setenv("NORMALIZE__WORKERS", workers)
             loader = Loader(twin, base_url, tmp_path / f"workers-{workers}")
             loader.run(source_args={"page_size": 10})
             loaded[workers] = table_contents(loader.duckdb_path)
+            columns[workers] = table_columns(loader.duckdb_path)
 
     assert len(parallel_calls) == 1  # only the two-worker run went through dlt's worker pool
     assert sum(name.startswith("gates.") for name in parallel_calls[0]) >= 2  # gates split over files
     assert sum(len(rows) for rows in loaded["1"].values()) > 1000
+    assert columns["2"] == columns["1"]
     assert loaded["2"] == loaded["1"]
+
+
+def test_a_condition_target_value_column_is_text_whatever_value_comes_first(loader):
+    # Numbers first: dlt would have typed the column bigint and put later strings in a variant column.
+    first = next(
+        gate for gate in loader.twin.organisation.listed_gates()
+        if any(isinstance(c.get("targetValue"), list) and c["targetValue"] for r in gate["rules"] for c in r["conditions"])
+    )
+    for rule in first["rules"]:
+        for condition in rule["conditions"]:
+            if isinstance(condition.get("targetValue"), list) and condition["targetValue"]:
+                condition["targetValue"] = [7, 8]
+    loader.run()
+    assert [(c, t) for (table, c, t) in table_columns(loader.duckdb_path)
+            if table == "gates__rules__conditions__target_value" and c.startswith("value")] == [("value", "VARCHAR")]
+    assert ("7",) in loader.query("select value from console.gates__rules__conditions__target_value")
