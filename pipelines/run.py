@@ -364,7 +364,7 @@ def normalize_workers() -> int:
     """Two normalize processes where forking them is cheap, else one.
 
     dlt's relational normaliser is pure Python, so a second process is the only way to use a second
-    core: on the large twin it cut the normalise step from about 7 to 5.3 s (bench/RESULTS.md). Forked
+    core: on the large twin the normalise step went from 7.2 to 5.6 s (bench medians). Forked
     workers share the parent's pages and start at once; where dlt would spawn them instead (Airflow,
     Dagster, Prefect, or a run from a thread that is not the main one) each would import dlt again and
     hold its own copy, costing seconds and memory that a run of this size does not win back.
