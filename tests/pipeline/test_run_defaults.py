@@ -81,27 +81,15 @@ def table_columns(duckdb_path: Path) -> list[tuple]:
 
 def table_contents(duckdb_path: Path) -> dict[str, list[tuple]]:
     """Every console table's rows without dlt's ids and times, sorted: what two loads must agree on."""
+    columns_by_table: dict[str, list[str]] = {}
+    for table, column, _ in table_columns(duckdb_path):
+        if not table.startswith("_dlt") and table != "extraction_runs" and column not in DLT_COLUMNS:
+            columns_by_table.setdefault(table, []).append(f'"{column}"')
     with duckdb.connect(str(duckdb_path), read_only=True) as con:
-        tables = [
-            name for (name,) in con.execute(
-                "select table_name from information_schema.tables where table_schema = 'console'"
-                " and table_type = 'BASE TABLE' and table_name not like '\\_dlt%' escape '\\'"
-                " and table_name <> 'extraction_runs'"
-            ).fetchall()
-        ]
-        contents = {}
-        for table in tables:
-            columns = [
-                c for (c,) in con.execute(
-                    "select column_name from information_schema.columns where table_schema = 'console'"
-                    " and table_name = ? order by column_name", [table]
-                ).fetchall()
-                if c not in DLT_COLUMNS
-            ]
-            quoted = ", ".join(f'"{c}"' for c in columns)
-            rows = con.execute(f'select {quoted} from console."{table}"').fetchall()
-            contents[table] = sorted(rows, key=repr)
-        return contents
+        return {
+            table: sorted(con.execute(f'select {", ".join(columns)} from console."{table}"').fetchall(), key=repr)
+            for table, columns in columns_by_table.items()
+        }
 
 
 def test_two_forked_normalize_workers_load_exactly_what_one_does(twin, tmp_path, monkeypatch):
