@@ -47,12 +47,13 @@ def table_rows(trace: Any) -> dict[str, int]:
 def run_gatehouse(spec: dict[str, Any]) -> dict[str, Any]:
     import dlt
 
+    from pipelines.destination import Destination
     from pipelines.run import RunOptions, run_extraction
 
     workdir = Path(spec["workdir"])
     requests, window = spec["rate_limit"]
     options = RunOptions(
-        duckdb_path=workdir / "gatehouse.duckdb",
+        destination=Destination(duckdb_path=workdir / "gatehouse.duckdb"),
         progress=False,
         source_args={
             "base_url": spec["base_url"],

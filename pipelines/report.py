@@ -1,7 +1,8 @@
-"""`gatehouse report`: runs the notebooks headless against a DuckDB file, writes HTML reports, prints a summary.
+"""`gatehouse report`: runs the notebooks headless against the destination, writes HTML reports, prints a summary.
 
-The notebooks (`notebooks/*.ipynb`, committed without outputs) read the database through the analysis views
-only; the path reaches them in the GATEHOUSE_DUCKDB environment variable of their kernel. Each report is one
+The notebooks (`notebooks/*.ipynb`, committed without outputs) read the data through the analysis views
+only, on whichever destination `gatehouse run` loaded: it reaches their kernel as GATEHOUSE_DESTINATION
+(and GATEHOUSE_DUCKDB for the default DuckDB file), read by `pipelines.destination.Destination.from_environment`. Each report is one
 self-contained HTML file: charts are PNGs inlined as data: URIs, the CSS is inlined, and the page loads no
 script, stylesheet or font from anywhere (nbconvert's lab template minus its require.js, MathJax, Mermaid
 and widget blocks, which come from CDNs).
@@ -14,20 +15,18 @@ import logging
 import os
 import subprocess
 from dataclasses import dataclass
+from datetime import timezone
 from pathlib import Path
 from typing import Any
 
-import duckdb
-
+from pipelines import destination as destinations
+from pipelines.destination import Destination, Reader
 from pipelines.errors import GatehouseError
-from pipelines.run import DEFAULT_DUCKDB
-from pipelines.views import apply_views
 
 log = logging.getLogger("gatehouse.report")
 
 NOTEBOOK_DIR = Path(__file__).resolve().parent.parent / "notebooks"
 NOTEBOOKS = ("stale_gates", "exposure_growth", "ingestion_health")
-DUCKDB_ENV = "GATEHOUSE_DUCKDB"
 DEFAULT_OUT = Path("reports")
 CELL_TIMEOUT_S = 300
 TOP = 5
@@ -49,8 +48,10 @@ EPILOG = """\
 examples:
   gatehouse report                                   # ./gatehouse.duckdb -> ./reports/*.html
   gatehouse report --duckdb /data/gh.duckdb --out /tmp/reports
+  gatehouse report --destination postgres            # the warehouse `gatehouse run --destination postgres` loaded
 
-The notebooks can also be opened in Jupyter: set GATEHOUSE_DUCKDB to the database path first.
+The notebooks can also be opened in Jupyter: set GATEHOUSE_DUCKDB to the database path first, or
+GATEHOUSE_DESTINATION to a dlt destination name (its credentials from .dlt/ as for `gatehouse run`).
 """
 
 
@@ -64,21 +65,21 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "report",
         help="HTML reports on stale gates, experiment exposures and ingestion health",
-        description="Execute the notebooks headless against a DuckDB file loaded by `gatehouse run`, write one"
+        description="Execute the notebooks headless against the data `gatehouse run` loaded, write one"
         " self-contained HTML report each and print a short summary.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--duckdb", default=str(DEFAULT_DUCKDB), metavar="PATH", help="DuckDB file (default: %(default)s)")
+    destinations.add_arguments(parser)
     parser.add_argument("--out", default=str(DEFAULT_OUT), metavar="DIR", help="where the HTML goes (default: %(default)s)")
     parser.set_defaults(handler=handle)
 
 
 def handle(args: argparse.Namespace) -> int:
-    database = Path(args.duckdb)
+    destination = destinations.from_arguments(args)
     out = Path(args.out)
-    summary = prepare(database)
-    reports = write_reports(database, out)
+    summary = prepare(destination, timeout_s=args.lock_timeout)
+    reports = write_reports(destination, out)
     print(summary)
     print("reports:")
     for report in reports:
@@ -86,27 +87,23 @@ def handle(args: argparse.Namespace) -> int:
     return 0
 
 
-def prepare(database: Path) -> str:
+def prepare(destination: Destination, timeout_s: float | None = None) -> str:
     """Refreshes the views (the notebooks rely on this version's) and returns the terminal summary."""
-    if not database.is_file():
-        raise GatehouseError(f"no database at {database}: load one with `gatehouse run` (or `gatehouse run --demo`)")
-    try:
-        apply_views(database)
-        with duckdb.connect(str(database), read_only=True) as connection:
-            return summarise(connection, database)
-    except duckdb.Error as err:
-        raise GatehouseError(f"cannot read {database} as a gatehouse DuckDB database: {str(err).splitlines()[0]}") from err
+    destination.check_loaded()
+    destination.apply_views(timeout_s=timeout_s)
+    with destination.reader() as reader:
+        return summarise(reader, destination.label())
 
 
-def write_reports(database: Path, out: Path) -> list[Report]:
+def write_reports(destination: Destination, out: Path) -> list[Report]:
     import nbformat
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 
     out.mkdir(parents=True, exist_ok=True)
     exporter = _exporter()
-    # The kernel inherits this environment, plus the database path; its working directory is the notebooks'.
-    env = {**os.environ, DUCKDB_ENV: str(database.resolve())}
+    # The kernel inherits this environment, plus where the data is; its working directory is the notebooks'.
+    env = {**os.environ, **destination.notebook_environment()}
     reports = []
     for name in NOTEBOOKS:
         path = NOTEBOOK_DIR / f"{name}.ipynb"
@@ -155,14 +152,12 @@ def _last_line(err: Exception) -> str:
     return lines[-1] if lines else type(err).__name__
 
 
-def summarise(connection: duckdb.DuckDBPyConnection, database: Path) -> str:
+def summarise(reader: Reader, label: str) -> str:
     """A few lines for the terminal: top stale gates, experiments with SRM or stalls, failing sources."""
-
-    def rows(sql: str) -> list[tuple]:
-        return connection.execute(sql).fetchall()
-
+    rows = reader.rows
     [(as_of,)] = rows("select as_of_at from analytics.as_of")
-    lines = [f"gatehouse report: {database}, as of {as_of:%Y-%m-%d %H:%M} UTC"]
+    as_of = as_of.astimezone(timezone.utc)
+    lines = [f"gatehouse report: {label}, as of {as_of:%Y-%m-%d %H:%M} UTC"]
 
     [(stale, marked, meeting, approaching)] = rows(
         """

@@ -210,6 +210,7 @@ def apply_views(
     connection_or_path: duckdb.DuckDBPyConnection | str | Path,
     dataset: str = DEFAULT_DATASET,
     parameters: Mapping[str, float] | None = None,
+    destination: str = "duckdb",
 ) -> list[str]:
     """Creates (or replaces) every staging and analysis view in schema `analytics`; returns their names.
 
@@ -291,7 +292,10 @@ def _ensure_parameter_tables(connection: duckdb.DuckDBPyConnection, overrides: M
 
 @contextmanager
 def _connection(connection_or_path: Any) -> Iterator[duckdb.DuckDBPyConnection]:
-    if isinstance(connection_or_path, (str, Path)):
+    native = getattr(connection_or_path, "native_connection", None)  # dlt's SQL client
+    if native is not None:
+        yield native
+    elif isinstance(connection_or_path, (str, Path)):
         connection = duckdb.connect(str(connection_or_path))
         try:
             yield connection
@@ -299,3 +303,12 @@ def _connection(connection_or_path: Any) -> Iterator[duckdb.DuckDBPyConnection]:
             connection.close()
     else:
         yield connection_or_path
+
+
+def translate(sql: str, dialect: str) -> str:
+    """DuckDB-dialect SQL in the destination's dialect."""
+    if dialect == "duckdb":
+        return sql
+    import sqlglot
+
+    return sqlglot.transpile(sql, read="duckdb", write=dialect)[0]

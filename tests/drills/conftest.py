@@ -25,6 +25,7 @@ import pytest
 
 from console_twin import ConsoleTwin, TwinSettings
 from pipelines.errors import GatehouseError
+from pipelines.destination import Destination
 from pipelines.run import RunOptions, RunSummary, run_extraction
 from tests.drills.snapshot import Snapshot, snapshot
 
@@ -53,7 +54,7 @@ def source_args(twin: ConsoleTwin, base_url: str, **overrides: Any) -> dict[str,
 def load(twin: ConsoleTwin, base_url: str, duckdb_path: Path, **overrides: Any) -> RunSummary:
     """One `gatehouse run` in this process; its state lives beside the DuckDB file, as in production."""
     return run_extraction(
-        RunOptions(duckdb_path=duckdb_path, progress=False, source_args=source_args(twin, base_url, **overrides))
+        RunOptions(destination=Destination(duckdb_path=duckdb_path), progress=False, source_args=source_args(twin, base_url, **overrides))
     )
 
 

@@ -267,6 +267,9 @@ def test_no_command_leaks_a_secret(tmp_path):
             assert rejected.result().code == 2 and "401" in rejected.result().err, rejected.result().err
             assert elsewhere.result().code == 2, elsewhere.result().err
             done.append(served.result())
+        views = gatehouse(["views", "--duckdb", "gatehouse.duckdb", "--set", "stall_days=3"])
+        assert views.code == 0, views.err
+        assert gatehouse(["views", "--destination", "postgres"]).code == 2
         failed = [r.argv for r in results if r.code != 0 and not any(w in r.err for w in ("401", "HTTP"))]
         assert not failed, f"commands that should have worked failed: {failed}"
 

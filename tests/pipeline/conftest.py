@@ -9,6 +9,7 @@ import duckdb
 import pytest
 
 from console_twin import ConsoleTwin
+from pipelines.destination import Destination
 from pipelines.run import RunOptions, RunSummary, run_extraction
 
 
@@ -33,8 +34,7 @@ class Loader:
         source_args = self.source_args(**options.pop("source_args", {}))
         return run_extraction(
             RunOptions(
-                duckdb_path=self.duckdb_path,
-                pipelines_dir=self.workdir / "pipelines",
+                destination=Destination(duckdb_path=self.duckdb_path, pipelines_dir=self.workdir / "pipelines"),
                 progress=False,
                 source_args=source_args,
                 **options,

@@ -12,7 +12,7 @@ from dlt.common.configuration.container import Container
 from dlt.common.configuration.specs.pluggable_run_context import PluggableRunContext
 from dlt.normalize.normalize import Normalize
 
-from pipelines import run
+from pipelines import tuning
 from tests.pipeline.conftest import Loader
 
 # dlt's own columns: row ids of merge tables' nested rows are random, validity and load ids are times.
@@ -24,9 +24,9 @@ DLT_COLUMNS = {"_dlt_id", "_dlt_parent_id", "_dlt_root_id", "_dlt_load_id", "_dl
     [({0, 1}, "fork", 2), ({0, 1, 2, 3}, "fork", 2), ({0}, "fork", 1), ({0, 1}, "spawn", 1)],
 )
 def test_two_normalize_workers_only_where_forking_them_uses_a_second_core(monkeypatch, cores, start_method, workers):
-    monkeypatch.setattr(run.os, "sched_getaffinity", lambda pid: cores)
-    monkeypatch.setattr(run, "get_default_start_method", lambda method: start_method)
-    assert run.normalize_workers() == workers
+    monkeypatch.setattr(tuning.os, "sched_getaffinity", lambda pid: cores)
+    monkeypatch.setattr(tuning, "get_default_start_method", lambda method: start_method)
+    assert tuning.normalize_workers() == workers
 
 
 @pytest.fixture
@@ -42,17 +42,17 @@ def project_dir(tmp_path: Path) -> Iterator[Path]:
 
 
 def test_defaults_fill_only_what_the_user_left_unset(monkeypatch, project_dir):
-    for key in run.run_defaults():
+    for key in tuning.run_defaults():
         monkeypatch.delenv(key.upper().replace(".", "__"), raising=False)
     monkeypatch.setenv("NORMALIZE__WORKERS", "3")
     monkeypatch.setenv("SOURCES__DATA_WRITER__DISABLE_COMPRESSION", "false")
-    monkeypatch.setattr(run, "normalize_workers", lambda: 2)
+    monkeypatch.setattr(tuning, "normalize_workers", lambda: 2)
 
-    run.apply_run_defaults()
+    tuning.apply_run_defaults()
 
     assert os.environ["NORMALIZE__WORKERS"] == "3"
     assert os.environ["SOURCES__DATA_WRITER__DISABLE_COMPRESSION"] == "false"
-    assert os.environ["SOURCES__DATA_WRITER__FILE_MAX_BYTES"] == str(run.EXTRACT_FILE_BYTES)
+    assert os.environ["SOURCES__DATA_WRITER__FILE_MAX_BYTES"] == str(tuning.EXTRACT_FILE_BYTES)
     assert os.environ["EXTRACT__NEXT_ITEM_MODE"] == "fifo"
 
 
@@ -62,12 +62,12 @@ def test_a_setting_in_config_toml_is_not_overridden(monkeypatch, project_dir):
     Container()[PluggableRunContext].reload_providers()
     monkeypatch.delenv("NORMALIZE__WORKERS", raising=False)
     monkeypatch.delenv("SOURCES__DATA_WRITER__FILE_MAX_BYTES", raising=False)
-    monkeypatch.setattr(run, "normalize_workers", lambda: 2)
+    monkeypatch.setattr(tuning, "normalize_workers", lambda: 2)
 
-    run.apply_run_defaults()
+    tuning.apply_run_defaults()
 
     assert "NORMALIZE__WORKERS" not in os.environ
-    assert os.environ["SOURCES__DATA_WRITER__FILE_MAX_BYTES"] == str(run.EXTRACT_FILE_BYTES)
+    assert os.environ["SOURCES__DATA_WRITER__FILE_MAX_BYTES"] == str(tuning.EXTRACT_FILE_BYTES)
 
 
 def table_columns(duckdb_path: Path) -> list[tuple]:

@@ -14,6 +14,7 @@ import pytest
 from matplotlib import image as mpimg
 
 from pipelines.cli import main
+from pipelines.destination import Destination
 from pipelines.report import NOTEBOOK_DIR, NOTEBOOKS, summarise
 
 REMOTE_REFERENCE = re.compile(r"""(?:src|href)\s*=\s*["']?\s*(?:https?:)?//|url\(\s*["']?\s*(?:https?:)?//|@import""", re.I)
@@ -59,7 +60,8 @@ def test_notebook_is_committed_without_outputs(name):
 def test_notebook_reads_only_the_views(name):
     notebook = nbformat.read(NOTEBOOK_DIR / f"{name}.ipynb", as_version=4)
     source = "\n".join(cell.source for cell in notebook.cells if cell.cell_type == "code")
-    assert "read_only=True" in source
+    # One way in for every notebook: the destination its parameters cell names, read through the views.
+    assert "NotebookData.open(DESTINATION, DUCKDB_PATH)" in source
     assert "import dlt" not in source and "sources.console" not in source
     queries = re.findall(r'view\(\s*"(.*?)"\s*\)', source, re.S)
     tables = [table for query in queries for table in re.findall(r"\b(?:from|join)\s+([a-z_][a-z0-9_.]*)", query)]
@@ -131,8 +133,8 @@ def test_report_charts_render_in_headless_chromium(demo_reports, tmp_path, name)
 
 
 def test_summary_of_the_hand_built_console(hand_built_db):
-    with duckdb.connect(str(hand_built_db), read_only=True) as connection:
-        text = summarise(connection, Path("hand_built.duckdb"))
+    with Destination(duckdb_path=hand_built_db).reader() as reader:
+        text = summarise(reader, "hand_built.duckdb")
     assert text.splitlines() == [
         "gatehouse report: hand_built.duckdb, as of 2026-11-20 12:00 UTC",
         "stale gates: 7 (2 marked stale, 4 meet the rules, 1 approaching)",

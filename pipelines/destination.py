@@ -1,0 +1,328 @@
+"""Where the data is: the one module that knows the destination.
+
+`gatehouse run`, `views`, `report`, `code-refs` and the notebooks all reach the data through a
+`Destination`: it resolves `--duckdb PATH` / `--destination NAME` (credentials come from dlt config, the
+dlt way, never from a second configuration of ours) into the dlt pipeline, hands out dlt's SQL client
+for views and reads, translates the DuckDB-dialect SQL gatehouse writes into the destination's dialect,
+and guards the data: one run at a time per pipeline, and a DuckDB file that another process holds is
+waited for, not failed on. No other module imports a driver or tests a destination's name.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import logging
+import os
+import re
+import shutil
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator, Mapping, Optional
+
+import dlt
+from dlt.common.destination.exceptions import SqlClientNotAvailable, UnknownDestinationModule
+from dlt.common.exceptions import MissingDependencyException
+
+from pipelines.errors import GatehouseError
+
+log = logging.getLogger("gatehouse.destination")
+
+PIPELINE_NAME = "gatehouse"
+DATASET_NAME = "console"
+DEFAULT_NAME = "duckdb"
+DEFAULT_DUCKDB = Path("gatehouse.duckdb")
+# How long a run or a report waits for another gatehouse run, or for a DuckDB file another program
+# holds, before it gives up with one line. A notebook cell or a BI refresh takes seconds to minutes.
+DEFAULT_LOCK_TIMEOUT_S = 300.0
+LOCK_TIMEOUT_SETTING = "gatehouse.lock_timeout"  # [gatehouse] lock_timeout = 600, or GATEHOUSE__LOCK_TIMEOUT
+LOCK_POLL_S = 0.5
+# The notebooks, opened by hand or by `gatehouse report`, find the data through these two settings.
+DESTINATION_ENV = "GATEHOUSE_DESTINATION"
+DUCKDB_ENV = "GATEHOUSE_DUCKDB"
+# DuckDB names a file's catalog after the file: these names would clash with the schemas.
+RESERVED_DUCKDB_NAMES = (DATASET_NAME, "analytics")
+# DuckDB takes 80% of RAM and every core by default; capped, its SCD2 merges spill to disk instead
+# (measured on the large twin: peak 514 MB uncapped at 256 MB, 430 MB at 128 MB and one thread, for
+# about a second more of load time).
+RUN_DEFAULTS = {"destination.duckdb.credentials.global_config": '{"memory_limit": "128MB", "threads": 1}'}
+# The pip extra that brings each destination's driver (dlt's extras carry the same names).
+DRIVER_EXTRAS = {"postgres": "postgres", "snowflake": "snowflake", "bigquery": "bigquery",
+                 "databricks": "databricks", "motherduck": "motherduck", "mssql": "mssql", "redshift": "redshift",
+                 "clickhouse": "clickhouse", "athena": "athena", "synapse": "synapse", "filesystem": "filesystem"}
+# DuckDB's words for a file another process holds: `... Conflicting lock is held in /usr/bin/python3 (PID 42) ...`.
+_DUCKDB_HELD = re.compile(r"Conflicting lock is held in (?P<program>.+?) \(PID (?P<pid>\d+)\)")
+
+
+@dataclass(frozen=True)
+class Destination:
+    """A dlt destination by name; for the default, DuckDB, the file it writes."""
+
+    name: str = DEFAULT_NAME
+    duckdb_path: Path = DEFAULT_DUCKDB
+    # Where dlt keeps the pipeline's state; by default beside the DuckDB file, else dlt's own folder.
+    pipelines_dir: Optional[Path] = None
+    _pipeline: list = field(default_factory=list, compare=False, repr=False)
+
+    @classmethod
+    def from_flags(cls, destination: Optional[str], duckdb: Optional[str | Path]) -> "Destination":
+        name = (destination or DEFAULT_NAME).strip()
+        if duckdb is not None and name != DEFAULT_NAME:
+            log.warning("--duckdb is for the default destination: with --destination %s, dlt config says where", name)
+        return cls(name=name, duckdb_path=Path(duckdb) if duckdb is not None else DEFAULT_DUCKDB)
+
+    # -- what it is -------------------------------------------------------------------------------
+
+    @property
+    def is_duckdb_file(self) -> bool:
+        return self.name == DEFAULT_NAME
+
+    def label(self) -> str:
+        """How output names the destination: the file, or the destination's name (never a credential)."""
+        return str(self.duckdb_path) if self.is_duckdb_file else self.name
+
+    def working_dir(self) -> Optional[Path]:
+        if self.pipelines_dir is not None:
+            return self.pipelines_dir
+        if self.is_duckdb_file:
+            # State lives beside the database it describes, so another database never inherits it.
+            db = self.duckdb_path.resolve()
+            return db.parent / f".{db.name}.dlt"
+        return None
+
+    def notebook_environment(self) -> dict[str, str]:
+        """What a notebook's kernel needs to read this destination (and dlt's config from this project)."""
+        env = {DESTINATION_ENV: self.name, "DLT_PROJECT_DIR": os.environ.get("DLT_PROJECT_DIR", os.getcwd())}
+        if self.is_duckdb_file:
+            env[DUCKDB_ENV] = str(self.duckdb_path.resolve())
+        return env
+
+    def check_loaded(self) -> None:
+        """Fails with one line when there is plainly nothing to read yet."""
+        if self.is_duckdb_file and not self.duckdb_path.is_file():
+            raise GatehouseError(f"no database at {self.duckdb_path}: load one with `gatehouse run` (or `gatehouse run --demo`)")
+
+    # -- the pipeline -----------------------------------------------------------------------------
+
+    def pipeline(self) -> dlt.Pipeline:
+        """The dlt pipeline that loads this destination (made once per Destination)."""
+        if self._pipeline:
+            return self._pipeline[0]
+        pipelines_dir = self.working_dir()
+        if self.is_duckdb_file:
+            if self.duckdb_path.stem in RESERVED_DUCKDB_NAMES:
+                raise GatehouseError(
+                    f"--duckdb {self.duckdb_path}: pick another file name; DuckDB would name its catalog"
+                    f" '{self.duckdb_path.stem}', the name of a gatehouse schema"
+                )
+            if pipelines_dir is not None and pipelines_dir.exists() and not self.duckdb_path.exists():
+                # The database was removed: its old state would make incremental resources skip data.
+                log.info("database %s is new: starting from empty state", self.duckdb_path)
+                shutil.rmtree(pipelines_dir)
+            destination: Any = dlt.destinations.duckdb(str(self.duckdb_path))
+        else:
+            destination = self.name
+        try:
+            pipeline = dlt.pipeline(
+                pipeline_name=PIPELINE_NAME,
+                destination=destination,
+                dataset_name=DATASET_NAME,
+                pipelines_dir=str(pipelines_dir) if pipelines_dir else None,
+            )
+        except UnknownDestinationModule as err:
+            raise GatehouseError(
+                f"--destination {self.name}: not a dlt destination (e.g. duckdb, motherduck, snowflake,"
+                " bigquery, databricks, postgres, filesystem)"
+            ) from err
+        except MissingDependencyException as err:
+            raise GatehouseError(self._missing_driver()) from err
+        self._pipeline.append(pipeline)
+        return pipeline
+
+    def _missing_driver(self) -> str:
+        extra = DRIVER_EXTRAS.get(self.name, self.name)
+        return f"destination {self.name}: its driver is not installed; pip install \"dlt[{extra}]\" (or gatehouse[{extra}])"
+
+    # -- reaching it with SQL ---------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def sql_client(self) -> Iterator[Any]:
+        """dlt's own SQL client for the destination, opened; one-line errors for what cannot be reached."""
+        pipeline = self.pipeline()
+        try:
+            client = pipeline.sql_client()
+        except SqlClientNotAvailable as err:
+            raise GatehouseError(
+                f"destination {self.name} has no SQL client: the views and reports need a SQL destination"
+                " (duckdb, postgres, snowflake, bigquery, databricks, motherduck, filesystem...)"
+            ) from err
+        except MissingDependencyException as err:
+            raise GatehouseError(self._missing_driver()) from err
+        try:
+            with client:
+                yield client
+        except MissingDependencyException as err:
+            raise GatehouseError(self._missing_driver()) from err
+
+    def dialect(self, client: Any) -> str:
+        return client.capabilities.sqlglot_dialect or "duckdb"
+
+    def apply_views(self, parameters: Optional[Mapping[str, float]] = None, timeout_s: Optional[float] = None) -> list[str]:
+        """Creates or refreshes every analysis view on the destination, next to the raw dataset."""
+        from pipelines import views
+
+        with self.waiting_for_file(timeout_s), self.sql_client() as client:
+            return views.apply_views(client, parameters=parameters, destination=self.label())
+
+    @contextlib.contextmanager
+    def reader(self) -> Iterator["Reader"]:
+        """Reads DuckDB-dialect SQL over the analysis views, translated for the destination."""
+        with self.sql_client() as client:
+            yield Reader(client, self.dialect(client))
+
+    # -- guarding it ------------------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def exclusive(self, timeout_s: Optional[float] = None) -> Iterator[None]:
+        """One gatehouse run at a time on this pipeline; a second waits, then gives up with one line."""
+        timeout_s = lock_timeout(timeout_s)
+        folder = self.working_dir() or Path(self.pipeline().pipelines_dir)
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / f"{PIPELINE_NAME}.run.lock"
+        with open(path, "a+", encoding="utf-8") as handle:
+            deadline = time.monotonic() + timeout_s
+            announced = False
+            while True:
+                try:
+                    fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    holder = _read_holder(handle)
+                    if time.monotonic() >= deadline:
+                        raise GatehouseError(
+                            f"another gatehouse run ({holder}) is loading {self.label()}; waited {timeout_s:.0f} s:"
+                            " let it finish, or raise --lock-timeout"
+                        ) from None
+                    if not announced:
+                        log.warning("another gatehouse run (%s) is loading %s: waiting up to %.0f s", holder, self.label(), timeout_s)
+                        announced = True
+                    time.sleep(LOCK_POLL_S)
+            handle.seek(0)
+            handle.truncate()
+            handle.write(f"PID {os.getpid()}\n")
+            handle.flush()
+            try:
+                yield
+            finally:
+                handle.seek(0)
+                handle.truncate()
+                fcntl.flock(handle, fcntl.LOCK_UN)
+
+    @contextlib.contextmanager
+    def waiting_for_file(self, timeout_s: Optional[float] = None) -> Iterator[None]:
+        """Waits (bounded) until no other program holds the DuckDB file; other destinations pass through."""
+        if self.is_duckdb_file and self.duckdb_path.is_file():
+            wait_for_duckdb_file(self.duckdb_path, lock_timeout(timeout_s))
+        yield
+
+    def held_by(self, err: BaseException) -> Optional[str]:
+        """'program (PID n)' when `err`, or what it wraps, is DuckDB refusing a file another process holds."""
+        seen: set[int] = set()
+        current: Optional[BaseException] = err
+        while current is not None and id(current) not in seen:
+            seen.add(id(current))
+            match = _DUCKDB_HELD.search(str(current))
+            if match:
+                return f"{match['program']} (PID {match['pid']})"
+            current = getattr(current, "exception", None) or current.__cause__ or current.__context__
+        return None
+
+    def held_message(self, holder: str, timeout_s: float) -> str:
+        return (
+            f"{self.duckdb_path} is held open by {holder}; waited {timeout_s:.0f} s: close it there (a notebook or BI"
+            " tool holding the file) and run again, or raise --lock-timeout; what was extracted is kept and loads"
+            " on the next run"
+        )
+
+
+class Reader:
+    """Rows and data frames from DuckDB-dialect SQL, run on the destination in its own dialect."""
+
+    def __init__(self, client: Any, dialect: str) -> None:
+        self.client, self.dialect = client, dialect
+
+    def translate(self, sql: str) -> str:
+        from pipelines import views
+
+        return views.translate(sql, self.dialect)
+
+    def rows(self, sql: str) -> list[tuple]:
+        with self.client.execute_query(self.translate(sql)) as cursor:
+            return [tuple(row) for row in cursor.fetchall()]
+
+    def frame(self, sql: str) -> Any:
+        with self.client.execute_query(self.translate(sql)) as cursor:
+            return cursor.df()
+
+
+def lock_timeout(timeout_s: Optional[float] = None) -> float:
+    """--lock-timeout when given, else the `gatehouse.lock_timeout` setting, else the default."""
+    if timeout_s is not None:
+        return float(timeout_s)
+    configured = dlt.config.get(LOCK_TIMEOUT_SETTING)
+    if configured is None:
+        return DEFAULT_LOCK_TIMEOUT_S
+    try:
+        return float(configured)
+    except (TypeError, ValueError):
+        raise GatehouseError(f"{LOCK_TIMEOUT_SETTING} must be a number of seconds, not {configured!r}") from None
+
+
+def wait_for_duckdb_file(path: Path, timeout_s: float) -> None:
+    import duckdb
+
+    deadline = time.monotonic() + timeout_s
+    announced = False
+    while True:
+        try:
+            duckdb.connect(str(path)).close()
+            return
+        except duckdb.Error as err:
+            match = _DUCKDB_HELD.search(str(err))
+            if match is None:
+                raise GatehouseError(f"cannot read {path} as a gatehouse DuckDB database: {_first_line(err)}") from err
+            holder = f"{match['program']} (PID {match['pid']})"
+            if time.monotonic() >= deadline:
+                raise GatehouseError(Destination(duckdb_path=path).held_message(holder, timeout_s)) from None
+            if not announced:
+                log.warning("%s is held open by %s: waiting up to %.0f s", path, holder, timeout_s)
+                announced = True
+            time.sleep(LOCK_POLL_S)
+
+
+def _first_line(err: BaseException) -> str:
+    return next((line.strip() for line in str(err).splitlines() if line.strip()), type(err).__name__)
+
+
+def _read_holder(handle: Any) -> str:
+    handle.seek(0)
+    text = handle.read().strip()
+    return text or "PID unknown"
+
+
+def add_arguments(parser: Any, *, lock: bool = True) -> None:
+    """The flags every command that reaches the data shares: --duckdb, --destination (and --lock-timeout)."""
+    parser.add_argument("--duckdb", default=None, metavar="PATH",
+                        help=f"DuckDB file, the default destination (default: {DEFAULT_DUCKDB})")
+    parser.add_argument("--destination", default=None, metavar="NAME",
+                        help="any dlt destination name (postgres, snowflake, bigquery, databricks, motherduck,"
+                        " filesystem...); its credentials come from dlt config, e.g. .dlt/secrets.toml")
+    if lock:
+        parser.add_argument("--lock-timeout", type=float, default=None, metavar="SECONDS",
+                            help=f"wait this long for another run or for a program holding the DuckDB file"
+                            f" (default: setting {LOCK_TIMEOUT_SETTING}, else {DEFAULT_LOCK_TIMEOUT_S:.0f})")
+
+
+def from_arguments(args: Any) -> Destination:
+    return Destination.from_flags(args.destination, args.duckdb)

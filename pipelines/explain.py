@@ -1,0 +1,76 @@
+"""One line for a failed run: which setting, id or package to fix, found in the error dlt wrapped."""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from dlt.common.configuration.exceptions import ConfigFieldMissingException, ConfigurationValueError, LookupTraces
+
+from sources.console.errors import AuthError, ConsoleError, ForbiddenError, TransportError
+
+
+def root_cause(err: BaseException) -> BaseException:
+    """The innermost ConsoleError (or config error) that dlt wrapped on the way up."""
+    seen = set()
+    current: Optional[BaseException] = err
+    found: BaseException = err
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, (ConsoleError, ConfigFieldMissingException, ConfigurationValueError)):
+            found = current
+        current = current.__cause__ or current.__context__
+    return found
+
+
+def setting_hint(field: str) -> str:
+    return f"sources.console.{field} (SOURCES__CONSOLE__{field.upper()})"
+
+
+def missing_setting_keys(traces: Any) -> list[str]:
+    """The environment-variable name of each missing setting, as the docs spell it
+    (SOURCES__CONSOLE__API_KEY, DESTINATION__POSTGRES__CREDENTIALS__PASSWORD...)."""
+    keys = []
+    for field_traces in traces.values():
+        nested = [t for t in field_traces if isinstance(t, LookupTraces)]
+        if nested:
+            keys += missing_setting_keys(nested[0].traces)
+            continue
+        conventional = [
+            t.key for t in field_traces
+            if "environment" in t.provider.lower() and t.key.startswith(("SOURCES__", "DESTINATION__"))
+            # dlt also tries SOURCES__CONSOLE__CONSOLE__... (section and source name) first
+            and len(set(parts := t.key.split("__"))) == len(parts)
+        ]
+        if conventional:
+            keys.append(max(conventional, key=len))
+    return sorted(dict.fromkeys(keys))
+
+
+def explain(err: BaseException) -> str:
+    """One line that says which setting or id to fix."""
+    cause = root_cause(err)
+    if isinstance(cause, ConfigFieldMissingException):
+        where = ", ".join(f"{env.lower().replace('__', '.')} ({env})" for env in missing_setting_keys(cause.traces))
+        hint = "; or try `gatehouse run --demo`" if "SOURCES__CONSOLE__" in where else ""
+        return f"missing setting {where or cause.spec_name}: set it in .dlt/config.toml, .dlt/secrets.toml or the environment{hint}"
+    if isinstance(cause, ConfigurationValueError):
+        field = getattr(cause, "field_name", None)
+        if field and field.endswith("_ids"):
+            return f"{setting_hint(field)} must be a JSON list of ids, e.g. '[\"id_a\", \"id_b\"]'"
+        if field:
+            return f"invalid value for {setting_hint(field)}: {cause}"
+        return f"invalid setting: {cause}"
+    if isinstance(cause, AuthError):
+        return f"{cause}; or try `gatehouse run --demo`"
+    if isinstance(cause, ForbiddenError):
+        return f"{cause}; set {setting_hint('api_key')} to a key that has it"
+    if isinstance(cause, TransportError):
+        return f"{cause}; check {setting_hint('base_url')}"
+    if isinstance(cause, ConsoleError):
+        return str(cause)
+    # dlt's step errors put the useful part (e.g. `pip install "dlt[postgres]"`) on later lines.
+    inner = getattr(err, "exception", None) or err
+    text = " ".join(line.strip() for line in str(inner).splitlines() if line.strip())
+    return text[:500] or type(err).__name__
+
+

@@ -1,0 +1,108 @@
+"""`gatehouse run` and `gatehouse views`: the command line over a run and over the views alone."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import logging
+from typing import Any
+
+from pipelines import destination as destinations
+from pipelines.demo import demo_console
+from pipelines.run import SELECTABLE, RunOptions, run_extraction
+from pipelines.views import DEFAULT_PARAMETERS
+
+log = logging.getLogger("gatehouse.run")
+
+EPILOG = """\
+examples:
+  gatehouse run --demo                       # against a local console twin, no account needed
+  gatehouse run                              # ./gatehouse.duckdb, settings from .dlt/ or SOURCES__CONSOLE__*
+  gatehouse run --duckdb /data/flags.duckdb --resources gates,dynamic_configs
+  gatehouse run --destination postgres       # credentials from dlt config, e.g. DESTINATION__POSTGRES__CREDENTIALS
+  gatehouse run --full-refresh               # drop the console tables and state, load everything again
+  gatehouse run --lock-timeout 900           # wait up to 15 minutes for a notebook holding the DuckDB file
+
+settings ([sources.console] in .dlt/config.toml and .dlt/secrets.toml, or environment variables):
+  base_url            SOURCES__CONSOLE__BASE_URL
+  api_key             SOURCES__CONSOLE__API_KEY          (secret)
+  experiment_ids      SOURCES__CONSOLE__EXPERIMENT_IDS   JSON list, e.g. '["exp_a","exp_b"]'
+  holdout_ids         SOURCES__CONSOLE__HOLDOUT_IDS      JSON list
+  ingestion_run_ids   SOURCES__CONSOLE__INGESTION_RUN_IDS JSON list
+  lock_timeout        GATEHOUSE__LOCK_TIMEOUT            seconds ([gatehouse] in .dlt/config.toml)
+"""
+
+VIEWS_EPILOG = """\
+examples:
+  gatehouse views                                      # ./gatehouse.duckdb
+  gatehouse views --destination postgres               # after upgrading gatehouse, or changing a parameter
+  gatehouse views --set stall_days=5 --set target_sample_size=20000
+
+parameters (kept in analytics.view_parameters; --set changes them for good):
+""" + "\n".join(f"  {name:<24} {default:g}  {text}" for name, (default, text) in DEFAULT_PARAMETERS.items())
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "run",
+        help="extract the console into DuckDB (or any dlt destination)",
+        description="Extract gates, dynamic configs, holdouts, qualifying events, cumulative exposures and"
+        " ingestion runs incrementally, then refresh the analysis views.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--demo", action="store_true", help="run against a local console twin (no account needed)")
+    destinations.add_arguments(parser)
+    parser.add_argument("--resources", metavar="A,B", help=f"load only these tables: {', '.join(SELECTABLE)}")
+    parser.add_argument("--full-refresh", action="store_true", help="drop the console tables and state first")
+    parser.add_argument("--no-progress", action="store_true", help="no progress lines while running")
+    parser.set_defaults(handler=handle_run)
+
+    views = subparsers.add_parser(
+        "views",
+        help="create or refresh the analysis views without extracting",
+        description="Re-apply every staging and analysis view (schema analytics) on the destination: after"
+        " upgrading gatehouse, or to change a view parameter.",
+        epilog=VIEWS_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    destinations.add_arguments(views)
+    views.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="set a view parameter (repeatable)")
+    views.set_defaults(handler=handle_views)
+
+
+def handle_run(args: argparse.Namespace) -> int:
+    resources = [r.strip() for r in args.resources.split(",") if r.strip()] if args.resources else None
+    options = RunOptions(
+        destination=destinations.from_arguments(args),
+        resources=resources,
+        full_refresh=args.full_refresh,
+        progress=not args.no_progress,
+        lock_timeout_s=args.lock_timeout,
+    )
+    with demo_console() if args.demo else contextlib.nullcontext({}) as demo_args:
+        if args.demo:
+            log.info("demo: console twin at %s", demo_args["base_url"])
+        options.source_args = dict(demo_args)
+        summary = run_extraction(options)
+    print(f"gatehouse: {options.destination.label()}")
+    for line in summary.lines():
+        print(line)
+    return 0
+
+
+def handle_views(args: argparse.Namespace) -> int:
+    from pipelines.errors import GatehouseError
+
+    parameters = {}
+    for item in args.set:
+        name, _, value = item.partition("=")
+        try:
+            parameters[name.strip()] = float(value)
+        except ValueError:
+            raise GatehouseError(f"--set {item}: expected NAME=NUMBER, e.g. --set stall_days=5") from None
+    destination = destinations.from_arguments(args)
+    destination.check_loaded()
+    names = destination.apply_views(parameters=parameters or None, timeout_s=args.lock_timeout)
+    print(f"gatehouse: {destination.label()}: {len(names)} views in schema analytics")
+    return 0
