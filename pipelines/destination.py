@@ -187,9 +187,8 @@ class Destination:
     def exclusive(self, timeout_s: Optional[float] = None) -> Iterator[None]:
         """One gatehouse run at a time on this pipeline; a second waits, then gives up with one line."""
         timeout_s = lock_timeout(timeout_s)
-        folder = self.working_dir() or Path(self.pipeline().pipelines_dir)
-        folder.mkdir(parents=True, exist_ok=True)
-        path = folder / f"{PIPELINE_NAME}.run.lock"
+        path = self._lock_path()
+        path.parent.mkdir(parents=True, exist_ok=True)
         with open(path, "a+", encoding="utf-8") as handle:
             deadline = time.monotonic() + timeout_s
             announced = False
@@ -218,6 +217,16 @@ class Destination:
                 handle.seek(0)
                 handle.truncate()
                 fcntl.flock(handle, fcntl.LOCK_UN)
+
+    def _lock_path(self) -> Path:
+        # Beside the pipeline's folder, not in it: a run may remove the folder (a database deleted by
+        # hand starts from empty state), and it must do so holding the lock.
+        working_dir = self.working_dir()
+        if working_dir is not None:
+            return working_dir.with_name(working_dir.name + ".lock")
+        from dlt.common.pipeline import get_dlt_pipelines_dir
+
+        return Path(get_dlt_pipelines_dir()) / f"{PIPELINE_NAME}.lock"
 
     @contextlib.contextmanager
     def waiting_for_file(self, timeout_s: Optional[float] = None) -> Iterator[None]:

@@ -67,9 +67,9 @@ def run_extraction(options: RunOptions) -> RunSummary:
 
     destination = options.destination
     timeout_s = lock_timeout(options.lock_timeout_s)
-    pipeline = destination.pipeline()
-    before = schema_columns(pipeline)
     with destination.exclusive(timeout_s):
+        pipeline = destination.pipeline()
+        before = schema_columns(pipeline)
         try:
             with destination.waiting_for_file(timeout_s):
                 pass

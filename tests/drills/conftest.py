@@ -51,10 +51,15 @@ def source_args(twin: ConsoleTwin, base_url: str, **overrides: Any) -> dict[str,
     return args
 
 
-def load(twin: ConsoleTwin, base_url: str, duckdb_path: Path, **overrides: Any) -> RunSummary:
+def load(twin: ConsoleTwin, base_url: str, duckdb_path: Path, lock_timeout_s: float | None = None, **overrides: Any) -> RunSummary:
     """One `gatehouse run` in this process; its state lives beside the DuckDB file, as in production."""
     return run_extraction(
-        RunOptions(destination=Destination(duckdb_path=duckdb_path), progress=False, source_args=source_args(twin, base_url, **overrides))
+        RunOptions(
+            destination=Destination(duckdb_path=duckdb_path),
+            progress=False,
+            lock_timeout_s=lock_timeout_s,
+            source_args=source_args(twin, base_url, **overrides),
+        )
     )
 
 
