@@ -386,6 +386,9 @@ def _qualify(node: exp.Expression, client: SqlClientBase[Any]) -> exp.Expression
     if isinstance(node, exp.Identifier) and node.quoted:
         # a quoted name keeps its case: it must be the case the destination stored (Snowflake folds to upper)
         node.set("this", client.capabilities.casefold_identifier(node.this))
+    if isinstance(node, exp.Extract) and node.name.lower() == "epoch" and not isinstance(node.parent, exp.Cast):
+        # DuckDB's epoch is a double; PostgreSQL's a numeric, which would make every duration a decimal
+        return exp.cast(node, exp.DataType.build("double"))
     return node
 
 

@@ -8,11 +8,12 @@ import shutil
 from datetime import date, datetime
 from pathlib import Path
 
+import dlt
 import duckdb
 import pytest
 
 from pipelines.views import apply_views
-from tests.views.console_dataset import load_console
+from tests.views.console_dataset import console_pipeline, load_console
 
 
 @pytest.fixture(scope="session")
@@ -49,3 +50,16 @@ def assert_rows(actual: list[tuple], expected: list[tuple], rel: float = 1e-9) -
                 assert g == w and type(g) is type(w) or (g == w and isinstance(w, (int, float))), (
                     f"row {number} column {column}: {g!r} != {w!r}\n{got}"
                 )
+
+
+@pytest.fixture(scope="session")
+def postgres_console(postgres_server, tmp_path_factory) -> dlt.Pipeline:
+    """The same hand-built console loaded with dlt into a real PostgreSQL database, views applied there."""
+    os.environ.setdefault("RUNTIME__LOG_LEVEL", "ERROR")
+    work = tmp_path_factory.mktemp("hand_built_console_postgres")
+    destination = dlt.destinations.postgres(credentials=postgres_server.database("hand_built_console"))
+    load_console(work / "hand_built_postgres.duckdb", work, destination=destination)
+    pipeline = console_pipeline(work / "hand_built_postgres.duckdb", work, destination)
+    with pipeline.sql_client() as client:
+        apply_views(client)
+    return pipeline
