@@ -406,6 +406,10 @@ def _default_null_ordering(expression: exp.Expression, dialect: str) -> exp.Expr
 
 def _present_columns(client: SqlClientBase[Any]) -> dict[str, set[str]]:
     """The declared raw columns that exist, by declared name, read from the information schema once."""
+    if hasattr(client, "create_views_for_all_tables"):
+        # dlt's DuckDB over files (the filesystem destination's dataset access) shows a table in its
+        # information schema only once something asked for it
+        client.create_views_for_all_tables()
     stored = _information_schema(client, "COLUMNS", ("table_name", "column_name"), dataset=None)
     by_table: dict[str, set[str]] = {}
     for table, column in stored:
