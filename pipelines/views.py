@@ -329,12 +329,20 @@ def duckdb_sql_client(database: str | Path | Any, dataset: str = DEFAULT_DATASET
     import dlt
     from dlt.common.configuration import resolve_configuration
     from dlt.destinations.impl.duckdb.configuration import DuckDbCredentials
+    from dlt.destinations.exceptions import DestinationConnectionError
     from dlt.destinations.impl.duckdb.sql_client import DuckDbSqlClient
 
     credentials = resolve_configuration(DuckDbCredentials(str(database) if isinstance(database, Path) else database))
     client = DuckDbSqlClient(dataset, f"{dataset}_staging", credentials, dlt.destinations.duckdb().capabilities())
-    with client:
+    try:
+        client.open_connection()
+    except DestinationConnectionError as error:
+        # as duckdb.connect would: DuckDB's own error about the file (not a database, locked, ...)
+        raise (error.inner_exc if isinstance(error.inner_exc, Exception) else error) from None
+    try:
         yield client
+    finally:
+        client.close_connection()
 
 
 READ_DIALECT = "duckdb"

@@ -1,4 +1,4 @@
-"""The hand-built console, loaded once per session with dlt, with the views applied."""
+"""The hand-built console (`console_db`, tests/conftest.py) and the same on PostgreSQL; helpers to read them."""
 
 from __future__ import annotations
 
@@ -14,15 +14,6 @@ import pytest
 
 from pipelines.views import apply_views
 from tests.views.console_dataset import console_pipeline, load_console
-
-
-@pytest.fixture(scope="session")
-def console_db(tmp_path_factory) -> Path:
-    os.environ.setdefault("RUNTIME__LOG_LEVEL", "ERROR")
-    work = tmp_path_factory.mktemp("hand_built_console")
-    database = load_console(work / "hand_built.duckdb", work)
-    apply_views(database)
-    return database
 
 
 @pytest.fixture
