@@ -8,8 +8,9 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ErrorLevel
 
+from pipelines.errors import GatehouseError
 from pipelines.views import SCHEMA, SOURCE_COLUMNS, render_query, render_sources, render_view, view_definitions
-from tests.warehouse.conftest import DESTINATIONS, OfflineSqlClient
+from tests.warehouse.conftest import DESTINATIONS, Destination, OfflineSqlClient
 
 DEFINITIONS = view_definitions()
 ALL_COLUMNS = {table: set(columns) for table, columns in SOURCE_COLUMNS.items()}
@@ -154,3 +155,18 @@ def test_analytics_names_are_the_destinations_own():
     assert translate("bigquery", "select * from analytics.stale_gates") == "SELECT * FROM `my-project`.`analytics`.`stale_gates`"
     assert translate("databricks", "select * from analytics.stale_gates") == "SELECT * FROM `main`.`analytics`.`stale_gates`"
     assert translate("postgres", "select * from analytics.stale_gates") == 'SELECT * FROM "analytics"."stale_gates"'
+
+
+def test_a_view_a_dialect_cannot_express_is_one_line_naming_it():
+    # sqlglot cannot write string_agg(distinct ...) for MS SQL: refused before anything is applied
+    [definition] = [d for d in DEFINITIONS if d.name == "current_dynamic_configs"]
+    with pytest.raises(GatehouseError) as raised:
+        render_view(OfflineSqlClient(Destination("mssql", None, executed=False)), definition, ALL_COLUMNS)
+    assert str(raised.value).startswith("view current_dynamic_configs cannot be translated to tsql: ")
+    assert "\n" not in str(raised.value)
+
+
+def test_a_destination_without_a_dialect_is_one_line():
+    client = OfflineSqlClient(Destination("sqlalchemy", None, executed=False))
+    with pytest.raises(GatehouseError, match=r"^destination OfflineSqlClient declares no SQL dialect: the analysis views cannot be translated for it$"):
+        render_query(client, "select 1")
