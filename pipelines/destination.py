@@ -165,21 +165,18 @@ class Destination:
         except MissingDependencyException as err:
             raise GatehouseError(self._missing_driver()) from err
 
-    def dialect(self, client: Any) -> str:
-        return client.capabilities.sqlglot_dialect or "duckdb"
-
     def apply_views(self, parameters: Optional[Mapping[str, float]] = None, timeout_s: Optional[float] = None) -> list[str]:
         """Creates or refreshes every analysis view on the destination, next to the raw dataset."""
         from pipelines import views
 
         with self.waiting_for_file(timeout_s), self.sql_client() as client:
-            return views.apply_views(client, parameters=parameters, destination=self.label())
+            return views.apply_views(client, parameters=parameters, destination_name=self.label())
 
     @contextlib.contextmanager
     def reader(self) -> Iterator["Reader"]:
         """Reads DuckDB-dialect SQL over the analysis views, translated for the destination."""
         with self.sql_client() as client:
-            yield Reader(client, self.dialect(client))
+            yield Reader(client)
 
     # -- guarding it ------------------------------------------------------------------------------
 
@@ -258,13 +255,13 @@ class Destination:
 class Reader:
     """Rows and data frames from DuckDB-dialect SQL, run on the destination in its own dialect."""
 
-    def __init__(self, client: Any, dialect: str) -> None:
-        self.client, self.dialect = client, dialect
+    def __init__(self, client: Any) -> None:
+        self.client = client
 
     def translate(self, sql: str) -> str:
         from pipelines import views
 
-        return views.translate(sql, self.dialect)
+        return views.render_query(self.client, sql)
 
     def rows(self, sql: str) -> list[tuple]:
         with self.client.execute_query(self.translate(sql)) as cursor:

@@ -1,9 +1,16 @@
-"""The analysis layer: staging views (`analytics.stg_*`) then analysis views, applied after every run.
+"""The analysis layer: staging views (`analytics.stg_*`) then analysis views, on any dlt SQL destination.
 
 Every view is one SQL file in `pipelines/views/NN_name.sql`, applied in file order as
 `create or replace view analytics.<name>`. A file holds only the view's `select`, in DuckDB's dialect
-but kept to portable SQL (no macros, no `qualify`, no `ignore nulls`), and starts with a line
-`-- grain: ...; key: col, col` that the tests and `docs/data-model.md` rely on.
+but kept to portable SQL (no macros, no `qualify`, no `ignore nulls`, none of the constructs
+`tests/warehouse` forbids), and starts with a line `-- grain: ...; key: col, col` that the tests and
+`docs/data-model.md` rely on.
+
+The SQL files are the one source of truth on every destination: this module translates each to the
+destination's dialect with sqlglot (shipped with dlt), the dialect taken from the destination's
+capabilities, and qualifies every name the destination's way through dlt's own SQL client
+(`pipeline.sql_client()`): schema `analytics` sits next to the raw dataset, in the same database,
+catalog or project. Nothing here knows a destination by its name.
 
 Raw tables are read through `{{ source('table') }}`, which this module renders as a subquery with
 exactly the columns declared in `SOURCE_COLUMNS`. dlt creates a nested table only once some record has
@@ -20,6 +27,7 @@ overwritten afterwards, so a value set with `apply_views(..., parameters=...)` o
 
 from __future__ import annotations
 
+import logging
 import re
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -27,9 +35,14 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 
-import duckdb
+import sqlglot
+from dlt.destinations.sql_client import SqlClientBase
+from sqlglot import exp
+from sqlglot.errors import ErrorLevel, ParseError, UnsupportedError
 
 from pipelines.errors import GatehouseError
+
+log = logging.getLogger("gatehouse.views")
 
 SCHEMA = "analytics"
 DEFAULT_DATASET = "console"
@@ -172,8 +185,6 @@ SOURCE_COLUMNS: dict[str, dict[str, str]] = {
     "ingestion_runs__granular_history__status_by_date__statuses": _STATUS_ENTRY,
 }
 
-_SQL_TYPES = {"timestamptz": "timestamp with time zone"}
-_SOURCE_REFERENCE = re.compile(r"\{\{\s*source\(\s*'([a-z0-9_]+)'\s*\)\s*\}\}")
 _HEADER = re.compile(r"^--\s*grain:\s*(?P<grain>.+?);\s*key:\s*(?P<key>.+?)\s*$")
 
 
@@ -207,44 +218,92 @@ def view_definitions() -> list[ViewDefinition]:
 
 
 def apply_views(
-    connection_or_path: duckdb.DuckDBPyConnection | str | Path,
-    dataset: str = DEFAULT_DATASET,
+    target: SqlClientBase[Any] | str | Path | Any,
+    *,
     parameters: Mapping[str, float] | None = None,
-    destination: str = "duckdb",
+    destination_name: str | None = None,
 ) -> list[str]:
     """Creates (or replaces) every staging and analysis view in schema `analytics`; returns their names.
 
-    `parameters` overrides entries of analytics.view_parameters (they persist). One transaction: a
-    reader sees either the old views or the new ones.
+    `target` is dlt's SQL client of the destination (what `pipeline.sql_client()` yields; its dataset is
+    the raw one), or, as a convenience, a DuckDB file path or connection (raw dataset `console`).
+    `parameters` overrides entries of analytics.view_parameters (they persist). Every view is translated
+    before anything changes, and the views are replaced in one transaction where the destination has
+    transactional DDL: a reader sees either the old views or the new ones. A view the destination refuses
+    raises a `GatehouseError` naming the view and the destination; the raw tables are never touched.
     """
     unknown = sorted(set(parameters or {}) - set(DEFAULT_PARAMETERS))
     if unknown:
         raise GatehouseError(f"unknown view parameter(s): {', '.join(unknown)} (known: {', '.join(DEFAULT_PARAMETERS)})")
     definitions = view_definitions()
-    with _connection(connection_or_path) as connection:
-        connection.execute("begin transaction")
-        try:
-            connection.execute(f"create schema if not exists {SCHEMA}")
-            _ensure_parameter_tables(connection, parameters or {})
-            present = _present_columns(connection, dataset)
-            # Dropped first so that a view renamed or removed in this version does not linger.
-            for (name,) in connection.execute(
-                "select table_name from information_schema.tables where table_schema = ? and table_type = 'VIEW'",
-                [SCHEMA],
-            ).fetchall():
-                connection.execute(f'drop view if exists {SCHEMA}."{name}"')
-            for definition in definitions:
-                body = render_sources(definition.sql, dataset, present)
-                connection.execute(f"create or replace view {SCHEMA}.{definition.name} as\n{body}")
-            connection.execute("commit")
-        except Exception:
-            connection.execute("rollback")
-            raise
+    with _open(target) as client:
+        destination = destination_name or destination_label(client)
+        present = _run(client, _present_columns, "reading the raw tables' columns", destination)
+        statements = [(definition.name, render_view(client, definition, present)) for definition in definitions]
+        _run(client, _ensure_analytics_dataset, f"creating schema {SCHEMA}", destination)
+        with client.begin_transaction():
+            _run(client, lambda c: _ensure_parameter_tables(c, parameters or {}), "the view parameter tables", destination)
+            _run(client, lambda c: _drop_views(c, [d.name for d in definitions]), "dropping the old views", destination)
+            for name, statement in statements:
+                _run(client, lambda c: c.execute_sql(statement), f"view {name}", destination)
+    log.info("applied %d views on %s", len(statements), destination)
     return [definition.name for definition in definitions]
 
 
-def render_sources(sql: str, dataset: str, present: Mapping[str, set[str]]) -> str:
-    """Replaces each `{{ source('table') }}` by a subquery with the table's declared columns."""
+def render_view(client: SqlClientBase[Any], definition: ViewDefinition, present: Mapping[str, set[str]]) -> str:
+    """The `create or replace view` statement of one view in the destination's dialect, names qualified."""
+    body = render_sources(definition.sql, present)
+    return render_query(client, f"create or replace view {SCHEMA}.{definition.name} as\n{body}", what=f"view {definition.name}")
+
+
+def render_query(client: SqlClientBase[Any], sql: str, *, what: str = "query") -> str:
+    """Translates one statement written in DuckDB's dialect (as the view files and reports are) for the
+    destination of `client`: `analytics.<name>` becomes the destination's qualified name of the view or
+    table, quoted identifiers take the destination's case, and the dialect is the destination's own."""
+    dialect = destination_dialect(client)
+    try:
+        expression = sqlglot.parse_one(sql, read=READ_DIALECT)
+    except ParseError as error:
+        raise GatehouseError(f"{what} is not valid DuckDB SQL: {_first_line(error)}") from error
+    expression = expression.transform(lambda node: _qualify(node, client))
+    try:
+        return expression.sql(dialect=dialect, unsupported_level=ErrorLevel.RAISE, pretty=True)
+    except UnsupportedError:
+        pass
+    # Aggregate and window orderings carry DuckDB's "nulls last" explicitly; a dialect that cannot say it
+    # (BigQuery's string_agg, window frames) sorts nulls its own way. The views never order those by a key
+    # that can be null, so its default gives the same rows.
+    relaxed = _default_null_ordering(expression, dialect)
+    try:
+        return relaxed.sql(dialect=dialect, unsupported_level=ErrorLevel.RAISE, pretty=True)
+    except UnsupportedError as error:
+        raise GatehouseError(f"{what} cannot be translated to {dialect}: {_first_line(error)}") from error
+
+
+def qualified_view_name(client: SqlClientBase[Any], name: str) -> str:
+    """`analytics.<name>` as the destination writes it (catalog or project included, quoted)."""
+    return ".".join(client.make_qualified_table_name_path(name, dataset_name=SCHEMA))
+
+
+def destination_dialect(client: SqlClientBase[Any]) -> str:
+    """The sqlglot dialect of the destination, from its capabilities."""
+    dialect = client.capabilities.sqlglot_dialect
+    if not dialect:
+        raise GatehouseError(
+            f"destination {destination_label(client)} declares no SQL dialect: the analysis views cannot be translated for it"
+        )
+    return dialect
+
+
+def destination_label(client: SqlClientBase[Any]) -> str:
+    """The destination's name for messages, from dlt's module of its SQL client (dlt.destinations.impl.<name>)."""
+    match = re.search(r"\.impl\.([a-z0-9_]+)\.", type(client).__module__)
+    return match[1] if match else type(client).__name__
+
+
+def render_sources(sql: str, present: Mapping[str, set[str]]) -> str:
+    """Replaces each `{{ source('table') }}` by a subquery with the table's declared columns; a column or
+    table not in `present` (the raw tables' columns, by declared name) is a typed null (no rows)."""
 
     def subquery(match: re.Match[str]) -> str:
         table = match[1]
@@ -257,58 +316,168 @@ def render_sources(sql: str, dataset: str, present: Mapping[str, set[str]]) -> s
             for column, kind in columns.items()
         )
         if existing is None:
-            return f"(select {selected} where 1 = 0)"
-        return f'(select {selected} from "{dataset}"."{table}")'
+            # a from clause even for no rows: BigQuery allows no where without one
+            return f"(select {selected} from (select 1 as no_rows) as no_rows where 1 = 0)"
+        return f'(select {selected} from {_RAW_DATASET}."{table}")'
 
     return _SOURCE_REFERENCE.sub(subquery, sql)
 
 
-def _present_columns(connection: duckdb.DuckDBPyConnection, dataset: str) -> dict[str, set[str]]:
-    present: dict[str, set[str]] = {}
-    for table, column in connection.execute(
-        "select table_name, column_name from information_schema.columns where table_schema = ?", [dataset]
-    ).fetchall():
-        present.setdefault(table, set()).add(column)
-    return present
+@contextmanager
+def duckdb_sql_client(database: str | Path | Any, dataset: str = DEFAULT_DATASET) -> Iterator[SqlClientBase[Any]]:
+    """dlt's SQL client over a DuckDB file path or an open DuckDB connection, raw dataset `dataset`."""
+    import dlt
+    from dlt.common.configuration import resolve_configuration
+    from dlt.destinations.impl.duckdb.configuration import DuckDbCredentials
+    from dlt.destinations.exceptions import DestinationConnectionError
+    from dlt.destinations.impl.duckdb.sql_client import DuckDbSqlClient
+
+    credentials = resolve_configuration(DuckDbCredentials(str(database) if isinstance(database, Path) else database))
+    client = DuckDbSqlClient(dataset, f"{dataset}_staging", credentials, dlt.destinations.duckdb().capabilities())
+    try:
+        client.open_connection()
+    except DestinationConnectionError as error:
+        # as duckdb.connect would: DuckDB's own error about the file (not a database, locked, ...)
+        raise (error.inner_exc if isinstance(error.inner_exc, Exception) else error) from None
+    try:
+        yield client
+    finally:
+        client.close_connection()
 
 
-def _ensure_parameter_tables(connection: duckdb.DuckDBPyConnection, overrides: Mapping[str, float]) -> None:
-    connection.execute(
-        f"create table if not exists {SCHEMA}.view_parameters ("
-        "name varchar primary key, value double not null, description varchar)"
-    )
-    connection.execute(
-        f"create table if not exists {SCHEMA}.srm_expected_weights ("
-        "experiment_id varchar not null, group_id varchar not null, weight double not null, "
-        "primary key (experiment_id, group_id))"
-    )
-    existing = {name for (name,) in connection.execute(f"select name from {SCHEMA}.view_parameters").fetchall()}
-    for name, (default, description) in DEFAULT_PARAMETERS.items():
-        if name not in existing:
-            connection.execute(f"insert into {SCHEMA}.view_parameters values (?, ?, ?)", [name, default, description])
-    for name, value in overrides.items():
-        connection.execute(f"update {SCHEMA}.view_parameters set value = ? where name = ?", [float(value), name])
+READ_DIALECT = "duckdb"
+# The schema name a raw table carries in the rendered SQL until it is qualified with the raw dataset's.
+_RAW_DATASET = "__gatehouse_raw__"
+_SOURCE_REFERENCE = re.compile(r"\{\{\s*source\(\s*'([a-z0-9_]+)'\s*\)\s*\}\}")
+_SQL_TYPES = {"timestamptz": "timestamp with time zone"}
+# No primary keys: BigQuery and Databricks refuse an enforced one; gatehouse itself inserts a parameter
+# only when its name is missing.
+_PARAMETER_TABLES = (
+    f"create table if not exists {SCHEMA}.view_parameters (name varchar not null, value double not null, description varchar)",
+    f"create table if not exists {SCHEMA}.srm_expected_weights ("
+    "experiment_id varchar not null, group_id varchar not null, weight double not null)",
+)
 
 
 @contextmanager
-def _connection(connection_or_path: Any) -> Iterator[duckdb.DuckDBPyConnection]:
-    native = getattr(connection_or_path, "native_connection", None)  # dlt's SQL client
-    if native is not None:
-        yield native
-    elif isinstance(connection_or_path, (str, Path)):
-        connection = duckdb.connect(str(connection_or_path))
-        try:
-            yield connection
-        finally:
-            connection.close()
-    else:
-        yield connection_or_path
+def _open(target: Any) -> Iterator[SqlClientBase[Any]]:
+    if isinstance(target, SqlClientBase):
+        if target.native_connection is not None:
+            yield target
+        else:
+            with target:
+                yield target
+        return
+    with duckdb_sql_client(target) as client:
+        yield client
 
 
-def translate(sql: str, dialect: str) -> str:
-    """DuckDB-dialect SQL in the destination's dialect."""
-    if dialect == "duckdb":
-        return sql
-    import sqlglot
+def _run(client: SqlClientBase[Any], step: Any, what: str, destination: str) -> Any:
+    """One step against the destination; its failure is one line naming what failed and where."""
+    try:
+        return step(client)
+    except GatehouseError:
+        raise
+    except Exception as error:
+        raise GatehouseError(f"{what} failed on {destination}: {_first_line(error)}") from error
 
-    return sqlglot.transpile(sql, read="duckdb", write=dialect)[0]
+
+def _qualify(node: exp.Expression, client: SqlClientBase[Any]) -> exp.Expression:
+    if isinstance(node, exp.Table) and node.args.get("db") is not None and node.db in (SCHEMA, _RAW_DATASET):
+        dataset = SCHEMA if node.db == SCHEMA else None
+        path = client.make_qualified_table_name_path(node.name, quote=False, dataset_name=dataset)
+        parts = [exp.to_identifier(part, quoted=True) for part in path]
+        qualified = exp.Table(this=parts[-1], db=parts[-2], catalog=parts[-3] if len(parts) > 2 else None)
+        if node.args.get("alias") is not None:
+            qualified.set("alias", node.args["alias"])
+        return qualified
+    if isinstance(node, exp.Identifier) and node.quoted:
+        # a quoted name keeps its case: it must be the case the destination stored (Snowflake folds to upper)
+        node.set("this", client.capabilities.casefold_identifier(node.this))
+    if isinstance(node, exp.Extract) and node.name.lower() == "epoch" and not isinstance(node.parent, exp.Cast):
+        # DuckDB's epoch is a double; PostgreSQL's a numeric, which would make every duration a decimal
+        return exp.cast(node, exp.DataType.build("double"))
+    return node
+
+
+def _default_null_ordering(expression: exp.Expression, dialect: str) -> exp.Expression:
+    null_ordering = sqlglot.Dialect.get_or_raise(dialect).NULL_ORDERING
+    relaxed = expression.copy()
+    for ordered in relaxed.find_all(exp.Ordered):
+        if ordered.find_ancestor(exp.AggFunc, exp.Window) is None:
+            continue
+        descending = bool(ordered.args.get("desc"))
+        default_nulls_first = null_ordering == ("nulls_are_large" if descending else "nulls_are_small")
+        ordered.set("nulls_first", default_nulls_first)
+    return relaxed
+
+
+def _present_columns(client: SqlClientBase[Any]) -> dict[str, set[str]]:
+    """The declared raw columns that exist, by declared name, read from the information schema once."""
+    if hasattr(client, "create_views_for_all_tables"):
+        # dlt's DuckDB over files (the filesystem destination's dataset access) shows a table in its
+        # information schema only once something asked for it
+        client.create_views_for_all_tables()
+    stored = _information_schema(client, "COLUMNS", ("table_name", "column_name"), dataset=None)
+    by_table: dict[str, set[str]] = {}
+    for table, column in stored:
+        by_table.setdefault(table, set()).add(column)
+    fold = client.capabilities.casefold_identifier
+    return {
+        table: {column for column in columns if fold(column) in by_table[fold(table)]}
+        for table, columns in SOURCE_COLUMNS.items()
+        if fold(table) in by_table
+    }
+
+
+def _information_schema(client: SqlClientBase[Any], view: str, columns: tuple[str, ...], dataset: str | None, where: str = "") -> list:
+    # dlt's own components of the information schema query, as it reads a dataset's tables itself
+    with client.with_alternative_dataset_name(dataset or client.dataset_name):
+        catalog, schema, _ = client._get_information_schema_components()
+        query = f"select {', '.join(columns)} from {client._qualify_info_schema_table_name(view)} where "
+        arguments = []
+        if catalog:
+            query += "table_catalog = %s and "
+            arguments.append(catalog)
+        query += f"table_schema = %s{where}"
+        arguments.append(schema)
+        return list(client.execute_sql(query, *arguments) or [])
+
+
+def _ensure_analytics_dataset(client: SqlClientBase[Any]) -> None:
+    with client.with_alternative_dataset_name(SCHEMA):
+        if not client.has_dataset():
+            client.create_dataset()
+
+
+def _ensure_parameter_tables(client: SqlClientBase[Any], overrides: Mapping[str, float]) -> None:
+    for ddl in _PARAMETER_TABLES:
+        client.execute_sql(render_query(client, ddl, what="the view parameter tables"))
+    parameters_table = qualified_view_name(client, "view_parameters")
+    existing = {name for (name,) in client.execute_sql(f"select name from {parameters_table}") or []}
+    for name, (default, description) in DEFAULT_PARAMETERS.items():
+        if name not in existing:
+            client.execute_sql(
+                f"insert into {parameters_table} (name, value, description) values (%s, %s, %s)", name, float(default), description
+            )
+    for name, value in overrides.items():
+        client.execute_sql(f"update {parameters_table} set value = %s where name = %s", float(value), name)
+
+
+def _drop_views(client: SqlClientBase[Any], names: list[str]) -> None:
+    """Drops this version's views and any a previous version left, so none lingers renamed or removed."""
+    fold = client.capabilities.casefold_identifier
+    known = {fold(name): name for name in names}
+    existing = [name for (name,) in _information_schema(client, "TABLES", ("table_name",), SCHEMA, " and table_type = 'VIEW'")]
+    # a view can only be dropped before the views that read it (PostgreSQL checks): a previous version's
+    # own views first, then this version's in reverse file order, dependants before what they read
+    leftovers = sorted(name for name in existing if name not in known)
+    ours = [fold(name) for name in reversed(names) if fold(name) in set(existing)]
+    for name in leftovers + ours:
+        path = client.make_qualified_table_name_path(name, dataset_name=SCHEMA)
+        client.execute_sql(f"drop view if exists {'.'.join(path)}")
+
+
+def _first_line(error: BaseException) -> str:
+    lines = [line.strip() for line in str(error).strip().splitlines() if line.strip()]
+    return lines[0] if lines else type(error).__name__

@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-
-from pipelines.views import apply_views
-from tests.views.console_dataset import load_console
 
 
 def gatehouse(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
@@ -46,9 +42,5 @@ def demo_reports(demo_db, tmp_path_factory) -> DemoReports:
 
 
 @pytest.fixture(scope="session")
-def hand_built_db(tmp_path_factory) -> Path:
-    os.environ.setdefault("RUNTIME__LOG_LEVEL", "ERROR")
-    work = tmp_path_factory.mktemp("hand_built_for_report")
-    database = load_console(work / "hand_built.duckdb", work)
-    apply_views(database)
-    return database
+def hand_built_db(console_db) -> Path:
+    return console_db  # the session's one hand-built console (tests/conftest.py)

@@ -1,4 +1,4 @@
-"""The hand-built console, loaded once per session with dlt, with the views applied."""
+"""The hand-built console (`console_db`, tests/conftest.py) and the same on PostgreSQL; helpers to read them."""
 
 from __future__ import annotations
 
@@ -8,20 +8,12 @@ import shutil
 from datetime import date, datetime
 from pathlib import Path
 
+import dlt
 import duckdb
 import pytest
 
 from pipelines.views import apply_views
-from tests.views.console_dataset import load_console
-
-
-@pytest.fixture(scope="session")
-def console_db(tmp_path_factory) -> Path:
-    os.environ.setdefault("RUNTIME__LOG_LEVEL", "ERROR")
-    work = tmp_path_factory.mktemp("hand_built_console")
-    database = load_console(work / "hand_built.duckdb", work)
-    apply_views(database)
-    return database
+from tests.views.console_dataset import console_pipeline, load_console
 
 
 @pytest.fixture
@@ -49,3 +41,16 @@ def assert_rows(actual: list[tuple], expected: list[tuple], rel: float = 1e-9) -
                 assert g == w and type(g) is type(w) or (g == w and isinstance(w, (int, float))), (
                     f"row {number} column {column}: {g!r} != {w!r}\n{got}"
                 )
+
+
+@pytest.fixture(scope="session")
+def postgres_console(postgres_server, tmp_path_factory) -> dlt.Pipeline:
+    """The same hand-built console loaded with dlt into a real PostgreSQL database, views applied there."""
+    os.environ.setdefault("RUNTIME__LOG_LEVEL", "ERROR")
+    work = tmp_path_factory.mktemp("hand_built_console_postgres")
+    destination = dlt.destinations.postgres(credentials=postgres_server.database("hand_built_console"))
+    load_console(work / "hand_built_postgres.duckdb", work, destination=destination)
+    pipeline = console_pipeline(work / "hand_built_postgres.duckdb", work, destination)
+    with pipeline.sql_client() as client:
+        apply_views(client)
+    return pipeline

@@ -15,7 +15,12 @@ from typing import Any
 import dlt
 
 SCD2 = {"disposition": "merge", "strategy": "scd2"}
-JSON = {"data_type": "json"}
+
+
+def json_column(name: str) -> dict[str, str]:
+    # a fresh dict each time: dlt writes the column's name into the hint it is given, so a shared one
+    # would carry the first column's name into the next load of the session
+    return {"name": name, "data_type": "json"}
 
 FIRST_LOAD_AT = "2026-11-10T12:00:00Z"
 SECOND_LOAD_AT = "2026-11-20T12:00:00Z"
@@ -455,10 +460,10 @@ def hand_built_console(load: int, tables: tuple[str, ...] | None = None):
             name="dynamic_configs",
             primary_key="id",
             write_disposition=scd2,
-            columns={"default_value": JSON},
+            columns={"default_value": json_column("default_value")},
             nested_hints={
-                "rules": {"columns": {"return_value": {"name": "return_value", **JSON}}},
-                ("rules", "variants"): {"columns": {"return_value": {"name": "return_value", **JSON}}},
+                "rules": {"columns": {"return_value": json_column("return_value")}},
+                ("rules", "variants"): {"columns": {"return_value": json_column("return_value")}},
             },
         ),
         dlt.resource(HOLDOUTS, name="holdouts", primary_key="id", write_disposition="merge"),
@@ -475,14 +480,23 @@ def hand_built_console(load: int, tables: tuple[str, ...] | None = None):
     return [r for r in resources if tables is None or r.name in tables]
 
 
-def load_console(database: Path, work_dir: Path, records_by_load=(1, 2), tables: tuple[str, ...] | None = None) -> Path:
-    """Loads the hand-built console into `database` (dataset `console`), one dlt run per load."""
-    pipeline = dlt.pipeline(
-        pipeline_name=f"hand_built_{database.stem}",
-        destination=dlt.destinations.duckdb(str(database)),
-        dataset_name="console",
-        pipelines_dir=str(work_dir / "dlt_pipelines"),
-    )
+def load_console(
+    database: Path, work_dir: Path, records_by_load=(1, 2), tables: tuple[str, ...] | None = None, destination: Any = None
+) -> Path:
+    """Loads the hand-built console into `database` (dataset `console`), one dlt run per load.
+
+    `destination` (a dlt destination, e.g. a PostgreSQL server's) replaces the DuckDB file `database`,
+    whose name then only names the pipeline."""
+    pipeline = console_pipeline(database, work_dir, destination)
     for load in records_by_load:
         pipeline.run(hand_built_console(load, tables))
     return database
+
+
+def console_pipeline(database: Path, work_dir: Path, destination: Any = None) -> dlt.Pipeline:
+    return dlt.pipeline(
+        pipeline_name=f"hand_built_{database.stem}",
+        destination=destination or dlt.destinations.duckdb(str(database)),
+        dataset_name="console",
+        pipelines_dir=str(work_dir / "dlt_pipelines"),
+    )

@@ -1,0 +1,36 @@
+"""Fixtures every test folder may use, each made once per session and only when asked for."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from pipelines.views import apply_views
+from tests.postgres_server import PostgresServer
+from tests.views.console_dataset import load_console
+
+# Not UTC on purpose: the views must give UTC wall-clock times whatever the warehouse's own time zone.
+POSTGRES_TIMEZONE = "America/New_York"
+
+
+@pytest.fixture(scope="session")
+def postgres_server():
+    """A PostgreSQL server on 127.0.0.1: `.database(name)` gives a fresh database's dlt credentials."""
+    server = PostgresServer(timezone=POSTGRES_TIMEZONE).start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def console_db(tmp_path_factory) -> Path:
+    """The hand-built console (tests/views/console_dataset.py) in a DuckDB file, loaded with dlt, views applied.
+    Read only: a test that changes it works on a copy (`writable_db` in tests/views)."""
+    os.environ.setdefault("RUNTIME__LOG_LEVEL", "ERROR")
+    work = tmp_path_factory.mktemp("hand_built_console")
+    database = load_console(work / "hand_built.duckdb", work)
+    apply_views(database)
+    return database
