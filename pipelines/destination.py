@@ -269,7 +269,34 @@ class Reader:
 
     def frame(self, sql: str) -> Any:
         with self.client.execute_query(self.translate(sql)) as cursor:
-            return cursor.df()
+            return _same_dtypes(cursor.df())
+
+
+def _same_dtypes(frame: Any) -> Any:
+    """The frame a DuckDB read gives, from any driver: instants as UTC datetimes, numerics as floats.
+
+    Drivers other than DuckDB's hand dlt Python objects (datetimes with a fixed offset, `Decimal`s),
+    which pandas keeps as `object` columns; the notebooks' `.dt` and arithmetic need real dtypes.
+    """
+    import datetime as dt
+    from decimal import Decimal
+
+    import pandas as pd
+
+    for column in frame.columns:
+        series = frame[column]
+        if series.dtype != object:
+            if isinstance(series.dtype, pd.DatetimeTZDtype):
+                frame[column] = series.dt.tz_convert("UTC")
+            continue
+        values = series.dropna()
+        if values.empty:
+            continue
+        if all(isinstance(v, dt.date) for v in values):  # dates too: DuckDB's reads give them as datetime64
+            frame[column] = pd.to_datetime(series, utc=any(getattr(v, "tzinfo", None) is not None for v in values))
+        elif all(isinstance(v, Decimal) for v in values):
+            frame[column] = series.astype(float)
+    return frame
 
 
 def lock_timeout(timeout_s: Optional[float] = None) -> float:

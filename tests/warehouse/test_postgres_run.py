@@ -1,0 +1,112 @@
+"""End to end on a real PostgreSQL: `gatehouse run --destination postgres`, a day later again, then
+`gatehouse report --destination postgres`, each as a user types it, credentials from dlt's environment.
+
+The same console loaded the same way into DuckDB is the reference: the SCD2 history and every view
+must agree row for row, and the report must print the same summary.
+"""
+
+from __future__ import annotations
+
+import re
+
+import psycopg2
+import pytest
+
+from console_twin import ConsoleTwin
+from pipelines.cli import main
+from pipelines.destination import Destination
+from pipelines.report import prepare
+from pipelines.views import view_definitions
+from tests.views.conftest import query
+from tests.views.test_destinations_agree import COLUMNS_SQL, keyed_rows, values_agree
+
+pytestmark = pytest.mark.slow
+
+# Wall-clock times of each load (and the run's own id): two loads of the same console differ there only.
+LOAD_CLOCK = re.compile(r"^(extraction_id|started_at|finished_at|valid_from|valid_to|version_seen_at|observed_at|retired_at)$")
+HISTORY_SQL = (
+    "select id, version, _dlt_valid_to is null as is_current from {table}"
+    " order by id, version, is_current"
+)
+
+
+@pytest.fixture(scope="module")
+def loaded_twice(postgres_server, tmp_path_factory):
+    """The small twin loaded into PostgreSQL and into DuckDB, then a day later again into both."""
+    work = tmp_path_factory.mktemp("postgres_run")
+    credentials = postgres_server.database("gatehouse_e2e")
+    twin = ConsoleTwin(size="small", seed=3)
+    with pytest.MonkeyPatch.context() as env, twin.serve() as base_url:
+        env.chdir(work)
+        env.setenv("DESTINATION__POSTGRES__CREDENTIALS", credentials)
+        env.setenv("DLT_DATA_DIR", str(work / "dlt"))
+        env.setenv("SOURCES__CONSOLE__BASE_URL", base_url)
+        env.setenv("SOURCES__CONSOLE__API_KEY", twin.settings.api_key)
+        env.setenv("SOURCES__CONSOLE__EXPERIMENT_IDS", str(twin.experiment_ids).replace("'", '"'))
+        env.setenv("SOURCES__CONSOLE__INGESTION_RUN_IDS", str(twin.ingestion_run_ids).replace("'", '"'))
+        for day in range(2):
+            if day:
+                twin.advance(days=1)
+            for destination in (["--destination", "postgres"], ["--duckdb", "reference.duckdb"]):
+                assert main(["run", "--no-progress", *destination]) == 0
+        reports = {}
+        for name, destination in (("postgres", ["--destination", "postgres"]), ("duckdb", ["--duckdb", "reference.duckdb"])):
+            assert main(["report", *destination, "--out", str(work / f"reports-{name}")]) == 0
+            reports[name] = work / f"reports-{name}"
+        summaries = {
+            "postgres": prepare(Destination(name="postgres")),
+            "duckdb": prepare(Destination(duckdb_path=work / "reference.duckdb")),
+        }
+        yield {"credentials": credentials, "duckdb": work / "reference.duckdb", "reports": reports, "summaries": summaries}
+
+
+def clockless(names: list[str], rows: list[tuple]) -> list[tuple]:
+    """Each load-time value reduced to whether it is there."""
+    clock = [bool(LOAD_CLOCK.match(name)) for name in names]
+    return [tuple((value is not None) if is_clock else value for value, is_clock in zip(row, clock)) for row in rows]
+
+
+def postgres_rows(credentials: str, sql: str, *params) -> list[tuple]:
+    with psycopg2.connect(credentials) as connection, connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchall()
+
+
+@pytest.mark.parametrize("table", ["gates", "dynamic_configs"])
+def test_the_scd2_history_is_the_same_as_on_duckdb(loaded_twice, table):
+    want = query(loaded_twice["duckdb"], HISTORY_SQL.format(table=f"console.{table}"))
+    got = postgres_rows(loaded_twice["credentials"], HISTORY_SQL.format(table=f"console.{table}"))
+    assert got == want and len(want) > 10
+
+
+def test_a_day_later_a_gate_version_was_closed(loaded_twice):
+    history = postgres_rows(loaded_twice["credentials"], HISTORY_SQL.format(table="console.gates"))
+    assert any(not current for _, _, current in history)
+
+
+@pytest.mark.parametrize("definition", view_definitions(), ids=lambda d: d.name)
+def test_every_view_agrees_after_two_runs(loaded_twice, definition):
+    names = [name for name, _ in query(loaded_twice["duckdb"], COLUMNS_SQL.replace("%s", "?"), [definition.name])]
+    assert [n for (n, _) in postgres_rows(loaded_twice["credentials"], COLUMNS_SQL, definition.name)] == names
+    want = keyed_rows(names, clockless(names, query(loaded_twice["duckdb"], f"select * from analytics.{definition.name}")), definition.key)
+    got = keyed_rows(names, clockless(names, postgres_rows(loaded_twice["credentials"], f'select * from analytics."{definition.name}"')), definition.key)
+    assert len(got) == len(want)
+    for number, (got_row, want_row) in enumerate(zip(got, want)):
+        differing = [(names[i], g, w) for i, (g, w) in enumerate(zip(got_row, want_row)) if not values_agree(g, w)]
+        assert not differing, f"row {number} of {definition.name} (postgres, duckdb): {differing}"
+
+
+def test_the_report_summary_is_the_same_as_on_duckdb(loaded_twice):
+    postgres, duckdb = (loaded_twice["summaries"][name].splitlines() for name in ("postgres", "duckdb"))
+    assert postgres[0].startswith("gatehouse report: postgres, as of ")
+    assert postgres[0].split(", as of ")[1] == duckdb[0].split(", as of ")[1]
+    assert postgres[1:] == duckdb[1:] and len(duckdb) > 5
+
+
+def test_the_report_reads_postgres(loaded_twice):
+    reports = loaded_twice["reports"]
+    for notebook in ("stale_gates", "exposure_growth", "ingestion_health"):
+        html = (reports["postgres"] / f"{notebook}.html").read_text(encoding="utf-8")
+        assert "Data in <code>postgres</code>" in html and "Traceback" not in html
+        assert html.count("data:image/png;base64,") == (reports["duckdb"] / f"{notebook}.html").read_text(
+            encoding="utf-8").count("data:image/png;base64,")  # fmt: skip
