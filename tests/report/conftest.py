@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -12,6 +13,7 @@ import pytest
 
 from pipelines.views import apply_views
 from tests.views.console_dataset import load_console
+from tools import headless_browser as browser_setup
 
 
 def gatehouse(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
@@ -52,3 +54,13 @@ def hand_built_db(tmp_path_factory) -> Path:
     database = load_console(work / "hand_built.duckdb", work)
     apply_views(database)
     return database
+
+
+@pytest.fixture(scope="session")
+def headless_browser() -> str:
+    """The browser's executable, found as `make test` found or installed it (tools/headless_browser.py)."""
+    path = browser_setup.find()
+    if path is None:
+        # never a skip: a report whose charts were never rendered must not pass unnoticed
+        pytest.fail(browser_setup.missing_line(apt_available=shutil.which("apt-get") is not None), pytrace=False)
+    return path
