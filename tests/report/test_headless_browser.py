@@ -1,4 +1,4 @@
-"""`make test`'s browser step (tools/headless_browser.py), against fake PATHs: the machine's own browser is never touched."""
+"""`make test`'s browser step (tools/headless_browser.py) against fake PATHs: the machine's browser is untouched."""
 
 from __future__ import annotations
 
@@ -42,7 +42,8 @@ class FakeApt:
         self.commands.append(command)
         self.environments.append(env)
         if command[1] == self.fail:
-            return subprocess.CompletedProcess(command, 100, "", "Reading package lists...\nE: Unable to locate package chromium\n")
+            stderr = "Reading package lists...\nE: Unable to locate package chromium\n"
+            return subprocess.CompletedProcess(command, 100, "", stderr)
         if command[1] == "install" and self.installs_on_path:
             executable(self.bin_dir, "chromium")
         return subprocess.CompletedProcess(command, 0, "", "")
