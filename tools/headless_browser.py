@@ -58,7 +58,9 @@ def ensure(*, env: Mapping[str, str] | None = None, euid: int | None = None,
     log.warning("installing the headless browser for the report test: %s", INSTALL_COMMAND)
     # apt-get's own progress would bury the test results; only its reason for failing is shown
     apt_env = {**env, "DEBIAN_FRONTEND": "noninteractive"}
-    for command in (["apt-get", "update", "-qq"], ["apt-get", "install", "-y", "-qq", DEBIAN_PACKAGE]):
+    # another install on the machine holds dpkg's lock for a while: wait for it rather than fail the tests
+    install = ["apt-get", "install", "-y", "-qq", "-o", "DPkg::Lock::Timeout=300", DEBIAN_PACKAGE]
+    for command in (["apt-get", "update", "-qq"], install):
         result = run(command, env=apt_env, capture_output=True, text=True, check=False)
         if result.returncode != 0:
             reason = next((line.strip() for line in reversed(result.stderr.splitlines()) if line.strip()),

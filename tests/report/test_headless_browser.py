@@ -19,7 +19,8 @@ STOP_WITH_APT = ("the report test opens the reports in the headless browser chro
                  "run `sudo apt-get install -y chromium`, then `make test` again")
 STOP_WITHOUT_APT = ("the report test opens the reports in the headless browser chromium, which is not installed: "
                     "install your system's chromium package, then `make test` again")
-APT_COMMANDS = [["apt-get", "update", "-qq"], ["apt-get", "install", "-y", "-qq", "chromium"]]
+APT_COMMANDS = [["apt-get", "update", "-qq"],
+                ["apt-get", "install", "-y", "-qq", "-o", "DPkg::Lock::Timeout=300", "chromium"]]
 
 
 def executable(folder: Path, name: str, body: str = "exit 0") -> Path:
@@ -134,7 +135,7 @@ def test_the_script_as_make_runs_it(bin_dir, tmp_path):
                             text=True, env={"PATH": str(bin_dir)}, timeout=60)
     if os.geteuid() == 0:
         assert (result.returncode, result.stderr) == (0, f"make test: {INSTALLING}\n")
-        assert log.read_text().splitlines() == ["noninteractive update -qq", "noninteractive install -y -qq chromium"]
+        assert log.read_text().splitlines() == [f"noninteractive {' '.join(command[1:])}" for command in APT_COMMANDS]
         # the second time it finds what the first installed, and says nothing
         again = subprocess.run([sys.executable, "tools/headless_browser.py"], cwd=REPO, capture_output=True,
                                text=True, env={"PATH": str(bin_dir)}, timeout=60)
