@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench install clean
+.PHONY: demo test bench install headless-browser clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -20,7 +20,12 @@ demo: $(STAMP)
 	$(BIN)/gatehouse run --demo
 	$(BIN)/gatehouse report
 
-test: $(STAMP)
+# What the tests need that pip cannot install: checked first, so a missing one stops `make test` in one
+# line before the install and long before pytest (tools/headless_browser.py).
+headless-browser: $(BIN)/python
+	@$(BIN)/python tools/headless_browser.py
+
+test: headless-browser $(STAMP)
 	$(BIN)/python -m pytest -q
 
 bench: $(STAMP)

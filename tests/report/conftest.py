@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from tools import headless_browser as browser_setup
 
 
 def gatehouse(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
@@ -44,3 +47,13 @@ def demo_reports(demo_db, tmp_path_factory) -> DemoReports:
 @pytest.fixture(scope="session")
 def hand_built_db(console_db) -> Path:
     return console_db  # the session's one hand-built console (tests/conftest.py)
+
+
+@pytest.fixture(scope="session")
+def headless_browser() -> str:
+    """The browser's executable, found as `make test` found or installed it (tools/headless_browser.py)."""
+    path = browser_setup.find()
+    if path is None:
+        # never a skip: a report whose charts were never rendered must not pass unnoticed
+        pytest.fail(browser_setup.missing_line(apt_available=shutil.which("apt-get") is not None), pytrace=False)
+    return path

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -92,29 +91,21 @@ def test_report_is_self_contained(demo_reports, name):
     assert "connection.execute" not in html
 
 
-def chromium() -> str:
-    path = shutil.which("chromium")
-    if path is None:
-        pytest.fail("chromium is not installed: this test opens the report in a real headless browser "
-                    "(apt-get install -y chromium; .ci/run installs it)")
-    return path
-
-
-def run_chromium(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
+def run_chromium(browser: str, tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
     profile = tmp_path / "chromium-profile"
     return subprocess.run(
-        [chromium(), *CHROMIUM_FLAGS, f"--user-data-dir={profile}", *args],
+        [browser, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", *args],
         capture_output=True, text=True, timeout=120,
     )
 
 
 @pytest.mark.parametrize("name", NOTEBOOKS)
-def test_report_charts_render_in_headless_chromium(demo_reports, tmp_path, name):
+def test_report_charts_render_in_headless_chromium(headless_browser, demo_reports, tmp_path, name):
     report = demo_reports.out / f"{name}.html"
     # decoded: every <img> loaded with a size, read back from the page after its load event
     probe = tmp_path / f"{name}-probe.html"
     probe.write_text(report.read_text(encoding="utf-8").replace("</body>", IMAGE_PROBE + "</body>"), encoding="utf-8")
-    dump = run_chromium(tmp_path, "--dump-dom", probe.as_uri())
+    dump = run_chromium(headless_browser, tmp_path, "--dump-dom", probe.as_uri())
     found = re.search(r'<pre id="image-probe">(.*?)</pre>', dump.stdout, re.S)
     assert found, f"no probe result from chromium:\n{dump.stderr[-2000:]}"
     images = json.loads(found[1].replace("&quot;", '"').replace("&amp;", "&"))
@@ -124,7 +115,7 @@ def test_report_charts_render_in_headless_chromium(demo_reports, tmp_path, name)
         assert image["complete"] and image["width"] > 200 and image["height"] > 150 and image["shown"] > 200, image
     # painted: the charts' colours are on screen (the page itself is black text on white)
     screenshot = tmp_path / f"{name}.png"
-    shot = run_chromium(tmp_path, "--window-size=1280,2400", f"--screenshot={screenshot}", report.as_uri())
+    shot = run_chromium(headless_browser, tmp_path, "--window-size=1280,2400", f"--screenshot={screenshot}", report.as_uri())
     assert screenshot.is_file(), shot.stderr[-2000:]
     pixels = mpimg.imread(screenshot)[..., :3]
     saturation = pixels.max(axis=-1) - pixels.min(axis=-1)
