@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from dlt.common.configuration.exceptions import ConfigFieldMissingException, ConfigurationValueError, LookupTraces
+from dlt.pipeline.exceptions import PipelineStepFailed
 
 from sources.console.errors import AuthError, ConsoleError, ForbiddenError, TransportError
 
@@ -71,6 +72,9 @@ def explain(err: BaseException) -> str:
     # dlt's step errors put the useful part (e.g. `pip install "dlt[postgres]"`) on later lines.
     inner = getattr(err, "exception", None) or err
     text = " ".join(line.strip() for line in str(inner).splitlines() if line.strip())
+    if isinstance(err, PipelineStepFailed) and err.step == "sync" and err.pipeline.destination is not None:
+        # the step that first connects to the destination: the driver's message alone does not say which
+        text = f"destination {err.pipeline.destination.destination_name}: {text}"
     return text[:500] or type(err).__name__
 
 

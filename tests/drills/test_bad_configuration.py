@@ -62,9 +62,8 @@ CASES = {
     "run ids truncated JSON": Case(lambda url: with_key(url, INGESTION_RUN_IDS='["r1", "r2"'), ("sources.console.ingestion_run_ids", "JSON list"), False),
     "page size not a number": Case(lambda url: with_key(url, PAGE_SIZE="ten"), ("sources.console.page_size",), False),
     "unknown destination": Case(lambda url: with_key(url), ("--destination", "warehouse9"), False, ("--destination", "warehouse9")),
-    # psycopg2 is not installed here; were it installed, the connection would be refused instead.
     "destination that cannot be reached": Case(
-        lambda url: with_key(url), ("postgres", "dlt[postgres]"), False, ("--destination", "postgres")
+        lambda url: with_key(url), ("destination postgres: ", "Connection refused"), False, ("--destination", "postgres")
     ),
 }
 POSTGRES_PASSWORD = "pgpw-Tn6Wd1Rc8Yh3"
