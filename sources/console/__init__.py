@@ -19,6 +19,7 @@ from sources.console import settings
 from sources.console.client import ClientOptions, ConsoleClient
 from sources.console.errors import NotFoundError
 from sources.console.extraction import (
+    AbsenceCheck,
     Catalogue,
     ExtractionReport,
     batched,
@@ -26,6 +27,8 @@ from sources.console.extraction import (
     has_concluded,
     is_quiet,
     is_settled,
+    live_dynamic_configs,
+    live_gates,
     service_today,
     unique,
     utc_now,
@@ -69,6 +72,7 @@ def console(
     max_retry_time: float = settings.DEFAULT_MAX_RETRY_TIME_S,
     settle_after_hours: float = settings.DEFAULT_SETTLE_AFTER_HOURS,
     recheck_concluded_days: int = settings.DEFAULT_RECHECK_CONCLUDED_DAYS,
+    late_exposure_days: int = settings.DEFAULT_LATE_EXPOSURE_DAYS,
     transport: Any = None,
     report: Any = None,
     client: Any = None,
@@ -111,14 +115,20 @@ def console(
         """Table `gates`, key `id`: SCD2 history of every listed gate, one version per change.
 
         The whole list is read every run (the service has no "modified since" filter); a gate absent
-        from a complete list is retired. A list that cannot be read completely raises, so a partial
-        list never reaches the table.
+        from it is retired once confirmed gone: each gate listed last run and missing now is read by
+        id, and only a 404 or an archived gate is retired (`AbsenceCheck`, resource state `listed`).
         """
-        for page in client.list_gates():
+        absences = AbsenceCheck(dlt.current.resource_state(), "gates")
+        for page in client.list_gates(check_total=not absences.confirms):
+            absences.saw(page)
             catalogue.record_list_page("gates", page)
             report.add("gates", len(page))
             report.add_fields("gates", page)
             yield page
+        if live := absences.finish(lambda missing: live_gates(client, missing, absences.before or {})):
+            catalogue.record_list_page("gates", live)
+            report.add("gates", len(live), pages=0)
+            yield live
         catalogue.complete_list("gates")
 
     @dlt.resource(
@@ -134,13 +144,22 @@ def console(
     def dynamic_configs() -> Iterator[list[dict]]:
         """Table `dynamic_configs`, key `id`: SCD2 history as `gates`; rules, variants and conditions nested.
 
-        `defaultValue` and the rules' and variants' `returnValue` are JSON columns.
+        `defaultValue` and the rules' and variants' `returnValue` are JSON columns. Absences are
+        confirmed as for gates, by one more read of the list as a single page (there is no single read).
         """
-        for page in client.list_dynamic_configs():
+        absences = AbsenceCheck(dlt.current.resource_state(), "dynamic_configs")
+        for page in client.list_dynamic_configs(check_total=not absences.confirms):
+            absences.saw(page)
             catalogue.record_list_page("dynamic_configs", page)
             report.add("dynamic_configs", len(page))
             report.add_fields("dynamic_configs", page)
             yield page
+        # Room for every config seen or missing, and a page of creations on top.
+        room = len(absences.seen) + len(absences.missing()) + client.options.page_size
+        if live := absences.finish(lambda missing: live_dynamic_configs(client, missing, room)):
+            catalogue.record_list_page("dynamic_configs", live)
+            report.add("dynamic_configs", len(live), pages=0)
+            yield live
         catalogue.complete_list("dynamic_configs")
 
     @dlt.resource(name="qualifying_events", primary_key="name", write_disposition="merge")
@@ -175,8 +194,9 @@ def console(
     def experiment_ids_resource() -> Iterator[list[str]]:
         """Experiment ids: configured ones plus the holdouts' `experimentIDs`, less concluded ones.
 
-        An experiment whose series stopped before yesterday has concluded: its rows cannot change,
-        so it is only checked again every `recheck_concluded_days` (it may be restarted).
+        An experiment whose series has been silent for more than `late_exposure_days` has concluded:
+        its rows cannot change, so it is only checked again every `recheck_concluded_days` (it may be
+        restarted). One lagging less is late, not concluded, and is requested on every run.
         """
         concluded: dict[str, str] = dlt.current.resource_state("cumulative_exposures").get("concluded", {})
         today = service_today(client)
@@ -209,7 +229,7 @@ def console(
             if newest is not None:
                 last_day[experiment_id] = newest
             today = service_today(client)
-            if newest is not None and has_concluded(newest, today):
+            if newest is not None and has_concluded(newest, today, late_exposure_days):
                 concluded[experiment_id] = today.isoformat()
             else:
                 concluded.pop(experiment_id, None)

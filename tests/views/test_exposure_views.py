@@ -179,3 +179,62 @@ def test_a_concluded_experiment_is_not_stalled(writable_db):
         " from analytics.exposure_growth where experiment_id in ('exp_done', 'exp_stalled') order by experiment_id",
     )
     assert rows == [("exp_done", 70, 8, False, True, None), ("exp_stalled", 180, 5, True, False, 764)]
+
+
+def test_a_late_series_is_late_not_stalled_nor_concluded(writable_db):
+    # As of the 20th. The service's daily computation can run days late: up to `late_days` (4) of lag the
+    # series is late (its unknown days are not days without exposures), beyond it concluded.
+    series = {
+        # computed through the 17th (3 days behind), growing every computed day: late
+        "exp_late": [("13", 10), ("14", 20), ("15", 30), ("16", 40), ("17", 50)],
+        # computed through the 17th, but nothing new since the 13th: a stall the computed days show
+        "exp_late_stalled": [("12", 10), ("13", 20), ("14", 20), ("15", 20), ("16", 20), ("17", 20)],
+        # through the 16th: 4 days behind, still late
+        "exp_late_4": [("15", 5), ("16", 9)],
+        # through the 15th: 5 days behind, concluded
+        "exp_silent_5": [("14", 5), ("15", 9)],
+    }
+    with duckdb.connect(str(writable_db)) as con:
+        con.executemany(
+            "insert into console.cumulative_exposures (experiment_id, group_id, group_name, date, exposures, _dlt_load_id, _dlt_id)"
+            " values (?, 'g', 'All', ?, ?, 'x', ?)",
+            [
+                (experiment, f"2026-11-{day}", count, f"{experiment}-{day}")
+                for experiment, points in series.items()
+                for day, count in points
+            ],
+        )
+    rows = query(
+        writable_db,
+        "select experiment_id, last_date, lag_days, days_without_growth, is_late, is_stalled, is_concluded, status,"
+        " days_to_target is null from analytics.exposure_growth order by experiment_id",
+    )
+    assert rows == [
+        ("exp_ab", d(19), 1, 1, False, False, False, "running", False),
+        ("exp_four", d(19), 1, 1, False, False, False, "running", False),
+        ("exp_late", d(17), 3, 3, True, False, False, "late", False),
+        ("exp_late_4", d(16), 4, 4, True, False, False, "late", False),
+        # growth last on the 13th: 5 computed days without it (to the 18th) >= 3
+        ("exp_late_stalled", d(17), 3, 7, True, True, False, "stalled", False),
+        ("exp_silent_5", d(15), 5, 5, False, False, True, "concluded", True),
+        ("exp_skewed", d(19), 1, 1, False, False, False, "running", False),
+        ("exp_solo", d(19), 1, 2, False, False, False, "running", False),
+        ("exp_stalled", d(19), 1, 5, False, True, False, "stalled", False),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("late_days", "statuses"),
+    [
+        # every series four days behind: late (exp_stalled's computed days show its stall)
+        (4, ["late", "late", "late", "late", "stalled"]),
+        (3, ["concluded"] * 5),
+    ],
+)
+def test_late_days_is_a_view_parameter(writable_db, late_days, statuses):
+    with duckdb.connect(str(writable_db)) as con:
+        con.execute("update console.extraction_runs set service_time = service_time + interval 3 day")
+    apply_views(writable_db, parameters={"late_days": late_days})
+    rows = query(writable_db, "select experiment_id, lag_days, status from analytics.exposure_growth order by 1")
+    experiments = ["exp_ab", "exp_four", "exp_skewed", "exp_solo", "exp_stalled"]
+    assert rows == [(experiment, 4, status) for experiment, status in zip(experiments, statuses)]
