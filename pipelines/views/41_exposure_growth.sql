@@ -67,11 +67,20 @@ pace as (
     group by spans.experiment_id
 ),
 
+computation as (
+    -- the newest day the service has computed for any experiment: its daily computation reached it
+    select
+        max(last_date) as computed_through
+    from spans
+),
+
 rates as (
     select
         spans.experiment_id,
         -- days the series lags the service's clock: 0 or 1 while the service computes every day
         cast(as_of.as_of_date - spans.last_date as integer) as lag_days,
+        -- as current as the service's computation: when that lags, the series is late, not ended
+        spans.last_date >= computation.computed_through - 1 as is_computed_through,
         -- growth counted up to the day after the last computed one: days the service has not computed
         -- yet are unknown, not days without exposures
         cast(
@@ -92,17 +101,20 @@ rates as (
     inner join pace
         on pace.experiment_id = spans.experiment_id
     cross join as_of
+    cross join computation
 ),
 
 classified as (
     select
         rates.*,
         -- the service has not computed the last days yet (its daily computation runs late)
-        rates.lag_days > 1 and rates.lag_days <= parameters.late_days as is_late,
-        -- silent for longer than a late computation explains: the console stopped counting
-        rates.lag_days > parameters.late_days as is_concluded,
+        rates.lag_days > 1 and rates.lag_days <= parameters.late_days and rates.is_computed_through as is_late,
+        -- ended before the service's last computed day, or silent for longer than a late computation
+        -- explains: the console stopped counting
+        rates.lag_days > 1
+            and (rates.lag_days > parameters.late_days or not rates.is_computed_through) as is_concluded,
         -- a running experiment whose computed days show no new exposure
-        rates.lag_days <= parameters.late_days
+        (rates.lag_days <= 1 or (rates.lag_days <= parameters.late_days and rates.is_computed_through))
             and rates.computed_days_without_growth >= parameters.stall_days as is_stalled
     from rates
     cross join parameters

@@ -181,20 +181,9 @@ def test_a_concluded_experiment_is_not_stalled(writable_db):
     assert rows == [("exp_done", 70, 8, False, True, None), ("exp_stalled", 180, 5, True, False, 764)]
 
 
-def test_a_late_series_is_late_not_stalled_nor_concluded(writable_db):
-    # As of the 20th. The service's daily computation can run days late: up to `late_days` (4) of lag the
-    # series is late (its unknown days are not days without exposures), beyond it concluded.
-    series = {
-        # computed through the 17th (3 days behind), growing every computed day: late
-        "exp_late": [("13", 10), ("14", 20), ("15", 30), ("16", 40), ("17", 50)],
-        # computed through the 17th, but nothing new since the 13th: a stall the computed days show
-        "exp_late_stalled": [("12", 10), ("13", 20), ("14", 20), ("15", 20), ("16", 20), ("17", 20)],
-        # through the 16th: 4 days behind, still late
-        "exp_late_4": [("15", 5), ("16", 9)],
-        # through the 15th: 5 days behind, concluded
-        "exp_silent_5": [("14", 5), ("15", 9)],
-    }
-    with duckdb.connect(str(writable_db)) as con:
+def add_series(database, series: dict[str, list[tuple[str, int]]]) -> None:
+    """One-group series: experiment -> [(day of November, cumulative count)]."""
+    with duckdb.connect(str(database)) as con:
         con.executemany(
             "insert into console.cumulative_exposures (experiment_id, group_id, group_name, date, exposures, _dlt_load_id, _dlt_id)"
             " values (?, 'g', 'All', ?, ?, 'x', ?)",
@@ -204,22 +193,53 @@ def test_a_late_series_is_late_not_stalled_nor_concluded(writable_db):
                 for day, count in points
             ],
         )
-    rows = query(
-        writable_db,
-        "select experiment_id, last_date, lag_days, days_without_growth, is_late, is_stalled, is_concluded, status,"
-        " days_to_target is null from analytics.exposure_growth order by experiment_id",
-    )
+
+
+GROWTH_STATUS = (
+    "select experiment_id, last_date, lag_days, days_without_growth, is_late, is_stalled, is_concluded, status,"
+    " days_to_target is null from analytics.exposure_growth order by experiment_id"
+)
+
+
+def test_a_series_that_ends_while_the_service_computes_every_day_has_concluded(writable_db):
+    # As of the 20th the service has computed the 19th for the others: a series ending on the 17th
+    # ended (it is not late), even within `late_days`.
+    add_series(writable_db, {"exp_ended": [("16", 10), ("17", 20)]})
+    rows = query(writable_db, GROWTH_STATUS)
     assert rows == [
         ("exp_ab", d(19), 1, 1, False, False, False, "running", False),
+        ("exp_ended", d(17), 3, 3, False, False, True, "concluded", True),
         ("exp_four", d(19), 1, 1, False, False, False, "running", False),
-        ("exp_late", d(17), 3, 3, True, False, False, "late", False),
-        ("exp_late_4", d(16), 4, 4, True, False, False, "late", False),
-        # growth last on the 13th: 5 computed days without it (to the 18th) >= 3
-        ("exp_late_stalled", d(17), 3, 7, True, True, False, "stalled", False),
-        ("exp_silent_5", d(15), 5, 5, False, False, True, "concluded", True),
         ("exp_skewed", d(19), 1, 1, False, False, False, "running", False),
         ("exp_solo", d(19), 1, 2, False, False, False, "running", False),
         ("exp_stalled", d(19), 1, 5, False, True, False, "stalled", False),
+    ]
+
+
+def test_a_late_computation_is_late_not_stalled_nor_concluded(writable_db):
+    # As of the 22nd the service has computed nothing after the 19th: every series that reaches the 19th
+    # (3 days behind) is late. Its unknown days are not days without exposures: exp_solo (growth last
+    # on the 18th) is not stalled, exp_stalled (nothing since the 15th) still is, by its computed days.
+    add_series(
+        writable_db,
+        {
+            # the 18th is one day before the newest computed day: as current as the computation
+            "exp_late_18": [("17", 5), ("18", 9)],
+            # through the 17th: 5 days behind, more than late_days (4): concluded
+            "exp_silent_5": [("16", 5), ("17", 9)],
+        },
+    )
+    with duckdb.connect(str(writable_db)) as con:
+        con.execute("update console.extraction_runs set service_time = service_time + interval 2 day")
+    rows = query(writable_db, GROWTH_STATUS)
+    assert rows == [
+        ("exp_ab", d(19), 3, 3, True, False, False, "late", False),
+        ("exp_four", d(19), 3, 3, True, False, False, "late", False),
+        ("exp_late_18", d(18), 4, 4, True, False, False, "late", False),
+        ("exp_silent_5", d(17), 5, 5, False, False, True, "concluded", True),
+        ("exp_skewed", d(19), 3, 3, True, False, False, "late", False),
+        ("exp_solo", d(19), 3, 4, True, False, False, "late", False),
+        ("exp_stalled", d(19), 3, 7, True, True, False, "stalled", False),
     ]
 
 
