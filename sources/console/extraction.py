@@ -236,6 +236,40 @@ def live_dynamic_configs(client: ConsoleClient, ids: Sequence[str], room: int) -
     ]
 
 
+class NumberColumns:
+    """One table's columns that the contract types `number` (console-interface.md), declared double.
+
+    Declared, a fraction (12.5) that arrives after integers never makes a `__v_double` variant column,
+    whichever page or normalize worker met an integer first. Except in a destination that already
+    holds the column as bigint (loaded before it was declared): dlt never changes a column's type, so
+    declaring double there would truncate 12.5 into the bigint column. Such a column stays declared
+    bigint, as before, and a fraction goes to the variant column, which the views read.
+    """
+
+    def __init__(self, table: str, columns: dict[tuple[str, ...], tuple[str, ...]]) -> None:
+        self.table = table
+        self.columns = columns  # nested path (() for the table itself) -> column names
+        self._stored_as_integers: set[tuple[tuple[str, ...], str]] = set()
+
+    def check_destination(self, schema: Any) -> bool:
+        """Reads the stored schema the run extracts into (`dlt.current.source_schema()`), before any item;
+        True when a column is stored as bigint, so the resource's hints must be replaced (`hints`)."""
+        for path, names in self.columns.items():
+            stored = schema.tables.get("__".join((self.table, *path)), {}).get("columns", {})
+            for name in names:
+                if stored.get(name, {}).get("data_type") == "bigint" and (path, name) not in self._stored_as_integers:
+                    self._stored_as_integers.add((path, name))
+                    log.info("%s.%s is stored as bigint: kept bigint", "__".join((self.table, *path)), name)
+        return bool(self._stored_as_integers)
+
+    def hints(self, path: tuple[str, ...] = ()) -> dict[str, dict[str, str]]:
+        """Column hints for the table at `path` below this one."""
+        return {
+            name: {"name": name, "data_type": "bigint" if (path, name) in self._stored_as_integers else "double"}
+            for name in self.columns.get(path, ())
+        }
+
+
 def exposure_rows(experiment_id: str, series: Sequence[dict[str, Any]], from_day: str | None) -> tuple[list[dict], str | None]:
     """Flattens one experiment's series to rows on or after `from_day`; returns them and the newest day.
 
