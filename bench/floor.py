@@ -25,7 +25,7 @@ class OrganisationShape:
     experiments: int
     ingestion_runs: int  # runs that exist at the clock
     settled_runs: int  # of those, runs settled by the rule of docs/decisions.md
-    concluded_experiments: int  # series that ended before yesterday (service clock)
+    concluded_experiments: int  # series silent for more than late_exposure_days (service clock)
 
     @classmethod
     def from_dict(cls, data: dict) -> "OrganisationShape":

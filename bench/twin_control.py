@@ -42,6 +42,8 @@ def endpoint_of(path: str) -> str:
         return "dynamic_configs"
     if rest == ["experiments", "qualifying_events"]:
         return "qualifying_events"
+    if len(rest) == 2 and rest[0] == "gates":
+        return "gate"  # a single read: confirming a gate missing from the list
     if len(rest) == 2 and rest[0] == "holdouts":
         return "holdouts"
     if len(rest) == 3 and rest[0] == "experiments" and rest[2] == "cumulative_exposures":

@@ -338,9 +338,17 @@ class ConsoleService:
         return _ok("Holdout read successfully.", self._shaped("holdout", holdout))
 
     def read_cumulative_exposures(self, call: Call) -> Answer:
-        series = self.twin.organisation.cumulative_exposures(call.params["id"])
+        org = self.twin.organisation
+        series = org.cumulative_exposures(call.params["id"])
         if series is None:
             raise ServiceFailure(404, f"Experiment {call.params['id']} not found")
+        if delay := self.twin.settings.exposure_delay_days:
+            # The days the late computation has not reached yet are not in the series at all.
+            computed_through = (org.today - timedelta(days=delay)).isoformat()
+            series = [
+                {**group, "results": [point for point in group["results"] if point["date"] <= computed_through]}
+                for group in series
+            ]
         groups = [self._shaped("cumulative_exposures", group) for group in series]
         return _ok("Successfully loaded Cumulative Exposures", groups)
 

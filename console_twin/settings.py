@@ -104,10 +104,15 @@ class TwinSettings:
     # Called with (endpoint, a copy of each item) before it is sent: schema drift drills.
     transform_item: Callable[[str, dict], dict] | None = None
     admin: bool = False  # serve POST /_twin/advance?days=N
+    # The service's daily exposure computation runs this many days late (an ingestion outage): every
+    # series ends that many days before today. Back to 0, the service has caught up.
+    exposure_delay_days: int = 0
 
     def __post_init__(self) -> None:
         if self.retry_after not in RETRY_AFTER_FORMS:
             raise ValueError(f"retry_after must be one of {', '.join(RETRY_AFTER_FORMS)}")
+        if self.exposure_delay_days < 0:
+            raise ValueError("exposure_delay_days must be 0 or more")
 
     def pagination_for(self, endpoint: str) -> PaginationStyle:
         return self.pagination.get(endpoint) or PaginationStyle()

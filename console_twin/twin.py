@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import logging
 import random
 import threading
@@ -103,6 +104,33 @@ class ConsoleTwin:
                 raise KeyError(gate_id)
             self.organisation.remove_gate(gate_id)
             self.organisation.reclassify_gates()
+
+    def create_dynamic_config(self, config_id: str | None = None, **fields: object) -> dict:
+        """Creates an enabled dynamic config now (newest, so first in the list), shaped like the newest
+        listed one; `fields` override its public fields (`createdTime` moves it in the list).
+
+        Returns a copy of the stored config.
+        """
+        with self.lock:
+            org = self.organisation
+            template = org.listed_dynamic_configs()[0]
+            config = copy.deepcopy(template)
+            config_id = config_id or f"drill_config_{self._drill_ids.randrange(16**8):08x}"
+            if config_id in org.dynamic_configs:
+                raise ValueError(f"dynamic config {config_id} already exists")
+            config.update(id=config_id, name=config_id, status="Enabled", isEnabled=True, holdoutIDs=[], version=1)
+            config.update(createdTime=org.now_ms, lastModifiedTime=org.now_ms)
+            config.update(fields)
+            org.dynamic_configs[config_id] = config
+            return copy.deepcopy(config)
+
+    def delete_dynamic_config(self, config_id: str) -> None:
+        """Deletes a dynamic config for good: gone from the list (unlike archiving, it cannot come back)."""
+        with self.lock:
+            if config_id not in self.organisation.dynamic_configs:
+                raise KeyError(config_id)
+            del self.organisation.dynamic_configs[config_id]
+            self.organisation.status_before_archive.pop(config_id, None)
 
     # --- transports --------------------------------------------------------------------------------------
     def answer(self, method: str, target: str, headers: dict[str, str], body: bytes) -> Answer:

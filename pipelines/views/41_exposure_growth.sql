@@ -11,7 +11,8 @@ parameters as (
     select
         max(case when name = 'target_sample_size' then value end) as target_sample_size,
         max(case when name = 'stall_days' then value end) as stall_days,
-        max(case when name = 'trend_flat_band' then value end) as trend_flat_band
+        max(case when name = 'trend_flat_band' then value end) as trend_flat_band,
+        max(case when name = 'late_days' then value end) as late_days
     from analytics.view_parameters
 ),
 
@@ -66,9 +67,28 @@ pace as (
     group by spans.experiment_id
 ),
 
+computation as (
+    -- the newest day the service has computed for any experiment: its daily computation reached it
+    select
+        max(last_date) as computed_through
+    from spans
+),
+
 rates as (
     select
         spans.experiment_id,
+        -- days the series lags the service's clock: 0 or 1 while the service computes every day
+        cast(as_of.as_of_date - spans.last_date as integer) as lag_days,
+        -- as current as the service's computation: when that lags, the series is late, not ended
+        spans.last_date >= computation.computed_through - 1 as is_computed_through,
+        -- growth counted up to the day after the last computed one: days the service has not computed
+        -- yet are unknown, not days without exposures
+        cast(
+            greatest(
+                least(as_of.as_of_date, spans.last_date + 1) - coalesce(spans.last_growth_date, spans.first_date - 1),
+                0
+            ) as integer
+        ) as computed_days_without_growth,
         spans.group_count,
         spans.first_date,
         spans.last_date,
@@ -80,6 +100,24 @@ rates as (
     from spans
     inner join pace
         on pace.experiment_id = spans.experiment_id
+    cross join as_of
+    cross join computation
+),
+
+classified as (
+    select
+        rates.*,
+        -- the service has not computed the last days yet (its daily computation runs late)
+        rates.lag_days > 1 and rates.lag_days <= parameters.late_days and rates.is_computed_through as is_late,
+        -- ended before the service's last computed day, or silent for longer than a late computation
+        -- explains: the console stopped counting
+        rates.lag_days > 1
+            and (rates.lag_days > parameters.late_days or not rates.is_computed_through) as is_concluded,
+        -- a running experiment whose computed days show no new exposure
+        (rates.lag_days <= 1 or (rates.lag_days <= parameters.late_days and rates.is_computed_through))
+            and rates.computed_days_without_growth >= parameters.stall_days as is_stalled
+    from rates
+    cross join parameters
 ),
 
 final as (
@@ -105,20 +143,26 @@ final as (
         cast(parameters.target_sample_size as bigint) as target_sample_size,
         case
             when rates.total_exposures >= parameters.target_sample_size then 0
-            when rates.last_date < as_of.as_of_date - 1 then null
+            when rates.is_concluded then null
             when rates.avg_daily_exposures_7d > 0
                 then cast(ceil((parameters.target_sample_size - rates.total_exposures) / rates.avg_daily_exposures_7d) as integer)
         end as days_to_target,
         rates.last_growth_date,
         -- counted to the as-of day: a series that stopped arriving has stopped growing too
         cast(greatest(as_of.as_of_date - coalesce(rates.last_growth_date, rates.first_date - 1), 0) as integer) as days_without_growth,
-        -- a running experiment that gains no exposures; a concluded one (below) is not stalled, it ended
-        rates.last_date >= as_of.as_of_date - 1
-            and greatest(as_of.as_of_date - coalesce(rates.last_growth_date, rates.first_date - 1), 0) >= parameters.stall_days as is_stalled,
+        rates.is_stalled,
         rates.cumulative_drop_count,
-        -- the series ended before yesterday: the console stopped counting (the experiment concluded)
-        rates.last_date < as_of.as_of_date - 1 as is_concluded
-    from rates
+        rates.is_concluded,
+        rates.lag_days,
+        rates.is_late,
+        -- one word for reports: a stall seen in the computed days wins over lateness
+        case
+            when rates.is_concluded then 'concluded'
+            when rates.is_stalled then 'stalled'
+            when rates.is_late then 'late'
+            else 'running'
+        end as status
+    from classified as rates
     cross join parameters
     cross join as_of
 )

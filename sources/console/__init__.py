@@ -19,13 +19,17 @@ from sources.console import settings
 from sources.console.client import ClientOptions, ConsoleClient
 from sources.console.errors import NotFoundError
 from sources.console.extraction import (
+    AbsenceCheck,
     Catalogue,
     ExtractionReport,
+    NumberColumns,
     batched,
     exposure_rows,
     has_concluded,
     is_quiet,
     is_settled,
+    live_dynamic_configs,
+    live_gates,
     service_today,
     unique,
     utc_now,
@@ -52,6 +56,16 @@ TARGET_VALUES = {
     ("rules", "conditions", "target_value"): {"columns": {"value": {"name": "value", "data_type": "text"}}},
 }
 
+# Paths below gates and dynamic configs whose columns the contract types `number`: a rule's and a
+# variant's passPercentage, an automated rollout's passPercent (see NumberColumns).
+RULE_NUMBERS: dict[tuple[str, ...], tuple[str, ...]] = {
+    ("rules",): ("pass_percentage",),
+    ("rules", "completed_automated_rollouts"): ("pass_percent",),
+    ("rules", "pending_automated_rollouts"): ("pass_percent",),
+}
+CONFIG_NUMBERS = {**RULE_NUMBERS, ("rules", "variants"): ("pass_percentage",)}
+HOLDOUT_NUMBERS: dict[tuple[str, ...], tuple[str, ...]] = {(): ("pass_percentage",)}
+
 
 @dlt.source(name="console", max_table_nesting=4)
 def console(
@@ -69,6 +83,7 @@ def console(
     max_retry_time: float = settings.DEFAULT_MAX_RETRY_TIME_S,
     settle_after_hours: float = settings.DEFAULT_SETTLE_AFTER_HOURS,
     recheck_concluded_days: int = settings.DEFAULT_RECHECK_CONCLUDED_DAYS,
+    late_exposure_days: int = settings.DEFAULT_LATE_EXPOSURE_DAYS,
     transport: Any = None,
     report: Any = None,
     client: Any = None,
@@ -106,19 +121,47 @@ def console(
     settle_after = timedelta(hours=settle_after_hours)
     fan_out_batch = max(1, max_workers * 4)
 
-    @dlt.resource(name="gates", primary_key="id", write_disposition=SCD2, nested_hints={"rules": {}, **TARGET_VALUES})
+    gate_numbers = NumberColumns("gates", RULE_NUMBERS)
+    config_numbers = NumberColumns("dynamic_configs", CONFIG_NUMBERS)
+    holdout_numbers = NumberColumns("holdouts", HOLDOUT_NUMBERS)
+
+    # Built again when a resource finds a number column stored as bigint (see NumberColumns).
+    def gate_hints() -> dict:
+        return {
+            **{path: {"columns": gate_numbers.hints(path)} for path in RULE_NUMBERS},
+            **TARGET_VALUES,
+        }
+
+    def config_hints() -> dict:
+        hints = {path: {"columns": config_numbers.hints(path)} for path in CONFIG_NUMBERS}
+        for path in (("rules",), ("rules", "variants")):
+            hints.setdefault(path, {"columns": {}})["columns"]["return_value"] = {"name": "return_value", **JSON}
+        return hints
+
+    @dlt.resource(name="gates", primary_key="id", write_disposition=SCD2, nested_hints=gate_hints())
     def gates() -> Iterator[list[dict]]:
         """Table `gates`, key `id`: SCD2 history of every listed gate, one version per change.
 
         The whole list is read every run (the service has no "modified since" filter); a gate absent
-        from a complete list is retired. A list that cannot be read completely raises, so a partial
-        list never reaches the table.
+        from it is retired once confirmed gone: each gate listed last run and missing now is read by
+        id, and only a 404 or an archived gate is retired (`AbsenceCheck`, resource state `listed`).
         """
-        for page in client.list_gates():
+        retype = gate_numbers.check_destination(dlt.current.source_schema())
+        absences = AbsenceCheck(dlt.current.resource_state(), "gates")
+        for page in client.list_gates(check_total=not absences.confirms):
+            absences.saw(page)
             catalogue.record_list_page("gates", page)
             report.add("gates", len(page))
             report.add_fields("gates", page)
-            yield page
+            if retype:
+                retype = False
+                yield dlt.mark.with_hints(page, dlt.mark.make_hints(nested_hints=gate_hints()))
+            else:
+                yield page
+        if live := absences.finish(lambda missing: live_gates(client, missing, absences.before or {})):
+            catalogue.record_list_page("gates", live)
+            report.add("gates", len(live), pages=0)
+            yield live
         catalogue.complete_list("gates")
 
     @dlt.resource(
@@ -126,21 +169,32 @@ def console(
         primary_key="id",
         write_disposition=SCD2,
         columns={"default_value": {"name": "default_value", **JSON}},
-        nested_hints={
-            "rules": {"columns": {"return_value": {"name": "return_value", **JSON}}},
-            ("rules", "variants"): {"columns": {"return_value": {"name": "return_value", **JSON}}},
-        },
+        nested_hints=config_hints(),
     )
     def dynamic_configs() -> Iterator[list[dict]]:
         """Table `dynamic_configs`, key `id`: SCD2 history as `gates`; rules, variants and conditions nested.
 
-        `defaultValue` and the rules' and variants' `returnValue` are JSON columns.
+        `defaultValue` and the rules' and variants' `returnValue` are JSON columns. Absences are
+        confirmed as for gates, by one more read of the list as a single page (there is no single read).
         """
-        for page in client.list_dynamic_configs():
+        retype = config_numbers.check_destination(dlt.current.source_schema())
+        absences = AbsenceCheck(dlt.current.resource_state(), "dynamic_configs")
+        for page in client.list_dynamic_configs(check_total=not absences.confirms):
+            absences.saw(page)
             catalogue.record_list_page("dynamic_configs", page)
             report.add("dynamic_configs", len(page))
             report.add_fields("dynamic_configs", page)
-            yield page
+            if retype:
+                retype = False
+                yield dlt.mark.with_hints(page, dlt.mark.make_hints(nested_hints=config_hints()))
+            else:
+                yield page
+        # Room for every config seen or missing, and a page of creations on top.
+        room = len(absences.seen) + len(absences.missing()) + client.options.page_size
+        if live := absences.finish(lambda missing: live_dynamic_configs(client, missing, room)):
+            catalogue.record_list_page("dynamic_configs", live)
+            report.add("dynamic_configs", len(live), pages=0)
+            yield live
         catalogue.complete_list("dynamic_configs")
 
     @dlt.resource(name="qualifying_events", primary_key="name", write_disposition="merge")
@@ -156,9 +210,16 @@ def console(
         """Holdout ids: configured ones plus those referenced by gates and dynamic configs."""
         yield from batched(catalogue.holdout_ids(configured_holdouts), fan_out_batch)
 
-    @dlt.transformer(name="holdouts", data_from=holdout_ids_resource, primary_key="id", write_disposition="merge")
+    @dlt.transformer(
+        name="holdouts",
+        data_from=holdout_ids_resource,
+        primary_key="id",
+        write_disposition="merge",
+        columns=holdout_numbers.hints(),
+    )
     def holdouts(ids: list[str]) -> Iterator[list[dict]]:
         """Table `holdouts`, key `id`: merged; fetched concurrently, unknown ids reported and skipped."""
+        retype = holdout_numbers.check_destination(dlt.current.source_schema())
         found = []
         for holdout_id, holdout in client.fetch_many(client.get_holdout, ids):
             if isinstance(holdout, NotFoundError):
@@ -169,14 +230,15 @@ def console(
             found.append(holdout)
         report.add("holdouts", len(found), pages=0)
         report.add_fields("holdouts", found)
-        yield found
+        yield dlt.mark.with_hints(found, dlt.mark.make_hints(columns=holdout_numbers.hints())) if retype else found
 
     @dlt.resource(name="experiment_ids", selected=False)
     def experiment_ids_resource() -> Iterator[list[str]]:
         """Experiment ids: configured ones plus the holdouts' `experimentIDs`, less concluded ones.
 
-        An experiment whose series stopped before yesterday has concluded: its rows cannot change,
-        so it is only checked again every `recheck_concluded_days` (it may be restarted).
+        An experiment whose series has been silent for more than `late_exposure_days` has concluded:
+        its rows cannot change, so it is only checked again every `recheck_concluded_days` (it may be
+        restarted). One lagging less is late, not concluded, and is requested on every run.
         """
         concluded: dict[str, str] = dlt.current.resource_state("cumulative_exposures").get("concluded", {})
         today = service_today(client)
@@ -209,7 +271,7 @@ def console(
             if newest is not None:
                 last_day[experiment_id] = newest
             today = service_today(client)
-            if newest is not None and has_concluded(newest, today):
+            if newest is not None and has_concluded(newest, today, late_exposure_days):
                 concluded[experiment_id] = today.isoformat()
             else:
                 concluded.pop(experiment_id, None)

@@ -376,11 +376,13 @@ class ConsoleClient:
         creatorID: Filter = None,
         tags: Filter = None,
         page_size: int | None = None,
+        check_total: bool = True,
     ) -> Iterator[list[dict]]:
         """Every gate, one list per page, de-duplicated (key `id`).
 
         `type` is one of settings.GATE_TYPES, `typeReason` of GATE_TYPE_REASONS, `passRate` and
-        `rolloutRate` of RATE_FILTERS."""
+        `rolloutRate` of RATE_FILTERS. `check_total=False`: one pass, for a caller that confirms
+        absences itself (see `iter_list`)."""
         params = {
             "idType": idType,
             "type": type,
@@ -392,7 +394,7 @@ class ConsoleClient:
             "creatorID": creatorID,
             "tags": tags,
         }
-        return self.iter_list(LIST_GATES.template, params, key="id", page_size=page_size)
+        return self.iter_list(LIST_GATES.template, params, key="id", page_size=page_size, check_total=check_total)
 
     def get_holdout(self, holdout_id: str) -> dict:
         return self._read_one(GET_HOLDOUT, holdout_id)
@@ -405,10 +407,13 @@ class ConsoleClient:
         creatorID: Filter = None,
         tags: Filter = None,
         page_size: int | None = None,
+        check_total: bool = True,
     ) -> Iterator[list[dict]]:
-        """Every dynamic config, one list per page, de-duplicated (key `id`)."""
+        """Every dynamic config, one list per page, de-duplicated (key `id`); `check_total` as `list_gates`."""
         params = {"releasePipelineID": releasePipelineID, "creatorName": creatorName, "creatorID": creatorID, "tags": tags}
-        return self.iter_list(LIST_DYNAMIC_CONFIGS.template, params, key="id", page_size=page_size)
+        return self.iter_list(
+            LIST_DYNAMIC_CONFIGS.template, params, key="id", page_size=page_size, check_total=check_total
+        )
 
     def list_qualifying_events(self, *, page_size: int | None = None) -> Iterator[list[dict]]:
         """Every qualifying event, one list per page, de-duplicated by `name` (they have no id)."""
@@ -446,11 +451,17 @@ class ConsoleClient:
         *,
         key: str = "id",
         page_size: int | None = None,
+        check_total: bool = True,
     ) -> Iterator[list[dict]]:
-        """A complete read of a list, one list of new items per page (see `paging.read_complete`)."""
+        """A complete read of a list, one list of new items per page (see `paging.read_complete`).
+
+        `check_total=False` reads one pass and never checks `totalItems`: for a caller that confirms
+        every item missing from the pass before acting on its absence."""
         if page_size is not None and (isinstance(page_size, bool) or not isinstance(page_size, int) or page_size < 1):
             raise ConfigurationError(f"sources.console.page_size must be a positive integer, got {page_size!r}")
-        return paging.read_complete(lambda: self.paginate(path, params, page_size=page_size), path, key)
+        return paging.read_complete(
+            lambda: self.paginate(path, params, page_size=page_size), path, key, check_total=check_total
+        )
 
     # ----------------------------------------------------------------- writes
 

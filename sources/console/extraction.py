@@ -3,15 +3,18 @@ decide which rows and requests a run makes (exposure days, settled ingestion run
 
 from __future__ import annotations
 
+import logging
 import threading
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
-from typing import Any, Iterable, Iterator, Sequence, TypeVar
+from typing import Any, Callable, Iterable, Iterator, Sequence, TypeVar
 
 from sources.console.client import ConsoleClient
 from sources.console.errors import NotFoundError
+from sources.console.settings import DEFAULT_LATE_EXPOSURE_DAYS, LOGGER_NAME
 
 T = TypeVar("T")
+log = logging.getLogger(LOGGER_NAME)
 
 # The statuses after which an ingestion run never changes again.
 FINAL_RUN_STATUSES = frozenset({"pulse_complete"})
@@ -149,6 +152,124 @@ class Catalogue:
         return unique([*configured, *from_holdouts])
 
 
+# A gate or config with this status has left the lists on purpose: its absence is a retirement.
+ARCHIVED = "Archived"
+
+
+class AbsenceCheck:
+    """What one list resource listed last run, and the confirmation of what this run's read lacks.
+
+    The SCD2 merge retires every entity missing from a run's list. A list that moves while it is read
+    (an entity deleted on a page already read pulls a later one past the page boundary) can lack live
+    entities, and `totalItems` cannot tell: creations balance deletions, or it is not sent. So each id
+    listed last run (resource state `listed`, id -> `version`) and missing now is confirmed before it may
+    be retired; a live one is added to the run's items. A run where nothing left the list asks nothing
+    more. Without a record (the first run, or the first after upgrading) the read is the strict one:
+    `totalItems` checked, one re-read, `PaginationError` if still inconsistent.
+    """
+
+    def __init__(self, state: dict[str, Any], name: str) -> None:
+        self.name = name
+        self._state = state
+        self.before: dict[str, Any] | None = state.get("listed")
+        self.seen: dict[str, Any] = {}
+
+    @property
+    def confirms(self) -> bool:
+        """True when absences can be confirmed, so the read needs no `totalItems` check."""
+        return self.before is not None
+
+    def saw(self, items: Sequence[dict[str, Any]]) -> None:
+        for item in items:
+            self.seen[item["id"]] = item.get("version")
+
+    def missing(self) -> list[str]:
+        return [entity_id for entity_id in self.before or {} if entity_id not in self.seen]
+
+    def finish(self, confirm: Callable[[list[str]], list[dict[str, Any]]]) -> list[dict[str, Any]]:
+        """Confirms the missing ids with `confirm(ids) -> the live ones`; returns those and records this run's list."""
+        missing = self.missing()
+        live: list[dict[str, Any]] = []
+        if missing:
+            live = [item for item in confirm(missing) if item["id"] not in self.seen]
+            self.saw(live)
+            log.info(
+                "%s: %d listed last run missing from this read; %d still live (the list moved while read), "
+                "%d deleted or archived",
+                self.name,
+                len(missing),
+                len(live),
+                len(missing) - len(live),
+            )
+        self._state["listed"] = self.seen
+        return live
+
+
+def live_gates(client: ConsoleClient, ids: Sequence[str], versions: dict[str, Any]) -> list[dict[str, Any]]:
+    """The gates among `ids` that still exist and are not archived, by the single read.
+
+    The single read has no `version` (list items do): the one it was last listed with stands in.
+    """
+    live = []
+    for gate_id, gate in client.fetch_many(client.get_gate, ids):
+        if isinstance(gate, NotFoundError) or gate.get("status") == ARCHIVED:
+            continue
+        if "version" not in gate and versions.get(gate_id) is not None:
+            gate = {**gate, "version": versions[gate_id]}
+        live.append(gate)
+    return live
+
+
+def live_dynamic_configs(client: ConsoleClient, ids: Sequence[str], room: int) -> list[dict[str, Any]]:
+    """The dynamic configs among `ids` still listed, by a second read of the list (there is no single read).
+
+    Asked as one page of `room` items: one answer is a snapshot no deletion can shift. A console that
+    serves fewer a page gets the strict complete read (`totalItems` checked), which fails rather than
+    confirm an absence it could not see.
+    """
+    wanted = set(ids)
+    return [
+        config
+        for page in client.list_dynamic_configs(page_size=max(room, client.options.page_size))
+        for config in page
+        if config["id"] in wanted
+    ]
+
+
+class NumberColumns:
+    """One table's columns that the contract types `number` (console-interface.md), declared double.
+
+    Declared, a fraction (12.5) that arrives after integers never makes a `__v_double` variant column,
+    whichever page or normalize worker met an integer first. Except in a destination that already
+    holds the column as bigint (loaded before it was declared): dlt never changes a column's type, so
+    declaring double there would truncate 12.5 into the bigint column. Such a column stays declared
+    bigint, as before, and a fraction goes to the variant column, which the views read.
+    """
+
+    def __init__(self, table: str, columns: dict[tuple[str, ...], tuple[str, ...]]) -> None:
+        self.table = table
+        self.columns = columns  # nested path (() for the table itself) -> column names
+        self._stored_as_integers: set[tuple[tuple[str, ...], str]] = set()
+
+    def check_destination(self, schema: Any) -> bool:
+        """Reads the stored schema the run extracts into (`dlt.current.source_schema()`), before any item;
+        True when a column is stored as bigint, so the resource's hints must be replaced (`hints`)."""
+        for path, names in self.columns.items():
+            stored = schema.tables.get("__".join((self.table, *path)), {}).get("columns", {})
+            for name in names:
+                if stored.get(name, {}).get("data_type") == "bigint" and (path, name) not in self._stored_as_integers:
+                    self._stored_as_integers.add((path, name))
+                    log.info("%s.%s is stored as bigint: kept bigint", "__".join((self.table, *path)), name)
+        return bool(self._stored_as_integers)
+
+    def hints(self, path: tuple[str, ...] = ()) -> dict[str, dict[str, str]]:
+        """Column hints for the table at `path` below this one."""
+        return {
+            name: {"name": name, "data_type": "bigint" if (path, name) in self._stored_as_integers else "double"}
+            for name in self.columns.get(path, ())
+        }
+
+
 def exposure_rows(experiment_id: str, series: Sequence[dict[str, Any]], from_day: str | None) -> tuple[list[dict], str | None]:
     """Flattens one experiment's series to rows on or after `from_day`; returns them and the newest day.
 
@@ -211,9 +332,13 @@ def service_today(client: ConsoleClient) -> date:
     return (client.server_time or utc_now()).astimezone(timezone.utc).date()
 
 
-def has_concluded(newest_day: str, today: date) -> bool:
-    """A series whose newest day is before yesterday gains no more days: the experiment stopped."""
-    return date.fromisoformat(newest_day) < today - timedelta(days=1)
+def has_concluded(newest_day: str, today: date, late_days: int = DEFAULT_LATE_EXPOSURE_DAYS) -> bool:
+    """A series silent for more than `late_days` has concluded: the experiment stopped.
+
+    One that lags less is only late (the service's daily computation has not caught up yet): it is
+    requested on every run, so the days it catches up load at once.
+    """
+    return date.fromisoformat(newest_day) < today - timedelta(days=late_days)
 
 
 def is_quiet(concluded_on: str | None, today: date, recheck_days: int) -> bool:

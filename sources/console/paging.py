@@ -131,10 +131,14 @@ def _item_key(item: Any, key: str) -> Any:
     return value
 
 
-def read_complete(pages: Callable[[], Iterator[Page]], path: str, key: str = "id") -> Iterator[list[dict]]:
+def read_complete(
+    pages: Callable[[], Iterator[Page]], path: str, key: str = "id", *, check_total: bool = True
+) -> Iterator[list[dict]]:
     """A complete read of a list whose pages can shift while we read (items created or deleted).
 
-    One pass, de-duplicated by `key`. If the last page's `totalItems` disagrees with the
+    One pass, de-duplicated by `key`. With `check_total=False` that is all: the caller confirms
+    every absence itself (see `sources.console.extraction.AbsenceCheck`), so a list that moved
+    costs nothing more and fails nothing. Otherwise, if the last page's `totalItems` disagrees with the
     number of distinct items seen, or `totalItems` changed from one page to the next (an item
     deleted from a page already read shifts a later item past the page boundary: the count can
     still agree while that item was never served), read once more and yield only items not yet
@@ -161,6 +165,8 @@ def read_complete(pages: Callable[[], Iterator[Page]], path: str, key: str = "id
 
     for attempt in (1, 2):
         distinct, totals = yield from one_pass()
+        if not check_total:
+            return
         total = totals[-1] if totals else None
         changed = len(set(totals)) > 1
         if total is None or (distinct == total and not changed):

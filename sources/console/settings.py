@@ -70,12 +70,6 @@ IN_FLIGHT_PER_WORKER = 2
 SECRET_FRAGMENT_LENGTH = 8
 REDACTED = "***"
 
-# --- extraction (docs/decisions.md) ---
-# An ingestion run in an error status that has not moved for this long is settled.
-DEFAULT_SETTLE_AFTER_HOURS = 24.0
-# A concluded experiment's exposures are requested again only this often.
-DEFAULT_RECHECK_CONCLUDED_DAYS = 7
-
 # --- request body vocabularies (console-interface.md and console-openapi.json) ---
 ROLE_PERMISSION_FLAGS: tuple[str, ...] = (
     "invitation_access",
@@ -181,5 +175,10 @@ RATE_FILTERS: tuple[str, ...] = ("0", "100", "INBETWEEN")
 # --- the dlt source (sources/console/__init__.py) ---
 # An ingestion run in an error status that has not moved for this long is settled: never requested again.
 DEFAULT_SETTLE_AFTER_HOURS = 24.0
-# A concluded experiment (its series stopped before yesterday) is requested again only this often.
+# A concluded experiment (its series silent for more than DEFAULT_LATE_EXPOSURE_DAYS) is requested
+# again only this often.
 DEFAULT_RECHECK_CONCLUDED_DAYS = 7
+# The service computes exposures once a day and can run days late (an ingestion outage over a weekend):
+# a series whose newest day lags the service's clock by up to this many days is late, not concluded,
+# and is requested on every run (docs/decisions.md).
+DEFAULT_LATE_EXPOSURE_DAYS = 4

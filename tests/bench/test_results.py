@@ -107,7 +107,7 @@ def test_findings_explain_misses_with_the_run_figures():
         ("/console/v1/holdouts/h1", "holdouts"),
         ("/console/v1/experiments/e1/cumulative_exposures", "experiments"),
         ("/console/v1/ingestion/runs/r-1", "ingestion_runs"),
-        ("/console/v1/gates/g1", "other"),
+        ("/console/v1/gates/g1", "gate"),
         ("/_twin/advance", "other"),
     ],
 )

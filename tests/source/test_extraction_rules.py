@@ -111,13 +111,28 @@ def test_catalogue_reads_lists_and_holdouts_it_has_not_seen():
 
 
 @pytest.mark.parametrize(
-    ("newest", "concluded"),
-    [("2026-11-02", False), ("2026-11-01", False), ("2026-10-31", True)],
+    ("newest", "late_days", "concluded"),
+    [
+        ("2026-11-02", 4, False),
+        ("2026-11-01", 4, False),
+        # the service's computation running late: 2 to 4 days behind is late, not concluded
+        ("2026-10-31", 4, False),
+        ("2026-10-29", 4, False),
+        ("2026-10-28", 4, True),
+        ("2026-10-30", 3, False),
+        ("2026-10-29", 3, True),
+    ],
 )
-def test_an_experiment_concludes_when_its_series_stops_before_yesterday(newest, concluded):
+def test_an_experiment_concludes_when_its_series_is_silent_longer_than_a_late_computation(newest, late_days, concluded):
     from sources.console.extraction import has_concluded
 
-    assert has_concluded(newest, NOW.date()) is concluded
+    assert has_concluded(newest, NOW.date(), late_days) is concluded
+
+
+def test_the_default_late_computation_is_four_days():
+    from sources.console.extraction import has_concluded
+
+    assert (has_concluded("2026-10-29", NOW.date()), has_concluded("2026-10-28", NOW.date())) == (False, True)
 
 
 @pytest.mark.parametrize(

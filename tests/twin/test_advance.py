@@ -3,7 +3,10 @@ day, unsettled runs progress; and the drill helpers that change gates on demand.
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import httpx
+import pytest
 
 from console_twin import ConsoleTwin, TwinSettings
 from tests.twin.conftest import read_all
@@ -141,3 +144,41 @@ def test_deleting_the_only_reference_to_a_gate_lets_it_go_stale(twin):
     twin.delete_gate(holder)
 
     assert org.gates[target]["type"] == "STALE"
+
+
+@pytest.mark.parametrize("created_time", [None, 1])
+def test_create_dynamic_config_lists_it_by_created_time_and_delete_removes_it(twin, console, created_time):
+    fields = {} if created_time is None else {"createdTime": created_time}
+    created = twin.create_dynamic_config("drill_config", **fields)
+    assert (created["status"], created["isEnabled"], created["holdoutIDs"]) == ("Enabled", True, [])
+    listed = [c["id"] for c in read_all(console, "/console/v1/dynamic_configs", limit=5)]
+    # newest first: now first, an old createdTime last
+    assert listed.index("drill_config") == (0 if created_time is None else len(listed) - 1)
+    with pytest.raises(ValueError):
+        twin.create_dynamic_config("drill_config")
+
+    twin.delete_dynamic_config("drill_config")
+    assert "drill_config" not in {c["id"] for c in read_all(console, "/console/v1/dynamic_configs", limit=5)}
+    with pytest.raises(KeyError):
+        twin.delete_dynamic_config("drill_config")
+
+
+@pytest.mark.parametrize("delay", [0, 1, 3])
+def test_a_late_exposure_computation_ends_every_series_days_before_today(twin, console, delay):
+    experiment_id = next(e for e, x in twin.organisation.experiments.items() if x.ended_on is None)
+    on_time = console.get(f"/console/v1/experiments/{experiment_id}/cumulative_exposures").json()["data"]
+    twin.settings.exposure_delay_days = delay
+    late = console.get(f"/console/v1/experiments/{experiment_id}/cumulative_exposures").json()["data"]
+
+    newest = {max(p["date"] for p in group["results"]) for group in late}
+    assert newest == {(twin.organisation.today - timedelta(days=delay)).isoformat()}
+    # the computed days are unchanged, the later ones are absent
+    assert [g["results"] for g in late] == [g["results"][: len(g["results"]) - delay] for g in on_time]
+
+    twin.settings.exposure_delay_days = 0
+    assert console.get(f"/console/v1/experiments/{experiment_id}/cumulative_exposures").json()["data"] == on_time
+
+
+def test_exposure_delay_cannot_be_negative():
+    with pytest.raises(ValueError):
+        TwinSettings(exposure_delay_days=-1)

@@ -179,3 +179,82 @@ def test_a_concluded_experiment_is_not_stalled(writable_db):
         " from analytics.exposure_growth where experiment_id in ('exp_done', 'exp_stalled') order by experiment_id",
     )
     assert rows == [("exp_done", 70, 8, False, True, None), ("exp_stalled", 180, 5, True, False, 764)]
+
+
+def add_series(database, series: dict[str, list[tuple[str, int]]]) -> None:
+    """One-group series: experiment -> [(day of November, cumulative count)]."""
+    with duckdb.connect(str(database)) as con:
+        con.executemany(
+            "insert into console.cumulative_exposures (experiment_id, group_id, group_name, date, exposures, _dlt_load_id, _dlt_id)"
+            " values (?, 'g', 'All', ?, ?, 'x', ?)",
+            [
+                (experiment, f"2026-11-{day}", count, f"{experiment}-{day}")
+                for experiment, points in series.items()
+                for day, count in points
+            ],
+        )
+
+
+GROWTH_STATUS = (
+    "select experiment_id, last_date, lag_days, days_without_growth, is_late, is_stalled, is_concluded, status,"
+    " days_to_target is null from analytics.exposure_growth order by experiment_id"
+)
+
+
+def test_a_series_that_ends_while_the_service_computes_every_day_has_concluded(writable_db):
+    # As of the 20th the service has computed the 19th for the others: a series ending on the 17th
+    # ended (it is not late), even within `late_days`.
+    add_series(writable_db, {"exp_ended": [("16", 10), ("17", 20)]})
+    rows = query(writable_db, GROWTH_STATUS)
+    assert rows == [
+        ("exp_ab", d(19), 1, 1, False, False, False, "running", False),
+        ("exp_ended", d(17), 3, 3, False, False, True, "concluded", True),
+        ("exp_four", d(19), 1, 1, False, False, False, "running", False),
+        ("exp_skewed", d(19), 1, 1, False, False, False, "running", False),
+        ("exp_solo", d(19), 1, 2, False, False, False, "running", False),
+        ("exp_stalled", d(19), 1, 5, False, True, False, "stalled", False),
+    ]
+
+
+def test_a_late_computation_is_late_not_stalled_nor_concluded(writable_db):
+    # As of the 22nd the service has computed nothing after the 19th: every series that reaches the 19th
+    # (3 days behind) is late. Its unknown days are not days without exposures: exp_solo (growth last
+    # on the 18th) is not stalled, exp_stalled (nothing since the 15th) still is, by its computed days.
+    add_series(
+        writable_db,
+        {
+            # the 18th is one day before the newest computed day: as current as the computation
+            "exp_late_18": [("17", 5), ("18", 9)],
+            # through the 17th: 5 days behind, more than late_days (4): concluded
+            "exp_silent_5": [("16", 5), ("17", 9)],
+        },
+    )
+    with duckdb.connect(str(writable_db)) as con:
+        con.execute("update console.extraction_runs set service_time = service_time + interval 2 day")
+    rows = query(writable_db, GROWTH_STATUS)
+    assert rows == [
+        ("exp_ab", d(19), 3, 3, True, False, False, "late", False),
+        ("exp_four", d(19), 3, 3, True, False, False, "late", False),
+        ("exp_late_18", d(18), 4, 4, True, False, False, "late", False),
+        ("exp_silent_5", d(17), 5, 5, False, False, True, "concluded", True),
+        ("exp_skewed", d(19), 3, 3, True, False, False, "late", False),
+        ("exp_solo", d(19), 3, 4, True, False, False, "late", False),
+        ("exp_stalled", d(19), 3, 7, True, True, False, "stalled", False),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("late_days", "statuses"),
+    [
+        # every series four days behind: late (exp_stalled's computed days show its stall)
+        (4, ["late", "late", "late", "late", "stalled"]),
+        (3, ["concluded"] * 5),
+    ],
+)
+def test_late_days_is_a_view_parameter(writable_db, late_days, statuses):
+    with duckdb.connect(str(writable_db)) as con:
+        con.execute("update console.extraction_runs set service_time = service_time + interval 3 day")
+    apply_views(writable_db, parameters={"late_days": late_days})
+    rows = query(writable_db, "select experiment_id, lag_days, status from analytics.exposure_growth order by 1")
+    experiments = ["exp_ab", "exp_four", "exp_skewed", "exp_solo", "exp_stalled"]
+    assert rows == [(experiment, 4, status) for experiment, status in zip(experiments, statuses)]
