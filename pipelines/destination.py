@@ -51,6 +51,12 @@ RUN_DEFAULTS = {"destination.duckdb.credentials.global_config": '{"memory_limit"
 DRIVER_EXTRAS = {"postgres": "postgres", "snowflake": "snowflake", "bigquery": "bigquery",
                  "databricks": "databricks", "motherduck": "motherduck", "mssql": "mssql", "redshift": "redshift",
                  "clickhouse": "clickhouse", "athena": "athena", "synapse": "synapse", "filesystem": "filesystem"}
+# Destinations dlt loads but gatehouse cannot serve, and why (docs/destinations.md).
+UNSUPPORTED = {
+    "filesystem": "files have no SCD2 history and no merge in dlt, so every run would append and nothing would"
+    " retire, and views over files vanish with the session; load into duckdb, motherduck or a warehouse"
+    " (docs/destinations.md)",
+}
 # DuckDB's words for a file another process holds: `... Conflicting lock is held in /usr/bin/python3 (PID 42) ...`.
 _DUCKDB_HELD = re.compile(r"Conflicting lock is held in (?P<program>.+?) \(PID (?P<pid>\d+)\)")
 
@@ -98,8 +104,14 @@ class Destination:
             env[DUCKDB_ENV] = str(self.duckdb_path.resolve())
         return env
 
+    def check_supported(self) -> None:
+        """Fails with one line, before anything is extracted, on a destination gatehouse cannot serve."""
+        if self.name in UNSUPPORTED:
+            raise GatehouseError(f"destination {self.name} is not supported: {UNSUPPORTED[self.name]}")
+
     def check_loaded(self) -> None:
         """Fails with one line when there is plainly nothing to read yet."""
+        self.check_supported()
         if self.is_duckdb_file and not self.duckdb_path.is_file():
             raise GatehouseError(f"no database at {self.duckdb_path}: load one with `gatehouse run` (or `gatehouse run --demo`)")
 

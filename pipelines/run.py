@@ -66,6 +66,7 @@ def run_extraction(options: RunOptions) -> RunSummary:
         source = source.with_resources(*options.resources, "extraction_runs")
 
     destination = options.destination
+    destination.check_supported()
     timeout_s = lock_timeout(options.lock_timeout_s)
     with destination.exclusive(timeout_s):
         pipeline = destination.pipeline()
