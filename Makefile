@@ -30,6 +30,7 @@ test: headless-browser $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m bench.run
+	$(BIN)/python -m bench.analysis_layer
 
 clean:
 	rm -rf $(VENV) gatehouse.duckdb .gatehouse.duckdb.dlt reports .pytest_cache bench/out

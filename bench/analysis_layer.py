@@ -1,0 +1,138 @@
+"""What the analysis layer costs on DuckDB and on PostgreSQL, side by side in one run.
+
+    python -m bench.analysis_layer                 # large organisation, 3 repetitions (about 10 minutes)
+    python -m bench.analysis_layer --size medium --reps 1
+
+The organisation is served by the console twin (no latency, no rate limit: extraction is not what is
+measured here) and loaded once into a DuckDB file and once into a PostgreSQL server started from the
+`pgserver` wheel, each with `gatehouse run`. Then, alternating the two destinations in every repetition
+so that a slow spell of the shared machine does not always hit the same one, it times as whole commands
+`gatehouse views` (every view translated and re-applied) and `gatehouse report` (the three notebooks
+executed headless, the summary printed). The medians go to a section of bench/RESULTS.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from bench.processes import REPO, child_environment
+from bench.run import OUT_DIR, RESULTS_MD, machine_description
+from console_twin import ConsoleTwin
+
+log = logging.getLogger("bench")
+
+SECTION = "## The analysis layer on DuckDB and PostgreSQL"
+COMMANDS = {"views": ["views"], "report": ["report", "--out", "reports"]}
+
+
+def gatehouse(args: list[str], env: dict[str, str], cwd: Path) -> float:
+    started = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "pipelines.cli", *args], env=env, cwd=cwd,
+                          capture_output=True, text=True, timeout=1800)  # fmt: skip
+    elapsed = time.perf_counter() - started
+    if done.returncode != 0:
+        raise SystemExit(f"gatehouse {' '.join(args)} failed: {done.stderr.strip().splitlines()[-1:]}")
+    return elapsed
+
+
+def measure(size: str, reps: int, workdir: Path) -> dict:
+    sys.path.insert(0, str(REPO))
+    from tests.postgres_server import PostgresServer
+
+    workdir.mkdir(parents=True, exist_ok=True)
+    twin = ConsoleTwin(size=size)
+    server = PostgresServer().start()
+    try:
+        with twin.serve() as base_url:
+            env = child_environment({
+                "SOURCES__CONSOLE__BASE_URL": base_url,
+                "SOURCES__CONSOLE__API_KEY": twin.settings.api_key,
+                "SOURCES__CONSOLE__EXPERIMENT_IDS": json.dumps(twin.experiment_ids),
+                "SOURCES__CONSOLE__INGESTION_RUN_IDS": json.dumps(twin.ingestion_run_ids),
+                "SOURCES__CONSOLE__RATE_LIMIT_REQUESTS": "1000000",
+                "DESTINATION__POSTGRES__CREDENTIALS": server.database("gatehouse_bench"),
+                "DLT_DATA_DIR": str(workdir / "dlt"),
+                "RUNTIME__LOG_LEVEL": "ERROR",
+            })
+            destinations = {"duckdb": ["--duckdb", "gatehouse.duckdb"], "postgres": ["--destination", "postgres"]}
+            loads = {}
+            for name, flags in destinations.items():
+                log.info("loading the %s organisation into %s", size, name)
+                loads[name] = gatehouse(["run", "--no-progress", *flags], env, workdir)
+        times: dict[str, dict[str, list[float]]] = {c: {d: [] for d in destinations} for c in COMMANDS}
+        for rep in range(reps):
+            order = list(destinations) if rep % 2 == 0 else list(reversed(destinations))
+            for command, args in COMMANDS.items():
+                for name in order:
+                    seconds = gatehouse([*args, *destinations[name]], env, workdir)
+                    times[command][name].append(seconds)
+                    log.info("rep %d: %s on %s %.1f s", rep + 1, command, name, seconds)
+    finally:
+        server.stop()
+    return {"size": size, "reps": reps, "load_s": loads, "times": times, "machine": machine_description()}
+
+
+def render(result: dict) -> str:
+    lines = [
+        SECTION,
+        "",
+        f"`python -m bench.analysis_layer --size {result['size']} --reps {result['reps']}`, {result['machine']['date']},"
+        f" {result['machine']['cpu']}. The {result['size']} organisation loaded once into each destination"
+        f" (DuckDB {result['load_s']['duckdb']:.1f} s, PostgreSQL {result['load_s']['postgres']:.1f} s, no rate"
+        " limit), then each command timed as a whole process, the destinations alternating.",
+        "",
+        "| median of " + str(result["reps"]) + ", s | DuckDB | PostgreSQL | PostgreSQL / DuckDB |",
+        "| --- | ---: | ---: | ---: |",
+    ]
+    for command, per_destination in result["times"].items():
+        duck, pg = (statistics.median(per_destination[d]) for d in ("duckdb", "postgres"))
+        what = {"views": "`gatehouse views` (translate and apply every view)",
+                "report": "`gatehouse report` (three notebooks and the summary)"}[command]
+        lines.append(f"| {what} | {duck:.1f} | {pg:.1f} | {pg / duck:.2f}x |")
+    every = "; ".join(
+        f"{command} on {d}: " + ", ".join(f"{s:.1f}" for s in result["times"][command][d])
+        for command in result["times"] for d in ("duckdb", "postgres")
+    )
+    lines += ["", f"Every run, s: {every}.", ""]
+    return "\n".join(lines)
+
+
+def write_section(text: str, path: Path = RESULTS_MD) -> None:
+    """Replaces this bench's section of RESULTS.md (or appends it), leaving the other sections as they are."""
+    current = path.read_text(encoding="utf-8") if path.exists() else ""
+    if SECTION in current:
+        head, _, rest = current.partition(SECTION)
+        following = rest.find("\n## ")
+        current = head + text + (rest[following + 1:] if following >= 0 else "")
+    else:
+        current = current.rstrip("\n") + "\n\n" + text
+    path.write_text(current, encoding="utf-8")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--size", default="large", choices=("small", "medium", "large"))
+    parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--no-write", action="store_true", help="print the section instead of writing RESULTS.md")
+    args = parser.parse_args()
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", datefmt="%H:%M:%S")
+    workdir = OUT_DIR / f"analysis-{args.size}-{int(time.time())}"
+    result = measure(args.size, args.reps, workdir)
+    (workdir / "analysis_layer.json").write_text(json.dumps(result, indent=1), encoding="utf-8")
+    text = render(result)
+    if args.no_write:
+        print(text)
+    else:
+        write_section(text)
+        log.info("wrote %s", RESULTS_MD)
+
+
+if __name__ == "__main__":
+    main()
