@@ -485,4 +485,8 @@ def load_console(database: Path, work_dir: Path, records_by_load=(1, 2), tables:
     )
     for load in records_by_load:
         pipeline.run(hand_built_console(load, tables))
+    if tables is None:
+        from tests.code_refs.hand_built import load_code_references
+
+        load_code_references(pipeline)
     return database
