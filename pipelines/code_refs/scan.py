@@ -140,7 +140,7 @@ class Matcher:
             if names else None
         )
         # Cheap substring tests that rule most files out before the call regex runs.
-        self.check_call_probes = tuple({name.encode()[-4:] for name in self.check_call_kinds})
+        self.check_call_probes = tuple({name[-4:] for name in self.check_call_kinds})
 
     def hits(self, data: bytes, path: str) -> list[Hit]:
         """Every reference in one file's bytes, in file order."""

@@ -54,7 +54,7 @@ final as (
         max(last_valid_to) as deleted_at,
         max(last_name) as last_name,
         count(*) as reference_count,
-        string_agg(path || ':' || cast(line as varchar) || ':' || cast(column_number as varchar), ', ' order by path, line, column_number) as locations,
+        string_agg(path || ':' || cast(line as varchar), ', ' order by path, line, column_number) as locations,
         max(branch) as branch,
         max(commit_sha) as commit_sha,
         max(scanned_at) as scanned_at
