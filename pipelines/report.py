@@ -19,6 +19,7 @@ from typing import Any
 
 import duckdb
 
+from pipelines.code_refs.summary import summary_lines as code_reference_lines
 from pipelines.errors import GatehouseError
 from pipelines.run import DEFAULT_DUCKDB
 from pipelines.views import apply_views
@@ -183,6 +184,7 @@ def summarise(connection: duckdb.DuckDBPyConnection, database: Path) -> str:
         """
     ):
         lines.append(f"  {gate_id:<34} {owner:<18} {staleness:<17} {reason:<26} {days:>4} d  {action}")
+    lines += code_reference_lines(rows)
 
     flagged = rows(
         """
