@@ -287,16 +287,18 @@ def scan_files(
                     if size > max_file_bytes:
                         stats.skipped_large.append(path)
                         continue
-                data = handle.read()
+                # the probe first: a large binary file is never read whole
+                head = handle.read(BINARY_PROBE_BYTES)
+                if b"\0" in head:
+                    stats.skipped_binary += 1
+                    continue
+                data = head + handle.read()
         except IsADirectoryError:
             continue  # a submodule's folder, listed by git as one entry
         except FileNotFoundError:
             continue  # tracked but deleted in the work tree: nothing to scan
         except OSError:
             stats.unreadable.append(path)
-            continue
-        if b"\0" in data[:BINARY_PROBE_BYTES]:
-            stats.skipped_binary += 1
             continue
         stats.files_scanned += 1
         stats.bytes_scanned += len(data)
@@ -320,15 +322,16 @@ def scan_repository(
     excludes: Sequence[str] = DEFAULT_EXCLUDES,
     max_file_bytes: Optional[int] = DEFAULT_MAX_FILE_BYTES,
     workers: int = 1,
+    paths: Optional[Sequence[str]] = None,
 ) -> tuple[list[Hit], ScanStats]:
-    """Every reference in the repository, sorted by path, line and column."""
-    listed = list_files(repository)
-    paths = [path for path in listed if not is_excluded(path, excludes)]
-    excluded = len(listed) - len(paths)
-    if workers > 1 and len(paths) > 1:
-        hits, stats = _scan_in_pool(repository.root, paths, matcher, max_file_bytes, workers)
+    """Every reference in the repository (or in `paths` of it), sorted by path, line and column."""
+    listed = list(paths) if paths is not None else list_files(repository)
+    kept = [path for path in listed if not is_excluded(path, excludes)]
+    excluded = len(listed) - len(kept)
+    if workers > 1 and len(kept) > 1:
+        hits, stats = _scan_in_pool(repository.root, kept, matcher, max_file_bytes, workers)
     else:
-        hits, stats = scan_files(repository.root, paths, matcher, max_file_bytes)
+        hits, stats = scan_files(repository.root, kept, matcher, max_file_bytes)
     stats.files_listed = len(listed)
     stats.skipped_excluded = excluded
     hits.sort(key=lambda hit: (hit.path, hit.line, hit.column, hit.entity_type, hit.entity_id))
