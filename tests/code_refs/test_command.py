@@ -174,3 +174,11 @@ def test_bad_options_are_one_line(argv, message, database, tmp_path, gatehouse):
     argv = [a.format(web=web, tmp=tmp_path) for a in argv]
     run = gatehouse("code-refs", str(web), *argv, "--duckdb", str(database))
     assert run.code == 2 and message in run.error_line
+
+
+def test_help_explains_with_examples(gatehouse, capsys):
+    with pytest.raises(SystemExit) as stop:
+        gatehouse("code-refs", "--help")
+    assert stop.value.code == 0
+    text = capsys.readouterr().out
+    assert "examples:" in text and "gatehouse code-refs . --repository-name acme/web --destination motherduck" in text
