@@ -146,6 +146,9 @@ def handle(args: argparse.Namespace) -> int:
         raise GatehouseError("--repository-name names one repository: give one PATH with it")
     if args.workers < 1:
         raise GatehouseError("--workers: give 1 or more")
+    if any(not char.isascii() or char.isalnum() or char.isspace() or char == "_" for char in args.delimiters):
+        # ids are made of letters, digits and _; the candidates are found in bytes, one byte a delimiter
+        raise GatehouseError(f"--delimiters {args.delimiters!r}: give ASCII punctuation only, e.g. '<>' or ':'")
     excludes = tuple(args.exclude) + (() if args.no_default_excludes else DEFAULT_EXCLUDES)
     rules_aliases = parse_aliases(args.alias, args.aliases)
     # Every path is checked before the database is touched: a bad one loads nothing and keeps what is loaded.

@@ -166,6 +166,8 @@ def test_no_database_or_no_console_data_is_one_line(tmp_path, gatehouse):
         (["--alias", "launch_banner"], "--alias 'launch_banner': expected ID=STRING"),
         (["{tmp}/other", "--repository-name", "x"], "--repository-name names one repository: give one PATH with it"),
         (["--aliases", "{tmp}/none.yaml"], "cannot read it"),
+        (["--delimiters", "a<"], "--delimiters 'a<': give ASCII punctuation only"),
+        (["--delimiters", "«»"], "give ASCII punctuation only"),
     ],
 )
 def test_bad_options_are_one_line(argv, message, database, tmp_path, gatehouse):
