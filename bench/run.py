@@ -9,6 +9,8 @@ slow spell of the (shared) machine does not always hit the same side.
     python -m bench.run            # medium ×3, large ×1, writes bench/RESULTS.md (about 15 minutes)
     python -m bench.run --quick    # medium ×1, writes bench/out/RESULTS-quick.md
     python -m bench.run --render bench/out/run-.../runs.json   # rewrite RESULTS.md from recorded runs
+
+Then (not with --quick) the code-references scan bench, bench/code_refs.py, writes its own section.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from typing import Any, Optional
 
 import psutil
 
+from bench import code_refs
 from bench.findings import findings
 from bench.floor import OrganisationShape, RateLimit
 from bench.processes import REPO, Measured, TwinProcess, run_job
@@ -202,6 +205,7 @@ def parse_args(argv: Optional[list[str]]) -> argparse.Namespace:
     parser.add_argument("--rate-limit", type=RateLimit.parse, default=RateLimit(50, 1.0),
                         help="N/SECONDS for the twin and gatehouse (default 50/1)")
     parser.add_argument("--no-alternative", action="store_true", help="measure gatehouse only")
+    parser.add_argument("--no-code-refs", action="store_true", help="skip the code-references scan bench (bench/code_refs.py)")
     parser.add_argument("--out", type=Path, help="Markdown results (default bench/RESULTS.md; --quick: bench/out/)")
     parser.add_argument("--render", type=Path, metavar="RUNS_JSON",
                         help="measure nothing: write the results of an earlier run (bench/out/run-*/runs.json)")
@@ -242,12 +246,16 @@ def main(argv: Optional[list[str]] = None) -> int:
     (workroot / "runs.json").write_text(json.dumps(report.to_dict(), indent=2))
     write_results(report, out)
     log.info("raw runs: %s; %.1f min", workroot / "runs.json", report.elapsed_s / 60)
+    if not (args.quick or args.no_code_refs):
+        code_refs.main(["--out", str(out)])
     return 0 if all(run.ok for run in bench.runs) else 1
 
 
 def write_results(report: BenchReport, out: Path) -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(render(report, findings(report)))
+    # the code-references bench's section is its own: kept until that bench writes it again
+    kept = code_refs.existing_section(out)
+    out.write_text(render(report, findings(report)) + (f"\n{kept}" if kept else ""))
     log.info("wrote %s", out.relative_to(REPO) if out.is_relative_to(REPO) else out)
     print(out.read_text())
 

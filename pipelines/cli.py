@@ -29,6 +29,7 @@ def build_parser() -> argparse.ArgumentParser:
     # Imported here so that `gatehouse --help` stays quick and a broken optional
     # command cannot stop the others from loading.
     from pipelines import console_commands, report, run_command, twin_command
+    from pipelines.code_refs import command as code_refs
 
     parser = argparse.ArgumentParser(
         prog="gatehouse",
@@ -37,7 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("-v", "--verbose", action="count", default=0, help="more log output (-vv for debug)")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for module in (run_command, report, console_commands, twin_command):
+    for module in (run_command, report, code_refs, console_commands, twin_command):
         module.register(commands)
     return parser
 

@@ -18,6 +18,7 @@ import re
 import shutil
 import time
 from dataclasses import dataclass, field
+from datetime import timezone
 from pathlib import Path
 from typing import Any, Iterator, Mapping, Optional
 
@@ -276,12 +277,18 @@ class Reader:
         return views.render_query(self.client, sql)
 
     def rows(self, sql: str) -> list[tuple]:
+        """Rows as DuckDB gives them: instants in UTC whatever the warehouse session's time zone."""
         with self.client.execute_query(self.translate(sql)) as cursor:
-            return [tuple(row) for row in cursor.fetchall()]
+            return [tuple(_in_utc(value) for value in row) for row in cursor.fetchall()]
 
     def frame(self, sql: str) -> Any:
         with self.client.execute_query(self.translate(sql)) as cursor:
             return _same_dtypes(cursor.df())
+
+
+def _in_utc(value: Any) -> Any:
+    tzinfo = getattr(value, "tzinfo", None)
+    return value.astimezone(timezone.utc) if tzinfo is not None and hasattr(value, "astimezone") else value
 
 
 def _same_dtypes(frame: Any) -> Any:

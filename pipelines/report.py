@@ -15,12 +15,12 @@ import logging
 import os
 import subprocess
 from dataclasses import dataclass
-from datetime import timezone
 from pathlib import Path
 from typing import Any
 
 from pipelines import destination as destinations
 from pipelines.destination import Destination, Reader
+from pipelines.code_refs.summary import summary_lines as code_reference_lines
 from pipelines.errors import GatehouseError
 
 log = logging.getLogger("gatehouse.report")
@@ -156,7 +156,6 @@ def summarise(reader: Reader, label: str) -> str:
     """A few lines for the terminal: top stale gates, experiments with SRM or stalls, failing sources."""
     rows = reader.rows
     [(as_of,)] = rows("select as_of_at from analytics.as_of")
-    as_of = as_of.astimezone(timezone.utc)
     lines = [f"gatehouse report: {label}, as of {as_of:%Y-%m-%d %H:%M} UTC"]
 
     [(stale, marked, meeting, approaching)] = rows(
@@ -178,6 +177,7 @@ def summarise(reader: Reader, label: str) -> str:
         """
     ):
         lines.append(f"  {gate_id:<34} {owner:<18} {staleness:<17} {reason:<26} {days:>4} d  {action}")
+    lines += code_reference_lines(rows)
 
     flagged = rows(
         """

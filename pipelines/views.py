@@ -184,6 +184,38 @@ SOURCE_COLUMNS: dict[str, dict[str, str]] = {
     "ingestion_runs__granular_history": {**_DLT_NESTED, "source": "varchar", "latest_source_status": "varchar"},
     "ingestion_runs__granular_history__status_by_date": {**_DLT_NESTED, "date_stamp": "varchar"},
     "ingestion_runs__granular_history__status_by_date__statuses": _STATUS_ENTRY,
+    # written by `gatehouse code-refs` (pipelines/code_refs), not by the console source
+    "code_references": {
+        "entity_type": "varchar",
+        "entity_id": "varchar",
+        "repository": "varchar",
+        "branch": "varchar",
+        "commit": "varchar",
+        "path": "varchar",
+        "line": "bigint",
+        "column": "bigint",
+        "text": "varchar",
+        "matched": "varchar",
+        "match_kind": "varchar",
+        "scanned_at": "timestamptz",
+        "scan_id": "varchar",
+    },
+    "code_reference_scans": {
+        "scan_id": "varchar",
+        "repository": "varchar",
+        "branch": "varchar",
+        "commit": "varchar",
+        "scanned_at": "timestamptz",
+        "files_scanned": "bigint",
+        "bytes_scanned": "bigint",
+        "files_skipped_binary": "bigint",
+        "files_skipped_large": "bigint",
+        "files_excluded": "bigint",
+        "reference_count": "bigint",
+        "gate_count": "bigint",
+        "dynamic_config_count": "bigint",
+        "unknown_id_count": "bigint",
+    },
 }
 
 _HEADER = re.compile(r"^--\s*grain:\s*(?P<grain>.+?);\s*key:\s*(?P<key>.+?)\s*$")

@@ -3,6 +3,51 @@ with gates as (
     select * from analytics.current_gates
 ),
 
+code_references as (
+    select * from analytics.stg_code_references
+    where entity_type = 'gate'
+),
+
+code_scans as (
+    select * from analytics.stg_code_reference_scans
+),
+
+code_reference_counts as (
+    select
+        entity_id as gate_id,
+        count(*) as code_reference_count
+    from code_references
+    group by entity_id
+),
+
+code_lines as (
+    select distinct
+        entity_id,
+        repository,
+        path,
+        line,
+        location
+    from code_references
+),
+
+ranked_code_locations as (
+    select
+        entity_id,
+        location,
+        row_number() over (partition by entity_id order by repository, path, line) as location_rank
+    from code_lines
+),
+
+first_code_locations as (
+    -- the first few, for a glance; analytics.cleanup_worklist lists them all
+    select
+        entity_id as gate_id,
+        string_agg(location, ', ' order by location_rank) as code_locations
+    from ranked_code_locations
+    where location_rank <= 3
+    group by entity_id
+),
+
 parameters as (
     select
         max(case when name = 'stale_after_days' then value end) as stale_after_days,
@@ -64,7 +109,7 @@ reasoned as (
 
 final as (
     select
-        gate_id,
+        reasoned.gate_id,
         gate_name,
         staleness,
         case staleness
@@ -113,8 +158,17 @@ final as (
         end as recommended_action,
         last_modifier_name,
         last_modified_at,
-        created_at
+        created_at,
+        -- null until some repository was scanned: "no reference" is only known after a scan
+        case
+            when exists (select 1 from code_scans) then coalesce(code_reference_counts.code_reference_count, 0)
+        end as code_reference_count,
+        first_code_locations.code_locations
     from reasoned
+    left join code_reference_counts
+        on code_reference_counts.gate_id = reasoned.gate_id
+    left join first_code_locations
+        on first_code_locations.gate_id = reasoned.gate_id
 )
 
 select * from final

@@ -490,6 +490,10 @@ def load_console(
     pipeline = console_pipeline(database, work_dir, destination)
     for load in records_by_load:
         pipeline.run(hand_built_console(load, tables))
+    if tables is None:
+        from tests.code_refs.hand_built import load_code_references
+
+        load_code_references(pipeline)
     return database
 
 

@@ -1,0 +1,280 @@
+"""`make bench`, code references: `gatehouse code-refs`' scanner against `git grep -F -f <ids> -n` on one tree.
+
+The tree is a copy of this environment's installed site-packages made into a git repository at bench time
+(hundreds of MB of real code, no network; under bench/out/, never committed). The ids are 20,000: the console
+twin's large organisation's gate ids, a few of them swapped for id-shaped string literals that occur in the
+tree so that both sides find something. Each side runs in its own process; peak memory is polled as in the
+load benchmark (bench.processes.tree_rss). Peak memory flat in the tree's size is checked by scanning the
+first quarter of the tracked files and then all of them.
+
+    python -m bench.code_refs                      # writes its section of bench/RESULTS.md
+    python -m bench.code_refs --anchor-timeout 60  # give up on git grep sooner
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import re
+import shutil
+import subprocess
+import sys
+import sysconfig
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+import psutil
+
+from bench.processes import REPO, child_environment, tree_rss
+
+log = logging.getLogger("bench.code_refs")
+
+OUT_DIR = Path(__file__).resolve().parent / "out" / "code_refs"
+RESULTS_MD = Path(__file__).resolve().parent / "RESULTS.md"
+SECTION_START = "<!-- code-refs bench: start -->"
+SECTION_END = "<!-- code-refs bench: end -->"
+ID_COUNT = 20_000
+TREE_IDS = 200  # ids that occur in the tree as string literals
+SUBSET_IDS = 1_000  # git grep's scaling, and the check that every scanner hit is a line git grep finds
+POLL_S = 0.02
+ID_SHAPED_LITERAL = re.compile(rb"""["']([a-z][a-z0-9_]{7,40})["']""")
+
+
+@dataclass(frozen=True)
+class Run:
+    label: str
+    wall_s: float
+    peak_rss_bytes: int
+    lines: int
+    finished: bool
+    detail: dict
+
+
+def measure(label: str, argv: list[str], cwd: Path, timeout_s: float, stdout_path: Path) -> Run:
+    """Runs argv, polling the resident memory of its process tree; stdout goes to a file."""
+    with open(stdout_path, "wb") as out:
+        started = time.perf_counter()
+        child = subprocess.Popen(argv, cwd=cwd, env=child_environment(), stdout=out, stderr=subprocess.DEVNULL)
+        watched = psutil.Process(child.pid)
+        peak, finished = 0, True
+        # Polled only: the kernel's high-water mark (ru_maxrss) survives exec, so it would count the pages
+        # of this process that the child started with.
+        while True:
+            peak = max(peak, tree_rss(watched))
+            pid, _status, _usage = os.wait4(child.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.perf_counter() - started > timeout_s:
+                finished = False
+                child.kill()
+            time.sleep(POLL_S)
+        wall = time.perf_counter() - started
+    data = stdout_path.read_bytes()
+    detail: dict = {}
+    if argv[1:3] == ["-m", "bench.code_refs"] and finished and data.strip():
+        detail = json.loads(data.decode().strip().splitlines()[-1])
+    lines = detail["hits"] if detail else len(_grep_locations(stdout_path))
+    return Run(label, wall, peak, lines, finished, detail)
+
+
+def site_packages() -> Path:
+    return Path(sysconfig.get_paths()["purelib"])
+
+
+def build_tree(tree: Path) -> None:
+    """A git repository holding a copy of site-packages (kept between runs)."""
+    if (tree / ".git").is_dir() and (tree / ".bench-complete").exists():
+        return
+    shutil.rmtree(tree, ignore_errors=True)
+    log.info("copying %s into %s", site_packages(), tree)
+    shutil.copytree(site_packages(), tree, symlinks=True, ignore=shutil.ignore_patterns(".git"))
+    git = ["git", "-C", str(tree), "-c", "user.email=bench@example.com", "-c", "user.name=bench"]
+    subprocess.run(git + ["init", "-q"], check=True)
+    # site-packages holds a few .gitignore files of its own: what git tracks is what both sides read
+    subprocess.run(git + ["add", "-A", "."], check=True, capture_output=True)
+    subprocess.run(git + ["commit", "-q", "-m", "site-packages"], check=True)
+    (tree / ".git" / "info" / "exclude").write_text(".bench-complete\n")
+    (tree / ".bench-complete").touch()
+
+
+def tracked_files(tree: Path) -> list[str]:
+    listed = subprocess.run(["git", "-C", str(tree), "ls-files", "-z"], check=True, capture_output=True).stdout
+    return [entry.decode("utf-8", "surrogateescape") for entry in listed.split(b"\0") if entry]
+
+
+def choose_ids(tree: Path) -> list[str]:
+    """20,000 ids: the twin's large organisation's gates, TREE_IDS of them replaced by literals from the tree."""
+    from console_twin import ConsoleTwin
+
+    twin_ids = sorted(ConsoleTwin(size="large").organisation.gates)[: ID_COUNT - TREE_IDS]
+    found: set[str] = set()
+    for path in tracked_files(tree)[::97]:  # a spread of files, deterministic
+        if not path.endswith(".py"):
+            continue
+        data = (tree / path).read_bytes()
+        found.update(m.decode() for m in ID_SHAPED_LITERAL.findall(data))
+    tree_ids = sorted(found - set(twin_ids))[:: max(1, len(found) // TREE_IDS)][:TREE_IDS]
+    return sorted(set(twin_ids) | set(tree_ids))
+
+
+def scan_job(tree: Path, ids_file: Path, limit_files: Optional[int], workers: int) -> None:
+    """The measured scanner process: prints one JSON line."""
+    from pipelines.code_refs.scan import Entity, Matcher, open_repository, scan_repository
+
+    ids = ids_file.read_text().split("\n")
+    matcher = Matcher([Entity("gate", entity_id) for entity_id in ids if entity_id])
+    repository = open_repository(tree)
+    started = time.perf_counter()
+    paths = tracked_files(tree)[:limit_files] if limit_files is not None else None
+    hits, stats = scan_repository(repository, matcher, excludes=(), max_file_bytes=None, workers=workers, paths=paths)
+    if os.environ.get("CODE_REFS_HIT_LINES"):
+        Path(os.environ["CODE_REFS_HIT_LINES"]).write_text("".join(f"{hit.path}:{hit.line}\n" for hit in hits))
+    print(json.dumps({"hits": len(hits), "files": stats.files_scanned, "bytes": stats.bytes_scanned,
+                      "binary": stats.skipped_binary, "scan_s": time.perf_counter() - started}))
+
+
+def run(anchor_timeout_s: float, workers: int) -> list[Run]:
+    tree = OUT_DIR / "tree"
+    build_tree(tree)
+    ids_file, subset_file = OUT_DIR / "ids.txt", OUT_DIR / "ids-1000.txt"
+    # In a child: the twin's large organisation would stay in this process, and a child forked from it
+    # starts with its pages (the kernel's peak-memory figure of every measured process would include them).
+    subprocess.run([sys.executable, "-m", "bench.code_refs", "--choose-ids", str(tree), "--ids", str(ids_file)],
+                   cwd=REPO, env=child_environment(), check=True)
+    ids = ids_file.read_text().split()
+    subset_file.write_text("\n".join(ids[:: len(ids) // SUBSET_IDS][:SUBSET_IDS]) + "\n")
+    files = len(tracked_files(tree))
+    scanner = [sys.executable, "-m", "bench.code_refs", "--scan-job", str(tree), "--workers", str(workers)]
+    git_grep = ["git", "-C", str(tree), "grep", "-F", "-n", "-f"]
+    runs = []
+    # the page cache warmed once for everyone
+    subprocess.run(["git", "-C", str(tree), "grep", "-c", "-F", "zzzz-warm-the-cache"], capture_output=True)
+    plan = [
+        (f"scanner, first quarter of the files ({files // 4:,})", scanner + ["--ids", str(ids_file), "--limit-files", str(files // 4)], 3600),
+        (f"scanner, {len(ids):,} ids, all {files:,} files", scanner + ["--ids", str(ids_file)], 3600),
+        (f"git grep -F -f, {len(ids):,} ids", git_grep + [str(ids_file)], anchor_timeout_s),
+        (f"scanner, {SUBSET_IDS:,} ids", scanner + ["--ids", str(subset_file)], 3600),
+        (f"git grep -F -f, {SUBSET_IDS:,} ids", git_grep + [str(subset_file)], anchor_timeout_s),
+    ]
+    os.environ["CODE_REFS_HIT_LINES"] = str(OUT_DIR / "scanner-hit-lines.txt")
+    for label, argv, timeout_s in plan:
+        log.info("%s ...", label)
+        result = measure(label, argv, REPO, timeout_s, OUT_DIR / f"out-{len(runs)}.txt")
+        log.info("  %.1f s, %.0f MB, %s lines%s", result.wall_s, result.peak_rss_bytes / 2**20, result.lines,
+                 "" if result.finished else " (stopped: time limit)")
+        runs.append(result)
+    del os.environ["CODE_REFS_HIT_LINES"]
+    # every line the scanner reports holds a fixed-string match: git grep (1,000 ids) lists it too
+    grep_lines = {line.rsplit(":", 1)[0] for line in _grep_locations(OUT_DIR / "out-4.txt")}
+    scanner_lines = set((OUT_DIR / "scanner-hit-lines.txt").read_text().splitlines())
+    missing = scanner_lines - grep_lines
+    runs[3].detail["lines_not_in_git_grep"] = len(missing)
+    return runs
+
+
+def _grep_locations(path: Path) -> list[str]:
+    """`path:line:` prefixes of git grep's output (the text after may hold colons)."""
+    out = []
+    for raw in path.read_bytes().splitlines():
+        match = re.match(rb"^(.*?):(\d+):", raw)
+        if match:
+            out.append(f"{match[1].decode('utf-8', 'surrogateescape')}:{match[2].decode()}:")
+    return out
+
+
+def render(runs: list[Run], workers: int, machine: str) -> str:
+    small, full, anchor, subset, anchor_subset = runs
+    tree_mb = full.detail.get("bytes", 0) / 1e6
+
+    def wall(run: Run) -> str:
+        return f"{run.wall_s:,.1f}" if run.finished else f"> {run.wall_s:,.0f} (stopped)"
+
+    rows = "\n".join(
+        f"| {run.label} | {wall(run)} | {run.peak_rss_bytes / 2**20:,.0f} | {run.lines:,} |" for run in runs
+    )
+    speed = (
+        f"{anchor.wall_s / full.wall_s:,.0f}x faster than git grep" if anchor.finished
+        else f"at least {anchor.wall_s / full.wall_s:,.0f}x faster than git grep, which did not finish in {anchor.wall_s:,.0f} s"
+    )
+    return f"""{SECTION_START}
+## Code references: scanner against git grep
+
+`python -m bench.code_refs` (part of `make bench`): a copy of the installed site-packages made into a git
+repository ({full.detail.get('files', 0):,} text files scanned, {tree_mb:,.0f} MB; binary files skipped by both sides),
+{ID_COUNT:,} ids (the console twin's large organisation's gate ids, {TREE_IDS} replaced by id-shaped literals from the tree).
+The scanner counts an id only as a whole string literal; `git grep -F` counts any substring, so it reports more lines.
+Scanner with {workers} worker processes; each side in its own process, memory polled every {POLL_S * 1000:.0f} ms.
+
+| run | wall s | peak memory, MB | lines reported |
+| --- | ---: | ---: | ---: |
+{rows}
+
+- Speed: the scanner took {full.wall_s:.1f} s for {ID_COUNT:,} ids, {speed}. git grep matches each fixed
+  string on its own: with {SUBSET_IDS:,} ids it took {wall(anchor_subset)} s, so its time grows with the number of ids
+  (linearly, {ID_COUNT:,} would take about {anchor_subset.wall_s * ID_COUNT / SUBSET_IDS / 60:,.0f} min); the scanner's does not
+  ({subset.wall_s:.1f} s for {SUBSET_IDS:,} ids).
+- Memory: {small.peak_rss_bytes / 2**20:,.0f} MB for a quarter of the files, {full.peak_rss_bytes / 2**20:,.0f} MB for all of
+  them ({full.detail.get('bytes', 0) / max(1, small.detail.get('bytes', 1)):.1f}x the bytes): files are read one at a time and only hits are kept, so the peak is the
+  interpreter, the id set and the largest file; what grows is the list of file names and the hits, not the bytes read.
+- The machine may be shared (the load average at the start is below): the times are then an upper bound; the
+  ratio holds because both sides ran under the same load.
+- Every line the scanner reported with {SUBSET_IDS:,} ids is one git grep reports too
+  ({subset.detail.get('lines_not_in_git_grep', 'n/a')} missing).
+
+Measured on {machine}, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}.
+{SECTION_END}
+"""
+
+
+def write_section(section: str, results: Path = RESULTS_MD) -> None:
+    """Puts the section into RESULTS.md, replacing an earlier one (the load bench keeps it when it rewrites the file)."""
+    text = results.read_text() if results.exists() else ""
+    text = strip_section(text).rstrip("\n") + "\n\n" + section
+    results.write_text(text)
+
+
+def strip_section(text: str) -> str:
+    return re.sub(re.escape(SECTION_START) + r".*?" + re.escape(SECTION_END) + r"\n?", "", text, flags=re.S)
+
+
+def existing_section(results: Path = RESULTS_MD) -> str:
+    text = results.read_text() if results.exists() else ""
+    match = re.search(re.escape(SECTION_START) + r".*?" + re.escape(SECTION_END) + r"\n?", text, flags=re.S)
+    return match[0] if match else ""
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.code_refs", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--anchor-timeout", type=float, default=600.0, metavar="S", help="stop git grep after S seconds (default 600)")
+    parser.add_argument("--workers", type=int, default=2, help="the scanner's worker processes (default 2)")
+    parser.add_argument("--out", type=Path, default=RESULTS_MD, help="the Markdown file the section goes into")
+    parser.add_argument("--scan-job", type=Path, metavar="TREE", help=argparse.SUPPRESS)
+    parser.add_argument("--ids", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--choose-ids", type=Path, metavar="TREE", help=argparse.SUPPRESS)
+    parser.add_argument("--limit-files", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.choose_ids:
+        args.ids.write_text("\n".join(choose_ids(args.choose_ids)) + "\n")
+        return 0
+    if args.scan_job:
+        scan_job(args.scan_job, args.ids, args.limit_files, args.workers)
+        return 0
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", datefmt="%H:%M:%S", stream=sys.stderr)
+    OUT_DIR.mkdir(parents=True, exist_ok=True)
+    from bench.run import machine_description
+
+    machine = machine_description()
+    runs = run(args.anchor_timeout, args.workers)
+    described = f"{machine['cpu']}, {machine['memory']}, load average at start {machine['load average at start']}"
+    section = render(runs, args.workers, described)
+    write_section(section, args.out)
+    print(section)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

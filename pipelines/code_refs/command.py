@@ -1,0 +1,208 @@
+"""`gatehouse code-refs PATH...`: scan repositories for gate and config ids, load the references with dlt."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import uuid
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Optional, Sequence
+
+from dlt.destinations.exceptions import DatabaseUndefinedRelation
+from dlt.pipeline.exceptions import PipelineStepFailed
+
+from pipelines.code_refs.load import RepositoryScan, code_references_source
+from pipelines.code_refs.scan import (
+    DEFAULT_DELIMITERS,
+    DEFAULT_EXCLUDES,
+    DEFAULT_MAX_FILE_BYTES,
+    DYNAMIC_CONFIG,
+    GATE,
+    Entity,
+    Matcher,
+    MatchRules,
+    ScanInputError,
+    open_repository,
+    scan_repository,
+)
+from pipelines import destination as destinations
+from pipelines.destination import Destination
+from pipelines.errors import GatehouseError
+
+log = logging.getLogger("gatehouse.code_refs")
+
+EPILOG = """\
+examples:
+  gatehouse code-refs .                                   # this repository, into ./gatehouse.duckdb
+  gatehouse code-refs ~/src/web ~/src/api --duckdb /data/flags.duckdb
+  gatehouse code-refs . --repository-name acme/web --destination motherduck   # in the repository's CI
+  gatehouse code-refs deploy/ --whole-token               # unquoted ids too (YAML, .env, INI)
+  gatehouse code-refs . --alias new_checkout=NEW_CHECKOUT_GATE --exclude 'generated/*'
+
+An id counts where it is a whole string literal ("new_checkout", 'new_checkout', `new_checkout`),
+case-sensitive; "new_checkout_v2" and new_checkout_enabled do not count. A rescan of a repository
+replaces its references in table console.code_references; each scan adds a row per repository to
+console.code_reference_scans. See docs/code-refs.md.
+"""
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "code-refs",
+        help="find where gates and dynamic configs are referenced in code, load it beside the console data",
+        description="Scan git repositories (tracked files only) or plain folders for the ids of the gates and"
+        " dynamic configs loaded by `gatehouse run`, and load every reference into console.code_references.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("paths", nargs="+", metavar="PATH", help="a repository's folder (or a plain folder)")
+    parser.add_argument("--repository-name", metavar="NAME",
+                        help="the name the references are stored under (default: the folder's name); one PATH only")
+    parser.add_argument("--branch", metavar="NAME", help="the branch to record (default: git's current branch; CI checkouts are often detached)")
+    destinations.add_arguments(parser)
+    parser.add_argument("--delimiters", default="", metavar="CHARS",
+                        help=f"more characters that delimit an id, besides {DEFAULT_DELIMITERS}, e.g. '<>' or ':'")
+    parser.add_argument("--whole-token", action="store_true",
+                        help="also count an id that is a whole token, unquoted (YAML, .env, INI files)")
+    parser.add_argument("--alias", action="append", default=[], metavar="ID=STRING",
+                        help="another string that stands for ID (a constant's name); repeatable")
+    parser.add_argument("--aliases", type=Path, metavar="FILE", help='JSON or YAML file {"id": ["STRING", ...]}')
+    parser.add_argument("--exclude", action="append", default=[], metavar="GLOB",
+                        help="skip matching paths (a glob without / matches any path component); repeatable")
+    parser.add_argument("--no-default-excludes", action="store_true",
+                        help=f"do not skip {', '.join(DEFAULT_EXCLUDES)}")
+    parser.add_argument("--max-file-size", type=int, default=DEFAULT_MAX_FILE_BYTES, metavar="BYTES",
+                        help="skip larger files, with a note (default: %(default)s; 0: no limit)")
+    parser.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1), metavar="N",
+                        help="processes reading files (default: %(default)s)")
+    parser.set_defaults(handler=handle)
+
+
+def parse_aliases(pairs: Sequence[str], file: Optional[Path]) -> dict[str, list[str]]:
+    """alias string -> the ids it stands for."""
+    by_id: dict[str, list[str]] = {}
+    if file is not None:
+        try:
+            text = file.read_text(encoding="utf-8")
+        except OSError as err:
+            raise GatehouseError(f"--aliases {file}: cannot read it ({err.strerror})") from err
+        import yaml
+
+        try:
+            loaded = yaml.safe_load(text)  # JSON is YAML too
+        except yaml.YAMLError as err:
+            raise GatehouseError(f"--aliases {file}: not JSON or YAML ({str(err).splitlines()[0]})") from err
+        if not isinstance(loaded, dict) or not all(
+            isinstance(v, str) or (isinstance(v, list) and all(isinstance(s, str) for s in v)) for v in loaded.values()
+        ):
+            raise GatehouseError(f'--aliases {file}: expected a mapping of id to a list of strings, e.g. {{"new_checkout": ["NEW_CHECKOUT"]}}')
+        for entity_id, strings in loaded.items():
+            by_id.setdefault(str(entity_id), []).extend([strings] if isinstance(strings, str) else strings)
+    for pair in pairs:
+        entity_id, sep, alias = pair.partition("=")
+        if not sep or not entity_id or not alias:
+            raise GatehouseError(f"--alias {pair!r}: expected ID=STRING, e.g. new_checkout=NEW_CHECKOUT_GATE")
+        by_id.setdefault(entity_id, []).append(alias)
+    aliases: dict[str, list[str]] = {}
+    for entity_id, strings in by_id.items():
+        for alias in strings:
+            aliases.setdefault(alias, []).append(entity_id)
+    return aliases
+
+
+def read_entities(destination: Destination) -> list[Entity]:
+    """Every gate and config id the console has or had (the SCD2 history keeps deleted ones)."""
+    entities: list[Entity] = []
+    found_table = False
+    with destination.sql_client() as client:
+        for table, entity_type in (("gates", GATE), ("dynamic_configs", DYNAMIC_CONFIG)):
+            name = client.make_qualified_table_name(table)
+            try:
+                rows = client.execute_sql(f"select distinct id from {name} where id is not null")
+            except DatabaseUndefinedRelation:
+                continue
+            found_table = True
+            entities += [Entity(entity_type, entity_id) for (entity_id,) in rows]
+    if not found_table:
+        raise GatehouseError("no console data loaded yet: run `gatehouse run` first, then scan")
+    return entities
+
+
+def handle(args: argparse.Namespace) -> int:
+    if args.repository_name and len(args.paths) > 1:
+        raise GatehouseError("--repository-name names one repository: give one PATH with it")
+    if args.workers < 1:
+        raise GatehouseError("--workers: give 1 or more")
+    if any(not char.isascii() or char.isalnum() or char.isspace() or char == "_" for char in args.delimiters):
+        # ids are made of letters, digits and _; the candidates are found in bytes, one byte a delimiter
+        raise GatehouseError(f"--delimiters {args.delimiters!r}: give ASCII punctuation only, e.g. '<>' or ':'")
+    excludes = tuple(args.exclude) + (() if args.no_default_excludes else DEFAULT_EXCLUDES)
+    rules_aliases = parse_aliases(args.alias, args.aliases)
+    # Every path is checked before the database is touched: a bad one loads nothing and keeps what is loaded.
+    try:
+        repositories = [open_repository(Path(path), args.repository_name, args.branch) for path in args.paths]
+    except ScanInputError as err:
+        raise GatehouseError(str(err)) from err
+    names = [repository.name for repository in repositories]
+    duplicates = sorted({name for name in names if names.count(name) > 1})
+    if duplicates:
+        raise GatehouseError(f"two paths are both repository {duplicates[0]!r}: scan them one at a time with --repository-name")
+
+    destination = destinations.from_arguments(args)
+    if destination.is_duckdb_file and not destination.duckdb_path.is_file():
+        raise GatehouseError(f"no database at {destination.duckdb_path}: load the console data first with `gatehouse run`")
+    destination.check_supported()
+    entities = read_entities(destination)
+    matcher = Matcher(entities, MatchRules(DEFAULT_DELIMITERS + args.delimiters, args.whole_token, rules_aliases))
+    scanned_at = datetime.now(timezone.utc)
+    scan_id = f"{scanned_at:%Y%m%dT%H%M%SZ}-{uuid.uuid4().hex[:8]}"
+    scans = []
+    for repository in repositories:
+        try:
+            hits, stats = scan_repository(repository, matcher, excludes, args.max_file_size or None, args.workers)
+        except ScanInputError as err:
+            raise GatehouseError(str(err)) from err
+        if stats.files_listed == 0:
+            what = "tracks no file (an empty repository or an unfinished checkout)" if repository.is_git else "holds no file"
+            raise GatehouseError(f"{repository.root}: {what}; nothing scanned, the references already loaded are kept")
+        scans.append(RepositoryScan(repository, hits, stats, scanned_at, scan_id))
+
+    known = {(entity.entity_type, entity.entity_id) for entity in entities}
+    # The same lock and wait as `gatehouse run`: a scan in CI and the scheduled run never load at once.
+    with destination.exclusive(args.lock_timeout), destination.waiting_for_file(args.lock_timeout):
+        try:
+            destination.pipeline().run(code_references_source(scans, known))
+        except PipelineStepFailed as err:
+            raise GatehouseError(f"loading the references failed at the {err.step} step: {str(err.exception).splitlines()[0]}") from err
+        destination.apply_views(timeout_s=args.lock_timeout)
+    for line in summary_lines(scans, known):
+        print(line)
+    return 0
+
+
+def summary_lines(scans: Sequence[RepositoryScan], known: set[tuple[str, str]]) -> list[str]:
+    lines = []
+    for scan in scans:
+        found = {(hit.entity_type, hit.entity_id) for hit in scan.hits}
+        gates = len({i for t, i in found & known if t == GATE})
+        configs = len({i for t, i in found & known if t == DYNAMIC_CONFIG})
+        unknown = len(found - known)
+        where = " ".join(filter(None, [scan.repository.branch, scan.repository.commit[:12] if scan.repository.commit else None]))
+        lines.append(f"{scan.repository.name}{f' ({where})' if where else ''}: {len(scan.hits)} references to"
+                     f" {gates} gates and {configs} dynamic configs, {unknown} ids the console does not have")
+        stats = scan.stats
+        skipped = []
+        if stats.skipped_binary:
+            skipped.append(f"{stats.skipped_binary} binary")
+        if stats.skipped_large:
+            skipped.append(f"{len(stats.skipped_large)} too large")
+        if stats.skipped_excluded:
+            skipped.append(f"{stats.skipped_excluded} excluded")
+        if stats.unreadable:
+            skipped.append(f"{len(stats.unreadable)} unreadable")
+        lines.append(f"  {stats.files_scanned} files scanned ({stats.bytes_scanned / 1e6:.1f} MB)"
+                     + (f", skipped: {', '.join(skipped)}" if skipped else ""))
+    return lines

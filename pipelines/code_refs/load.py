@@ -1,0 +1,127 @@
+"""The scan's dlt resources: `code_references` (replaced per repository) and `code_reference_scans` (history).
+
+Both land in the console data's dataset (`console`), under their own dlt schema `code_references`, so a
+`gatehouse run` and a scan never rewrite each other's tables.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Iterator, Optional, Sequence
+
+import dlt
+
+from pipelines.code_refs.scan import Hit, Repository, ScanStats
+
+SCHEMA_NAME = "code_references"
+# A row with this flag set deletes the repository's references (dlt's hard_delete hint) and is itself
+# never stored: every scan sends one per repository, so a repository left with no reference is emptied too.
+REPLACEMENT_MARKER = "is_replacement_marker"
+
+
+@dataclass(frozen=True)
+class RepositoryScan:
+    repository: Repository
+    hits: Sequence[Hit]
+    stats: ScanStats
+    scanned_at: datetime
+    scan_id: str
+
+
+@dlt.resource(
+    name="code_references",
+    write_disposition={"disposition": "merge", "strategy": "delete-insert"},
+    merge_key="repository",
+    columns={
+        REPLACEMENT_MARKER: {"data_type": "bool", "hard_delete": True},
+        "entity_type": {"data_type": "text"},
+        "entity_id": {"data_type": "text"},
+        "repository": {"data_type": "text", "nullable": False},
+        "branch": {"data_type": "text"},
+        "commit": {"data_type": "text"},
+        "path": {"data_type": "text"},
+        "line": {"data_type": "bigint"},
+        "column": {"data_type": "bigint"},
+        "text": {"data_type": "text"},
+        "matched": {"data_type": "text"},
+        "match_kind": {"data_type": "text"},
+        "scanned_at": {"data_type": "timestamp"},
+        "scan_id": {"data_type": "text"},
+    },
+)
+def code_references(scans: Sequence[RepositoryScan]) -> Iterator[dict[str, Any]]:
+    """Table `code_references`: one row per reference (entity, repository, path, line, column).
+
+    Merge key `repository`, strategy delete-insert: a scan replaces all of its repository's rows and
+    leaves other repositories' rows alone."""
+    for scan in scans:
+        repository = scan.repository
+        yield {REPLACEMENT_MARKER: True, "repository": repository.name, "scan_id": scan.scan_id}
+        for hit in scan.hits:
+            yield {
+                REPLACEMENT_MARKER: False,
+                "entity_type": hit.entity_type,
+                "entity_id": hit.entity_id,
+                "repository": repository.name,
+                "branch": repository.branch,
+                "commit": repository.commit,
+                "path": hit.path,
+                "line": hit.line,
+                "column": hit.column,
+                "text": hit.text,
+                "matched": hit.matched,
+                "match_kind": hit.match_kind,
+                "scanned_at": scan.scanned_at,
+                "scan_id": scan.scan_id,
+            }
+
+
+@dlt.resource(
+    name="code_reference_scans",
+    write_disposition="append",
+    primary_key=("scan_id", "repository"),
+    columns={
+        "scan_id": {"data_type": "text", "nullable": False},
+        "repository": {"data_type": "text", "nullable": False},
+        "branch": {"data_type": "text"},
+        "commit": {"data_type": "text"},
+        "scanned_at": {"data_type": "timestamp"},
+        "files_scanned": {"data_type": "bigint"},
+        "bytes_scanned": {"data_type": "bigint"},
+        "files_skipped_binary": {"data_type": "bigint"},
+        "files_skipped_large": {"data_type": "bigint"},
+        "files_excluded": {"data_type": "bigint"},
+        "reference_count": {"data_type": "bigint"},
+        "gate_count": {"data_type": "bigint"},
+        "dynamic_config_count": {"data_type": "bigint"},
+        "unknown_id_count": {"data_type": "bigint"},
+    },
+)
+def code_reference_scans(scans: Sequence[RepositoryScan], known_ids: Optional[set[tuple[str, str]]] = None) -> Iterator[dict[str, Any]]:
+    """Table `code_reference_scans`: one row per repository per scan (append), the history of counts.
+
+    `unknown_id_count`: distinct ids found in gate or config checks that the console never had."""
+    for scan in scans:
+        found = {(hit.entity_type, hit.entity_id) for hit in scan.hits}
+        yield {
+            "scan_id": scan.scan_id,
+            "repository": scan.repository.name,
+            "branch": scan.repository.branch,
+            "commit": scan.repository.commit,
+            "scanned_at": scan.scanned_at,
+            "files_scanned": scan.stats.files_scanned,
+            "bytes_scanned": scan.stats.bytes_scanned,
+            "files_skipped_binary": scan.stats.skipped_binary,
+            "files_skipped_large": len(scan.stats.skipped_large),
+            "files_excluded": scan.stats.skipped_excluded,
+            "reference_count": len(scan.hits),
+            "gate_count": len({entity_id for entity_type, entity_id in found if entity_type == "gate"}),
+            "dynamic_config_count": len({entity_id for entity_type, entity_id in found if entity_type == "dynamic_config"}),
+            "unknown_id_count": len(found - known_ids) if known_ids is not None else None,
+        }
+
+
+@dlt.source(name=SCHEMA_NAME, max_table_nesting=0)
+def code_references_source(scans: Sequence[RepositoryScan], known_ids: Optional[set[tuple[str, str]]] = None) -> Any:
+    return code_references(scans), code_reference_scans(scans, known_ids)

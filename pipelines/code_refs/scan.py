@@ -1,0 +1,369 @@
+"""Finding gate and dynamic-config ids in the files of a repository: pure, no dlt, no database.
+
+Matching follows LaunchDarkly's code references: an id counts where it is delimited on both sides, by
+default by `"`, `'` or a backtick (any of them on each side), so `"new_checkout"` is a reference and
+`"new_checkout_v2"`, `"old_new_checkout"` and the identifier `new_checkout_enabled` are not. Matching is
+case-sensitive. Whole-token mode (for YAML and other unquoted configuration) also counts an id that is a
+whole token: not next to a letter, digit, `_` or `-`. Aliases (for constants) always match as a whole
+token or between delimiters.
+
+Speed: a Python regex alternation of 20,000 ids is slow; instead, one small regex finds every
+candidate (each run of text between two delimiters, each token) as bytes, and a set intersection in C
+tells whether the file holds any id at all. Only the rare file with a hit is searched again for
+positions, and only its hit lines are decoded (with errors="replace": any encoding, never a crash).
+Files are read one at a time, so memory does not grow with the tree.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import logging
+import os
+import re
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Iterator, Mapping, Optional, Sequence
+
+log = logging.getLogger("gatehouse.code_refs")
+
+DEFAULT_DELIMITERS = "\"'`"
+DEFAULT_MAX_FILE_BYTES = 1_000_000
+# Vendored and generated code: matched against each path component (or the whole path when the glob has a `/`).
+DEFAULT_EXCLUDES = ("node_modules", "vendor", "third_party", "*.min.js", "*.min.css", "*.map")
+# git's own binary test: a NUL byte in the first 8,000 bytes.
+BINARY_PROBE_BYTES = 8000
+TEXT_MAX_CHARS = 200
+TOKEN_CHARS = rb"A-Za-z0-9_\-"
+
+GATE = "gate"
+DYNAMIC_CONFIG = "dynamic_config"
+LITERAL, TOKEN, ALIAS, CHECK_CALL = "literal", "token", "alias", "check_call"
+# The SDK calls that check a gate or read a config by id (Statsig's server and client SDKs, and the
+# usual wrappers): their id argument is reported even when the console has no such id, a code orphan.
+GATE_CHECK_CALLS = (
+    "checkGate", "check_gate", "checkGateWithExposureLoggingDisabled", "check_gate_with_exposure_logging_disabled",
+    "getFeatureGate", "get_feature_gate", "useGate", "useFeatureGate",
+)
+CONFIG_CHECK_CALLS = (
+    "getConfig", "get_config", "getConfigWithExposureLoggingDisabled", "get_config_with_exposure_logging_disabled",
+    "getDynamicConfig", "get_dynamic_config", "useConfig", "useDynamicConfig",
+)
+
+
+@dataclass(frozen=True)
+class Entity:
+    entity_type: str  # GATE or DYNAMIC_CONFIG
+    entity_id: str
+
+
+@dataclass(frozen=True)
+class MatchRules:
+    delimiters: str = DEFAULT_DELIMITERS
+    whole_token: bool = False
+    # alias string -> the id(s) it stands for
+    aliases: Mapping[str, Sequence[str]] = field(default_factory=dict)
+    gate_check_calls: Sequence[str] = GATE_CHECK_CALLS
+    config_check_calls: Sequence[str] = CONFIG_CHECK_CALLS
+
+
+@dataclass(frozen=True)
+class Hit:
+    entity_type: str
+    entity_id: str
+    path: str
+    line: int  # 1-based
+    column: int  # 1-based, in characters of the decoded line
+    text: str  # the line, trimmed and capped
+    matched: str  # the string found: the id itself or one of its aliases
+    match_kind: str  # LITERAL, TOKEN, ALIAS or CHECK_CALL
+
+
+@dataclass
+class ScanStats:
+    files_listed: int = 0
+    files_scanned: int = 0
+    bytes_scanned: int = 0
+    skipped_binary: int = 0
+    skipped_large: list[str] = field(default_factory=list)
+    skipped_excluded: int = 0
+    unreadable: list[str] = field(default_factory=list)
+
+    def merge(self, other: "ScanStats") -> None:
+        self.files_listed += other.files_listed
+        self.files_scanned += other.files_scanned
+        self.bytes_scanned += other.bytes_scanned
+        self.skipped_binary += other.skipped_binary
+        self.skipped_large += other.skipped_large
+        self.skipped_excluded += other.skipped_excluded
+        self.unreadable += other.unreadable
+
+
+class Matcher:
+    """The compiled form of the ids and rules: candidate finders and one lookup table."""
+
+    def __init__(self, entities: Iterable[Entity], rules: MatchRules = MatchRules()) -> None:
+        if not rules.delimiters:
+            raise ValueError("at least one delimiter is needed")
+        self.rules = rules
+        by_id: dict[str, list[Entity]] = {}
+        for entity in entities:
+            by_id.setdefault(entity.entity_id, []).append(entity)
+        # matched bytes -> (entities, the matched string)
+        self.literal: dict[bytes, tuple[list[Entity], str]] = {}
+        self.token: dict[bytes, tuple[list[Entity], str]] = {}
+        for entity_id, found in by_id.items():
+            key = entity_id.encode("utf-8")
+            self.literal[key] = (found, entity_id)
+            if rules.whole_token:
+                self.token[key] = (found, entity_id)
+        for alias, targets in rules.aliases.items():
+            found = [entity for target in targets for entity in by_id.get(target, [])]
+            if found and alias:
+                key = alias.encode("utf-8")
+                self.literal.setdefault(key, (found, alias))
+                self.token.setdefault(key, (found, alias))
+        delimiters = re.escape(rules.delimiters.encode("utf-8"))
+        # The opening delimiter is consumed, the closing one only looked at: it may open the next candidate.
+        self.literal_candidates = re.compile(rb"[" + delimiters + rb"]([^" + delimiters + rb"\n]+)(?=[" + delimiters + rb"])")
+        self.token_candidates = re.compile(rb"[" + TOKEN_CHARS + rb"]+")
+        self.literal_keys = frozenset(self.literal)
+        self.token_keys = frozenset(self.token)
+        self.check_call_kinds = {
+            **{name.encode(): DYNAMIC_CONFIG for name in rules.config_check_calls},
+            **{name.encode(): GATE for name in rules.gate_check_calls},
+        }
+        names = b"|".join(re.escape(name) for name in sorted(self.check_call_kinds, key=len, reverse=True))
+        # name( "id"  or  name(user, "id"): the id is the first or second argument
+        self.check_calls = (
+            re.compile(rb"(?<![\w$])(" + names + rb")\s*\(\s*(?:[\w$.\[\]]+\s*,\s*)?([\"'`])([^\"'`\n]+)\2")
+            if names else None
+        )
+        # Cheap substring tests that rule most files out before the call regex runs.
+        self.check_call_probes = tuple({name[-4:] for name in self.check_call_kinds})
+
+    def hits(self, data: bytes, path: str) -> list[Hit]:
+        """Every reference in one file's bytes, in file order."""
+        literal = self.literal_keys.intersection(self.literal_candidates.findall(data)) if self.literal_keys else ()
+        token = self.token_keys.intersection(self.token_candidates.findall(data)) if self.token_keys else ()
+        found: dict[tuple[int, str, str], tuple[str, str]] = {}
+        for keys, table, pattern, kind in (
+            (literal, self.literal, self.literal_candidates, LITERAL),
+            (token, self.token, self.token_candidates, TOKEN),
+        ):
+            if not keys:
+                continue
+            for match in pattern.finditer(data):
+                content = match[1] if kind == LITERAL else match[0]
+                if content in keys:
+                    offset = match.start(1) if kind == LITERAL else match.start()
+                    entities, matched = table[content]
+                    for entity in entities:
+                        key = (offset, entity.entity_type, entity.entity_id)
+                        if key not in found:
+                            found[key] = (matched, kind if matched == entity.entity_id else ALIAS)
+        if self.check_calls is not None and any(probe in data for probe in self.check_call_probes):
+            for match in self.check_calls.finditer(data):
+                if match[3] not in self.literal_keys:
+                    entity_id = match[3].decode("utf-8", errors="replace")
+                    found[(match.start(3), self.check_call_kinds[match[1]], entity_id)] = (entity_id, CHECK_CALL)
+        return [self._hit(data, path, offset, entity_type, entity_id, matched, kind)
+                for (offset, entity_type, entity_id), (matched, kind) in sorted(found.items())]
+
+    @staticmethod
+    def _hit(data: bytes, path: str, offset: int, entity_type: str, entity_id: str, matched: str, kind: str) -> Hit:
+        line_start = data.rfind(b"\n", 0, offset) + 1
+        line_end = data.find(b"\n", offset)
+        if line_end < 0:
+            line_end = len(data)
+        raw = data[line_start:line_end].rstrip(b"\r")
+        column = len(raw[: offset - line_start].decode("utf-8", errors="replace")) + 1
+        text = raw.decode("utf-8", errors="replace").strip()
+        if len(text) > TEXT_MAX_CHARS:
+            text = text[: TEXT_MAX_CHARS - 1] + "…"
+        return Hit(entity_type, entity_id, path, data.count(b"\n", 0, offset) + 1, column, text, matched, kind)
+
+
+@dataclass(frozen=True)
+class Repository:
+    root: Path
+    name: str
+    is_git: bool
+    branch: Optional[str]
+    commit: Optional[str]
+
+
+class ScanInputError(Exception):
+    """A path that cannot be scanned; `str()` is the one line shown."""
+
+
+def _git(root: Path, *args: str) -> Optional[bytes]:
+    try:
+        done = subprocess.run(["git", "-C", str(root), *args], capture_output=True, check=False)
+    except OSError:
+        return None
+    return done.stdout if done.returncode == 0 else None
+
+
+def open_repository(path: Path, name: Optional[str] = None, branch: Optional[str] = None) -> Repository:
+    """The repository at `path` (a git work tree's top level, or a plain folder)."""
+    if not path.exists():
+        raise ScanInputError(f"{path}: no such file or directory")
+    if not path.is_dir():
+        raise ScanInputError(f"{path}: not a directory (give the repository's folder)")
+    if not os.access(path, os.R_OK | os.X_OK):
+        raise ScanInputError(f"{path}: cannot read this folder (permission denied)")
+    toplevel = _git(path, "rev-parse", "--show-toplevel")
+    if toplevel is None:
+        root = path.resolve()
+        return Repository(root, name or root.name, False, None, None)
+    root = Path(toplevel.decode("utf-8", errors="replace").strip())
+    commit = _git(root, "rev-parse", "--verify", "--quiet", "HEAD")
+    if branch is None:
+        current = _git(root, "symbolic-ref", "--short", "-q", "HEAD")
+        branch = current.decode("utf-8", errors="replace").strip() if current else None
+    return Repository(
+        root,
+        name or root.name,
+        True,
+        branch or None,
+        commit.decode().strip() if commit else None,
+    )
+
+
+def list_files(repository: Repository) -> list[str]:
+    """The files to consider, relative to the root, `/`-separated: tracked files in a git repository
+    (so .gitignore holds), every file below a plain folder except version-control folders."""
+    if repository.is_git:
+        listed = _git(repository.root, "ls-files", "-z", "--full-name")
+        if listed is None:
+            raise ScanInputError(f"{repository.root}: git cannot list the tracked files")
+        return [entry.decode("utf-8", errors="surrogateescape") for entry in listed.split(b"\0") if entry]
+    paths = []
+    unreadable = []
+
+    def note_error(err: OSError) -> None:
+        unreadable.append(err.filename)
+
+    for folder, subfolders, files in os.walk(repository.root, onerror=note_error):
+        subfolders[:] = sorted(d for d in subfolders if d not in (".git", ".hg", ".svn"))
+        relative = os.path.relpath(folder, repository.root)
+        for file_name in sorted(files):
+            paths.append(file_name if relative == "." else f"{relative}/{file_name}".replace(os.sep, "/"))
+    if unreadable and unreadable[0] == str(repository.root):
+        raise ScanInputError(f"{repository.root}: cannot read this folder")
+    for folder in unreadable:
+        log.warning("cannot read folder %s: skipped", folder)
+    return paths
+
+
+def is_excluded(path: str, globs: Sequence[str]) -> bool:
+    parts = path.split("/")
+    for glob in globs:
+        anchored = glob.strip("/")
+        if "/" in anchored:
+            if fnmatch.fnmatchcase(path, anchored) or fnmatch.fnmatchcase(path, anchored + "/*"):
+                return True
+        elif any(fnmatch.fnmatchcase(part, anchored) for part in parts):
+            return True
+    return False
+
+
+def scan_files(
+    root: Path,
+    paths: Sequence[str],
+    matcher: Matcher,
+    max_file_bytes: Optional[int] = DEFAULT_MAX_FILE_BYTES,
+) -> tuple[list[Hit], ScanStats]:
+    """Reads each file once, as bytes; skips binary and oversized files."""
+    stats = ScanStats(files_listed=len(paths))
+    hits: list[Hit] = []
+    for path in paths:
+        full = os.path.join(root, path)
+        try:
+            with open(full, "rb") as handle:
+                if max_file_bytes is not None:
+                    size = os.fstat(handle.fileno()).st_size
+                    if size > max_file_bytes:
+                        stats.skipped_large.append(path)
+                        continue
+                # the probe first: a large binary file is never read whole
+                head = handle.read(BINARY_PROBE_BYTES)
+                if b"\0" in head:
+                    stats.skipped_binary += 1
+                    continue
+                data = head + handle.read()
+        except IsADirectoryError:
+            continue  # a submodule's folder, listed by git as one entry
+        except FileNotFoundError:
+            continue  # tracked but deleted in the work tree: nothing to scan
+        except OSError:
+            stats.unreadable.append(path)
+            continue
+        stats.files_scanned += 1
+        stats.bytes_scanned += len(data)
+        hits += matcher.hits(data, path)
+    return hits, stats
+
+
+# The pool's workers inherit the matcher when forked instead of unpickling 20,000 ids per task.
+_worker_matcher: Optional[Matcher] = None
+
+
+def _scan_chunk(task: tuple[str, Sequence[str], Optional[int]]) -> tuple[list[Hit], ScanStats]:
+    root, paths, max_file_bytes = task
+    assert _worker_matcher is not None
+    return scan_files(Path(root), paths, _worker_matcher, max_file_bytes)
+
+
+def scan_repository(
+    repository: Repository,
+    matcher: Matcher,
+    excludes: Sequence[str] = DEFAULT_EXCLUDES,
+    max_file_bytes: Optional[int] = DEFAULT_MAX_FILE_BYTES,
+    workers: int = 1,
+    paths: Optional[Sequence[str]] = None,
+) -> tuple[list[Hit], ScanStats]:
+    """Every reference in the repository (or in `paths` of it), sorted by path, line and column."""
+    listed = list(paths) if paths is not None else list_files(repository)
+    kept = [path for path in listed if not is_excluded(path, excludes)]
+    excluded = len(listed) - len(kept)
+    if workers > 1 and len(kept) > 1:
+        hits, stats = _scan_in_pool(repository.root, kept, matcher, max_file_bytes, workers)
+    else:
+        hits, stats = scan_files(repository.root, kept, matcher, max_file_bytes)
+    stats.files_listed = len(listed)
+    stats.skipped_excluded = excluded
+    hits.sort(key=lambda hit: (hit.path, hit.line, hit.column, hit.entity_type, hit.entity_id))
+    for path in stats.skipped_large:
+        log.info("skipped %s: larger than %s bytes", path, max_file_bytes)
+    for path in stats.unreadable:
+        log.warning("cannot read %s: skipped", path)
+    return hits, stats
+
+
+def _chunks(paths: Sequence[str], size: int) -> Iterator[Sequence[str]]:
+    for start in range(0, len(paths), size):
+        yield paths[start : start + size]
+
+
+def _scan_in_pool(
+    root: Path, paths: Sequence[str], matcher: Matcher, max_file_bytes: Optional[int], workers: int
+) -> tuple[list[Hit], ScanStats]:
+    import multiprocessing
+
+    global _worker_matcher
+    _worker_matcher = matcher
+    context = multiprocessing.get_context("fork")
+    hits: list[Hit] = []
+    stats = ScanStats()
+    try:
+        with context.Pool(workers) as pool:
+            # small chunks keep both workers busy to the end; results are only hits, so memory stays flat
+            tasks = ((str(root), chunk, max_file_bytes) for chunk in _chunks(paths, 200))
+            for chunk_hits, chunk_stats in pool.imap_unordered(_scan_chunk, tasks):
+                hits += chunk_hits
+                stats.merge(chunk_stats)
+    finally:
+        _worker_matcher = None
+    return hits, stats

@@ -1,0 +1,52 @@
+"""Hand-built scans of two repositories against the hand-built console (tests/views/console_dataset.py).
+
+Loaded with the command's own dlt source, so the views tests read exactly what a scan writes. What each
+reference exercises is said beside it; the expected view rows in test_code_ref_views.py follow from these.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from pathlib import Path
+
+import dlt
+
+from pipelines.code_refs.load import RepositoryScan, code_references_source
+from pipelines.code_refs.scan import Hit, Repository, ScanStats
+
+SCANNED_AT = datetime(2026, 11, 21, 9, 0, tzinfo=timezone.utc)
+WEB = Repository(Path("/src/web"), "web", True, "main", "a" * 40)
+API = Repository(Path("/src/api"), "api", True, None, "b" * 40)
+
+
+def hit(entity_id: str, path: str, line: int, column: int = 10, entity_type: str = "gate", kind: str = "literal") -> Hit:
+    return Hit(entity_type, entity_id, path, line, column, f'check("{entity_id}")', entity_id, kind)
+
+
+WEB_HITS = [
+    hit("launch_banner", "src/banner.ts", 9),  # launched, referenced in two repositories
+    hit("launch_banner", "src/banner.ts", 3),
+    hit("old_checkout", "src/checkout.py", 12),  # still referenced by a holdout and a config
+    hit("promo_rollout", "src/promo.py", 40),  # partly rolled out, forgotten
+    hit("retired_gate", "src/legacy.py", 4),  # deleted from the console at the second load
+    hit("ghost_gate", "src/flags.py", 7, kind="check_call"),  # never existed: found by its checkGate call
+    hit("ghost_gate", "lib/flags.js", 2, kind="check_call"),
+    hit("c_checkout", "src/checkout.py", 30, entity_type="dynamic_config"),  # a live config: no orphan
+]
+API_HITS = [
+    hit("launch_banner", "app/banner.go", 2),
+    hit("dark_launch", "app/nav.go", 20),  # unlaunched
+    hit("dark_launch", "app/nav.go", 20, column=40),
+    hit("c_old", "app/config.go", 5, entity_type="dynamic_config"),  # a deleted config
+]
+
+
+def scans() -> list[RepositoryScan]:
+    return [
+        RepositoryScan(WEB, WEB_HITS, ScanStats(files_listed=12, files_scanned=10, bytes_scanned=5000, skipped_binary=2), SCANNED_AT, "scan_1"),
+        RepositoryScan(API, API_HITS, ScanStats(files_listed=5, files_scanned=5, bytes_scanned=800), SCANNED_AT, "scan_1"),
+    ]
+
+
+def load_code_references(pipeline: dlt.Pipeline) -> None:
+    pipeline.run(code_references_source(scans()))

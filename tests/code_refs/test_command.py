@@ -1,0 +1,186 @@
+"""`gatehouse code-refs`: what a scan loads, what a rescan replaces, and bad input as one line."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.code_refs.conftest import commit_files, query
+
+REFERENCES = """
+    select repository, branch, path, line, "column", entity_type, entity_id, text, matched, match_kind
+    from console.code_references order by repository, path, line, "column", entity_type
+"""
+WEB_FILES = {
+    "src/banner.ts": 'if (statsig.checkGate(user, "launch_banner")) {\n  show();\n}\n',
+    "src/checkout.py": 'CHECKOUT = "old_checkout"\nlayout = get_config(user, "c_checkout")\nif check_gate(user, "ghost_gate"):\n    pass\n',
+    "config/flags.yaml": "gates:\n  - dark_launch\n",
+    "README.md": "the `launch_banner_v2` gate is not launch_banner\n",
+}
+
+
+def test_a_scan_loads_every_reference_with_its_location(database, tmp_path, gatehouse):
+    web = tmp_path / "web"
+    commit_files(web, WEB_FILES)
+    run = gatehouse("code-refs", str(web), "--duckdb", str(database), "--whole-token")
+    assert run.code == 0, run.err
+    rows = query(database, REFERENCES)
+    assert rows == [
+        # whole-token mode: the YAML list item, and the README's unquoted mention (not the _v2 one)
+        ("web", "main", "README.md", 1, 36, "gate", "launch_banner", "the `launch_banner_v2` gate is not launch_banner", "launch_banner", "token"),
+        ("web", "main", "config/flags.yaml", 2, 5, "gate", "dark_launch", "- dark_launch", "dark_launch", "token"),
+        ("web", "main", "src/banner.ts", 1, 30, "gate", "launch_banner", 'if (statsig.checkGate(user, "launch_banner")) {', "launch_banner", "literal"),
+        ("web", "main", "src/checkout.py", 1, 13, "gate", "old_checkout", 'CHECKOUT = "old_checkout"', "old_checkout", "literal"),
+        ("web", "main", "src/checkout.py", 2, 28, "dynamic_config", "c_checkout", 'layout = get_config(user, "c_checkout")', "c_checkout", "literal"),
+        ("web", "main", "src/checkout.py", 3, 22, "gate", "ghost_gate", 'if check_gate(user, "ghost_gate"):', "ghost_gate", "check_call"),
+    ]
+    [(commit,)] = query(database, "select distinct \"commit\" from console.code_references")
+    assert len(commit) == 40
+    assert query(database, "select repository, reference_count, gate_count, dynamic_config_count, unknown_id_count, files_scanned from console.code_reference_scans") == [
+        ("web", 6, 4, 1, 1, 4),
+    ]
+    assert run.out.splitlines() == [
+        f"web (main {commit[:12]}): 6 references to 3 gates and 1 dynamic configs, 1 ids the console does not have",
+        "  4 files scanned (0.0 MB)",
+    ]
+    # the views see them at once
+    assert query(database, "select entity_id, console_status from analytics.code_orphans") == [("ghost_gate", "never existed")]
+
+
+def references_by_repository(database: Path) -> list[tuple]:
+    return query(database, "select repository, path, line, entity_id from console.code_references order by all")
+
+
+def test_a_rescan_replaces_its_repository_only_also_when_nothing_is_left(database, tmp_path, gatehouse):
+    web, api = tmp_path / "web", tmp_path / "api"
+    commit_files(web, {"a.py": 'check("launch_banner")\ncheck("new_nav")\n'})
+    commit_files(api, {"b.go": 'check("dark_launch")\n'})
+    assert gatehouse("code-refs", str(web), str(api), "--duckdb", str(database)).code == 0
+    assert references_by_repository(database) == [
+        ("api", "b.go", 1, "dark_launch"),
+        ("web", "a.py", 1, "launch_banner"),
+        ("web", "a.py", 2, "new_nav"),
+    ]
+    # a reference removed from the code disappears
+    commit_files(web, {"a.py": 'check("new_nav")\n'})
+    assert gatehouse("code-refs", str(web), "--duckdb", str(database)).code == 0
+    assert references_by_repository(database) == [("api", "b.go", 1, "dark_launch"), ("web", "a.py", 1, "new_nav")]
+    # and when none is left, the repository has no rows; the other repository keeps its own
+    commit_files(web, {"a.py": "nothing here\n"})
+    assert gatehouse("code-refs", str(web), "--duckdb", str(database)).code == 0
+    assert references_by_repository(database) == [("api", "b.go", 1, "dark_launch")]
+    # the history keeps every scan's counts
+    assert query(database, "select repository, reference_count from console.code_reference_scans order by scanned_at, repository") == [
+        ("api", 1), ("web", 2), ("web", 1), ("web", 0),
+    ]
+    assert query(database, "select gate_id, code_reference_count from analytics.stale_gates where gate_id in ('launch_banner', 'dark_launch') order by 1") == [
+        ("dark_launch", 1), ("launch_banner", 0),
+    ]
+
+
+def test_repository_name_and_aliases(database, tmp_path, gatehouse):
+    web = tmp_path / "checkout-abc123"
+    commit_files(web, {"flags.py": "LAUNCH = 1\nif enabled(LAUNCH_BANNER):\n    pass\n"})
+    aliases = tmp_path / "aliases.yaml"
+    aliases.write_text("launch_banner: [LAUNCH_BANNER]\n")
+    run = gatehouse("code-refs", str(web), "--repository-name", "acme/web", "--aliases", str(aliases), "--duckdb", str(database))
+    assert run.code == 0, run.err
+    assert query(database, "select repository, path, line, entity_id, matched, match_kind from console.code_references") == [
+        ("acme/web", "flags.py", 2, "launch_banner", "LAUNCH_BANNER", "alias"),
+    ]
+
+
+def test_a_plain_folder_has_no_branch_or_commit(database, tmp_path, gatehouse):
+    (tmp_path / "scripts").mkdir()
+    (tmp_path / "scripts" / "x.sh").write_text("flag='new_nav'\n")
+    assert gatehouse("code-refs", str(tmp_path / "scripts"), "--duckdb", str(database)).code == 0
+    assert query(database, 'select repository, branch, "commit", path from console.code_references') == [("scripts", None, None, "x.sh")]
+
+
+def _empty_repository(tmp: Path) -> str:
+    commit_files(tmp / "empty", {})
+    return str(tmp / "empty")
+
+
+def _empty_folder(tmp: Path) -> str:
+    (tmp / "nothing").mkdir()
+    return str(tmp / "nothing")
+
+
+def _a_file(tmp: Path) -> str:
+    (tmp / "file.py").write_text("x")
+    return str(tmp / "file.py")
+
+
+BAD_PATHS = {
+    "missing": (lambda tmp: str(tmp / "nowhere"), "no such file or directory"),
+    "a file": (_a_file, "not a directory"),
+    "an empty repository": (_empty_repository, "tracks no file (an empty repository or an unfinished checkout); nothing scanned, the references already loaded are kept"),
+    "an empty folder": (_empty_folder, "holds no file; nothing scanned"),
+}
+
+
+@pytest.mark.parametrize("problem", BAD_PATHS)
+def test_a_bad_path_is_one_line_and_keeps_the_loaded_references(problem, database, tmp_path, gatehouse):
+    web = tmp_path / "web"
+    commit_files(web, {"a.py": 'check("new_nav")\n'})
+    assert gatehouse("code-refs", str(web), "--duckdb", str(database)).code == 0
+    make, message = BAD_PATHS[problem]
+    path = make(tmp_path)
+    # together with a good path: nothing of either is loaded
+    run = gatehouse("code-refs", str(web), path, "--duckdb", str(database))
+    assert run.code == 2 and run.out == ""
+    assert message in run.error_line and run.error_line.startswith("gatehouse: error: ")
+    assert references_by_repository(database) == [("web", "a.py", 1, "new_nav")]
+    assert query(database, "select count(*) from console.code_reference_scans") == [(1,)]
+
+
+def test_an_unreadable_folder_is_one_line(database, tmp_path, gatehouse, monkeypatch):
+    # tests may run as root, for whom chmod 000 changes nothing: the permission check is what is tested
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    real_access = os.access
+    monkeypatch.setattr(os, "access", lambda path, mode: False if Path(path) == locked else real_access(path, mode))
+    run = gatehouse("code-refs", str(locked), "--duckdb", str(database))
+    assert run.code == 2 and "cannot read this folder (permission denied)" in run.error_line
+
+
+def test_no_database_or_no_console_data_is_one_line(tmp_path, gatehouse):
+    web = tmp_path / "web"
+    commit_files(web, {"a.py": 'check("new_nav")\n'})
+    run = gatehouse("code-refs", str(web), "--duckdb", str(tmp_path / "none.duckdb"))
+    assert run.code == 2 and "no database at" in run.error_line and "gatehouse run" in run.error_line
+    assert not (tmp_path / "none.duckdb").exists()
+    import duckdb
+
+    duckdb.connect(str(tmp_path / "empty.duckdb")).close()
+    run = gatehouse("code-refs", str(web), "--duckdb", str(tmp_path / "empty.duckdb"))
+    assert run.code == 2 and run.error_line == "gatehouse: error: no console data loaded yet: run `gatehouse run` first, then scan"
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--alias", "launch_banner"], "--alias 'launch_banner': expected ID=STRING"),
+        (["{tmp}/other", "--repository-name", "x"], "--repository-name names one repository: give one PATH with it"),
+        (["--aliases", "{tmp}/none.yaml"], "cannot read it"),
+        (["--delimiters", "a<"], "--delimiters 'a<': give ASCII punctuation only"),
+        (["--delimiters", "«»"], "give ASCII punctuation only"),
+    ],
+)
+def test_bad_options_are_one_line(argv, message, database, tmp_path, gatehouse):
+    web = tmp_path / "web"
+    commit_files(web, {"a.py": 'check("new_nav")\n'})
+    argv = [a.format(web=web, tmp=tmp_path) for a in argv]
+    run = gatehouse("code-refs", str(web), *argv, "--duckdb", str(database))
+    assert run.code == 2 and message in run.error_line
+
+
+def test_help_explains_with_examples(gatehouse, capsys):
+    with pytest.raises(SystemExit) as stop:
+        gatehouse("code-refs", "--help")
+    assert stop.value.code == 0
+    text = capsys.readouterr().out
+    assert "examples:" in text and "gatehouse code-refs . --repository-name acme/web --destination motherduck" in text

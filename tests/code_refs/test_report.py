@@ -1,0 +1,67 @@
+"""`gatehouse report` with code references: the terminal lines and the stale-gates notebook's new sections."""
+
+from __future__ import annotations
+
+import os
+
+import duckdb
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+from pipelines.code_refs.summary import summary_lines
+from pipelines.report import DUCKDB_ENV, NOTEBOOK_DIR
+from pipelines.views import apply_views
+from tests.views.console_dataset import load_console
+
+
+@pytest.fixture(scope="module")
+def unscanned_db(tmp_path_factory):
+    work = tmp_path_factory.mktemp("unscanned")
+    database = load_console(work / "unscanned.duckdb", work, tables=("gates", "dynamic_configs", "holdouts", "extraction_runs"))
+    apply_views(database)
+    return database
+
+
+def lines_for(database) -> list[str]:
+    with duckdb.connect(str(database), read_only=True) as connection:
+        return summary_lines(lambda sql: connection.execute(sql).fetchall())
+
+
+def test_summary_counts_the_worklist_and_the_orphans(console_db):
+    assert lines_for(console_db) == [
+        "cleanup worklist: 7 gates, 4 referenced in code (7 references in 2 repositories scanned, last 2026-11-21 09:00 UTC),"
+        " 1 to archive, 2 checked but found in no repository",
+        "code orphans: 3 ids in code the console does not have (2 deleted, 1 never existed)",
+        "  ghost_gate                         gate            never existed      web: lib/flags.js:2, src/flags.py:7",
+        "  c_old                              dynamic_config  deleted 2026-11-20 api: app/config.go:5",
+        "  retired_gate                       gate            deleted 2026-11-20 web: src/legacy.py:4",
+    ]
+
+
+def test_summary_without_a_scan_says_how_to_run_one(unscanned_db):
+    assert lines_for(unscanned_db) == [
+        "code references: no repository scanned yet; run `gatehouse code-refs PATH` on each code repository (docs/code-refs.md)"
+    ]
+
+
+def executed_text(database) -> str:
+    notebook = nbformat.read(NOTEBOOK_DIR / "stale_gates.ipynb", as_version=4)
+    client = NotebookClient(notebook, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(NOTEBOOK_DIR)}})
+    client.execute(env={**os.environ, DUCKDB_ENV: str(database)})
+    texts = []
+    for cell in notebook.cells:
+        for output in cell.get("outputs", []):
+            data = output.get("data", {})
+            texts.append(data.get("text/html", "") + data.get("text/markdown", "") + output.get("text", ""))
+    return "\n".join(texts)
+
+
+def test_notebook_shows_locations_and_orphans_or_how_to_scan(console_db, unscanned_db):
+    scanned = executed_text(console_db)
+    for expected in ("api: app/banner.go:2; web: src/banner.ts:3, src/banner.ts:9", "remove the flag in these files and keep the launched path",
+                     "ghost_gate", "never existed", "lib/flags.js:2, src/flags.py:7", "`web` (main) at 2026-11-21 09:00 UTC"):
+        assert expected in scanned, expected
+    unscanned = executed_text(unscanned_db)
+    assert "No repository has been scanned yet" in unscanned and "gatehouse code-refs PATH --duckdb" in unscanned
+    assert "ghost_gate" not in unscanned

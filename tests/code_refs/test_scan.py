@@ -1,0 +1,204 @@
+"""The scanner alone: matching rules, files it reads and skips, encodings."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from pipelines.code_refs.scan import (
+    DEFAULT_EXCLUDES,
+    Entity,
+    Matcher,
+    MatchRules,
+    ScanInputError,
+    is_excluded,
+    open_repository,
+    scan_repository,
+)
+
+ENTITIES = [Entity("gate", "new_checkout"), Entity("dynamic_config", "pricing"), Entity("gate", "dark-mode")]
+
+
+def found(text: str | bytes, rules: MatchRules = MatchRules(), entities=ENTITIES) -> list[tuple]:
+    data = text.encode() if isinstance(text, str) else text
+    return [(h.entity_id, h.line, h.column, h.match_kind) for h in Matcher(entities, rules).hits(data, "f")]
+
+
+@pytest.mark.parametrize(
+    "source, expected",
+    [
+        ('if gate("new_checkout"):', [("new_checkout", 1, 10, "literal")]),
+        ("check('new_checkout')", [("new_checkout", 1, 8, "literal")]),
+        ("check(`new_checkout`)", [("new_checkout", 1, 8, "literal")]),
+        # the issue's examples: not inside a longer literal, not inside an identifier
+        ('check("new_checkout_v2")', []),
+        ('check("old_new_checkout")', []),
+        ("if new_checkout_enabled:", []),
+        ("new_checkout = 1", []),
+        # case-sensitive
+        ('check("New_Checkout")', []),
+        # an unbalanced quote earlier on the line does not hide the literal after it
+        ("it's checked: 'new_checkout'", [("new_checkout", 1, 16, "literal")]),
+        # two literals on a line, two lines
+        ('a("pricing", "new_checkout")\nb("new_checkout")', [("pricing", 1, 4, "literal"), ("new_checkout", 1, 15, "literal"), ("new_checkout", 2, 4, "literal")]),
+        ('x = "dark-mode"', [("dark-mode", 1, 6, "literal")]),
+        # a literal never spans lines
+        ('"new_checkout\n"', []),
+    ],
+)
+def test_an_id_counts_only_as_a_whole_string_literal(source, expected):
+    assert found(source) == expected
+
+
+@pytest.mark.parametrize(
+    "source, rules, expected",
+    [
+        ("<new_checkout>", MatchRules(), []),
+        ("<new_checkout>", MatchRules(delimiters="\"'`<>"), [("new_checkout", 1, 2, "literal")]),
+        ("gate: new_checkout\n", MatchRules(), []),
+        ("gate: new_checkout\n", MatchRules(whole_token=True), [("new_checkout", 1, 7, "token")]),
+        ("gates: [new_checkout, dark-mode]", MatchRules(whole_token=True), [("new_checkout", 1, 9, "token"), ("dark-mode", 1, 23, "token")]),
+        # a whole token is still not part of a longer one
+        ("gate: new_checkout_v2 new-checkout dark-mode-2", MatchRules(whole_token=True), []),
+        # an alias stands for a constant: a whole token or a literal, never part of a longer name
+        ("if gates.check(NEW_CHECKOUT_GATE):", MatchRules(aliases={"NEW_CHECKOUT_GATE": ["new_checkout"]}), [("new_checkout", 1, 16, "alias")]),
+        ("NEW_CHECKOUT_GATE_2", MatchRules(aliases={"NEW_CHECKOUT_GATE": ["new_checkout"]}), []),
+        # an alias for an id the console does not have finds nothing
+        ("UNKNOWN", MatchRules(aliases={"UNKNOWN": ["nope"]}), []),
+    ],
+)
+def test_options_add_delimiters_whole_tokens_and_aliases(source, rules, expected):
+    assert found(source, rules) == expected
+
+
+@pytest.mark.parametrize(
+    "source, expected",
+    [
+        ('statsig.checkGate(user, "ghost_gate")', [("gate", "ghost_gate", "check_call")]),
+        ("statsig.check_gate(user, 'ghost_gate')", [("gate", "ghost_gate", "check_call")]),
+        ('const c = useDynamicConfig("ghost_config")', [("dynamic_config", "ghost_config", "check_call")]),
+        ('statsig.get_config(user, "ghost_config")', [("dynamic_config", "ghost_config", "check_call")]),
+        # a known id is reported once, as a literal of its own type
+        ('checkGate(user, "new_checkout")', [("gate", "new_checkout", "literal")]),
+        ('mycheckGate(user, "ghost")', []),
+        ('checkGate(user, gateName)', []),
+    ],
+)
+def test_sdk_calls_reveal_ids_the_console_does_not_have(source, expected):
+    hits = Matcher(ENTITIES).hits(source.encode(), "f")
+    assert [(h.entity_type, h.entity_id, h.match_kind) for h in hits] == expected
+
+
+def test_an_id_that_is_both_a_gate_and_a_config_is_both():
+    hits = Matcher([Entity("gate", "x"), Entity("dynamic_config", "x")]).hits(b'"x"', "f")
+    assert [(h.entity_type, h.entity_id) for h in hits] == [("dynamic_config", "x"), ("gate", "x")]
+
+
+@pytest.mark.parametrize(
+    "data, column, text",
+    [
+        ('é = "new_checkout"'.encode("utf-8"), 6, 'é = "new_checkout"'),
+        ('é = "new_checkout"'.encode("latin-1"), 6, '\ufffd = "new_checkout"'),
+        ('"new_checkout" # ünïcode'.encode("utf-16-le").replace(b"\0", b""), 2, None),
+        (b'\xff\xfe\x80 "new_checkout"\r\n', 6, '\ufffd\ufffd\ufffd "new_checkout"'),
+    ],
+)
+def test_any_encoding_is_read_and_columns_count_characters(data, column, text):
+    [hit] = Matcher(ENTITIES).hits(data, "f")
+    assert hit.column == column
+    if text is not None:
+        assert hit.text == text
+
+
+def test_line_text_is_trimmed_and_capped():
+    [hit] = Matcher(ENTITIES).hits(b'    x("new_checkout")' + b"y" * 500 + b"   \n", "f")
+    assert hit.text.startswith('x("new_checkout")') and len(hit.text) == 200 and hit.text.endswith("…")
+
+
+def git(root: Path, *args: str) -> None:
+    subprocess.run(["git", "-C", str(root), "-c", "user.email=t@example.com", "-c", "user.name=t", *args], check=True, capture_output=True)
+
+
+def write(root: Path, files: dict[str, bytes]) -> None:
+    for path, data in files.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_bytes(data)
+
+
+FILES = {
+    "src/app.py": b'if check("new_checkout"):\n    pass\n',
+    "src/ignored.py": b'check("new_checkout")\n',
+    "src/logo.png": b"\x89PNG\0\0" + b'"new_checkout"',
+    "src/big.json": b'{"k": "new_checkout"}' + b" " * 2000,
+    "node_modules/lib/index.js": b'check("new_checkout")\n',
+    "generated/flags.ts": b'check("pricing")\n',
+    "docs/readme.md": b"use `pricing` for prices\n",
+    ".gitignore": b"src/ignored.py\n",
+}
+
+
+@pytest.fixture
+def repository(tmp_path) -> Path:
+    root = tmp_path / "web"
+    root.mkdir()
+    write(root, FILES)
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "first")
+    write(root, {"src/untracked.py": b'check("new_checkout")\n'})
+    return root
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_repository_is_read_through_its_tracked_files(repository, workers):
+    repo = open_repository(repository)
+    assert (repo.name, repo.is_git, repo.branch, len(repo.commit or "")) == ("web", True, "main", 40)
+    hits, stats = scan_repository(repo, Matcher(ENTITIES), excludes=DEFAULT_EXCLUDES + ("generated/*",), max_file_bytes=1000, workers=workers)
+    # not: the ignored and untracked files, the binary, the one over 1,000 bytes, node_modules, generated/
+    assert [(h.path, h.line, h.column, h.entity_id) for h in hits] == [
+        ("docs/readme.md", 1, 6, "pricing"),
+        ("src/app.py", 1, 11, "new_checkout"),
+    ]
+    assert (stats.files_listed, stats.files_scanned, stats.skipped_binary, stats.skipped_large, stats.skipped_excluded) == (
+        7, 3, 1, ["src/big.json"], 2,
+    )
+
+
+def test_a_plain_folder_is_read_whole_except_version_control(tmp_path):
+    write(tmp_path, {"a/b.go": b'x := "pricing"\n', ".git/config": b'"pricing"', "c.txt": b"'new_checkout'"})
+    repo = open_repository(tmp_path, name="plain")
+    hits, stats = scan_repository(repo, Matcher(ENTITIES))
+    assert (repo.name, repo.is_git, repo.branch, repo.commit) == ("plain", False, None, None)
+    assert [(h.path, h.entity_id) for h in hits] == [("a/b.go", "pricing"), ("c.txt", "new_checkout")]
+    assert stats.files_scanned == 2
+
+
+def test_a_subfolder_of_a_repository_is_the_repository(repository):
+    repo = open_repository(repository / "src")
+    assert repo.root == repository.resolve() and repo.name == "web"
+
+
+@pytest.mark.parametrize(
+    "path, globs, excluded",
+    [
+        ("node_modules/x/y.js", ("node_modules",), True),
+        ("web/node_modules/y.js", ("node_modules",), True),
+        ("src/app.min.js", ("*.min.js",), True),
+        ("src/app.js", ("*.min.js",), False),
+        ("generated/a/b.ts", ("generated/*",), True),
+        ("src/generated/b.ts", ("generated/*",), False),
+        ("src/generated/b.ts", ("*/generated",), True),
+    ],
+)
+def test_exclude_globs(path, globs, excluded):
+    assert is_excluded(path, globs) is excluded
+
+
+def test_missing_and_unreadable_paths_are_one_line_errors(tmp_path):
+    with pytest.raises(ScanInputError, match="no such file or directory"):
+        open_repository(tmp_path / "nope")
+    (tmp_path / "f").write_text("x")
+    with pytest.raises(ScanInputError, match="not a directory"):
+        open_repository(tmp_path / "f")
