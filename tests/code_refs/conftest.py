@@ -9,7 +9,6 @@ import duckdb
 import pytest
 
 from pipelines.cli import main
-from tests.views.conftest import console_db  # noqa: F401  (the hand-built console, with the hand-built scans)
 from tests.views.console_dataset import load_console
 
 # The hand-built console's gates and configs (tests/views/console_dataset.py), without its code references.

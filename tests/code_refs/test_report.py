@@ -10,7 +10,8 @@ import pytest
 from nbclient import NotebookClient
 
 from pipelines.code_refs.summary import summary_lines
-from pipelines.report import DUCKDB_ENV, NOTEBOOK_DIR
+from pipelines.destination import DUCKDB_ENV
+from pipelines.report import NOTEBOOK_DIR
 from pipelines.views import apply_views
 from tests.views.console_dataset import load_console
 
