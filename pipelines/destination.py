@@ -136,26 +136,37 @@ class Destination:
             destination: Any = dlt.destinations.duckdb(str(self.duckdb_path))
         else:
             destination = self.name
-        try:
+        with self._reaching():
             pipeline = dlt.pipeline(
                 pipeline_name=PIPELINE_NAME,
                 destination=destination,
                 dataset_name=DATASET_NAME,
                 pipelines_dir=str(pipelines_dir) if pipelines_dir else None,
             )
-        except UnknownDestinationModule as err:
-            raise GatehouseError(
-                f"--destination {self.name}: not a dlt destination (e.g. duckdb, motherduck, snowflake,"
-                " bigquery, databricks, postgres, filesystem)"
-            ) from err
-        except MissingDependencyException as err:
-            raise GatehouseError(self._missing_driver()) from err
         self._pipeline.append(pipeline)
         return pipeline
 
-    def _missing_driver(self) -> str:
-        extra = DRIVER_EXTRAS.get(self.name, self.name)
-        return f"destination {self.name}: its driver is not installed; pip install \"dlt[{extra}]\" (or gatehouse[{extra}])"
+    @contextlib.contextmanager
+    def _reaching(self) -> Iterator[None]:
+        """What dlt raises when a destination cannot be reached from here, as one line that says what to do."""
+        try:
+            yield
+        except UnknownDestinationModule as err:
+            raise GatehouseError(
+                f"--destination {self.name}: not a dlt destination (e.g. duckdb, motherduck, snowflake,"
+                " bigquery, databricks, postgres)"
+            ) from err
+        except SqlClientNotAvailable as err:
+            raise GatehouseError(
+                f"destination {self.name} has no SQL client: the views and reports need a SQL destination"
+                " (duckdb, postgres, snowflake, bigquery, databricks, motherduck...)"
+            ) from err
+        except MissingDependencyException as err:
+            # dlt imports a driver when the pipeline, its client or its connection first needs it
+            extra = DRIVER_EXTRAS.get(self.name, self.name)
+            raise GatehouseError(
+                f"destination {self.name}: its driver is not installed; pip install \"dlt[{extra}]\" (or gatehouse[{extra}])"
+            ) from err
 
     # -- reaching it with SQL ---------------------------------------------------------------------
 
@@ -163,20 +174,8 @@ class Destination:
     def sql_client(self) -> Iterator[Any]:
         """dlt's own SQL client for the destination, opened; one-line errors for what cannot be reached."""
         pipeline = self.pipeline()
-        try:
-            client = pipeline.sql_client()
-        except SqlClientNotAvailable as err:
-            raise GatehouseError(
-                f"destination {self.name} has no SQL client: the views and reports need a SQL destination"
-                " (duckdb, postgres, snowflake, bigquery, databricks, motherduck, filesystem...)"
-            ) from err
-        except MissingDependencyException as err:
-            raise GatehouseError(self._missing_driver()) from err
-        try:
-            with client:
-                yield client
-        except MissingDependencyException as err:
-            raise GatehouseError(self._missing_driver()) from err
+        with self._reaching(), pipeline.sql_client() as client:
+            yield client
 
     def apply_views(self, parameters: Optional[Mapping[str, float]] = None, timeout_s: Optional[float] = None) -> list[str]:
         """Creates or refreshes every analysis view on the destination, next to the raw dataset."""

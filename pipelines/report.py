@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from pipelines import destination as destinations
+from pipelines.commands import add_command
 from pipelines.destination import Destination, Reader
 from pipelines.code_refs.summary import summary_lines as code_reference_lines
 from pipelines.errors import GatehouseError
@@ -61,15 +62,14 @@ class Report:
     html: Path
 
 
+HELP = "HTML reports on stale gates, experiment exposures and ingestion health"
+DESCRIPTION = (
+    "Execute the notebooks headless against the data `gatehouse run` loaded, write one"
+    " self-contained HTML report each and print a short summary."
+)
+
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
-        "report",
-        help="HTML reports on stale gates, experiment exposures and ingestion health",
-        description="Execute the notebooks headless against the data `gatehouse run` loaded, write one"
-        " self-contained HTML report each and print a short summary.",
-        epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    parser = add_command(subparsers, "report", help=HELP, description=DESCRIPTION, epilog=EPILOG)
     destinations.add_arguments(parser)
     parser.add_argument("--out", default=str(DEFAULT_OUT), metavar="DIR", help="where the HTML goes (default: %(default)s)")
     parser.set_defaults(handler=handle)

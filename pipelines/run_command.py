@@ -8,6 +8,7 @@ import logging
 from typing import Any
 
 from pipelines import destination as destinations
+from pipelines.commands import add_command
 from pipelines.demo import demo_console
 from pipelines.run import SELECTABLE, RunOptions, run_extraction
 from pipelines.views import DEFAULT_PARAMETERS
@@ -42,15 +43,20 @@ parameters (kept in analytics.view_parameters; --set changes them for good):
 """ + "\n".join(f"  {name:<24} {default:g}  {text}" for name, (default, text) in DEFAULT_PARAMETERS.items())
 
 
+HELP = "extract the console into DuckDB (or any dlt destination)"
+DESCRIPTION = (
+    "Extract gates, dynamic configs, holdouts, qualifying events, cumulative exposures and"
+    " ingestion runs incrementally, then refresh the analysis views."
+)
+
+VIEWS_HELP = "create or refresh the analysis views without extracting"
+VIEWS_DESCRIPTION = (
+    "Re-apply every staging and analysis view (schema analytics) on the destination: after"
+    " upgrading gatehouse, or to change a view parameter."
+)
+
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
-        "run",
-        help="extract the console into DuckDB (or any dlt destination)",
-        description="Extract gates, dynamic configs, holdouts, qualifying events, cumulative exposures and"
-        " ingestion runs incrementally, then refresh the analysis views.",
-        epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    parser = add_command(subparsers, "run", help=HELP, description=DESCRIPTION, epilog=EPILOG)
     parser.add_argument("--demo", action="store_true", help="run against a local console twin (no account needed)")
     destinations.add_arguments(parser)
     parser.add_argument("--resources", metavar="A,B", help=f"load only these tables: {', '.join(SELECTABLE)}")
@@ -58,14 +64,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--no-progress", action="store_true", help="no progress lines while running")
     parser.set_defaults(handler=handle_run)
 
-    views = subparsers.add_parser(
-        "views",
-        help="create or refresh the analysis views without extracting",
-        description="Re-apply every staging and analysis view (schema analytics) on the destination: after"
-        " upgrading gatehouse, or to change a view parameter.",
-        epilog=VIEWS_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    views = add_command(subparsers, "views", help=VIEWS_HELP, description=VIEWS_DESCRIPTION, epilog=VIEWS_EPILOG)
     destinations.add_arguments(views)
     views.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="set a view parameter (repeatable)")
     views.set_defaults(handler=handle_views)

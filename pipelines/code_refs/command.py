@@ -29,6 +29,7 @@ from pipelines.code_refs.scan import (
     scan_repository,
 )
 from pipelines import destination as destinations
+from pipelines.commands import add_command
 from pipelines.destination import Destination
 from pipelines.errors import GatehouseError
 
@@ -49,15 +50,14 @@ console.code_reference_scans. See docs/code-refs.md.
 """
 
 
+HELP = "find where gates and dynamic configs are referenced in code, load it beside the console data"
+DESCRIPTION = (
+    "Scan git repositories (tracked files only) or plain folders for the ids of the gates and"
+    " dynamic configs loaded by `gatehouse run`, and load every reference into console.code_references."
+)
+
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
-        "code-refs",
-        help="find where gates and dynamic configs are referenced in code, load it beside the console data",
-        description="Scan git repositories (tracked files only) or plain folders for the ids of the gates and"
-        " dynamic configs loaded by `gatehouse run`, and load every reference into console.code_references.",
-        epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    parser = add_command(subparsers, "code-refs", help=HELP, description=DESCRIPTION, epilog=EPILOG)
     parser.add_argument("paths", nargs="+", metavar="PATH", help="a repository's folder (or a plain folder)")
     parser.add_argument("--repository-name", metavar="NAME",
                         help="the name the references are stored under (default: the folder's name); one PATH only")
