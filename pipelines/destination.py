@@ -362,6 +362,28 @@ def _read_holder(handle: Any) -> str:
     return text or "PID unknown"
 
 
+@contextlib.contextmanager
+def duckdb_file_client(database: str | Path | Any, dataset: str = DATASET_NAME) -> Iterator[Any]:
+    """dlt's SQL client over a DuckDB file path or an open DuckDB connection, raw dataset `dataset`."""
+    from dlt.common.configuration import resolve_configuration
+    from dlt.destinations.impl.duckdb.configuration import DuckDbCredentials
+    from dlt.destinations.exceptions import DestinationConnectionError
+    from dlt.destinations.impl.duckdb.sql_client import DuckDbSqlClient
+
+    credentials = resolve_configuration(DuckDbCredentials(str(database) if isinstance(database, Path) else database))
+    client = DuckDbSqlClient(dataset, f"{dataset}_staging", credentials, dlt.destinations.duckdb().capabilities())
+    try:
+        client.open_connection()
+    except DestinationConnectionError as error:
+        # as duckdb.connect would: DuckDB's own error about the file (not a database, locked, ...)
+        raise (error.inner_exc if isinstance(error.inner_exc, Exception) else error) from None
+    try:
+        yield client
+    finally:
+        client.close_connection()
+
+
+
 def add_arguments(parser: Any, *, lock: bool = True) -> None:
     """The flags every command that reaches the data shares: --duckdb, --destination (and --lock-timeout)."""
     parser.add_argument("--duckdb", default=None, metavar="PATH",

@@ -15,7 +15,7 @@ from datetime import timezone
 from pathlib import Path
 from typing import Any
 
-from pipelines.destination import Destination
+from pipelines.destination import DEFAULT_NAME, Destination
 
 # DejaVu Sans ships with matplotlib: the charts need no font (nor anything else) from the network.
 CHART_STYLE = {
@@ -47,7 +47,7 @@ class NotebookData:
 
         plt.rcParams.update(CHART_STYLE)
         pd.set_option("display.max_rows", 60)
-        return cls(Destination(name=destination or "duckdb", duckdb_path=Path(duckdb_path)))
+        return cls(Destination(name=destination or DEFAULT_NAME, duckdb_path=Path(duckdb_path)))
 
     def view(self, sql: str) -> Any:
         """A data frame from DuckDB-dialect SQL over `analytics.*`, run in the destination's dialect."""

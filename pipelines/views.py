@@ -45,7 +45,6 @@ from pipelines.errors import GatehouseError
 log = logging.getLogger("gatehouse.views")
 
 SCHEMA = "analytics"
-DEFAULT_DATASET = "console"
 
 # name -> (default value, what it controls); the analysis views read them from analytics.view_parameters.
 DEFAULT_PARAMETERS: dict[str, tuple[float, str]] = {
@@ -356,28 +355,6 @@ def render_sources(sql: str, present: Mapping[str, set[str]]) -> str:
     return _SOURCE_REFERENCE.sub(subquery, sql)
 
 
-@contextmanager
-def duckdb_sql_client(database: str | Path | Any, dataset: str = DEFAULT_DATASET) -> Iterator[SqlClientBase[Any]]:
-    """dlt's SQL client over a DuckDB file path or an open DuckDB connection, raw dataset `dataset`."""
-    import dlt
-    from dlt.common.configuration import resolve_configuration
-    from dlt.destinations.impl.duckdb.configuration import DuckDbCredentials
-    from dlt.destinations.exceptions import DestinationConnectionError
-    from dlt.destinations.impl.duckdb.sql_client import DuckDbSqlClient
-
-    credentials = resolve_configuration(DuckDbCredentials(str(database) if isinstance(database, Path) else database))
-    client = DuckDbSqlClient(dataset, f"{dataset}_staging", credentials, dlt.destinations.duckdb().capabilities())
-    try:
-        client.open_connection()
-    except DestinationConnectionError as error:
-        # as duckdb.connect would: DuckDB's own error about the file (not a database, locked, ...)
-        raise (error.inner_exc if isinstance(error.inner_exc, Exception) else error) from None
-    try:
-        yield client
-    finally:
-        client.close_connection()
-
-
 READ_DIALECT = "duckdb"
 # The schema name a raw table carries in the rendered SQL until it is qualified with the raw dataset's.
 _RAW_DATASET = "__gatehouse_raw__"
@@ -401,7 +378,10 @@ def _open(target: Any) -> Iterator[SqlClientBase[Any]]:
             with target:
                 yield target
         return
-    with duckdb_sql_client(target) as client:
+    # A DuckDB file path or connection: the tests' and notebooks' shorthand, opened where destinations are known.
+    from pipelines.destination import duckdb_file_client
+
+    with duckdb_file_client(target) as client:
         yield client
 
 
