@@ -52,10 +52,10 @@ RUN_DEFAULTS = {"destination.duckdb.credentials.global_config": '{"memory_limit"
 DRIVER_EXTRAS = {"postgres": "postgres", "snowflake": "snowflake", "bigquery": "bigquery",
                  "databricks": "databricks", "motherduck": "motherduck", "mssql": "mssql", "redshift": "redshift",
                  "clickhouse": "clickhouse", "athena": "athena", "synapse": "synapse", "filesystem": "filesystem"}
-# Destinations dlt loads but gatehouse cannot serve, and why (docs/destinations.md).
-UNSUPPORTED = {
-    "filesystem": "files have no SCD2 history and no merge in dlt, so every run would append and nothing would"
-    " retire, and views over files vanish with the session; load into duckdb, motherduck or a warehouse"
+# Destinations dlt loads raw tables into but where the analysis views cannot live, and why (docs/destinations.md).
+NO_VIEWS = {
+    "filesystem": "files have no SCD2 history and no merge in dlt (every run appends, nothing retires), and views"
+    " over files vanish with the session; for the views and reports load into duckdb, motherduck or a warehouse"
     " (docs/destinations.md)",
 }
 # DuckDB's words for a file another process holds: `... Conflicting lock is held in /usr/bin/python3 (PID 42) ...`.
@@ -105,14 +105,25 @@ class Destination:
             env[DUCKDB_ENV] = str(self.duckdb_path.resolve())
         return env
 
-    def check_supported(self) -> None:
-        """Fails with one line, before anything is extracted, on a destination gatehouse cannot serve."""
-        if self.name in UNSUPPORTED:
-            raise GatehouseError(f"destination {self.name} is not supported: {UNSUPPORTED[self.name]}")
+    @property
+    def serves_views(self) -> bool:
+        return self.name not in NO_VIEWS
+
+    def check_serves_views(self) -> None:
+        """Fails with one line, before anything is read, where the analysis views cannot live."""
+        if not self.serves_views:
+            raise GatehouseError(f"destination {self.name} has no analysis views: {NO_VIEWS[self.name]}")
+
+    def refresh_views(self, timeout_s: Optional[float] = None) -> None:
+        """After a load: the views where they can live; elsewhere a warning, and the raw tables stay loaded."""
+        if self.serves_views:
+            self.apply_views(timeout_s=timeout_s)
+        else:
+            log.warning("raw tables loaded; no analysis views on %s: %s", self.name, NO_VIEWS[self.name])
 
     def check_loaded(self) -> None:
         """Fails with one line when there is plainly nothing to read yet."""
-        self.check_supported()
+        self.check_serves_views()
         if self.is_duckdb_file and not self.duckdb_path.is_file():
             raise GatehouseError(f"no database at {self.duckdb_path}: load one with `gatehouse run` (or `gatehouse run --demo`)")
 
@@ -174,8 +185,18 @@ class Destination:
     def sql_client(self) -> Iterator[Any]:
         """dlt's own SQL client for the destination, opened; one-line errors for what cannot be reached."""
         pipeline = self.pipeline()
-        with self._reaching(), pipeline.sql_client() as client:
+        with self._reaching():
+            client = pipeline.sql_client()
+            try:
+                client.open_connection()
+            except MissingDependencyException:
+                raise
+            except Exception as err:  # the driver's own words: refused, bad password, unknown database...
+                raise GatehouseError(f"destination {self.label()}: cannot connect: {_first_line(err)}") from err
+        try:
             yield client
+        finally:
+            client.close_connection()
 
     def apply_views(self, parameters: Optional[Mapping[str, float]] = None, timeout_s: Optional[float] = None) -> list[str]:
         """Creates or refreshes every analysis view on the destination, next to the raw dataset."""

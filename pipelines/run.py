@@ -66,7 +66,6 @@ def run_extraction(options: RunOptions) -> RunSummary:
         source = source.with_resources(*options.resources, "extraction_runs")
 
     destination = options.destination
-    destination.check_supported()
     timeout_s = lock_timeout(options.lock_timeout_s)
     with destination.exclusive(timeout_s):
         pipeline = destination.pipeline()
@@ -108,7 +107,7 @@ def run_extraction(options: RunOptions) -> RunSummary:
             wall_time_s=time.monotonic() - started,
             load_id=load_id,
         )
-        destination.apply_views()
+        destination.refresh_views(timeout_s)
     return summary
 
 

@@ -154,7 +154,6 @@ def handle(args: argparse.Namespace) -> int:
     destination = destinations.from_arguments(args)
     if destination.is_duckdb_file and not destination.duckdb_path.is_file():
         raise GatehouseError(f"no database at {destination.duckdb_path}: load the console data first with `gatehouse run`")
-    destination.check_supported()
     entities = read_entities(destination)
     matcher = Matcher(entities, MatchRules(DEFAULT_DELIMITERS + args.delimiters, args.whole_token, rules_aliases))
     scanned_at = datetime.now(timezone.utc)
@@ -177,7 +176,7 @@ def handle(args: argparse.Namespace) -> int:
             destination.pipeline().run(code_references_source(scans, known))
         except PipelineStepFailed as err:
             raise GatehouseError(f"loading the references failed at the {err.step} step: {str(err.exception).splitlines()[0]}") from err
-        destination.apply_views(timeout_s=args.lock_timeout)
+        destination.refresh_views(args.lock_timeout)
     for line in summary_lines(scans, known):
         print(line)
     return 0
