@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Optional, Sequence
 
 import dlt
+from dlt.common.exceptions import DltException
 from dlt.destinations.exceptions import DatabaseUndefinedRelation
 from dlt.pipeline.exceptions import PipelineStepFailed
 
@@ -30,6 +31,7 @@ from pipelines.code_refs.scan import (
     scan_repository,
 )
 from pipelines.errors import GatehouseError
+from pipelines.run import RunOptions, explain, make_pipeline
 
 log = logging.getLogger("gatehouse.code_refs")
 
@@ -116,8 +118,6 @@ def parse_aliases(pairs: Sequence[str], file: Optional[Path]) -> dict[str, list[
 
 def destination_pipeline(destination: str, duckdb_path: Path) -> dlt.Pipeline:
     """The pipeline of the console data (same name, dataset and state folder as `gatehouse run`)."""
-    from pipelines.run import RunOptions, make_pipeline
-
     if destination == "duckdb" and not duckdb_path.is_file():
         raise GatehouseError(f"no database at {duckdb_path}: load the console data first with `gatehouse run`")
     return make_pipeline(RunOptions(destination=destination, duckdb_path=duckdb_path))
@@ -162,8 +162,12 @@ def handle(args: argparse.Namespace) -> int:
         raise GatehouseError(f"two paths are both repository {duplicates[0]!r}: scan them one at a time with --repository-name")
 
     duckdb_path = Path(args.duckdb or "gatehouse.duckdb")
-    pipeline = destination_pipeline(args.destination, duckdb_path)
-    entities = read_entities(pipeline)
+    try:
+        pipeline = destination_pipeline(args.destination, duckdb_path)
+        entities = read_entities(pipeline)
+    except DltException as err:
+        # a missing credential, an unreachable server, a driver not installed: run's one-line explanation
+        raise GatehouseError(f"cannot read the console data from destination {args.destination}: {explain(err)}") from err
     matcher = Matcher(entities, MatchRules(DEFAULT_DELIMITERS + args.delimiters, args.whole_token, rules_aliases))
     scanned_at = datetime.now(timezone.utc)
     scan_id = f"{scanned_at:%Y%m%dT%H%M%SZ}-{uuid.uuid4().hex[:8]}"
@@ -182,7 +186,7 @@ def handle(args: argparse.Namespace) -> int:
     try:
         pipeline.run(code_references_source(scans, known))
     except PipelineStepFailed as err:
-        raise GatehouseError(f"loading the references failed at the {err.step} step: {str(err.exception).splitlines()[0]}") from err
+        raise GatehouseError(f"loading the references failed at the {err.step} step (nothing replaced): {explain(err)}") from err
     if args.destination == "duckdb":
         from pipelines.views import apply_views
 
