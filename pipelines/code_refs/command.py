@@ -11,6 +11,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
+from dlt.common.exceptions import DltException
 from dlt.destinations.exceptions import DatabaseUndefinedRelation
 from dlt.pipeline.exceptions import PipelineStepFailed
 
@@ -32,6 +33,7 @@ from pipelines import destination as destinations
 from pipelines.commands import add_command
 from pipelines.destination import Destination
 from pipelines.errors import GatehouseError
+from pipelines.explain import explain
 
 log = logging.getLogger("gatehouse.code_refs")
 
@@ -154,7 +156,11 @@ def handle(args: argparse.Namespace) -> int:
     destination = destinations.from_arguments(args)
     if destination.is_duckdb_file and not destination.duckdb_path.is_file():
         raise GatehouseError(f"no database at {destination.duckdb_path}: load the console data first with `gatehouse run`")
-    entities = read_entities(destination)
+    try:
+        entities = read_entities(destination)
+    except DltException as err:
+        # a missing credential, a table dlt cannot read: run's one-line explanation
+        raise GatehouseError(f"cannot read the console data from destination {destination.label()}: {explain(err)}") from err
     matcher = Matcher(entities, MatchRules(DEFAULT_DELIMITERS + args.delimiters, args.whole_token, rules_aliases))
     scanned_at = datetime.now(timezone.utc)
     scan_id = f"{scanned_at:%Y%m%dT%H%M%SZ}-{uuid.uuid4().hex[:8]}"
@@ -175,7 +181,7 @@ def handle(args: argparse.Namespace) -> int:
         try:
             destination.pipeline().run(code_references_source(scans, known))
         except PipelineStepFailed as err:
-            raise GatehouseError(f"loading the references failed at the {err.step} step: {str(err.exception).splitlines()[0]}") from err
+            raise GatehouseError(f"loading the references failed at the {err.step} step (nothing replaced): {explain(err)}") from err
         destination.refresh_views(args.lock_timeout)
     for line in summary_lines(scans, known):
         print(line)

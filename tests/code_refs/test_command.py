@@ -184,3 +184,19 @@ def test_help_explains_with_examples(gatehouse, capsys):
     assert stop.value.code == 0
     text = capsys.readouterr().out
     assert "examples:" in text and "gatehouse code-refs . --repository-name acme/web --destination motherduck" in text
+
+
+def test_an_unreachable_destination_is_one_line_without_its_password(tmp_path, gatehouse, monkeypatch):
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]  # closed once the probe is
+    monkeypatch.setenv("DESTINATION__POSTGRES__CREDENTIALS", f"postgresql://loader:pw-sentinel-91@127.0.0.1:{port}/dw")
+    monkeypatch.chdir(tmp_path)
+    web = tmp_path / "web"
+    commit_files(web, {"a.py": 'check("new_nav")\n'})
+    run = gatehouse("code-refs", str(web), "--destination", "postgres")
+    assert run.code == 2
+    assert run.error_line.startswith("gatehouse: error: destination postgres: cannot connect: ")
+    assert "pw-sentinel-91" not in run.err + run.out

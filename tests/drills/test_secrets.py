@@ -256,6 +256,12 @@ def test_no_command_leaks_a_secret(tmp_path):
 
         loaded = gatehouse(["run", "--no-progress", "--duckdb", "gatehouse.duckdb"])
         assert loaded.code == 0, loaded.err
+        (work / "app").mkdir()
+        (work / "app" / "flags.py").write_text('if check_gate(user, "ghost_gate"):\n    pass\n')
+        scanned = gatehouse(["code-refs", "app", "--duckdb", "gatehouse.duckdb"])
+        assert scanned.code == 0, scanned.err
+        unreachable = gatehouse(["code-refs", "app", "--destination", "postgres"])
+        assert unreachable.code == 2, unreachable.err
         with ThreadPoolExecutor(max_workers=3) as pool:
             report = pool.submit(gatehouse, ["report", "--duckdb", "gatehouse.duckdb", "--out", "reports"])
             served = pool.submit(serve_twin, env, work)
