@@ -36,19 +36,6 @@ experiment_spans as (
     group by experiment_id
 ),
 
-group_names as (
-    -- the name a group had on its latest reported day
-    select
-        exposures.experiment_id,
-        exposures.group_id,
-        exposures.group_name
-    from exposures
-    inner join group_spans
-        on group_spans.experiment_id = exposures.experiment_id
-        and group_spans.group_id = exposures.group_id
-        and group_spans.last_reported_date = exposures.exposure_date
-),
-
 group_days as (
     -- a day the service skipped still belongs to the series: its cumulative count is the last reported one
     select
@@ -63,16 +50,26 @@ group_days as (
 ),
 
 reported as (
+    -- one window pass instead of joins back to the reported days: PostgreSQL's planner cannot size a
+    -- recursive calendar and chose nested loops over them (24 s for 8,000 rows, against 0.2 s on DuckDB)
     select
         group_days.experiment_id,
         group_days.group_id,
         group_days.exposure_date,
         exposures.exposure_date is not null as is_reported,
-        max(exposures.exposure_date) over (
+        exposures.cumulative_exposures as reported_cumulative_exposures,
+        -- a skipped day belongs to the run of the last reported day before it
+        count(exposures.exposure_date) over (
             partition by group_days.experiment_id, group_days.group_id
             order by group_days.exposure_date
             rows between unbounded preceding and current row
-        ) as last_reported_date
+        ) as reported_run,
+        -- the name a group had on its latest reported day
+        first_value(exposures.group_name) over (
+            partition by group_days.experiment_id, group_days.group_id
+            order by exposures.exposure_date desc nulls last
+            rows between unbounded preceding and unbounded following
+        ) as group_name
     from group_days
     left join exposures
         on exposures.experiment_id = group_days.experiment_id
@@ -81,28 +78,34 @@ reported as (
 ),
 
 carried as (
+    -- a day the service skipped carries the last reported cumulative count (each run starts on a reported day)
     select
-        reported.experiment_id,
-        reported.group_id,
-        reported.exposure_date,
-        reported.is_reported,
-        last_report.cumulative_exposures,
-        lag(last_report.cumulative_exposures) over (
-            partition by reported.experiment_id, reported.group_id
-            order by reported.exposure_date
-        ) as previous_cumulative_exposures
+        experiment_id,
+        group_id,
+        group_name,
+        exposure_date,
+        is_reported,
+        max(reported_cumulative_exposures) over (
+            partition by experiment_id, group_id, reported_run
+        ) as cumulative_exposures
     from reported
-    inner join exposures as last_report
-        on last_report.experiment_id = reported.experiment_id
-        and last_report.group_id = reported.group_id
-        and last_report.exposure_date = reported.last_reported_date
+),
+
+compared as (
+    select
+        carried.*,
+        lag(carried.cumulative_exposures) over (
+            partition by carried.experiment_id, carried.group_id
+            order by carried.exposure_date
+        ) as previous_cumulative_exposures
+    from carried
 ),
 
 final as (
     select
         carried.experiment_id,
         carried.group_id,
-        group_names.group_name,
+        carried.group_name,
         carried.exposure_date,
         carried.cumulative_exposures,
         -- the day's increment; a cumulative series that goes down adds nothing that day and is flagged
@@ -126,10 +129,7 @@ final as (
             sum(carried.cumulative_exposures) over (partition by carried.experiment_id, carried.exposure_date),
             0
         ) as exposure_share
-    from carried
-    inner join group_names
-        on group_names.experiment_id = carried.experiment_id
-        and group_names.group_id = carried.group_id
+    from compared as carried
 )
 
 select * from final
