@@ -54,6 +54,7 @@ BENCH_DIR = Path(__file__).resolve().parent
 OUT_DIR = BENCH_DIR / "out"  # git-ignored: work directories, raw results, quick runs
 RESULTS_MD = BENCH_DIR / "RESULTS.md"
 JOB_TIMEOUT_S = 900.0
+RULE_COSTS_SECTION = "## Rule costs"  # bench.rule_costs' figures, pasted from its rule-costs.md
 
 
 def machine_description() -> dict[str, str]:
@@ -251,10 +252,19 @@ def main(argv: Optional[list[str]] = None) -> int:
     return 0 if all(run.ok for run in bench.runs) else 1
 
 
+def sections_owned_elsewhere(out: Path) -> str:
+    """The sections other benches write after this one's (each rewrites its own): kept as they are."""
+    from bench import analysis_layer
+
+    text = out.read_text() if out.exists() else ""
+    starts = [text.find(heading) for heading in (RULE_COSTS_SECTION, analysis_layer.SECTION, code_refs.SECTION_START)]
+    starts = [start for start in starts if start >= 0]
+    return text[min(starts):] if starts else ""
+
+
 def write_results(report: BenchReport, out: Path) -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
-    # the code-references bench's section is its own: kept until that bench writes it again
-    kept = code_refs.existing_section(out)
+    kept = sections_owned_elsewhere(out)
     out.write_text(render(report, findings(report)) + (f"\n{kept}" if kept else ""))
     log.info("wrote %s", out.relative_to(REPO) if out.is_relative_to(REPO) else out)
     print(out.read_text())
