@@ -68,6 +68,7 @@ DESCRIPTION = (
     " self-contained HTML report each and print a short summary."
 )
 
+
 def register(subparsers: Any) -> None:
     parser = add_command(subparsers, "report", help=HELP, description=DESCRIPTION, epilog=EPILOG)
     destinations.add_arguments(parser)

@@ -55,6 +55,7 @@ VIEWS_DESCRIPTION = (
     " upgrading gatehouse, or to change a view parameter."
 )
 
+
 def register(subparsers: Any) -> None:
     parser = add_command(subparsers, "run", help=HELP, description=DESCRIPTION, epilog=EPILOG)
     parser.add_argument("--demo", action="store_true", help="run against a local console twin (no account needed)")

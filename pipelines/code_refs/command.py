@@ -58,6 +58,7 @@ DESCRIPTION = (
     " dynamic configs loaded by `gatehouse run`, and load every reference into console.code_references."
 )
 
+
 def register(subparsers: Any) -> None:
     parser = add_command(subparsers, "code-refs", help=HELP, description=DESCRIPTION, epilog=EPILOG)
     parser.add_argument("paths", nargs="+", metavar="PATH", help="a repository's folder (or a plain folder)")
