@@ -202,7 +202,8 @@ class Destination:
         """Creates or refreshes every analysis view on the destination, next to the raw dataset."""
         from pipelines import views
 
-        with self.waiting_for_file(timeout_s), self.sql_client() as client:
+        self.wait_until_free(timeout_s)
+        with self.sql_client() as client:
             return views.apply_views(client, parameters=parameters, destination_name=self.label())
 
     @contextlib.contextmanager
@@ -258,12 +259,10 @@ class Destination:
 
         return Path(get_dlt_pipelines_dir()) / f"{PIPELINE_NAME}.lock"
 
-    @contextlib.contextmanager
-    def waiting_for_file(self, timeout_s: Optional[float] = None) -> Iterator[None]:
-        """Waits (bounded) until no other program holds the DuckDB file; other destinations pass through."""
+    def wait_until_free(self, timeout_s: Optional[float] = None) -> None:
+        """Waits (bounded) until no other program holds the DuckDB file; other destinations need no wait."""
         if self.is_duckdb_file and self.duckdb_path.is_file():
             wait_for_duckdb_file(self.duckdb_path, lock_timeout(timeout_s))
-        yield
 
     def held_by(self, err: BaseException) -> Optional[str]:
         """'program (PID n)' when `err`, or what it wraps, is DuckDB refusing a file another process holds."""

@@ -71,8 +71,7 @@ def run_extraction(options: RunOptions) -> RunSummary:
         pipeline = destination.pipeline()
         before = schema_columns(pipeline)
         try:
-            with destination.waiting_for_file(timeout_s):
-                pass
+            destination.wait_until_free(timeout_s)
             if pipeline.has_pending_data:
                 finish_interrupted_load(pipeline)
             with Progress(report, enabled=options.progress), batch_garbage_collection():
@@ -119,8 +118,7 @@ def load_when_free(destination: Destination, pipeline: dlt.Pipeline, err: Pipeli
     """
     if err.step != "load" or destination.held_by(err) is None:
         raise GatehouseError(explain(err)) from err
-    with destination.waiting_for_file(timeout_s):
-        pass
+    destination.wait_until_free(timeout_s)
     try:
         return pipeline.load()
     except PipelineStepFailed as again:

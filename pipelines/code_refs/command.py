@@ -178,7 +178,8 @@ def handle(args: argparse.Namespace) -> int:
 
     known = {(entity.entity_type, entity.entity_id) for entity in entities}
     # The same lock and wait as `gatehouse run`: a scan in CI and the scheduled run never load at once.
-    with destination.exclusive(args.lock_timeout), destination.waiting_for_file(args.lock_timeout):
+    with destination.exclusive(args.lock_timeout):
+        destination.wait_until_free(args.lock_timeout)
         try:
             destination.pipeline().run(code_references_source(scans, known))
         except PipelineStepFailed as err:
