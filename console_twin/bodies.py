@@ -6,6 +6,7 @@ with the client's local validation, so each catches the other's mistakes).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from numbers import Real
 
 from console_twin.organisation import ROLE_PERMISSIONS, WAREHOUSE_FIELDS, WAREHOUSE_NULLABLE_FIELDS
@@ -66,6 +67,19 @@ def _check_string(
         errors.append(field_error(where, "must not be empty"))
 
 
+def _check_array(
+    errors: Errors, container: dict, key: str, where: str, check_item: Callable[[Errors, object, str], None]
+) -> None:
+    """A required array member, each of its items checked by `check_item` at `where[index]`."""
+    if key not in container:
+        errors.append(field_error(where, "Required"))
+    elif not isinstance(container[key], list):
+        errors.append(field_error(where, "must be an array"))
+    else:
+        for index, item in enumerate(container[key]):
+            check_item(errors, item, f"{where}[{index}]")
+
+
 def _check_condition(errors: Errors, condition: object, where: str) -> None:
     if not isinstance(condition, dict):
         errors.append(field_error(where, "must be an object"))
@@ -88,20 +102,22 @@ def _check_condition(errors: Errors, condition: object, where: str) -> None:
         _check_string(errors, condition, key, f"{where}.{key}", required=False, nullable=True)
 
 
-def _check_pipeline_rule(errors: Errors, rule: object, where: str) -> None:
-    if not isinstance(rule, dict):
+def _check_named_object(errors: Errors, value: object, where: str) -> bool:
+    """A release pipeline's phase or rule: an object with an optional `id` and a required `name`.
+
+    False when it is not an object, and nothing more can be checked."""
+    if not isinstance(value, dict):
         errors.append(field_error(where, "must be an object"))
+        return False
+    _check_string(errors, value, "id", f"{where}.id", required=False)
+    _check_string(errors, value, "name", f"{where}.name", required=True)
+    return True
+
+
+def _check_pipeline_rule(errors: Errors, rule: object, where: str) -> None:
+    if not _check_named_object(errors, rule, where):
         return
-    _check_string(errors, rule, "id", f"{where}.id", required=False)
-    _check_string(errors, rule, "name", f"{where}.name", required=True)
-    conditions = rule.get("conditions")
-    if "conditions" not in rule:
-        errors.append(field_error(f"{where}.conditions", "Required"))
-    elif not isinstance(conditions, list):
-        errors.append(field_error(f"{where}.conditions", "must be an array"))
-    else:
-        for index, condition in enumerate(conditions):
-            _check_condition(errors, condition, f"{where}.conditions[{index}]")
+    _check_array(errors, rule, "conditions", f"{where}.conditions", _check_condition)
     environments = rule.get("environments")
     if environments is not None and not (
         isinstance(environments, list) and all(isinstance(e, str) for e in environments)
@@ -110,11 +126,8 @@ def _check_pipeline_rule(errors: Errors, rule: object, where: str) -> None:
 
 
 def _check_phase(errors: Errors, phase: object, where: str) -> None:
-    if not isinstance(phase, dict):
-        errors.append(field_error(where, "must be an object"))
+    if not _check_named_object(errors, phase, where):
         return
-    _check_string(errors, phase, "id", f"{where}.id", required=False)
-    _check_string(errors, phase, "name", f"{where}.name", required=True)
     if "timeIntervalMs" not in phase:
         errors.append(field_error(f"{where}.timeIntervalMs", "Required"))
     elif not _is_number(phase["timeIntervalMs"]) or phase["timeIntervalMs"] < 0:
@@ -123,13 +136,7 @@ def _check_phase(errors: Errors, phase: object, where: str) -> None:
         errors.append(field_error(f"{where}.requiredReview", "Required"))
     elif not isinstance(phase["requiredReview"], bool):
         errors.append(field_error(f"{where}.requiredReview", "must be a boolean"))
-    if "rules" not in phase:
-        errors.append(field_error(f"{where}.rules", "Required"))
-    elif not isinstance(phase["rules"], list):
-        errors.append(field_error(f"{where}.rules", "must be an array"))
-    else:
-        for index, rule in enumerate(phase["rules"]):
-            _check_pipeline_rule(errors, rule, f"{where}.rules[{index}]")
+    _check_array(errors, phase, "rules", f"{where}.rules", _check_pipeline_rule)
 
 
 def release_pipeline_errors(body: object, *, creating: bool) -> Errors:
@@ -190,6 +197,14 @@ def warehouse_connection_errors(body: object) -> Errors:
     return errors
 
 
+def _check_scim_member(errors: Errors, member: object, where: str) -> None:
+    if not isinstance(member, dict):
+        errors.append(field_error(where, "must be an object"))
+        return
+    for key in ("value", "display"):
+        _check_string(errors, member, key, f"{where}.{key}", required=True)
+
+
 def scim_patch_errors(body: object) -> Errors:
     if not isinstance(body, dict):
         return [field_error("", "must be an object")]
@@ -213,19 +228,7 @@ def scim_patch_errors(body: object) -> Errors:
             errors.append(field_error(f"{where}.path", "Required"))
         elif operation["path"] not in SCIM_PATHS:
             errors.append(field_error(f"{where}.path", f"must be one of {', '.join(SCIM_PATHS)}"))
-        value = operation.get("value")
-        if "value" not in operation:
-            errors.append(field_error(f"{where}.value", "Required"))
-        elif not isinstance(value, list):
-            errors.append(field_error(f"{where}.value", "must be an array"))
-        else:
-            for item_index, item in enumerate(value):
-                item_where = f"{where}.value[{item_index}]"
-                if not isinstance(item, dict):
-                    errors.append(field_error(item_where, "must be an object"))
-                    continue
-                for key in ("value", "display"):
-                    _check_string(errors, item, key, f"{item_where}.{key}", required=True)
+        _check_array(errors, operation, "value", f"{where}.value", _check_scim_member)
     return errors
 
 

@@ -348,14 +348,7 @@ def build_gate(
         "name": name,
         "description": rng.choice(words.GATE_PURPOSES).format(area=area, feature=feature),
         "idType": weighted(rng, ID_TYPE_WEIGHTS),
-        "lastModifierID": modifier.person_id,
-        "lastModifiedTime": modified,
-        "lastModifierName": modifier.name,
-        "lastModifierEmail": modifier.email,
-        "creatorID": creator.person_id,
-        "createdTime": created,
-        "creatorName": creator.name,
-        "creatorEmail": creator.email,
+        **audit_members(creator, created, modifier, modified),
         "targetApps": list(rng.choice(words.TARGET_APPS)),
         "holdoutIDs": [rng.choice(holdout_ids)] if holdout_ids and rng.random() < 0.12 else [],
         "tags": sorted(rng.sample(words.TAGS, k=rng.choice((0, 0, 1, 1, 2, 3)))),
@@ -387,6 +380,21 @@ def build_gate(
     )
     org.next_gate_order += 1
     return gate, facts
+
+
+def audit_members(creator: Person, created_ms: int, modifier: Person, modified_ms: int) -> dict:
+    """Who created and last modified an entity, and when: the members gates, dynamic configs and holdouts
+    share, in the order the service sends them."""
+    return {
+        "lastModifierID": modifier.person_id,
+        "lastModifiedTime": modified_ms,
+        "lastModifierName": modifier.name,
+        "lastModifierEmail": modifier.email,
+        "creatorID": creator.person_id,
+        "createdTime": created_ms,
+        "creatorName": creator.name,
+        "creatorEmail": creator.email,
+    }
 
 
 def mark_created(gate: dict, created_ms: int) -> None:
@@ -636,14 +644,7 @@ class OrganisationBuilder:
                 "name": name,
                 "description": f"{name} served to clients at start-up.",
                 "idType": weighted(rng, ID_TYPE_WEIGHTS),
-                "lastModifierID": modifier.person_id,
-                "lastModifiedTime": modified,
-                "lastModifierName": modifier.name,
-                "lastModifierEmail": modifier.email,
-                "creatorID": creator.person_id,
-                "createdTime": created,
-                "creatorName": creator.name,
-                "creatorEmail": creator.email,
+                **audit_members(creator, created, modifier, modified),
                 "targetApps": list(rng.choice(words.TARGET_APPS)),
                 "holdoutIDs": [],
                 "tags": sorted(rng.sample(words.TAGS, k=rng.choice((0, 1, 1, 2)))),
@@ -719,19 +720,13 @@ class OrganisationBuilder:
         for index, holdout_id in enumerate(holdout_ids):
             author = rng.choice(org.people)
             created = days_ago(rng, org.now_ms, 30, 500)
+            modified = created + int(rng.random() * (org.now_ms - created))
             org.holdouts[holdout_id] = {
                 "id": holdout_id,
                 "name": holdout_names[holdout_id],
                 "description": "Keeps a slice of users away from new launches to measure their combined effect.",
                 "idType": "userID",
-                "lastModifierID": author.person_id,
-                "lastModifiedTime": created + int(rng.random() * (org.now_ms - created)),
-                "lastModifierName": author.name,
-                "lastModifierEmail": author.email,
-                "creatorID": author.person_id,
-                "createdTime": created,
-                "creatorName": author.name,
-                "creatorEmail": author.email,
+                **audit_members(author, created, author, modified),
                 "targetApps": [],
                 "tags": [],
                 "team": author.team,

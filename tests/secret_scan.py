@@ -6,6 +6,9 @@ leak lives here once: any run of SCAN_WINDOW characters of a secret, PEM armour 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Callable
+
 # Armour lines are the same in every PEM key and public: finding one is no leak.
 PEM_ARMOUR = frozenset({
     "-----BEGIN PRIVATE KEY-----", "-----END PRIVATE KEY-----",
@@ -27,3 +30,19 @@ def fragments_by_name(secrets: dict[str, str]) -> dict[str, set[str]]:
 def leaked(text: str, fragments: dict[str, set[str]]) -> list[str]:
     """The names of the secrets any fragment of which appears in `text`, sorted."""
     return sorted(name for name, parts in fragments.items() if any(part in text for part in parts))
+
+
+def leak_check(secrets: dict[str, str]) -> Callable[[str], list[str]]:
+    """`check(text)`: the names of the `secrets` (name -> value) that `text` leaks, sorted."""
+    fragments = fragments_by_name(secrets)
+    return lambda text: leaked(text, fragments)
+
+
+@dataclass
+class CommandOutput:
+    """One command run, as the scan reads it: its words, its exit code and what it printed."""
+
+    argv: list[str]
+    code: int
+    out: str
+    err: str

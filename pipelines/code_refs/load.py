@@ -29,6 +29,21 @@ class RepositoryScan:
     scan_id: str
 
 
+def scanned_repository_columns() -> dict[str, dict[str, Any]]:
+    """The columns both tables name the scanned repository, branch and commit with; new dicts for each
+    table, as dlt writes into the hints it is given."""
+    return {
+        "repository": {"data_type": "text", "nullable": False},
+        "branch": {"data_type": "text"},
+        "commit": {"data_type": "text"},
+    }
+
+
+def scanned_repository(repository: Repository) -> dict[str, Any]:
+    """The values of `scanned_repository_columns()` in a row of either table."""
+    return {"repository": repository.name, "branch": repository.branch, "commit": repository.commit}
+
+
 @dlt.resource(
     name="code_references",
     write_disposition={"disposition": "merge", "strategy": "delete-insert"},
@@ -37,9 +52,7 @@ class RepositoryScan:
         REPLACEMENT_MARKER: {"data_type": "bool", "hard_delete": True},
         "entity_type": {"data_type": "text"},
         "entity_id": {"data_type": "text"},
-        "repository": {"data_type": "text", "nullable": False},
-        "branch": {"data_type": "text"},
-        "commit": {"data_type": "text"},
+        **scanned_repository_columns(),
         "path": {"data_type": "text"},
         "line": {"data_type": "bigint"},
         "column": {"data_type": "bigint"},
@@ -63,9 +76,7 @@ def code_references(scans: Sequence[RepositoryScan]) -> Iterator[dict[str, Any]]
                 REPLACEMENT_MARKER: False,
                 "entity_type": hit.entity_type,
                 "entity_id": hit.entity_id,
-                "repository": repository.name,
-                "branch": repository.branch,
-                "commit": repository.commit,
+                **scanned_repository(repository),
                 "path": hit.path,
                 "line": hit.line,
                 "column": hit.column,
@@ -83,9 +94,7 @@ def code_references(scans: Sequence[RepositoryScan]) -> Iterator[dict[str, Any]]
     primary_key=("scan_id", "repository"),
     columns={
         "scan_id": {"data_type": "text", "nullable": False},
-        "repository": {"data_type": "text", "nullable": False},
-        "branch": {"data_type": "text"},
-        "commit": {"data_type": "text"},
+        **scanned_repository_columns(),
         "scanned_at": {"data_type": "timestamp"},
         "files_scanned": {"data_type": "bigint"},
         "bytes_scanned": {"data_type": "bigint"},
@@ -106,9 +115,7 @@ def code_reference_scans(scans: Sequence[RepositoryScan], known_ids: Optional[se
         found = {(hit.entity_type, hit.entity_id) for hit in scan.hits}
         yield {
             "scan_id": scan.scan_id,
-            "repository": scan.repository.name,
-            "branch": scan.repository.branch,
-            "commit": scan.repository.commit,
+            **scanned_repository(scan.repository),
             "scanned_at": scan.scanned_at,
             "files_scanned": scan.stats.files_scanned,
             "bytes_scanned": scan.stats.bytes_scanned,

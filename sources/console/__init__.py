@@ -8,7 +8,7 @@ beside it (client.py, paging.py, extraction.py) and every constant in settings.p
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import Any, Iterator, Optional, Sequence
+from typing import Any, Callable, Iterator, Optional, Sequence
 from uuid import uuid4
 
 import dlt
@@ -138,6 +138,33 @@ def console(
             hints.setdefault(path, {"columns": {}})["columns"]["return_value"] = {"name": "return_value", **JSON}
         return hints
 
+    # Gates and dynamic configs are read alike: the whole list every run, then each id listed last run and
+    # missing now confirmed by `confirm(absences, missing) -> the live ones` before the SCD2 merge retires it.
+    def listed_versions(
+        table: str,
+        numbers: NumberColumns,
+        hints: Callable[[], dict],
+        read: Callable[..., Iterator[list[dict]]],
+        confirm: Callable[[AbsenceCheck, list[str]], list[dict]],
+    ) -> Iterator[Any]:
+        retype = numbers.check_destination(dlt.current.source_schema())
+        absences = AbsenceCheck(dlt.current.resource_state(), table)
+        for page in read(check_total=not absences.confirms):
+            absences.saw(page)
+            catalogue.record_list_page(table, page)
+            report.add(table, len(page))
+            report.add_fields(table, page)
+            if retype:
+                retype = False
+                yield dlt.mark.with_hints(page, dlt.mark.make_hints(nested_hints=hints()))
+            else:
+                yield page
+        if live := absences.finish(lambda missing: confirm(absences, missing)):
+            catalogue.record_list_page(table, live)
+            report.add(table, len(live), pages=0)
+            yield live
+        catalogue.complete_list(table)
+
     @dlt.resource(name="gates", primary_key="id", write_disposition=SCD2, nested_hints=gate_hints())
     def gates() -> Iterator[list[dict]]:
         """Table `gates`, key `id`: SCD2 history of every listed gate, one version per change.
@@ -146,23 +173,11 @@ def console(
         from it is retired once confirmed gone: each gate listed last run and missing now is read by
         id, and only a 404 or an archived gate is retired (`AbsenceCheck`, resource state `listed`).
         """
-        retype = gate_numbers.check_destination(dlt.current.source_schema())
-        absences = AbsenceCheck(dlt.current.resource_state(), "gates")
-        for page in client.list_gates(check_total=not absences.confirms):
-            absences.saw(page)
-            catalogue.record_list_page("gates", page)
-            report.add("gates", len(page))
-            report.add_fields("gates", page)
-            if retype:
-                retype = False
-                yield dlt.mark.with_hints(page, dlt.mark.make_hints(nested_hints=gate_hints()))
-            else:
-                yield page
-        if live := absences.finish(lambda missing: live_gates(client, missing, absences.before or {})):
-            catalogue.record_list_page("gates", live)
-            report.add("gates", len(live), pages=0)
-            yield live
-        catalogue.complete_list("gates")
+
+        def confirm(absences: AbsenceCheck, missing: list[str]) -> list[dict]:
+            return live_gates(client, missing, absences.before or {})
+
+        yield from listed_versions("gates", gate_numbers, gate_hints, client.list_gates, confirm)
 
     @dlt.resource(
         name="dynamic_configs",
@@ -177,25 +192,13 @@ def console(
         `defaultValue` and the rules' and variants' `returnValue` are JSON columns. Absences are
         confirmed as for gates, by one more read of the list as a single page (there is no single read).
         """
-        retype = config_numbers.check_destination(dlt.current.source_schema())
-        absences = AbsenceCheck(dlt.current.resource_state(), "dynamic_configs")
-        for page in client.list_dynamic_configs(check_total=not absences.confirms):
-            absences.saw(page)
-            catalogue.record_list_page("dynamic_configs", page)
-            report.add("dynamic_configs", len(page))
-            report.add_fields("dynamic_configs", page)
-            if retype:
-                retype = False
-                yield dlt.mark.with_hints(page, dlt.mark.make_hints(nested_hints=config_hints()))
-            else:
-                yield page
-        # Room for every config seen or missing, and a page of creations on top.
-        room = len(absences.seen) + len(absences.missing()) + client.options.page_size
-        if live := absences.finish(lambda missing: live_dynamic_configs(client, missing, room)):
-            catalogue.record_list_page("dynamic_configs", live)
-            report.add("dynamic_configs", len(live), pages=0)
-            yield live
-        catalogue.complete_list("dynamic_configs")
+
+        def confirm(absences: AbsenceCheck, missing: list[str]) -> list[dict]:
+            # Room for every config seen or missing, and a page of creations on top.
+            room = len(absences.seen) + len(missing) + client.options.page_size
+            return live_dynamic_configs(client, missing, room)
+
+        yield from listed_versions("dynamic_configs", config_numbers, config_hints, client.list_dynamic_configs, confirm)
 
     @dlt.resource(name="qualifying_events", primary_key="name", write_disposition="merge")
     def qualifying_events() -> Iterator[list[dict]]:

@@ -12,6 +12,11 @@ from sources.console.ratelimit import Permit, SlidingWindowRateLimiter
 from tests.client.conftest import FakeClock, answer
 
 
+def limiter_on(clock: FakeClock, limit: int, window: float = 10.0) -> SlidingWindowRateLimiter:
+    """A limiter that reads and sleeps on the fake clock."""
+    return SlidingWindowRateLimiter(limit, window, clock=clock, sleep=clock.sleep)
+
+
 def take(limiter: SlidingWindowRateLimiter) -> Permit:
     """One request whose answer comes at once."""
     permit = limiter.acquire()
@@ -30,9 +35,8 @@ def max_in_any_window(starts: list[float], window: float) -> int:
 
 
 @pytest.mark.parametrize("limit, window, threads, per_thread", [(10, 1.0, 16, 25), (3, 10.0, 8, 10), (100, 10.0, 12, 40)])
-def test_many_threads_never_start_more_than_n_in_any_window(limit, window, threads, per_thread):
-    clock = FakeClock()
-    limiter = SlidingWindowRateLimiter(limit, window, clock=clock, sleep=clock.sleep)
+def test_many_threads_never_start_more_than_n_in_any_window(clock, limit, window, threads, per_thread):
+    limiter = limiter_on(clock, limit, window)
     permits: list[Permit] = []
     lock = threading.Lock()
 
@@ -51,9 +55,8 @@ def test_many_threads_never_start_more_than_n_in_any_window(limit, window, threa
     assert max_in_any_window([p.started_at for p in permits], window) == limit
 
 
-def test_a_full_window_makes_the_next_caller_wait_for_the_oldest_answer_to_expire():
-    clock = FakeClock()
-    limiter = SlidingWindowRateLimiter(3, 10.0, clock=clock, sleep=clock.sleep)
+def test_a_full_window_makes_the_next_caller_wait_for_the_oldest_answer_to_expire(clock):
+    limiter = limiter_on(clock, 3)
     for _ in range(3):
         assert take(limiter).waited == 0
     clock.advance(4.0)
@@ -63,10 +66,9 @@ def test_a_full_window_makes_the_next_caller_wait_for_the_oldest_answer_to_expir
     assert permit.started_at == pytest.approx(1010.05)
 
 
-def test_a_slow_answer_holds_its_slot_until_a_window_after_it_came():
+def test_a_slow_answer_holds_its_slot_until_a_window_after_it_came(clock):
     """The service counts a request when it arrives, which may be as late as its answer."""
-    clock = FakeClock()
-    limiter = SlidingWindowRateLimiter(1, 10.0, clock=clock, sleep=clock.sleep)
+    limiter = limiter_on(clock, 1)
     slow = limiter.acquire()
     clock.advance(3.0)
     limiter.release(slow)  # answered 3 s after it started
@@ -75,9 +77,8 @@ def test_a_slow_answer_holds_its_slot_until_a_window_after_it_came():
     assert permit.started_at == pytest.approx(1013.05)
 
 
-def test_a_429_lowers_the_rate_once_per_generation_down_to_one():
-    clock = FakeClock()
-    limiter = SlidingWindowRateLimiter(100, 10.0, clock=clock, sleep=clock.sleep)
+def test_a_429_lowers_the_rate_once_per_generation_down_to_one(clock):
+    limiter = limiter_on(clock, 100)
     old = [take(limiter) for _ in range(3)]
     limiter.on_throttled(old[0])
     limiter.on_throttled(old[1])  # started under the old limit: the same signal, not a second one
@@ -90,16 +91,14 @@ def test_a_429_lowers_the_rate_once_per_generation_down_to_one():
     assert limiter.limit == 1
 
 
-def test_retry_after_holds_every_caller():
-    clock = FakeClock()
-    limiter = SlidingWindowRateLimiter(100, 10.0, clock=clock, sleep=clock.sleep)
+def test_retry_after_holds_every_caller(clock):
+    limiter = limiter_on(clock, 100)
     limiter.on_throttled(take(limiter), retry_after=5.0)
     assert take(limiter).waited == pytest.approx(5.0)
 
 
-def test_the_rate_recovers_slowly_after_windows_without_429():
-    clock = FakeClock()
-    limiter = SlidingWindowRateLimiter(100, 10.0, clock=clock, sleep=clock.sleep)
+def test_the_rate_recovers_slowly_after_windows_without_429(clock):
+    limiter = limiter_on(clock, 100)
     limiter.on_throttled(take(limiter))
     assert limiter.limit == 80
     clock.advance(10.0)

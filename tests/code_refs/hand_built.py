@@ -50,3 +50,14 @@ def scans() -> list[RepositoryScan]:
 
 def load_code_references(pipeline: dlt.Pipeline) -> None:
     pipeline.run(code_references_source(scans()))
+
+
+# The code-reference lines of `gatehouse report`'s summary once these scans are loaded into the hand-built console.
+SUMMARY_LINES = [
+    "cleanup worklist: 7 gates, 4 referenced in code (7 references in 2 repositories scanned, last 2026-11-21 09:00 UTC),"
+    " 1 to archive, 2 checked but found in no repository",
+    "code orphans: 3 ids in code the console does not have (2 deleted, 1 never existed)",
+    "  ghost_gate                         gate            never existed      web: lib/flags.js:2, src/flags.py:7",
+    "  c_old                              dynamic_config  deleted 2026-11-20 api: app/config.go:5",
+    "  retired_gate                       gate            deleted 2026-11-20 web: src/legacy.py:4",
+]

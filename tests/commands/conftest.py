@@ -18,7 +18,7 @@ import pytest
 from console_twin.settings import TwinSettings
 from console_twin.twin import ConsoleTwin
 from pipelines.cli import main
-from tests.secret_scan import fragments_by_name, leaked
+from tests.secret_scan import CommandOutput, leak_check
 
 # Random-looking values: no 10-character run of one can turn up in an output by chance.
 SECRETS: dict[str, str] = {
@@ -42,22 +42,10 @@ SECRETS: dict[str, str] = {
         "-----END PRIVATE KEY-----\n"
     ),
 }
-FRAGMENTS = fragments_by_name(SECRETS)
+leaked_secrets = leak_check(SECRETS)
 
 
-def leaked_secrets(text: str) -> list[str]:
-    return leaked(text, FRAGMENTS)
-
-
-@dataclass
-class Captured:
-    argv: list[str]
-    code: int
-    out: str
-    err: str
-
-
-TRANSCRIPT: list[Captured] = []  # every command run of the session, for the final scan
+TRANSCRIPT: list[CommandOutput] = []  # every command run of the session, for the final scan
 SECRETS_SEEN_BY_TWIN: set[str] = set()  # proof that the sentinels were really in play
 
 
@@ -78,7 +66,7 @@ class Run:
 
 
 def record(argv: list[str], code: int, out: str, err: str) -> None:
-    TRANSCRIPT.append(Captured(list(argv), code, out, err))
+    TRANSCRIPT.append(CommandOutput(list(argv), code, out, err))
     leaked = leaked_secrets(out + err)
     assert not leaked, f"{leaked} appeared in the output of {argv}"
 

@@ -117,11 +117,6 @@ def test_get_gate(twin, connect):
     assert connect().get_gate(gate_id)["id"] == gate_id
 
 
-def test_get_gate_unknown_is_not_found(connect):
-    with pytest.raises(NotFoundError, match="gate 'no-such-gate' not found"):
-        connect().get_gate("no-such-gate")
-
-
 def test_list_gates_reads_every_page(twin, connect):
     client = connect()
     pages = list(client.list_gates())
@@ -144,19 +139,9 @@ def test_get_holdout(twin, connect):
     assert connect().get_holdout(holdout_id)["id"] == holdout_id
 
 
-def test_get_holdout_unknown_is_not_found(connect):
-    with pytest.raises(NotFoundError, match="holdout 'nope' not found"):
-        connect().get_holdout("nope")
-
-
 def test_list_dynamic_configs(twin, connect):
     got = [config["id"] for page in connect().list_dynamic_configs() for config in page]
     assert sorted(got) == sorted(config["id"] for config in organisation(twin).listed_dynamic_configs())
-
-
-def test_list_dynamic_configs_with_a_forbidden_key(connect):
-    with pytest.raises(ForbiddenError, match="HTTP 403: Forbidden resource"):
-        list(connect(api_key=FORBIDDEN_KEY).list_dynamic_configs())
 
 
 def test_list_qualifying_events(twin, connect):
@@ -164,19 +149,9 @@ def test_list_qualifying_events(twin, connect):
     assert sorted(got) == sorted(event["name"] for event in organisation(twin).qualifying_events)
 
 
-def test_list_qualifying_events_with_a_forbidden_key(connect):
-    with pytest.raises(ForbiddenError):
-        list(connect(api_key=FORBIDDEN_KEY).list_qualifying_events())
-
-
 def test_get_cumulative_exposures(twin, connect):
     series = connect().get_cumulative_exposures(twin[0].experiment_ids[0])
     assert isinstance(series, list) and series and {"groupID", "groupName", "results"} <= set(series[0])
-
-
-def test_get_cumulative_exposures_unknown_is_not_found(connect):
-    with pytest.raises(NotFoundError, match="experiment 'nope' not found"):
-        connect().get_cumulative_exposures("nope")
 
 
 def test_get_ingestion_run(twin, connect):
@@ -184,9 +159,30 @@ def test_get_ingestion_run(twin, connect):
     assert connect().get_ingestion_run(run_id)["runID"] == run_id
 
 
-def test_get_ingestion_run_unknown_is_not_found(connect):
-    with pytest.raises(NotFoundError, match="runID nope not found"):
-        connect().get_ingestion_run("nope")
+@pytest.mark.parametrize(
+    ("read", "unknown_id", "message"),
+    [
+        ("get_gate", "no-such-gate", "gate 'no-such-gate' not found"),
+        ("get_holdout", "nope", "holdout 'nope' not found"),
+        ("get_cumulative_exposures", "nope", "experiment 'nope' not found"),
+        ("get_ingestion_run", "nope", "runID nope not found"),
+    ],
+)
+def test_a_read_by_an_unknown_id_is_not_found(connect, read, unknown_id, message):
+    with pytest.raises(NotFoundError, match=message):
+        getattr(connect(), read)(unknown_id)
+
+
+@pytest.mark.parametrize(
+    ("read", "message"),
+    [
+        ("list_dynamic_configs", "HTTP 403: Forbidden resource"),
+        ("list_qualifying_events", None),
+    ],
+)
+def test_a_list_read_with_a_forbidden_key_is_forbidden(connect, read, message):
+    with pytest.raises(ForbiddenError, match=message):
+        list(getattr(connect(api_key=FORBIDDEN_KEY), read)())
 
 
 # ------------------------------------------------------------------ writes

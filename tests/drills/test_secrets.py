@@ -18,7 +18,6 @@ import socket
 import subprocess
 import zlib
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
@@ -28,7 +27,7 @@ import yaml
 from console_twin import ConsoleTwin, TwinSettings
 from pipelines.cli import build_parser
 from tests.drills.conftest import ORG_SEED, ORG_SIZE, clean_environment, gatehouse_command
-from tests.secret_scan import fragments_by_name, leaked
+from tests.secret_scan import CommandOutput, leak_check
 
 SECRETS = {
     "api key": "console-Zq8Wd3Kv6Np1Hx4Tb",
@@ -52,19 +51,7 @@ SECRETS = {
     "postgres password": "pgpw-Lx3Dn6Ry9Bh2Vt5Ka",
     "motherduck token": "mdtk-Ef8Uc1Wq4Oj7Zp3Ng",
 }
-FRAGMENTS = fragments_by_name(SECRETS)
-
-
-def leaks(text: str) -> list[str]:
-    return leaked(text, FRAGMENTS)
-
-
-@dataclass
-class Done:
-    argv: list[str]
-    code: int
-    out: str
-    err: str
+leaks = leak_check(SECRETS)
 
 
 def closed_port() -> int:
@@ -228,7 +215,7 @@ def test_no_command_leaks_a_secret(tmp_path):
     work, home, inputs = tmp_path / "work", tmp_path / "home", tmp_path / "inputs"
     for directory in (work, home, inputs):
         directory.mkdir()
-    done: list[Done] = []
+    done: list[CommandOutput] = []
 
     with twin.serve() as base_url:
         env = clean_environment(
@@ -246,11 +233,11 @@ def test_no_command_leaks_a_secret(tmp_path):
             DESTINATION__POSTGRES__CREDENTIALS=f"postgresql://loader:{SECRETS['postgres password']}@127.0.0.1:{closed_port()}/dw",
         )
 
-        def gatehouse(argv: list[str], extra: dict[str, str] | None = None) -> Done:
+        def gatehouse(argv: list[str], extra: dict[str, str] | None = None) -> CommandOutput:
             full = ["-vv", *argv]
             ran = subprocess.run([*gatehouse_command(), *full], env={**env, **(extra or {})}, cwd=work,
                                  capture_output=True, text=True, timeout=300)  # fmt: skip
-            result = Done(full, ran.returncode, ran.stdout, ran.stderr)
+            result = CommandOutput(full, ran.returncode, ran.stdout, ran.stderr)
             done.append(result)
             return result
 
@@ -293,7 +280,7 @@ def test_no_command_leaks_a_secret(tmp_path):
     assert list(work.glob("reports/*.html")), "the reports were written and scanned"
 
 
-def serve_twin(env: dict[str, str], work: Path) -> Done:
+def serve_twin(env: dict[str, str], work: Path) -> CommandOutput:
     """`gatehouse twin serve` until it has printed its instructions, then SIGTERM (its clean stop)."""
     argv = ["-vv", "twin", "serve", "--port", "0"]
     process = subprocess.Popen([*gatehouse_command(), *argv], env=env, cwd=work, text=True,
@@ -306,4 +293,4 @@ def serve_twin(env: dict[str, str], work: Path) -> Done:
     process.send_signal(signal.SIGTERM)
     out, err = process.communicate(timeout=30)
     assert process.returncode == 0, err
-    return Done(argv, process.returncode, "".join(lines) + out, err)
+    return CommandOutput(argv, process.returncode, "".join(lines) + out, err)

@@ -15,6 +15,7 @@ from matplotlib import image as mpimg
 from pipelines.cli import main
 from pipelines.destination import Destination
 from pipelines.report import NOTEBOOK_DIR, NOTEBOOKS, summarise
+from tests.code_refs.hand_built import SUMMARY_LINES
 
 REMOTE_REFERENCE = re.compile(r"""(?:src|href)\s*=\s*["']?\s*(?:https?:)?//|url\(\s*["']?\s*(?:https?:)?//|@import""", re.I)
 CHROMIUM_FLAGS = (
@@ -136,12 +137,7 @@ def test_summary_of_the_hand_built_console(hand_built_db):
         "  dark_launch                        Dan                meets stale rules STALE_PROBABLY_UNLAUNCHED    60 d  remove the flag and the dead code path",
         "  orphan_flag                        (no owner)         meets stale rules STALE_NO_RULES               80 d  remove the flag and the dead code path",
         # the hand-built scans of tests/code_refs/hand_built.py
-        "cleanup worklist: 7 gates, 4 referenced in code (7 references in 2 repositories scanned, last 2026-11-21 09:00 UTC),"
-        " 1 to archive, 2 checked but found in no repository",
-        "code orphans: 3 ids in code the console does not have (2 deleted, 1 never existed)",
-        "  ghost_gate                         gate            never existed      web: lib/flags.js:2, src/flags.py:7",
-        "  c_old                              dynamic_config  deleted 2026-11-20 api: app/config.go:5",
-        "  retired_gate                       gate            deleted 2026-11-20 web: src/legacy.py:4",
+        *SUMMARY_LINES,
         "experiments: 5 (1 with sample-ratio mismatch, 1 stalled, 0 concluded)",
         "  exp_skewed                         SRM p=2.4e-06",
         "  exp_stalled                        stalled 5 d",
