@@ -8,6 +8,8 @@ the qualifying-events sample points at another path altogether
 `nextPage` as a URL: we always request OUR list path, on our base URL, with `page` and
 `limit` taken from nextPage's query (our limit when it has none). This can never send the
 key to another host or path, and works for every form seen.
+
+An answer without any `pagination` object (the dynamic-configs sample) is paged until an empty page.
 """
 
 from __future__ import annotations
@@ -72,6 +74,7 @@ def paginate(
     """Yield every page of the list at `path` from `start_page`, in order, following the console's paging."""
     base = {k: v for k, v in (params or {}).items() if v is not None and k not in ("page", "limit")}
     page, limit = max(FIRST_PAGE, start_page), page_size
+    previous_items: list[dict] | None = None  # the last page, when it came without a `pagination` object
     while True:
         body = fetch(path, {**base, "page": page, "limit": limit})
         items = body.get("data")
@@ -82,7 +85,28 @@ def paginate(
                 path=path,
             )
         pagination = body.get("pagination")
-        pagination = pagination if isinstance(pagination, Mapping) else {}
+        if not isinstance(pagination, Mapping):
+            # No `pagination` at all (the published dynamic-configs sample has none): nothing says how
+            # many items a page holds, and a server may serve fewer than asked without saying so. A
+            # short page therefore does not end the list; an empty page does (past the end the console
+            # answers `data: []`). A page repeating the one before means the server ignores `page`.
+            if previous_items is not None and items == previous_items:
+                if len(previous_items) < limit:
+                    log.debug("GET %s: page %d repeats page %d: the server ignores `page`; the list is read", path, page, page - 1)
+                    return
+                raise PaginationError(
+                    f"GET {path}: page {page} repeats page {page - 1} and nothing says where the list ends "
+                    "(no `pagination`); stopping instead of looping",
+                    method="GET",
+                    path=path,
+                )
+            yield Page(items, page, None, None, None)
+            if not items:
+                return
+            previous_items = items
+            page += 1
+            continue
+        previous_items = None
         number = _as_int(pagination.get("pageNumber"))
         if number is not None and number != page:
             # A server that ignores `page` would otherwise make us read page 1 forever.

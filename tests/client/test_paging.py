@@ -257,3 +257,36 @@ def test_paginate_can_start_at_a_later_page(make_client):
     first = next(iter(client.paginate(GATES_PATH, {"type": "STALE"}, page_size=2, start_page=3)))
     assert (first.number, first.items) == (3, items(5, 6))
     assert console.sent[0].params == {"type": ["STALE"], "page": ["3"], "limit": ["2"]}
+
+
+def unpaginated_handler(pages: dict[int, list[dict]]):
+    """Answers as the published dynamic-configs sample does: `data` and no `pagination` object at all."""
+
+    def handler(request, sent):
+        return answer(200, {"message": "Dynamic Configs listed successfully.", "data": pages.get(int(sent.params["page"][0]), [])})
+
+    return handler
+
+
+def test_without_a_pagination_object_a_short_page_is_not_the_end(make_client):
+    # We ask for 1,000; the server serves 2 a page (a cap it does not report) and sends no
+    # `pagination` (the dynamic-configs sample has none). Only an empty page ends the list.
+    client, console = make_client(unpaginated_handler({1: items(1, 2), 2: items(3, 4), 3: items(5)}))
+    assert [i["id"] for batch in client.list_dynamic_configs() for i in batch] == ["1", "2", "3", "4", "5"]
+    limit = str(DEFAULT_PAGE_SIZE)
+    assert sent_pages(console) == [("1", limit), ("2", limit), ("3", limit), ("4", limit)]
+
+
+def test_without_a_pagination_object_a_server_ignoring_page_is_read_once(make_client):
+    # No `pagination`, and `page` ignored: page 2 repeats page 1, which was short of our limit,
+    # so page 1 was the whole list.
+    client, console = make_client(lambda request, sent: answer(200, {"message": "listed", "data": items(1, 2)}))
+    assert list(client.list_dynamic_configs()) == [items(1, 2)]
+    assert len(console.sent) == 2
+
+
+def test_without_a_pagination_object_a_repeated_full_page_is_a_pagination_error(make_client):
+    client, console = make_client(lambda request, sent: answer(200, {"message": "listed", "data": items(1, 2)}), page_size=2)
+    with pytest.raises(PaginationError, match="stopping instead of looping"):
+        list(client.list_dynamic_configs())
+    assert len(console.sent) == 2
