@@ -31,6 +31,7 @@ from sources.console.extraction import (
     live_dynamic_configs,
     live_gates,
     service_today,
+    target_values_as_lists,
     unique,
     utc_now,
 )
@@ -51,6 +52,7 @@ JSON = {"data_type": "json"}
 # column's type never depends on which value dlt met first, nor, with two normalize workers, on which
 # worker's inference was merged first (the other would get a `value__v_text` variant column).
 # dlt needs every table on the path declared, hence the empty hints for conditions.
+# A scalar targetValue is made a one-item list first (extraction.target_values_as_lists).
 TARGET_VALUES = {
     ("rules", "conditions"): {},
     ("rules", "conditions", "target_value"): {"columns": {"value": {"name": "value", "data_type": "text"}}},
@@ -150,6 +152,7 @@ def console(
         retype = numbers.check_destination(dlt.current.source_schema())
         absences = AbsenceCheck(dlt.current.resource_state(), table)
         for page in read(check_total=not absences.confirms):
+            target_values_as_lists(page)
             absences.saw(page)
             catalogue.record_list_page(table, page)
             report.add(table, len(page))
@@ -160,6 +163,7 @@ def console(
             else:
                 yield page
         if live := absences.finish(lambda missing: confirm(absences, missing)):
+            target_values_as_lists(live)
             catalogue.record_list_page(table, live)
             report.add(table, len(live), pages=0)
             yield live

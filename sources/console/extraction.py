@@ -205,6 +205,24 @@ class AbsenceCheck:
         return live
 
 
+def target_values_as_lists(items: Sequence[dict[str, Any]]) -> Sequence[dict[str, Any]]:
+    """Makes every rule condition's scalar `targetValue` a one-item list, in place; returns `items`.
+
+    The OpenAPI allows a string or a number where the interface shows an array (a `passes_gate`
+    condition naming one gate). Loaded as is, a scalar becomes a column of the conditions table while
+    arrays become rows of its `target_value` table, where every reader looks for them: a gate
+    referenced by a scalar would read as referenced by nothing. `null` (no target) stays null.
+    """
+    for item in items:
+        for rule in item.get("rules") or ():
+            if not isinstance(rule, dict):
+                continue
+            for condition in rule.get("conditions") or ():
+                if isinstance(condition, dict) and isinstance(condition.get("targetValue"), (str, int, float)):
+                    condition["targetValue"] = [condition["targetValue"]]
+    return items
+
+
 def live_gates(client: ConsoleClient, ids: Sequence[str], versions: dict[str, Any]) -> list[dict[str, Any]]:
     """The gates among `ids` that still exist and are not archived, by the single read.
 

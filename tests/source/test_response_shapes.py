@@ -1,0 +1,114 @@
+"""The source against answers shaped as the published OpenAPI allows, beyond what the twin sends.
+
+Offline: the console is an `httpx.MockTransport`, the destination a DuckDB file in tmp_path.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from urllib.parse import parse_qs
+
+import dlt
+import duckdb
+import httpx
+
+from sources.console import console
+from sources.console.settings import DYNAMIC_CONFIGS_PATH, GATES_PATH, QUALIFYING_EVENTS_PATH
+
+BASE_URL = "https://console.test"
+API_KEY = "console-Qm4Tz8Lp2Wx6Rv9Nb3Kc7Hd5"
+
+
+def condition(type_: str, target) -> dict:
+    return {"type": type_, "targetValue": target, "operator": "any", "field": None, "customID": None}
+
+
+def entity(entity_id: str, conditions: list[dict]) -> dict:
+    return {
+        "id": entity_id,
+        "name": entity_id,
+        "description": "",
+        "lastModifierID": "u",
+        "lastModifiedTime": 1705439406750,
+        "lastModifierName": "CONSOLE API",
+        "lastModifierEmail": None,
+        "createdTime": 1705439406615,
+        "creatorName": "CONSOLE API",
+        "isEnabled": True,
+        "status": "In Progress",
+        "type": "PERMANENT",
+        "typeReason": "NONE",
+        "checksPerHour": 0,
+        "holdoutIDs": [],
+        "rules": [{"id": f"{entity_id}:r", "name": "r", "passPercentage": 100, "conditions": conditions}],
+        "version": 1,
+    }
+
+
+def serve(lists: dict[str, list[dict]]):
+    def handler(request: httpx.Request) -> httpx.Response:
+        page = int(parse_qs(request.url.query.decode()).get("page", ["1"])[0])
+        data = lists.get(request.url.path, []) if page == 1 else []
+        pagination = {"itemsPerPage": 1000, "pageNumber": page, "nextPage": None, "previousPage": None}
+        return httpx.Response(200, json={"message": "listed", "data": data, "pagination": pagination})
+
+    return httpx.MockTransport(handler)
+
+
+def load(tmp_path: Path, lists: dict[str, list[dict]]) -> Path:
+    db = tmp_path / "shapes.duckdb"
+    pipeline = dlt.pipeline(
+        pipeline_name="shapes",
+        destination=dlt.destinations.duckdb(str(db)),
+        pipelines_dir=str(tmp_path / "pipelines"),
+        dataset_name="console",
+    )
+    pipeline.run(console(base_url=BASE_URL, api_key=API_KEY, transport=serve(lists)))
+    return db
+
+
+def test_a_scalar_target_value_is_loaded_as_a_one_item_list(tmp_path):
+    # The OpenAPI types a condition's targetValue as an array of strings or numbers, a string or a number.
+    # A gate naming the gate it depends on as a plain string must still be a target value row, where
+    # the views find gate references; a number likewise.
+    lists = {
+        GATES_PATH: [
+            entity("child_gate", [condition("passes_gate", "parent_gate")]),
+            entity("parent_gate", [condition("app_version", ["1", "2"])]),
+        ],
+        DYNAMIC_CONFIGS_PATH: [entity("a_config", [condition("fails_gate", "parent_gate"), condition("time", 1705439406750)])],
+        QUALIFYING_EVENTS_PATH: [],
+    }
+    db = load(tmp_path, lists)
+    with duckdb.connect(str(db), read_only=True) as con:
+        gate_targets = con.execute(
+            """
+            select g.id, c.type, t.value
+            from console.gates g
+            join console.gates__rules r on r._dlt_parent_id = g._dlt_id
+            join console.gates__rules__conditions c on c._dlt_parent_id = r._dlt_id
+            join console.gates__rules__conditions__target_value t on t._dlt_parent_id = c._dlt_id
+            order by 1, 3
+            """
+        ).fetchall()
+        config_targets = con.execute(
+            """
+            select c.type, t.value
+            from console.dynamic_configs__rules__conditions c
+            join console.dynamic_configs__rules__conditions__target_value t on t._dlt_parent_id = c._dlt_id
+            order by 1
+            """
+        ).fetchall()
+        condition_columns = {
+            row[0] for row in con.execute(
+                "select column_name from information_schema.columns where table_name = 'gates__rules__conditions'"
+            ).fetchall()
+        }
+    assert gate_targets == [
+        ("child_gate", "passes_gate", "parent_gate"),
+        ("parent_gate", "app_version", "1"),
+        ("parent_gate", "app_version", "2"),
+    ]
+    assert config_targets == [("fails_gate", "parent_gate"), ("time", "1705439406750")]
+    assert "target_value" not in condition_columns
