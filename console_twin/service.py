@@ -266,7 +266,10 @@ class ConsoleService:
             "dynamic_configs": "Dynamic Configs listed successfully.",
             "qualifying_events": "Qualifying events listed successfully.",
         }[endpoint]
-        answer = Answer(200, encode({"message": message, "data": served, "pagination": pagination}))
+        envelope = {"message": message, "data": served}
+        if not style.omitted:
+            envelope["pagination"] = pagination
+        answer = Answer(200, encode(envelope))
         answer.page_served = (endpoint, page, limit, len(served))
         return answer
 

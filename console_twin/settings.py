@@ -57,6 +57,9 @@ class PaginationStyle:
     total_items: bool = True  # False: the `totalItems` member is left out
     all: Literal["path", "empty"] = "path"  # "empty": `all` is sent as ""
     total_items_offset: int = 0  # added to the true count, so totalItems disagrees with what is served
+    # True: no `pagination` object at all, as the published dynamic-configs sample answers (the
+    # OpenAPI's schema still declares it required). Only an empty page then shows the end.
+    omitted: bool = False
 
     def __post_init__(self) -> None:
         if self.next_page not in NEXT_PAGE_FORMS:

@@ -44,6 +44,17 @@ def test_a_server_that_caps_limit_below_what_was_asked(drill, reference):
     assert_same_tables(drill.snapshot(), reference)
 
 
+def test_a_server_that_caps_limit_and_sends_no_pagination(drill, reference):
+    # The dynamic-configs sample has no `pagination`; with a cap it does not report, only an empty
+    # page shows the end of a list.
+    drill.twin.settings.pagination = {endpoint: PaginationStyle(omitted=True) for endpoint in LIST_ENDPOINTS}
+    drill.twin.settings.max_limit = 7
+
+    drill.run(page_size=1000)
+
+    assert_same_tables(drill.snapshot(), reference)
+
+
 def test_a_next_page_that_never_advances_fails_clearly_and_loads_nothing(drill, reference, reference_after_two_runs):
     drill.run()
     drill.twin.settings.pagination = {"gates": PaginationStyle(next_page="stuck")}

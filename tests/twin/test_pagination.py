@@ -169,3 +169,14 @@ def test_items_can_drift_from_the_schema(twin, console, drift, check):
 
     assert all(check(item) for item in listed + [single])
     assert all("team" in gate for gate in twin.organisation.gates.values())  # the organisation itself is untouched
+
+
+def test_pagination_can_be_left_out_as_in_the_dynamic_configs_sample(twin, console):
+    twin.settings.pagination["dynamic_configs"] = PaginationStyle(omitted=True)
+    twin.settings.max_limit = 2
+
+    first = console.get("/console/v1/dynamic_configs", params={"limit": 100}).json()
+    past_the_end = console.get("/console/v1/dynamic_configs", params={"page": 10_000, "limit": 100}).json()
+
+    assert "pagination" not in first and len(first["data"]) == 2
+    assert past_the_end == {"message": "Dynamic Configs listed successfully.", "data": []}
