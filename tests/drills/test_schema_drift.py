@@ -69,3 +69,29 @@ def test_schema_drift_is_absorbed_and_reported(drill, reference, drift):
         unchanged = {k: v for k, v in row.items() if k in before[gate_id] and k not in (
             "risk_level", "last_modified_time", "description") and not k.startswith("_dlt")}
         assert unchanged == {k: before[gate_id][k] for k in unchanged}
+
+
+def scalar_targets(item: dict) -> dict:
+    """The item with every one-item `targetValue` sent as its value alone, as the OpenAPI allows."""
+    rules = []
+    for rule in item.get("rules") or []:
+        conditions = [
+            {**c, "targetValue": c["targetValue"][0]} if isinstance(c.get("targetValue"), list) and len(c["targetValue"]) == 1 else c
+            for c in rule.get("conditions") or []
+        ]
+        rules.append({**rule, "conditions": conditions})
+    return {**item, "rules": rules}
+
+
+def test_scalar_target_values_load_as_one_item_lists(drill, reference):
+    # The twin sends every targetValue as an array; the OpenAPI also allows a string or a number.
+    drill.twin.settings.transform_item = (
+        lambda endpoint, item: scalar_targets(item) if endpoint in ("gates", "dynamic_configs") else item
+    )
+    served = [scalar_targets(g) for g in drill.twin.organisation.listed_gates()]
+    assert any(not isinstance(c.get("targetValue"), list) and c.get("targetValue") is not None
+               for g in served for r in g["rules"] for c in r["conditions"]), "the drill sends scalars"
+
+    drill.run()
+
+    assert_same_tables(drill.snapshot(), reference)
