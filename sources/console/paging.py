@@ -74,7 +74,7 @@ def paginate(
     """Yield every page of the list at `path` from `start_page`, in order, following the console's paging."""
     base = {k: v for k, v in (params or {}).items() if v is not None and k not in ("page", "limit")}
     page, limit = max(FIRST_PAGE, start_page), page_size
-    previous_items: list[dict] | None = None  # the last page, when it came without a `pagination` object
+    previous: frozenset[str] | None = None  # the last page's items, when it came without a `pagination` object
     while True:
         body = fetch(path, {**base, "page": page, "limit": limit})
         items = body.get("data")
@@ -89,9 +89,11 @@ def paginate(
             # No `pagination` at all (the published dynamic-configs sample has none): nothing says how
             # many items a page holds, and a server may serve fewer than asked without saying so. A
             # short page therefore does not end the list; an empty page does (past the end the console
-            # answers `data: []`). A page repeating the one before means the server ignores `page`.
-            if previous_items is not None and items == previous_items:
-                if len(previous_items) < limit:
+            # answers `data: []`). A page repeating the one before, in any order (the order of a list is
+            # not documented), means the server ignores `page`.
+            served = frozenset(json.dumps(item, sort_keys=True, default=str) for item in items)
+            if items and previous is not None and served <= previous:
+                if len(previous) < limit:
                     log.debug("GET %s: page %d repeats page %d: the server ignores `page`; the list is read", path, page, page - 1)
                     return
                 raise PaginationError(
@@ -103,10 +105,10 @@ def paginate(
             yield Page(items, page, None, None, None)
             if not items:
                 return
-            previous_items = items
+            previous = served
             page += 1
             continue
-        previous_items = None
+        previous = None
         number = _as_int(pagination.get("pageNumber"))
         if number is not None and number != page:
             # A server that ignores `page` would otherwise make us read page 1 forever.

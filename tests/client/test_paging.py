@@ -290,3 +290,18 @@ def test_without_a_pagination_object_a_repeated_full_page_is_a_pagination_error(
     with pytest.raises(PaginationError, match="stopping instead of looping"):
         list(client.list_dynamic_configs())
     assert len(console.sent) == 2
+
+
+def test_without_a_pagination_object_a_reordered_repeat_of_the_page_is_still_a_repeat(make_client):
+    # The order of a list is not documented: a server ignoring `page` may serve the same items
+    # in another order on every request. That is still page 1 again, not a next page.
+    orders = iter([items(1, 2, 3), items(3, 1, 2), items(2, 3, 1)])
+    client, console = make_client(lambda request, sent: answer(200, {"message": "listed", "data": next(orders)}))
+    assert [sorted(i["id"] for i in batch) for batch in client.list_dynamic_configs()] == [["1", "2", "3"]]
+    assert len(console.sent) == 2
+
+
+def test_without_a_pagination_object_full_pages_end_at_the_empty_page(make_client):
+    client, console = make_client(unpaginated_handler({1: items(1, 2), 2: items(3, 4)}), page_size=2)
+    assert list(client.list_dynamic_configs()) == [items(1, 2), items(3, 4)]
+    assert sent_pages(console) == [("1", "2"), ("2", "2"), ("3", "2")]
