@@ -475,7 +475,9 @@ class ConsoleClient:
 
     def update_release_pipeline(self, pipeline_id: str, body: Mapping[str, Any], *, dry_run: bool = False) -> WriteResult | PreparedRequest:
         validation.require_id(pipeline_id, "release pipeline id")
-        return self._write(UPDATE_RELEASE_PIPELINE, {"id": pipeline_id}, validation.validate_release_pipeline(body), dry_run)
+        return self._write(
+            UPDATE_RELEASE_PIPELINE, {"id": pipeline_id}, validation.validate_release_pipeline(body, creating=False), dry_run
+        )
 
     def create_role(self, name: str, permissions: Mapping[str, bool], *, dry_run: bool = False) -> WriteResult | PreparedRequest:
         return self._write(CREATE_ROLE, {}, validation.validate_role(name, permissions), dry_run)

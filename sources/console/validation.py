@@ -161,11 +161,12 @@ def _phase(phase: Any, prop: str, problems: _Problems) -> None:
         _rule(rule, f"{_join(prop, 'rules')}[{i}]", problems)
 
 
-def validate_release_pipeline(body: Any) -> dict:
-    """The body of a release-pipeline create or update (OpenAPI ReleasePipelineCreateDto)."""
+def validate_release_pipeline(body: Any, *, creating: bool = True) -> dict:
+    """The body of a release-pipeline create (ReleasePipelineCreateDto: `name` required) or update
+    (ReleasePipelineUpdateDto: the same members, none required; a `name` sent must still be text)."""
     problems = _Problems()
     if _object(body, "", problems, PIPELINE_FIELDS):
-        _string(body.get("name"), "name", problems, required=True, non_empty=True, present="name" in body)
+        _string(body.get("name"), "name", problems, required=creating, non_empty=True, present="name" in body)
         for i, phase in enumerate(_list(body.get("phases"), "phases", problems, present="phases" in body, required=False)):
             _phase(phase, f"phases[{i}]", problems)
         _string(body.get("triggerNotice"), "triggerNotice", problems, required=False, nullable=True, present="triggerNotice" in body)

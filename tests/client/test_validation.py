@@ -157,3 +157,23 @@ def test_condition_target_values_of_every_documented_shape_are_accepted(make_cli
     body = pipeline(phases=[{**PHASE, "rules": [{"name": "r", "conditions": [{"type": "app_version", "targetValue": target, "operator": "any", "field": None, "customID": None}], "environments": None}]}])
     client.create_release_pipeline(body)
     assert console.sent[0].body == body
+
+
+def test_a_release_pipeline_update_may_leave_out_the_name(make_client):
+    # ReleasePipelineUpdateDto requires nothing (the create's DTO requires `name`): an update of the
+    # phases alone is valid and is sent as given.
+    client, console = make_client(lambda request, sent: answer(200, {"message": "Get pipeline success", "data": {"id": "rp"}}))
+    result = client.update_release_pipeline("rp", {"phases": [dict(PHASE)]})
+    assert result.status == 200
+    assert [(s.method, s.path, s.body) for s in console.sent] == [
+        ("POST", "/console/v1/release_pipelines/rp", {"phases": [PHASE]})
+    ]
+
+
+@pytest.mark.parametrize("name", ["  ", None, 3])
+def test_a_release_pipeline_update_that_names_it_still_needs_a_non_empty_string(make_client, name):
+    client, console = make_client(lambda request, sent: answer(200))
+    with pytest.raises(LocalValidationError) as failure:
+        client.update_release_pipeline("rp", {"name": name})
+    assert [e["property"] for e in failure.value.field_errors] == ["name"]
+    assert console.sent == []
