@@ -302,8 +302,18 @@ def scan_files(
             continue
         stats.files_scanned += 1
         stats.bytes_scanned += len(data)
-        hits += matcher.hits(data, path)
+        hits += matcher.hits(data, shown_path(path))
     return hits, stats
+
+
+def shown_path(path: str) -> str:
+    """The path as stored and shown: file names are bytes, and one that is not UTF-8 (a Latin-1 `café.py`)
+    holds surrogates after `surrogateescape` that no destination accepts; they become U+FFFD (`�`), as in the lines."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return path.encode("utf-8", errors="surrogateescape").decode("utf-8", errors="replace")
+    return path
 
 
 # The pool's workers inherit the matcher when forked instead of unpickling 20,000 ids per task.

@@ -200,3 +200,17 @@ def test_an_unreachable_destination_is_one_line_without_its_password(tmp_path, g
     assert run.code == 2
     assert run.error_line.startswith("gatehouse: error: destination postgres: cannot connect: ")
     assert "pw-sentinel-91" not in run.err + run.out
+
+
+@pytest.mark.parametrize("as_git", [True, False], ids=["repository", "plain folder"])
+def test_a_file_name_that_is_not_utf8_is_loaded_with_a_replacement_character(as_git, database, tmp_path, gatehouse):
+    # file names are bytes on POSIX; one saved in Latin-1 ('café.py') is not valid UTF-8 and used to fail the load
+    web = tmp_path / "web"
+    web.mkdir()
+    name = os.fsdecode(b"caf\xe9.py")
+    (web / name).write_text('check("new_nav")\n')
+    if as_git:
+        commit_files(web, {})
+    run = gatehouse("code-refs", str(web), "--duckdb", str(database))
+    assert run.code == 0, run.err
+    assert references_by_repository(database) == [("web", "caf\N{REPLACEMENT CHARACTER}.py", 1, "new_nav")]
