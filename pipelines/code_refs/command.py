@@ -208,6 +208,8 @@ def summary_lines(scans: Sequence[RepositoryScan], known: set[tuple[str, str]]) 
             skipped.append(f"{len(stats.skipped_large)} too large")
         if stats.skipped_excluded:
             skipped.append(f"{stats.skipped_excluded} excluded")
+        if stats.skipped_special:
+            skipped.append(f"{stats.skipped_special} symlinks or special files")
         if stats.unreadable:
             skipped.append(f"{len(stats.unreadable)} unreadable")
         lines.append(f"  {stats.files_scanned} files scanned ({stats.bytes_scanned / 1e6:.1f} MB)"

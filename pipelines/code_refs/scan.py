@@ -20,6 +20,7 @@ import fnmatch
 import logging
 import os
 import re
+import stat
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -87,6 +88,7 @@ class ScanStats:
     skipped_binary: int = 0
     skipped_large: list[str] = field(default_factory=list)
     skipped_excluded: int = 0
+    skipped_special: int = 0  # symlinks, FIFOs, sockets, devices
     unreadable: list[str] = field(default_factory=list)
 
     def merge(self, other: "ScanStats") -> None:
@@ -96,6 +98,7 @@ class ScanStats:
         self.skipped_binary += other.skipped_binary
         self.skipped_large += other.skipped_large
         self.skipped_excluded += other.skipped_excluded
+        self.skipped_special += other.skipped_special
         self.unreadable += other.unreadable
 
 
@@ -275,12 +278,21 @@ def scan_files(
     matcher: Matcher,
     max_file_bytes: Optional[int] = DEFAULT_MAX_FILE_BYTES,
 ) -> tuple[list[Hit], ScanStats]:
-    """Reads each file once, as bytes; skips binary and oversized files."""
+    """Reads each file once, as bytes; skips binary and oversized files, symlinks and special files."""
     stats = ScanStats(files_listed=len(paths))
     hits: list[Hit] = []
     for path in paths:
         full = os.path.join(root, path)
         try:
+            mode = os.lstat(full).st_mode
+            if stat.S_ISDIR(mode):
+                continue  # a submodule's folder, listed by git as one entry
+            if not stat.S_ISREG(mode):
+                # A FIFO would block open() forever; a symlink leads out of the repository or to a file that
+                # is scanned in its own right (git stores a link as its target's name; os.walk does not
+                # follow folder links either).
+                stats.skipped_special += 1
+                continue
             with open(full, "rb") as handle:
                 if max_file_bytes is not None:
                     size = os.fstat(handle.fileno()).st_size

@@ -214,3 +214,17 @@ def test_a_file_name_that_is_not_utf8_is_loaded_with_a_replacement_character(as_
     run = gatehouse("code-refs", str(web), "--duckdb", str(database))
     assert run.code == 0, run.err
     assert references_by_repository(database) == [("web", "caf\N{REPLACEMENT CHARACTER}.py", 1, "new_nav")]
+
+
+def test_symlinks_and_special_files_are_counted_as_skipped(database, tmp_path, gatehouse):
+    scripts = tmp_path / "scripts"
+    scripts.mkdir()
+    (scripts / "x.sh").write_text("flag='new_nav'\n")
+    (scripts / "y.sh").symlink_to(scripts / "x.sh")
+    os.mkfifo(scripts / "pipe")
+    run = gatehouse("code-refs", str(scripts), "--duckdb", str(database))
+    assert run.code == 0, run.err
+    assert run.out.splitlines() == [
+        "scripts: 1 references to 1 gates and 0 dynamic configs, 0 ids the console does not have",
+        "  1 files scanned (0.0 MB), skipped: 2 symlinks or special files",
+    ]

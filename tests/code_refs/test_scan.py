@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -202,3 +203,31 @@ def test_missing_and_unreadable_paths_are_one_line_errors(tmp_path):
     (tmp_path / "f").write_text("x")
     with pytest.raises(ScanInputError, match="not a directory"):
         open_repository(tmp_path / "f")
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("workers", [1, 2])
+def test_symlinks_and_special_files_are_not_followed(tmp_path, workers):
+    # A FIFO used to block the scan forever (open() waits for a writer); a symlink was read through, to a file
+    # outside the folder or twice to one inside it. Neither is the repository's own text: both are skipped.
+    outside = tmp_path / "outside.py"
+    outside.write_bytes(b'check("pricing")\n')
+    root = tmp_path / "scripts"
+    write(root, {"a.py": b'check("new_checkout")\n'})
+    os.mkfifo(root / "pipe")
+    (root / "to_outside.py").symlink_to(outside)
+    (root / "twice.py").symlink_to(root / "a.py")
+    (root / "loop1").symlink_to(root / "loop2")
+    (root / "loop2").symlink_to(root / "loop1")
+    hits, stats = scan_repository(open_repository(root), Matcher(ENTITIES), workers=workers)
+    assert [(h.path, h.line, h.entity_id) for h in hits] == [("a.py", 1, "new_checkout")]
+    assert (stats.files_listed, stats.files_scanned, stats.skipped_special, stats.unreadable) == (6, 1, 5, [])
+
+
+def test_a_tracked_symlink_is_not_followed(repository):
+    (repository / "src" / "link.py").symlink_to(repository / "src" / "app.py")
+    git(repository, "add", "src/link.py")
+    git(repository, "commit", "-q", "-m", "link")
+    hits, stats = scan_repository(open_repository(repository), Matcher(ENTITIES))
+    assert [h.path for h in hits] == ["docs/readme.md", "generated/flags.ts", "src/app.py", "src/big.json"]
+    assert stats.skipped_special == 1
