@@ -139,6 +139,9 @@ def handle(args: argparse.Namespace) -> int:
         raise GatehouseError("--repository-name names one repository: give one PATH with it")
     if args.workers < 1:
         raise GatehouseError("--workers: give 1 or more")
+    if args.max_file_size < 0:
+        # every file would be skipped as too large, and the rescan would replace the references with none
+        raise GatehouseError(f"--max-file-size {args.max_file_size}: give a number of bytes, or 0 for no limit")
     if any(not char.isascii() or char.isalnum() or char.isspace() or char == "_" for char in args.delimiters):
         # ids are made of letters, digits and _; the candidates are found in bytes, one byte a delimiter
         raise GatehouseError(f"--delimiters {args.delimiters!r}: give ASCII punctuation only, e.g. '<>' or ':'")

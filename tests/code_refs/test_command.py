@@ -168,6 +168,8 @@ def test_no_database_or_no_console_data_is_one_line(tmp_path, gatehouse):
         (["--aliases", "{tmp}/none.yaml"], "cannot read it"),
         (["--delimiters", "a<"], "--delimiters 'a<': give ASCII punctuation only"),
         (["--delimiters", "«»"], "give ASCII punctuation only"),
+        # every file would be 'too large' and the rescan would replace the references with none
+        (["--max-file-size", "-1"], "--max-file-size -1: give a number of bytes, or 0 for no limit"),
     ],
 )
 def test_bad_options_are_one_line(argv, message, database, tmp_path, gatehouse):
