@@ -219,15 +219,16 @@ def open_repository(path: Path, name: Optional[str] = None, branch: Optional[str
     toplevel = _git(path, "rev-parse", "--show-toplevel")
     if toplevel is None:
         root = path.resolve()
-        return Repository(root, name or root.name, False, None, None)
-    root = Path(toplevel.decode("utf-8", errors="replace").strip())
+        return Repository(root, shown_path(name or root.name), False, None, None)
+    # the file system's own decoding (surrogates for bytes that are not UTF-8), so the folder can be opened
+    root = Path(os.fsdecode(toplevel.rstrip(b"\r\n")))
     commit = _git(root, "rev-parse", "--verify", "--quiet", "HEAD")
     if branch is None:
         current = _git(root, "symbolic-ref", "--short", "-q", "HEAD")
         branch = current.decode("utf-8", errors="replace").strip() if current else None
     return Repository(
         root,
-        name or root.name,
+        shown_path(name or root.name),
         True,
         branch or None,
         commit.decode().strip() if commit else None,

@@ -230,3 +230,17 @@ def test_symlinks_and_special_files_are_counted_as_skipped(database, tmp_path, g
         "scripts: 1 references to 1 gates and 0 dynamic configs, 0 ids the console does not have",
         "  1 files scanned (0.0 MB), skipped: 2 symlinks or special files",
     ]
+
+
+@pytest.mark.parametrize("as_git", [True, False], ids=["repository", "plain folder"])
+def test_a_folder_name_that_is_not_utf8_is_scanned_and_named_with_a_replacement_character(as_git, database, tmp_path, gatehouse):
+    # git could not list a repository under such a folder (its path was decoded with replacement characters),
+    # and a plain folder's name failed the load
+    web = tmp_path / os.fsdecode(b"r\xe9po")
+    web.mkdir()
+    (web / "a.py").write_text('check("new_nav")\n')
+    if as_git:
+        commit_files(web, {})
+    run = gatehouse("code-refs", str(web), "--duckdb", str(database))
+    assert run.code == 0, run.err
+    assert references_by_repository(database) == [("r\N{REPLACEMENT CHARACTER}po", "a.py", 1, "new_nav")]
