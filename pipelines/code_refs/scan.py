@@ -217,11 +217,16 @@ def open_repository(path: Path, name: Optional[str] = None, branch: Optional[str
     if not os.access(path, os.R_OK | os.X_OK):
         raise ScanInputError(f"{path}: cannot read this folder (permission denied)")
     toplevel = _git(path, "rev-parse", "--show-toplevel")
-    if toplevel is None:
+    # the file system's own decoding (surrogates for bytes that are not UTF-8), so the folder can be opened
+    root = Path(os.fsdecode(toplevel.rstrip(b"\r\n"))) if toplevel is not None else None
+    if root is not None and root.resolve() != path.resolve() and _git(path, "ls-files", "-z") == b"":
+        # A folder git ignores or does not track yet, inside a repository (a home folder kept in git, a
+        # virtualenv): its enclosing repository holds none of its files, so it is read as a plain folder.
+        log.info("%s: not tracked by the git repository around it; read as a plain folder", path)
+        root = None
+    if root is None:
         root = path.resolve()
         return Repository(root, shown_path(name or root.name), False, None, None)
-    # the file system's own decoding (surrogates for bytes that are not UTF-8), so the folder can be opened
-    root = Path(os.fsdecode(toplevel.rstrip(b"\r\n")))
     commit = _git(root, "rev-parse", "--verify", "--quiet", "HEAD")
     if branch is None:
         current = _git(root, "symbolic-ref", "--short", "-q", "HEAD")

@@ -231,3 +231,15 @@ def test_a_tracked_symlink_is_not_followed(repository):
     hits, stats = scan_repository(open_repository(repository), Matcher(ENTITIES))
     assert [h.path for h in hits] == ["docs/readme.md", "generated/flags.ts", "src/app.py", "src/big.json"]
     assert stats.skipped_special == 1
+
+
+def test_a_folder_git_does_not_track_inside_a_repository_is_a_plain_folder(repository):
+    # e.g. a checkout under a home folder kept in git (dotfiles), or a virtualenv's site-packages: scanning the
+    # enclosing repository instead read none of the folder's files and stored them under the wrong name
+    write(repository, {"build/out/flags.js": b'check("pricing")\n'})
+    repo = open_repository(repository / "build" / "out")
+    assert (repo.root, repo.name, repo.is_git, repo.branch, repo.commit) == (
+        (repository / "build" / "out").resolve(), "out", False, None, None,
+    )
+    hits, _ = scan_repository(repo, Matcher(ENTITIES))
+    assert [(h.path, h.entity_id) for h in hits] == [("flags.js", "pricing")]
