@@ -101,3 +101,10 @@ def test_a_duckdb_file_named_like_a_schema_is_refused(clean_env, capsys, name):
     code = main(["run", "--no-progress", "--demo", "--duckdb", name])
     assert code == 2
     assert "pick another file name" in error_line(capsys.readouterr().err)
+
+
+def test_a_duckdb_folder_that_cannot_be_made_is_one_line(clean_env, capsys, tmp_path):
+    (tmp_path / "taken").write_text("a file where the folder should be")
+    code = main(["run", "--no-progress", "--demo", "--duckdb", "taken/flags.duckdb"])
+    assert code == 2
+    assert error_line(capsys.readouterr().err) == f"gatehouse: error: cannot use {tmp_path / 'taken'}: a file is where a folder is needed"

@@ -160,3 +160,12 @@ def test_a_file_that_is_not_duckdb_is_one_line(tmp_path, capsys):
     assert main(["report", "--duckdb", str(bogus), "--out", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith(f"gatehouse: error: cannot read {bogus} as a gatehouse DuckDB database: ") and "\n" not in err
+
+
+def test_an_out_folder_that_cannot_be_made_is_one_line(hand_built_db, tmp_path, capsys):
+    database = tmp_path / "flags.duckdb"
+    database.write_bytes(hand_built_db.read_bytes())
+    (tmp_path / "taken").write_text("a file where the folder should be")
+    assert main(["report", "--duckdb", str(database), "--out", str(tmp_path / "taken" / "reports")]) == 2
+    [line] = [line for line in capsys.readouterr().err.splitlines() if line.startswith("gatehouse: error:")]
+    assert line == f"gatehouse: error: cannot use {tmp_path / 'taken' / 'reports'}: a file is where a folder is needed"
