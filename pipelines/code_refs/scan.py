@@ -170,21 +170,30 @@ class Matcher:
                 if match[3] not in self.literal_keys:
                     entity_id = match[3].decode("utf-8", errors="replace")
                     found[(match.start(3), self.check_call_kinds[match[1]], entity_id)] = (entity_id, CHECK_CALL)
-        return [self._hit(data, path, offset, entity_type, entity_id, matched, kind)
-                for (offset, entity_type, entity_id), (matched, kind) in sorted(found.items())]
-
-    @staticmethod
-    def _hit(data: bytes, path: str, offset: int, entity_type: str, entity_id: str, matched: str, kind: str) -> Hit:
-        line_start = data.rfind(b"\n", 0, offset) + 1
-        line_end = data.find(b"\n", offset)
-        if line_end < 0:
-            line_end = len(data)
-        raw = data[line_start:line_end].rstrip(b"\r")
-        column = len(raw[: offset - line_start].decode("utf-8", errors="replace")) + 1
-        text = raw.decode("utf-8", errors="replace").strip()
-        if len(text) > TEXT_MAX_CHARS:
-            text = text[: TEXT_MAX_CHARS - 1] + "…"
-        return Hit(entity_type, entity_id, path, data.count(b"\n", 0, offset) + 1, column, text, matched, kind)
+        # Positions are found walking forward from hit to hit: looking back to the start of the file for each
+        # hit made a file with many hits (a flags export, one long JSON line) quadratic in its size.
+        hits: list[Hit] = []
+        line, counted_to = 1, 0  # newlines counted in data[:counted_to]
+        line_start, text = 0, ""
+        column, column_to = 1, 0  # column is the character count of data[line_start:column_to], plus one
+        for (offset, entity_type, entity_id), (matched, kind) in sorted(found.items()):
+            newlines = data.count(b"\n", counted_to, offset)
+            if newlines or not hits:
+                line += newlines
+                line_start = data.rfind(b"\n", counted_to, offset) + 1 if newlines else 0
+                line_end = data.find(b"\n", offset)
+                raw = data[line_start : line_end if line_end >= 0 else len(data)].rstrip(b"\r")
+                text = raw.decode("utf-8", errors="replace").strip()
+                if len(text) > TEXT_MAX_CHARS:
+                    text = text[: TEXT_MAX_CHARS - 1] + "…"
+                column, column_to = 1, line_start
+            counted_to = offset
+            # Every offset is an ASCII byte (a token's start) or follows one (a delimiter), where no UTF-8
+            # sequence can continue: decoding the line piecewise counts what decoding its prefix would.
+            column += len(data[column_to:offset].decode("utf-8", errors="replace"))
+            column_to = offset
+            hits.append(Hit(entity_type, entity_id, path, line, column, text, matched, kind))
+        return hits
 
 
 @dataclass(frozen=True)

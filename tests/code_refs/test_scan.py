@@ -243,3 +243,22 @@ def test_a_folder_git_does_not_track_inside_a_repository_is_a_plain_folder(repos
     )
     hits, _ = scan_repository(repo, Matcher(ENTITIES))
     assert [(h.path, h.entity_id) for h in hits] == [("flags.js", "pricing")]
+
+
+def test_positions_of_many_hits_in_a_file_are_those_of_each_line_scanned_alone():
+    # Many hits on one line and across lines, multi-byte and undecodable bytes between them, CRLF, a token
+    # right after a non-ASCII letter, an id that is not ASCII: the positions found walking forward through the
+    # file (linear in its size) are those of each line scanned on its own, where line and column are plain.
+    entities = ENTITIES + [Entity("gate", "café")]
+    rules = MatchRules(whole_token=True, aliases={"NEW_CHECKOUT": ["new_checkout"]})
+    line = 'é "new_checkout" ü pricing "café" énew_checkout NEW_CHECKOUT check_gate(u, "ghost") `dark-mode`'.encode()
+    lines = [line, line.replace("é".encode(), b"\xe9") + b"\r", b"", b'"pricing"' * 300, b"x = 1", line]
+    data = b"\n".join(lines)
+    matcher = Matcher(entities, rules)
+    expected = [
+        (number, hit.column, hit.text, hit.entity_id, hit.match_kind)
+        for number, text in enumerate(lines, start=1)
+        for hit in matcher.hits(text, "f")
+    ]
+    assert len(expected) == 7 + 6 + 7 + 300  # the Latin-1 line has no "café"
+    assert [(hit.line, hit.column, hit.text, hit.entity_id, hit.match_kind) for hit in matcher.hits(data, "f")] == expected
