@@ -217,6 +217,34 @@ def _git(root: Path, *args: str) -> Optional[bytes]:
     return done.stdout if done.returncode == 0 else None
 
 
+def _toplevel(path: Path) -> Optional[Path]:
+    """The top level of the git work tree holding `path`; None for a folder outside any repository. A repository
+    git will not read is an error: read as a plain folder, it would bring in untracked and ignored files."""
+    try:
+        # C locale: git's messages are told apart below, and a translated one would not be recognised
+        done = subprocess.run(["git", "-C", str(path), "rev-parse", "--show-toplevel"], capture_output=True,
+                              check=False, env={**os.environ, "LC_ALL": "C"})
+    except OSError:
+        resolved = path.resolve()
+        if any(os.path.lexists(folder / ".git") for folder in (resolved, *resolved.parents)):
+            raise ScanInputError(f"{path}: a git repository, but the git command is not installed:"
+                                 " install git to scan its tracked files") from None
+        return None
+    if done.returncode == 0:
+        # the file system's own decoding (surrogates for bytes that are not UTF-8), so the folder can be opened
+        return Path(os.fsdecode(done.stdout.rstrip(b"\r\n")))
+    message = done.stderr.decode("utf-8", errors="replace").strip()
+    if "not a git repository" in message:
+        return None
+    dubious = re.search(r"detected dubious ownership in repository at '([^\n]*)'", message)
+    if dubious:
+        # not bypassed with -c safe.directory: a stranger's repository config can run programs through git
+        raise ScanInputError(f"{path}: git refuses this repository (detected dubious ownership in repository at"
+                             f" '{dubious[1]}'); if you trust it: git config --global --add safe.directory {dubious[1]}")
+    reason = message.splitlines()[0].removeprefix("fatal: ") if message else f"exit code {done.returncode}"
+    raise ScanInputError(f"{path}: git cannot read this repository ({reason})")
+
+
 def open_repository(path: Path, name: Optional[str] = None, branch: Optional[str] = None) -> Repository:
     """The repository at `path` (a git work tree's top level, or a plain folder)."""
     if not path.exists():
@@ -225,9 +253,7 @@ def open_repository(path: Path, name: Optional[str] = None, branch: Optional[str
         raise ScanInputError(f"{path}: not a directory (give the repository's folder)")
     if not os.access(path, os.R_OK | os.X_OK):
         raise ScanInputError(f"{path}: cannot read this folder (permission denied)")
-    toplevel = _git(path, "rev-parse", "--show-toplevel")
-    # the file system's own decoding (surrogates for bytes that are not UTF-8), so the folder can be opened
-    root = Path(os.fsdecode(toplevel.rstrip(b"\r\n"))) if toplevel is not None else None
+    root = _toplevel(path)
     if root is not None and root.resolve() != path.resolve() and _git(path, "ls-files", "-z") == b"":
         # A folder git ignores or does not track yet, inside a repository (a home folder kept in git, a
         # virtualenv): its enclosing repository holds none of its files, so it is read as a plain folder.

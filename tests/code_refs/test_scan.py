@@ -262,3 +262,23 @@ def test_positions_of_many_hits_in_a_file_are_those_of_each_line_scanned_alone()
     ]
     assert len(expected) == 7 + 6 + 7 + 300  # the Latin-1 line has no "café"
     assert [(hit.line, hit.column, hit.text, hit.entity_id, hit.match_kind) for hit in matcher.hits(data, "f")] == expected
+
+
+def test_a_repository_git_refuses_is_one_line_not_a_plain_folder(repository, monkeypatch):
+    # A checkout owned by another user (a CI container, a mounted volume): git refuses it, and the scan used to
+    # read it as a plain folder, untracked and ignored files included, with no branch or commit, exit 0.
+    monkeypatch.setenv("GIT_TEST_ASSUME_DIFFERENT_OWNER", "1")  # git's own switch for this check
+    with pytest.raises(ScanInputError) as refused:
+        open_repository(repository / "src")
+    assert str(refused.value) == (
+        f"{repository / 'src'}: git refuses this repository (detected dubious ownership in repository at"
+        f" '{repository}'); if you trust it: git config --global --add safe.directory {repository}"
+    )
+
+
+def test_a_folder_with_git_data_but_no_git_command_is_one_line(repository, monkeypatch):
+    # without git the tracked files cannot be told from the rest: not read as a plain folder in silence
+    monkeypatch.setenv("PATH", str(repository / "no-such-bin"))
+    with pytest.raises(ScanInputError) as refused:
+        open_repository(repository)
+    assert str(refused.value) == f"{repository}: a git repository, but the git command is not installed: install git to scan its tracked files"
