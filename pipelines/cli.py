@@ -62,6 +62,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         log.debug("command failed", exc_info=True)
         print(f"gatehouse: error: {describe_os_error(err)}", file=sys.stderr)
         return 2
+    except Exception as err:
+        # A .dlt/config.toml or secrets.toml that does not parse surfaces from whichever setting dlt reads first.
+        from pipelines.explain import config_file_problem
+
+        problem = config_file_problem(err)
+        if problem is None:
+            raise
+        log.debug("command failed", exc_info=True)
+        print(f"gatehouse: error: {problem}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print("gatehouse: interrupted", file=sys.stderr)
         return 130
