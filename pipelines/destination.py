@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, Iterator, Mapping, Optional
 
 import dlt
+from dlt.common.configuration.exceptions import ConfigFieldMissingException, ConfigurationValueError
 from dlt.common.destination.exceptions import SqlClientNotAvailable, UnknownDestinationModule
 from dlt.common.exceptions import MissingDependencyException
 
@@ -172,6 +173,11 @@ class Destination:
                 f"destination {self.name} has no SQL client: the views and reports need a SQL destination"
                 " (duckdb, postgres, snowflake, bigquery, databricks, motherduck...)"
             ) from err
+        except (ConfigFieldMissingException, ConfigurationValueError) as err:
+            # credentials are resolved when the client is made: the same line as `gatehouse run` gives
+            from pipelines.explain import explain
+
+            raise GatehouseError(explain(err)) from err
         except MissingDependencyException as err:
             # dlt imports a driver when the pipeline, its client or its connection first needs it
             extra = DRIVER_EXTRAS.get(self.name, self.name)
