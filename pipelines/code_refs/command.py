@@ -160,6 +160,8 @@ def handle(args: argparse.Namespace) -> int:
     destination = destinations.from_arguments(args)
     if destination.is_duckdb_file and not destination.duckdb_path.is_file():
         raise GatehouseError(f"no database at {destination.duckdb_path}: load the console data first with `gatehouse run`")
+    # A notebook or BI tool holding the DuckDB file is waited for (--lock-timeout) before the ids are read, too.
+    destination.wait_until_free(args.lock_timeout)
     try:
         entities = read_entities(destination)
     except DltException as err:

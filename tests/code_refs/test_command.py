@@ -244,3 +244,26 @@ def test_a_folder_name_that_is_not_utf8_is_scanned_and_named_with_a_replacement_
     run = gatehouse("code-refs", str(web), "--duckdb", str(database))
     assert run.code == 0, run.err
     assert references_by_repository(database) == [("r\N{REPLACEMENT CHARACTER}po", "a.py", 1, "new_nav")]
+
+
+def test_a_database_a_notebook_holds_is_waited_for_then_given_up_on_in_one_line(database, tmp_path, gatehouse):
+    # the ids were read before the wait that --lock-timeout promises: a held file failed the scan at once
+    from tests.drills.test_database_in_use import Holder
+
+    web = tmp_path / "web"
+    commit_files(web, {"a.py": 'check("new_nav")\n'})
+    holder = Holder(database, seconds=2)
+    try:
+        run = gatehouse("code-refs", str(web), "--duckdb", str(database), "--lock-timeout", "120")
+    finally:
+        holder.release()
+    assert run.code == 0, run.err
+    assert references_by_repository(database) == [("web", "a.py", 1, "new_nav")]
+    holder = Holder(database, seconds=120)
+    try:
+        run = gatehouse("code-refs", str(web), "--duckdb", str(database), "--lock-timeout", "1")
+    finally:
+        holder.release()
+    [line] = [line for line in run.err.splitlines() if line.startswith("gatehouse: error:")]
+    assert run.code == 2 and f"(PID {holder.pid})" in line and "waited 1 s" in line and "--lock-timeout" in line
+    assert references_by_repository(database) == [("web", "a.py", 1, "new_nav")]
