@@ -89,9 +89,11 @@ def parse_aliases(pairs: Sequence[str], file: Optional[Path]) -> dict[str, list[
     by_id: dict[str, list[str]] = {}
     if file is not None:
         try:
-            text = file.read_text(encoding="utf-8")
+            text = file.read_text(encoding="utf-8-sig")  # a byte-order mark, as some Windows editors write, is fine
         except OSError as err:
             raise GatehouseError(f"--aliases {file}: cannot read it ({err.strerror})") from err
+        except UnicodeDecodeError as err:
+            raise GatehouseError(f"--aliases {file}: not UTF-8 text (save it as UTF-8)") from err
         import yaml
 
         try:

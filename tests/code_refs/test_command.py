@@ -267,3 +267,18 @@ def test_a_database_a_notebook_holds_is_waited_for_then_given_up_on_in_one_line(
     [line] = [line for line in run.err.splitlines() if line.startswith("gatehouse: error:")]
     assert run.code == 2 and f"(PID {holder.pid})" in line and "waited 1 s" in line and "--lock-timeout" in line
     assert references_by_repository(database) == [("web", "a.py", 1, "new_nav")]
+
+
+def test_an_aliases_file_that_is_not_utf8_is_one_line(database, tmp_path, gatehouse):
+    # PowerShell's `>` writes UTF-16: the scan ended in a UnicodeDecodeError traceback
+    web = tmp_path / "web"
+    commit_files(web, {"a.py": 'check("NEW_NAV")\n'})
+    aliases = tmp_path / "aliases.json"
+    aliases.write_bytes('{"new_nav": ["NEW_NAV"]}'.encode("utf-16"))
+    run = gatehouse("code-refs", str(web), "--duckdb", str(database), "--aliases", str(aliases))
+    assert run.code == 2
+    assert run.error_line == f"gatehouse: error: --aliases {aliases}: not UTF-8 text (save it as UTF-8)"
+    # a UTF-8 file with a byte-order mark (PowerShell's Out-File -Encoding utf8) is read
+    aliases.write_bytes('{"new_nav": ["NEW_NAV"]}'.encode("utf-8-sig"))
+    assert gatehouse("code-refs", str(web), "--duckdb", str(database), "--aliases", str(aliases)).code == 0
+    assert query(database, "select entity_id, matched, match_kind from console.code_references") == [("new_nav", "NEW_NAV", "alias")]
