@@ -54,9 +54,37 @@ def main(argv: Sequence[str] | None = None) -> int:
         log.debug("command failed", exc_info=True)
         print(f"gatehouse: error: {err}", file=sys.stderr)
         return 2
+    except OSError as err:
+        # A file or folder of the user's (--out, --duckdb's folder, a full disk, no permission): one line naming
+        # it, like every other failure. An OSError without a path is no such input: its traceback is the report.
+        if err.filename is None:
+            raise
+        log.debug("command failed", exc_info=True)
+        print(f"gatehouse: error: {describe_os_error(err)}", file=sys.stderr)
+        return 2
+    except Exception as err:
+        # A .dlt/config.toml or secrets.toml that does not parse surfaces from whichever setting dlt reads first.
+        from pipelines.explain import config_file_problem
+
+        problem = config_file_problem(err)
+        if problem is None:
+            raise
+        log.debug("command failed", exc_info=True)
+        print(f"gatehouse: error: {problem}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print("gatehouse: interrupted", file=sys.stderr)
         return 130
+
+
+def describe_os_error(err: OSError) -> str:
+    where = str(err.filename) + (f" -> {err.filename2}" if err.filename2 is not None else "")
+    if isinstance(err, (FileExistsError, NotADirectoryError)):
+        # mkdir(exist_ok=True) on a file says 'File exists', a path through a file 'Not a directory'
+        reason = "a file is where a folder is needed"
+    else:
+        reason = err.strerror or type(err).__name__
+    return f"cannot use {where}: {reason}"
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, Iterator, Mapping, Optional
 
 import dlt
+from dlt.common.configuration.exceptions import ConfigFieldMissingException, ConfigurationValueError
 from dlt.common.destination.exceptions import SqlClientNotAvailable, UnknownDestinationModule
 from dlt.common.exceptions import MissingDependencyException
 
@@ -172,6 +173,11 @@ class Destination:
                 f"destination {self.name} has no SQL client: the views and reports need a SQL destination"
                 " (duckdb, postgres, snowflake, bigquery, databricks, motherduck...)"
             ) from err
+        except (ConfigFieldMissingException, ConfigurationValueError) as err:
+            # credentials are resolved when the client is made: the same line as `gatehouse run` gives
+            from pipelines.explain import explain
+
+            raise GatehouseError(explain(err)) from err
         except MissingDependencyException as err:
             # dlt imports a driver when the pipeline, its client or its connection first needs it
             extra = DRIVER_EXTRAS.get(self.name, self.name)
@@ -339,15 +345,21 @@ def _same_dtypes(frame: Any) -> Any:
 
 def lock_timeout(timeout_s: Optional[float] = None) -> float:
     """--lock-timeout when given, else the `gatehouse.lock_timeout` setting, else the default."""
+    # nan would make the deadline unreachable (a run waiting for ever on a held file); inf waits for ever on purpose
     if timeout_s is not None:
+        if not float(timeout_s) >= 0:
+            raise GatehouseError(f"--lock-timeout {timeout_s:g}: give 0 or more seconds")
         return float(timeout_s)
     configured = dlt.config.get(LOCK_TIMEOUT_SETTING)
     if configured is None:
         return DEFAULT_LOCK_TIMEOUT_S
     try:
-        return float(configured)
+        seconds = float(configured)
     except (TypeError, ValueError):
         raise GatehouseError(f"{LOCK_TIMEOUT_SETTING} must be a number of seconds, not {configured!r}") from None
+    if not seconds >= 0:
+        raise GatehouseError(f"{LOCK_TIMEOUT_SETTING} must be 0 or more seconds, not {configured!r}")
+    return seconds
 
 
 def wait_for_duckdb_file(path: Path, timeout_s: float) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import re
 from typing import Any, Optional
 
 from dlt.common.configuration.exceptions import ConfigFieldMissingException, ConfigurationValueError, LookupTraces
@@ -47,8 +49,30 @@ def missing_setting_keys(traces: Any) -> list[str]:
     return sorted(dict.fromkeys(keys))
 
 
+def config_file_problem(err: BaseException) -> Optional[str]:
+    """One line for a `.dlt/*.toml` that does not parse, wherever dlt raised it (on the first setting read)."""
+    from dlt.common.configuration.providers.toml import TomlProviderReadException
+
+    seen = set()
+    current: Optional[BaseException] = err
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, TomlProviderReadException):
+            # dlt names every place it looked; the files that exist are the ones to fix
+            paths = [path for path in current.full_paths if os.path.isfile(path)] or current.full_paths
+            reason = " ".join(str(current).split(":\n", 1)[-1].split())
+            # the parser quotes the character it stopped at, which may be part of a secret
+            reason = re.sub(r"Unexpected character: '.*?' at", "Unexpected character at", reason)
+            return f"{' or '.join(paths)} is not valid TOML: {reason}"
+        current = current.__cause__ or current.__context__
+    return None
+
+
 def explain(err: BaseException) -> str:
     """One line that says which setting or id to fix."""
+    problem = config_file_problem(err)
+    if problem is not None:
+        return problem
     cause = root_cause(err)
     if isinstance(cause, ConfigFieldMissingException):
         where = ", ".join(f"{env.lower().replace('__', '.')} ({env})" for env in missing_setting_keys(cause.traces))

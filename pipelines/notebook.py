@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from pipelines.destination import DEFAULT_NAME, Destination
+from pipelines.errors import GatehouseError
 
 # DejaVu Sans ships with matplotlib: the charts need no font (nor anything else) from the network.
 CHART_STYLE = {
@@ -47,7 +48,15 @@ class NotebookData:
 
         plt.rcParams.update(CHART_STYLE)
         pd.set_option("display.max_rows", 60)
-        return cls(Destination(name=destination or DEFAULT_NAME, duckdb_path=Path(duckdb_path)))
+        where = Destination(name=destination or DEFAULT_NAME, duckdb_path=Path(duckdb_path))
+        if where.is_duckdb_file and not where.duckdb_path.is_file():
+            # Opening it would create an empty file (Jupyter's kernel runs in the notebook's folder), and the
+            # first view would fail with DuckDB's 'Table with name as_of does not exist'.
+            raise GatehouseError(
+                f"no database at {where.duckdb_path} ({where.duckdb_path.absolute()}): load one with `gatehouse run`"
+                " (or `gatehouse run --demo`), or set GATEHOUSE_DUCKDB to its path before the first cell"
+            )
+        return cls(where)
 
     def view(self, sql: str) -> Any:
         """A data frame from DuckDB-dialect SQL over `analytics.*`, run in the destination's dialect."""

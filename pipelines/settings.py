@@ -40,8 +40,10 @@ def _lookup(key: str, expected_type: type) -> Any:
     accessor = dlt.secrets if key in SECRET_KEYS else dlt.config
     try:
         return accessor.get(f"{SECTION}.{key}", expected_type)
-    except Exception:  # dlt's conversion errors quote the value; name the key instead
-        raise GatehouseError(f"{SECTION}.{key} is not a valid {expected_type.__name__}") from None
+    except Exception as err:  # dlt's conversion errors quote the value; name the key instead
+        from pipelines.explain import config_file_problem
+
+        raise GatehouseError(config_file_problem(err) or f"{SECTION}.{key} is not a valid {expected_type.__name__}") from None
 
 
 def client_options_from_config(**overrides: Any) -> ClientOptions:

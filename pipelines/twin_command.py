@@ -26,12 +26,12 @@ def register(subparsers) -> None:
         description="Serve a deterministic synthetic console organisation on 127.0.0.1 and print the "
         "environment variables that point gatehouse at it.",
     )
-    serve.add_argument("--port", type=int, default=8787, help="port on 127.0.0.1 (0: any free port; default 8787)")
+    serve.add_argument("--port", type=_port, default=8787, help="port on 127.0.0.1 (0: any free port; default 8787)")
     serve.add_argument("--size", choices=sorted(SIZES), default="small", help="organisation size (default small)")
     serve.add_argument("--seed", type=int, default=0, help="organisation seed (default 0)")
     serve.add_argument("--api-key", default=TwinSettings.api_key, help="the console key the twin accepts")
     serve.add_argument("--scim-token", default=TwinSettings.scim_token, help="the SCIM bearer token the twin accepts")
-    serve.add_argument("--latency-ms", type=int, default=0, help="added to every request")
+    serve.add_argument("--latency-ms", type=_latency_ms, default=0, help="added to every request")
     serve.add_argument(
         "--rate-limit",
         type=_rate_limit,
@@ -47,6 +47,28 @@ def register(subparsers) -> None:
     serve.add_argument("--max-limit", type=int, help="cap on the `limit` of list pages (default: none)")
     serve.add_argument("--admin", action="store_true", help="serve POST /_twin/advance?days=N to move the clock")
     serve.set_defaults(handler=serve_twin)
+
+
+def _port(text: str) -> int:
+    # bind() would end in an OverflowError traceback past 65535
+    try:
+        port = int(text)
+    except ValueError:
+        port = -1
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"expected a port from 0 to 65535, got {text!r}")
+    return port
+
+
+def _latency_ms(text: str) -> int:
+    # a negative latency failed every request of the twin (time.sleep refuses it)
+    try:
+        latency = int(text)
+    except ValueError:
+        latency = -1
+    if latency < 0:
+        raise argparse.ArgumentTypeError(f"expected 0 or more milliseconds, got {text!r}")
+    return latency
 
 
 def _rate_limit(text: str) -> tuple[int, float]:

@@ -89,9 +89,11 @@ def parse_aliases(pairs: Sequence[str], file: Optional[Path]) -> dict[str, list[
     by_id: dict[str, list[str]] = {}
     if file is not None:
         try:
-            text = file.read_text(encoding="utf-8")
+            text = file.read_text(encoding="utf-8-sig")  # a byte-order mark, as some Windows editors write, is fine
         except OSError as err:
             raise GatehouseError(f"--aliases {file}: cannot read it ({err.strerror})") from err
+        except UnicodeDecodeError as err:
+            raise GatehouseError(f"--aliases {file}: not UTF-8 text (save it as UTF-8)") from err
         import yaml
 
         try:
@@ -139,6 +141,9 @@ def handle(args: argparse.Namespace) -> int:
         raise GatehouseError("--repository-name names one repository: give one PATH with it")
     if args.workers < 1:
         raise GatehouseError("--workers: give 1 or more")
+    if args.max_file_size < 0:
+        # every file would be skipped as too large, and the rescan would replace the references with none
+        raise GatehouseError(f"--max-file-size {args.max_file_size}: give a number of bytes, or 0 for no limit")
     if any(not char.isascii() or char.isalnum() or char.isspace() or char == "_" for char in args.delimiters):
         # ids are made of letters, digits and _; the candidates are found in bytes, one byte a delimiter
         raise GatehouseError(f"--delimiters {args.delimiters!r}: give ASCII punctuation only, e.g. '<>' or ':'")
@@ -157,6 +162,8 @@ def handle(args: argparse.Namespace) -> int:
     destination = destinations.from_arguments(args)
     if destination.is_duckdb_file and not destination.duckdb_path.is_file():
         raise GatehouseError(f"no database at {destination.duckdb_path}: load the console data first with `gatehouse run`")
+    # A notebook or BI tool holding the DuckDB file is waited for (--lock-timeout) before the ids are read, too.
+    destination.wait_until_free(args.lock_timeout)
     try:
         entities = read_entities(destination)
     except DltException as err:
@@ -208,6 +215,8 @@ def summary_lines(scans: Sequence[RepositoryScan], known: set[tuple[str, str]]) 
             skipped.append(f"{len(stats.skipped_large)} too large")
         if stats.skipped_excluded:
             skipped.append(f"{stats.skipped_excluded} excluded")
+        if stats.skipped_special:
+            skipped.append(f"{stats.skipped_special} symlinks or special files")
         if stats.unreadable:
             skipped.append(f"{len(stats.unreadable)} unreadable")
         lines.append(f"  {stats.files_scanned} files scanned ({stats.bytes_scanned / 1e6:.1f} MB)"

@@ -20,6 +20,7 @@ import fnmatch
 import logging
 import os
 import re
+import stat
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -87,6 +88,7 @@ class ScanStats:
     skipped_binary: int = 0
     skipped_large: list[str] = field(default_factory=list)
     skipped_excluded: int = 0
+    skipped_special: int = 0  # symlinks, FIFOs, sockets, devices
     unreadable: list[str] = field(default_factory=list)
 
     def merge(self, other: "ScanStats") -> None:
@@ -96,6 +98,7 @@ class ScanStats:
         self.skipped_binary += other.skipped_binary
         self.skipped_large += other.skipped_large
         self.skipped_excluded += other.skipped_excluded
+        self.skipped_special += other.skipped_special
         self.unreadable += other.unreadable
 
 
@@ -167,21 +170,30 @@ class Matcher:
                 if match[3] not in self.literal_keys:
                     entity_id = match[3].decode("utf-8", errors="replace")
                     found[(match.start(3), self.check_call_kinds[match[1]], entity_id)] = (entity_id, CHECK_CALL)
-        return [self._hit(data, path, offset, entity_type, entity_id, matched, kind)
-                for (offset, entity_type, entity_id), (matched, kind) in sorted(found.items())]
-
-    @staticmethod
-    def _hit(data: bytes, path: str, offset: int, entity_type: str, entity_id: str, matched: str, kind: str) -> Hit:
-        line_start = data.rfind(b"\n", 0, offset) + 1
-        line_end = data.find(b"\n", offset)
-        if line_end < 0:
-            line_end = len(data)
-        raw = data[line_start:line_end].rstrip(b"\r")
-        column = len(raw[: offset - line_start].decode("utf-8", errors="replace")) + 1
-        text = raw.decode("utf-8", errors="replace").strip()
-        if len(text) > TEXT_MAX_CHARS:
-            text = text[: TEXT_MAX_CHARS - 1] + "…"
-        return Hit(entity_type, entity_id, path, data.count(b"\n", 0, offset) + 1, column, text, matched, kind)
+        # Positions are found walking forward from hit to hit: looking back to the start of the file for each
+        # hit made a file with many hits (a flags export, one long JSON line) quadratic in its size.
+        hits: list[Hit] = []
+        line, counted_to = 1, 0  # newlines counted in data[:counted_to]
+        line_start, text = 0, ""
+        column, column_to = 1, 0  # column is the character count of data[line_start:column_to], plus one
+        for (offset, entity_type, entity_id), (matched, kind) in sorted(found.items()):
+            newlines = data.count(b"\n", counted_to, offset)
+            if newlines or not hits:
+                line += newlines
+                line_start = data.rfind(b"\n", counted_to, offset) + 1 if newlines else 0
+                line_end = data.find(b"\n", offset)
+                raw = data[line_start : line_end if line_end >= 0 else len(data)].rstrip(b"\r")
+                text = raw.decode("utf-8", errors="replace").strip()
+                if len(text) > TEXT_MAX_CHARS:
+                    text = text[: TEXT_MAX_CHARS - 1] + "…"
+                column, column_to = 1, line_start
+            counted_to = offset
+            # Every offset is an ASCII byte (a token's start) or follows one (a delimiter), where no UTF-8
+            # sequence can continue: decoding the line piecewise counts what decoding its prefix would.
+            column += len(data[column_to:offset].decode("utf-8", errors="replace"))
+            column_to = offset
+            hits.append(Hit(entity_type, entity_id, path, line, column, text, matched, kind))
+        return hits
 
 
 @dataclass(frozen=True)
@@ -205,6 +217,34 @@ def _git(root: Path, *args: str) -> Optional[bytes]:
     return done.stdout if done.returncode == 0 else None
 
 
+def _toplevel(path: Path) -> Optional[Path]:
+    """The top level of the git work tree holding `path`; None for a folder outside any repository. A repository
+    git will not read is an error: read as a plain folder, it would bring in untracked and ignored files."""
+    try:
+        # C locale: git's messages are told apart below, and a translated one would not be recognised
+        done = subprocess.run(["git", "-C", str(path), "rev-parse", "--show-toplevel"], capture_output=True,
+                              check=False, env={**os.environ, "LC_ALL": "C"})
+    except OSError:
+        resolved = path.resolve()
+        if any(os.path.lexists(folder / ".git") for folder in (resolved, *resolved.parents)):
+            raise ScanInputError(f"{path}: a git repository, but the git command is not installed:"
+                                 " install git to scan its tracked files") from None
+        return None
+    if done.returncode == 0:
+        # the file system's own decoding (surrogates for bytes that are not UTF-8), so the folder can be opened
+        return Path(os.fsdecode(done.stdout.rstrip(b"\r\n")))
+    message = done.stderr.decode("utf-8", errors="replace").strip()
+    if "not a git repository" in message:
+        return None
+    dubious = re.search(r"detected dubious ownership in repository at '([^\n]*)'", message)
+    if dubious:
+        # not bypassed with -c safe.directory: a stranger's repository config can run programs through git
+        raise ScanInputError(f"{path}: git refuses this repository (detected dubious ownership in repository at"
+                             f" '{dubious[1]}'); if you trust it: git config --global --add safe.directory {dubious[1]}")
+    reason = message.splitlines()[0].removeprefix("fatal: ") if message else f"exit code {done.returncode}"
+    raise ScanInputError(f"{path}: git cannot read this repository ({reason})")
+
+
 def open_repository(path: Path, name: Optional[str] = None, branch: Optional[str] = None) -> Repository:
     """The repository at `path` (a git work tree's top level, or a plain folder)."""
     if not path.exists():
@@ -213,18 +253,22 @@ def open_repository(path: Path, name: Optional[str] = None, branch: Optional[str
         raise ScanInputError(f"{path}: not a directory (give the repository's folder)")
     if not os.access(path, os.R_OK | os.X_OK):
         raise ScanInputError(f"{path}: cannot read this folder (permission denied)")
-    toplevel = _git(path, "rev-parse", "--show-toplevel")
-    if toplevel is None:
+    root = _toplevel(path)
+    if root is not None and root.resolve() != path.resolve() and _git(path, "ls-files", "-z") == b"":
+        # A folder git ignores or does not track yet, inside a repository (a home folder kept in git, a
+        # virtualenv): its enclosing repository holds none of its files, so it is read as a plain folder.
+        log.info("%s: not tracked by the git repository around it; read as a plain folder", path)
+        root = None
+    if root is None:
         root = path.resolve()
-        return Repository(root, name or root.name, False, None, None)
-    root = Path(toplevel.decode("utf-8", errors="replace").strip())
+        return Repository(root, shown_path(name or root.name), False, None, None)
     commit = _git(root, "rev-parse", "--verify", "--quiet", "HEAD")
     if branch is None:
         current = _git(root, "symbolic-ref", "--short", "-q", "HEAD")
         branch = current.decode("utf-8", errors="replace").strip() if current else None
     return Repository(
         root,
-        name or root.name,
+        shown_path(name or root.name),
         True,
         branch or None,
         commit.decode().strip() if commit else None,
@@ -275,12 +319,21 @@ def scan_files(
     matcher: Matcher,
     max_file_bytes: Optional[int] = DEFAULT_MAX_FILE_BYTES,
 ) -> tuple[list[Hit], ScanStats]:
-    """Reads each file once, as bytes; skips binary and oversized files."""
+    """Reads each file once, as bytes; skips binary and oversized files, symlinks and special files."""
     stats = ScanStats(files_listed=len(paths))
     hits: list[Hit] = []
     for path in paths:
         full = os.path.join(root, path)
         try:
+            mode = os.lstat(full).st_mode
+            if stat.S_ISDIR(mode):
+                continue  # a submodule's folder, listed by git as one entry
+            if not stat.S_ISREG(mode):
+                # A FIFO would block open() forever; a symlink leads out of the repository or to a file that
+                # is scanned in its own right (git stores a link as its target's name; os.walk does not
+                # follow folder links either).
+                stats.skipped_special += 1
+                continue
             with open(full, "rb") as handle:
                 if max_file_bytes is not None:
                     size = os.fstat(handle.fileno()).st_size
@@ -302,8 +355,18 @@ def scan_files(
             continue
         stats.files_scanned += 1
         stats.bytes_scanned += len(data)
-        hits += matcher.hits(data, path)
+        hits += matcher.hits(data, shown_path(path))
     return hits, stats
+
+
+def shown_path(path: str) -> str:
+    """The path as stored and shown: file names are bytes, and one that is not UTF-8 (a Latin-1 `café.py`)
+    holds surrogates after `surrogateescape` that no destination accepts; they become U+FFFD (`�`), as in the lines."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return path.encode("utf-8", errors="surrogateescape").decode("utf-8", errors="replace")
+    return path
 
 
 # The pool's workers inherit the matcher when forked instead of unpickling 20,000 ids per task.

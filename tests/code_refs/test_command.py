@@ -168,6 +168,8 @@ def test_no_database_or_no_console_data_is_one_line(tmp_path, gatehouse):
         (["--aliases", "{tmp}/none.yaml"], "cannot read it"),
         (["--delimiters", "a<"], "--delimiters 'a<': give ASCII punctuation only"),
         (["--delimiters", "«»"], "give ASCII punctuation only"),
+        # every file would be 'too large' and the rescan would replace the references with none
+        (["--max-file-size", "-1"], "--max-file-size -1: give a number of bytes, or 0 for no limit"),
     ],
 )
 def test_bad_options_are_one_line(argv, message, database, tmp_path, gatehouse):
@@ -200,3 +202,83 @@ def test_an_unreachable_destination_is_one_line_without_its_password(tmp_path, g
     assert run.code == 2
     assert run.error_line.startswith("gatehouse: error: destination postgres: cannot connect: ")
     assert "pw-sentinel-91" not in run.err + run.out
+
+
+@pytest.mark.parametrize("as_git", [True, False], ids=["repository", "plain folder"])
+def test_a_file_name_that_is_not_utf8_is_loaded_with_a_replacement_character(as_git, database, tmp_path, gatehouse):
+    # file names are bytes on POSIX; one saved in Latin-1 ('café.py') is not valid UTF-8 and used to fail the load
+    web = tmp_path / "web"
+    web.mkdir()
+    name = os.fsdecode(b"caf\xe9.py")
+    (web / name).write_text('check("new_nav")\n')
+    if as_git:
+        commit_files(web, {})
+    run = gatehouse("code-refs", str(web), "--duckdb", str(database))
+    assert run.code == 0, run.err
+    assert references_by_repository(database) == [("web", "caf\N{REPLACEMENT CHARACTER}.py", 1, "new_nav")]
+
+
+def test_symlinks_and_special_files_are_counted_as_skipped(database, tmp_path, gatehouse):
+    scripts = tmp_path / "scripts"
+    scripts.mkdir()
+    (scripts / "x.sh").write_text("flag='new_nav'\n")
+    (scripts / "y.sh").symlink_to(scripts / "x.sh")
+    os.mkfifo(scripts / "pipe")
+    run = gatehouse("code-refs", str(scripts), "--duckdb", str(database))
+    assert run.code == 0, run.err
+    assert run.out.splitlines() == [
+        "scripts: 1 references to 1 gates and 0 dynamic configs, 0 ids the console does not have",
+        "  1 files scanned (0.0 MB), skipped: 2 symlinks or special files",
+    ]
+
+
+@pytest.mark.parametrize("as_git", [True, False], ids=["repository", "plain folder"])
+def test_a_folder_name_that_is_not_utf8_is_scanned_and_named_with_a_replacement_character(as_git, database, tmp_path, gatehouse):
+    # git could not list a repository under such a folder (its path was decoded with replacement characters),
+    # and a plain folder's name failed the load
+    web = tmp_path / os.fsdecode(b"r\xe9po")
+    web.mkdir()
+    (web / "a.py").write_text('check("new_nav")\n')
+    if as_git:
+        commit_files(web, {})
+    run = gatehouse("code-refs", str(web), "--duckdb", str(database))
+    assert run.code == 0, run.err
+    assert references_by_repository(database) == [("r\N{REPLACEMENT CHARACTER}po", "a.py", 1, "new_nav")]
+
+
+def test_a_database_a_notebook_holds_is_waited_for_then_given_up_on_in_one_line(database, tmp_path, gatehouse):
+    # the ids were read before the wait that --lock-timeout promises: a held file failed the scan at once
+    from tests.drills.test_database_in_use import Holder
+
+    web = tmp_path / "web"
+    commit_files(web, {"a.py": 'check("new_nav")\n'})
+    holder = Holder(database, seconds=2)
+    try:
+        run = gatehouse("code-refs", str(web), "--duckdb", str(database), "--lock-timeout", "120")
+    finally:
+        holder.release()
+    assert run.code == 0, run.err
+    assert references_by_repository(database) == [("web", "a.py", 1, "new_nav")]
+    holder = Holder(database, seconds=120)
+    try:
+        run = gatehouse("code-refs", str(web), "--duckdb", str(database), "--lock-timeout", "1")
+    finally:
+        holder.release()
+    [line] = [line for line in run.err.splitlines() if line.startswith("gatehouse: error:")]
+    assert run.code == 2 and f"(PID {holder.pid})" in line and "waited 1 s" in line and "--lock-timeout" in line
+    assert references_by_repository(database) == [("web", "a.py", 1, "new_nav")]
+
+
+def test_an_aliases_file_that_is_not_utf8_is_one_line(database, tmp_path, gatehouse):
+    # PowerShell's `>` writes UTF-16: the scan ended in a UnicodeDecodeError traceback
+    web = tmp_path / "web"
+    commit_files(web, {"a.py": 'check("NEW_NAV")\n'})
+    aliases = tmp_path / "aliases.json"
+    aliases.write_bytes('{"new_nav": ["NEW_NAV"]}'.encode("utf-16"))
+    run = gatehouse("code-refs", str(web), "--duckdb", str(database), "--aliases", str(aliases))
+    assert run.code == 2
+    assert run.error_line == f"gatehouse: error: --aliases {aliases}: not UTF-8 text (save it as UTF-8)"
+    # a UTF-8 file with a byte-order mark (PowerShell's Out-File -Encoding utf8) is read
+    aliases.write_bytes('{"new_nav": ["NEW_NAV"]}'.encode("utf-8-sig"))
+    assert gatehouse("code-refs", str(web), "--duckdb", str(database), "--aliases", str(aliases)).code == 0
+    assert query(database, "select entity_id, matched, match_kind from console.code_references") == [("new_nav", "NEW_NAV", "alias")]

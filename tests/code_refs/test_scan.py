@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -202,3 +203,82 @@ def test_missing_and_unreadable_paths_are_one_line_errors(tmp_path):
     (tmp_path / "f").write_text("x")
     with pytest.raises(ScanInputError, match="not a directory"):
         open_repository(tmp_path / "f")
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("workers", [1, 2])
+def test_symlinks_and_special_files_are_not_followed(tmp_path, workers):
+    # A FIFO used to block the scan forever (open() waits for a writer); a symlink was read through, to a file
+    # outside the folder or twice to one inside it. Neither is the repository's own text: both are skipped.
+    outside = tmp_path / "outside.py"
+    outside.write_bytes(b'check("pricing")\n')
+    root = tmp_path / "scripts"
+    write(root, {"a.py": b'check("new_checkout")\n'})
+    os.mkfifo(root / "pipe")
+    (root / "to_outside.py").symlink_to(outside)
+    (root / "twice.py").symlink_to(root / "a.py")
+    (root / "loop1").symlink_to(root / "loop2")
+    (root / "loop2").symlink_to(root / "loop1")
+    hits, stats = scan_repository(open_repository(root), Matcher(ENTITIES), workers=workers)
+    assert [(h.path, h.line, h.entity_id) for h in hits] == [("a.py", 1, "new_checkout")]
+    assert (stats.files_listed, stats.files_scanned, stats.skipped_special, stats.unreadable) == (6, 1, 5, [])
+
+
+def test_a_tracked_symlink_is_not_followed(repository):
+    (repository / "src" / "link.py").symlink_to(repository / "src" / "app.py")
+    git(repository, "add", "src/link.py")
+    git(repository, "commit", "-q", "-m", "link")
+    hits, stats = scan_repository(open_repository(repository), Matcher(ENTITIES))
+    assert [h.path for h in hits] == ["docs/readme.md", "generated/flags.ts", "src/app.py", "src/big.json"]
+    assert stats.skipped_special == 1
+
+
+def test_a_folder_git_does_not_track_inside_a_repository_is_a_plain_folder(repository):
+    # e.g. a checkout under a home folder kept in git (dotfiles), or a virtualenv's site-packages: scanning the
+    # enclosing repository instead read none of the folder's files and stored them under the wrong name
+    write(repository, {"build/out/flags.js": b'check("pricing")\n'})
+    repo = open_repository(repository / "build" / "out")
+    assert (repo.root, repo.name, repo.is_git, repo.branch, repo.commit) == (
+        (repository / "build" / "out").resolve(), "out", False, None, None,
+    )
+    hits, _ = scan_repository(repo, Matcher(ENTITIES))
+    assert [(h.path, h.entity_id) for h in hits] == [("flags.js", "pricing")]
+
+
+def test_positions_of_many_hits_in_a_file_are_those_of_each_line_scanned_alone():
+    # Many hits on one line and across lines, multi-byte and undecodable bytes between them, CRLF, a token
+    # right after a non-ASCII letter, an id that is not ASCII: the positions found walking forward through the
+    # file (linear in its size) are those of each line scanned on its own, where line and column are plain.
+    entities = ENTITIES + [Entity("gate", "café")]
+    rules = MatchRules(whole_token=True, aliases={"NEW_CHECKOUT": ["new_checkout"]})
+    line = 'é "new_checkout" ü pricing "café" énew_checkout NEW_CHECKOUT check_gate(u, "ghost") `dark-mode`'.encode()
+    lines = [line, line.replace("é".encode(), b"\xe9") + b"\r", b"", b'"pricing"' * 300, b"x = 1", line]
+    data = b"\n".join(lines)
+    matcher = Matcher(entities, rules)
+    expected = [
+        (number, hit.column, hit.text, hit.entity_id, hit.match_kind)
+        for number, text in enumerate(lines, start=1)
+        for hit in matcher.hits(text, "f")
+    ]
+    assert len(expected) == 7 + 6 + 7 + 300  # the Latin-1 line has no "café"
+    assert [(hit.line, hit.column, hit.text, hit.entity_id, hit.match_kind) for hit in matcher.hits(data, "f")] == expected
+
+
+def test_a_repository_git_refuses_is_one_line_not_a_plain_folder(repository, monkeypatch):
+    # A checkout owned by another user (a CI container, a mounted volume): git refuses it, and the scan used to
+    # read it as a plain folder, untracked and ignored files included, with no branch or commit, exit 0.
+    monkeypatch.setenv("GIT_TEST_ASSUME_DIFFERENT_OWNER", "1")  # git's own switch for this check
+    with pytest.raises(ScanInputError) as refused:
+        open_repository(repository / "src")
+    assert str(refused.value) == (
+        f"{repository / 'src'}: git refuses this repository (detected dubious ownership in repository at"
+        f" '{repository}'); if you trust it: git config --global --add safe.directory {repository}"
+    )
+
+
+def test_a_folder_with_git_data_but_no_git_command_is_one_line(repository, monkeypatch):
+    # without git the tracked files cannot be told from the rest: not read as a plain folder in silence
+    monkeypatch.setenv("PATH", str(repository / "no-such-bin"))
+    with pytest.raises(ScanInputError) as refused:
+        open_repository(repository)
+    assert str(refused.value) == f"{repository}: a git repository, but the git command is not installed: install git to scan its tracked files"

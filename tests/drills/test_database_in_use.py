@@ -157,3 +157,13 @@ def test_the_lock_timeout_setting_and_a_bad_value(drill, monkeypatch):
         assert "waited 0 s" in drill.run_failing()
     finally:
         holder.release()
+
+
+@pytest.mark.parametrize("value", ["-5", "nan"])
+def test_a_negative_or_nan_lock_timeout_is_refused(drill, monkeypatch, value):
+    # nan made the deadline unreachable: a run waited for ever on a held file instead of giving up
+    monkeypatch.setenv("GATEHOUSE__LOCK_TIMEOUT", value)
+    assert drill.run_failing() == f"gatehouse.lock_timeout must be 0 or more seconds, not {value!r}"
+    monkeypatch.delenv("GATEHOUSE__LOCK_TIMEOUT")
+    assert drill.run_failing(lock_timeout_s=float(value)) == f"--lock-timeout {value}: give 0 or more seconds"
+    assert drill.twin.requests == []

@@ -160,3 +160,28 @@ def test_a_file_that_is_not_duckdb_is_one_line(tmp_path, capsys):
     assert main(["report", "--duckdb", str(bogus), "--out", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith(f"gatehouse: error: cannot read {bogus} as a gatehouse DuckDB database: ") and "\n" not in err
+
+
+def test_an_out_folder_that_cannot_be_made_is_one_line(hand_built_db, tmp_path, capsys):
+    database = tmp_path / "flags.duckdb"
+    database.write_bytes(hand_built_db.read_bytes())
+    (tmp_path / "taken").write_text("a file where the folder should be")
+    assert main(["report", "--duckdb", str(database), "--out", str(tmp_path / "taken" / "reports")]) == 2
+    [line] = [line for line in capsys.readouterr().err.splitlines() if line.startswith("gatehouse: error:")]
+    assert line == f"gatehouse: error: cannot use {tmp_path / 'taken' / 'reports'}: a file is where a folder is needed"
+
+
+def test_a_notebook_opened_where_there_is_no_database_says_so_and_creates_none(tmp_path, monkeypatch):
+    # Jupyter starts a kernel in the notebook's folder: ./gatehouse.duckdb used to be created there, empty,
+    # and the first view failed with DuckDB's 'Table with name as_of does not exist'
+    from pipelines.errors import GatehouseError
+    from pipelines.notebook import NotebookData
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(GatehouseError) as failure:
+        NotebookData.open("", "gatehouse.duckdb")
+    assert str(failure.value) == (
+        f"no database at gatehouse.duckdb ({tmp_path / 'gatehouse.duckdb'}): load one with `gatehouse run`"
+        " (or `gatehouse run --demo`), or set GATEHOUSE_DUCKDB to its path before the first cell"
+    )
+    assert list(tmp_path.iterdir()) == []

@@ -175,3 +175,18 @@ def test_gatehouse_twin_serve_answers_curl_for_every_operation():
         out, err = server.communicate(timeout=10)
     assert server.returncode == 0, err
     assert "Console twin stopped." in out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--port", "99999"], "argument --port: expected a port from 0 to 65535, got '99999'"),
+    (["--port", "-1"], "argument --port: expected a port from 0 to 65535, got '-1'"),
+    (["--latency-ms", "-5"], "argument --latency-ms: expected 0 or more milliseconds, got '-5'"),
+])
+def test_twin_serve_refuses_a_bad_port_or_latency_in_one_line(argv, message, capsys):
+    # a port past 65535 ended in an OverflowError traceback from bind()
+    from pipelines.cli import main
+
+    with pytest.raises(SystemExit) as stop:
+        main(["twin", "serve", *argv])
+    assert stop.value.code == 2
+    assert capsys.readouterr().err.splitlines()[-1] == f"gatehouse twin serve: error: {message}"

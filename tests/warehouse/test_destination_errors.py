@@ -79,3 +79,19 @@ def test_a_run_into_filesystem_loads_the_raw_tables_and_says_there_are_no_views(
     assert capsys.readouterr().out.splitlines()[0] == "gatehouse: filesystem"
     assert list((workdir / "lake" / "console" / "gates").glob("*.parquet"))
     assert any("no analysis views on filesystem" in record.getMessage() for record in caplog.records)
+
+
+@pytest.mark.parametrize("command", ["views", "report"])
+def test_missing_warehouse_credentials_are_one_line_naming_each_setting(command, workdir, monkeypatch, capsys):
+    # `gatehouse run` said this in one line; views and report ended in dlt's 50-line traceback, exit 1
+    monkeypatch.delenv("DESTINATION__POSTGRES__CREDENTIALS")
+    assert main([*COMMANDS[command], "--destination", "postgres"]) == 2
+    out, err = capsys.readouterr()
+    assert error_lines(err) == [
+        "gatehouse: error: missing setting destination.postgres.credentials.database (DESTINATION__POSTGRES__CREDENTIALS__DATABASE),"
+        " destination.postgres.credentials.host (DESTINATION__POSTGRES__CREDENTIALS__HOST),"
+        " destination.postgres.credentials.password (DESTINATION__POSTGRES__CREDENTIALS__PASSWORD),"
+        " destination.postgres.credentials.username (DESTINATION__POSTGRES__CREDENTIALS__USERNAME):"
+        " set it in .dlt/config.toml, .dlt/secrets.toml or the environment"
+    ]
+    assert out == "" and "Traceback" not in err and not (workdir / "reports").exists()
