@@ -265,10 +265,13 @@ class Destination:
 
         return Path(get_dlt_pipelines_dir()) / f"{PIPELINE_NAME}.lock"
 
-    def wait_until_free(self, timeout_s: Optional[float] = None) -> None:
-        """Waits (bounded) until no other program holds the DuckDB file; other destinations need no wait."""
+    def wait_until_free(self, timeout_s: Optional[float] = None, extracted: bool = False) -> None:
+        """Waits (bounded) until no other program holds the DuckDB file; other destinations need no wait.
+
+        `extracted`: a run waiting to load what it has extracted (the message on giving up says it is kept).
+        """
         if self.is_duckdb_file and self.duckdb_path.is_file():
-            wait_for_duckdb_file(self.duckdb_path, lock_timeout(timeout_s))
+            wait_for_duckdb_file(self.duckdb_path, lock_timeout(timeout_s), extracted)
 
     def held_by(self, err: BaseException) -> Optional[str]:
         """'program (PID n)' when `err`, or what it wraps, is DuckDB refusing a file another process holds."""
@@ -282,11 +285,12 @@ class Destination:
             current = getattr(current, "exception", None) or current.__cause__ or current.__context__
         return None
 
-    def held_message(self, holder: str, timeout_s: float) -> str:
+    def held_message(self, holder: str, timeout_s: float, extracted: bool = False) -> str:
+        # Only a run that has extracted has something kept for later; views, report and code-refs have not.
+        kept = "; what was extracted is kept and loads on the next run" if extracted else ""
         return (
             f"{self.duckdb_path} is held open by {holder}; waited {timeout_s:.0f} s: close it there (a notebook or BI"
-            " tool holding the file) and run again, or raise --lock-timeout; what was extracted is kept and loads"
-            " on the next run"
+            f" tool holding the file) and try again, or raise --lock-timeout{kept}"
         )
 
 
@@ -362,7 +366,7 @@ def lock_timeout(timeout_s: Optional[float] = None) -> float:
     return seconds
 
 
-def wait_for_duckdb_file(path: Path, timeout_s: float) -> None:
+def wait_for_duckdb_file(path: Path, timeout_s: float, extracted: bool = False) -> None:
     import duckdb
 
     deadline = time.monotonic() + timeout_s
@@ -377,7 +381,7 @@ def wait_for_duckdb_file(path: Path, timeout_s: float) -> None:
                 raise GatehouseError(f"cannot read {path} as a gatehouse DuckDB database: {_first_line(err)}") from err
             holder = f"{match['program']} (PID {match['pid']})"
             if time.monotonic() >= deadline:
-                raise GatehouseError(Destination(duckdb_path=path).held_message(holder, timeout_s)) from None
+                raise GatehouseError(Destination(duckdb_path=path).held_message(holder, timeout_s, extracted)) from None
             if not announced:
                 log.warning("%s is held open by %s: waiting up to %.0f s", path, holder, timeout_s)
                 announced = True

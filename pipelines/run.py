@@ -118,12 +118,12 @@ def load_when_free(destination: Destination, pipeline: dlt.Pipeline, err: Pipeli
     """
     if err.step != "load" or destination.held_by(err) is None:
         raise GatehouseError(explain(err)) from err
-    destination.wait_until_free(timeout_s)
+    destination.wait_until_free(timeout_s, extracted=True)
     try:
         return pipeline.load()
     except PipelineStepFailed as again:
         holder = destination.held_by(again)
-        raise GatehouseError(destination.held_message(holder, timeout_s) if holder else explain(again)) from again
+        raise GatehouseError(destination.held_message(holder, timeout_s, extracted=True) if holder else explain(again)) from again
 
 
 def finish_interrupted_load(pipeline: dlt.Pipeline) -> None:

@@ -90,6 +90,7 @@ def test_a_file_held_past_the_timeout_fails_with_the_holder_and_loses_nothing(dr
         holder.release()
     assert message.startswith(f"{drill.duckdb_path} is held open by "), message
     assert f"(PID {holder.pid})" in message and "waited 1 s" in message and "--lock-timeout" in message, message
+    assert "extracted" not in message, "nothing was extracted, so nothing is said to be kept"
     assert drill.twin.requests == [], "nothing is extracted while the file is held at the start"
     assert_same_tables(snapshot(drill.duckdb_path), before)
 
