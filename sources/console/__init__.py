@@ -19,10 +19,14 @@ from sources.console import settings
 from sources.console.client import ClientOptions, ConsoleClient
 from sources.console.errors import NotFoundError
 from sources.console.extraction import (
+    CONFIG_ARRAYS,
+    GATE_ARRAYS,
+    HOLDOUT_ARRAYS,
     AbsenceCheck,
     Catalogue,
     ExtractionReport,
     NumberColumns,
+    arrays_as_lists,
     batched,
     exposure_rows,
     has_concluded,
@@ -31,7 +35,6 @@ from sources.console.extraction import (
     live_dynamic_configs,
     live_gates,
     service_today,
-    target_values_as_lists,
     unique,
     utc_now,
 )
@@ -52,7 +55,7 @@ JSON = {"data_type": "json"}
 # column's type never depends on which value dlt met first, nor, with two normalize workers, on which
 # worker's inference was merged first (the other would get a `value__v_text` variant column).
 # dlt needs every table on the path declared, hence the empty hints for conditions.
-# A scalar targetValue is made a one-item list first (extraction.target_values_as_lists).
+# A scalar targetValue is made a one-item list first (extraction.arrays_as_lists).
 TARGET_VALUES = {
     ("rules", "conditions"): {},
     ("rules", "conditions", "target_value"): {"columns": {"value": {"name": "value", "data_type": "text"}}},
@@ -146,13 +149,14 @@ def console(
         table: str,
         numbers: NumberColumns,
         hints: Callable[[], dict],
+        arrays: Sequence[str],
         read: Callable[..., Iterator[list[dict]]],
         confirm: Callable[[AbsenceCheck, list[str]], list[dict]],
     ) -> Iterator[Any]:
         retype = numbers.check_destination(dlt.current.source_schema())
         absences = AbsenceCheck(dlt.current.resource_state(), table)
         for page in read(check_total=not absences.confirms):
-            target_values_as_lists(page)
+            arrays_as_lists(page, arrays)
             absences.saw(page)
             catalogue.record_list_page(table, page)
             report.add(table, len(page))
@@ -163,7 +167,7 @@ def console(
             else:
                 yield page
         if live := absences.finish(lambda missing: confirm(absences, missing)):
-            target_values_as_lists(live)
+            arrays_as_lists(live, arrays)
             catalogue.record_list_page(table, live)
             report.add(table, len(live), pages=0)
             yield live
@@ -181,7 +185,7 @@ def console(
         def confirm(absences: AbsenceCheck, missing: list[str]) -> list[dict]:
             return live_gates(client, missing, absences.before or {})
 
-        yield from listed_versions("gates", gate_numbers, gate_hints, client.list_gates, confirm)
+        yield from listed_versions("gates", gate_numbers, gate_hints, GATE_ARRAYS, client.list_gates, confirm)
 
     @dlt.resource(
         name="dynamic_configs",
@@ -202,7 +206,9 @@ def console(
             room = len(absences.seen) + len(missing) + client.options.page_size
             return live_dynamic_configs(client, missing, room)
 
-        yield from listed_versions("dynamic_configs", config_numbers, config_hints, client.list_dynamic_configs, confirm)
+        yield from listed_versions(
+            "dynamic_configs", config_numbers, config_hints, CONFIG_ARRAYS, client.list_dynamic_configs, confirm
+        )
 
     @dlt.resource(name="qualifying_events", primary_key="name", write_disposition="merge")
     def qualifying_events() -> Iterator[list[dict]]:
@@ -233,6 +239,7 @@ def console(
                 catalogue.record_missing_holdout(holdout_id)
                 report.skip("holdouts", holdout_id, holdout.message)
                 continue
+            arrays_as_lists([holdout], HOLDOUT_ARRAYS)
             catalogue.record_holdout(holdout)
             found.append(holdout)
         report.add("holdouts", len(found), pages=0)

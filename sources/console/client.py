@@ -241,7 +241,17 @@ class Endpoint:
     auth: Auth = "console"
 
     def path(self, **ids: str) -> str:
-        return self.template.format(**{k: quote(v, safe="") for k, v in ids.items()})
+        return self.template.format(**{k: path_segment(v) for k, v in ids.items()})
+
+
+def path_segment(value: str) -> str:
+    """An id as one path segment: `/` and every other reserved character percent-encoded.
+
+    An id that is exactly `.` or `..` is a dot segment, which URL normalisation removes (`gates/..`
+    would be sent as `/console/v1`, another resource); its dots are percent-encoded so it stays an id.
+    """
+    segment = quote(value, safe="")
+    return segment.replace(".", "%2E") if segment in (".", "..") else segment
 
 
 _READ = "a console API key with read access"

@@ -111,7 +111,7 @@ class Catalogue:
 
     # -- recorded by the resources as they stream -------------------------------------------
     def record_list_page(self, list_name: str, page: Sequence[dict[str, Any]]) -> None:
-        refs = [h for item in page for h in (item.get("holdoutIDs") or [])]
+        refs = [h for item in page for h in (as_list(item.get("holdoutIDs")) or [])]
         with self._lock:
             self._list_holdout_refs.setdefault(list_name, []).extend(refs)
 
@@ -122,7 +122,7 @@ class Catalogue:
 
     def record_holdout(self, holdout: dict[str, Any]) -> None:
         with self._lock:
-            self._holdout_experiments[holdout["id"]] = list(holdout.get("experimentIDs") or [])
+            self._holdout_experiments[holdout["id"]] = list(as_list(holdout.get("experimentIDs")) or [])
 
     def record_missing_holdout(self, holdout_id: str) -> None:
         with self._lock:
@@ -205,21 +205,36 @@ class AbsenceCheck:
         return live
 
 
-def target_values_as_lists(items: Sequence[dict[str, Any]]) -> Sequence[dict[str, Any]]:
-    """Makes every rule condition's scalar `targetValue` a one-item list, in place; returns `items`.
+# Top-level fields the interface declares as arrays, per entity (see `arrays_as_lists`).
+GATE_ARRAYS = ("targetApps", "holdoutIDs", "tags", "monitoringMetrics")
+CONFIG_ARRAYS = ("targetApps", "holdoutIDs", "tags")
+HOLDOUT_ARRAYS = ("targetApps", "tags", "gateIDs", "experimentIDs", "layerIDs")
 
-    The OpenAPI allows a string or a number where the interface shows an array (a `passes_gate`
-    condition naming one gate). Loaded as is, a scalar becomes a column of the conditions table while
-    arrays become rows of its `target_value` table, where every reader looks for them: a gate
-    referenced by a scalar would read as referenced by nothing. `null` (no target) stays null.
+
+def as_list(value: Any) -> Any:
+    """A value the contract declares an array: a scalar sent in its place is a one-item list; null stays null."""
+    return [value] if isinstance(value, (str, int, float, bool)) else value
+
+
+def arrays_as_lists(items: Sequence[dict[str, Any]], fields: Sequence[str]) -> Sequence[dict[str, Any]]:
+    """Makes each of `fields`, and every rule condition's `targetValue`, a list where a scalar came; in place.
+
+    The published schemas allow a scalar where the interface shows an array: a condition's
+    `targetValue` (a `passes_gate` condition naming one gate), a config's `targetApps` (a string in the
+    unarchive schema). Loaded as is, a scalar becomes a column of the parent table while arrays become
+    rows of a nested table, where every reader looks for them: a gate referenced by a scalar would read
+    as referenced by nothing, and a holdout id sent as a string would be read letter by letter.
     """
     for item in items:
+        for name in fields:
+            if name in item:
+                item[name] = as_list(item[name])
         for rule in item.get("rules") or ():
             if not isinstance(rule, dict):
                 continue
             for condition in rule.get("conditions") or ():
-                if isinstance(condition, dict) and isinstance(condition.get("targetValue"), (str, int, float)):
-                    condition["targetValue"] = [condition["targetValue"]]
+                if isinstance(condition, dict) and "targetValue" in condition:
+                    condition["targetValue"] = as_list(condition["targetValue"])
     return items
 
 

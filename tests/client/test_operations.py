@@ -192,3 +192,21 @@ def test_paginate_refuses_paths_that_could_leave_the_base_url(make_client, path)
     with pytest.raises(ConfigurationError):
         list(client.paginate(path))
     assert console.sent == []
+
+
+@pytest.mark.parametrize(
+    "call, path",
+    [
+        (lambda c: c.get_gate(".."), "/console/v1/gates/%2E%2E"),
+        (lambda c: c.get_holdout("."), "/console/v1/holdouts/%2E"),
+        (lambda c: c.get_cumulative_exposures(".."), "/console/v1/experiments/%2E%2E/cumulative_exposures"),
+        (lambda c: c.get_ingestion_run("..."), "/console/v1/ingestion/runs/..."),
+        (lambda c: c.get_gate("a..b"), "/console/v1/gates/a..b"),
+    ],
+    ids=["gate-dotdot", "holdout-dot", "exposures-dotdot", "three-dots", "dots-inside"],
+)
+def test_an_id_that_is_a_dot_segment_is_sent_as_an_id(make_client, call, path):
+    """`..` sent as it is would be normalised away: GET /gates/.. would ask for /console/v1 instead."""
+    client, console = make_client(lambda request, sent: answer(200, {"message": "m", "data": {"id": "x"} if "exposures" not in request.url.path else []}))
+    call(client)
+    assert console.sent[0].request.url.raw_path.decode() == path

@@ -46,8 +46,16 @@ def entity(entity_id: str, conditions: list[dict]) -> dict:
     }
 
 
-def serve(lists: dict[str, list[dict]]):
+def serve(lists: dict[str, list[dict]], reads: dict[str, object] | None = None, asked: list[str] | None = None):
+    """Lists by path (one page), and single reads by path (`reads`); every path asked is noted in `asked`."""
+
     def handler(request: httpx.Request) -> httpx.Response:
+        if asked is not None:
+            asked.append(request.url.path)
+        if request.url.path in (reads or {}):
+            return httpx.Response(200, json={"message": "read", "data": reads[request.url.path]})
+        if request.url.path not in lists:
+            return httpx.Response(404, json={"status": 404, "message": f"{request.url.path} not found"})
         page = int(parse_qs(request.url.query.decode()).get("page", ["1"])[0])
         data = lists.get(request.url.path, []) if page == 1 else []
         pagination = {"itemsPerPage": 1000, "pageNumber": page, "nextPage": None, "previousPage": None}
@@ -56,7 +64,7 @@ def serve(lists: dict[str, list[dict]]):
     return httpx.MockTransport(handler)
 
 
-def load(tmp_path: Path, lists: dict[str, list[dict]]) -> Path:
+def load(tmp_path: Path, lists: dict[str, list[dict]], reads: dict[str, object] | None = None, asked: list[str] | None = None) -> Path:
     db = tmp_path / "shapes.duckdb"
     pipeline = dlt.pipeline(
         pipeline_name="shapes",
@@ -64,7 +72,7 @@ def load(tmp_path: Path, lists: dict[str, list[dict]]) -> Path:
         pipelines_dir=str(tmp_path / "pipelines"),
         dataset_name="console",
     )
-    pipeline.run(console(base_url=BASE_URL, api_key=API_KEY, transport=serve(lists)))
+    pipeline.run(console(base_url=BASE_URL, api_key=API_KEY, transport=serve(lists, reads, asked)))
     return db
 
 
@@ -112,3 +120,52 @@ def test_a_scalar_target_value_is_loaded_as_a_one_item_list(tmp_path):
     ]
     assert config_targets == [("fails_gate", "parent_gate"), ("time", "1705439406750")]
     assert "target_value" not in condition_columns
+
+
+def test_scalar_arrays_of_gates_configs_and_holdouts_are_loaded_as_one_item_lists(tmp_path):
+    # The unarchive schema types a config's targetApps as a string; a console that sends any declared
+    # array as a scalar must load the same rows as one sending a one-item array, and a holdout id or an
+    # experiment id sent as a string must be followed as that id, not letter by letter.
+    gate = {**entity("a_gate", []), "holdoutIDs": "holdout_1", "targetApps": "ios", "tags": "checkout"}
+    config = {**entity("a_config", []), "targetApps": "web", "holdoutIDs": ["holdout_1"], "tags": ["x", "y"]}
+    holdout = {"id": "holdout_1", "name": "h", "experimentIDs": "exp_1", "gateIDs": "a_gate", "layerIDs": None, "targetApps": "ios"}
+    series = [{"groupID": "control", "groupName": "Control", "results": [{"date": "2024-01-02", "exposures": 7}]}]
+    asked: list[str] = []
+    db = load(
+        tmp_path,
+        {GATES_PATH: [gate], DYNAMIC_CONFIGS_PATH: [config], QUALIFYING_EVENTS_PATH: []},
+        reads={
+            "/console/v1/holdouts/holdout_1": holdout,
+            "/console/v1/experiments/exp_1/cumulative_exposures": series,
+        },
+        asked=asked,
+    )
+    with duckdb.connect(str(db), read_only=True) as con:
+        def values(table: str) -> list[tuple]:
+            return con.execute(f"select p.id, t.value from console.{table} t join console.{table.split('__')[0]} p on t._dlt_parent_id = p._dlt_id order by 1, 2").fetchall()
+
+        rows = {
+            table: values(table)
+            for table in (
+                "gates__holdout_i_ds", "gates__target_apps", "gates__tags", "dynamic_configs__target_apps",
+                "dynamic_configs__tags", "holdouts__experiment_i_ds", "holdouts__gate_i_ds", "holdouts__target_apps",
+            )
+        }  # fmt: skip
+        exposures = con.execute("select experiment_id, group_id, date, exposures from console.cumulative_exposures").fetchall()
+        gate_columns = {r[0] for r in con.execute("select column_name from information_schema.columns where table_name = 'gates'").fetchall()}
+    assert rows == {
+        "gates__holdout_i_ds": [("a_gate", "holdout_1")],
+        "gates__target_apps": [("a_gate", "ios")],
+        "gates__tags": [("a_gate", "checkout")],
+        "dynamic_configs__target_apps": [("a_config", "web")],
+        "dynamic_configs__tags": [("a_config", "x"), ("a_config", "y")],
+        "holdouts__experiment_i_ds": [("holdout_1", "exp_1")],
+        "holdouts__gate_i_ds": [("holdout_1", "a_gate")],
+        "holdouts__target_apps": [("holdout_1", "ios")],
+    }
+    assert exposures == [("exp_1", "control", "2024-01-02", 7)]
+    assert not {"holdout_i_ds", "target_apps", "tags"} & gate_columns
+    assert sorted(p for p in asked if "/holdouts/" in p or "/experiments/" in p and "qualifying" not in p) == [
+        "/console/v1/experiments/exp_1/cumulative_exposures",
+        "/console/v1/holdouts/holdout_1",
+    ]
