@@ -28,8 +28,11 @@ from sources.console.extraction import (
     NumberColumns,
     arrays_as_lists,
     batched,
+    clock_offset_s,
+    estimated_service_now,
     exposure_rows,
     has_concluded,
+    has_gone_quiet,
     is_quiet,
     is_settled,
     live_dynamic_configs,
@@ -87,6 +90,7 @@ def console(
     max_attempts: int = settings.DEFAULT_MAX_ATTEMPTS,
     max_retry_time: float = settings.DEFAULT_MAX_RETRY_TIME_S,
     settle_after_hours: float = settings.DEFAULT_SETTLE_AFTER_HOURS,
+    quiet_run_after_days: float = settings.DEFAULT_QUIET_RUN_AFTER_DAYS,
     recheck_concluded_days: int = settings.DEFAULT_RECHECK_CONCLUDED_DAYS,
     late_exposure_days: int = settings.DEFAULT_LATE_EXPOSURE_DAYS,
     transport: Any = None,
@@ -124,6 +128,7 @@ def console(
     configured_holdouts = unique(holdout_ids or [])
     configured_runs = unique(ingestion_run_ids or [])
     settle_after = timedelta(hours=settle_after_hours)
+    quiet_after = timedelta(days=quiet_run_after_days)
     fan_out_batch = max(1, max_workers * 4)
 
     gate_numbers = NumberColumns("gates", RULE_NUMBERS)
@@ -295,7 +300,8 @@ def console(
 
     @dlt.resource(name="ingestion_run_ids", selected=False)
     def ingestion_run_ids_resource() -> Iterator[list[str]]:
-        """Run ids: configured ones plus loaded runs that have not settled, never a settled one.
+        """Run ids: configured ones plus loaded runs that have not settled, never a settled one, and a
+        quiet run (status unchanged for `quiet_run_after_days`) only every `recheck_concluded_days`.
 
         All in one item: the transformer streams them from one worker thread. Several batches would
         each take one of dlt's extract workers, and once those are taken dlt waits for them instead
@@ -304,7 +310,13 @@ def console(
         state = dlt.current.resource_state("ingestion_runs")
         settled = set(state.get("settled", []))
         pending = state.get("pending", {})
-        wanted = [r for r in unique([*configured_runs, *pending]) if r not in settled]
+        quiet: dict[str, str] = state.get("quiet", {})
+        # This runs before any answer: the service's clock is estimated from the offset the last run saw.
+        today = estimated_service_now(state.get("clock_offset_s", 0.0)).date()
+        wanted = [
+            r for r in unique([*configured_runs, *pending])
+            if r not in settled and not is_quiet(quiet.get(r), today, recheck_concluded_days)
+        ]  # fmt: skip
         if wanted:
             yield wanted
 
@@ -327,21 +339,30 @@ def console(
         state = dlt.current.resource_state("ingestion_runs")
         settled: list[str] = state.setdefault("settled", [])
         pending: dict[str, str] = state.setdefault("pending", {})
+        quiet: dict[str, str] = state.setdefault("quiet", {})
         for answers in batched(client.fetch_many(client.get_ingestion_run, ids), fan_out_batch):
             runs = []
+            now = client.server_time or utc_now()
             for run_id, run in answers:
                 if isinstance(run, NotFoundError):
                     report.skip("ingestion_runs", run_id, run.message)
                     continue
                 runs.append(run)
-                if is_settled(run, client.server_time or utc_now(), settle_after):
+                if is_settled(run, now, settle_after):
                     settled.append(run_id)
                     pending.pop(run_id, None)
+                    quiet.pop(run_id, None)
                 else:
                     pending[run_id] = run.get("latestStatus") or ""
+                    if has_gone_quiet(run, now, quiet_after):
+                        quiet[run_id] = now.date().isoformat()
+                    else:
+                        quiet.pop(run_id, None)
             report.add("ingestion_runs", len(runs), pages=0)
             report.add_fields("ingestion_runs", runs)
             yield runs
+        if client.server_time is not None:
+            state["clock_offset_s"] = clock_offset_s(client.server_time)
 
     @dlt.resource(name="extraction_runs", primary_key="extraction_id", write_disposition="append")
     def extraction_runs() -> Iterator[dict]:

@@ -356,6 +356,26 @@ def is_settled(run: dict[str, Any], now: datetime, settle_after: timedelta) -> b
     return False
 
 
+def has_gone_quiet(run: dict[str, Any], now: datetime, quiet_after: timedelta) -> bool:
+    """A run that has not settled and whose status has not moved for `quiet_after`: stuck, or forgotten.
+
+    It may still move (nothing says a status other than pulse_complete is final), so it is not settled,
+    only requested less often (`is_quiet`).
+    """
+    since = run_status_since(run)
+    return since is not None and now - since >= quiet_after
+
+
+def estimated_service_now(clock_offset_s: float) -> datetime:
+    """The service's clock before any answer of this run: the local clock moved by the offset last measured."""
+    return utc_now() + timedelta(seconds=clock_offset_s)
+
+
+def clock_offset_s(service_time: datetime) -> float:
+    """How far the service's clock is ahead of the local one, for `estimated_service_now` next run."""
+    return (service_time - utc_now()).total_seconds()
+
+
 def utc_now() -> datetime:
     return datetime.now(timezone.utc)
 

@@ -175,8 +175,11 @@ RATE_FILTERS: tuple[str, ...] = ("0", "100", "INBETWEEN")
 # --- the dlt source (sources/console/__init__.py) ---
 # An ingestion run in an error status that has not moved for this long is settled: never requested again.
 DEFAULT_SETTLE_AFTER_HOURS = 24.0
-# A concluded experiment (its series silent for more than DEFAULT_LATE_EXPOSURE_DAYS) is requested
-# again only this often.
+# An ingestion run in any other status that has not moved for this long is quiet (stuck, or forgotten by
+# the service): requested again only every DEFAULT_RECHECK_CONCLUDED_DAYS, in case it moves.
+DEFAULT_QUIET_RUN_AFTER_DAYS = 7
+# A concluded experiment (its series silent for more than DEFAULT_LATE_EXPOSURE_DAYS), or a quiet ingestion
+# run, is requested again only this often.
 DEFAULT_RECHECK_CONCLUDED_DAYS = 7
 # The service computes exposures once a day and can run days late (an ingestion outage over a weekend):
 # a series whose newest day lags the service's clock by up to this many days is late, not concluded,

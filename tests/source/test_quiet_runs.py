@@ -1,0 +1,120 @@
+"""Ingestion runs that never settle: requested every run until their status stops moving, then weekly.
+
+Offline: the console is an `httpx.MockTransport` whose clock (`Date`) the test moves, the destination a
+DuckDB file. The local clock is set five days behind the service's, as a badly skewed scheduler's would
+be: which runs are asked for must follow the service's clock all the same.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+from email.utils import format_datetime
+from pathlib import Path
+
+import dlt
+import httpx
+import pytest
+
+from sources.console import console, extraction
+
+BASE_URL = "https://console.test"
+API_KEY = "console-Vb7Np2Qx9Lk4Tz6Wm3Rc8Hd5"
+START = datetime(2026, 11, 2, 6, tzinfo=timezone.utc)
+LOCAL_SKEW = timedelta(days=-5)
+RUN_PREFIX = "/console/v1/ingestion/runs/"
+
+
+def stamp(moment: datetime) -> str:
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def ingestion_run(run_id: str, status: str, since: datetime) -> dict:
+    return {
+        "runID": run_id,
+        "latestStatus": status,
+        "createdAt": stamp(since - timedelta(hours=1)),
+        "lastUpdatedAt": stamp(since),
+        "trigger": "scheduled",
+        "sources": ["Page Views"],
+        "dateStamps": ["2026-10-01"],
+        "runHistory": [
+            {"statusTimestamp": stamp(since), "status": status},
+            {"statusTimestamp": stamp(since - timedelta(hours=1)), "status": "enqueued"},
+        ],
+        "granularHistory": [],
+    }
+
+
+class Console:
+    """Empty lists, the runs in `runs`, and a clock; records which runs were asked for."""
+
+    def __init__(self) -> None:
+        self.now = START
+        self.runs: dict[str, dict] = {}
+        self.asked: list[str] = []
+
+    def handle(self, request: httpx.Request) -> httpx.Response:
+        headers = {"Date": format_datetime(self.now, usegmt=True)}
+        if request.url.path.startswith(RUN_PREFIX):
+            run_id = request.url.path[len(RUN_PREFIX):]
+            self.asked.append(run_id)
+            return httpx.Response(200, json={"message": "read", "data": self.runs[run_id]}, headers=headers)
+        pagination = {"itemsPerPage": 1000, "pageNumber": 1, "nextPage": None, "previousPage": None}
+        return httpx.Response(200, json={"message": "listed", "data": [], "pagination": pagination}, headers=headers)
+
+
+@pytest.fixture
+def service(monkeypatch: pytest.MonkeyPatch) -> Console:
+    console_ = Console()
+    monkeypatch.setattr(extraction, "utc_now", lambda: console_.now + LOCAL_SKEW)
+    return console_
+
+
+def run_once(tmp_path: Path, service: Console) -> list[str]:
+    service.asked.clear()
+    pipeline = dlt.pipeline(
+        pipeline_name="quiet_runs",
+        destination=dlt.destinations.duckdb(str(tmp_path / "runs.duckdb")),
+        pipelines_dir=str(tmp_path / "pipelines"),
+        dataset_name="console",
+    )
+    source = console(
+        base_url=BASE_URL, api_key=API_KEY, ingestion_run_ids=["stuck", "moving", "failed"],
+        transport=httpx.MockTransport(service.handle),
+    )  # fmt: skip
+    pipeline.run(source.with_resources("ingestion_runs", "ingestion_run_ids"))
+    return sorted(service.asked)
+
+
+def move_clock(service: Console, days: int) -> None:
+    """The service's clock to START + `days`; the run "moving" reaches a new status an hour before."""
+    service.now = START + timedelta(days=days)
+    status = "download_started" if days % 2 else "started"
+    service.runs["moving"] = ingestion_run("moving", status, service.now - timedelta(hours=1))
+
+
+def test_a_run_whose_status_stops_moving_is_asked_for_weekly_until_it_moves(tmp_path, service):
+    service.runs = {
+        "stuck": ingestion_run("stuck", "metrics_started", START - timedelta(days=10)),
+        "failed": ingestion_run("failed", "download_error", START - timedelta(days=2)),
+    }
+    move_clock(service, 0)
+    # The first run asks for every configured run; the failed one has settled, the stuck one goes quiet.
+    assert run_once(tmp_path, service) == ["failed", "moving", "stuck"]
+    move_clock(service, 1)
+    assert run_once(tmp_path, service) == ["moving"]
+
+    # Six days after it was found quiet it is still not asked for; on the seventh it is.
+    move_clock(service, 6)
+    assert run_once(tmp_path, service) == ["moving"]
+    move_clock(service, 7)
+    assert run_once(tmp_path, service) == ["moving", "stuck"]
+
+    # Still stuck: quiet for another week. Once a re-check finds it moved, it is asked for every run.
+    move_clock(service, 8)
+    assert run_once(tmp_path, service) == ["moving"]
+    move_clock(service, 14)
+    service.runs["stuck"] = ingestion_run("stuck", "metrics_complete", service.now - timedelta(hours=3))
+    assert run_once(tmp_path, service) == ["moving", "stuck"]
+    move_clock(service, 15)
+    assert run_once(tmp_path, service) == ["moving", "stuck"]
