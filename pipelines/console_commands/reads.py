@@ -192,7 +192,10 @@ def _one_page(client: ConsoleClient, read: ListRead, filters: dict, number: int,
     for page in client.paginate(read.path, filters, page_size=limit, start_page=number):
         if page.number == number and page.items:
             total = "" if page.total_items is None else f" of {page.total_items}"
-            more = f"; next: --page {number + 1}" if page.next_page else "; last page"
+            if not page.described:
+                more = f"; the console sends no paging information: --page {number + 1} may hold more"
+            else:
+                more = f"; next: --page {number + 1}" if page.next_page else "; last page"
             log.info("%s page %d: %d items%s%s", read.noun, number, len(page.items), total, more)
             return page.items
     log.info("%s: page %d is past the last page", read.noun, number)

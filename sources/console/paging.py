@@ -36,6 +36,8 @@ class Page:
     total_items: int | None
     next_page: str | None
     items_per_page: int | None
+    # False when the answer had no `pagination` object: nothing then says whether more pages follow.
+    described: bool = True
 
 
 def _as_int(value: Any) -> int | None:
@@ -102,7 +104,7 @@ def paginate(
                     method="GET",
                     path=path,
                 )
-            yield Page(items, page, None, None, None)
+            yield Page(items, page, None, None, None, described=False)
             if not items:
                 return
             previous = served

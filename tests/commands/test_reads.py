@@ -6,6 +6,7 @@ import re
 
 import pytest
 
+from console_twin import PaginationStyle
 from tests.commands.conftest import SECRETS
 
 
@@ -150,6 +151,16 @@ def test_page_and_limit_read_that_page_only(twin, gatehouse):
     # The chosen page is asked for directly: one request.
     assert [(r.query["page"], r.query["limit"]) for r in twin.requests] == [(["2"], ["5"])]
     assert "next: --page 3" in run.err
+
+
+def test_a_page_of_a_list_without_paging_information_does_not_claim_to_be_the_last(twin, gatehouse):
+    # The published dynamic-configs sample has no `pagination` object: the page cannot say what follows.
+    twin.settings.pagination["dynamic_configs"] = PaginationStyle(omitted=True)
+    run = gatehouse("dynamic-configs", "--page", "1", "--limit", "5")
+    assert run.code == 0, run.err
+    assert [c["id"] for c in run.json()] == [c["id"] for c in twin.organisation.listed_dynamic_configs()[:5]]
+    assert len(twin.requests) == 1
+    assert "--page 2 may hold more" in run.err and "last page" not in run.err
 
 
 def test_limit_alone_reads_the_first_page_of_that_size(twin, gatehouse):
