@@ -25,8 +25,9 @@ demo: $(STAMP)
 headless-browser: $(BIN)/python
 	@$(BIN)/python tools/headless_browser.py
 
+# On every core, at most four; each test file, and the console-command tests together, on one worker (tests/conftest.py).
 test: headless-browser $(STAMP)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n auto --maxprocesses 4 --dist loadgroup
 
 bench: $(STAMP)
 	$(BIN)/python -m bench.run

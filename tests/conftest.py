@@ -15,6 +15,19 @@ from tests.views.console_dataset import load_console
 POSTGRES_TIMEZONE = "America/New_York"
 
 
+COMMANDS = Path(__file__).parent / "commands"
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own hook reads the marks
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Under `make test` (pytest-xdist, `--dist loadgroup`) each file's tests run on one worker, in order,
+    and so do all the console-command tests: some last tests check what the tests before them did
+    (the twin saw every operation fail and succeed; test_zz_secret_scan scans the commands' transcript)."""
+    for item in items:
+        group = "console_commands" if COMMANDS in item.path.parents else str(item.path)
+        item.add_marker(pytest.mark.xdist_group(group))
+
+
 @pytest.fixture(scope="session")
 def postgres_server():
     """A PostgreSQL server on 127.0.0.1: `.database(name)` gives a fresh database's dlt credentials."""

@@ -11,6 +11,7 @@ system user that `pgserver` itself creates and uses for that case (`pgserver`), 
 
 from __future__ import annotations
 
+import fcntl
 import logging
 import os
 import secrets
@@ -124,13 +125,17 @@ class PostgresServer:
             warnings.simplefilter("ignore")
             from pgserver.utils import ensure_folder_permissions, ensure_prefix_permissions, ensure_user_exists
 
-        ensure_user_exists(SYSTEM_USER_AS_ROOT)
+        # Each pytest-xdist worker starts a server: one creates the user and opens the binaries at a time
+        # (two `useradd` at once, the second fails).
+        with open(Path(tempfile.gettempdir()) / "gatehouse-pgserver-user.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            ensure_user_exists(SYSTEM_USER_AS_ROOT)
+            # the user must traverse to the binaries and read their libraries, and own the data folder
+            ensure_prefix_permissions(binaries)
+            readable = stat.S_IRGRP | stat.S_IROTH
+            ensure_folder_permissions(binaries, readable | stat.S_IXGRP | stat.S_IXOTH)
+            ensure_folder_permissions(binaries.parent / "lib", readable)
         self._user = SYSTEM_USER_AS_ROOT
-        # the user must traverse to the binaries and read their libraries, and own the data folder
-        ensure_prefix_permissions(binaries)
-        readable = stat.S_IRGRP | stat.S_IROTH
-        ensure_folder_permissions(binaries, readable | stat.S_IXGRP | stat.S_IXOTH)
-        ensure_folder_permissions(binaries.parent / "lib", readable)
         ensure_prefix_permissions(self._root)
         self._chown(self._root)
 

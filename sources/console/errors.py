@@ -8,10 +8,14 @@ SCIM token, even when the console echoes (part of) the key back, as its 401 text
 from __future__ import annotations
 
 import logging
+import re
 import threading
 from typing import Any, Iterable
 
 from sources.console.settings import LOGGER_NAME, REDACTED, SECRET_FRAGMENT_LENGTH
+
+
+PEM_ARMOUR = re.compile(r"-----(BEGIN|END) [A-Z0-9 ]+-----")
 
 
 class SecretRegistry:
@@ -38,8 +42,10 @@ class SecretRegistry:
                 return
             self._secrets.add(secret)
             n = SECRET_FRAGMENT_LENGTH
-            lowered = secret.lower()
-            self._fragments = self._fragments | {lowered[i : i + n] for i in range(len(lowered) - n + 1)}
+            # Line by line, PEM armour aside: "-----BEGIN PRIVATE KEY-----" is the same in every key and
+            # public, and its fragments would mask words such as "privateKey" in every message.
+            lines = [line.lower() for line in secret.splitlines() or [secret] if not PEM_ARMOUR.fullmatch(line.strip())]
+            self._fragments = self._fragments | {line[i : i + n] for line in lines for i in range(len(line) - n + 1)}
 
     def redact(self, text: str) -> str:
         if not text:
