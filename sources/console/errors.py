@@ -51,10 +51,10 @@ class SecretRegistry:
         if not text:
             return text
         secrets, fragments = self._secrets, self._fragments  # read once: both are replaced, never mutated
-        # Secrets shorter than a fragment can only be matched whole.
-        for secret in secrets:
-            if len(secret) < SECRET_FRAGMENT_LENGTH:
-                text = text.replace(secret, REDACTED)
+        # Whole first (a multi-line key is one `***`, armour included), then fragments; secrets shorter
+        # than a fragment can only be matched whole.
+        for secret in sorted(secrets, key=len, reverse=True):
+            text = text.replace(secret, REDACTED)
         if not fragments:
             return text
         n = SECRET_FRAGMENT_LENGTH

@@ -196,11 +196,14 @@ def test_redactor_masks_every_long_fragment_but_nothing_else():
 
 def test_a_pem_key_is_masked_line_by_line_but_not_its_public_armour():
     registry = SecretRegistry()
-    registry.add("-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEF\nAASCBKcwggSjAgEAAoIBAQC7\n-----END PRIVATE KEY-----\n")
+    pem = "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEF\nAASCBKcwggSjAgEAAoIBAQC7\n-----END PRIVATE KEY-----\n"
+    registry.add(pem)
     assert registry.redact("body MIIEvQIBADANBgkq and AoIBAQC7") == "body *** and ***"
     # the armour is the same in every key: its words stay readable wherever they appear
     assert registry.redact("unknown property; valid: privateKey, project") == "unknown property; valid: privateKey, project"
     assert registry.redact("-----BEGIN PRIVATE KEY-----") == "-----BEGIN PRIVATE KEY-----"
+    # the key itself, armour and all, is one mask
+    assert registry.redact(f"key={pem}!") == "key=***!"
 
 
 def test_errors_built_anywhere_are_redacted():
