@@ -17,7 +17,7 @@ from dlt.sources import DltResource
 
 from sources.console import settings
 from sources.console.client import ClientOptions, ConsoleClient
-from sources.console.errors import NotFoundError
+from sources.console.errors import ConsoleError
 from sources.console.extraction import (
     CONFIG_ARRAYS,
     GATE_ARRAYS,
@@ -240,7 +240,7 @@ def console(
         retype = holdout_numbers.check_destination(dlt.current.source_schema())
         found = []
         for holdout_id, holdout in client.fetch_many(client.get_holdout, ids):
-            if isinstance(holdout, NotFoundError):
+            if isinstance(holdout, ConsoleError):  # unknown or refused: reported, skipped
                 catalogue.record_missing_holdout(holdout_id)
                 report.skip("holdouts", holdout_id, holdout.message)
                 continue
@@ -275,20 +275,21 @@ def console(
         """Table `cumulative_exposures`, key (experiment_id, group_id, date): one row per group and day.
 
         Incremental per experiment (resource state `last_day`): only days on or after the last
-        loaded day are loaded; that day again because its count still grows until the day closes.
+        loaded day of its most lagging group are loaded; that day again because its count still grows
+        until the day closes.
         """
         state = dlt.current.resource_state()
         last_day: dict[str, str] = state.setdefault("last_day", {})
         concluded: dict[str, str] = state.setdefault("concluded", {})
         rows: list[dict] = []
         for experiment_id, series in client.fetch_many(client.get_cumulative_exposures, ids):
-            if isinstance(series, NotFoundError):
+            if isinstance(series, ConsoleError):
                 report.skip("cumulative_exposures", experiment_id, series.message)
                 continue
-            new_rows, newest = exposure_rows(experiment_id, series, last_day.get(experiment_id))
+            new_rows, read_from, newest = exposure_rows(experiment_id, series, last_day.get(experiment_id))
             rows.extend(new_rows)
-            if newest is not None:
-                last_day[experiment_id] = newest
+            if read_from is not None:
+                last_day[experiment_id] = read_from
             today = service_today(client)
             if newest is not None and has_concluded(newest, today, late_exposure_days):
                 concluded[experiment_id] = today.isoformat()
@@ -344,7 +345,7 @@ def console(
             runs = []
             now = client.server_time or utc_now()
             for run_id, run in answers:
-                if isinstance(run, NotFoundError):
+                if isinstance(run, ConsoleError):
                     report.skip("ingestion_runs", run_id, run.message)
                     continue
                 runs.append(run)

@@ -44,6 +44,8 @@ from sources.console.ratelimit import Permit, SlidingWindowRateLimiter
 log = logging.getLogger(settings.LOGGER_NAME)
 
 T = TypeVar("T")
+# What fetch_many yields for an id the console answered about that id alone: unknown (404) or refused (400).
+IdRefused = NotFoundError | ValidationError
 Auth = Literal["console", "scim"]
 Filter = str | Sequence[str] | None
 
@@ -501,11 +503,12 @@ class ConsoleClient:
 
     # ----------------------------------------------------------------- fan-out
 
-    def fetch_many(self, fetch: Callable[[str], T], ids: Iterable[str]) -> Iterator[tuple[str, T | NotFoundError]]:
+    def fetch_many(self, fetch: Callable[[str], T], ids: Iterable[str]) -> Iterator[tuple[str, T | IdRefused]]:
         """`fetch(id)` for every id on a bounded pool (max_workers), under the shared rate limiter.
 
-        Yields `(id, result)` in input order; a 404 is yielded as its `NotFoundError`, any
-        other error is raised after cancelling what has not started. At most
+        Yields `(id, result)` in input order; an answer about that id alone (404, or 400: the console
+        refusing that id) is yielded as its error, any other error is raised after cancelling what has
+        not started. At most
         2 * max_workers calls are submitted at a time, so memory follows the batch, not the
         whole id list (which may itself be a lazy iterator).
         """
@@ -526,9 +529,9 @@ class ConsoleClient:
             while in_flight:
                 item_id, future = in_flight.popleft()
                 try:
-                    result: T | NotFoundError = future.result()
-                except NotFoundError as missing:
-                    result = missing
+                    result: T | IdRefused = future.result()
+                except (NotFoundError, ValidationError) as refused:
+                    result = refused
                 submit_next()
                 yield item_id, result
         finally:
@@ -542,6 +545,16 @@ class ConsoleClient:
         validation.require_id(item_id, f"{endpoint.noun} id")
         _, body = self._send(endpoint, endpoint.path(id=item_id), item_id=item_id)
         data = body.get("data")
+        if data is None and expect is list:
+            return []  # no series yet: nothing to load
+        if data is None:
+            # A 200 without the entity (as some services answer a deleted one) is its absence, not a fault.
+            raise NotFoundError(
+                f"{endpoint.noun} {item_id!r} not found ({endpoint.method} {endpoint.template} answered `data: null`)",
+                status=200,
+                method=endpoint.method,
+                path=endpoint.template,
+            )
         if not isinstance(data, expect):
             raise TransportError(
                 f"{endpoint.method} {endpoint.template}: the answer's `data` is {type(data).__name__}, "
@@ -657,8 +670,14 @@ class ConsoleClient:
                 spent = self._clock() - began
                 if attempt >= self.options.max_attempts or spent + delay > self.options.max_retry_time:
                     error = transient.error
+                    asked = (
+                        f"; it asked to wait {transient.retry_after:.0f} s, longer than sources.console.max_retry_time "
+                        f"({self.options.max_retry_time:.0f} s)"
+                        if transient.retry_after is not None and transient.retry_after > self.options.max_retry_time
+                        else ""
+                    )
                     raise type(error)(
-                        f"{error.message} (gave up after {attempt} attempt{'s' if attempt > 1 else ''} in {spent:.1f} s)",
+                        f"{error.message} (gave up after {attempt} attempt{'s' if attempt > 1 else ''} in {spent:.1f} s{asked})",
                         status=error.status,
                         field_errors=error.field_errors,
                         method=error.method,
@@ -714,6 +733,11 @@ class ConsoleClient:
             except ValueError:
                 body = None
             if not isinstance(body, dict):
+                if method != "GET" and endpoint.retry:
+                    # An update was done (2xx); only its answer is unreadable, and sending it again would not make
+                    # it readable (SCIM's answer body is not documented at all). A create says what to check instead.
+                    log.warning("%s: HTTP %d with a body that is not a JSON object; the write was accepted", where, status)
+                    return status, {}
                 raise _Retry(
                     TransportError(f"{where}: HTTP {status} with a malformed or truncated JSON body", status=status, method=method, path=path)
                 )
@@ -723,7 +747,13 @@ class ConsoleClient:
         if status == 429:
             retry_after = _retry_after(response)
             self.stats.record_throttled()
-            self.rate_limiter.on_throttled(permit, retry_after)
+            if retry_after is not None and retry_after > self.options.max_retry_time:
+                # Nobody will wait that long (this request gives up, and so will every other one the console
+                # throttles): pausing the shared limiter would only hold the others back before they fail too.
+                retry_after_for_limiter = None
+            else:
+                retry_after_for_limiter = retry_after
+            self.rate_limiter.on_throttled(permit, retry_after_for_limiter)
             raise _Retry(
                 ThrottledError(
                     f"the console throttled {where} (HTTP 429): lower sources.console.rate_limit_requests "

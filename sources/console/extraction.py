@@ -10,7 +10,7 @@ from datetime import date, datetime, timedelta, timezone
 from typing import Any, Callable, Iterable, Iterator, Sequence, TypeVar
 
 from sources.console.client import ConsoleClient
-from sources.console.errors import NotFoundError
+from sources.console.errors import ConsoleError, NotFoundError, ValidationError
 from sources.console.settings import DEFAULT_LATE_EXPOSURE_DAYS, LOGGER_NAME
 
 T = TypeVar("T")
@@ -144,7 +144,7 @@ class Catalogue:
         holdout_ids = self.holdout_ids(configured_holdouts)
         unread = [h for h in holdout_ids if h not in self._holdout_experiments and h not in self._holdouts_missing]
         for holdout_id, holdout in self._client.fetch_many(self._client.get_holdout, unread):
-            if isinstance(holdout, NotFoundError):
+            if isinstance(holdout, ConsoleError):
                 self.record_missing_holdout(holdout_id)
             else:
                 self.record_holdout(holdout)
@@ -245,6 +245,8 @@ def live_gates(client: ConsoleClient, ids: Sequence[str], versions: dict[str, An
     """
     live = []
     for gate_id, gate in client.fetch_many(client.get_gate, ids):
+        if isinstance(gate, ValidationError):
+            raise gate  # neither gone nor live: a gate must not be retired on an answer that says neither
         if isinstance(gate, NotFoundError) or gate.get("status") == ARCHIVED:
             continue
         if "version" not in gate and versions.get(gate_id) is not None:
@@ -303,42 +305,86 @@ class NumberColumns:
         }
 
 
-def exposure_rows(experiment_id: str, series: Sequence[dict[str, Any]], from_day: str | None) -> tuple[list[dict], str | None]:
-    """Flattens one experiment's series to rows on or after `from_day`; returns them and the newest day.
+def exposure_rows(
+    experiment_id: str, series: Sequence[dict[str, Any]], from_day: str | None
+) -> tuple[list[dict], str | None, str | None]:
+    """Flattens one experiment's series to rows on or after `from_day`; returns them, the day the next
+    run reads from, and the newest day of any group.
 
-    The last loaded day is loaded again because the service still counts exposures into it.
+    The next run reads from the newest day of the group that lags most (never before `from_day`): that
+    day is loaded again because the service still counts exposures into it, and a group whose days arrive
+    later than the others' loses none. A day a group lists twice is one row, with the larger count (counts
+    are cumulative); a count sent as a fraction or as text is loaded as the whole number it stands for.
     """
-    rows: list[dict[str, Any]] = []
-    newest = from_day
+    points: dict[tuple[str, str], dict[str, Any]] = {}
+    group_newest: list[str] = []
+    newest: str | None = None
     for group in series:
-        for point in group.get("results") or []:
+        days = [point for point in group.get("results") or [] if isinstance(point, dict) and point.get("date")]
+        if not days:
+            continue
+        group_last = max(point["date"] for point in days)
+        group_newest.append(group_last)
+        newest = group_last if newest is None or group_last > newest else newest
+        for point in days:
             day = point["date"]
-            if from_day is None or day >= from_day:
-                rows.append(
-                    {
-                        "experiment_id": experiment_id,
-                        "group_id": group["groupID"],
-                        "group_name": group.get("groupName"),
-                        "date": day,
-                        "exposures": point["exposures"],
-                    }
-                )
-            if newest is None or day > newest:
-                newest = day
-    return rows, newest
+            if from_day is not None and day < from_day:
+                continue
+            row = {
+                "experiment_id": experiment_id,
+                "group_id": group["groupID"],
+                "group_name": group.get("groupName"),
+                "date": day,
+                "exposures": exposure_count(point.get("exposures")),
+            }
+            key = (row["group_id"], day)
+            kept = points.get(key)
+            if kept is None or (row["exposures"] or 0) > (kept["exposures"] or 0):
+                points[key] = row
+    if not group_newest:
+        return [], from_day, from_day
+    next_from = min(group_newest)
+    if from_day is not None and next_from < from_day:
+        next_from = from_day
+    return list(points.values()), next_from, newest
+
+
+def exposure_count(value: Any) -> int | None:
+    """An exposure count as an integer: the contract's type, where the OpenAPI allows any number."""
+    if value is None or isinstance(value, bool):
+        return None
+    if isinstance(value, str):
+        try:
+            value = float(value.strip())
+        except ValueError:
+            return None
+    return round(value) if isinstance(value, (int, float)) and value == value else None
 
 
 def parse_timestamp(value: str) -> datetime:
-    return datetime.fromisoformat(value.replace("Z", "+00:00"))
+    """An ISO 8601 time as the service writes it (`2023-12-13T02:44:23.790Z`), any case, naive as UTC."""
+    parsed = datetime.fromisoformat(value.strip().upper().replace("Z", "+00:00"))
+    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=timezone.utc)
 
 
 def run_status_since(run: dict[str, Any]) -> datetime | None:
     """When the run's latest status was reached: the newest runHistory entry (listed newest first)."""
     history = run.get("runHistory") or []
-    stamps = [parse_timestamp(entry["statusTimestamp"]) for entry in history if entry.get("statusTimestamp")]
-    if stamps:
-        return max(stamps)
-    return parse_timestamp(run["lastUpdatedAt"]) if run.get("lastUpdatedAt") else None
+    stamps = [
+        stamp for stamp in (readable_time(entry.get("statusTimestamp")) for entry in history if isinstance(entry, dict))
+        if stamp is not None
+    ]  # fmt: skip
+    return max(stamps) if stamps else readable_time(run.get("lastUpdatedAt"))
+
+
+def readable_time(value: Any) -> datetime | None:
+    """`parse_timestamp`, or None for a value that is not a time: such a run is never settled by its age."""
+    if not isinstance(value, str) or not value.strip():
+        return None
+    try:
+        return parse_timestamp(value)
+    except ValueError:
+        return None
 
 
 def is_settled(run: dict[str, Any], now: datetime, settle_after: timedelta) -> bool:

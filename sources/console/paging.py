@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Mapping
 from urllib.parse import parse_qs, urlsplit
 
-from sources.console.errors import PaginationError
+from sources.console.errors import NotFoundError, PaginationError
 from sources.console.settings import FIRST_PAGE, LOGGER_NAME
 
 log = logging.getLogger(LOGGER_NAME)
@@ -65,6 +65,10 @@ def _next_from_reference(reference: str, list_path: str) -> tuple[int | None, in
     return page, (limit if limit and limit > 0 else None)
 
 
+# Empty pages in a row that are read past when the console names a next page and its total is not reached.
+MAX_EMPTY_PAGES_READ_PAST = 3
+
+
 def paginate(
     fetch: FetchPage,
     path: str,
@@ -77,9 +81,20 @@ def paginate(
     base = {k: v for k, v in (params or {}).items() if v is not None and k not in ("page", "limit")}
     page, limit = max(FIRST_PAGE, start_page), page_size
     previous: frozenset[str] | None = None  # the last page's items, when it came without a `pagination` object
+    served_so_far, empty_in_a_row = 0, 0
     while True:
-        body = fetch(path, {**base, "page": page, "limit": limit})
+        try:
+            body = fetch(path, {**base, "page": page, "limit": limit})
+        except NotFoundError:
+            if previous is None:
+                raise
+            # Without a `pagination` object only the console's answer past the end shows where the list ends,
+            # and the OpenAPI documents 404 for the list: that answer is the end, not a failure.
+            log.debug("GET %s: page %d answered 404 after a page without `pagination`: the list is read", path, page)
+            return
         items = body.get("data")
+        if items is None:
+            items = []  # an empty list answered as `data: null`
         if not isinstance(items, list):
             raise PaginationError(
                 f"GET {path} page {page}: the answer has no `data` list (got {type(items).__name__})",
@@ -123,8 +138,16 @@ def paginate(
         total = _as_int(pagination.get("totalItems"))
         next_ref = pagination.get("nextPage")
         yield Page(items, page, total, next_ref if isinstance(next_ref, str) else None, items_per_page)
+        served_so_far += len(items)
+        empty_in_a_row = 0 if items else empty_in_a_row + 1
 
-        if not items:
+        if not items and not (
+            next_ref and total is not None and start_page == FIRST_PAGE and served_so_far < total
+            and empty_in_a_row <= MAX_EMPTY_PAGES_READ_PAST
+        ):  # fmt: skip
+            # Past the end. An empty page the console says is followed by more, with a `totalItems` not yet
+            # reached, is read past (a console that filters a page after cutting it); without a total an
+            # empty page ends the list, or a console that always names a next page would be read for ever.
             return
         if "nextPage" in pagination:
             if not next_ref:  # null or "": the last page

@@ -115,3 +115,19 @@ def test_closing_the_stream_early_cancels_pending_work(make_client):
     next(stream)
     stream.close()
     assert len(console.sent) <= 2 * 2 + 1
+
+
+def test_an_id_the_console_refuses_is_a_value_like_an_unknown_one(make_client):
+    from sources.console.errors import ValidationError
+
+    def handler(request, sent):
+        experiment_id = sent.path.split("/")[-2]
+        if experiment_id == "not_started":
+            return answer(400, {"status": 400, "message": "Experiment not started"})
+        return answer(200, {"message": "m", "data": [{"groupID": "g", "groupName": "G", "results": []}]})
+
+    client, console = make_client(handler)
+    results = dict(client.fetch_many(client.get_cumulative_exposures, ["a", "not_started", "b"]))
+    assert isinstance(results["not_started"], ValidationError) and "Experiment not started" in str(results["not_started"])
+    assert results["a"] == results["b"] == [{"groupID": "g", "groupName": "G", "results": []}]
+    assert len(console.sent) == 3

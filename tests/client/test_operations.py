@@ -210,3 +210,23 @@ def test_an_id_that_is_a_dot_segment_is_sent_as_an_id(make_client, call, path):
     client, console = make_client(lambda request, sent: answer(200, {"message": "m", "data": {"id": "x"} if "exposures" not in request.url.path else []}))
     call(client)
     assert console.sent[0].request.url.raw_path.decode() == path
+
+
+def test_data_null_on_a_single_read_is_not_found_and_on_a_series_is_empty(make_client):
+    from sources.console.errors import NotFoundError
+
+    client, console = make_client(lambda request, sent: answer(200, {"message": "m", "data": None}))
+    with pytest.raises(NotFoundError, match="gate 'g1' not found"):
+        client.get_gate("g1")
+    with pytest.raises(NotFoundError, match="holdout 'h1' not found"):
+        client.get_holdout("h1")
+    assert client.get_cumulative_exposures("e1") == []
+    assert len(console.sent) == 3  # an answer, not a fault: nothing retried
+
+
+def test_an_update_answered_2xx_with_a_body_that_is_not_json_is_sent_once_and_accepted(make_client):
+    # SCIM's answer body is not documented: "OK" as text is a success, and sending the patch again would repeat it.
+    client, console = make_client(lambda request, sent: answer(200, raw=b"OK"))
+    assert client.patch_scim_group("grp1", SCIM) == WriteResult(200, None, None)
+    assert client.unarchive_dynamic_config("c1") == WriteResult(200, None, None)
+    assert [s.method for s in console.sent] == ["PATCH", "PUT"]

@@ -305,3 +305,51 @@ def test_without_a_pagination_object_full_pages_end_at_the_empty_page(make_clien
     client, console = make_client(unpaginated_handler({1: items(1, 2), 2: items(3, 4)}), page_size=2)
     assert list(client.list_dynamic_configs()) == [items(1, 2), items(3, 4)]
     assert sent_pages(console) == [("1", "2"), ("2", "2"), ("3", "2")]
+
+
+def test_an_empty_page_is_read_past_while_next_page_and_total_say_more_follow(make_client):
+    # A console that filters a page after cutting it (hidden items) may serve an empty page mid-list.
+    pages = {
+        1: {"items": items(1, 2), "next_page": "?page=2&limit=2", "total": 3},
+        2: {"items": [], "next_page": "?page=3&limit=2", "total": 3},
+        3: {"items": items(3), "next_page": None, "total": 3},
+    }
+    client, console = make_client(pages_handler(pages), page_size=2)
+    assert [i["id"] for batch in client.list_gates() for i in batch] == ["1", "2", "3"]
+    assert sent_pages(console) == [("1", "2"), ("2", "2"), ("3", "2")]
+
+
+def test_empty_pages_naming_a_next_page_for_ever_stop_after_three(make_client):
+    def handler(request, sent):
+        page = int(sent.params["page"][0])
+        return page_answer(items(1) if page == 1 else [], page, next_page=f"?page={page + 1}&limit=1", total=5)
+
+    client, console = make_client(handler, page_size=1)
+    assert [i["id"] for p in client.paginate(GATES_PATH) for i in p.items] == ["1"]
+    assert [p for p, _ in sent_pages(console)] == ["1", "2", "3", "4", "5"]
+
+
+def test_data_null_is_an_empty_page(make_client):
+    client, console = make_client(lambda request, sent: answer(200, {"message": "listed", "data": None, "pagination": {"pageNumber": 1, "nextPage": None}}))
+    assert list(client.list_gates()) == []
+    assert len(console.sent) == 1
+
+
+def test_without_a_pagination_object_a_404_past_the_end_ends_the_list(make_client):
+    # The OpenAPI documents 404 for the dynamic-configs list: a console may answer it past the end.
+    def handler(request, sent):
+        if sent.params["page"] == ["1"]:
+            return answer(200, {"message": "listed", "data": items(1, 2)})
+        return answer(404, {"status": 404, "message": "Not Found"})
+
+    client, console = make_client(handler)
+    assert list(client.list_dynamic_configs()) == [items(1, 2)]
+    assert len(console.sent) == 2
+
+
+def test_a_404_on_the_first_page_is_still_an_error(make_client):
+    from sources.console.errors import NotFoundError
+
+    client, _ = make_client(lambda request, sent: answer(404, {"status": 404, "message": "Not Found"}))
+    with pytest.raises(NotFoundError):
+        list(client.list_dynamic_configs())

@@ -169,3 +169,17 @@ def test_creates_that_got_a_definite_failure_are_raised_as_such(make_client, cre
         create(client)
     assert type(raised.value) is error
     assert len(console.sent) == 1
+
+
+def test_a_retry_after_longer_than_the_retry_budget_gives_up_at_once_and_holds_nobody_back(make_client, clock):
+    # 900 s is what a 900-requests-per-15-minutes quota may ask for: waiting it out would hang the run.
+    client, console = make_client(
+        lambda request, sent: answer(429, {"status": 429, "message": "quota"}, headers={"Retry-After": "900"})
+        if sent.path.endswith("/g1") else answer(200, GATE),
+        max_retry_time=120,
+    )
+    with pytest.raises(ThrottledError, match=r"asked to wait 900 s, longer than sources.console.max_retry_time \(120 s\)"):
+        client.get_gate("g1")
+    assert client.get_gate("g2") == {"id": "g1"}  # the limiter was not paused for 900 s
+    assert clock.sleeps == []
+    assert console.paths == ["/console/v1/gates/g1", "/console/v1/gates/g2"]

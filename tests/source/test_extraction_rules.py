@@ -21,8 +21,8 @@ SERIES = [
 
 
 def test_first_load_takes_every_day():
-    rows, newest = exposure_rows("exp", SERIES, None)
-    assert newest == "2026-11-01"
+    rows, read_from, newest = exposure_rows("exp", SERIES, None)
+    assert (read_from, newest) == ("2026-11-01", "2026-11-01")
     assert rows == [
         {"experiment_id": "exp", "group_id": "g1", "group_name": "Control", "date": "2026-10-30", "exposures": 0},
         {"experiment_id": "exp", "group_id": "g1", "group_name": "Control", "date": "2026-10-31", "exposures": 10},
@@ -33,13 +33,36 @@ def test_first_load_takes_every_day():
 
 
 def test_later_load_takes_the_last_day_again_and_newer_days_only():
-    rows, newest = exposure_rows("exp", SERIES, "2026-11-01")
-    assert newest == "2026-11-01"
+    rows, read_from, newest = exposure_rows("exp", SERIES, "2026-11-01")
+    assert (read_from, newest) == ("2026-11-01", "2026-11-01")
     assert [(r["group_id"], r["date"], r["exposures"]) for r in rows] == [("g1", "2026-11-01", 15), ("g2", "2026-11-01", 12)]
 
 
 def test_experiment_without_days_keeps_its_cursor():
-    assert exposure_rows("exp", [{"groupID": "g", "groupName": "G", "results": []}], "2026-10-01") == ([], "2026-10-01")
+    assert exposure_rows("exp", [{"groupID": "g", "groupName": "G", "results": []}], "2026-10-01") == ([], "2026-10-01", "2026-10-01")
+
+
+def test_a_lagging_group_keeps_the_cursor_on_its_own_newest_day():
+    # The contract does not say every group has the same days: Test's 10-31 arrives a run later.
+    lagging = [SERIES[0], {**SERIES[1], "results": SERIES[1]["results"][:1]}]
+    rows, read_from, newest = exposure_rows("exp", lagging, None)
+    assert (read_from, newest) == ("2026-10-31", "2026-11-01")
+    rows, read_from, newest = exposure_rows("exp", SERIES, read_from)
+    assert [(r["group_id"], r["date"], r["exposures"]) for r in rows] == [
+        ("g1", "2026-10-31", 10), ("g1", "2026-11-01", 15), ("g2", "2026-10-31", 9), ("g2", "2026-11-01", 12),
+    ]  # fmt: skip
+    assert (read_from, newest) == ("2026-11-01", "2026-11-01")
+
+
+def test_a_day_listed_twice_is_one_row_with_the_larger_count_and_counts_are_whole_numbers():
+    series = [{"groupID": "g", "groupName": "G", "results": [
+        {"date": "2026-11-01", "exposures": 7407.0},
+        {"date": "2026-11-01", "exposures": 7410},
+        {"date": "2026-11-02", "exposures": "7500"},
+        {"date": "2026-11-03", "exposures": 7600.6},
+    ]}]  # fmt: skip
+    rows, _, _ = exposure_rows("exp", series, None)
+    assert [(r["date"], r["exposures"]) for r in rows] == [("2026-11-01", 7410), ("2026-11-02", 7500), ("2026-11-03", 7601)]
 
 
 NOW = datetime(2026, 11, 2, 6, tzinfo=timezone.utc)
@@ -48,6 +71,22 @@ NOW = datetime(2026, 11, 2, 6, tzinfo=timezone.utc)
 def run(status, hours_ago):
     stamp = (NOW - timedelta(hours=hours_ago)).isoformat().replace("+00:00", "Z")
     return {"latestStatus": status, "lastUpdatedAt": stamp, "runHistory": [{"statusTimestamp": stamp, "status": status}]}
+
+
+@pytest.mark.parametrize(
+    "stamp",
+    ["2026-10-31t06:00:00.000z", "2026-10-31T06:00:00.000", "2026-10-31T06:00:00Z", "2026-10-31T07:00:00+01:00"],
+    ids=["lower-case", "no-offset", "no-millis", "offset"],
+)
+def test_a_run_stamped_in_any_iso_8601_form_settles_by_its_age(stamp):
+    failed = {"latestStatus": "download_error", "runHistory": [{"statusTimestamp": stamp, "status": "download_error"}]}
+    assert is_settled(failed, NOW, timedelta(hours=24)) is True
+    assert is_settled(failed, NOW, timedelta(hours=49)) is False
+
+
+def test_a_run_whose_times_cannot_be_read_is_never_settled_by_its_age():
+    unreadable = {"latestStatus": "download_error", "lastUpdatedAt": "yesterday", "runHistory": [{"statusTimestamp": "n/a"}]}
+    assert is_settled(unreadable, NOW, timedelta(hours=24)) is False
 
 
 @pytest.mark.parametrize(

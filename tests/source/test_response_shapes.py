@@ -53,7 +53,10 @@ def serve(lists: dict[str, list[dict]], reads: dict[str, object] | None = None, 
         if asked is not None:
             asked.append(request.url.path)
         if request.url.path in (reads or {}):
-            return httpx.Response(200, json={"message": "read", "data": reads[request.url.path]})
+            read = reads[request.url.path]
+            if isinstance(read, httpx.Response):
+                return read
+            return httpx.Response(200, json={"message": "read", "data": read})
         if request.url.path not in lists:
             return httpx.Response(404, json={"status": 404, "message": f"{request.url.path} not found"})
         page = int(parse_qs(request.url.query.decode()).get("page", ["1"])[0])
@@ -169,3 +172,25 @@ def test_scalar_arrays_of_gates_configs_and_holdouts_are_loaded_as_one_item_list
         "/console/v1/experiments/exp_1/cumulative_exposures",
         "/console/v1/holdouts/holdout_1",
     ]
+
+
+def test_an_experiment_the_console_refuses_is_skipped_and_the_rest_loads(tmp_path):
+    # Error codes of the exposures read are not documented: a 400 for one discovered experiment must not
+    # fail every run (it would be discovered again on each).
+    holdout = {"id": "holdout_1", "name": "h", "experimentIDs": ["exp_ok", "exp_refused", "exp_null"]}
+    series = [{"groupID": "control", "groupName": "Control", "results": [{"date": "2024-01-02", "exposures": 7}]}]
+    db = load(
+        tmp_path,
+        {GATES_PATH: [{**entity("a_gate", []), "holdoutIDs": ["holdout_1"]}], DYNAMIC_CONFIGS_PATH: [], QUALIFYING_EVENTS_PATH: []},
+        reads={
+            "/console/v1/holdouts/holdout_1": holdout,
+            "/console/v1/experiments/exp_ok/cumulative_exposures": series,
+            "/console/v1/experiments/exp_refused/cumulative_exposures": httpx.Response(
+                400, json={"status": 400, "message": "Experiment not started"}
+            ),
+            "/console/v1/experiments/exp_null/cumulative_exposures": None,
+        },
+    )
+    with duckdb.connect(str(db), read_only=True) as con:
+        exposures = con.execute("select experiment_id, group_id, date, exposures from console.cumulative_exposures").fetchall()
+    assert exposures == [("exp_ok", "control", "2024-01-02", 7)]
