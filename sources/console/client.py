@@ -747,13 +747,10 @@ class ConsoleClient:
         if status == 429:
             retry_after = _retry_after(response)
             self.stats.record_throttled()
-            if retry_after is not None and retry_after > self.options.max_retry_time:
-                # Nobody will wait that long (this request gives up, and so will every other one the console
-                # throttles): pausing the shared limiter would only hold the others back before they fail too.
-                retry_after_for_limiter = None
-            else:
-                retry_after_for_limiter = retry_after
-            self.rate_limiter.on_throttled(permit, retry_after_for_limiter)
+            # A wait past max_retry_time is one nobody makes (this request gives up, and so will every other
+            # one the console throttles): pausing the shared limiter for it would only hold the others back.
+            beyond_budget = retry_after is not None and retry_after > self.options.max_retry_time
+            self.rate_limiter.on_throttled(permit, None if beyond_budget else retry_after)
             raise _Retry(
                 ThrottledError(
                     f"the console throttled {where} (HTTP 429): lower sources.console.rate_limit_requests "
