@@ -428,8 +428,11 @@ class ConsoleClient:
         )
 
     def list_qualifying_events(self, *, page_size: int | None = None) -> Iterator[list[dict]]:
-        """Every qualifying event, one list per page, de-duplicated by `name` (they have no id)."""
-        return self.iter_list(LIST_QUALIFYING_EVENTS.template, key="name", page_size=page_size)
+        """Every qualifying event, one list per page, de-duplicated by `name` (they have no id).
+
+        Read again once when `totalItems` disagrees, but never failed on it: the events are merged, not
+        retired, so a count the console keeps differently costs nothing and must not stop every run."""
+        return self.iter_list(LIST_QUALIFYING_EVENTS.template, key="name", page_size=page_size, keep_incomplete=True)
 
     def get_cumulative_exposures(self, experiment_id: str) -> list[dict]:
         """The whole series of every group of the experiment (not paginated)."""
@@ -464,6 +467,7 @@ class ConsoleClient:
         key: str = "id",
         page_size: int | None = None,
         check_total: bool = True,
+        keep_incomplete: bool = False,
     ) -> Iterator[list[dict]]:
         """A complete read of a list, one list of new items per page (see `paging.read_complete`).
 
@@ -472,8 +476,9 @@ class ConsoleClient:
         if page_size is not None and (isinstance(page_size, bool) or not isinstance(page_size, int) or page_size < 1):
             raise ConfigurationError(f"sources.console.page_size must be a positive integer, got {page_size!r}")
         return paging.read_complete(
-            lambda: self.paginate(path, params, page_size=page_size), path, key, check_total=check_total
-        )
+            lambda: self.paginate(path, params, page_size=page_size), path, key,
+            check_total=check_total, keep_incomplete=keep_incomplete,
+        )  # fmt: skip
 
     # ----------------------------------------------------------------- writes
 

@@ -183,7 +183,7 @@ def _item_key(item: Any, key: str) -> Any:
 
 
 def read_complete(
-    pages: Callable[[], Iterator[Page]], path: str, key: str = "id", *, check_total: bool = True
+    pages: Callable[[], Iterator[Page]], path: str, key: str = "id", *, check_total: bool = True, keep_incomplete: bool = False
 ) -> Iterator[list[dict]]:
     """A complete read of a list whose pages can shift while we read (items created or deleted).
 
@@ -193,7 +193,8 @@ def read_complete(
     number of distinct items seen, or `totalItems` changed from one page to the next (an item
     deleted from a page already read shifts a later item past the page boundary: the count can
     still agree while that item was never served), read once more and yield only items not yet
-    seen; if the re-read is not consistent either, raise `PaginationError`.
+    seen; if the re-read is not consistent either, raise `PaginationError`, or with `keep_incomplete`
+    (a list whose items are merged, never retired) log it and end with what both passes read.
     """
     seen: set[Any] = set()
 
@@ -230,6 +231,12 @@ def read_complete(
                 total,
                 f" (totalItems changed from {totals[0]} while reading)" if changed else "",
             )
+    if keep_incomplete:
+        log.warning(
+            "GET %s: a second pass saw %d distinct items but the console reports %d (totalItems); keeping what was read",
+            path, distinct, total,
+        )  # fmt: skip
+        return
     if changed:
         why = (
             f"the list changed while it was read (totalItems went from {totals[0]} to {total}): "

@@ -353,3 +353,19 @@ def test_a_404_on_the_first_page_is_still_an_error(make_client):
     client, _ = make_client(lambda request, sent: answer(404, {"status": 404, "message": "Not Found"}))
     with pytest.raises(NotFoundError):
         list(client.list_dynamic_configs())
+
+
+def test_qualifying_events_whose_total_never_agrees_are_read_twice_and_kept(make_client):
+    # Merged, never retired: a count the console keeps differently must not fail every run.
+    def handler(request, sent):
+        return page_answer([{"name": "purchase"}, {"name": "signup"}], 1, next_page=None, total=5)
+
+    client, console = make_client(handler)
+    assert [e["name"] for batch in client.list_qualifying_events() for e in batch] == ["purchase", "signup"]
+    assert len(console.sent) == 2
+
+
+def test_gates_whose_total_never_agrees_still_fail_the_strict_read(make_client):
+    client, _ = make_client(lambda request, sent: page_answer(items(1, 2), 1, next_page=None, total=5))
+    with pytest.raises(PaginationError, match="could not be read completely"):
+        list(client.list_gates())
