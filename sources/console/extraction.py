@@ -396,17 +396,14 @@ def is_settled(run: dict[str, Any], now: datetime, settle_after: timedelta) -> b
     status = run.get("latestStatus") or ""
     if status in FINAL_RUN_STATUSES:
         return True
-    if status.endswith("_error"):
-        since = run_status_since(run)
-        return since is not None and now - since >= settle_after
-    return False
+    return status.endswith("_error") and has_gone_quiet(run, now, settle_after)
 
 
 def has_gone_quiet(run: dict[str, Any], now: datetime, quiet_after: timedelta) -> bool:
-    """A run that has not settled and whose status has not moved for `quiet_after`: stuck, or forgotten.
+    """Whether the run's status has not moved for `quiet_after` (a time that cannot be read never counts).
 
-    It may still move (nothing says a status other than pulse_complete is final), so it is not settled,
-    only requested less often (`is_quiet`).
+    An error status that quiet has settled (`is_settled`); any other may still move (nothing says a
+    status other than pulse_complete is final), so such a run is only requested less often (`is_quiet`).
     """
     since = run_status_since(run)
     return since is not None and now - since >= quiet_after
