@@ -16,9 +16,10 @@ $(STAMP): $(BIN)/python pyproject.toml
 
 install: $(STAMP)
 
+# The demo keeps to its own file, demo.duckdb: it never touches the gatehouse.duckdb a real console loads.
 demo: $(STAMP)
 	$(BIN)/gatehouse run --demo
-	$(BIN)/gatehouse report
+	$(BIN)/gatehouse report --duckdb demo.duckdb
 
 # What the tests need that pip cannot install: checked first, so a missing one stops `make test` in one
 # line before the install and long before pytest (tools/headless_browser.py).
@@ -34,4 +35,4 @@ bench: $(STAMP)
 	$(BIN)/python -m bench.analysis_layer
 
 clean:
-	rm -rf $(VENV) gatehouse.duckdb .gatehouse.duckdb.dlt reports .pytest_cache bench/out
+	rm -rf $(VENV) demo.duckdb demo.snapshot.duckdb .demo.duckdb.dlt .demo.duckdb.dlt.lock reports .pytest_cache bench/out

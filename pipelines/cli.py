@@ -20,15 +20,16 @@ destination), builds analysis views on them and reports on stale flags, experime
 exposure and ingestion health.
 
 Start with:
-  gatehouse run --demo        # a local console twin, no account needed
-  gatehouse report            # HTML reports from ./gatehouse.duckdb
+  gatehouse run --demo        # a local console twin into ./demo.duckdb, no account needed
+  gatehouse report --duckdb demo.duckdb       # HTML reports in ./reports
+  gatehouse sql --duckdb demo.duckdb "select * from analytics.stale_gates_by_owner"
 """
 
 
 def build_parser() -> argparse.ArgumentParser:
     # Imported here so that `gatehouse --help` stays quick and a broken optional
     # command cannot stop the others from loading.
-    from pipelines import console_commands, report, run_command, twin_command
+    from pipelines import console_commands, report, run_command, sql_command, twin_command
     from pipelines.code_refs import command as code_refs
 
     parser = argparse.ArgumentParser(
@@ -38,7 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("-v", "--verbose", action="count", default=0, help="more log output (-vv for debug)")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for module in (run_command, report, code_refs, console_commands, twin_command):
+    for module in (run_command, report, sql_command, code_refs, console_commands, twin_command):
         module.register(commands)
     return parser
 

@@ -20,14 +20,16 @@ import time
 from dataclasses import dataclass, field
 from datetime import timezone
 from pathlib import Path
-from typing import Any, Iterator, Mapping, Optional
+from typing import Any, Callable, Iterator, Mapping, Optional, TypeVar
 
 import dlt
 from dlt.common.configuration.exceptions import ConfigFieldMissingException, ConfigurationValueError
 from dlt.common.destination.exceptions import SqlClientNotAvailable, UnknownDestinationModule
 from dlt.common.exceptions import MissingDependencyException
+from dlt.destinations.exceptions import DatabaseUndefinedRelation
 
 from pipelines.errors import GatehouseError
+from sources.console.identity import ConsoleIdentity
 
 log = logging.getLogger("gatehouse.destination")
 
@@ -39,7 +41,8 @@ DEFAULT_DUCKDB = Path("gatehouse.duckdb")
 # holds, before it gives up with one line. A notebook cell or a BI refresh takes seconds to minutes.
 DEFAULT_LOCK_TIMEOUT_S = 300.0
 LOCK_TIMEOUT_SETTING = "gatehouse.lock_timeout"  # [gatehouse] lock_timeout = 600, or GATEHOUSE__LOCK_TIMEOUT
-LOCK_POLL_S = 0.5
+# Short: a BI tool that polls the file leaves gaps of a fraction of a second, and a wait must not miss them all.
+LOCK_POLL_S = 0.1
 # The notebooks, opened by hand or by `gatehouse report`, find the data through these two settings.
 DESTINATION_ENV = "GATEHOUSE_DESTINATION"
 DUCKDB_ENV = "GATEHOUSE_DUCKDB"
@@ -61,6 +64,37 @@ NO_VIEWS = {
 }
 # DuckDB's words for a file another process holds: `... Conflicting lock is held in /usr/bin/python3 (PID 42) ...`.
 _DUCKDB_HELD = re.compile(r"Conflicting lock is held in (?P<program>.+?) \(PID (?P<pid>\d+)\)")
+# The read-only copy published beside the database after each good run: what analysts' tools open.
+SNAPSHOT_SUFFIX = ".snapshot"
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class LastExtraction:
+    """The newest extraction a dataset holds: when, by the service's clock, and from which console."""
+
+    service_time: Any
+    console: Optional[ConsoleIdentity]
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    path: Path
+    seconds: float
+    size_bytes: int
+
+
+@dataclass
+class Waits:
+    """Time a command spent waiting for the DuckDB file or for another run, kept apart from its own work."""
+
+    seconds: float = 0.0
+    holders: list[str] = field(default_factory=list)
+
+    def add(self, seconds: float, holder: str) -> None:
+        self.seconds += seconds
+        if holder not in self.holders:
+            self.holders.append(holder)
 
 
 @dataclass(frozen=True)
@@ -71,7 +105,10 @@ class Destination:
     duckdb_path: Path = DEFAULT_DUCKDB
     # Where dlt keeps the pipeline's state; by default beside the DuckDB file, else dlt's own folder.
     pipelines_dir: Optional[Path] = None
+    # A reader's DuckDB connection: never writes, and any number of them share the file.
+    read_only: bool = False
     _pipeline: list = field(default_factory=list, compare=False, repr=False)
+    waits: Waits = field(default_factory=Waits, compare=False, repr=False)
 
     @classmethod
     def from_flags(cls, destination: Optional[str], duckdb: Optional[str | Path]) -> "Destination":
@@ -122,11 +159,76 @@ class Destination:
         else:
             log.warning("raw tables loaded; no analysis views on %s: %s", self.name, NO_VIEWS[self.name])
 
-    def check_loaded(self) -> None:
-        """Fails with one line when there is plainly nothing to read yet."""
+    def check_loaded(self, timeout_s: Optional[float] = None) -> LastExtraction:
+        """The last extraction this dataset holds; fails with one line when no run has loaded it.
+
+        A missing file, an empty one, or one a failed first run left behind all hold no console: reading
+        them would report nothing to do, an all-clear nobody measured.
+        """
         self.check_serves_views()
         if self.is_duckdb_file and not self.duckdb_path.is_file():
             raise GatehouseError(f"no database at {self.duckdb_path}: load one with `gatehouse run` (or `gatehouse run --demo`)")
+        last = self.last_extraction(timeout_s)
+        if last is None:
+            raise GatehouseError(
+                f"no run has loaded {self.label()} yet (it holds no extraction): load it with `gatehouse run`"
+                " (or `gatehouse run --demo`); nothing was read or written"
+            )
+        return last
+
+    def last_extraction(self, timeout_s: Optional[float] = None) -> Optional[LastExtraction]:
+        """The newest extraction the dataset holds and its console, or None when no run has loaded it."""
+        if self.is_duckdb_file and not self.duckdb_path.is_file():
+            return None
+        with self.reader(timeout_s) as reader:
+            return reader.last_extraction()
+
+    # -- the snapshot readers open ----------------------------------------------------------------
+
+    @property
+    def snapshot_path(self) -> Path:
+        """`gatehouse.duckdb` -> `gatehouse.snapshot.duckdb`, beside it."""
+        path = self.duckdb_path
+        return path.with_name(f"{path.stem}{SNAPSHOT_SUFFIX}{path.suffix or '.duckdb'}")
+
+    def for_reading(self) -> "Destination":
+        """Where a reader should look: on DuckDB the published snapshot (a run never waits for its readers),
+        else, before any snapshot exists, the database itself, read-only; a warehouse as it is."""
+        if not self.is_duckdb_file:
+            return self
+        path = self.snapshot_path if self.snapshot_path.is_file() else self.duckdb_path
+        return Destination(duckdb_path=path, read_only=True)
+
+    def publish_snapshot(self, timeout_s: Optional[float] = None) -> Optional[Snapshot]:
+        """Copies the DuckDB file, checkpointed, to a temporary file, then renames it over the snapshot.
+
+        The rename is atomic: a reader opens the old snapshot or the new one, never half of either, and one
+        that holds the old one open keeps reading it (its file stays until closed). Other destinations have
+        no snapshot: their readers do not lock out the loader.
+        """
+        if not self.is_duckdb_file:
+            return None
+        import duckdb
+
+        started = time.monotonic()
+        target = self.snapshot_path
+        partial = target.with_name(f".{target.name}.{os.getpid()}.partial")
+
+        def copy() -> None:
+            # The open connection keeps every other process from writing while the bytes are copied.
+            connection = duckdb.connect(str(self.duckdb_path))
+            try:
+                connection.execute("checkpoint")
+                shutil.copyfile(self.duckdb_path, partial)
+            finally:
+                connection.close()
+
+        try:
+            self.when_free(copy, timeout_s)
+            os.replace(partial, target)
+        finally:
+            partial.unlink(missing_ok=True)
+        return Snapshot(target, time.monotonic() - started, target.stat().st_size)
 
     # -- the pipeline -----------------------------------------------------------------------------
 
@@ -188,8 +290,24 @@ class Destination:
     # -- reaching it with SQL ---------------------------------------------------------------------
 
     @contextlib.contextmanager
-    def sql_client(self) -> Iterator[Any]:
-        """dlt's own SQL client for the destination, opened; one-line errors for what cannot be reached."""
+    def sql_client(self, timeout_s: Optional[float] = None) -> Iterator[Any]:
+        """dlt's own SQL client for the destination, opened; one-line errors for what cannot be reached.
+
+        A DuckDB file is opened here, through the one bounded wait for a file another program holds, and
+        handed to dlt's client; a reader opens it read-only and makes no pipeline folder beside it.
+        """
+        if self.is_duckdb_file:
+            if self.duckdb_path.stem in RESERVED_DUCKDB_NAMES:
+                self.pipeline()  # the one line about the file name
+            import duckdb
+
+            connection = self.when_free(self._connect_duckdb, timeout_s)
+            try:
+                with duckdb_file_client(connection) as client:
+                    yield client
+            finally:
+                connection.close()
+            return
         pipeline = self.pipeline()
         with self._reaching():
             client = pipeline.sql_client()
@@ -204,18 +322,27 @@ class Destination:
         finally:
             client.close_connection()
 
+    def _connect_duckdb(self) -> Any:
+        import duckdb
+
+        try:
+            return duckdb.connect(str(self.duckdb_path), read_only=self.read_only)
+        except duckdb.Error as err:
+            if self.held_by(err) is not None:
+                raise  # waited for by when_free
+            raise GatehouseError(f"cannot read {self.duckdb_path} as a gatehouse DuckDB database: {_first_line(err)}") from err
+
     def apply_views(self, parameters: Optional[Mapping[str, float]] = None, timeout_s: Optional[float] = None) -> list[str]:
         """Creates or refreshes every analysis view on the destination, next to the raw dataset."""
         from pipelines import views
 
-        self.wait_until_free(timeout_s)
-        with self.sql_client() as client:
+        with self.sql_client(timeout_s) as client:
             return views.apply_views(client, parameters=parameters, destination_name=self.label())
 
     @contextlib.contextmanager
-    def reader(self) -> Iterator["Reader"]:
+    def reader(self, timeout_s: Optional[float] = None) -> Iterator["Reader"]:
         """Reads DuckDB-dialect SQL over the analysis views, translated for the destination."""
-        with self.sql_client() as client:
+        with self.sql_client(timeout_s) as client:
             yield Reader(client)
 
     # -- guarding it ------------------------------------------------------------------------------
@@ -227,11 +354,14 @@ class Destination:
         path = self._lock_path()
         path.parent.mkdir(parents=True, exist_ok=True)
         with open(path, "a+", encoding="utf-8") as handle:
-            deadline = time.monotonic() + timeout_s
+            started = time.monotonic()
+            deadline = started + timeout_s
             announced = False
             while True:
                 try:
                     fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    if announced:
+                        self.waits.add(time.monotonic() - started, f"another gatehouse run ({holder})")
                     break
                 except BlockingIOError:
                     holder = _read_holder(handle)
@@ -265,13 +395,37 @@ class Destination:
 
         return Path(get_dlt_pipelines_dir()) / f"{PIPELINE_NAME}.lock"
 
-    def wait_until_free(self, timeout_s: Optional[float] = None, extracted: bool = False) -> None:
-        """Waits (bounded) until no other program holds the DuckDB file; other destinations need no wait.
+    def when_free(self, action: Callable[[], T], timeout_s: Optional[float] = None, extracted: bool = False) -> T:
+        """Runs `action`, which opens the DuckDB file; while another program holds the file, waits and runs it again.
 
-        `extracted`: a run waiting to load what it has extracted (the message on giving up says it is kept).
+        The one bounded wait every open of the file goes through (a run's steps, views, report, code-refs,
+        the notebooks, `gatehouse sql`): the action itself is retried, so no other program can take the
+        file between a check and the open. One warning when the wait starts, one line when it runs out;
+        the time waited is kept in `waits`. `extracted`: a run waiting to load what it extracted (the
+        line on giving up says it is kept). Other destinations run `action` once.
         """
-        if self.is_duckdb_file and self.duckdb_path.is_file():
-            wait_for_duckdb_file(self.duckdb_path, lock_timeout(timeout_s), extracted)
+        started: Optional[float] = None
+        holder = ""
+        try:
+            while True:
+                try:
+                    return action()
+                except Exception as err:
+                    found = self.held_by(err) if self.is_duckdb_file else None
+                    if found is None:
+                        raise
+                    holder = found
+                    limit = lock_timeout(timeout_s)
+                    now = time.monotonic()
+                    if started is None:
+                        started = now
+                        log.warning("%s is held open by %s: waiting up to %.0f s", self.duckdb_path, holder, limit)
+                    if now - started >= limit:
+                        raise GatehouseError(self.held_message(holder, limit, extracted)) from None
+                    time.sleep(LOCK_POLL_S)
+        finally:
+            if started is not None:
+                self.waits.add(time.monotonic() - started, holder)
 
     def held_by(self, err: BaseException) -> Optional[str]:
         """'program (PID n)' when `err`, or what it wraps, is DuckDB refusing a file another process holds."""
@@ -300,6 +454,12 @@ class Reader:
     def __init__(self, client: Any) -> None:
         self.client = client
 
+    @property
+    def dialect(self) -> str:
+        from pipelines import views
+
+        return views.destination_dialect(self.client)
+
     def translate(self, sql: str) -> str:
         from pipelines import views
 
@@ -313,6 +473,30 @@ class Reader:
     def frame(self, sql: str) -> Any:
         with self.client.execute_query(self.translate(sql)) as cursor:
             return _same_dtypes(cursor.df())
+
+    def table(self, sql: str, translate: bool = True) -> tuple[list[str], list[tuple]]:
+        """Column names and rows, for a query whose columns are not known in advance (`translate=False`: SQL
+        already in the destination's own dialect)."""
+        with self.client.execute_query(self.translate(sql) if translate else sql) as cursor:
+            names = [column[0] for column in cursor.description or ()]
+            return names, [tuple(_in_utc(value) for value in row) for row in cursor.fetchall()]
+
+    def last_extraction(self) -> Optional[LastExtraction]:
+        """The raw dataset's newest `extraction_runs` row (None: no run has loaded it).
+
+        Read as `select *`: a dataset loaded before consoles were recorded has no identity columns, and
+        the extraction_runs table exists only once a run has loaded.
+        """
+        try:
+            names, rows = self.table(f"select * from {DATASET_NAME}.extraction_runs order by started_at desc limit 1")
+        except DatabaseUndefinedRelation:
+            return None
+        if not rows:
+            return None
+        row = dict(zip(names, rows[0]))
+        base_url = row.get("console_base_url")
+        console = ConsoleIdentity(base_url, row.get("console_key_fingerprint")) if base_url else None
+        return LastExtraction(row.get("service_time") or row.get("started_at"), console)
 
 
 def _in_utc(value: Any) -> Any:
@@ -364,28 +548,6 @@ def lock_timeout(timeout_s: Optional[float] = None) -> float:
     if not seconds >= 0:
         raise GatehouseError(f"{LOCK_TIMEOUT_SETTING} must be 0 or more seconds, not {configured!r}")
     return seconds
-
-
-def wait_for_duckdb_file(path: Path, timeout_s: float, extracted: bool = False) -> None:
-    import duckdb
-
-    deadline = time.monotonic() + timeout_s
-    announced = False
-    while True:
-        try:
-            duckdb.connect(str(path)).close()
-            return
-        except duckdb.Error as err:
-            match = _DUCKDB_HELD.search(str(err))
-            if match is None:
-                raise GatehouseError(f"cannot read {path} as a gatehouse DuckDB database: {_first_line(err)}") from err
-            holder = f"{match['program']} (PID {match['pid']})"
-            if time.monotonic() >= deadline:
-                raise GatehouseError(Destination(duckdb_path=path).held_message(holder, timeout_s, extracted)) from None
-            if not announced:
-                log.warning("%s is held open by %s: waiting up to %.0f s", path, holder, timeout_s)
-                announced = True
-            time.sleep(LOCK_POLL_S)
 
 
 def _first_line(err: BaseException) -> str:

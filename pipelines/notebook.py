@@ -1,7 +1,8 @@
 """What every notebook starts with: where the data is, a `view()` over the analysis views, inline charts.
 
 A notebook reads the destination named by GATEHOUSE_DESTINATION (default: the DuckDB file in
-GATEHOUSE_DUCKDB, else ./gatehouse.duckdb); `gatehouse report` sets both for its kernel. Opened by hand
+GATEHOUSE_DUCKDB, else gatehouse.duckdb, else demo.duckdb, in the working folder or the project's; on
+DuckDB its readers' snapshot); `gatehouse report` sets both for its kernel. Opened by hand
 in Jupyter, set them before the first cell, e.g. `%env GATEHOUSE_DESTINATION=postgres`, with the
 destination's credentials in .dlt/ as for `gatehouse run` (DLT_PROJECT_DIR names that folder's parent
 when Jupyter runs elsewhere).
@@ -11,11 +12,13 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
 from datetime import timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional
 
-from pipelines.destination import DEFAULT_NAME, Destination
+from pipelines.demo import DEMO_DUCKDB
+from pipelines.destination import DEFAULT_DUCKDB, DEFAULT_NAME, Destination
 from pipelines.errors import GatehouseError
 
 # DejaVu Sans ships with matplotlib: the charts need no font (nor anything else) from the network.
@@ -29,17 +32,53 @@ CHART_STYLE = {
 }
 
 
+def find_duckdb(duckdb_path: Optional[str] = None) -> Path:
+    """The DuckDB file a notebook reads: the path given, else ./gatehouse.duckdb, else the demo's file."""
+    names = [Path(duckdb_path)] if duckdb_path else [DEFAULT_DUCKDB, DEMO_DUCKDB]
+    if names[0].is_absolute():
+        return names[0]
+    folders = [Path.cwd(), *_project_folders()]
+    for folder in folders:
+        for candidate in names:
+            if (folder / candidate).is_file():
+                return folder / candidate
+    looked = ", ".join(dict.fromkeys(str(folder / candidate) for folder in folders for candidate in names))
+    raise GatehouseError(
+        f"no database at {looked}: load one with `gatehouse run` (or `gatehouse run --demo`), or set"
+        f" GATEHOUSE_DUCKDB to its path before the first cell"
+    )
+
+
+def _project_folders() -> list[Path]:
+    folders = []
+    if os.environ.get("DLT_PROJECT_DIR"):
+        folders.append(Path(os.environ["DLT_PROJECT_DIR"]))
+    for folder in Path.cwd().parents:
+        if (folder / ".dlt").is_dir() or (folder / "pyproject.toml").is_file():
+            folders.append(folder)
+            break
+    return folders
+
+
 class NotebookData:
     """Read-only, through the analysis views only: nothing is extracted here."""
 
-    def __init__(self, destination: Destination) -> None:
+    def __init__(self, destination: Destination, loaded: Optional[Destination] = None) -> None:
         self.destination = destination
+        # what `gatehouse run` loads (the snapshot's database), for the commands a notebook suggests
+        self.loaded = loaded or destination
         self._exit = contextlib.ExitStack()
         self.reader = self._exit.enter_context(destination.reader())
 
     @classmethod
-    def open(cls, destination: str, duckdb_path: str) -> "NotebookData":
-        """The notebook's parameters cell names the destination (and the DuckDB file for the default)."""
+    def open(cls, destination: Optional[str] = None, duckdb_path: Optional[str] = None) -> "NotebookData":
+        """The notebook's parameters cell names the destination (and may name the DuckDB file for the default).
+
+        On DuckDB it reads the readers' snapshot `gatehouse run` publishes beside the file, so a notebook
+        left open all day never delays a run. A relative path, or none, is looked for in the working folder
+        and then in the project's (DLT_PROJECT_DIR, or the folder above holding `.dlt/` or `pyproject.toml`):
+        Jupyter started from the project root or from `notebooks/` finds the same database.
+        """
         import matplotlib
         import pandas as pd
 
@@ -48,15 +87,17 @@ class NotebookData:
 
         plt.rcParams.update(CHART_STYLE)
         pd.set_option("display.max_rows", 60)
-        where = Destination(name=destination or DEFAULT_NAME, duckdb_path=Path(duckdb_path))
-        if where.is_duckdb_file and not where.duckdb_path.is_file():
-            # Opening it would create an empty file (Jupyter's kernel runs in the notebook's folder), and the
-            # first view would fail with DuckDB's 'Table with name as_of does not exist'.
-            raise GatehouseError(
-                f"no database at {where.duckdb_path} ({where.duckdb_path.absolute()}): load one with `gatehouse run`"
-                " (or `gatehouse run --demo`), or set GATEHOUSE_DUCKDB to its path before the first cell"
-            )
-        return cls(where)
+        loaded = Destination(name=destination or DEFAULT_NAME)
+        if loaded.is_duckdb_file:
+            loaded = Destination(duckdb_path=find_duckdb(duckdb_path))
+        where = loaded.for_reading()
+        where.check_loaded()
+        return cls(where, loaded)
+
+    @property
+    def flags(self) -> str:
+        """The flags that point a `gatehouse` command at this data, e.g. `--duckdb gatehouse.duckdb`."""
+        return f"--duckdb {self.loaded.duckdb_path}" if self.loaded.is_duckdb_file else f"--destination {self.loaded.name}"
 
     def view(self, sql: str) -> Any:
         """A data frame from DuckDB-dialect SQL over `analytics.*`, run in the destination's dialect."""

@@ -16,7 +16,7 @@ import os
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from pipelines import destination as destinations
 from pipelines.commands import add_command
@@ -80,7 +80,8 @@ def handle(args: argparse.Namespace) -> int:
     destination = destinations.from_arguments(args)
     out = Path(args.out)
     summary = prepare(destination, timeout_s=args.lock_timeout)
-    reports = write_reports(destination, out)
+    # The notebooks read the snapshot just published: a run started meanwhile never waits for them.
+    reports = write_reports(destination.for_reading(), out)
     print(summary)
     print("reports:")
     for report in reports:
@@ -90,22 +91,37 @@ def handle(args: argparse.Namespace) -> int:
 
 def prepare(destination: Destination, timeout_s: float | None = None) -> str:
     """Refreshes the views (the notebooks rely on this version's) and returns the terminal summary."""
-    destination.check_loaded()
+    destination.check_loaded(timeout_s)
     destination.apply_views(timeout_s=timeout_s)
-    with destination.reader() as reader:
+    destination.publish_snapshot(timeout_s)
+    with destination.reader(timeout_s) as reader:
         return summarise(reader, destination.label())
 
 
 def write_reports(destination: Destination, out: Path) -> list[Report]:
+    out.mkdir(parents=True, exist_ok=True)
+    # Every report is written beside its place and renamed into it only once all are made: a notebook that
+    # fails leaves the earlier reports as they were, never a mix of old and new.
+    staged: list[tuple[Path, Report]] = []
+    try:
+        for report in _executed(destination, out):
+            staged.append(report)
+        for partial, report in staged:
+            os.replace(partial, report.html)
+    finally:
+        for partial, _ in staged:
+            partial.unlink(missing_ok=True)
+    return [report for _, report in staged]
+
+
+def _executed(destination: Destination, out: Path) -> Iterator[tuple[Path, Report]]:
     import nbformat
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 
-    out.mkdir(parents=True, exist_ok=True)
     exporter = _exporter()
     # The kernel inherits this environment, plus where the data is; its working directory is the notebooks'.
     env = {**os.environ, **destination.notebook_environment()}
-    reports = []
     for name in NOTEBOOKS:
         path = NOTEBOOK_DIR / f"{name}.ipynb"
         if not path.is_file():
@@ -127,9 +143,9 @@ def write_reports(destination: Destination, out: Path) -> list[Report]:
             raise GatehouseError(f"notebook {path.name} did not finish: {_last_line(err)}") from err
         html, _ = exporter.from_notebook_node(notebook, resources={"metadata": {"name": notebook.metadata.get("title", name)}})
         target = out / f"{name}.html"
-        target.write_text(html, encoding="utf-8")
-        reports.append(Report(name, target))
-    return reports
+        partial = out / f".{name}.html.partial"
+        partial.write_text(html, encoding="utf-8")
+        yield partial, Report(name, target)
 
 
 def _exporter():

@@ -1,21 +1,24 @@
 """A gatehouse run: extract the console into the destination, then refresh the analysis views.
 
 The steps are dlt's (extract, normalise, load); this module orders them with what makes a scheduled
-run trustworthy: one run at a time per pipeline, a load a killed run left half done completed first,
-a DuckDB file another program holds waited for, and the views refreshed only after a good load.
+run trustworthy: one run at a time per pipeline, a dataset that holds another console refused before
+any request, a load a killed run left half done completed first, a DuckDB file another program holds
+waited for, and the views refreshed and the readers' snapshot published only after a good load.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Iterator, Optional
 
 import dlt
 from dlt.common.configuration.exceptions import ConfigFieldMissingException, ConfigurationValueError
 from dlt.pipeline.exceptions import PipelineStepFailed
 
+from pipelines.demo import DEMO_DUCKDB
 from pipelines.destination import Destination, lock_timeout
 from pipelines.drift import fields_gone, schema_changes, schema_columns
 from pipelines.errors import GatehouseError
@@ -45,6 +48,10 @@ class RunOptions:
     progress: bool = True
     # Seconds to wait for another run, or for a DuckDB file another program holds (None: the setting).
     lock_timeout_s: Optional[float] = None
+    # Load into a dataset that holds another console (a rotated key, a moved URL): never implied.
+    repoint: bool = False
+    # The demo's console twin: it never loads into a dataset that holds a real console, flag or no flag.
+    demo: bool = False
     # Passed to the source instead of dlt's config lookup (the demo and tests use them).
     source_args: dict[str, Any] = field(default_factory=dict)
 
@@ -67,68 +74,114 @@ def run_extraction(options: RunOptions) -> RunSummary:
 
     destination = options.destination
     timeout_s = lock_timeout(options.lock_timeout_s)
-    with destination.exclusive(timeout_s):
-        pipeline = destination.pipeline()
-        before = schema_columns(pipeline)
-        try:
-            destination.wait_until_free(timeout_s)
-            if pipeline.has_pending_data:
-                finish_interrupted_load(pipeline)
-            with Progress(report, enabled=options.progress), batch_garbage_collection():
-                info = pipeline.run(
-                    source,
-                    loader_file_format=LOADER_FILE_FORMAT,
-                    refresh="drop_sources" if options.full_refresh else None,
-                )
-        except PipelineStepFailed as err:
-            info = load_when_free(destination, pipeline, err, timeout_s)
-        except ConsoleError as err:
-            raise GatehouseError(explain(err)) from err
-        finally:
-            report.close()
-
-        load_id = info.loads_ids[-1] if info.loads_ids else None
-        trace = pipeline.last_trace
-        rows = dict(trace.last_normalize_info.row_counts) if trace and trace.last_normalize_info else {}
-        rows = {t: n for t, n in rows.items() if not t.startswith("_dlt")}
-        new_versions, retired = scd2_counts(pipeline, load_id, started_wall)
-        stats = report.request_stats()
-        summary = RunSummary(
-            rows_loaded=rows,
-            new_versions=new_versions,
-            retired=retired,
-            skipped=[(s.table, s.id, s.reason) for s in report.skipped],
-            schema_changes=schema_changes(before, schema_columns(pipeline)) + fields_gone(pipeline, report.fields_seen),
-            requests=stats.get("requests", 0),
-            retries=stats.get("retries", 0),
-            throttled=stats.get("throttled", 0),
-            throttle_wait_s=stats.get("throttle_wait_s", 0.0),
-            wall_time_s=time.monotonic() - started,
-            load_id=load_id,
-        )
-        destination.refresh_views(timeout_s)
-    return summary
-
-
-def load_when_free(destination: Destination, pipeline: dlt.Pipeline, err: PipelineStepFailed, timeout_s: float) -> Any:
-    """A load refused because another program took the DuckDB file mid-run: wait for it, then load.
-
-    What was extracted stays in the pipeline's folder either way; if the wait runs out, the next run
-    loads it first (finish_interrupted_load).
-    """
-    if err.step != "load" or destination.held_by(err) is None:
-        raise GatehouseError(explain(err)) from err
-    destination.wait_until_free(timeout_s, extracted=True)
+    steps: dict[str, float] = {}
     try:
-        return pipeline.load()
-    except PipelineStepFailed as again:
-        holder = destination.held_by(again)
-        raise GatehouseError(destination.held_message(holder, timeout_s, extracted=True) if holder else explain(again)) from again
+        with destination.exclusive(timeout_s):
+            # Before any request: a dataset that holds another console is never loaded over by mistake.
+            check_console(destination, report, options, timeout_s)
+            pipeline = destination.pipeline()
+            before = schema_columns(pipeline)
+            try:
+                # dlt's steps one by one, as pipeline.run takes them, so that each that opens the DuckDB file
+                # goes through the one bounded wait, and a file taken after extraction costs no request.
+                # A load left pending goes first: syncing with a dataset it never reached would wipe it.
+                if pipeline.has_pending_data:
+                    finish_interrupted_load(destination, pipeline, timeout_s)
+                with _timed(steps, "sync"):
+                    destination.when_free(pipeline.sync_destination, timeout_s)
+                with Progress(report, enabled=options.progress), batch_garbage_collection():
+                    with _timed(steps, "extract"):
+                        pipeline.extract(
+                            source,
+                            refresh="drop_sources" if options.full_refresh else None,
+                            loader_file_format=LOADER_FILE_FORMAT,
+                        )
+                    with _timed(steps, "normalize"):
+                        normalized = pipeline.normalize()
+                with _timed(steps, "load"):
+                    info = destination.when_free(pipeline.load, timeout_s, extracted=True)
+            except PipelineStepFailed as err:
+                raise GatehouseError(explain(err)) from err
+            except ConsoleError as err:
+                raise GatehouseError(explain(err)) from err
+            finally:
+                report.close()
+
+            load_id = info.loads_ids[-1] if info.loads_ids else None
+            rows = {t: n for t, n in normalized.row_counts.items() if not t.startswith("_dlt")}
+            new_versions, retired = scd2_counts(destination, load_id, started_wall, timeout_s)
+            stats = report.request_stats()
+            with _timed(steps, "views"):
+                destination.refresh_views(timeout_s)
+            with _timed(steps, "snapshot"):
+                snapshot = destination.publish_snapshot(timeout_s)
+    finally:
+        waited = destination.waits.seconds
+    return RunSummary(
+        rows_loaded=rows,
+        new_versions=new_versions,
+        retired=retired,
+        skipped=[(s.table, s.id, s.reason) for s in report.skipped],
+        schema_changes=schema_changes(before, schema_columns(pipeline)) + fields_gone(pipeline, report.fields_seen),
+        requests=stats.get("requests", 0),
+        retries=stats.get("retries", 0),
+        throttled=stats.get("throttled", 0),
+        throttle_wait_s=stats.get("throttle_wait_s", 0.0),
+        wall_time_s=time.monotonic() - started,
+        load_id=load_id,
+        waited_s=waited,
+        waited_for=list(destination.waits.holders),
+        snapshot=snapshot.path if snapshot else None,
+        steps=steps,
+    )
 
 
-def finish_interrupted_load(pipeline: dlt.Pipeline) -> None:
+def check_console(destination: Destination, report: ExtractionReport, options: RunOptions, timeout_s: float) -> None:
+    """Refuses, in one line and before it extracts, a run whose console is not the one the dataset holds.
+
+    A mistyped base URL or key looks like another console too: one cheap read first, so that a URL or key
+    that does not work is reported as such (the setting to fix), and only a working one as another console.
+    """
+    console = report.console_identity()
+    if console is None:
+        return
+    last = destination.last_extraction(timeout_s)
+    held = last.console if last else None
+    if held is None or held.same_console(console):
+        return
+    try:
+        report.check_access()
+    except ConsoleError as err:
+        raise GatehouseError(explain(err)) from err
+    if options.demo:
+        raise GatehouseError(
+            f"{destination.label()} holds the console {held}: the demo never loads into a real console's dataset;"
+            f" run it without --duckdb (it writes {DEMO_DUCKDB}) or give it a file of its own"
+        )
+    if options.repoint:
+        log.warning("--repoint: %s held %s and follows %s from this run on%s", destination.label(), held, console,
+                    " (--full-refresh: what it held is dropped first)" if options.full_refresh
+                    else "; its history continues, and what the new console lacks is retired")
+        return
+    raise GatehouseError(
+        f"{destination.label()} holds the console {held}, not {console}: load this console into another"
+        f" {'file (--duckdb PATH)' if destination.is_duckdb_file else 'dataset (another database in the destination credentials)'},"
+        f" or pass --repoint to make {destination.label()} follow it (with --full-refresh to drop what it holds first)"
+    )
+
+
+@contextlib.contextmanager
+def _timed(steps: dict[str, float], name: str) -> Iterator[None]:
+    started = time.monotonic()
+    try:
+        yield
+    finally:
+        steps[name] = steps.get(name, 0.0) + time.monotonic() - started
+
+
+def finish_interrupted_load(destination: Destination, pipeline: dlt.Pipeline, timeout_s: float) -> None:
     """Completes what a killed or failed run left in the pipeline, then the run extracts as usual."""
     log.warning("a previous run left a load unfinished: completing it first")
     settle_committed_jobs(pipeline)
     pipeline.normalize()
-    pipeline.load()
+    destination.when_free(pipeline.load, timeout_s, extracted=True)

@@ -9,7 +9,7 @@ from typing import Any
 
 from pipelines import destination as destinations
 from pipelines.commands import add_command
-from pipelines.demo import demo_console
+from pipelines.demo import DEMO_DUCKDB, demo_console
 from pipelines.run import SELECTABLE, RunOptions, run_extraction
 from pipelines.views import DEFAULT_PARAMETERS
 
@@ -17,11 +17,12 @@ log = logging.getLogger("gatehouse.run")
 
 EPILOG = """\
 examples:
-  gatehouse run --demo                       # against a local console twin, no account needed
+  gatehouse run --demo                       # a local console twin into ./demo.duckdb, no account needed
   gatehouse run                              # ./gatehouse.duckdb, settings from .dlt/ or SOURCES__CONSOLE__*
   gatehouse run --duckdb /data/flags.duckdb --resources gates,dynamic_configs
   gatehouse run --destination postgres       # credentials from dlt config, e.g. DESTINATION__POSTGRES__CREDENTIALS
   gatehouse run --full-refresh               # drop the console tables and state, load everything again
+  gatehouse run --repoint                    # the dataset's console changed on purpose (a rotated key, a new URL)
   gatehouse run --lock-timeout 900           # wait up to 15 minutes for a notebook holding the DuckDB file
 
 settings ([sources.console] in .dlt/config.toml and .dlt/secrets.toml, or environment variables):
@@ -58,10 +59,14 @@ VIEWS_DESCRIPTION = (
 
 def register(subparsers: Any) -> None:
     parser = add_command(subparsers, "run", help=HELP, description=DESCRIPTION, epilog=EPILOG)
-    parser.add_argument("--demo", action="store_true", help="run against a local console twin (no account needed)")
+    parser.add_argument("--demo", action="store_true",
+                        help=f"run against a local console twin (no account needed), into ./{DEMO_DUCKDB} unless --duckdb says otherwise")
     destinations.add_arguments(parser)
     parser.add_argument("--resources", metavar="A,B", help=f"load only these tables: {', '.join(SELECTABLE)}")
     parser.add_argument("--full-refresh", action="store_true", help="drop the console tables and state first")
+    parser.add_argument("--repoint", action="store_true",
+                        help="load a console other than the one the dataset holds (refused without this flag): its"
+                        " history continues and what the new console lacks is retired; with --full-refresh it starts over")
     parser.add_argument("--no-progress", action="store_true", help="no progress lines while running")
     parser.set_defaults(handler=handle_run)
 
@@ -73,16 +78,20 @@ def register(subparsers: Any) -> None:
 
 def handle_run(args: argparse.Namespace) -> int:
     resources = [r.strip() for r in args.resources.split(",") if r.strip()] if args.resources else None
+    if args.demo and args.duckdb is None and args.destination is None:
+        args.duckdb = str(DEMO_DUCKDB)
     options = RunOptions(
         destination=destinations.from_arguments(args),
         resources=resources,
         full_refresh=args.full_refresh,
         progress=not args.no_progress,
         lock_timeout_s=args.lock_timeout,
+        repoint=args.repoint,
+        demo=args.demo,
     )
     with demo_console() if args.demo else contextlib.nullcontext({}) as demo_args:
         if args.demo:
-            log.info("demo: console twin at %s", demo_args["base_url"])
+            log.info("demo: a small console twin in this process, at %s", demo_args["base_url"])
         options.source_args = dict(demo_args)
         summary = run_extraction(options)
     print(f"gatehouse: {options.destination.label()}")
@@ -102,7 +111,8 @@ def handle_views(args: argparse.Namespace) -> int:
         except ValueError:
             raise GatehouseError(f"--set {item}: expected NAME=NUMBER, e.g. --set stall_days=5") from None
     destination = destinations.from_arguments(args)
-    destination.check_loaded()
+    destination.check_loaded(args.lock_timeout)
     names = destination.apply_views(parameters=parameters or None, timeout_s=args.lock_timeout)
+    destination.publish_snapshot(args.lock_timeout)
     print(f"gatehouse: {destination.label()}: {len(names)} views in schema analytics")
     return 0

@@ -1,14 +1,20 @@
-"""What a run did, as the lines `gatehouse run` prints: rows per table, SCD2 versions, requests."""
+"""What a run did, as the lines `gatehouse run` prints: rows per table, SCD2 versions, requests, waits."""
 
 from __future__ import annotations
 
-import contextlib
-from dataclasses import dataclass
-from typing import Optional
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Optional
 
-import dlt
+from dlt.destinations.exceptions import DatabaseUndefinedRelation
+
+if TYPE_CHECKING:
+    from pipelines.destination import Destination
 
 SCD2_TABLES = ("gates", "dynamic_configs")
+# dlt's load ids are a timestamp: digits and a dot, safe to write into SQL as a literal.
+_LOAD_ID = re.compile(r"^[0-9.]+$")
 
 
 @dataclass
@@ -24,10 +30,20 @@ class RunSummary:
     throttle_wait_s: float
     wall_time_s: float
     load_id: Optional[str]
+    # Time spent waiting for another run or for a program holding the DuckDB file (part of wall_time_s).
+    waited_s: float = 0.0
+    waited_for: list[str] = field(default_factory=list)
+    # The read-only copy published for notebooks and BI tools (DuckDB only).
+    snapshot: Optional[Path] = None
+    # Seconds per step: sync, extract, normalize, load, views, snapshot.
+    steps: dict[str, float] = field(default_factory=dict)
 
     def lines(self) -> list[str]:
-        out = [f"loaded in {self.wall_time_s:.1f}s with {self.requests} requests"
+        # The wait is someone else's time: the load's own time is shown apart from it.
+        out = [f"loaded in {self.wall_time_s - self.waited_s:.1f}s with {self.requests} requests"
                f" ({self.retries} retried, {self.throttled} throttled, {self.throttle_wait_s:.1f}s waiting on the rate limit)"]
+        if self.waited_s >= 0.05:
+            out.append(f"  waited {self.waited_s:.1f}s before that for {', '.join(self.waited_for)} to let go of the database")
         # Nested tables (rules, histories...) are summed into their root table's line.
         roots: dict[str, list[int]] = {}
         for table, rows in self.rows_loaded.items():
@@ -43,29 +59,41 @@ class RunSummary:
             out.append(f"  skipped {table} {id_}: {reason}")
         for change in self.schema_changes:
             out.append(f"  schema: {change}")
+        if self.snapshot is not None:
+            out.append(f"readers' snapshot: {self.snapshot} (open this one in notebooks and BI tools; a run never waits for it)")
         return out
 
 
+def scd2_counts(destination: "Destination", load_id: Optional[str], started_at: float,
+                timeout_s: Optional[float] = None) -> tuple[dict[str, int], dict[str, int]]:
+    """New versions written by this load and entities retired by it, per SCD2 table.
 
-def scd2_counts(pipeline: dlt.Pipeline, load_id: Optional[str], started_at: float) -> tuple[dict[str, int], dict[str, int]]:
-    """New versions written by this load and entities retired by it, per SCD2 table."""
+    DuckDB-dialect SQL, translated for the destination like every other read; a table not loaded yet (a
+    run of other resources) has no counts, any other failure is the run's.
+    """
     new_versions: dict[str, int] = {}
     retired: dict[str, int] = {}
-    if load_id is None:
+    if load_id is None or not _LOAD_ID.match(load_id):
         return new_versions, retired
-    with contextlib.suppress(Exception), pipeline.sql_client() as client:
+    with destination.reader(timeout_s) as reader:
         for table in SCD2_TABLES:
-            name = client.make_qualified_table_name(table)
-            rows = client.execute_sql(f"select count(*) from {name} where _dlt_load_id = %s", load_id)
-            new_versions[table] = rows[0][0]
+            try:
+                [(new_versions[table],)] = reader.rows(
+                    f"select count(*) from console.{table} where _dlt_load_id = '{load_id}'"
+                )
+            except DatabaseUndefinedRelation:
+                continue
             # A retired entity: a version closed by this load with no open version left.
-            rows = client.execute_sql(
-                f"select count(distinct g.id) from {name} g where g._dlt_valid_to is not null"
-                f" and g._dlt_valid_to >= to_timestamp(%s)"
-                f" and not exists (select 1 from {name} a where a.id = g.id and a._dlt_valid_to is null)",
-                started_at - 1,
+            [(retired[table],)] = reader.rows(
+                f"""
+                select count(distinct closed.id)
+                from console.{table} as closed
+                where closed._dlt_valid_to is not null
+                    and closed._dlt_valid_to >= to_timestamp({started_at - 1:.6f})
+                    and not exists (
+                        select 1 from console.{table} as open_version
+                        where open_version.id = closed.id and open_version._dlt_valid_to is null
+                    )
+                """
             )
-            retired[table] = rows[0][0]
     return new_versions, retired
-
-

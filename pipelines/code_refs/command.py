@@ -118,11 +118,11 @@ def parse_aliases(pairs: Sequence[str], file: Optional[Path]) -> dict[str, list[
     return aliases
 
 
-def read_entities(destination: Destination) -> list[Entity]:
+def read_entities(destination: Destination, timeout_s: Optional[float] = None) -> list[Entity]:
     """Every gate and config id the console has or had (the SCD2 history keeps deleted ones)."""
     entities: list[Entity] = []
     found_table = False
-    with destination.sql_client() as client:
+    with destination.sql_client(timeout_s) as client:
         for table, entity_type in (("gates", GATE), ("dynamic_configs", DYNAMIC_CONFIG)):
             name = client.make_qualified_table_name(table)
             try:
@@ -160,12 +160,10 @@ def handle(args: argparse.Namespace) -> int:
         raise GatehouseError(f"two paths are both repository {duplicates[0]!r}: scan them one at a time with --repository-name")
 
     destination = destinations.from_arguments(args)
-    if destination.is_duckdb_file and not destination.duckdb_path.is_file():
-        raise GatehouseError(f"no database at {destination.duckdb_path}: load the console data first with `gatehouse run`")
-    # A notebook or BI tool holding the DuckDB file is waited for (--lock-timeout) before the ids are read, too.
-    destination.wait_until_free(args.lock_timeout)
     try:
-        entities = read_entities(destination)
+        # No run loaded yet: every id would be an orphan, and the worklist would say all clear.
+        destination.check_loaded(args.lock_timeout)
+        entities = read_entities(destination, args.lock_timeout)
     except DltException as err:
         # a missing credential, a table dlt cannot read: run's one-line explanation
         raise GatehouseError(f"cannot read the console data from destination {destination.label()}: {explain(err)}") from err
@@ -186,12 +184,14 @@ def handle(args: argparse.Namespace) -> int:
     known = {(entity.entity_type, entity.entity_id) for entity in entities}
     # The same lock and wait as `gatehouse run`: a scan in CI and the scheduled run never load at once.
     with destination.exclusive(args.lock_timeout):
-        destination.wait_until_free(args.lock_timeout)
+        pipeline = destination.pipeline()
         try:
-            destination.pipeline().run(code_references_source(scans, known))
+            # Run again after a wait for the file: what a first try extracted is pending, and dlt loads it first.
+            destination.when_free(lambda: pipeline.run(code_references_source(scans, known)), args.lock_timeout)
         except PipelineStepFailed as err:
             raise GatehouseError(f"loading the references failed at the {err.step} step (nothing replaced): {explain(err)}") from err
         destination.refresh_views(args.lock_timeout)
+        destination.publish_snapshot(args.lock_timeout)
     for line in summary_lines(scans, known):
         print(line)
     return 0

@@ -18,6 +18,7 @@ from dlt.sources import DltResource
 from sources.console import settings
 from sources.console.client import ClientOptions, ConsoleClient
 from sources.console.errors import ConsoleError
+from sources.console.identity import identify
 from sources.console.extraction import (
     CONFIG_ARRAYS,
     GATE_ARRAYS,
@@ -369,10 +370,14 @@ def console(
     def extraction_runs() -> Iterator[dict]:
         """Table `extraction_runs`: one row per run with the service's clock, the "as of" of every view."""
         started_at = utc_now()
+        console_identity = identify(client.options.base_url, client.options.api_key)
         yield {
             "extraction_id": str(uuid4()),
             "service_time": client.server_time or started_at,
             "started_at": started_at,
+            # which console the dataset holds: a later run against another one is refused (never the key)
+            "console_base_url": console_identity.base_url,
+            "console_key_fingerprint": console_identity.key_fingerprint,
         }
 
     # The order matters for economy only: in dlt's fifo mode each id resource then runs after the

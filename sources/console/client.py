@@ -427,6 +427,11 @@ class ConsoleClient:
             LIST_DYNAMIC_CONFIGS.template, params, key="id", page_size=page_size, check_total=check_total
         )
 
+    def check_access(self) -> None:
+        """One cheap authenticated read, a page of one qualifying event: a wrong base URL or key fails here
+        with the error a run would meet at its first request."""
+        next(iter(self.paginate(LIST_QUALIFYING_EVENTS.template, page_size=1)), None)
+
     def list_qualifying_events(self, *, page_size: int | None = None) -> Iterator[list[dict]]:
         """Every qualifying event, one list per page, de-duplicated by `name` (they have no id).
 

@@ -7,10 +7,11 @@ import logging
 import threading
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
-from typing import Any, Callable, Iterable, Iterator, Sequence, TypeVar
+from typing import Any, Callable, Iterable, Iterator, Optional, Sequence, TypeVar
 
 from sources.console.client import ConsoleClient
 from sources.console.errors import ConsoleError, NotFoundError, ValidationError
+from sources.console.identity import ConsoleIdentity, identify
 from sources.console.settings import DEFAULT_LATE_EXPOSURE_DAYS, LOGGER_NAME
 
 T = TypeVar("T")
@@ -47,6 +48,17 @@ class ExtractionReport:
     def bind_client(self, client: ConsoleClient) -> None:
         """The source's client, so the caller can read its request counters and close it."""
         self._client = client
+
+    def console_identity(self) -> Optional[ConsoleIdentity]:
+        """Which console this run reads, as its `extraction_runs` row records it (None before the client exists)."""
+        if self._client is None:
+            return None
+        return identify(self._client.options.base_url, self._client.options.api_key)
+
+    def check_access(self) -> None:
+        """The client's one cheap read (ConsoleError when the base URL or key is wrong)."""
+        if self._client is not None:
+            self._client.check_access()
 
     def request_stats(self) -> dict[str, Any]:
         return self._client.stats.snapshot() if self._client is not None else {}

@@ -157,7 +157,10 @@ def test_no_database_or_no_console_data_is_one_line(tmp_path, gatehouse):
 
     duckdb.connect(str(tmp_path / "empty.duckdb")).close()
     run = gatehouse("code-refs", str(web), "--duckdb", str(tmp_path / "empty.duckdb"))
-    assert run.code == 2 and run.error_line == "gatehouse: error: no console data loaded yet: run `gatehouse run` first, then scan"
+    assert run.code == 2 and run.error_line == (
+        f"gatehouse: error: no run has loaded {tmp_path / 'empty.duckdb'} yet (it holds no extraction): load it with"
+        " `gatehouse run` (or `gatehouse run --demo`); nothing was read or written"
+    )
 
 
 @pytest.mark.parametrize(

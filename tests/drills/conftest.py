@@ -15,12 +15,14 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import socket
 import sys
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
+import duckdb
 import pytest
 
 from console_twin import ConsoleTwin, TwinSettings
@@ -87,13 +89,20 @@ def reference(reference_path: Path) -> Snapshot:
     return snapshot(reference_path)
 
 
-def copy_database(source: Path, target: Path) -> Path:
-    """A copy of a loaded DuckDB file with its pipeline state, as `gatehouse run` finds them next time."""
+def copy_database(source: Path, target: Path, base_url: str | None = None) -> Path:
+    """A copy of a loaded DuckDB file with its pipeline state, as `gatehouse run` finds them next time.
+
+    `base_url`: the address the same organisation's twin is served at now; the copy records it as its
+    console's, as if it had been loaded from there (the reference's twin had another loopback port).
+    """
     shutil.copyfile(source, target)
     for suffix in (".wal",):
         if source.with_name(source.name + suffix).exists():
             shutil.copyfile(source.with_name(source.name + suffix), target.with_name(target.name + suffix))
     shutil.copytree(source.with_name(f".{source.name}.dlt"), target.with_name(f".{target.name}.dlt"))
+    if base_url is not None:
+        with duckdb.connect(str(target)) as connection:
+            connection.execute("update console.extraction_runs set console_base_url = ?", [base_url])
     return target
 
 
@@ -167,6 +176,13 @@ class ThrottleBurst:
 
 
 # --------------------------------------------------------------------------- subprocesses
+
+
+def closed_port_url() -> str:
+    """A loopback address nothing listens on: a console that refuses every connection."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return f"http://127.0.0.1:{probe.getsockname()[1]}"
 
 
 def gatehouse_command() -> list[str]:

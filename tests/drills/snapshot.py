@@ -9,7 +9,8 @@ bookkeeping and in when and under which id each run happened, so a snapshot leav
   its `_dlt_list_idx` and its content. A rule attached to the wrong gate therefore still differs;
 - `_dlt_valid_from` / `_dlt_valid_to` (load timestamps): an SCD2 row keeps only whether it is open
   (`_dlt_valid_to` is null) or closed, so versions are compared by their business columns and state;
-- `extraction_runs.extraction_id` and `started_at` (a uuid and the wall clock of each run);
+- `extraction_runs.extraction_id`, `started_at` and `console_base_url` (a uuid, the wall clock of each
+  run, and the loopback port its twin was served on);
   its `service_time` is the console's clock and must match;
 - the `_dlt_*` system tables, the `<dataset>_staging` datasets (dlt's scratch space for merges) and
   views (derived from the tables compared here).
@@ -35,7 +36,8 @@ DLT_ID, PARENT_ID, ROOT_ID, LOAD_ID = "_dlt_id", "_dlt_parent_id", "_dlt_root_id
 VALID_FROM, VALID_TO = "_dlt_valid_from", "_dlt_valid_to"
 ALWAYS_IGNORED = {DLT_ID, PARENT_ID, ROOT_ID, LOAD_ID, VALID_FROM, VALID_TO}
 # Per table: columns that differ between two runs of the same organisation by design.
-PER_RUN_COLUMNS = {"extraction_runs": {"extraction_id", "started_at"}}
+# The console's address is per run too: each drill serves its twin on a free loopback port.
+PER_RUN_COLUMNS = {"extraction_runs": {"extraction_id", "started_at", "console_base_url"}}
 OPEN_STATE = "_open"  # replaces _dlt_valid_from/_dlt_valid_to: true for the current version
 
 

@@ -68,7 +68,7 @@ def hold_during_exposures(drill: Drill, seconds: float) -> list[Holder]:
 
 
 def test_a_file_held_at_the_start_is_waited_for(drill, reference_path, reference_after_two_runs, caplog):
-    copy_database(reference_path, drill.duckdb_path)
+    copy_database(reference_path, drill.duckdb_path, drill.base_url)
     holder = Holder(drill.duckdb_path, seconds=2)
     started = time.monotonic()
     with caplog.at_level("WARNING", logger="gatehouse.destination"):
@@ -81,7 +81,7 @@ def test_a_file_held_at_the_start_is_waited_for(drill, reference_path, reference
 
 
 def test_a_file_held_past_the_timeout_fails_with_the_holder_and_loses_nothing(drill, reference_path, reference):
-    copy_database(reference_path, drill.duckdb_path)
+    copy_database(reference_path, drill.duckdb_path, drill.base_url)
     before = snapshot(drill.duckdb_path)
     holder = Holder(drill.duckdb_path, seconds=120)
     try:
@@ -138,7 +138,7 @@ def test_two_runs_at_once_load_one_after_the_other(tmp_path, reference_after_two
 
 
 def test_a_second_run_gives_up_with_one_line_when_the_first_holds_on(drill, reference_path):
-    copy_database(reference_path, drill.duckdb_path)
+    copy_database(reference_path, drill.duckdb_path, drill.base_url)
     first = Destination(duckdb_path=drill.duckdb_path)
     with first.exclusive(timeout_s=1):
         message = drill.run_failing(lock_timeout_s=1)

@@ -263,6 +263,10 @@ def test_no_command_leaks_a_secret(tmp_path):
         views = gatehouse(["views", "--duckdb", "gatehouse.duckdb", "--set", "stall_days=3"])
         assert views.code == 0, views.err
         assert gatehouse(["views", "--destination", "postgres"]).code == 2
+        queried = gatehouse(["sql", "--duckdb", "gatehouse.duckdb", "--format", "json",
+                             "select * from console.extraction_runs"])  # fmt: skip
+        assert queried.code == 0, queried.err
+        assert gatehouse(["sql", "--destination", "postgres", "select 1"]).code == 2
         failed = [r.argv for r in results if r.code != 0 and not any(w in r.err for w in ("401", "HTTP"))]
         assert not failed, f"commands that should have worked failed: {failed}"
 

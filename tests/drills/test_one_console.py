@@ -1,0 +1,330 @@
+"""One database holds one console's history: no command retires it by mistake, an empty one never reports
+all clear, and readers never fail or block a run.
+
+Each drill is a situation a user met on earlier code: the demo or another console loaded over a real
+history, a report on a file a failed first run left behind, a run failing on a reader's lock, and an
+analyst's tool holding the database a run must write.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from console_twin import ConsoleTwin, TwinSettings
+from pipelines.cli import main
+from pipelines.destination import Destination
+from pipelines.errors import GatehouseError
+from pipelines.notebook import NotebookData
+from pipelines.run import RunOptions, run_extraction
+from sources.console.identity import identify
+from tests.drills.conftest import REPO, closed_port_url, make_twin
+from tests.drills.snapshot import assert_same_tables, snapshot
+
+pytestmark = pytest.mark.slow
+
+LOCK_TEXT = re.compile(r"Conflicting lock|Could not set lock|IO Error|client_type|Please check if you configured")
+OTHER_KEY = "console-Zp3Lq8Vx2Nc7Rb4Tm9"
+QUALIFYING_EVENTS = "/console/v1/experiments/qualifying_events"
+
+# A second process holding a DuckDB file as a notebook does; on a line from stdin it counts the extraction
+# runs it can see through the connection it opened first, prints them and lets go.
+HOLD = """\
+import sys, duckdb
+connection = duckdb.connect(sys.argv[1], read_only=True)
+print("held", flush=True)
+sys.stdin.readline()
+print(connection.execute("select count(*) from console.extraction_runs").fetchone()[0], flush=True)
+"""
+# A BI tool polling the database: opens it read-only, reads, closes, again and again for `seconds`.
+POLL = """\
+import sys, time, duckdb
+path, seconds = sys.argv[1], float(sys.argv[2])
+end = time.monotonic() + seconds
+reads = 0
+print("polling", flush=True)
+while time.monotonic() < end:
+    try:
+        connection = duckdb.connect(path, read_only=True)
+        connection.execute("select count(*) from console.gates").fetchall()
+        time.sleep(0.1)
+        connection.close()
+        reads += 1
+    except duckdb.Error:
+        pass
+    time.sleep(0.05)
+print(reads, flush=True)
+"""
+
+
+class Holder:
+    def __init__(self, path: Path) -> None:
+        self.process = subprocess.Popen([sys.executable, "-c", HOLD, str(path)], stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, text=True)  # fmt: skip
+        assert self.process.stdout.readline().strip() == "held"
+
+    def extraction_runs_seen(self) -> int:
+        out, _ = self.process.communicate("go\n", timeout=60)
+        return int(out.strip())
+
+
+@pytest.fixture(scope="module")
+def consoles():
+    """Two consoles: the drills' organisation, and another organisation with another key."""
+    home, other = make_twin(), ConsoleTwin(size="small", seed=8, settings=TwinSettings(api_key=OTHER_KEY))
+    with home.serve() as home_url, other.serve() as other_url:
+        yield {"home": (home, home_url), "other": (other, other_url)}
+
+
+def point_at(monkeypatch: pytest.MonkeyPatch, twin: ConsoleTwin, base_url: str) -> None:
+    for name in [n for n in __import__("os").environ if n.startswith("SOURCES__")]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("RUNTIME__DLTHUB_TELEMETRY", "false")
+    monkeypatch.setenv("SOURCES__CONSOLE__BASE_URL", base_url)
+    monkeypatch.setenv("SOURCES__CONSOLE__API_KEY", twin.settings.api_key)
+    monkeypatch.setenv("SOURCES__CONSOLE__EXPERIMENT_IDS", json.dumps(twin.experiment_ids))
+    monkeypatch.setenv("SOURCES__CONSOLE__INGESTION_RUN_IDS", json.dumps(twin.ingestion_run_ids))
+
+
+def error_lines(err: str) -> list[str]:
+    return [line for line in err.splitlines() if line.startswith("gatehouse: error:")]
+
+
+# -- 1. identity ----------------------------------------------------------------------------------------
+
+
+def test_a_run_against_another_console_is_refused_before_it_extracts(consoles, tmp_path, monkeypatch, capsys):
+    (home, home_url), (other, other_url) = consoles["home"], consoles["other"]
+    monkeypatch.chdir(tmp_path)
+    point_at(monkeypatch, home, home_url)
+    assert main(["run", "--no-progress", "--duckdb", "real.duckdb"]) == 0
+    before = snapshot(tmp_path / "real.duckdb")
+
+    point_at(monkeypatch, other, other_url)
+    other.reset_requests()
+    capsys.readouterr()
+    assert main(["run", "--no-progress", "--duckdb", "real.duckdb"]) == 2
+    [line] = error_lines(capsys.readouterr().err)
+    held, wanted = identify(home_url, home.settings.api_key), identify(other_url, OTHER_KEY)
+    assert line == (
+        f"gatehouse: error: real.duckdb holds the console {held}, not {wanted}: load this console into another"
+        " file (--duckdb PATH), or pass --repoint to make real.duckdb follow it (with --full-refresh to drop what"
+        " it holds first)"
+    )
+    # one cheap read proved the new URL and key work; nothing was extracted
+    assert [request.path for request in other.requests] == [QUALIFYING_EVENTS]
+    assert_same_tables(snapshot(tmp_path / "real.duckdb"), before, "the database after the refused run")
+
+    # --repoint: the dataset follows the new console from now on, and records it (never its key)
+    assert main(["run", "--no-progress", "--duckdb", "real.duckdb", "--repoint"]) == 0
+    with duckdb.connect(str(tmp_path / "real.duckdb"), read_only=True) as connection:
+        recorded = connection.execute(
+            "select console_base_url, console_key_fingerprint from console.extraction_runs order by started_at"
+        ).fetchall()
+    assert recorded == [(held.base_url, held.key_fingerprint), (wanted.base_url, wanted.key_fingerprint)]
+    for key in (home.settings.api_key, OTHER_KEY):
+        assert key.encode() not in (tmp_path / "real.duckdb").read_bytes()
+
+
+def test_a_mistyped_key_is_reported_as_the_key_not_as_another_console(consoles, tmp_path, monkeypatch, capsys):
+    home, home_url = consoles["home"]
+    monkeypatch.chdir(tmp_path)
+    point_at(monkeypatch, home, home_url)
+    assert main(["run", "--no-progress", "--duckdb", "real.duckdb"]) == 0
+    monkeypatch.setenv("SOURCES__CONSOLE__API_KEY", "console-Wrong4Key7Typed2Here9")
+    monkeypatch.setenv("SOURCES__CONSOLE__MAX_ATTEMPTS", "1")
+    capsys.readouterr()
+    assert main(["run", "--no-progress", "--duckdb", "real.duckdb"]) == 2
+    [line] = error_lines(capsys.readouterr().err)
+    assert "401" in line and "sources.console.api_key" in line and "holds the console" not in line, line
+
+
+def test_the_demo_keeps_to_its_own_file_and_never_loads_over_a_real_console(consoles, tmp_path, monkeypatch, capsys):
+    home, home_url = consoles["home"]
+    monkeypatch.chdir(tmp_path)
+    for name in [n for n in __import__("os").environ if n.startswith("SOURCES__")]:
+        monkeypatch.delenv(name)
+    assert main(["run", "--demo", "--no-progress"]) == 0
+    assert main(["run", "--demo", "--no-progress"]) == 0, "the demo's console is the same on every run"
+    assert (tmp_path / "demo.duckdb").is_file() and not (tmp_path / "gatehouse.duckdb").exists()
+
+    point_at(monkeypatch, home, home_url)
+    assert main(["run", "--no-progress", "--duckdb", "real.duckdb"]) == 0
+    before = snapshot(tmp_path / "real.duckdb")
+    for flags in ([], ["--repoint"]):
+        capsys.readouterr()
+        assert main(["run", "--demo", "--no-progress", "--duckdb", "real.duckdb", *flags]) == 2
+        [line] = error_lines(capsys.readouterr().err)
+        assert "the demo never loads into a real console's dataset" in line and str(identify(home_url, home.settings.api_key)) in line
+    assert_same_tables(snapshot(tmp_path / "real.duckdb"), before, "the real console's database")
+
+    # the README's ad hoc line, as written there, answers from the demo's file
+    readme = (REPO / "README.md").read_text()
+    [command] = re.findall(r"^\.venv/bin/gatehouse (sql --duckdb demo\.duckdb .+?)\s*(?:#.*)?$", readme, re.M)
+    capsys.readouterr()
+    argv = __import__("shlex").split(command)
+    assert main(argv) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].split() == ["owner_name", "gate_count", "marked_stale_count", "gate_ids"] and re.fullmatch(r"\(\d+ rows\)", out[-1]), out
+
+
+# -- 3. no false all-clear ------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def left_by_a_failed_first_run(tmp_path, monkeypatch, quick_backoff, capsys) -> Path:
+    monkeypatch.chdir(tmp_path)
+    point_at(monkeypatch, make_twin(), closed_port_url())
+    assert main(["run", "--no-progress", "--duckdb", "flags.duckdb"]) == 2
+    database = tmp_path / "flags.duckdb"
+    assert database.is_file(), "the failed run left a database file behind"
+    capsys.readouterr()
+    return database
+
+
+@pytest.mark.parametrize("command", [
+    ["report", "--out", "reports"],
+    ["views"],
+    ["code-refs", str(REPO)],
+    ["sql", "select count(*) from analytics.stale_gates"],
+])  # fmt: skip
+def test_a_dataset_no_run_has_loaded_is_never_reported_all_clear(left_by_a_failed_first_run, command, tmp_path, capsys):
+    reports = tmp_path / "reports"
+    reports.mkdir()
+    (reports / "stale_gates.html").write_text("the good report of yesterday")
+    assert main([command[0], "--duckdb", "flags.duckdb", *command[1:]]) == 2
+    out, err = capsys.readouterr()
+    assert error_lines(err) == [
+        "gatehouse: error: no run has loaded flags.duckdb yet (it holds no extraction): load it with `gatehouse run`"
+        " (or `gatehouse run --demo`); nothing was read or written"
+    ]
+    assert out == ""
+    assert [p.name for p in reports.iterdir()] == ["stale_gates.html"]
+    assert (reports / "stale_gates.html").read_text() == "the good report of yesterday"
+
+
+def test_a_notebook_on_a_dataset_no_run_has_loaded_says_so(left_by_a_failed_first_run):
+    with pytest.raises(GatehouseError) as failure:
+        NotebookData.open("duckdb", "flags.duckdb")
+    assert str(failure.value).startswith(f"no run has loaded {left_by_a_failed_first_run} yet (it holds no extraction)")
+
+
+# -- 4 and 5. every open waits; readers never block the writer -----------------------------------------
+
+
+def load(twin: ConsoleTwin, base_url: str, path: Path, **options) -> object:
+    return run_extraction(RunOptions(
+        destination=Destination(duckdb_path=path), progress=False,
+        source_args={"base_url": base_url, "api_key": twin.settings.api_key, "experiment_ids": twin.experiment_ids,
+                     "ingestion_run_ids": twin.ingestion_run_ids},
+        **options,
+    ))  # fmt: skip
+
+
+def test_a_reader_polling_the_database_never_fails_a_run_and_the_wait_is_shown_apart(tmp_path, caplog):
+    twin = make_twin()
+    database = tmp_path / "gatehouse.duckdb"
+    with twin.serve() as base_url:
+        load(twin, base_url, database)
+        poller = subprocess.Popen([sys.executable, "-c", POLL, str(database), "12"], stdout=subprocess.PIPE, text=True)
+        assert poller.stdout.readline().strip() == "polling"
+        summaries = []
+        with caplog.at_level("INFO"):
+            for _ in range(3):
+                twin.advance(days=1)
+                summaries.append(load(twin, base_url, database, lock_timeout_s=60))
+        reads = int(poller.communicate(timeout=60)[0].strip())
+    assert reads > 5, "the poller read the database between the runs' opens"
+    assert not LOCK_TEXT.search(caplog.text), caplog.text
+    waited = [summary for summary in summaries if summary.waited_s >= 0.05]
+    assert waited, "some run met the poller's connection"
+    for summary in waited:
+        first, second = summary.lines()[:2]
+        assert first.startswith(f"loaded in {summary.wall_time_s - summary.waited_s:.1f}s with ")
+        assert second.startswith(f"  waited {summary.waited_s:.1f}s before that for ") and "(PID " in second
+
+
+def test_readers_hold_the_snapshot_and_never_delay_a_run(tmp_path):
+    twin = make_twin()
+    database = tmp_path / "gatehouse.duckdb"
+    with twin.serve() as base_url:
+        first = load(twin, base_url, database)
+        published = tmp_path / "gatehouse.snapshot.duckdb"
+        assert first.snapshot == published
+        assert_same_tables(snapshot(published), snapshot(database), "the snapshot")
+        holder = Holder(published)  # a notebook open on the snapshot all day
+        twin.advance(days=1)
+        second = load(twin, base_url, database, lock_timeout_s=5)
+    assert second.waited_s == 0, "the run did not wait for the snapshot's reader"
+    assert_same_tables(snapshot(published), snapshot(database), "the new snapshot")
+    assert holder.extraction_runs_seen() == 1, "a reader that held the old snapshot keeps reading it whole"
+    with duckdb.connect(str(published), read_only=True) as connection:
+        assert connection.execute("select count(*) from console.extraction_runs").fetchone() == (2,)
+
+
+def test_gatehouse_sql_answers_from_the_snapshot_while_the_database_is_held(tmp_path, capsys):
+    twin = make_twin()
+    database = tmp_path / "gatehouse.duckdb"
+    with twin.serve() as base_url:
+        load(twin, base_url, database)
+    expected = duckdb.connect(str(database), read_only=True).execute(
+        "select gate_id, days_since_modified from analytics.stale_gates order by gate_id limit 3"
+    ).fetchall()
+    writer = subprocess.Popen([sys.executable, "-c", HOLD.replace("read_only=True", "read_only=False"), str(database)],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)  # fmt: skip
+    assert writer.stdout.readline().strip() == "held"
+    query = "select gate_id, days_since_modified from analytics.stale_gates order by gate_id limit 3"
+    try:
+        assert main(["sql", "--duckdb", str(database), "--lock-timeout", "0", query]) == 0
+        table = capsys.readouterr().out
+        assert main(["sql", "--duckdb", str(database), "--format", "csv", query]) == 0
+        csv_out = capsys.readouterr().out
+        assert main(["sql", "--duckdb", str(database), "--format", "json", query]) == 0
+        json_out = capsys.readouterr().out
+    finally:
+        writer.communicate("go\n", timeout=60)
+    width = max(len("gate_id"), *(len(gate) for gate, _ in expected))
+    assert table.splitlines() == [
+        f"{'gate_id':<{width}}  days_since_modified",
+        f"{'-' * width}  {'-' * len('days_since_modified')}",
+        *(f"{gate:<{width}}  {days:>19}" for gate, days in expected),
+        "(3 rows)",
+    ]
+    assert csv_out.splitlines() == ["gate_id,days_since_modified", *(f"{gate},{days}" for gate, days in expected)]
+    assert json.loads(json_out) == [{"gate_id": gate, "days_since_modified": days} for gate, days in expected]
+
+    for sql, message in (
+        ("select nope from analytics.stale_gates", "gatehouse: error: query failed on gatehouse.snapshot.duckdb: Binder Error: Referenced column \"nope\" not found in FROM clause!"),
+        ("drop table console.gates", "gatehouse: error: only a query is run here, not DROP: gatehouse sql never changes the data"),
+        ("select 1; select 2", "gatehouse: error: give one query, not 2 statements"),
+    ):  # fmt: skip
+        assert main(["sql", "--duckdb", str(database), sql]) == 2
+        [line] = error_lines(capsys.readouterr().err)
+        assert line.replace(str(tmp_path) + "/", "") == message
+
+
+# -- 7. notebooks find the database ---------------------------------------------------------------------
+
+
+def test_notebooks_find_the_database_from_the_project_root_and_from_notebooks(tmp_path, monkeypatch):
+    project = tmp_path / "project"
+    (project / ".dlt").mkdir(parents=True)
+    (project / "notebooks").mkdir()
+    twin = make_twin()
+    with twin.serve() as base_url:
+        load(twin, base_url, project / "gatehouse.duckdb")
+    monkeypatch.delenv("DLT_PROJECT_DIR", raising=False)
+    for folder in (project, project / "notebooks"):
+        monkeypatch.chdir(folder)
+        data = NotebookData.open("duckdb", None)
+        try:
+            assert data.destination.duckdb_path == project / "gatehouse.snapshot.duckdb"
+            assert data.as_of_line().startswith(f"Data in `{project / 'gatehouse.snapshot.duckdb'}`, as of **2026-")
+        finally:
+            data.close()

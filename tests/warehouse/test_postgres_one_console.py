@@ -1,0 +1,81 @@
+"""One database holds one console's history, on a real PostgreSQL server as on DuckDB: a warehouse no run
+has loaded is never reported all clear, another console is refused before it extracts, and
+`gatehouse sql` answers from the warehouse in its own dialect."""
+
+from __future__ import annotations
+
+import json
+
+import psycopg2
+import pytest
+
+from console_twin import ConsoleTwin, TwinSettings
+from pipelines.cli import main
+from sources.console.identity import identify
+
+pytestmark = pytest.mark.slow
+
+OTHER_KEY = "console-Rk5Hw2Jd8Qs3Vn7Lb4"
+
+
+def point_at(env: pytest.MonkeyPatch, twin: ConsoleTwin, base_url: str) -> None:
+    env.setenv("SOURCES__CONSOLE__BASE_URL", base_url)
+    env.setenv("SOURCES__CONSOLE__API_KEY", twin.settings.api_key)
+    env.setenv("SOURCES__CONSOLE__EXPERIMENT_IDS", json.dumps(twin.experiment_ids))
+    env.setenv("SOURCES__CONSOLE__INGESTION_RUN_IDS", json.dumps(twin.ingestion_run_ids))
+
+
+def error_lines(err: str) -> list[str]:
+    return [line for line in err.splitlines() if line.startswith("gatehouse: error:")]
+
+
+def test_one_warehouse_one_console(postgres_server, tmp_path, monkeypatch, capsys):
+    credentials = postgres_server.database("gatehouse_one_console")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("DESTINATION__POSTGRES__CREDENTIALS", credentials)
+    monkeypatch.setenv("DLT_DATA_DIR", str(tmp_path / "dlt"))
+    postgres = ["--destination", "postgres"]
+
+    # nothing loaded yet: no all-clear
+    for command in (["report", "--out", "reports"], ["sql", "select count(*) from analytics.stale_gates"]):
+        assert main([command[0], *postgres, *command[1:]]) == 2
+        assert error_lines(capsys.readouterr().err) == [
+            "gatehouse: error: no run has loaded postgres yet (it holds no extraction): load it with `gatehouse run`"
+            " (or `gatehouse run --demo`); nothing was read or written"
+        ]
+    assert not (tmp_path / "reports").exists()
+
+    home = ConsoleTwin(size="small", seed=3)
+    other = ConsoleTwin(size="small", seed=4, settings=TwinSettings(api_key=OTHER_KEY))
+    with home.serve() as home_url, other.serve() as other_url:
+        point_at(monkeypatch, home, home_url)
+        assert main(["run", "--no-progress", *postgres]) == 0
+        point_at(monkeypatch, other, other_url)
+        other.reset_requests()
+        capsys.readouterr()
+        assert main(["run", "--no-progress", *postgres]) == 2
+        [line] = error_lines(capsys.readouterr().err)
+        held, wanted = identify(home_url, home.settings.api_key), identify(other_url, OTHER_KEY)
+        assert line == (
+            f"gatehouse: error: postgres holds the console {held}, not {wanted}: load this console into another"
+            " dataset (another database in the destination credentials), or pass --repoint to make postgres follow"
+            " it (with --full-refresh to drop what it holds first)"
+        )
+        assert len(other.requests) == 1, "one cheap read, nothing extracted"
+
+    with psycopg2.connect(credentials) as connection, connection.cursor() as cursor:
+        cursor.execute("select console_base_url, console_key_fingerprint from console.extraction_runs")
+        assert cursor.fetchall() == [(held.base_url, held.key_fingerprint)]
+        cursor.execute("select gate_id, owner_name from analytics.stale_gates order by gate_id limit 2")
+        expected = cursor.fetchall()
+
+    capsys.readouterr()
+    query = "select gate_id, owner_name from analytics.stale_gates order by gate_id limit 2"
+    assert main(["sql", *postgres, "--format", "csv", query]) == 0
+    assert capsys.readouterr().out.splitlines() == ["gate_id,owner_name", *(f"{gate},{owner}" for gate, owner in expected)]
+    # the warehouse's own dialect, sent as written
+    assert main(["sql", *postgres, "--native", "--format", "json", "select 1 + 1 as two, 'a' || 'b' as ab"]) == 0
+    assert json.loads(capsys.readouterr().out) == [{"two": 2, "ab": "ab"}]
+    assert main(["sql", *postgres, "select * from analytics.no_such_view"]) == 2
+    [line] = error_lines(capsys.readouterr().err)
+    assert line.startswith("gatehouse: error: query failed on postgres: ") and "no_such_view" in line, line
