@@ -5,15 +5,26 @@ from __future__ import annotations
 import logging
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-if TYPE_CHECKING:
-    from console_twin.twin import ConsoleTwin
+from console_twin.service import Answer
+from console_twin.settings import TwinSettings
 
 log = logging.getLogger("console_twin.http")
 
 
-def console_server(twin: ConsoleTwin, host: str, port: int) -> ThreadingHTTPServer:
+class Console(Protocol):
+    """What the server needs of the console it serves (a ConsoleTwin is one)."""
+
+    @property
+    def settings(self) -> TwinSettings: ...
+
+    def answer(self, method: str, target: str, headers: dict[str, str], body: bytes) -> Answer: ...
+
+    def http_date(self) -> str: ...
+
+
+def console_server(twin: Console, host: str, port: int) -> ThreadingHTTPServer:
     class ConsoleRequestHandler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"  # keep-alive; every answer carries Content-Length
         timeout = 120  # an idle keep-alive connection is closed after this long

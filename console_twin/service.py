@@ -1,8 +1,12 @@
 """The console's HTTP behaviour, independent of how a request arrives (in-process transport or loopback).
 
 One request goes through: record -> latency -> gateway faults -> route -> throttle -> authenticate ->
-operation (under the twin's lock) -> body faults -> after-page hook. Everything answers the service's
-envelope `{message, data, pagination?}` or its error body `{status, message, errors?}`.
+operation (under the organisation's lock) -> body faults. Everything answers the service's envelope
+`{message, data, pagination?}` or its error body `{status, message, errors?}`. A list page's answer says
+which page it was (`Answer.page_served`); the twin then calls the after-page hook, handing it itself.
+
+The service is given what it works with (organisation, clock, settings, request log, throttle, lock) and
+knows nothing of the twin that composes them.
 """
 
 from __future__ import annotations
@@ -14,23 +18,21 @@ import logging
 import math
 import random
 import re
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
 from email.utils import format_datetime
-from typing import TYPE_CHECKING
 from urllib.parse import parse_qs, unquote, urlencode
 
 from console_twin import bodies
+from console_twin.clock import Clock
 from console_twin.gates import GATE_TYPES, RATE_FILTER_VALUES, TYPE_REASONS, pass_rate, rollout_rate
 from console_twin.generator import base62_id
-from console_twin.organisation import ROLE_PERMISSIONS, ROLE_PERMISSIONS_ANSWERED_ONLY_WHEN_SENT
-from console_twin.settings import PageServed, TwinSettings
-from console_twin.traffic import RecordedRequest
-
-if TYPE_CHECKING:
-    from console_twin.twin import ConsoleTwin
+from console_twin.organisation import ROLE_PERMISSIONS, ROLE_PERMISSIONS_ANSWERED_ONLY_WHEN_SENT, Organisation
+from console_twin.settings import TwinSettings
+from console_twin.traffic import RateLimiter, RecordedRequest, RequestLog
 
 log = logging.getLogger("console_twin")
 
@@ -153,18 +155,34 @@ GATE_ENUM_FILTERS = {
 
 
 class ConsoleService:
-    def __init__(self, twin: ConsoleTwin) -> None:
-        self.twin = twin
+    def __init__(
+        self,
+        *,
+        organisation: Organisation,
+        clock: Clock,
+        settings: TwinSettings,
+        request_log: RequestLog,
+        rate_limiter: RateLimiter,
+        lock: threading.RLock,
+        write_ids: random.Random,
+    ) -> None:
+        self.organisation = organisation
+        self.clock = clock
+        # A live twin may replace `settings` and `rate_limiter` (it sets them here): both are read again
+        # on each request.
+        self.settings = settings
+        self.rate_limiter = rate_limiter
+        self.request_log = request_log
+        self.lock = lock
         # Ids of entities created through the API: deterministic for a given sequence of writes.
-        self._write_ids = random.Random(f"console-twin:{twin.size}:{twin.seed}:writes")
+        self._write_ids = write_ids
 
     # --- one request -------------------------------------------------------------------------------
     def handle(self, method: str, target: str, headers: dict[str, str], body: bytes) -> Answer:
-        twin = self.twin
         path, _, query_string = target.partition("?")
         query = parse_qs(query_string, keep_blank_values=True)
-        record = twin.request_log.arrive(method, path, query, headers, body)
-        settings = twin.settings
+        record = self.request_log.arrive(method, path, query, headers, body)
+        settings = self.settings
         if settings.latency:
             time.sleep(settings.latency)
         fault = self._fault_for(settings, record)
@@ -179,9 +197,6 @@ class ConsoleService:
         record.status = None if fault == "drop" else answer.status
         record.fault = fault
         log.debug("%s %s -> %s%s", method, target, record.status, f" ({fault})" if fault else "")
-        if answer.page_served and settings.after_page is not None:
-            endpoint, page, limit, items = answer.page_served
-            settings.after_page(PageServed(endpoint, page, limit, items, twin))
         return answer
 
     def _serve(self, settings: TwinSettings, method: str, path: str, query: dict, headers: dict, body: bytes) -> Answer:
@@ -191,11 +206,11 @@ class ConsoleService:
                 raise ServiceFailure(404, f"Cannot {method} {path}")
             # The throttle guards the service's routes, before the key is looked at; the admin path is the
             # harness's, not a client's, and is never throttled.
-            if route.auth != "admin" and (wait := self.twin.rate_limiter.admit(settings.rate_limit)) is not None:
+            if route.auth != "admin" and (wait := self.rate_limiter.admit(settings.rate_limit)) is not None:
                 raise self._throttled(settings, wait)
             self._authenticate(settings, route, headers)
             call = Call(method, path, {k: unquote(v) for k, v in params.items()}, query, headers, body)
-            with self.twin.lock:
+            with self.lock:
                 return getattr(self, route.operation)(call)
         except ServiceFailure as failure:
             return failure.answer()
@@ -226,7 +241,7 @@ class ConsoleService:
             headers["Retry-After"] = str(seconds)
         elif settings.retry_after == "http-date":
             # In the service's own clock, the one its Date header shows.
-            headers["Retry-After"] = format_datetime(self.twin.now + timedelta(seconds=seconds), usegmt=True)
+            headers["Retry-After"] = format_datetime(self.clock.now + timedelta(seconds=seconds), usegmt=True)
         message = f"Too many requests: at most {requests} requests per {window:g} seconds"
         return ServiceFailure(429, message, headers=headers)
 
@@ -245,7 +260,7 @@ class ConsoleService:
 
     # --- lists ---------------------------------------------------------------------------------------
     def _page(self, call: Call, endpoint: str, items: list[dict], page: int, limit: int) -> Answer:
-        settings = self.twin.settings
+        settings = self.settings
         if settings.max_limit is not None:
             limit = min(limit, settings.max_limit)
         start = (page - 1) * limit
@@ -287,12 +302,12 @@ class ConsoleService:
         return f"{call.path}?{query}"
 
     def _shaped(self, endpoint: str, item: dict) -> dict:
-        transform = self.twin.settings.transform_item
+        transform = self.settings.transform_item
         return item if transform is None else transform(endpoint, copy.deepcopy(item))
 
     def list_gates(self, call: Call) -> Answer:
         page, limit = _list_query(call, GATE_ENUM_FILTERS)
-        org = self.twin.organisation
+        org = self.organisation
         facts = org.gate_facts
         gates = org.listed_gates()
         checks: list[Callable[[dict], object]] = []
@@ -313,7 +328,7 @@ class ConsoleService:
 
     def list_dynamic_configs(self, call: Call) -> Answer:
         page, limit = _list_query(call, {})
-        configs = self.twin.organisation.listed_dynamic_configs()
+        configs = self.organisation.listed_dynamic_configs()
         for name in ("releasePipelineID", "creatorName", "creatorID"):
             if wanted := set(call.values(name)):
                 configs = [config for config in configs if config[name] in wanted]
@@ -323,11 +338,11 @@ class ConsoleService:
 
     def list_qualifying_events(self, call: Call) -> Answer:
         page, limit = _list_query(call, {})
-        return self._page(call, "qualifying_events", self.twin.organisation.qualifying_events, page, limit)
+        return self._page(call, "qualifying_events", self.organisation.qualifying_events, page, limit)
 
     # --- single reads --------------------------------------------------------------------------------
     def read_gate(self, call: Call) -> Answer:
-        gate = self.twin.organisation.gates.get(call.params["id"])
+        gate = self.organisation.gates.get(call.params["id"])
         if gate is None:
             raise ServiceFailure(404, f"Gate {call.params['id']} not found")
         # The single read has no `version` (list items do); an archived gate is still readable by id.
@@ -335,17 +350,17 @@ class ConsoleService:
         return _ok("Gate read successfully.", self._shaped("gate", single))
 
     def read_holdout(self, call: Call) -> Answer:
-        holdout = self.twin.organisation.holdouts.get(call.params["id"])
+        holdout = self.organisation.holdouts.get(call.params["id"])
         if holdout is None:
             raise ServiceFailure(404, f"Holdout {call.params['id']} not found")
         return _ok("Holdout read successfully.", self._shaped("holdout", holdout))
 
     def read_cumulative_exposures(self, call: Call) -> Answer:
-        org = self.twin.organisation
+        org = self.organisation
         series = org.cumulative_exposures(call.params["id"])
         if series is None:
             raise ServiceFailure(404, f"Experiment {call.params['id']} not found")
-        if delay := self.twin.settings.exposure_delay_days:
+        if delay := self.settings.exposure_delay_days:
             # The days the late computation has not reached yet are not in the series at all.
             computed_through = (org.today - timedelta(days=delay)).isoformat()
             series = [
@@ -356,7 +371,7 @@ class ConsoleService:
         return _ok("Successfully loaded Cumulative Exposures", groups)
 
     def read_ingestion_run(self, call: Call) -> Answer:
-        run = self.twin.organisation.ingestion_run(call.params["id"])
+        run = self.organisation.ingestion_run(call.params["id"])
         if run is None:
             raise ServiceFailure(404, f"runID {call.params['id']} not found")
         return _ok("Ingestion Run Read Successfully", self._shaped("ingestion_run", run))
@@ -365,7 +380,7 @@ class ConsoleService:
     def unarchive_dynamic_config(self, call: Call) -> Answer:
         body = call.json_body()
         _raise_if_invalid(bodies.unarchive_errors(body))
-        org = self.twin.organisation
+        org = self.organisation
         config_id = call.params["id"]
         config = org.dynamic_configs.get(config_id)
         if config is None:
@@ -380,7 +395,7 @@ class ConsoleService:
     def create_release_pipeline(self, call: Call) -> Answer:
         body = call.json_body()
         _raise_if_invalid(bodies.release_pipeline_errors(body, creating=True))
-        org = self.twin.organisation
+        org = self.organisation
         pipeline_id = base62_id(self._write_ids)
         pipeline = {
             "id": pipeline_id,
@@ -396,7 +411,7 @@ class ConsoleService:
 
     def update_release_pipeline(self, call: Call) -> Answer:
         body = call.json_body()
-        org = self.twin.organisation
+        org = self.organisation
         pipeline_id = call.params["id"]
         pipeline = org.release_pipelines.get(pipeline_id)
         if pipeline is None:
@@ -415,7 +430,7 @@ class ConsoleService:
     def create_role(self, call: Call) -> Answer:
         body = call.json_body()
         _raise_if_invalid(bodies.role_errors(body))
-        org = self.twin.organisation
+        org = self.organisation
         if body["name"] in org.roles:
             raise ServiceFailure(
                 400, f"Role {body['name']} already exists", [bodies.field_error("name", "already exists")]
@@ -440,14 +455,14 @@ class ConsoleService:
         if body is None:
             body = {}
         _raise_if_invalid(bodies.warehouse_connection_errors(body))
-        self.twin.organisation.update_warehouse_connection(body)
+        self.organisation.update_warehouse_connection(body)
         # Only a message: the stored parameters hold secrets and are never answered.
         return Answer(200, encode({"message": "Connection updated successfully"}))
 
     def patch_scim_group(self, call: Call) -> Answer:
         body = call.json_body()
         _raise_if_invalid(bodies.scim_patch_errors(body))
-        org = self.twin.organisation
+        org = self.organisation
         group_id = call.params["id"]
         if group_id not in org.scim_groups:
             raise ServiceFailure(404, f"Group {group_id} not found")
@@ -458,8 +473,10 @@ class ConsoleService:
         raw = (call.query.get("days") or ["1"])[-1]
         if not raw.isdigit():
             raise ServiceFailure(400, INVALID_REQUEST, [bodies.field_error("days", "must be a non-negative integer")])
-        self.twin.advance(days=int(raw))
-        return _ok("Twin clock advanced.", {"now": self.twin.now.isoformat(), "daysAdvanced": self.twin.days_advanced})
+        self.clock.advance(days=int(raw))
+        return _ok(
+            "Twin clock advanced.", {"now": self.clock.now.isoformat(), "daysAdvanced": self.clock.days_advanced}
+        )
 
 
 def _match(method: str, path: str) -> tuple[Route | None, dict[str, str]]:

@@ -8,10 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
-
-if TYPE_CHECKING:
-    from console_twin.twin import ConsoleTwin
+from typing import Any, Literal
 
 FaultKind = Literal["server_error", "bad_gateway", "unavailable", "drop", "slow", "malformed", "truncated"]
 FAULT_KINDS: tuple[str, ...] = ("server_error", "bad_gateway", "unavailable", "drop", "slow", "malformed", "truncated")
@@ -85,7 +82,9 @@ class PageServed:
     page: int
     limit: int
     items: int
-    twin: ConsoleTwin
+    # The ConsoleTwin that served the page, for the hook to change what it serves. Typed loosely: the
+    # settings sit below the twin and import nothing of it.
+    twin: Any
 
 
 @dataclass

@@ -1,4 +1,8 @@
-"""ConsoleTwin: a faithful local console, served in-process (httpx transport) or over loopback HTTP."""
+"""ConsoleTwin: a faithful local console, served in-process (httpx transport) or over loopback HTTP.
+
+The facade: it builds the organisation, its clock, the request log, the throttle and the service, hands
+each what it needs, and serves the service through either transport. Nothing below it imports it.
+"""
 
 from __future__ import annotations
 
@@ -9,16 +13,15 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
-from email.utils import format_datetime
 
 import httpx
 
-from console_twin.evolution import advance_one_day
-from console_twin.generator import SIZES, build_gate, build_organisation, mark_created
+from console_twin.clock import Clock
+from console_twin.generator import build_gate, build_organisation, mark_created
 from console_twin.http_server import console_server
 from console_twin.organisation import Organisation
 from console_twin.service import Answer, ConsoleService
-from console_twin.settings import TwinSettings
+from console_twin.settings import PageServed, TwinSettings
 from console_twin.traffic import RateLimiter, RecordedRequest, RequestLog
 
 log = logging.getLogger("console_twin")
@@ -30,35 +33,54 @@ class ConsoleTwin:
     def __init__(self, size: str = "small", seed: int = 0, settings: TwinSettings | None = None) -> None:
         self.size = size
         self.seed = seed
-        self.settings = settings or TwinSettings()
         self.organisation: Organisation = build_organisation(size, seed)
-        self.days_advanced = 0
         # One lock for the organisation: operations, advance and drill helpers never interleave.
         self.lock = threading.RLock()
+        self.clock = Clock(self.organisation, size, self.lock)
         self.request_log = RequestLog()
-        self.rate_limiter = RateLimiter()
-        self._service = ConsoleService(self)
+        self._service = ConsoleService(
+            organisation=self.organisation,
+            clock=self.clock,
+            settings=settings or TwinSettings(),
+            request_log=self.request_log,
+            rate_limiter=RateLimiter(),
+            lock=self.lock,
+            write_ids=random.Random(f"console-twin:{size}:{seed}:writes"),
+        )
         self._drill_ids = random.Random(f"console-twin:{size}:{seed}:drills")
+
+    # --- what the service reads on each request: replaceable on a live twin ---------------------------
+    @property
+    def settings(self) -> TwinSettings:
+        return self._service.settings
+
+    @settings.setter
+    def settings(self, settings: TwinSettings) -> None:
+        self._service.settings = settings
+
+    @property
+    def rate_limiter(self) -> RateLimiter:
+        return self._service.rate_limiter
+
+    @rate_limiter.setter
+    def rate_limiter(self, rate_limiter: RateLimiter) -> None:
+        self._service.rate_limiter = rate_limiter
 
     # --- the clock -------------------------------------------------------------------------------------
     @property
     def now(self) -> datetime:
-        return self.organisation.now
+        return self.clock.now
+
+    @property
+    def days_advanced(self) -> int:
+        return self.clock.days_advanced
 
     def http_date(self) -> str:
-        return format_datetime(self.now, usegmt=True)
+        return self.clock.http_date()
 
     def advance(self, days: int = 1) -> None:
         """Moves the clock by whole days; each day changes gates, configs, exposures and runs."""
-        if days < 0:
-            raise ValueError("the twin's clock only moves forward")
-        size = SIZES[self.size]
-        runs_per_day = max(1, round(size.ingestion_runs / size.run_history_days))
-        with self.lock:
-            for _ in range(days):
-                self.days_advanced += 1
-                advance_one_day(self.organisation, self.days_advanced, runs_per_day)
-        log.info("console twin advanced %d day(s): now %s", days, self.now.isoformat())
+        self.clock.advance(days)
 
     # --- ids a client must be configured with -----------------------------------------------------------
     @property
@@ -135,7 +157,13 @@ class ConsoleTwin:
     # --- transports --------------------------------------------------------------------------------------
     def answer(self, method: str, target: str, headers: dict[str, str], body: bytes) -> Answer:
         """One request, whatever carried it. `target` is the path with its query; header names lower-case."""
-        return self._service.handle(method, target, headers, body)
+        settings = self.settings  # the settings the request arrives under, as the service reads them
+        answer = self._service.handle(method, target, headers, body)
+        # The hook runs last, outside the lock, and is handed the twin: it may call the drill helpers.
+        if answer.page_served and settings.after_page is not None:
+            endpoint, page, limit, items = answer.page_served
+            settings.after_page(PageServed(endpoint, page, limit, items, self))
+        return answer
 
     def transport(self) -> httpx.MockTransport:
         """An in-process transport for httpx.Client: the same behaviour as over HTTP, without sockets."""
