@@ -22,13 +22,14 @@ import sys
 import time
 from pathlib import Path
 
-from bench.processes import REPO, child_environment
-from bench.run import OUT_DIR, RESULTS_MD, machine_description
+from bench.machine import machine_description
+from bench.postgres_server import PostgresServer
+from bench.processes import child_environment
+from bench.results_md import ANALYSIS_LAYER_SECTION as SECTION, OUT_DIR, RESULTS_MD
 from console_twin import ConsoleTwin
 
 log = logging.getLogger("bench")
 
-SECTION = "## The analysis layer on DuckDB and PostgreSQL"
 COMMANDS = {"views": ["views"], "report": ["report", "--out", "reports"]}
 
 
@@ -43,9 +44,6 @@ def gatehouse(args: list[str], env: dict[str, str], cwd: Path) -> float:
 
 
 def measure(size: str, reps: int, workdir: Path) -> dict:
-    sys.path.insert(0, str(REPO))
-    from tests.postgres_server import PostgresServer
-
     workdir.mkdir(parents=True, exist_ok=True)
     twin = ConsoleTwin(size=size)
     server = PostgresServer().start()

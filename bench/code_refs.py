@@ -30,13 +30,16 @@ from typing import Optional
 import psutil
 
 from bench.processes import REPO, child_environment, tree_rss
+from bench.results_md import (
+    CODE_REFS_SECTION_END as SECTION_END,
+    CODE_REFS_SECTION_START as SECTION_START,
+    OUT_DIR as BENCH_OUT_DIR,
+    RESULTS_MD,
+)
 
 log = logging.getLogger("bench.code_refs")
 
-OUT_DIR = Path(__file__).resolve().parent / "out" / "code_refs"
-RESULTS_MD = Path(__file__).resolve().parent / "RESULTS.md"
-SECTION_START = "<!-- code-refs bench: start -->"
-SECTION_END = "<!-- code-refs bench: end -->"
+OUT_DIR = BENCH_OUT_DIR / "code_refs"
 ID_COUNT = 20_000
 TREE_IDS = 200  # ids that occur in the tree as string literals
 SUBSET_IDS = 1_000  # git grep's scaling, and the check that every scanner hit is a line git grep finds
@@ -108,6 +111,7 @@ def tracked_files(tree: Path) -> list[str]:
 
 def choose_ids(tree: Path) -> list[str]:
     """20,000 ids: the twin's large organisation's gates, TREE_IDS of them replaced by literals from the tree."""
+    # here, not at the top: the measured scanner process (--scan-job) imports this module and must not hold the twin
     from console_twin import ConsoleTwin
 
     twin_ids = sorted(ConsoleTwin(size="large").organisation.gates)[: ID_COUNT - TREE_IDS]
@@ -265,7 +269,8 @@ def main(argv: Optional[list[str]] = None) -> int:
         return 0
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", datefmt="%H:%M:%S", stream=sys.stderr)
     OUT_DIR.mkdir(parents=True, exist_ok=True)
-    from bench.run import machine_description
+    # here, not at the top: importlib.metadata (about 2 MB) would weigh on the measured scanner process
+    from bench.machine import machine_description
 
     machine = machine_description()
     runs = run(args.anchor_timeout, args.workers)

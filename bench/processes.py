@@ -22,6 +22,7 @@ import psutil
 REPO = Path(__file__).resolve().parents[1]
 POLL_S = 0.02
 TIMELINE_STEP_S = 0.5
+JOB_TIMEOUT_S = 900.0  # what the benches give one measured job before killing it
 
 
 @dataclass(frozen=True)

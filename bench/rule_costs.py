@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from bench.floor import OrganisationShape, RateLimit, rerun_floor
-from bench.processes import TwinProcess, run_job
-from bench.run import JOB_TIMEOUT_S, OUT_DIR
+from bench.processes import JOB_TIMEOUT_S, TwinProcess, run_job
+from bench.results_md import OUT_DIR
 from console_twin import ConsoleTwin
 from sources.console.extraction import has_concluded
 

@@ -20,20 +20,17 @@ import datetime as dt
 import json
 import logging
 import os
-import platform
 import shlex
 import sys
 import time
-from importlib import metadata
 from pathlib import Path
 from typing import Any, Optional
-
-import psutil
 
 from bench import code_refs
 from bench.findings import findings
 from bench.floor import OrganisationShape, RateLimit
-from bench.processes import REPO, Measured, TwinProcess, run_job
+from bench.machine import machine_description
+from bench.processes import JOB_TIMEOUT_S, REPO, Measured, TwinProcess, run_job
 from bench.results import (
     ALTERNATIVES,
     GATEHOUSE_FULL,
@@ -46,41 +43,10 @@ from bench.results import (
     JobRun,
     render,
 )
+from bench.results_md import OUT_DIR, RESULTS_MD, sections_owned_elsewhere
 from bench.twin_control import LIST_ENDPOINTS
 
 log = logging.getLogger("bench")
-
-BENCH_DIR = Path(__file__).resolve().parent
-OUT_DIR = BENCH_DIR / "out"  # git-ignored: work directories, raw results, quick runs
-RESULTS_MD = BENCH_DIR / "RESULTS.md"
-JOB_TIMEOUT_S = 900.0
-RULE_COSTS_SECTION = "## Rule costs"  # bench.rule_costs' figures, pasted from its rule-costs.md
-
-
-def machine_description() -> dict[str, str]:
-    cpu = platform.processor() or "unknown"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    versions = []
-    for package in ("dlt", "duckdb", "pyarrow", "httpx", "requests"):
-        try:
-            versions.append(f"{package} {metadata.version(package)}")
-        except metadata.PackageNotFoundError:
-            pass
-    return {
-        "date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-        "cpu": f"{cpu}, {psutil.cpu_count(logical=True)} logical cores ({os.cpu_count()} usable)",
-        "memory": f"{psutil.virtual_memory().total / (1 << 30):.1f} GiB",
-        "system": platform.platform(),
-        "python": platform.python_version(),
-        "packages": ", ".join(versions),
-        "load average at start": " ".join(f"{value:.2f}" for value in os.getloadavg()),
-    }
 
 
 def phases_summary(phases: dict[str, dict[str, float]]) -> tuple[Optional[float], Optional[float], int]:
@@ -250,16 +216,6 @@ def main(argv: Optional[list[str]] = None) -> int:
     if not (args.quick or args.no_code_refs):
         code_refs.main(["--out", str(out)])
     return 0 if all(run.ok for run in bench.runs) else 1
-
-
-def sections_owned_elsewhere(out: Path) -> str:
-    """The sections other benches write after this one's (each rewrites its own): kept as they are."""
-    from bench import analysis_layer
-
-    text = out.read_text() if out.exists() else ""
-    starts = [text.find(heading) for heading in (RULE_COSTS_SECTION, analysis_layer.SECTION, code_refs.SECTION_START)]
-    starts = [start for start in starts if start >= 0]
-    return text[min(starts):] if starts else ""
 
 
 def write_results(report: BenchReport, out: Path) -> None:

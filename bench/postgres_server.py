@@ -1,8 +1,11 @@
-"""A real PostgreSQL server for the tests, from the `pgserver` wheel's binaries: no root, no system package, no network.
+"""A real PostgreSQL server from the `pgserver` wheel's binaries: no root, no system package, no network.
 
-One server per test session, on 127.0.0.1 and a free port, with password authentication (the way a
-team's warehouse is reached), its data in a temporary folder that goes with it. Each user of the server
-asks for a database of its own, so tests never share a schema.
+Used by the tests (tests/conftest.py) and by bench.analysis_layer: it lives in bench/ because tests may
+import bench, while nothing outside tests/ imports tests.
+
+One server per test session (or bench run), on 127.0.0.1 and a free port, with password authentication
+(the way a team's warehouse is reached), its data in a temporary folder that goes with it. Each user of
+the server asks for a database of its own, so tests never share a schema.
 
 PostgreSQL refuses to run as root. Run as root (as here and in CI), the server runs as the dedicated
 system user that `pgserver` itself creates and uses for that case (`pgserver`), with the same helpers
@@ -23,7 +26,7 @@ import warnings
 from pathlib import Path
 from urllib.parse import quote
 
-log = logging.getLogger("tests.postgres")
+log = logging.getLogger("bench.postgres")
 
 SYSTEM_USER_AS_ROOT = "pgserver"
 SUPERUSER = "gatehouse"

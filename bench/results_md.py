@@ -1,0 +1,29 @@
+"""Where every bench writes: bench/RESULTS.md, each of whose sections one bench owns, and bench/out/.
+
+bench.run (the load bench) writes the head of RESULTS.md and keeps what follows it; each other bench
+replaces its own section. The sections' headings are here, not in the benches, so that bench.run finds
+the others' sections without importing them: the benches are entry points and import only shared
+modules like this one (bench.run imports bench.code_refs, which it runs after itself, and nothing imports bench.run).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+BENCH_DIR = Path(__file__).resolve().parent
+OUT_DIR = BENCH_DIR / "out"  # git-ignored: work directories, raw results, quick runs
+RESULTS_MD = BENCH_DIR / "RESULTS.md"
+
+# The sections after the load bench's, each written by another bench.
+RULE_COSTS_SECTION = "## Rule costs"  # bench.rule_costs' figures, pasted from its rule-costs.md
+ANALYSIS_LAYER_SECTION = "## The analysis layer on DuckDB and PostgreSQL"  # bench.analysis_layer
+CODE_REFS_SECTION_START = "<!-- code-refs bench: start -->"  # bench.code_refs, between the two markers
+CODE_REFS_SECTION_END = "<!-- code-refs bench: end -->"
+
+
+def sections_owned_elsewhere(out: Path) -> str:
+    """The sections other benches write after the load bench's (each rewrites its own): kept as they are."""
+    text = out.read_text() if out.exists() else ""
+    starts = [text.find(heading) for heading in (RULE_COSTS_SECTION, ANALYSIS_LAYER_SECTION, CODE_REFS_SECTION_START)]
+    starts = [start for start in starts if start >= 0]
+    return text[min(starts):] if starts else ""
