@@ -26,7 +26,7 @@ from bench.floor import OrganisationShape, RateLimit, rerun_floor
 from bench.processes import JOB_TIMEOUT_S, TwinProcess, run_job
 from bench.results_md import OUT_DIR
 from console_twin import ConsoleTwin
-from sources.console.extraction import has_concluded
+from sources.console.exposures import has_concluded
 
 log = logging.getLogger("bench")
 

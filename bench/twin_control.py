@@ -23,7 +23,8 @@ from typing import Any
 from bench.floor import OrganisationShape, RateLimit
 from console_twin import ConsoleTwin, TwinSettings
 from sources.console import settings as source_settings
-from sources.console.extraction import has_concluded, is_settled
+from sources.console.exposures import has_concluded
+from sources.console.settle import is_settled
 
 API = source_settings.API_PREFIX
 LIST_ENDPOINTS = ("gates", "dynamic_configs", "qualifying_events")

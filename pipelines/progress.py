@@ -8,7 +8,7 @@ import threading
 from typing import Any
 
 from sources.console import settings
-from sources.console.extraction import ExtractionReport
+from sources.console.report import ExtractionReport
 
 log = logging.getLogger("gatehouse.run")
 

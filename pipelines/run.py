@@ -30,7 +30,7 @@ from pipelines.summary import RunSummary, scd2_counts
 from pipelines.tuning import apply_run_defaults, batch_garbage_collection
 from sources.console import console
 from sources.console.errors import ConsoleError
-from sources.console.extraction import ExtractionReport
+from sources.console.report import ExtractionReport
 
 log = logging.getLogger("gatehouse.run")
 

@@ -15,7 +15,6 @@ from dlt.common.exceptions import DltException
 from dlt.destinations.exceptions import DatabaseUndefinedRelation
 from dlt.pipeline.exceptions import PipelineStepFailed
 
-from pipelines.code_refs.load import RepositoryScan, code_references_source
 from pipelines.code_refs.scan import (
     DEFAULT_DELIMITERS,
     DEFAULT_EXCLUDES,
@@ -25,6 +24,7 @@ from pipelines.code_refs.scan import (
     Entity,
     Matcher,
     MatchRules,
+    RepositoryScan,
     ScanInputError,
     open_repository,
     scan_repository,
@@ -34,6 +34,7 @@ from pipelines.commands import add_command
 from pipelines.destination import Destination
 from pipelines.errors import GatehouseError
 from pipelines.explain import explain
+from sources.code_refs import code_references_source
 
 log = logging.getLogger("gatehouse.code_refs")
 

@@ -23,6 +23,7 @@ import re
 import stat
 import subprocess
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Iterable, Iterator, Mapping, Optional, Sequence
 
@@ -203,6 +204,17 @@ class Repository:
     is_git: bool
     branch: Optional[str]
     commit: Optional[str]
+
+
+@dataclass(frozen=True)
+class RepositoryScan:
+    """What one scan found in one repository: what the code-references source loads (sources/code_refs)."""
+
+    repository: Repository
+    hits: Sequence[Hit]
+    stats: ScanStats
+    scanned_at: datetime
+    scan_id: str
 
 
 class ScanInputError(Exception):

@@ -1,13 +1,14 @@
 """The `console` dlt source: a feature-management console's gates, dynamic configs, holdouts,
 qualifying events, cumulative exposures and ingestion runs.
 
-Only the source and its resources live here; the HTTP client, paging and discovery helpers sit
-beside it (client.py, paging.py, extraction.py) and every constant in settings.py.
+Only the source and its resources live here. Each resource is a module-level function of the client
+and the run (`ExtractionRun`), so it can be imported and run alone; the source only wires them. The
+HTTP client, paging, discovery and the rules a run decides by sit beside it, every constant in
+settings.py.
 """
 
 from __future__ import annotations
 
-from datetime import timedelta
 from typing import Any, Callable, Iterator, Optional, Sequence
 from uuid import uuid4
 
@@ -16,64 +17,267 @@ import pyarrow as pa
 from dlt.sources import DltResource
 
 from sources.console import settings
+from sources.console.absence import AbsenceCheck, live_dynamic_configs, live_gates
+from sources.console.catalogue import batched, unique
 from sources.console.client import ClientOptions, ConsoleClient
-from sources.console.errors import ConsoleError
-from sources.console.identity import identify
-from sources.console.extraction import (
+from sources.console.clock import clock_offset_s, estimated_service_now, service_today, utc_now
+from sources.console.columns import (
     CONFIG_ARRAYS,
     GATE_ARRAYS,
     HOLDOUT_ARRAYS,
-    AbsenceCheck,
-    Catalogue,
-    ExtractionReport,
+    JSON,
     NumberColumns,
     arrays_as_lists,
-    batched,
-    clock_offset_s,
-    estimated_service_now,
-    exposure_rows,
-    has_concluded,
-    has_gone_quiet,
-    is_quiet,
-    is_settled,
-    live_dynamic_configs,
-    live_gates,
-    service_today,
-    unique,
-    utc_now,
+    config_hints,
+    config_numbers,
+    gate_hints,
+    gate_numbers,
+    holdout_numbers,
 )
+from sources.console.errors import ConsoleError
+from sources.console.identity import identify
+from sources.console.exposures import EXPOSURE_ROW_SCHEMA, exposure_rows, has_concluded
+from sources.console.run import ExtractionRun
+from sources.console.settle import has_gone_quiet, is_quiet, is_settled
 
 SCD2 = {"disposition": "merge", "strategy": "scd2"}
-EXPOSURE_ROW_SCHEMA = pa.schema(
-    [
-        ("experiment_id", pa.string()),
-        ("group_id", pa.string()),
-        ("group_name", pa.string()),
-        ("date", pa.string()),
-        ("exposures", pa.int64()),
-    ]
-)
-# Values the service treats as free-form JSON stay JSON instead of becoming one column per key.
-JSON = {"data_type": "json"}
-# A condition's targetValue is strings or numbers (the contract allows both). Declared as text, the
-# column's type never depends on which value dlt met first, nor, with two normalize workers, on which
-# worker's inference was merged first (the other would get a `value__v_text` variant column).
-# dlt needs every table on the path declared, hence the empty hints for conditions.
-# A scalar targetValue is made a one-item list first (extraction.arrays_as_lists).
-TARGET_VALUES = {
-    ("rules", "conditions"): {},
-    ("rules", "conditions", "target_value"): {"columns": {"value": {"name": "value", "data_type": "text"}}},
-}
 
-# Paths below gates and dynamic configs whose columns the contract types `number`: a rule's and a
-# variant's passPercentage, an automated rollout's passPercent (see NumberColumns).
-RULE_NUMBERS: dict[tuple[str, ...], tuple[str, ...]] = {
-    ("rules",): ("pass_percentage",),
-    ("rules", "completed_automated_rollouts"): ("pass_percent",),
-    ("rules", "pending_automated_rollouts"): ("pass_percent",),
-}
-CONFIG_NUMBERS = {**RULE_NUMBERS, ("rules", "variants"): ("pass_percentage",)}
-HOLDOUT_NUMBERS: dict[tuple[str, ...], tuple[str, ...]] = {(): ("pass_percentage",)}
+
+def listed_versions(
+    run: ExtractionRun,
+    table: str,
+    numbers: NumberColumns,
+    hints: Callable[[NumberColumns], dict],
+    arrays: Sequence[str],
+    read: Callable[..., Iterator[list[dict]]],
+    confirm: Callable[[AbsenceCheck, list[str]], list[dict]],
+) -> Iterator[Any]:
+    """The pages of `gates` and `dynamic_configs`, read alike: the whole list every run, then each id
+    listed last run and missing now confirmed by `confirm(absences, missing) -> the live ones` before
+    the SCD2 merge retires it. The first page carries `hints(numbers)` when the destination stores a
+    number column as bigint."""
+    retype = numbers.check_destination(dlt.current.source_schema())
+    absences = AbsenceCheck(dlt.current.resource_state(), table)
+    for page in read(check_total=not absences.confirms):
+        arrays_as_lists(page, arrays)
+        absences.saw(page)
+        run.catalogue.record_list_page(table, page)
+        run.report.add(table, len(page))
+        run.report.add_fields(table, page)
+        if retype:
+            retype = False
+            yield dlt.mark.with_hints(page, dlt.mark.make_hints(nested_hints=hints(numbers)))
+        else:
+            yield page
+    if live := absences.finish(lambda missing: confirm(absences, missing)):
+        arrays_as_lists(live, arrays)
+        run.catalogue.record_list_page(table, live)
+        run.report.add(table, len(live), pages=0)
+        yield live
+    run.catalogue.complete_list(table)
+
+
+@dlt.resource(name="gates", primary_key="id", write_disposition=SCD2, nested_hints=gate_hints(gate_numbers()))
+def gates(client: ConsoleClient, run: ExtractionRun) -> Iterator[list[dict]]:
+    """Table `gates`, key `id`: SCD2 history of every listed gate, one version per change.
+
+    The whole list is read every run (the service has no "modified since" filter); a gate absent
+    from it is retired once confirmed gone: each gate listed last run and missing now is read by
+    id, and only a 404 or an archived gate is retired (`AbsenceCheck`, resource state `listed`).
+    """
+
+    def confirm(absences: AbsenceCheck, missing: list[str]) -> list[dict]:
+        return live_gates(client, missing, absences.before or {})
+
+    yield from listed_versions(run, "gates", run.gate_numbers, gate_hints, GATE_ARRAYS, client.list_gates, confirm)
+
+
+@dlt.resource(
+    name="dynamic_configs",
+    primary_key="id",
+    write_disposition=SCD2,
+    columns={"default_value": {"name": "default_value", **JSON}},
+    nested_hints=config_hints(config_numbers()),
+)
+def dynamic_configs(client: ConsoleClient, run: ExtractionRun) -> Iterator[list[dict]]:
+    """Table `dynamic_configs`, key `id`: SCD2 history as `gates`; rules, variants and conditions nested.
+
+    `defaultValue` and the rules' and variants' `returnValue` are JSON columns. Absences are
+    confirmed as for gates, by one more read of the list as a single page (there is no single read).
+    """
+
+    def confirm(absences: AbsenceCheck, missing: list[str]) -> list[dict]:
+        # Room for every config seen or missing, and a page of creations on top.
+        room = len(absences.seen) + len(missing) + client.options.page_size
+        return live_dynamic_configs(client, missing, room)
+
+    yield from listed_versions(
+        run, "dynamic_configs", run.config_numbers, config_hints, CONFIG_ARRAYS, client.list_dynamic_configs, confirm
+    )
+
+
+@dlt.resource(name="qualifying_events", primary_key="name", write_disposition="merge")
+def qualifying_events(client: ConsoleClient, run: ExtractionRun) -> Iterator[list[dict]]:
+    """Table `qualifying_events`, key `name`: merged, whole list every run."""
+    for page in client.list_qualifying_events():
+        run.report.add("qualifying_events", len(page))
+        run.report.add_fields("qualifying_events", page)
+        yield page
+
+
+@dlt.resource(name="holdout_ids", selected=False)
+def holdout_ids_resource(client: ConsoleClient, run: ExtractionRun) -> Iterator[list[str]]:
+    """Holdout ids, no table: configured ones plus those referenced by gates and dynamic configs, in batches."""
+    yield from batched(run.catalogue.holdout_ids(run.holdout_ids), run.fan_out_batch)
+
+
+@dlt.transformer(name="holdouts", primary_key="id", write_disposition="merge", columns=holdout_numbers().hints())
+def holdouts(ids: list[str], client: ConsoleClient, run: ExtractionRun) -> Iterator[list[dict]]:
+    """Table `holdouts`, key `id`: merged; fed by `holdout_ids`, fetched concurrently, unknown ids reported
+    and skipped."""
+    retype = run.holdout_numbers.check_destination(dlt.current.source_schema())
+    found = []
+    for holdout_id, holdout in client.fetch_many(client.get_holdout, ids):
+        if isinstance(holdout, ConsoleError):  # unknown or refused: reported, skipped
+            run.catalogue.record_missing_holdout(holdout_id)
+            run.report.skip("holdouts", holdout_id, holdout.message)
+            continue
+        arrays_as_lists([holdout], HOLDOUT_ARRAYS)
+        run.catalogue.record_holdout(holdout)
+        found.append(holdout)
+    run.report.add("holdouts", len(found), pages=0)
+    run.report.add_fields("holdouts", found)
+    yield dlt.mark.with_hints(found, dlt.mark.make_hints(columns=run.holdout_numbers.hints())) if retype else found
+
+
+@dlt.resource(name="experiment_ids", selected=False)
+def experiment_ids_resource(client: ConsoleClient, run: ExtractionRun) -> Iterator[list[str]]:
+    """Experiment ids, no table: configured ones plus the holdouts' `experimentIDs`, less concluded ones.
+
+    An experiment whose series has been silent for more than `late_exposure_days` has concluded:
+    its rows cannot change, so it is only checked again every `recheck_concluded_days` (it may be
+    restarted). One lagging less is late, not concluded, and is requested on every run.
+    """
+    concluded: dict[str, str] = dlt.current.resource_state("cumulative_exposures").get("concluded", {})
+    today = service_today(client)
+    wanted = run.catalogue.experiment_ids(run.experiment_ids, run.holdout_ids)
+    due = [e for e in wanted if not is_quiet(concluded.get(e), today, run.recheck_concluded_days)]
+    yield from batched(due, run.fan_out_batch)
+
+
+@dlt.transformer(name="cumulative_exposures", primary_key=("experiment_id", "group_id", "date"), write_disposition="merge")
+def cumulative_exposures(ids: list[str], client: ConsoleClient, run: ExtractionRun) -> Iterator[pa.Table]:
+    """Table `cumulative_exposures`, key (experiment_id, group_id, date): one row per group and day;
+    fed by `experiment_ids`.
+
+    Incremental per experiment (resource state `last_day`): only days on or after the last
+    loaded day of its most lagging group are loaded; that day again because its count still grows
+    until the day closes.
+    """
+    state = dlt.current.resource_state()
+    last_day: dict[str, str] = state.setdefault("last_day", {})
+    concluded: dict[str, str] = state.setdefault("concluded", {})
+    rows: list[dict] = []
+    for experiment_id, series in client.fetch_many(client.get_cumulative_exposures, ids):
+        if isinstance(series, ConsoleError):
+            run.report.skip("cumulative_exposures", experiment_id, series.message)
+            continue
+        new_rows, read_from, newest = exposure_rows(experiment_id, series, last_day.get(experiment_id))
+        rows.extend(new_rows)
+        if read_from is not None:
+            last_day[experiment_id] = read_from
+        today = service_today(client)
+        if newest is not None and has_concluded(newest, today, run.late_exposure_days):
+            concluded[experiment_id] = today.isoformat()
+        else:
+            concluded.pop(experiment_id, None)
+    run.report.add("cumulative_exposures", len(rows), pages=0)
+    # Flat, typed rows: as an Arrow table they skip dlt's row-by-row normaliser (a quarter of all rows).
+    yield pa.Table.from_pylist(rows, schema=EXPOSURE_ROW_SCHEMA)
+
+
+@dlt.resource(name="ingestion_run_ids", selected=False)
+def ingestion_run_ids_resource(client: ConsoleClient, run: ExtractionRun) -> Iterator[list[str]]:
+    """Run ids, no table: configured ones plus loaded runs that have not settled, never a settled one,
+    and a quiet run (status unchanged for `quiet_run_after_days`) only every `recheck_concluded_days`.
+
+    All in one item: the transformer streams them from one worker thread. Several batches would
+    each take one of dlt's extract workers, and once those are taken dlt waits for them instead
+    of reading the lists (measured: the gates list then started only after 38 s of runs).
+    """
+    state = dlt.current.resource_state("ingestion_runs")
+    settled = set(state.get("settled", []))
+    pending = state.get("pending", {})
+    quiet: dict[str, str] = state.get("quiet", {})
+    # This runs before any answer: the service's clock is estimated from the offset the last run saw.
+    today = estimated_service_now(state.get("clock_offset_s", 0.0)).date()
+    wanted = [
+        r for r in unique([*run.ingestion_run_ids, *pending])
+        if r not in settled and not is_quiet(quiet.get(r), today, run.recheck_concluded_days)
+    ]  # fmt: skip
+    if wanted:
+        yield wanted
+
+
+@dlt.transformer(
+    name="ingestion_runs",
+    primary_key="run_id",
+    write_disposition="merge",
+    # Runs depend on no list: each step of this generator runs in one of dlt's worker threads
+    # while the main thread reads the lists, so the rate budget is not left idle during paging.
+    parallelized=True,
+)
+def ingestion_runs(ids: list[str], client: ConsoleClient, run: ExtractionRun) -> Iterator[list[dict]]:
+    """Table `ingestion_runs`, key `run_id`: merged; fed by `ingestion_run_ids`; `runHistory` and
+    `granularHistory` nested.
+
+    A run is requested until it settles (pulse_complete, or an error status unchanged for
+    `settle_after_hours` by the service's clock); then never again.
+    """
+    # Named: this runs in a worker thread, where dlt cannot tell which resource asks.
+    state = dlt.current.resource_state("ingestion_runs")
+    settled: list[str] = state.setdefault("settled", [])
+    pending: dict[str, str] = state.setdefault("pending", {})
+    quiet: dict[str, str] = state.setdefault("quiet", {})
+    for answers in batched(client.fetch_many(client.get_ingestion_run, ids), run.fan_out_batch):
+        runs = []
+        now = client.server_time or utc_now()
+        for run_id, answer in answers:
+            if isinstance(answer, ConsoleError):
+                run.report.skip("ingestion_runs", run_id, answer.message)
+                continue
+            runs.append(answer)
+            if is_settled(answer, now, run.settle_after):
+                settled.append(run_id)
+                pending.pop(run_id, None)
+                quiet.pop(run_id, None)
+            else:
+                pending[run_id] = answer.get("latestStatus") or ""
+                if has_gone_quiet(answer, now, run.quiet_after):
+                    quiet[run_id] = now.date().isoformat()
+                else:
+                    quiet.pop(run_id, None)
+        run.report.add("ingestion_runs", len(runs), pages=0)
+        run.report.add_fields("ingestion_runs", runs)
+        yield runs
+    if client.server_time is not None:
+        state["clock_offset_s"] = clock_offset_s(client.server_time)
+
+
+@dlt.resource(name="extraction_runs", primary_key="extraction_id", write_disposition="append")
+def extraction_runs(client: ConsoleClient, run: ExtractionRun) -> Iterator[dict]:
+    """Table `extraction_runs`, key `extraction_id`, appended: one row per run with the service's clock,
+    the "as of" of every view, and the console it came from (a later run against another is refused)."""
+    started_at = utc_now()
+    console_identity = identify(client.options.base_url, client.options.api_key)
+    yield {
+        "extraction_id": str(uuid4()),
+        "service_time": client.server_time or started_at,
+        "started_at": started_at,
+        # never the key: its one-way fingerprint (identity.py)
+        "console_base_url": console_identity.base_url,
+        "console_key_fingerprint": console_identity.key_fingerprint,
+    }
 
 
 @dlt.source(name="console", max_table_nesting=4)
@@ -108,292 +312,34 @@ def console(
             that the caller reads for progress and the run summary.
     """
     if client is None:
-        client = ConsoleClient(
-            ClientOptions(
-                base_url=base_url,
-                api_key=api_key,
-                page_size=page_size,
-                timeout=timeout,
-                max_attempts=max_attempts,
-                max_retry_time=max_retry_time,
-                rate_limit_requests=rate_limit_requests,
-                rate_limit_window=rate_limit_window,
-                max_workers=max_workers,
-            ),
-            transport=transport,
-        )
-    report = report if report is not None else ExtractionReport()
-    report.bind_client(client)
-    catalogue = Catalogue(client)
-    configured_experiments = unique(experiment_ids or [])
-    configured_holdouts = unique(holdout_ids or [])
-    configured_runs = unique(ingestion_run_ids or [])
-    settle_after = timedelta(hours=settle_after_hours)
-    quiet_after = timedelta(days=quiet_run_after_days)
-    fan_out_batch = max(1, max_workers * 4)
-
-    gate_numbers = NumberColumns("gates", RULE_NUMBERS)
-    config_numbers = NumberColumns("dynamic_configs", CONFIG_NUMBERS)
-    holdout_numbers = NumberColumns("holdouts", HOLDOUT_NUMBERS)
-
-    # Built again when a resource finds a number column stored as bigint (see NumberColumns).
-    def gate_hints() -> dict:
-        return {
-            **{path: {"columns": gate_numbers.hints(path)} for path in RULE_NUMBERS},
-            **TARGET_VALUES,
-        }
-
-    def config_hints() -> dict:
-        hints = {path: {"columns": config_numbers.hints(path)} for path in CONFIG_NUMBERS}
-        for path in (("rules",), ("rules", "variants")):
-            hints.setdefault(path, {"columns": {}})["columns"]["return_value"] = {"name": "return_value", **JSON}
-        return hints
-
-    # Gates and dynamic configs are read alike: the whole list every run, then each id listed last run and
-    # missing now confirmed by `confirm(absences, missing) -> the live ones` before the SCD2 merge retires it.
-    def listed_versions(
-        table: str,
-        numbers: NumberColumns,
-        hints: Callable[[], dict],
-        arrays: Sequence[str],
-        read: Callable[..., Iterator[list[dict]]],
-        confirm: Callable[[AbsenceCheck, list[str]], list[dict]],
-    ) -> Iterator[Any]:
-        retype = numbers.check_destination(dlt.current.source_schema())
-        absences = AbsenceCheck(dlt.current.resource_state(), table)
-        for page in read(check_total=not absences.confirms):
-            arrays_as_lists(page, arrays)
-            absences.saw(page)
-            catalogue.record_list_page(table, page)
-            report.add(table, len(page))
-            report.add_fields(table, page)
-            if retype:
-                retype = False
-                yield dlt.mark.with_hints(page, dlt.mark.make_hints(nested_hints=hints()))
-            else:
-                yield page
-        if live := absences.finish(lambda missing: confirm(absences, missing)):
-            arrays_as_lists(live, arrays)
-            catalogue.record_list_page(table, live)
-            report.add(table, len(live), pages=0)
-            yield live
-        catalogue.complete_list(table)
-
-    @dlt.resource(name="gates", primary_key="id", write_disposition=SCD2, nested_hints=gate_hints())
-    def gates() -> Iterator[list[dict]]:
-        """Table `gates`, key `id`: SCD2 history of every listed gate, one version per change.
-
-        The whole list is read every run (the service has no "modified since" filter); a gate absent
-        from it is retired once confirmed gone: each gate listed last run and missing now is read by
-        id, and only a 404 or an archived gate is retired (`AbsenceCheck`, resource state `listed`).
-        """
-
-        def confirm(absences: AbsenceCheck, missing: list[str]) -> list[dict]:
-            return live_gates(client, missing, absences.before or {})
-
-        yield from listed_versions("gates", gate_numbers, gate_hints, GATE_ARRAYS, client.list_gates, confirm)
-
-    @dlt.resource(
-        name="dynamic_configs",
-        primary_key="id",
-        write_disposition=SCD2,
-        columns={"default_value": {"name": "default_value", **JSON}},
-        nested_hints=config_hints(),
-    )
-    def dynamic_configs() -> Iterator[list[dict]]:
-        """Table `dynamic_configs`, key `id`: SCD2 history as `gates`; rules, variants and conditions nested.
-
-        `defaultValue` and the rules' and variants' `returnValue` are JSON columns. Absences are
-        confirmed as for gates, by one more read of the list as a single page (there is no single read).
-        """
-
-        def confirm(absences: AbsenceCheck, missing: list[str]) -> list[dict]:
-            # Room for every config seen or missing, and a page of creations on top.
-            room = len(absences.seen) + len(missing) + client.options.page_size
-            return live_dynamic_configs(client, missing, room)
-
-        yield from listed_versions(
-            "dynamic_configs", config_numbers, config_hints, CONFIG_ARRAYS, client.list_dynamic_configs, confirm
-        )
-
-    @dlt.resource(name="qualifying_events", primary_key="name", write_disposition="merge")
-    def qualifying_events() -> Iterator[list[dict]]:
-        """Table `qualifying_events`, key `name`: merged, whole list every run."""
-        for page in client.list_qualifying_events():
-            report.add("qualifying_events", len(page))
-            report.add_fields("qualifying_events", page)
-            yield page
-
-    @dlt.resource(name="holdout_ids", selected=False)
-    def holdout_ids_resource() -> Iterator[list[str]]:
-        """Holdout ids: configured ones plus those referenced by gates and dynamic configs."""
-        yield from batched(catalogue.holdout_ids(configured_holdouts), fan_out_batch)
-
-    @dlt.transformer(
-        name="holdouts",
-        data_from=holdout_ids_resource,
-        primary_key="id",
-        write_disposition="merge",
-        columns=holdout_numbers.hints(),
-    )
-    def holdouts(ids: list[str]) -> Iterator[list[dict]]:
-        """Table `holdouts`, key `id`: merged; fetched concurrently, unknown ids reported and skipped."""
-        retype = holdout_numbers.check_destination(dlt.current.source_schema())
-        found = []
-        for holdout_id, holdout in client.fetch_many(client.get_holdout, ids):
-            if isinstance(holdout, ConsoleError):  # unknown or refused: reported, skipped
-                catalogue.record_missing_holdout(holdout_id)
-                report.skip("holdouts", holdout_id, holdout.message)
-                continue
-            arrays_as_lists([holdout], HOLDOUT_ARRAYS)
-            catalogue.record_holdout(holdout)
-            found.append(holdout)
-        report.add("holdouts", len(found), pages=0)
-        report.add_fields("holdouts", found)
-        yield dlt.mark.with_hints(found, dlt.mark.make_hints(columns=holdout_numbers.hints())) if retype else found
-
-    @dlt.resource(name="experiment_ids", selected=False)
-    def experiment_ids_resource() -> Iterator[list[str]]:
-        """Experiment ids: configured ones plus the holdouts' `experimentIDs`, less concluded ones.
-
-        An experiment whose series has been silent for more than `late_exposure_days` has concluded:
-        its rows cannot change, so it is only checked again every `recheck_concluded_days` (it may be
-        restarted). One lagging less is late, not concluded, and is requested on every run.
-        """
-        concluded: dict[str, str] = dlt.current.resource_state("cumulative_exposures").get("concluded", {})
-        today = service_today(client)
-        wanted = catalogue.experiment_ids(configured_experiments, configured_holdouts)
-        due = [e for e in wanted if not is_quiet(concluded.get(e), today, recheck_concluded_days)]
-        yield from batched(due, fan_out_batch)
-
-    @dlt.transformer(
-        name="cumulative_exposures",
-        data_from=experiment_ids_resource,
-        primary_key=("experiment_id", "group_id", "date"),
-        write_disposition="merge",
-    )
-    def cumulative_exposures(ids: list[str]) -> Iterator[list[dict]]:
-        """Table `cumulative_exposures`, key (experiment_id, group_id, date): one row per group and day.
-
-        Incremental per experiment (resource state `last_day`): only days on or after the last
-        loaded day of its most lagging group are loaded; that day again because its count still grows
-        until the day closes.
-        """
-        state = dlt.current.resource_state()
-        last_day: dict[str, str] = state.setdefault("last_day", {})
-        concluded: dict[str, str] = state.setdefault("concluded", {})
-        rows: list[dict] = []
-        for experiment_id, series in client.fetch_many(client.get_cumulative_exposures, ids):
-            if isinstance(series, ConsoleError):
-                report.skip("cumulative_exposures", experiment_id, series.message)
-                continue
-            new_rows, read_from, newest = exposure_rows(experiment_id, series, last_day.get(experiment_id))
-            rows.extend(new_rows)
-            if read_from is not None:
-                last_day[experiment_id] = read_from
-            today = service_today(client)
-            if newest is not None and has_concluded(newest, today, late_exposure_days):
-                concluded[experiment_id] = today.isoformat()
-            else:
-                concluded.pop(experiment_id, None)
-        report.add("cumulative_exposures", len(rows), pages=0)
-        # Flat, typed rows: as an Arrow table they skip dlt's row-by-row normaliser (a quarter of all rows).
-        yield pa.Table.from_pylist(rows, schema=EXPOSURE_ROW_SCHEMA)
-
-    @dlt.resource(name="ingestion_run_ids", selected=False)
-    def ingestion_run_ids_resource() -> Iterator[list[str]]:
-        """Run ids: configured ones plus loaded runs that have not settled, never a settled one, and a
-        quiet run (status unchanged for `quiet_run_after_days`) only every `recheck_concluded_days`.
-
-        All in one item: the transformer streams them from one worker thread. Several batches would
-        each take one of dlt's extract workers, and once those are taken dlt waits for them instead
-        of reading the lists (measured: the gates list then started only after 38 s of runs).
-        """
-        state = dlt.current.resource_state("ingestion_runs")
-        settled = set(state.get("settled", []))
-        pending = state.get("pending", {})
-        quiet: dict[str, str] = state.get("quiet", {})
-        # This runs before any answer: the service's clock is estimated from the offset the last run saw.
-        today = estimated_service_now(state.get("clock_offset_s", 0.0)).date()
-        wanted = [
-            r for r in unique([*configured_runs, *pending])
-            if r not in settled and not is_quiet(quiet.get(r), today, recheck_concluded_days)
-        ]  # fmt: skip
-        if wanted:
-            yield wanted
-
-    @dlt.transformer(
-        name="ingestion_runs",
-        data_from=ingestion_run_ids_resource,
-        primary_key="run_id",
-        write_disposition="merge",
-        # Runs depend on no list: each step of this generator runs in one of dlt's worker threads
-        # while the main thread reads the lists, so the rate budget is not left idle during paging.
-        parallelized=True,
-    )
-    def ingestion_runs(ids: list[str]) -> Iterator[list[dict]]:
-        """Table `ingestion_runs`, key `run_id`: merged; `runHistory` and `granularHistory` nested.
-
-        A run is requested until it settles (pulse_complete, or an error status unchanged for
-        `settle_after_hours` by the service's clock); then never again.
-        """
-        # Named: this runs in a worker thread, where dlt cannot tell which resource asks.
-        state = dlt.current.resource_state("ingestion_runs")
-        settled: list[str] = state.setdefault("settled", [])
-        pending: dict[str, str] = state.setdefault("pending", {})
-        quiet: dict[str, str] = state.setdefault("quiet", {})
-        for answers in batched(client.fetch_many(client.get_ingestion_run, ids), fan_out_batch):
-            runs = []
-            now = client.server_time or utc_now()
-            for run_id, run in answers:
-                if isinstance(run, ConsoleError):
-                    report.skip("ingestion_runs", run_id, run.message)
-                    continue
-                runs.append(run)
-                if is_settled(run, now, settle_after):
-                    settled.append(run_id)
-                    pending.pop(run_id, None)
-                    quiet.pop(run_id, None)
-                else:
-                    pending[run_id] = run.get("latestStatus") or ""
-                    if has_gone_quiet(run, now, quiet_after):
-                        quiet[run_id] = now.date().isoformat()
-                    else:
-                        quiet.pop(run_id, None)
-            report.add("ingestion_runs", len(runs), pages=0)
-            report.add_fields("ingestion_runs", runs)
-            yield runs
-        if client.server_time is not None:
-            state["clock_offset_s"] = clock_offset_s(client.server_time)
-
-    @dlt.resource(name="extraction_runs", primary_key="extraction_id", write_disposition="append")
-    def extraction_runs() -> Iterator[dict]:
-        """Table `extraction_runs`: one row per run with the service's clock, the "as of" of every view."""
-        started_at = utc_now()
-        console_identity = identify(client.options.base_url, client.options.api_key)
-        yield {
-            "extraction_id": str(uuid4()),
-            "service_time": client.server_time or started_at,
-            "started_at": started_at,
-            # which console the dataset holds: a later run against another one is refused (never the key)
-            "console_base_url": console_identity.base_url,
-            "console_key_fingerprint": console_identity.key_fingerprint,
-        }
-
+        options = ClientOptions(
+            base_url=base_url, api_key=api_key, page_size=page_size, timeout=timeout, max_attempts=max_attempts,
+            max_retry_time=max_retry_time, rate_limit_requests=rate_limit_requests,
+            rate_limit_window=rate_limit_window, max_workers=max_workers,
+        )  # fmt: skip
+        client = ConsoleClient(options, transport=transport)
+    run = ExtractionRun.start(
+        client, report, experiment_ids=experiment_ids, holdout_ids=holdout_ids, ingestion_run_ids=ingestion_run_ids,
+        settle_after_hours=settle_after_hours, quiet_run_after_days=quiet_run_after_days,
+        recheck_concluded_days=recheck_concluded_days, late_exposure_days=late_exposure_days, max_workers=max_workers,
+    )  # fmt: skip
+    run_ids = ingestion_run_ids_resource(client, run)
+    holdout_batches = holdout_ids_resource(client, run)
+    experiment_batches = experiment_ids_resource(client, run)
     # The order matters for economy only: in dlt's fifo mode each id resource then runs after the
     # lists that feed it, so no list is read twice (see Catalogue); the runs, which need no list,
     # go first and are fetched in the background while the lists page. The short qualifying-events
     # list comes before the gates: the first request goes alone (client.py), and a page of 1,000
     # gates keeps everyone waiting most of a second before its status line arrives.
     return (
-        ingestion_run_ids_resource,
-        ingestion_runs,
-        qualifying_events,
-        gates,
-        dynamic_configs,
-        holdout_ids_resource,
-        holdouts,
-        experiment_ids_resource,
-        cumulative_exposures,
-        extraction_runs,
+        run_ids,
+        run_ids | ingestion_runs(client, run),
+        qualifying_events(client, run),
+        gates(client, run),
+        dynamic_configs(client, run),
+        holdout_batches,
+        holdout_batches | holdouts(client, run),
+        experiment_batches,
+        experiment_batches | cumulative_exposures(client, run),
+        extraction_runs(client, run),
     )

@@ -13,7 +13,7 @@ from __future__ import annotations
 import duckdb
 import pytest
 
-from sources.console.extraction import NumberColumns
+from sources.console.columns import NumberColumns
 
 FRACTIONS = {"gate rule": 12.5, "config rule": 33.3, "config variant": 0.5, "holdout": 2.5}
 
@@ -82,9 +82,11 @@ def test_a_fraction_after_integers_makes_no_variant_column(drill, monkeypatch, s
 
 
 def test_a_database_loaded_before_the_declaration_keeps_its_columns_and_every_value(drill, monkeypatch):
-    # The first run as gatehouse loaded before numbers were declared: dlt typed the columns bigint.
+    # The first run as gatehouse loaded before numbers were declared: dlt typed the columns bigint. The
+    # declaration sits on the module-level resources, so the run types them bigint through the per-run path.
     with monkeypatch.context() as before:
-        before.setattr(NumberColumns, "hints", lambda self, path=(): {})
+        before.setattr(NumberColumns, "check_destination", lambda self, schema: True)
+        before.setattr(NumberColumns, "hints", lambda self, path=(): {n: {"name": n, "data_type": "bigint"} for n in self.columns.get(path, ())})
         drill.run()
     assert columns(drill.duckdb_path)[("gates__rules", "pass_percentage")] == "BIGINT"
     ids = add_fractions(drill.twin)

@@ -10,7 +10,8 @@ import copy
 from datetime import datetime, timedelta
 
 from console_twin import ConsoleTwin
-from sources.console.extraction import has_concluded, is_settled
+from sources.console.exposures import has_concluded
+from sources.console.settle import is_settled
 
 SETTLE_AFTER = timedelta(hours=24)
 

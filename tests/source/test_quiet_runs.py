@@ -15,7 +15,7 @@ import dlt
 import httpx
 import pytest
 
-from sources.console import console, extraction
+from sources.console import clock, console
 
 BASE_URL = "https://console.test"
 API_KEY = "console-Vb7Np2Qx9Lk4Tz6Wm3Rc8Hd5"
@@ -66,7 +66,7 @@ class Console:
 @pytest.fixture
 def service(monkeypatch: pytest.MonkeyPatch) -> Console:
     console_ = Console()
-    monkeypatch.setattr(extraction, "utc_now", lambda: console_.now + LOCAL_SKEW)
+    monkeypatch.setattr(clock, "utc_now", lambda: console_.now + LOCAL_SKEW)
     return console_
 
 

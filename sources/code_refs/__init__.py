@@ -1,47 +1,23 @@
-"""The scan's dlt resources: `code_references` (replaced per repository) and `code_reference_scans` (history).
+"""The `code_references` dlt source: what a scan of code repositories found (`gatehouse code-refs`).
 
-Both land in the console data's dataset (`console`), under their own dlt schema `code_references`, so a
-`gatehouse run` and a scan never rewrite each other's tables.
+Its tables, `code_references` (replaced per repository) and `code_reference_scans` (history), land in the
+console data's dataset (`console`) under their own dlt schema `code_references`, so a `gatehouse run`
+and a scan never rewrite each other's tables. The scans come in from the scanner as objects of the
+shapes in scans.py.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from datetime import datetime
 from typing import Any, Iterator, Optional, Sequence
 
 import dlt
 
-from pipelines.code_refs.scan import Hit, Repository, ScanStats
+from sources.code_refs.scans import RepositoryScan, scanned_repository, scanned_repository_columns
 
 SCHEMA_NAME = "code_references"
 # A row with this flag set deletes the repository's references (dlt's hard_delete hint) and is itself
 # never stored: every scan sends one per repository, so a repository left with no reference is emptied too.
 REPLACEMENT_MARKER = "is_replacement_marker"
-
-
-@dataclass(frozen=True)
-class RepositoryScan:
-    repository: Repository
-    hits: Sequence[Hit]
-    stats: ScanStats
-    scanned_at: datetime
-    scan_id: str
-
-
-def scanned_repository_columns() -> dict[str, dict[str, Any]]:
-    """The columns both tables name the scanned repository, branch and commit with; new dicts for each
-    table, as dlt writes into the hints it is given."""
-    return {
-        "repository": {"data_type": "text", "nullable": False},
-        "branch": {"data_type": "text"},
-        "commit": {"data_type": "text"},
-    }
-
-
-def scanned_repository(repository: Repository) -> dict[str, Any]:
-    """The values of `scanned_repository_columns()` in a row of either table."""
-    return {"repository": repository.name, "branch": repository.branch, "commit": repository.commit}
 
 
 @dlt.resource(
@@ -131,4 +107,5 @@ def code_reference_scans(scans: Sequence[RepositoryScan], known_ids: Optional[se
 
 @dlt.source(name=SCHEMA_NAME, max_table_nesting=0)
 def code_references_source(scans: Sequence[RepositoryScan], known_ids: Optional[set[tuple[str, str]]] = None) -> Any:
+    """`scans` as made by the scanner; `known_ids`, the console's (entity type, id) pairs, for `unknown_id_count`."""
     return code_references(scans), code_reference_scans(scans, known_ids)

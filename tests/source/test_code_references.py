@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pipelines.code_refs.load import REPLACEMENT_MARKER, code_references_source
+from sources.code_refs import REPLACEMENT_MARKER, code_references_source
 from tests.code_refs.hand_built import scans
 
 

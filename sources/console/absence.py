@@ -1,0 +1,98 @@
+"""Entities that left a list: which ids listed last run are missing now, and the reads that confirm
+each is gone (deleted or archived) before the SCD2 merge may retire it."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Callable, Sequence
+
+from sources.console.client import ConsoleClient
+from sources.console.errors import NotFoundError, ValidationError
+from sources.console.settings import LOGGER_NAME
+
+log = logging.getLogger(LOGGER_NAME)
+
+# A gate or config with this status has left the lists on purpose: its absence is a retirement.
+ARCHIVED = "Archived"
+
+
+class AbsenceCheck:
+    """What one list resource listed last run, and the confirmation of what this run's read lacks.
+
+    The SCD2 merge retires every entity missing from a run's list. A list that moves while it is read
+    (an entity deleted on a page already read pulls a later one past the page boundary) can lack live
+    entities, and `totalItems` cannot tell: creations balance deletions, or it is not sent. So each id
+    listed last run (resource state `listed`, id -> `version`) and missing now is confirmed before it may
+    be retired; a live one is added to the run's items. A run where nothing left the list asks nothing
+    more. Without a record (the first run, or the first after upgrading) the read is the strict one:
+    `totalItems` checked, one re-read, `PaginationError` if still inconsistent.
+    """
+
+    def __init__(self, state: dict[str, Any], name: str) -> None:
+        self.name = name
+        self._state = state
+        self.before: dict[str, Any] | None = state.get("listed")
+        self.seen: dict[str, Any] = {}
+
+    @property
+    def confirms(self) -> bool:
+        """True when absences can be confirmed, so the read needs no `totalItems` check."""
+        return self.before is not None
+
+    def saw(self, items: Sequence[dict[str, Any]]) -> None:
+        for item in items:
+            self.seen[item["id"]] = item.get("version")
+
+    def missing(self) -> list[str]:
+        return [entity_id for entity_id in self.before or {} if entity_id not in self.seen]
+
+    def finish(self, confirm: Callable[[list[str]], list[dict[str, Any]]]) -> list[dict[str, Any]]:
+        """Confirms the missing ids with `confirm(ids) -> the live ones`; returns those and records this run's list."""
+        missing = self.missing()
+        live: list[dict[str, Any]] = []
+        if missing:
+            live = [item for item in confirm(missing) if item["id"] not in self.seen]
+            self.saw(live)
+            log.info(
+                "%s: %d listed last run missing from this read; %d still live (the list moved while read), "
+                "%d deleted or archived",
+                self.name,
+                len(missing),
+                len(live),
+                len(missing) - len(live),
+            )
+        self._state["listed"] = self.seen
+        return live
+
+
+def live_gates(client: ConsoleClient, ids: Sequence[str], versions: dict[str, Any]) -> list[dict[str, Any]]:
+    """The gates among `ids` that still exist and are not archived, by the single read.
+
+    The single read has no `version` (list items do): the one it was last listed with stands in.
+    """
+    live = []
+    for gate_id, gate in client.fetch_many(client.get_gate, ids):
+        if isinstance(gate, ValidationError):
+            raise gate  # neither gone nor live: a gate must not be retired on an answer that says neither
+        if isinstance(gate, NotFoundError) or gate.get("status") == ARCHIVED:
+            continue
+        if "version" not in gate and versions.get(gate_id) is not None:
+            gate = {**gate, "version": versions[gate_id]}
+        live.append(gate)
+    return live
+
+
+def live_dynamic_configs(client: ConsoleClient, ids: Sequence[str], room: int) -> list[dict[str, Any]]:
+    """The dynamic configs among `ids` still listed, by a second read of the list (there is no single read).
+
+    Asked as one page of `room` items: one answer is a snapshot no deletion can shift. A console that
+    serves fewer a page gets the strict complete read (`totalItems` checked), which fails rather than
+    confirm an absence it could not see.
+    """
+    wanted = set(ids)
+    return [
+        config
+        for page in client.list_dynamic_configs(page_size=max(room, client.options.page_size))
+        for config in page
+        if config["id"] in wanted
+    ]

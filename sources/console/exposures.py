@@ -1,0 +1,87 @@
+"""Cumulative exposures: one experiment's series as rows, the day the next run reads from, and when a
+series has concluded."""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+from typing import Any, Sequence
+
+import pyarrow as pa
+
+from sources.console.settings import DEFAULT_LATE_EXPOSURE_DAYS
+
+# The rows of `cumulative_exposures`, as the Arrow table the resource yields.
+EXPOSURE_ROW_SCHEMA = pa.schema(
+    [
+        ("experiment_id", pa.string()),
+        ("group_id", pa.string()),
+        ("group_name", pa.string()),
+        ("date", pa.string()),
+        ("exposures", pa.int64()),
+    ]
+)
+
+
+def exposure_rows(
+    experiment_id: str, series: Sequence[dict[str, Any]], from_day: str | None
+) -> tuple[list[dict], str | None, str | None]:
+    """Flattens one experiment's series to rows on or after `from_day`; returns them, the day the next
+    run reads from, and the newest day of any group.
+
+    The next run reads from the newest day of the group that lags most (never before `from_day`): that
+    day is loaded again because the service still counts exposures into it, and a group whose days arrive
+    later than the others' loses none. A day a group lists twice is one row, with the larger count (counts
+    are cumulative); a count sent as a fraction or as text is loaded as the whole number it stands for.
+    """
+    points: dict[tuple[str, str], dict[str, Any]] = {}
+    group_newest: list[str] = []
+    newest: str | None = None
+    for group in series:
+        days = [point for point in group.get("results") or [] if isinstance(point, dict) and point.get("date")]
+        if not days:
+            continue
+        group_last = max(point["date"] for point in days)
+        group_newest.append(group_last)
+        newest = group_last if newest is None or group_last > newest else newest
+        for point in days:
+            day = point["date"]
+            if from_day is not None and day < from_day:
+                continue
+            row = {
+                "experiment_id": experiment_id,
+                "group_id": group["groupID"],
+                "group_name": group.get("groupName"),
+                "date": day,
+                "exposures": exposure_count(point.get("exposures")),
+            }
+            key = (row["group_id"], day)
+            kept = points.get(key)
+            if kept is None or (row["exposures"] or 0) > (kept["exposures"] or 0):
+                points[key] = row
+    if not group_newest:
+        return [], from_day, from_day
+    next_from = min(group_newest)
+    if from_day is not None and next_from < from_day:
+        next_from = from_day
+    return list(points.values()), next_from, newest
+
+
+def exposure_count(value: Any) -> int | None:
+    """An exposure count as an integer: the contract's type, where the OpenAPI allows any number."""
+    if value is None or isinstance(value, bool):
+        return None
+    if isinstance(value, str):
+        try:
+            value = float(value.strip())
+        except ValueError:
+            return None
+    return round(value) if isinstance(value, (int, float)) and value == value else None
+
+
+def has_concluded(newest_day: str, today: date, late_days: int = DEFAULT_LATE_EXPOSURE_DAYS) -> bool:
+    """A series silent for more than `late_days` has concluded: the experiment stopped.
+
+    One that lags less is only late (the service's daily computation has not caught up yet): it is
+    requested on every run, so the days it catches up load at once.
+    """
+    return date.fromisoformat(newest_day) < today - timedelta(days=late_days)

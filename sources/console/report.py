@@ -1,0 +1,77 @@
+"""What a run shows while it goes and sums up at the end: items and pages per resource, skipped ids,
+the fields the console sent."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from typing import Any, Optional, Sequence
+
+from sources.console.client import ConsoleClient
+from sources.console.identity import ConsoleIdentity, identify
+
+
+@dataclass
+class ResourceProgress:
+    pages: int = 0
+    items: int = 0
+
+
+@dataclass
+class SkippedId:
+    table: str
+    id: str
+    reason: str
+
+
+@dataclass
+class ExtractionReport:
+    """Counters a run shows while it goes and sums up at the end (thread-safe)."""
+
+    resources: dict[str, ResourceProgress] = field(default_factory=dict)
+    skipped: list[SkippedId] = field(default_factory=list)
+    # Top-level fields the console sent per table this run: a field that stops coming is drift too.
+    fields_seen: dict[str, set[str]] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _client: Any = field(default=None, repr=False)
+
+    def bind_client(self, client: ConsoleClient) -> None:
+        """The source's client, so the caller can read its request counters and close it."""
+        self._client = client
+
+    def console_identity(self) -> Optional[ConsoleIdentity]:
+        """Which console this run reads, as its `extraction_runs` row records it (None before the client exists)."""
+        if self._client is None:
+            return None
+        return identify(self._client.options.base_url, self._client.options.api_key)
+
+    def check_access(self) -> None:
+        """The client's one cheap read (ConsoleError when the base URL or key is wrong)."""
+        if self._client is not None:
+            self._client.check_access()
+
+    def request_stats(self) -> dict[str, Any]:
+        return self._client.stats.snapshot() if self._client is not None else {}
+
+    def close(self) -> None:
+        if self._client is not None:
+            self._client.close()
+
+    def add(self, resource: str, items: int, pages: int = 1) -> None:
+        with self._lock:
+            progress = self.resources.setdefault(resource, ResourceProgress())
+            progress.pages += pages
+            progress.items += items
+
+    def add_fields(self, table: str, items: Sequence[dict[str, Any]]) -> None:
+        keys = set().union(*(item.keys() for item in items)) if items else set()
+        with self._lock:
+            self.fields_seen.setdefault(table, set()).update(keys)
+
+    def skip(self, table: str, id_: str, reason: str) -> None:
+        with self._lock:
+            self.skipped.append(SkippedId(table, id_, reason))
+
+    def snapshot(self) -> dict[str, ResourceProgress]:
+        with self._lock:
+            return {name: ResourceProgress(p.pages, p.items) for name, p in self.resources.items()}

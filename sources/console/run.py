@@ -1,0 +1,67 @@
+"""One run of the console source: what it follows beyond discovery, the rules it decides by, and what
+its resources share. Every resource takes the client and this run, so each can be built alone."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Optional, Sequence
+
+from sources.console import settings
+from sources.console.catalogue import Catalogue, unique
+from sources.console.client import ConsoleClient
+from sources.console.columns import NumberColumns, config_numbers, gate_numbers, holdout_numbers
+from sources.console.report import ExtractionReport
+
+
+@dataclass(frozen=True)
+class ExtractionRun:
+    """What a run's resources share: the report, the discovery catalogue, the ids and rules; made by `start`."""
+
+    report: ExtractionReport
+    catalogue: Catalogue
+    # Followed beyond those discovered (the interface lists neither experiments nor runs).
+    experiment_ids: list[str]
+    holdout_ids: list[str]
+    ingestion_run_ids: list[str]
+    settle_after: timedelta
+    quiet_after: timedelta
+    recheck_concluded_days: int
+    late_exposure_days: int
+    fan_out_batch: int  # ids per batch fanned out to the client's worker pool
+    # Per run: a destination that stores one as bigint keeps it bigint (see NumberColumns).
+    gate_numbers: NumberColumns = field(default_factory=gate_numbers)
+    config_numbers: NumberColumns = field(default_factory=config_numbers)
+    holdout_numbers: NumberColumns = field(default_factory=holdout_numbers)
+
+    @classmethod
+    def start(
+        cls,
+        client: ConsoleClient,
+        report: Optional[ExtractionReport] = None,
+        *,
+        experiment_ids: Optional[Sequence[str]] = None,
+        holdout_ids: Optional[Sequence[str]] = None,
+        ingestion_run_ids: Optional[Sequence[str]] = None,
+        settle_after_hours: float = settings.DEFAULT_SETTLE_AFTER_HOURS,
+        quiet_run_after_days: float = settings.DEFAULT_QUIET_RUN_AFTER_DAYS,
+        recheck_concluded_days: int = settings.DEFAULT_RECHECK_CONCLUDED_DAYS,
+        late_exposure_days: int = settings.DEFAULT_LATE_EXPOSURE_DAYS,
+        max_workers: int = settings.DEFAULT_MAX_WORKERS,
+    ) -> ExtractionRun:
+        """A run reading through `client`, counted in `report` (a new one when None), which is bound to the
+        client; the rules as the source's arguments give them, and four ids a batch per worker."""
+        report = report if report is not None else ExtractionReport()
+        report.bind_client(client)
+        return cls(
+            report=report,
+            catalogue=Catalogue(client),
+            experiment_ids=unique(experiment_ids or []),
+            holdout_ids=unique(holdout_ids or []),
+            ingestion_run_ids=unique(ingestion_run_ids or []),
+            settle_after=timedelta(hours=settle_after_hours),
+            quiet_after=timedelta(days=quiet_run_after_days),
+            recheck_concluded_days=recheck_concluded_days,
+            late_exposure_days=late_exposure_days,
+            fan_out_batch=max(1, max_workers * 4),
+        )

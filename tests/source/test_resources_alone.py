@@ -1,0 +1,31 @@
+"""A resource is a module-level function of the client and the run: imported, built and read alone,
+without the source, against the console twin in-process."""
+
+from __future__ import annotations
+
+from console_twin import ConsoleTwin
+from sources.console import qualifying_events
+from sources.console.client import ClientOptions, ConsoleClient
+from sources.console.report import ResourceProgress
+from sources.console.run import ExtractionRun
+from sources.console.settings import QUALIFYING_EVENTS_PATH
+
+PAGE_SIZE = 2
+
+
+def test_qualifying_events_alone_yields_every_event_of_every_page():
+    twin = ConsoleTwin(size="small", seed=0)
+    events = twin.organisation.qualifying_events
+    options = ClientOptions(base_url="http://console.test", api_key=twin.settings.api_key, page_size=PAGE_SIZE)
+    with ConsoleClient(options, transport=twin.transport()) as client:
+        run = ExtractionRun.start(client)
+        rows = list(qualifying_events(client, run))
+
+    assert len(events) > 2 * PAGE_SIZE  # three pages at least
+    assert rows == events
+    pages = -(-len(events) // PAGE_SIZE)
+    assert run.report.snapshot() == {"qualifying_events": ResourceProgress(pages=pages, items=len(events))}
+    assert run.report.fields_seen["qualifying_events"] == set().union(*events)
+    assert [(r.path, r.query["page"]) for r in twin.requests] == [
+        (QUALIFYING_EVENTS_PATH, [str(page)]) for page in range(1, pages + 1)
+    ]
