@@ -26,7 +26,7 @@ from bench.machine import machine_description
 from bench.postgres_server import PostgresServer
 from bench.processes import child_environment
 from bench.results_md import ANALYSIS_LAYER_SECTION as SECTION, OUT_DIR, RESULTS_MD
-from console_twin import ConsoleTwin
+from gatehouse.console_twin import ConsoleTwin
 
 log = logging.getLogger("bench")
 
@@ -35,7 +35,7 @@ COMMANDS = {"views": ["views"], "report": ["report", "--out", "reports"]}
 
 def gatehouse(args: list[str], env: dict[str, str], cwd: Path) -> float:
     started = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "pipelines.cli", *args], env=env, cwd=cwd,
+    done = subprocess.run([sys.executable, "-m", "gatehouse.pipelines.cli.main", *args], env=env, cwd=cwd,
                           capture_output=True, text=True, timeout=1800)  # fmt: skip
     elapsed = time.perf_counter() - started
     if done.returncode != 0:

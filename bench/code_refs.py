@@ -112,7 +112,7 @@ def tracked_files(tree: Path) -> list[str]:
 def choose_ids(tree: Path) -> list[str]:
     """20,000 ids: the twin's large organisation's gates, TREE_IDS of them replaced by literals from the tree."""
     # here, not at the top: the measured scanner process (--scan-job) imports this module and must not hold the twin
-    from console_twin import ConsoleTwin
+    from gatehouse.console_twin import ConsoleTwin
 
     twin_ids = sorted(ConsoleTwin(size="large").organisation.gates)[: ID_COUNT - TREE_IDS]
     found: set[str] = set()
@@ -127,7 +127,7 @@ def choose_ids(tree: Path) -> list[str]:
 
 def scan_job(tree: Path, ids_file: Path, limit_files: Optional[int], workers: int) -> None:
     """The measured scanner process: prints one JSON line."""
-    from pipelines.code_refs.scan import Entity, Matcher, open_repository, scan_repository
+    from gatehouse.pipelines.code_refs.scan import Entity, Matcher, open_repository, scan_repository
 
     ids = ids_file.read_text().split("\n")
     matcher = Matcher([Entity("gate", entity_id) for entity_id in ids if entity_id])

@@ -47,8 +47,8 @@ def table_rows(trace: Any) -> dict[str, int]:
 def run_gatehouse(spec: dict[str, Any]) -> dict[str, Any]:
     import dlt
 
-    from pipelines.destination import Destination
-    from pipelines.run import RunOptions, run_extraction
+    from gatehouse.pipelines.warehouse.destination import Destination
+    from gatehouse.pipelines.run.steps import RunOptions, run_extraction
 
     workdir = Path(spec["workdir"])
     requests, window = spec["rate_limit"]

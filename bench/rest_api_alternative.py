@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from sources.console import settings as source_settings
+from gatehouse.sources.console import settings as source_settings
 
 SOURCE_NAME = "console_rest_api"
 PIPELINE_NAME = "rest_api_alternative"

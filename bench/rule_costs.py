@@ -25,8 +25,8 @@ from typing import Any
 from bench.floor import OrganisationShape, RateLimit, rerun_floor
 from bench.processes import JOB_TIMEOUT_S, TwinProcess, run_job
 from bench.results_md import OUT_DIR
-from console_twin import ConsoleTwin
-from sources.console.exposures import has_concluded
+from gatehouse.console_twin import ConsoleTwin
+from gatehouse.sources.console.exposures import has_concluded
 
 log = logging.getLogger("bench")
 

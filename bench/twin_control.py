@@ -21,10 +21,10 @@ from datetime import timedelta
 from typing import Any
 
 from bench.floor import OrganisationShape, RateLimit
-from console_twin import ConsoleTwin, TwinSettings
-from sources.console import settings as source_settings
-from sources.console.exposures import has_concluded
-from sources.console.settle import is_settled
+from gatehouse.console_twin import ConsoleTwin, TwinSettings
+from gatehouse.sources.console import settings as source_settings
+from gatehouse.sources.console.exposures import has_concluded
+from gatehouse.sources.console.settle import is_settled
 
 API = source_settings.API_PREFIX
 LIST_ENDPOINTS = ("gates", "dynamic_configs", "qualifying_events")

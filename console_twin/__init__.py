@@ -3,11 +3,11 @@
 It shares no code with `sources` (the client): each catches the other's mistakes.
 """
 
-from console_twin.generator import SIZES, TWIN_EPOCH, OrgSize
-from console_twin.organisation import Experiment, IngestionRun, Organisation
-from console_twin.settings import Fault, PageServed, PaginationStyle, TwinSettings
-from console_twin.traffic import RecordedRequest
-from console_twin.twin import ConsoleTwin
+from gatehouse.console_twin.generator import SIZES, TWIN_EPOCH, OrgSize
+from gatehouse.console_twin.organisation import Experiment, IngestionRun, Organisation
+from gatehouse.console_twin.settings import Fault, PageServed, PaginationStyle, TwinSettings
+from gatehouse.console_twin.traffic import RecordedRequest
+from gatehouse.console_twin.twin import ConsoleTwin
 
 __all__ = [
     "ConsoleTwin",

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from numbers import Real
 
-from console_twin.organisation import ROLE_PERMISSIONS, WAREHOUSE_FIELDS, WAREHOUSE_NULLABLE_FIELDS
+from gatehouse.console_twin.organisation import ROLE_PERMISSIONS, WAREHOUSE_FIELDS, WAREHOUSE_NULLABLE_FIELDS
 
 CONDITION_TYPES: tuple[str, ...] = (
     "app_version",

@@ -7,9 +7,9 @@ import threading
 from datetime import datetime
 from email.utils import format_datetime
 
-from console_twin.evolution import advance_one_day
-from console_twin.generator import SIZES
-from console_twin.organisation import Organisation
+from gatehouse.console_twin.evolution import advance_one_day
+from gatehouse.console_twin.generator import SIZES
+from gatehouse.console_twin.organisation import Organisation
 
 log = logging.getLogger("console_twin")
 

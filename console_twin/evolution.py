@@ -10,8 +10,8 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from console_twin.gates import DAY_MS
-from console_twin.generator import (
+from gatehouse.console_twin.gates import DAY_MS
+from gatehouse.console_twin.generator import (
     HOUR_MS,
     MINUTE_MS,
     PARTIAL_PERCENTAGES,
@@ -27,7 +27,7 @@ from console_twin.generator import (
     set_pass_percentage,
     variant_value,
 )
-from console_twin.organisation import Organisation
+from gatehouse.console_twin.organisation import Organisation
 
 # Daily shares of the live gates (and configs) that change; rounded up or down at random, so a small
 # organisation still sees an occasional archive or delete.

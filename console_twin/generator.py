@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import TypeVar
 
-from console_twin import vocabulary as words
-from console_twin.gates import DAY_MS, STALE_WINDOW_MS, GateFacts
-from console_twin.organisation import (
+from gatehouse.console_twin import vocabulary as words
+from gatehouse.console_twin.gates import DAY_MS, STALE_WINDOW_MS, GateFacts
+from gatehouse.console_twin.organisation import (
     CONSOLE_API_NAME,
     INGESTION_STATUSES,
     Experiment,

@@ -7,8 +7,8 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Protocol
 
-from console_twin.service import Answer
-from console_twin.settings import TwinSettings
+from gatehouse.console_twin.service import Answer
+from gatehouse.console_twin.settings import TwinSettings
 
 log = logging.getLogger("console_twin.http")
 

@@ -13,7 +13,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 
-from console_twin.gates import DAY_MS, GateFacts, classify, referenced_gate_ids
+from gatehouse.console_twin.gates import DAY_MS, GateFacts, classify, referenced_gate_ids
 
 CONSOLE_API_NAME = "CONSOLE API"
 _NOT_ID_CHARACTERS = re.compile(r"[^a-z0-9]+")

@@ -26,13 +26,13 @@ from datetime import timedelta
 from email.utils import format_datetime
 from urllib.parse import parse_qs, unquote, urlencode
 
-from console_twin import bodies
-from console_twin.clock import Clock
-from console_twin.gates import GATE_TYPES, RATE_FILTER_VALUES, TYPE_REASONS, pass_rate, rollout_rate
-from console_twin.generator import base62_id
-from console_twin.organisation import ROLE_PERMISSIONS, ROLE_PERMISSIONS_ANSWERED_ONLY_WHEN_SENT, Organisation
-from console_twin.settings import TwinSettings
-from console_twin.traffic import RateLimiter, RecordedRequest, RequestLog
+from gatehouse.console_twin import bodies
+from gatehouse.console_twin.clock import Clock
+from gatehouse.console_twin.gates import GATE_TYPES, RATE_FILTER_VALUES, TYPE_REASONS, pass_rate, rollout_rate
+from gatehouse.console_twin.generator import base62_id
+from gatehouse.console_twin.organisation import ROLE_PERMISSIONS, ROLE_PERMISSIONS_ANSWERED_ONLY_WHEN_SENT, Organisation
+from gatehouse.console_twin.settings import TwinSettings
+from gatehouse.console_twin.traffic import RateLimiter, RecordedRequest, RequestLog
 
 log = logging.getLogger("console_twin")
 

@@ -16,13 +16,13 @@ from datetime import datetime
 
 import httpx
 
-from console_twin.clock import Clock
-from console_twin.generator import build_gate, build_organisation, mark_created
-from console_twin.http_server import console_server
-from console_twin.organisation import Organisation
-from console_twin.service import Answer, ConsoleService
-from console_twin.settings import PageServed, TwinSettings
-from console_twin.traffic import RateLimiter, RecordedRequest, RequestLog
+from gatehouse.console_twin.clock import Clock
+from gatehouse.console_twin.generator import build_gate, build_organisation, mark_created
+from gatehouse.console_twin.http_server import console_server
+from gatehouse.console_twin.organisation import Organisation
+from gatehouse.console_twin.service import Answer, ConsoleService
+from gatehouse.console_twin.settings import PageServed, TwinSettings
+from gatehouse.console_twin.traffic import RateLimiter, RecordedRequest, RequestLog
 
 log = logging.getLogger("console_twin")
 

@@ -1,4 +1,107 @@
-"""Errors the gatehouse commands report as one line (the console client has its own)."""
+"""Failures as one line: `GatehouseError` (what the commands report), and `explain`, which finds in what dlt
+wrapped the setting, id or package to fix (the console client has its own errors)."""
+
+from __future__ import annotations
+
+
+import os
+import re
+from typing import Any, Optional
+
+from dlt.common.configuration.exceptions import ConfigFieldMissingException, ConfigurationValueError, LookupTraces
+from dlt.pipeline.exceptions import PipelineStepFailed
+
+from gatehouse.sources.console.errors import AuthError, ConsoleError, ForbiddenError, TransportError
+
+
+def root_cause(err: BaseException) -> BaseException:
+    """The innermost ConsoleError (or config error) that dlt wrapped on the way up."""
+    seen = set()
+    current: Optional[BaseException] = err
+    found: BaseException = err
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, (ConsoleError, ConfigFieldMissingException, ConfigurationValueError)):
+            found = current
+        current = current.__cause__ or current.__context__
+    return found
+
+
+def setting_hint(field: str) -> str:
+    return f"sources.console.{field} (SOURCES__CONSOLE__{field.upper()})"
+
+
+def missing_setting_keys(traces: Any) -> list[str]:
+    """The environment-variable name of each missing setting, as the docs spell it
+    (SOURCES__CONSOLE__API_KEY, DESTINATION__POSTGRES__CREDENTIALS__PASSWORD...)."""
+    keys = []
+    for field_traces in traces.values():
+        nested = [t for t in field_traces if isinstance(t, LookupTraces)]
+        if nested:
+            keys += missing_setting_keys(nested[0].traces)
+            continue
+        conventional = [
+            t.key for t in field_traces
+            if "environment" in t.provider.lower() and t.key.startswith(("SOURCES__", "DESTINATION__"))
+            # dlt also tries SOURCES__CONSOLE__CONSOLE__... (section and source name) first
+            and len(set(parts := t.key.split("__"))) == len(parts)
+        ]
+        if conventional:
+            keys.append(max(conventional, key=len))
+    return sorted(dict.fromkeys(keys))
+
+
+def config_file_problem(err: BaseException) -> Optional[str]:
+    """One line for a `.dlt/*.toml` that does not parse, wherever dlt raised it (on the first setting read)."""
+    from dlt.common.configuration.providers.toml import TomlProviderReadException
+
+    seen = set()
+    current: Optional[BaseException] = err
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, TomlProviderReadException):
+            # dlt names every place it looked; the files that exist are the ones to fix
+            paths = [path for path in current.full_paths if os.path.isfile(path)] or current.full_paths
+            reason = " ".join(str(current).split(":\n", 1)[-1].split())
+            # the parser quotes the character it stopped at, which may be part of a secret
+            reason = re.sub(r"Unexpected character: '.*?' at", "Unexpected character at", reason)
+            return f"{' or '.join(paths)} is not valid TOML: {reason}"
+        current = current.__cause__ or current.__context__
+    return None
+
+
+def explain(err: BaseException) -> str:
+    """One line that says which setting or id to fix."""
+    problem = config_file_problem(err)
+    if problem is not None:
+        return problem
+    cause = root_cause(err)
+    if isinstance(cause, ConfigFieldMissingException):
+        where = ", ".join(f"{env.lower().replace('__', '.')} ({env})" for env in missing_setting_keys(cause.traces))
+        hint = "; or try `gatehouse run --demo`" if "SOURCES__CONSOLE__" in where else ""
+        return f"missing setting {where or cause.spec_name}: set it in .dlt/config.toml, .dlt/secrets.toml or the environment{hint}"
+    if isinstance(cause, ConfigurationValueError):
+        field = getattr(cause, "field_name", None)
+        if field and field.endswith("_ids"):
+            return f"{setting_hint(field)} must be a JSON list of ids, e.g. '[\"id_a\", \"id_b\"]'"
+        if field:
+            return f"invalid value for {setting_hint(field)}: {cause}"
+        return f"invalid setting: {cause}"
+    if isinstance(cause, AuthError):
+        return f"{cause}; or try `gatehouse run --demo`"
+    if isinstance(cause, ForbiddenError):
+        return f"{cause}; set {setting_hint('api_key')} to a key that has it"
+    if isinstance(cause, TransportError):
+        return f"{cause}; check {setting_hint('base_url')}"
+    if isinstance(cause, ConsoleError):
+        return str(cause)
+    # dlt's step errors put the useful part (e.g. `pip install "dlt[postgres]"`) on later lines.
+    inner = getattr(err, "exception", None) or err
+    text = " ".join(line.strip() for line in str(inner).splitlines() if line.strip())
+    if isinstance(err, PipelineStepFailed) and err.step == "sync" and err.pipeline.destination is not None:
+        # the step that first connects to the destination: the driver's message alone does not say which
+        text = f"destination {err.pipeline.destination.destination_name}: {text}"
+    return text[:500] or type(err).__name__
 
 
 class GatehouseError(Exception):

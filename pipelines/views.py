@@ -40,7 +40,7 @@ from dlt.destinations.sql_client import SqlClientBase
 from sqlglot import exp
 from sqlglot.errors import ErrorLevel, ParseError, UnsupportedError
 
-from pipelines.errors import GatehouseError
+from gatehouse.pipelines.errors import GatehouseError
 
 log = logging.getLogger("gatehouse.views")
 
@@ -234,7 +234,7 @@ class ViewDefinition:
 
 def view_definitions() -> list[ViewDefinition]:
     """The views in the order they are applied (file order: staging first, then analysis)."""
-    folder = resources.files("pipelines") / "views"
+    folder = resources.files("gatehouse.pipelines") / "views"
     definitions = []
     for entry in sorted((e for e in folder.iterdir() if e.name.endswith(".sql")), key=lambda e: e.name):
         match = re.fullmatch(r"\d+_([a-z0-9_]+)\.sql", entry.name)
@@ -379,7 +379,7 @@ def _open(target: Any) -> Iterator[SqlClientBase[Any]]:
                 yield target
         return
     # A DuckDB file path or connection: the tests' and notebooks' shorthand, opened where destinations are known.
-    from pipelines.destination import duckdb_file_client
+    from gatehouse.pipelines.warehouse.destination import duckdb_file_client
 
     with duckdb_file_client(target) as client:
         yield client

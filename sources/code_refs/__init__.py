@@ -12,7 +12,7 @@ from typing import Any, Iterator, Optional, Sequence
 
 import dlt
 
-from sources.code_refs.scans import RepositoryScan, scanned_repository, scanned_repository_columns
+from gatehouse.sources.code_refs.scans import RepositoryScan, scanned_repository, scanned_repository_columns
 
 SCHEMA_NAME = "code_references"
 # A row with this flag set deletes the repository's references (dlt's hard_delete hint) and is itself

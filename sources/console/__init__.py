@@ -16,12 +16,12 @@ import dlt
 import pyarrow as pa
 from dlt.sources import DltResource
 
-from sources.console import settings
-from sources.console.absence import AbsenceCheck, live_dynamic_configs, live_gates
-from sources.console.catalogue import batched, unique
-from sources.console.client import ClientOptions, ConsoleClient
-from sources.console.clock import clock_offset_s, estimated_service_now, service_today, utc_now
-from sources.console.columns import (
+from gatehouse.sources.console import settings
+from gatehouse.sources.console.absence import AbsenceCheck, live_dynamic_configs, live_gates
+from gatehouse.sources.console.catalogue import batched, unique
+from gatehouse.sources.console.client import ClientOptions, ConsoleClient
+from gatehouse.sources.console.clock import clock_offset_s, estimated_service_now, service_today, utc_now
+from gatehouse.sources.console.columns import (
     CONFIG_ARRAYS,
     GATE_ARRAYS,
     HOLDOUT_ARRAYS,
@@ -34,11 +34,11 @@ from sources.console.columns import (
     gate_numbers,
     holdout_numbers,
 )
-from sources.console.errors import ConsoleError
-from sources.console.identity import identify
-from sources.console.exposures import EXPOSURE_ROW_SCHEMA, exposure_rows, has_concluded
-from sources.console.run import ExtractionRun
-from sources.console.settle import has_gone_quiet, is_quiet, is_settled
+from gatehouse.sources.console.errors import ConsoleError
+from gatehouse.sources.console.identity import identify
+from gatehouse.sources.console.exposures import EXPOSURE_ROW_SCHEMA, exposure_rows, has_concluded
+from gatehouse.sources.console.run import ExtractionRun
+from gatehouse.sources.console.settle import has_gone_quiet, is_quiet, is_settled
 
 SCD2 = {"disposition": "merge", "strategy": "scd2"}
 

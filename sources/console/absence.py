@@ -6,9 +6,9 @@ from __future__ import annotations
 import logging
 from typing import Any, Callable, Sequence
 
-from sources.console.client import ConsoleClient
-from sources.console.errors import NotFoundError, ValidationError
-from sources.console.settings import LOGGER_NAME
+from gatehouse.sources.console.client import ConsoleClient
+from gatehouse.sources.console.errors import NotFoundError, ValidationError
+from gatehouse.sources.console.settings import LOGGER_NAME
 
 log = logging.getLogger(LOGGER_NAME)
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 import threading
 from typing import Any, Iterable, Iterator, Sequence, TypeVar
 
-from sources.console.client import ConsoleClient
-from sources.console.columns import as_list
-from sources.console.errors import ConsoleError
+from gatehouse.sources.console.client import ConsoleClient
+from gatehouse.sources.console.columns import as_list
+from gatehouse.sources.console.errors import ConsoleError
 
 T = TypeVar("T")
 

@@ -22,8 +22,8 @@ from urllib.parse import quote, urlsplit
 
 import httpx
 
-from sources.console import paging, settings, validation
-from sources.console.errors import (
+from gatehouse.sources.console import paging, settings, validation
+from gatehouse.sources.console.errors import (
     AuthError,
     ConfigurationError,
     ConsoleError,
@@ -38,8 +38,8 @@ from sources.console.errors import (
     redact,
     register_secret,
 )
-from sources.console.paging import Page
-from sources.console.ratelimit import Permit, SlidingWindowRateLimiter
+from gatehouse.sources.console.paging import Page
+from gatehouse.sources.console.ratelimit import Permit, SlidingWindowRateLimiter
 
 log = logging.getLogger(settings.LOGGER_NAME)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import date, datetime, timedelta, timezone
 
-from sources.console.client import ConsoleClient
+from gatehouse.sources.console.client import ConsoleClient
 
 
 def estimated_service_now(clock_offset_s: float) -> datetime:

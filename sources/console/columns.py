@@ -7,7 +7,7 @@ from __future__ import annotations
 import logging
 from typing import Any, Sequence
 
-from sources.console.settings import LOGGER_NAME
+from gatehouse.sources.console.settings import LOGGER_NAME
 
 log = logging.getLogger(LOGGER_NAME)
 

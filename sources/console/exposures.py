@@ -8,7 +8,7 @@ from typing import Any, Sequence
 
 import pyarrow as pa
 
-from sources.console.settings import DEFAULT_LATE_EXPOSURE_DAYS
+from gatehouse.sources.console.settings import DEFAULT_LATE_EXPOSURE_DAYS
 
 # The rows of `cumulative_exposures`, as the Arrow table the resource yields.
 EXPOSURE_ROW_SCHEMA = pa.schema(

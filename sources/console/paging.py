@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Mapping
 from urllib.parse import parse_qs, urlsplit
 
-from sources.console.errors import NotFoundError, PaginationError
-from sources.console.settings import FIRST_PAGE, LOGGER_NAME
+from gatehouse.sources.console.errors import NotFoundError, PaginationError
+from gatehouse.sources.console.settings import FIRST_PAGE, LOGGER_NAME
 
 log = logging.getLogger(LOGGER_NAME)
 
@@ -188,7 +188,7 @@ def read_complete(
     """A complete read of a list whose pages can shift while we read (items created or deleted).
 
     One pass, de-duplicated by `key`. With `check_total=False` that is all: the caller confirms
-    every absence itself (see `sources.console.absence.AbsenceCheck`), so a list that moved
+    every absence itself (see `gatehouse.sources.console.absence.AbsenceCheck`), so a list that moved
     costs nothing more and fails nothing. Otherwise, if the last page's `totalItems` disagrees with the
     number of distinct items seen, or `totalItems` changed from one page to the next (an item
     deleted from a page already read shifts a later item past the page boundary: the count can

@@ -22,7 +22,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Callable
 
-from sources.console.settings import (
+from gatehouse.sources.console.settings import (
     LOGGER_NAME,
     RATE_LIMIT_DECREASE_FACTOR,
     RATE_LIMIT_RECOVERY_SHARE,

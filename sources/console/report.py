@@ -7,8 +7,8 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any, Optional, Sequence
 
-from sources.console.client import ConsoleClient
-from sources.console.identity import ConsoleIdentity, identify
+from gatehouse.sources.console.client import ConsoleClient
+from gatehouse.sources.console.identity import ConsoleIdentity, identify
 
 
 @dataclass

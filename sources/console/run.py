@@ -7,11 +7,11 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Optional, Sequence
 
-from sources.console import settings
-from sources.console.catalogue import Catalogue, unique
-from sources.console.client import ConsoleClient
-from sources.console.columns import NumberColumns, config_numbers, gate_numbers, holdout_numbers
-from sources.console.report import ExtractionReport
+from gatehouse.sources.console import settings
+from gatehouse.sources.console.catalogue import Catalogue, unique
+from gatehouse.sources.console.client import ConsoleClient
+from gatehouse.sources.console.columns import NumberColumns, config_numbers, gate_numbers, holdout_numbers
+from gatehouse.sources.console.report import ExtractionReport
 
 
 @dataclass(frozen=True)

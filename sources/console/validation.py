@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from sources.console.errors import LocalValidationError
-from sources.console.settings import (
+from gatehouse.sources.console.errors import LocalValidationError
+from gatehouse.sources.console.settings import (
     CONDITION_TYPES,
     ROLE_PERMISSION_FLAGS,
     SCIM_OPS,

@@ -12,7 +12,7 @@ from urllib.parse import parse_qs
 import httpx
 import pytest
 
-from sources.console.client import ClientOptions, ConsoleClient
+from gatehouse.sources.console.client import ClientOptions, ConsoleClient
 
 BASE_URL = "https://console.test"
 API_KEY = "console-Zq8vR2mK5tY7wX1pL4nB6cD9"

@@ -10,8 +10,8 @@ import time
 import httpx
 import pytest
 
-from sources.console.client import ClientOptions, ConsoleClient
-from sources.console.errors import (
+from gatehouse.sources.console.client import ClientOptions, ConsoleClient
+from gatehouse.sources.console.errors import (
     AuthError,
     ConfigurationError,
     ConsoleError,

@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from sources.console.errors import ForbiddenError, NotFoundError, ServerError
+from gatehouse.sources.console.errors import ForbiddenError, NotFoundError, ServerError
 from tests.client.conftest import answer
 
 
@@ -118,7 +118,7 @@ def test_closing_the_stream_early_cancels_pending_work(make_client):
 
 
 def test_an_id_the_console_refuses_is_a_value_like_an_unknown_one(make_client):
-    from sources.console.errors import ValidationError
+    from gatehouse.sources.console.errors import ValidationError
 
     def handler(request, sent):
         experiment_id = sent.path.split("/")[-2]

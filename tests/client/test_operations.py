@@ -6,7 +6,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from sources.console.client import PreparedRequest, RequestEvent, WriteResult
+from gatehouse.sources.console.client import PreparedRequest, RequestEvent, WriteResult
 from tests.client.conftest import API_KEY, BASE_URL, SCIM_TOKEN, answer, assert_no_secret
 
 PIPELINE = {
@@ -168,7 +168,7 @@ def test_server_time_comes_from_the_last_date_header(make_client):
     ],
 )
 def test_unexpected_data_shape_is_a_transport_error(make_client, call, expected):
-    from sources.console.errors import TransportError
+    from gatehouse.sources.console.errors import TransportError
 
     client, _ = make_client(lambda request, sent: answer(200, {"message": "m", "data": "surprise"}))
     with pytest.raises(TransportError, match=expected):
@@ -176,7 +176,7 @@ def test_unexpected_data_shape_is_a_transport_error(make_client, call, expected)
 
 
 def test_redirects_are_not_followed(make_client):
-    from sources.console.errors import ConsoleError
+    from gatehouse.sources.console.errors import ConsoleError
 
     client, console = make_client(lambda request, sent: answer(302, {"status": 302, "message": "moved"}, headers={"Location": "https://evil.example/"}))
     with pytest.raises(ConsoleError, match="unexpected HTTP 302"):
@@ -186,7 +186,7 @@ def test_redirects_are_not_followed(make_client):
 
 @pytest.mark.parametrize("path", ["https://evil.example/console/v1/gates", "//evil.example/x", "console/v1/gates"])
 def test_paginate_refuses_paths_that_could_leave_the_base_url(make_client, path):
-    from sources.console.errors import ConfigurationError
+    from gatehouse.sources.console.errors import ConfigurationError
 
     client, console = make_client(lambda request, sent: answer())
     with pytest.raises(ConfigurationError):
@@ -213,7 +213,7 @@ def test_an_id_that_is_a_dot_segment_is_sent_as_an_id(make_client, call, path):
 
 
 def test_data_null_on_a_single_read_is_not_found_and_on_a_series_is_empty(make_client):
-    from sources.console.errors import NotFoundError
+    from gatehouse.sources.console.errors import NotFoundError
 
     client, console = make_client(lambda request, sent: answer(200, {"message": "m", "data": None}))
     with pytest.raises(NotFoundError, match="gate 'g1' not found"):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from sources.console.errors import PaginationError
-from sources.console.settings import DEFAULT_PAGE_SIZE, GATES_PATH, QUALIFYING_EVENTS_PATH
+from gatehouse.sources.console.errors import PaginationError
+from gatehouse.sources.console.settings import DEFAULT_PAGE_SIZE, GATES_PATH, QUALIFYING_EVENTS_PATH
 from tests.client.conftest import BASE_URL, answer, items, page_answer
 
 
@@ -348,7 +348,7 @@ def test_without_a_pagination_object_a_404_past_the_end_ends_the_list(make_clien
 
 
 def test_a_404_on_the_first_page_is_still_an_error(make_client):
-    from sources.console.errors import NotFoundError
+    from gatehouse.sources.console.errors import NotFoundError
 
     client, _ = make_client(lambda request, sent: answer(404, {"status": 404, "message": "Not Found"}))
     with pytest.raises(NotFoundError):

@@ -8,7 +8,7 @@ from collections import deque
 
 import pytest
 
-from sources.console.ratelimit import Permit, SlidingWindowRateLimiter
+from gatehouse.sources.console.ratelimit import Permit, SlidingWindowRateLimiter
 from tests.client.conftest import FakeClock, answer
 
 

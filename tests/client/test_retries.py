@@ -5,7 +5,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from sources.console.errors import (
+from gatehouse.sources.console.errors import (
     OutcomeUnknownError,
     ServerError,
     ThrottledError,

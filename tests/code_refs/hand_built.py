@@ -11,8 +11,8 @@ from pathlib import Path
 
 import dlt
 
-from pipelines.code_refs.scan import Hit, Repository, RepositoryScan, ScanStats
-from sources.code_refs import code_references_source
+from gatehouse.pipelines.code_refs.scan import Hit, Repository, RepositoryScan, ScanStats
+from gatehouse.sources.code_refs import code_references_source
 
 SCANNED_AT = datetime(2026, 11, 21, 9, 0, tzinfo=timezone.utc)
 WEB = Repository(Path("/src/web"), "web", True, "main", "a" * 40)

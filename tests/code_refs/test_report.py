@@ -9,10 +9,10 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from pipelines.code_refs.summary import summary_lines
-from pipelines.destination import DUCKDB_ENV
-from pipelines.report import NOTEBOOK_DIR
-from pipelines.views import apply_views
+from gatehouse.pipelines.code_refs.summary import summary_lines
+from gatehouse.pipelines.warehouse.destination import DUCKDB_ENV
+from gatehouse.pipelines.reports.report import NOTEBOOK_DIR
+from gatehouse.pipelines.views import apply_views
 from tests.code_refs.hand_built import SUMMARY_LINES
 from tests.views.console_dataset import load_console
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pipelines.code_refs.scan import (
+from gatehouse.pipelines.code_refs.scan import (
     DEFAULT_EXCLUDES,
     Entity,
     Matcher,

@@ -15,9 +15,9 @@ from typing import Any, Iterator
 
 import pytest
 
-from console_twin.settings import TwinSettings
-from console_twin.twin import ConsoleTwin
-from pipelines.cli import main
+from gatehouse.console_twin.settings import TwinSettings
+from gatehouse.console_twin.twin import ConsoleTwin
+from gatehouse.pipelines.cli.main import main
 from tests.secret_scan import CommandOutput, leak_check
 
 # Random-looking values: no 10-character run of one can turn up in an output by chance.

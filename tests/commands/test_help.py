@@ -6,7 +6,7 @@ import argparse
 
 import pytest
 
-from pipelines.cli import build_parser, main
+from gatehouse.pipelines.cli.main import build_parser, main
 
 
 def command_paths(parser: argparse.ArgumentParser, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:

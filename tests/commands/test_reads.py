@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from console_twin import PaginationStyle
+from gatehouse.console_twin import PaginationStyle
 from tests.commands.conftest import SECRETS
 
 

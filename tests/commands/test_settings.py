@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from pipelines.errors import GatehouseError
-from pipelines.logs import redacting_filter
-from pipelines.settings import client_options_from_config
-from sources.console.errors import ConfigurationError
+from gatehouse.pipelines.errors import GatehouseError
+from gatehouse.pipelines.logs import redacting_filter
+from gatehouse.pipelines.cli.console.settings import client_options_from_config
+from gatehouse.sources.console.errors import ConfigurationError
 from tests.commands.conftest import SECRETS
 
 

@@ -10,7 +10,7 @@ from typing import Callable
 import pytest
 import yaml
 
-from sources.console.settings import ROLE_PERMISSION_FLAGS
+from gatehouse.sources.console.settings import ROLE_PERMISSION_FLAGS
 from tests.commands.conftest import SECRETS
 
 PIPELINE = {
@@ -180,7 +180,7 @@ def test_respect_review_settings_sends_the_header(name, twin, gatehouse, tmp_pat
 @pytest.mark.parametrize("fault", ["drop", "slow"])
 @pytest.mark.parametrize("name", CREATES)
 def test_create_without_answer_is_outcome_unknown_and_not_retried(name, fault, twin, gatehouse, tmp_path, monkeypatch):
-    from console_twin.settings import Fault
+    from gatehouse.console_twin.settings import Fault
 
     write = WRITES[name]
     monkeypatch.setenv("SOURCES__CONSOLE__TIMEOUT", "0.3")
@@ -194,7 +194,7 @@ def test_create_without_answer_is_outcome_unknown_and_not_retried(name, fault, t
 
 
 def test_update_is_retried_when_its_answer_is_lost(twin, gatehouse, tmp_path):
-    from console_twin.settings import Fault
+    from gatehouse.console_twin.settings import Fault
 
     twin.settings.faults = [Fault("drop", on_requests={1})]
     run = gatehouse(*WRITES["release-pipeline update"].argv(twin, tmp_path))

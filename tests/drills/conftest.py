@@ -25,10 +25,10 @@ from typing import Any, Callable, Iterator
 import duckdb
 import pytest
 
-from console_twin import ConsoleTwin, TwinSettings
-from pipelines.errors import GatehouseError
-from pipelines.destination import Destination
-from pipelines.run import RunOptions, RunSummary, run_extraction
+from gatehouse.console_twin import ConsoleTwin, TwinSettings
+from gatehouse.pipelines.errors import GatehouseError
+from gatehouse.pipelines.warehouse.destination import Destination
+from gatehouse.pipelines.run.steps import RunOptions, RunSummary, run_extraction
 from tests.drills.snapshot import Snapshot, snapshot
 
 ORG_SIZE = "small"
@@ -154,7 +154,7 @@ def quick_backoff(monkeypatch: pytest.MonkeyPatch) -> None:
     What a drill checks is what was loaded, not how long the client slept between attempts; the
     backoff itself is tested with a fake clock in tests/client/test_retries.py.
     """
-    from sources.console import settings
+    from gatehouse.sources.console import settings
 
     monkeypatch.setattr(settings, "BACKOFF_BASE_S", settings.BACKOFF_BASE_S / 10)
 
@@ -187,7 +187,7 @@ def closed_port_url() -> str:
 
 def gatehouse_command() -> list[str]:
     script = Path(sys.executable).with_name("gatehouse")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "pipelines.cli"]
+    return [str(script)] if script.exists() else [sys.executable, "-m", "gatehouse.pipelines.cli.main"]
 
 
 def clean_environment(**extra: str) -> dict[str, str]:

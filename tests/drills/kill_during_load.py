@@ -13,7 +13,7 @@ import sys
 
 from dlt.common.storages.load_package import PackageStorage
 
-from pipelines.cli import main
+from gatehouse.pipelines.cli.main import main
 
 _complete_job = PackageStorage.complete_job
 

@@ -13,7 +13,7 @@ from typing import Callable
 
 import pytest
 
-from pipelines.cli import main
+from gatehouse.pipelines.cli.main import main
 from tests.drills.conftest import copy_database, make_twin
 from tests.drills.snapshot import assert_same_tables, snapshot
 

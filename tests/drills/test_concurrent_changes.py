@@ -18,8 +18,8 @@ from typing import Callable
 
 import duckdb
 
-from console_twin import ConsoleTwin
-from console_twin.settings import PageServed
+from gatehouse.console_twin import ConsoleTwin
+from gatehouse.console_twin.settings import PageServed
 from tests.drills.conftest import make_twin, load
 from tests.drills.snapshot import Snapshot, assert_same_tables, snapshot
 

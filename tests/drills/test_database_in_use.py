@@ -17,7 +17,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from pipelines.destination import Destination
+from gatehouse.pipelines.warehouse.destination import Destination
 from tests.drills.conftest import (
     Drill,
     copy_database,

@@ -11,8 +11,8 @@ from __future__ import annotations
 import duckdb
 import pytest
 
-from console_twin import ConsoleTwin
-from sources.console.settings import DEFAULT_LATE_EXPOSURE_DAYS, CUMULATIVE_EXPOSURES_PATH
+from gatehouse.console_twin import ConsoleTwin
+from gatehouse.sources.console.settings import DEFAULT_LATE_EXPOSURE_DAYS, CUMULATIVE_EXPOSURES_PATH
 
 
 def served_rows(twin: ConsoleTwin) -> list[tuple]:

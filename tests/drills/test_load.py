@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from console_twin import Fault
+from gatehouse.console_twin import Fault
 from tests.drills.conftest import load, make_twin
 from tests.drills.snapshot import assert_same_tables, repeated, snapshot
 

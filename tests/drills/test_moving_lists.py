@@ -20,8 +20,8 @@ from typing import Callable
 import duckdb
 import pytest
 
-from console_twin import ConsoleTwin
-from console_twin.settings import PageServed, PaginationStyle
+from gatehouse.console_twin import ConsoleTwin
+from gatehouse.console_twin.settings import PageServed, PaginationStyle
 
 # Five a page: the small organisation's ~57 gates make 12 pages, its ~18 configs 4.
 PAGE_SIZE = 5

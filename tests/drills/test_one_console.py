@@ -17,13 +17,13 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from console_twin import ConsoleTwin, TwinSettings
-from pipelines.cli import main
-from pipelines.destination import Destination
-from pipelines.errors import GatehouseError
-from pipelines.notebook import NotebookData
-from pipelines.run import RunOptions, run_extraction
-from sources.console.identity import identify
+from gatehouse.console_twin import ConsoleTwin, TwinSettings
+from gatehouse.pipelines.cli.main import main
+from gatehouse.pipelines.warehouse.destination import Destination
+from gatehouse.pipelines.errors import GatehouseError
+from gatehouse.pipelines.reports.notebook import NotebookData
+from gatehouse.pipelines.run.steps import RunOptions, run_extraction
+from gatehouse.sources.console.identity import identify
 from tests.drills.conftest import REPO, closed_port_url, make_twin
 from tests.drills.snapshot import assert_same_tables, snapshot
 

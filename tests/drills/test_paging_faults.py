@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from console_twin import PaginationStyle
-from console_twin.settings import LIST_ENDPOINTS
+from gatehouse.console_twin import PaginationStyle
+from gatehouse.console_twin.settings import LIST_ENDPOINTS
 from tests.drills.snapshot import assert_same_tables
 
 

@@ -24,8 +24,8 @@ import duckdb
 import pytest
 import yaml
 
-from console_twin import ConsoleTwin, TwinSettings
-from pipelines.cli import build_parser
+from gatehouse.console_twin import ConsoleTwin, TwinSettings
+from gatehouse.pipelines.cli.main import build_parser
 from tests.drills.conftest import ORG_SEED, ORG_SIZE, clean_environment, gatehouse_command
 from tests.secret_scan import CommandOutput, leak_check
 

@@ -8,9 +8,9 @@ from typing import Any, Iterator
 import duckdb
 import pytest
 
-from console_twin import ConsoleTwin
-from pipelines.destination import Destination
-from pipelines.run import RunOptions, RunSummary, run_extraction
+from gatehouse.console_twin import ConsoleTwin
+from gatehouse.pipelines.warehouse.destination import Destination
+from gatehouse.pipelines.run.steps import RunOptions, RunSummary, run_extraction
 
 
 class Loader:

@@ -9,9 +9,9 @@ from __future__ import annotations
 import copy
 from datetime import datetime, timedelta
 
-from console_twin import ConsoleTwin
-from sources.console.exposures import has_concluded
-from sources.console.settle import is_settled
+from gatehouse.console_twin import ConsoleTwin
+from gatehouse.sources.console.exposures import has_concluded
+from gatehouse.sources.console.settle import is_settled
 
 SETTLE_AFTER = timedelta(hours=24)
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from sources.console import console
+from gatehouse.sources.console import console
 
 
 @pytest.fixture(scope="module")

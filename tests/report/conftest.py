@@ -16,7 +16,7 @@ from tools import headless_browser as browser_setup
 def gatehouse(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
     """The installed `gatehouse` command (or the module, when the entry point is not on disk)."""
     script = Path(sys.executable).with_name("gatehouse")
-    command = [str(script)] if script.exists() else [sys.executable, "-m", "pipelines.cli"]
+    command = [str(script)] if script.exists() else [sys.executable, "-m", "gatehouse.pipelines.cli.main"]
     return subprocess.run([*command, *args], capture_output=True, text=True, timeout=timeout)
 
 

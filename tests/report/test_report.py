@@ -12,9 +12,9 @@ import nbformat
 import pytest
 from matplotlib import image as mpimg
 
-from pipelines.cli import main
-from pipelines.destination import Destination
-from pipelines.report import NOTEBOOK_DIR, NOTEBOOKS, summarise
+from gatehouse.pipelines.cli.main import main
+from gatehouse.pipelines.warehouse.destination import Destination
+from gatehouse.pipelines.reports.report import NOTEBOOK_DIR, NOTEBOOKS, summarise
 from tests.code_refs.hand_built import SUMMARY_LINES
 
 REMOTE_REFERENCE = re.compile(r"""(?:src|href)\s*=\s*["']?\s*(?:https?:)?//|url\(\s*["']?\s*(?:https?:)?//|@import""", re.I)
@@ -175,8 +175,8 @@ def test_an_out_folder_that_cannot_be_made_is_one_line(hand_built_db, tmp_path, 
 def test_a_notebook_opened_where_there_is_no_database_says_so_and_creates_none(tmp_path, monkeypatch):
     # Jupyter starts a kernel in the notebook's folder: ./gatehouse.duckdb used to be created there, empty,
     # and the first view failed with DuckDB's 'Table with name as_of does not exist'
-    from pipelines.errors import GatehouseError
-    from pipelines.notebook import NotebookData
+    from gatehouse.pipelines.errors import GatehouseError
+    from gatehouse.pipelines.reports.notebook import NotebookData
 
     monkeypatch.chdir(tmp_path)
     with pytest.raises(GatehouseError) as failure:

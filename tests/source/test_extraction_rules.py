@@ -4,10 +4,10 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from sources.console.errors import NotFoundError
-from sources.console.catalogue import Catalogue
-from sources.console.exposures import exposure_rows
-from sources.console.settle import is_settled
+from gatehouse.sources.console.errors import NotFoundError
+from gatehouse.sources.console.catalogue import Catalogue
+from gatehouse.sources.console.exposures import exposure_rows
+from gatehouse.sources.console.settle import is_settled
 
 SERIES = [
     {"groupID": "g1", "groupName": "Control", "results": [
@@ -165,13 +165,13 @@ def test_catalogue_reads_lists_and_holdouts_it_has_not_seen():
     ],
 )
 def test_an_experiment_concludes_when_its_series_is_silent_longer_than_a_late_computation(newest, late_days, concluded):
-    from sources.console.exposures import has_concluded
+    from gatehouse.sources.console.exposures import has_concluded
 
     assert has_concluded(newest, NOW.date(), late_days) is concluded
 
 
 def test_the_default_late_computation_is_four_days():
-    from sources.console.exposures import has_concluded
+    from gatehouse.sources.console.exposures import has_concluded
 
     assert (has_concluded("2026-10-29", NOW.date()), has_concluded("2026-10-28", NOW.date())) == (False, True)
 
@@ -181,6 +181,6 @@ def test_the_default_late_computation_is_four_days():
     [(None, False), ("2026-11-01", True), ("2026-10-27", True), ("2026-10-26", False)],
 )
 def test_a_concluded_experiment_is_checked_again_after_a_week(concluded_on, quiet):
-    from sources.console.settle import is_quiet
+    from gatehouse.sources.console.settle import is_quiet
 
     assert is_quiet(concluded_on, NOW.date(), 7) is quiet

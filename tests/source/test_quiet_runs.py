@@ -15,7 +15,7 @@ import dlt
 import httpx
 import pytest
 
-from sources.console import clock, console
+from gatehouse.sources.console import clock, console
 
 BASE_URL = "https://console.test"
 API_KEY = "console-Vb7Np2Qx9Lk4Tz6Wm3Rc8Hd5"

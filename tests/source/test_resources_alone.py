@@ -3,12 +3,12 @@ without the source, against the console twin in-process."""
 
 from __future__ import annotations
 
-from console_twin import ConsoleTwin
-from sources.console import qualifying_events
-from sources.console.client import ClientOptions, ConsoleClient
-from sources.console.report import ResourceProgress
-from sources.console.run import ExtractionRun
-from sources.console.settings import QUALIFYING_EVENTS_PATH
+from gatehouse.console_twin import ConsoleTwin
+from gatehouse.sources.console import qualifying_events
+from gatehouse.sources.console.client import ClientOptions, ConsoleClient
+from gatehouse.sources.console.report import ResourceProgress
+from gatehouse.sources.console.run import ExtractionRun
+from gatehouse.sources.console.settings import QUALIFYING_EVENTS_PATH
 
 PAGE_SIZE = 2
 

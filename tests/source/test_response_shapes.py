@@ -13,8 +13,8 @@ import dlt
 import duckdb
 import httpx
 
-from sources.console import console
-from sources.console.settings import DYNAMIC_CONFIGS_PATH, GATES_PATH, QUALIFYING_EVENTS_PATH
+from gatehouse.sources.console import console
+from gatehouse.sources.console.settings import DYNAMIC_CONFIGS_PATH, GATES_PATH, QUALIFYING_EVENTS_PATH
 
 BASE_URL = "https://console.test"
 API_KEY = "console-Qm4Tz8Lp2Wx6Rv9Nb3Kc7Hd5"

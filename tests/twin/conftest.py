@@ -14,7 +14,7 @@ from openapi_core import OpenAPI
 from openapi_core.datatypes import RequestParameters
 from werkzeug.datastructures import Headers, ImmutableMultiDict
 
-from console_twin import ConsoleTwin
+from gatehouse.console_twin import ConsoleTwin
 
 SPEC_PATH = Path(__file__).parents[1] / "spec" / "console-openapi.json"
 BASE_URL = "http://console.test"

@@ -15,7 +15,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from console_twin import ConsoleTwin, Fault
+from gatehouse.console_twin import ConsoleTwin, Fault
 from tests.twin.test_operations import PIPELINE, any_pipeline_id, archived_config_id, scim_group_id
 
 
@@ -184,7 +184,7 @@ def test_gatehouse_twin_serve_answers_curl_for_every_operation():
 ])
 def test_twin_serve_refuses_a_bad_port_or_latency_in_one_line(argv, message, capsys):
     # a port past 65535 ended in an OverflowError traceback from bind()
-    from pipelines.cli import main
+    from gatehouse.pipelines.cli.main import main
 
     with pytest.raises(SystemExit) as stop:
         main(["twin", "serve", *argv])

@@ -9,7 +9,7 @@ from email.utils import parsedate_to_datetime
 import httpx
 import pytest
 
-from console_twin import TWIN_EPOCH, ConsoleTwin, Fault, TwinSettings
+from gatehouse.console_twin import TWIN_EPOCH, ConsoleTwin, Fault, TwinSettings
 
 LIST = "/console/v1/gates"
 

@@ -9,10 +9,10 @@ from datetime import date, timedelta
 
 import pytest
 
-from console_twin import SIZES, ConsoleTwin
-from console_twin.bodies import CONDITION_TYPES
-from console_twin.gates import pass_rate
-from console_twin.organisation import INGESTION_STATUSES
+from gatehouse.console_twin import SIZES, ConsoleTwin
+from gatehouse.console_twin.bodies import CONDITION_TYPES
+from gatehouse.console_twin.gates import pass_rate
+from gatehouse.console_twin.organisation import INGESTION_STATUSES
 from tests.twin.conftest import SPEC_PATH
 
 DAY_MS = 86_400_000

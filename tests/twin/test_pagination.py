@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from console_twin import ConsoleTwin, PaginationStyle
+from gatehouse.console_twin import ConsoleTwin, PaginationStyle
 from tests.twin.conftest import read_all
 
 LISTS = [

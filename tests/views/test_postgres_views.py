@@ -5,9 +5,9 @@ from __future__ import annotations
 import dlt
 import pytest
 
-from pipelines import views
-from pipelines.errors import GatehouseError
-from pipelines.views import ViewDefinition, apply_views, qualified_view_name, view_definitions
+from gatehouse.pipelines import views
+from gatehouse.pipelines.errors import GatehouseError
+from gatehouse.pipelines.views import ViewDefinition, apply_views, qualified_view_name, view_definitions
 
 RAW_TABLES = ("gates", "dynamic_configs__rules", "cumulative_exposures", "ingestion_runs")
 

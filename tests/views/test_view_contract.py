@@ -9,8 +9,8 @@ import dlt
 import duckdb
 import pytest
 
-from pipelines.errors import GatehouseError
-from pipelines.views import SOURCE_COLUMNS, apply_views, view_definitions
+from gatehouse.pipelines.errors import GatehouseError
+from gatehouse.pipelines.views import SOURCE_COLUMNS, apply_views, view_definitions
 from tests.views.conftest import query
 from tests.views.console_dataset import SCD2, gate
 

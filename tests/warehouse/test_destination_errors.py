@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from pipelines.cli import main
+from gatehouse.pipelines.cli.main import main
 
 COMMANDS = {
     "run": ["run", "--no-progress"],
@@ -19,7 +19,7 @@ COMMANDS = {
 PASSWORD = "pw-Xq81-never-shown"
 # As on a machine where `pip install "dlt[postgres]"` was never run: psycopg2 cannot be imported. In a
 # process of its own, so that no other test meets dlt's postgres modules half imported.
-WITHOUT_DRIVER = "import sys; sys.modules['psycopg2'] = None; from pipelines.cli import main; sys.exit(main(sys.argv[1:]))"
+WITHOUT_DRIVER = "import sys; sys.modules['psycopg2'] = None; from gatehouse.pipelines.cli.main import main; sys.exit(main(sys.argv[1:]))"
 
 
 def closed_port() -> int:

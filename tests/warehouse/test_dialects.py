@@ -8,8 +8,8 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ErrorLevel
 
-from pipelines.errors import GatehouseError
-from pipelines.views import SCHEMA, SOURCE_COLUMNS, render_query, render_sources, render_view, view_definitions
+from gatehouse.pipelines.errors import GatehouseError
+from gatehouse.pipelines.views import SCHEMA, SOURCE_COLUMNS, render_query, render_sources, render_view, view_definitions
 from tests.warehouse.conftest import DESTINATIONS, Destination, OfflineSqlClient
 
 DEFINITIONS = view_definitions()

@@ -9,7 +9,7 @@ import os
 import dlt
 import pytest
 
-from pipelines.views import apply_views, view_definitions
+from gatehouse.pipelines.views import apply_views, view_definitions
 from tests.views.console_dataset import console_pipeline, load_console
 
 

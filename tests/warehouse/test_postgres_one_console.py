@@ -9,9 +9,9 @@ import json
 import psycopg2
 import pytest
 
-from console_twin import ConsoleTwin, TwinSettings
-from pipelines.cli import main
-from sources.console.identity import identify
+from gatehouse.console_twin import ConsoleTwin, TwinSettings
+from gatehouse.pipelines.cli.main import main
+from gatehouse.sources.console.identity import identify
 
 pytestmark = pytest.mark.slow
 

@@ -12,11 +12,11 @@ import re
 import psycopg2
 import pytest
 
-from console_twin import ConsoleTwin
-from pipelines.cli import main
-from pipelines.destination import Destination
-from pipelines.report import prepare
-from pipelines.views import view_definitions
+from gatehouse.console_twin import ConsoleTwin
+from gatehouse.pipelines.cli.main import main
+from gatehouse.pipelines.warehouse.destination import Destination
+from gatehouse.pipelines.reports.report import prepare
+from gatehouse.pipelines.views import view_definitions
 from tests.views.conftest import query
 from tests.views.test_destinations_agree import COLUMNS_SQL, keyed_rows, values_agree
 

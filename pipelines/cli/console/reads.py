@@ -7,10 +7,10 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from pipelines.console_commands.connection import open_client
-from pipelines.console_commands.output import FORMATS, print_entity, print_list
-from sources.console import settings as console_settings
-from sources.console.client import ConsoleClient
+from gatehouse.pipelines.cli.console.connection import open_client
+from gatehouse.pipelines.cli.console.output import FORMATS, print_entity, print_list
+from gatehouse.sources.console import settings as console_settings
+from gatehouse.sources.console.client import ConsoleClient
 
 log = logging.getLogger("gatehouse.console")
 

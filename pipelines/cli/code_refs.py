@@ -15,7 +15,7 @@ from dlt.common.exceptions import DltException
 from dlt.destinations.exceptions import DatabaseUndefinedRelation
 from dlt.pipeline.exceptions import PipelineStepFailed
 
-from pipelines.code_refs.scan import (
+from gatehouse.pipelines.code_refs.scan import (
     DEFAULT_DELIMITERS,
     DEFAULT_EXCLUDES,
     DEFAULT_MAX_FILE_BYTES,
@@ -29,12 +29,12 @@ from pipelines.code_refs.scan import (
     open_repository,
     scan_repository,
 )
-from pipelines import destination as destinations
-from pipelines.commands import add_command
-from pipelines.destination import Destination
-from pipelines.errors import GatehouseError
-from pipelines.explain import explain
-from sources.code_refs import code_references_source
+from gatehouse.pipelines.warehouse import destination as destinations
+from gatehouse.pipelines.cli.parser import add_command
+from gatehouse.pipelines.warehouse.destination import Destination
+from gatehouse.pipelines.errors import GatehouseError
+from gatehouse.pipelines.errors import explain
+from gatehouse.sources.code_refs import code_references_source
 
 log = logging.getLogger("gatehouse.code_refs")
 

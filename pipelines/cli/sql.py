@@ -21,9 +21,9 @@ from dlt.common.exceptions import DltException
 from sqlglot import exp
 from sqlglot.errors import ParseError
 
-from pipelines import destination as destinations
-from pipelines.commands import add_command
-from pipelines.errors import GatehouseError
+from gatehouse.pipelines.warehouse import destination as destinations
+from gatehouse.pipelines.cli.parser import add_command
+from gatehouse.pipelines.errors import GatehouseError
 
 log = logging.getLogger("gatehouse.sql")
 

@@ -4,7 +4,7 @@ Every value comes from the `[sources.console]` section through `dlt.config` (non
 `.dlt/config.toml`) and `dlt.secrets` (`.dlt/secrets.toml`); both also read environment variables
 such as `SOURCES__CONSOLE__BASE_URL`, `SOURCES__CONSOLE__API_KEY` and `SOURCES__CONSOLE__SCIM_TOKEN`,
 which win over the files. Keys that are not configured keep the client's own defaults, so the
-defaults live in `sources.console.settings` only.
+defaults live in `gatehouse.sources.console.settings` only.
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from typing import Any
 
 import dlt
 
-from pipelines.errors import GatehouseError
-from pipelines.logs import redacting_filter
-from sources.console import settings as console_settings
-from sources.console.client import ClientOptions
+from gatehouse.pipelines.errors import GatehouseError, config_file_problem
+from gatehouse.pipelines.logs import redacting_filter
+from gatehouse.sources.console import settings as console_settings
+from gatehouse.sources.console.client import ClientOptions
 
 SECTION = "sources.console"
 ENV_BASE_URL = "SOURCES__CONSOLE__BASE_URL"
@@ -41,8 +41,6 @@ def _lookup(key: str, expected_type: type) -> Any:
     try:
         return accessor.get(f"{SECTION}.{key}", expected_type)
     except Exception as err:  # dlt's conversion errors quote the value; name the key instead
-        from pipelines.explain import config_file_problem
-
         raise GatehouseError(config_file_problem(err) or f"{SECTION}.{key} is not a valid {expected_type.__name__}") from None
 
 

@@ -11,7 +11,7 @@ from typing import Iterator
 import dlt
 from dlt.common.runners.pool_runner import get_default_start_method
 
-from pipelines.destination import RUN_DEFAULTS
+from gatehouse.pipelines.warehouse.destination import RUN_DEFAULTS
 
 # Garbage-collector thresholds during a run (Python's default is 700, 10, 10): see batch_garbage_collection.
 RUN_GC_THRESHOLDS = (10_000, 10, 10)
@@ -73,7 +73,7 @@ def run_defaults() -> dict[str, str]:
         "sources.data_writer.buffer_max_items": str(EXTRACT_BUFFER_ITEMS),
         "sources.data_writer.file_max_bytes": str(EXTRACT_FILE_BYTES),
         "normalize.workers": str(normalize_workers()),
-        # The destination's own defaults (DuckDB's memory cap): pipelines.destination holds them.
+        # The destination's own defaults (DuckDB's memory cap): gatehouse.pipelines.warehouse.destination holds them.
         **RUN_DEFAULTS,
     }
 

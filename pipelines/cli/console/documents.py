@@ -9,7 +9,7 @@ from typing import Any
 
 import yaml
 
-from pipelines.errors import GatehouseError
+from gatehouse.pipelines.errors import GatehouseError
 
 STDIN = "-"
 

@@ -14,11 +14,11 @@ import os
 import sys
 from dataclasses import dataclass
 
-from pipelines.console_commands.documents import load_document
-from pipelines.console_commands.writes import send_write, write_options
-from pipelines.errors import GatehouseError
-from pipelines.logs import redacting_filter
-from sources.console.errors import register_secret
+from gatehouse.pipelines.cli.console.documents import load_document
+from gatehouse.pipelines.cli.console.writes import send_write, write_options
+from gatehouse.pipelines.errors import GatehouseError
+from gatehouse.pipelines.logs import redacting_filter
+from gatehouse.sources.console.errors import register_secret
 
 
 @dataclass(frozen=True)

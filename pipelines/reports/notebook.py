@@ -17,9 +17,9 @@ from datetime import timezone
 from pathlib import Path
 from typing import Any, Optional
 
-from pipelines.demo import DEMO_DUCKDB
-from pipelines.destination import DEFAULT_DUCKDB, DEFAULT_NAME, Destination
-from pipelines.errors import GatehouseError
+from gatehouse.pipelines.run.demo import DEMO_DUCKDB
+from gatehouse.pipelines.warehouse.destination import DEFAULT_DUCKDB, DEFAULT_NAME, Destination
+from gatehouse.pipelines.errors import GatehouseError
 
 # DejaVu Sans ships with matplotlib: the charts need no font (nor anything else) from the network.
 CHART_STYLE = {

@@ -28,8 +28,8 @@ from dlt.common.destination.exceptions import SqlClientNotAvailable, UnknownDest
 from dlt.common.exceptions import MissingDependencyException
 from dlt.destinations.exceptions import DatabaseUndefinedRelation
 
-from pipelines.errors import GatehouseError
-from sources.console.identity import ConsoleIdentity
+from gatehouse.pipelines.errors import GatehouseError, explain
+from gatehouse.sources.console.identity import ConsoleIdentity
 
 log = logging.getLogger("gatehouse.destination")
 
@@ -277,8 +277,6 @@ class Destination:
             ) from err
         except (ConfigFieldMissingException, ConfigurationValueError) as err:
             # credentials are resolved when the client is made: the same line as `gatehouse run` gives
-            from pipelines.explain import explain
-
             raise GatehouseError(explain(err)) from err
         except MissingDependencyException as err:
             # dlt imports a driver when the pipeline, its client or its connection first needs it
@@ -334,7 +332,7 @@ class Destination:
 
     def apply_views(self, parameters: Optional[Mapping[str, float]] = None, timeout_s: Optional[float] = None) -> list[str]:
         """Creates or refreshes every analysis view on the destination, next to the raw dataset."""
-        from pipelines import views
+        from gatehouse.pipelines import views
 
         with self.sql_client(timeout_s) as client:
             return views.apply_views(client, parameters=parameters, destination_name=self.label())
@@ -456,12 +454,12 @@ class Reader:
 
     @property
     def dialect(self) -> str:
-        from pipelines import views
+        from gatehouse.pipelines import views
 
         return views.destination_dialect(self.client)
 
     def translate(self, sql: str) -> str:
-        from pipelines import views
+        from gatehouse.pipelines import views
 
         return views.render_query(self.client, sql)
 

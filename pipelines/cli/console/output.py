@@ -7,7 +7,7 @@ import sys
 from datetime import datetime, timezone
 from typing import Any, Iterable, Sequence
 
-from sources.console.errors import redact
+from gatehouse.sources.console.errors import redact
 
 FORMATS = ("json", "table")
 # A nested value longer than this is cut in a table; the JSON output always holds it whole.

@@ -7,8 +7,8 @@ import sys
 import threading
 from typing import Any
 
-from sources.console import settings
-from sources.console.report import ExtractionReport
+from gatehouse.sources.console import settings
+from gatehouse.sources.console.report import ExtractionReport
 
 log = logging.getLogger("gatehouse.run")
 

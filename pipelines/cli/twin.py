@@ -10,8 +10,8 @@ import tempfile
 import threading
 from pathlib import Path
 
-from console_twin import SIZES, ConsoleTwin, TwinSettings
-from pipelines.errors import GatehouseError
+from gatehouse.console_twin import SIZES, ConsoleTwin, TwinSettings
+from gatehouse.pipelines.errors import GatehouseError
 
 # Up to this many ids the exports are printed; beyond, they go to a file the user sources.
 INLINE_ID_LIMIT = 40

@@ -1,8 +1,9 @@
-"""`gatehouse report`: runs the notebooks headless against the destination, writes HTML reports, prints a summary.
+"""The reports: the notebooks run headless against the destination into HTML, and the terminal summary.
 
-The notebooks (`notebooks/*.ipynb`, committed without outputs) read the data through the analysis views
-only, on whichever destination `gatehouse run` loaded: it reaches their kernel as GATEHOUSE_DESTINATION
-(and GATEHOUSE_DUCKDB for the default DuckDB file), read by `pipelines.destination.Destination.from_environment`. Each report is one
+The notebooks (`notebooks/*.ipynb`, package data, committed without outputs) read the data through the
+analysis views only, on whichever destination `gatehouse run` loaded: it reaches their kernel as
+GATEHOUSE_DESTINATION (and GATEHOUSE_DUCKDB for the DuckDB file, its readers' snapshot), read by
+`NotebookData.open` (pipelines/reports/notebook.py). Each report is one
 self-contained HTML file: charts are PNGs inlined as data: URIs, the CSS is inlined, and the page loads no
 script, stylesheet or font from anywhere (nbconvert's lab template minus its require.js, MathJax, Mermaid
 and widget blocks, which come from CDNs).
@@ -10,23 +11,22 @@ and widget blocks, which come from CDNs).
 
 from __future__ import annotations
 
-import argparse
 import logging
 import os
 import subprocess
+from importlib import resources
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
-from pipelines import destination as destinations
-from pipelines.commands import add_command
-from pipelines.destination import Destination, Reader
-from pipelines.code_refs.summary import summary_lines as code_reference_lines
-from pipelines.errors import GatehouseError
+from gatehouse.pipelines.warehouse.destination import Destination, Reader
+from gatehouse.pipelines.code_refs.summary import summary_lines as code_reference_lines
+from gatehouse.pipelines.errors import GatehouseError
 
 log = logging.getLogger("gatehouse.report")
 
-NOTEBOOK_DIR = Path(__file__).resolve().parent.parent / "notebooks"
+# Package data: the checkout's notebooks/ in an editable install, site-packages/gatehouse/notebooks from a wheel.
+NOTEBOOK_DIR = Path(str(resources.files("gatehouse.notebooks")))
 NOTEBOOKS = ("stale_gates", "exposure_growth", "ingestion_health")
 DEFAULT_OUT = Path("reports")
 CELL_TIMEOUT_S = 300
@@ -45,48 +45,10 @@ OFFLINE_TEMPLATE = """\
 {%- endblock data_png %}
 """
 
-EPILOG = """\
-examples:
-  gatehouse report                                   # ./gatehouse.duckdb -> ./reports/*.html
-  gatehouse report --duckdb /data/gh.duckdb --out /tmp/reports
-  gatehouse report --destination postgres            # the warehouse `gatehouse run --destination postgres` loaded
-
-The notebooks can also be opened in Jupyter: set GATEHOUSE_DUCKDB to the database path first, or
-GATEHOUSE_DESTINATION to a dlt destination name (its credentials from .dlt/ as for `gatehouse run`).
-"""
-
-
 @dataclass(frozen=True)
 class Report:
     notebook: str
     html: Path
-
-
-HELP = "HTML reports on stale gates, experiment exposures and ingestion health"
-DESCRIPTION = (
-    "Execute the notebooks headless against the data `gatehouse run` loaded, write one"
-    " self-contained HTML report each and print a short summary."
-)
-
-
-def register(subparsers: Any) -> None:
-    parser = add_command(subparsers, "report", help=HELP, description=DESCRIPTION, epilog=EPILOG)
-    destinations.add_arguments(parser)
-    parser.add_argument("--out", default=str(DEFAULT_OUT), metavar="DIR", help="where the HTML goes (default: %(default)s)")
-    parser.set_defaults(handler=handle)
-
-
-def handle(args: argparse.Namespace) -> int:
-    destination = destinations.from_arguments(args)
-    out = Path(args.out)
-    summary = prepare(destination, timeout_s=args.lock_timeout)
-    # The notebooks read the snapshot just published: a run started meanwhile never waits for them.
-    reports = write_reports(destination.for_reading(), out)
-    print(summary)
-    print("reports:")
-    for report in reports:
-        print(f"  {report.html}")
-    return 0
 
 
 def prepare(destination: Destination, timeout_s: float | None = None) -> str:

@@ -7,11 +7,12 @@ import contextlib
 import logging
 from typing import Any
 
-from pipelines import destination as destinations
-from pipelines.commands import add_command
-from pipelines.demo import DEMO_DUCKDB, demo_console
-from pipelines.run import SELECTABLE, RunOptions, run_extraction
-from pipelines.views import DEFAULT_PARAMETERS
+from gatehouse.pipelines.warehouse import destination as destinations
+from gatehouse.pipelines.cli.parser import add_command
+from gatehouse.pipelines.errors import GatehouseError
+from gatehouse.pipelines.run.demo import DEMO_DUCKDB, demo_console
+from gatehouse.pipelines.run.steps import SELECTABLE, RunOptions, run_extraction
+from gatehouse.pipelines.views import DEFAULT_PARAMETERS
 
 log = logging.getLogger("gatehouse.run")
 
@@ -101,8 +102,6 @@ def handle_run(args: argparse.Namespace) -> int:
 
 
 def handle_views(args: argparse.Namespace) -> int:
-    from pipelines.errors import GatehouseError
-
     parameters = {}
     for item in args.set:
         name, _, value = item.partition("=")

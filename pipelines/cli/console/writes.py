@@ -12,13 +12,13 @@ import logging
 import textwrap
 from typing import Any, Callable
 
-from pipelines.console_commands.connection import open_client
-from pipelines.console_commands.documents import load_document
-from pipelines.console_commands.output import print_json, redacted
-from pipelines.errors import GatehouseError
-from sources.console.client import ConsoleClient, PreparedRequest, WriteResult
-from sources.console.errors import OutcomeUnknownError
-from sources.console.settings import ROLE_PERMISSION_FLAGS
+from gatehouse.pipelines.cli.console.connection import open_client
+from gatehouse.pipelines.cli.console.documents import load_document
+from gatehouse.pipelines.cli.console.output import print_json, redacted
+from gatehouse.pipelines.errors import GatehouseError
+from gatehouse.sources.console.client import ConsoleClient, PreparedRequest, WriteResult
+from gatehouse.sources.console.errors import OutcomeUnknownError
+from gatehouse.sources.console.settings import ROLE_PERMISSION_FLAGS
 
 log = logging.getLogger("gatehouse.console")
 

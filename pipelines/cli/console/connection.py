@@ -6,8 +6,8 @@ import argparse
 from contextlib import contextmanager
 from typing import Iterator
 
-from pipelines.settings import client_options_from_config
-from sources.console.client import ConsoleClient
+from gatehouse.pipelines.cli.console.settings import client_options_from_config
+from gatehouse.sources.console.client import ConsoleClient
 
 
 @contextmanager

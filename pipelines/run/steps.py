@@ -18,19 +18,19 @@ import dlt
 from dlt.common.configuration.exceptions import ConfigFieldMissingException, ConfigurationValueError
 from dlt.pipeline.exceptions import PipelineStepFailed
 
-from pipelines.demo import DEMO_DUCKDB
-from pipelines.destination import Destination, lock_timeout
-from pipelines.drift import fields_gone, schema_changes, schema_columns
-from pipelines.errors import GatehouseError
-from pipelines.explain import explain
-from pipelines.logs import redacting_filter
-from pipelines.progress import Progress
-from pipelines.recovery import settle_committed_jobs
-from pipelines.summary import RunSummary, scd2_counts
-from pipelines.tuning import apply_run_defaults, batch_garbage_collection
-from sources.console import console
-from sources.console.errors import ConsoleError
-from sources.console.report import ExtractionReport
+from gatehouse.pipelines.run.demo import DEMO_DUCKDB
+from gatehouse.pipelines.warehouse.destination import Destination, lock_timeout
+from gatehouse.pipelines.run.drift import fields_gone, schema_changes, schema_columns
+from gatehouse.pipelines.errors import GatehouseError
+from gatehouse.pipelines.errors import explain
+from gatehouse.pipelines.logs import redacting_filter
+from gatehouse.pipelines.run.progress import Progress
+from gatehouse.pipelines.run.recovery import settle_committed_jobs
+from gatehouse.pipelines.run.summary import RunSummary, scd2_counts
+from gatehouse.pipelines.run.tuning import apply_run_defaults, batch_garbage_collection
+from gatehouse.sources.console import console
+from gatehouse.sources.console.errors import ConsoleError
+from gatehouse.sources.console.report import ExtractionReport
 
 log = logging.getLogger("gatehouse.run")
 

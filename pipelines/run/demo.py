@@ -20,7 +20,7 @@ DEMO_DUCKDB = Path("demo.duckdb")
 @contextlib.contextmanager
 def demo_console() -> Iterator[dict[str, Any]]:
     """A small console twin, and the source settings that point at it."""
-    from console_twin import ConsoleTwin
+    from gatehouse.console_twin import ConsoleTwin
 
     twin = ConsoleTwin(size="small")
     yield {

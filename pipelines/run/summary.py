@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Optional
 from dlt.destinations.exceptions import DatabaseUndefinedRelation
 
 if TYPE_CHECKING:
-    from pipelines.destination import Destination
+    from gatehouse.pipelines.warehouse.destination import Destination
 
 SCD2_TABLES = ("gates", "dynamic_configs")
 # dlt's load ids are a timestamp: digits and a dot, safe to write into SQL as a literal.

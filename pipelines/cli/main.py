@@ -7,9 +7,9 @@ import logging
 import sys
 from typing import Sequence
 
-from pipelines.errors import GatehouseError
-from pipelines.logs import configure_logging
-from sources.console.errors import ConsoleError
+from gatehouse.pipelines.errors import GatehouseError, config_file_problem
+from gatehouse.pipelines.logs import configure_logging
+from gatehouse.sources.console.errors import ConsoleError
 
 log = logging.getLogger("gatehouse")
 
@@ -29,8 +29,7 @@ Start with:
 def build_parser() -> argparse.ArgumentParser:
     # Imported here so that `gatehouse --help` stays quick and a broken optional
     # command cannot stop the others from loading.
-    from pipelines import console_commands, report, run_command, sql_command, twin_command
-    from pipelines.code_refs import command as code_refs
+    from gatehouse.pipelines.cli import code_refs, console, report, run, sql, twin
 
     parser = argparse.ArgumentParser(
         prog="gatehouse",
@@ -39,7 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("-v", "--verbose", action="count", default=0, help="more log output (-vv for debug)")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for module in (run_command, report, sql_command, code_refs, console_commands, twin_command):
+    for module in (run, report, sql, code_refs, console, twin):
         module.register(commands)
     return parser
 
@@ -65,8 +64,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except Exception as err:
         # A .dlt/config.toml or secrets.toml that does not parse surfaces from whichever setting dlt reads first.
-        from pipelines.explain import config_file_problem
-
         problem = config_file_problem(err)
         if problem is None:
             raise

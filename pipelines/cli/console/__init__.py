@@ -2,14 +2,14 @@
 
 Reads print JSON on stdout (or a table with `--format table`); writes print the console's answer
 with its message, or with `--dry-run` the exact request without sending it. Progress and errors go
-to stderr; a failure is one line and exit code 2 (see `pipelines.cli`).
+to stderr; a failure is one line and exit code 2 (see `gatehouse.pipelines.cli.main`).
 """
 
 from __future__ import annotations
 
 import argparse
 
-from pipelines.console_commands import reads, warehouse, writes
+from gatehouse.pipelines.cli.console import reads, warehouse, writes
 
 DESCRIPTION = """\
 Run one operation of the console interface: read a gate, list stale gates, unarchive a

@@ -1,0 +1,48 @@
+"""`gatehouse report`: the command line over the reports (pipelines/reports): arguments and output only."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from gatehouse.pipelines.cli.parser import add_command
+from gatehouse.pipelines.reports.report import DEFAULT_OUT, prepare, write_reports
+from gatehouse.pipelines.warehouse import destination as destinations
+
+EPILOG = """\
+examples:
+  gatehouse report                                   # ./gatehouse.duckdb -> ./reports/*.html
+  gatehouse report --duckdb /data/gh.duckdb --out /tmp/reports
+  gatehouse report --destination postgres            # the warehouse `gatehouse run --destination postgres` loaded
+
+The notebooks can also be opened in Jupyter: set GATEHOUSE_DUCKDB to the database path first, or
+GATEHOUSE_DESTINATION to a dlt destination name (its credentials from .dlt/ as for `gatehouse run`).
+"""
+
+
+HELP = "HTML reports on stale gates, experiment exposures and ingestion health"
+DESCRIPTION = (
+    "Execute the notebooks headless against the data `gatehouse run` loaded, write one"
+    " self-contained HTML report each and print a short summary."
+)
+
+
+def register(subparsers: Any) -> None:
+    parser = add_command(subparsers, "report", help=HELP, description=DESCRIPTION, epilog=EPILOG)
+    destinations.add_arguments(parser)
+    parser.add_argument("--out", default=str(DEFAULT_OUT), metavar="DIR", help="where the HTML goes (default: %(default)s)")
+    parser.set_defaults(handler=handle)
+
+
+def handle(args: argparse.Namespace) -> int:
+    destination = destinations.from_arguments(args)
+    out = Path(args.out)
+    summary = prepare(destination, timeout_s=args.lock_timeout)
+    # The notebooks read the snapshot just published: a run started meanwhile never waits for them.
+    reports = write_reports(destination.for_reading(), out)
+    print(summary)
+    print("reports:")
+    for report in reports:
+        print(f"  {report.html}")
+    return 0

@@ -1,0 +1,106 @@
+"""The house's structure, checked: imports run one way, with no circle anywhere, and each package keeps to
+its side (`pipelines` uses `sources`; `sources` knows nothing of `pipelines`; the twin stands alone; nothing
+outside tests/ imports from tests/).
+
+Every import counts, at module level, under TYPE_CHECKING or inside a function: a circle that only a type
+checker sees, or that a late import hides, is still a circle. `from package import module` is an edge to the
+module, as Python resolves it.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import defaultdict
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+# folder -> import name
+PACKAGES = {"sources": "gatehouse.sources", "pipelines": "gatehouse.pipelines",
+            "console_twin": "gatehouse.console_twin", "bench": "bench", "tools": "tools"}  # fmt: skip
+
+
+def modules() -> dict[str, Path]:
+    found = {}
+    for folder, name in PACKAGES.items():
+        for path in (REPO / folder).rglob("*.py"):
+            parts = path.relative_to(REPO / folder).with_suffix("").parts
+            dotted = ".".join((name, *parts[:-1])) if parts[-1] == "__init__" else ".".join((name, *parts))
+            found[dotted] = path
+    return found
+
+
+def imports(path: Path, known: dict[str, Path]) -> list[str]:
+    """Every name the file imports; `from a import b` names `a.b` when that is a module, else `a`."""
+    names = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            names += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names += [f"{node.module}.{a.name}" if f"{node.module}.{a.name}" in known else node.module for a in node.names]
+    return names
+
+
+def graph() -> dict[str, set[str]]:
+    known = modules()
+    edges: dict[str, set[str]] = defaultdict(set)
+    for module, path in known.items():
+        edges[module] |= {name for name in imports(path, known) if name in known and name != module}
+    return edges
+
+
+def circles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(module: str) -> None:
+        index[module] = low[module] = len(index)
+        stack.append(module)
+        for dep in sorted(edges[module]):
+            if dep not in index:
+                visit(dep)
+                low[module] = min(low[module], low[dep])
+            elif dep in stack:
+                low[module] = min(low[module], index[dep])
+        if low[module] == index[module]:
+            component = []
+            while True:
+                member = stack.pop()
+                component.append(member)
+                if member == module:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for module in sorted(edges):
+        if module not in index:
+            visit(module)
+    return found
+
+
+def test_no_import_circle():
+    assert circles(graph()) == []
+
+
+def test_the_cycle_check_finds_a_circle():
+    assert circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_each_package_keeps_to_its_side():
+    edges = graph()
+    forbidden = {
+        "gatehouse.sources": ("gatehouse.pipelines", "gatehouse.console_twin", "bench", "tests"),
+        "gatehouse.console_twin": ("gatehouse.sources", "gatehouse.pipelines", "bench", "tests"),
+        "gatehouse.pipelines": ("bench", "tests"),
+        "bench": ("tests",),
+        "tools": ("gatehouse", "bench", "tests"),
+    }
+    crossing = []
+    for module, path in modules().items():
+        side = next(prefix for prefix in forbidden if module == prefix or module.startswith(prefix + "."))
+        for name in imports(path, modules()):
+            if any(name == other or name.startswith(other + ".") for other in forbidden[side]):
+                crossing.append((module, name))
+    assert crossing == []
