@@ -1,10 +1,12 @@
-"""The analysis layer: staging views (`analytics.stg_*`) then analysis views, on any dlt SQL destination.
+"""The analysis layer: staging views (`analytics.stg_*`), intermediate steps (`analytics.int_*`) and the marts,
+on any dlt SQL destination.
 
-Every view is one SQL file in `pipelines/views/NN_name.sql`, applied in file order as
-`create or replace view analytics.<name>`. A file holds only the view's `select`, in DuckDB's dialect
-but kept to portable SQL (no macros, no `qualify`, no `ignore nulls`, none of the constructs
-`tests/warehouse` forbids), and starts with a line `-- grain: ...; key: col, col` that the tests and
-`docs/data-model.md` rely on.
+Every view is one model file under `pipelines/views/` (`staging/`, `intermediate/`, `marts/<area>/`), named after
+the view; `pipelines.view_models` finds them, renders their `{{ ref('model') }}`s and macros, and derives the order
+they are built in from what each reads. Each is applied as `create or replace view analytics.<name>`. A model holds
+only the view's `select`, in DuckDB's dialect but kept to portable SQL (no DuckDB macros, no `qualify`, no
+`ignore nulls`, none of the constructs `tests/warehouse` forbids), and starts with a line `-- grain: ...; key: col, col`
+that the tests and `docs/data-model.md` rely on.
 
 The SQL files are the one source of truth on every destination: this module translates each to the
 destination's dialect with sqlglot (shipped with dlt), the dialect taken from the destination's
@@ -30,8 +32,6 @@ from __future__ import annotations
 import logging
 import re
 from contextlib import contextmanager
-from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 
@@ -41,10 +41,9 @@ from sqlglot import exp
 from sqlglot.errors import ErrorLevel, ParseError, UnsupportedError
 
 from pipelines.errors import GatehouseError
+from pipelines.view_models import SCHEMA, ViewDefinition, view_definitions
 
 log = logging.getLogger("gatehouse.views")
-
-SCHEMA = "analytics"
 
 # name -> (default value, what it controls); the analysis views read them from analytics.view_parameters.
 DEFAULT_PARAMETERS: dict[str, tuple[float, str]] = {
@@ -217,37 +216,6 @@ SOURCE_COLUMNS: dict[str, dict[str, str]] = {
     },
 }
 
-_HEADER = re.compile(r"^--\s*grain:\s*(?P<grain>.+?);\s*key:\s*(?P<key>.+?)\s*$")
-
-
-@dataclass(frozen=True)
-class ViewDefinition:
-    name: str
-    grain: str
-    key: tuple[str, ...]
-    sql: str  # the file's text: the header line, then the view's select
-
-    @property
-    def is_staging(self) -> bool:
-        return self.name.startswith("stg_")
-
-
-def view_definitions() -> list[ViewDefinition]:
-    """The views in the order they are applied (file order: staging first, then analysis)."""
-    folder = resources.files("pipelines") / "views"
-    definitions = []
-    for entry in sorted((e for e in folder.iterdir() if e.name.endswith(".sql")), key=lambda e: e.name):
-        match = re.fullmatch(r"\d+_([a-z0-9_]+)\.sql", entry.name)
-        if match is None:
-            raise ValueError(f"view file {entry.name} is not named NN_view_name.sql")
-        sql = entry.read_text(encoding="utf-8")
-        header = _HEADER.match(sql.splitlines()[0] if sql else "")
-        if header is None:
-            raise ValueError(f"view file {entry.name} does not start with '-- grain: ...; key: ...'")
-        key = tuple(column.strip() for column in header["key"].split(","))
-        definitions.append(ViewDefinition(match[1], header["grain"], key, sql))
-    return definitions
-
 
 def apply_views(
     target: SqlClientBase[Any] | str | Path | Any,
@@ -255,7 +223,7 @@ def apply_views(
     parameters: Mapping[str, float] | None = None,
     destination_name: str | None = None,
 ) -> list[str]:
-    """Creates (or replaces) every staging and analysis view in schema `analytics`; returns their names.
+    """Creates (or replaces) every view of the models in schema `analytics`, in build order; returns their names.
 
     `target` is dlt's SQL client of the destination (what `pipeline.sql_client()` yields; its dataset is
     the raw one), or, as a convenience, a DuckDB file path or connection (raw dataset `console`).
@@ -483,7 +451,7 @@ def _drop_views(client: SqlClientBase[Any], names: list[str]) -> None:
     known = {fold(name): name for name in names}
     existing = [name for (name,) in _information_schema(client, "TABLES", ("table_name",), SCHEMA, " and table_type = 'VIEW'")]
     # a view can only be dropped before the views that read it (PostgreSQL checks): a previous version's
-    # own views first, then this version's in reverse file order, dependants before what they read
+    # own views first, then this version's in reverse build order, dependants before what they read
     leftovers = sorted(name for name in existing if name not in known)
     ours = [fold(name) for name in reversed(names) if fold(name) in set(existing)]
     for name in leftovers + ours:
