@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench install headless-browser clean
+.PHONY: demo test bench install headless-browser docs clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -29,6 +29,10 @@ headless-browser: $(BIN)/python
 # On every core, at most four; each test file, and the console-command tests together, on one worker (tests/conftest.py).
 test: headless-browser $(STAMP)
 	$(BIN)/python -m pytest -q -n auto --maxprocesses 4 --dist loadgroup
+
+# The model sections of docs/data-model.md, from the model files' own docs (pipelines/models/docs.py).
+docs: $(STAMP)
+	$(BIN)/python -m gatehouse.pipelines.models.docs
 
 bench: $(STAMP)
 	$(BIN)/python -m bench.run

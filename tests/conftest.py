@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from bench.postgres_server import PostgresServer
-from gatehouse.pipelines.views import apply_views
+from gatehouse.pipelines.warehouse.destination import apply_views
 from tests.views.console_dataset import load_console
 
 # Not UTC on purpose: the views must give UTC wall-clock times whatever the warehouse's own time zone.

@@ -12,7 +12,7 @@ from gatehouse.pipelines.cli.parser import add_command
 from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.run.demo import DEMO_DUCKDB, demo_console
 from gatehouse.pipelines.run.steps import SELECTABLE, RunOptions, run_extraction
-from gatehouse.pipelines.views import DEFAULT_PARAMETERS
+from gatehouse.pipelines.models.build import DEFAULT_PARAMETERS
 
 log = logging.getLogger("gatehouse.run")
 

@@ -104,7 +104,10 @@ class NotebookData:
         return self.reader.frame(sql)
 
     def as_of_line(self) -> str:
-        as_of = self.view("select as_of_at from analytics.as_of").iloc[0, 0]
+        clock = self.view("select as_of_at from analytics.as_of")
+        if clock.empty:  # no row before the first extraction
+            return f"Data in `{self.destination.label()}`: no extraction recorded yet."
+        as_of = clock.iloc[0, 0]
         if getattr(as_of, "tzinfo", None) is not None:
             as_of = as_of.astimezone(timezone.utc)
         return (f"Data in `{self.destination.label()}`, as of **{as_of:%Y-%m-%d %H:%M} UTC**"

@@ -134,8 +134,9 @@ def _last_line(err: Exception) -> str:
 def summarise(reader: Reader, label: str) -> str:
     """A few lines for the terminal: top stale gates, experiments with SRM or stalls, failing sources."""
     rows = reader.rows
-    [(as_of,)] = rows("select as_of_at from analytics.as_of")
-    lines = [f"gatehouse report: {label}, as of {as_of:%Y-%m-%d %H:%M} UTC"]
+    # no row before the first extraction: there is no clock to count ages from
+    as_of = [f"as of {at:%Y-%m-%d %H:%M} UTC" for (at,) in rows("select as_of_at from analytics.as_of")]
+    lines = [f"gatehouse report: {label}, {as_of[0] if as_of else 'no extraction recorded yet'}"]
 
     [(stale, marked, meeting, approaching)] = rows(
         """

@@ -27,8 +27,10 @@ from dlt.common.configuration.exceptions import ConfigFieldMissingException, Con
 from dlt.common.destination.exceptions import SqlClientNotAvailable, UnknownDestinationModule
 from dlt.common.exceptions import MissingDependencyException
 from dlt.destinations.exceptions import DatabaseUndefinedRelation
+from dlt.destinations.sql_client import SqlClientBase
 
 from gatehouse.pipelines.errors import GatehouseError, explain
+from gatehouse.pipelines.models import build as views
 from gatehouse.sources.console.identity import ConsoleIdentity
 
 log = logging.getLogger("gatehouse.destination")
@@ -332,8 +334,6 @@ class Destination:
 
     def apply_views(self, parameters: Optional[Mapping[str, float]] = None, timeout_s: Optional[float] = None) -> list[str]:
         """Creates or refreshes every analysis view on the destination, next to the raw dataset."""
-        from gatehouse.pipelines import views
-
         with self.sql_client(timeout_s) as client:
             return views.apply_views(client, parameters=parameters, destination_name=self.label())
 
@@ -454,13 +454,9 @@ class Reader:
 
     @property
     def dialect(self) -> str:
-        from gatehouse.pipelines import views
-
         return views.destination_dialect(self.client)
 
     def translate(self, sql: str) -> str:
-        from gatehouse.pipelines import views
-
         return views.render_query(self.client, sql)
 
     def rows(self, sql: str) -> list[tuple]:
@@ -578,6 +574,14 @@ def duckdb_file_client(database: str | Path | Any, dataset: str = DATASET_NAME) 
     finally:
         client.close_connection()
 
+
+
+def apply_views(target: Any, *, parameters: Optional[Mapping[str, float]] = None, destination_name: Optional[str] = None) -> list[str]:
+    """The views on dlt's SQL client of a destination, or on a DuckDB file path or open connection."""
+    if isinstance(target, SqlClientBase):
+        return views.apply_views(target, parameters=parameters, destination_name=destination_name)
+    with duckdb_file_client(target) as client:
+        return views.apply_views(client, parameters=parameters, destination_name=destination_name)
 
 
 def add_arguments(parser: Any, *, lock: bool = True) -> None:

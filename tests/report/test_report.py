@@ -15,6 +15,7 @@ from matplotlib import image as mpimg
 from gatehouse.pipelines.cli.main import main
 from gatehouse.pipelines.warehouse.destination import Destination
 from gatehouse.pipelines.reports.report import NOTEBOOK_DIR, NOTEBOOKS, summarise
+from gatehouse.pipelines.warehouse.destination import apply_views
 from tests.code_refs.hand_built import SUMMARY_LINES
 
 REMOTE_REFERENCE = re.compile(r"""(?:src|href)\s*=\s*["']?\s*(?:https?:)?//|url\(\s*["']?\s*(?:https?:)?//|@import""", re.I)
@@ -146,6 +147,15 @@ def test_summary_of_the_hand_built_console(hand_built_db):
         "  Events 2                           1 of 2 finished runs failed (50%), last enqueued 2026-11-19 01:00",
         "  Events 1                           1 of 4 finished runs failed (25%), last enqueued 2026-11-19 02:00",
     ]
+
+
+def test_summary_before_the_first_extraction_has_no_clock(tmp_path):
+    # analytics.as_of has no row until an extraction is recorded: no wall clock stands in for it
+    database = tmp_path / "empty.duckdb"
+    apply_views(database)
+    with Destination(duckdb_path=database).reader() as reader:
+        lines = summarise(reader, "empty.duckdb").splitlines()
+    assert lines[:2] == ["gatehouse report: empty.duckdb, no extraction recorded yet", "stale gates: 0 (0 marked stale, 0 meet the rules, 0 approaching)"]
 
 
 def test_missing_database_is_one_line(tmp_path, capsys):

@@ -1,7 +1,7 @@
 """Every view gives the same columns, column types and rows on DuckDB and on a real PostgreSQL server.
 
 Both hold the same hand-built console, loaded by dlt; on PostgreSQL the views are the SQL files as
-translated by `gatehouse.pipelines.views` through dlt's SQL client. Rows are compared ordered by the view's key,
+translated by `gatehouse.pipelines.models.build` through dlt's SQL client. Rows are compared ordered by the view's key,
 floats to a relative 1e-9, timestamps with a time zone as instants in UTC, and JSON texts as the values
 they hold (each database writes JSON its own way: `{"a":1}` against `{"a": 1}`).
 
@@ -21,7 +21,7 @@ from decimal import Decimal
 
 import pytest
 
-from gatehouse.pipelines.views import qualified_view_name, view_definitions
+from gatehouse.pipelines.models.build import qualified_view_name, view_definitions
 from tests.views.conftest import query
 
 DEFINITIONS = view_definitions()

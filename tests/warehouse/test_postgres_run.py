@@ -16,7 +16,7 @@ from gatehouse.console_twin import ConsoleTwin
 from gatehouse.pipelines.cli.main import main
 from gatehouse.pipelines.warehouse.destination import Destination
 from gatehouse.pipelines.reports.report import prepare
-from gatehouse.pipelines.views import view_definitions
+from gatehouse.pipelines.models.build import view_definitions
 from tests.views.conftest import query
 from tests.views.test_destinations_agree import COLUMNS_SQL, keyed_rows, values_agree
 

@@ -1,0 +1,461 @@
+"""The analysis layer: staging views (`analytics.stg_*`), intermediate steps (`analytics.int_*`) and the marts,
+on any dlt SQL destination.
+
+Every view is one model file under `pipelines/models/` (`staging/`, `intermediate/`, `marts/<area>/`), named after
+the view; `gatehouse.pipelines.models.graph` finds them, renders their `{{ ref('model') }}`s and macros, and derives the order
+they are built in from what each reads. Each is applied as `create or replace view analytics.<name>`. A model holds
+only the view's `select`, in DuckDB's dialect but kept to portable SQL (no DuckDB macros, no `qualify`, no
+`ignore nulls`, none of the constructs `tests/warehouse` forbids), and starts with a line `-- grain: ...; key: col, col`
+that the tests and `docs/data-model.md` rely on.
+
+The SQL files are the one source of truth on every destination: this module translates each to the
+destination's dialect with sqlglot (shipped with dlt), the dialect taken from the destination's
+capabilities, and qualifies every name the destination's way through dlt's own SQL client
+(`pipeline.sql_client()`): schema `analytics` sits next to the raw dataset, in the same database,
+catalog or project. Nothing here knows a destination by its name.
+
+Raw tables are read through `{{ source('table') }}`, which this module renders as a subquery with
+exactly the columns declared in `SOURCE_COLUMNS`. dlt creates a nested table only once some record has
+items in that list, and a column only once some record has a non-null value in it, so a column or a
+table the views use may not exist yet: the subquery gives it as a typed null (or zero rows), and every
+view compiles on any dataset, even an empty one. The information schema is read once per application.
+
+Parameters of the analysis views (target sample size, stall days, SRM threshold and weights, ...) live
+in two small tables in the same schema, created with their defaults on first application and never
+overwritten afterwards, so a value set with `apply_views(..., parameters=...)` or plain SQL persists:
+`analytics.view_parameters(name, value, description)` and
+`analytics.srm_expected_weights(experiment_id, group_id, weight)`.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Iterator, Mapping
+
+import sqlglot
+from dlt.destinations.sql_client import SqlClientBase
+from sqlglot import exp
+from sqlglot.errors import ErrorLevel, ParseError, UnsupportedError
+
+from gatehouse.pipelines.errors import GatehouseError
+from gatehouse.pipelines.models.graph import SCHEMA, ViewDefinition, view_definitions
+
+log = logging.getLogger("gatehouse.views")
+
+# name -> (default value, what it controls); the analysis views read them from analytics.view_parameters.
+DEFAULT_PARAMETERS: dict[str, tuple[float, str]] = {
+    "stale_after_days": (30, "the service's staleness window: a gate created or modified within it is never stale"),
+    "stale_warning_days": (7, "a gate that meets the stale rules within this many days is listed as approaching"),
+    "target_sample_size": (10000, "exposures (all groups together) an experiment should reach; exposure_growth.days_to_target"),
+    "stall_days": (3, "days without any new exposure after which an experiment is stalled"),
+    "late_days": (4, "a series lagging the service clock by 2 to this many days is late, beyond it concluded (sources.console late_exposure_days)"),
+    "trend_flat_band": (0.1, "a 7-day pace within this share of the previous 7 days' pace is a flat trend"),
+    "srm_p_value_threshold": (0.001, "exposure_srm.srm_detected when the chi-square p-value is below this"),
+}
+
+# The raw columns the staging views read, with the type a missing column takes as a typed null.
+# `__v_double` columns are dlt's variant columns: a number column first seen as an integer gets them
+# when a fractional value arrives later (pass percentages like 12.5).
+_DLT_ROOT = {"_dlt_id": "varchar", "_dlt_load_id": "varchar"}
+_DLT_SCD2 = {**_DLT_ROOT, "_dlt_valid_from": "timestamptz", "_dlt_valid_to": "timestamptz"}
+_DLT_NESTED = {"_dlt_id": "varchar", "_dlt_parent_id": "varchar", "_dlt_list_idx": "bigint"}
+_VALUE_LIST = {**_DLT_NESTED, "value": "varchar"}
+_TARGET_VALUES = {**_VALUE_LIST, "value__v_text": "varchar", "value__v_bigint": "bigint", "value__v_double": "double"}
+_PASS_PERCENTAGE = {"pass_percentage": "double", "pass_percentage__v_double": "double"}
+_AUDIT = {
+    "created_time": "bigint",
+    "creator_id": "varchar",
+    "creator_name": "varchar",
+    "creator_email": "varchar",
+    "last_modified_time": "bigint",
+    "last_modifier_id": "varchar",
+    "last_modifier_name": "varchar",
+    "last_modifier_email": "varchar",
+}
+_OWNER = {
+    "owner__owner_id": "varchar",
+    "owner__owner_name": "varchar",
+    "owner__owner_type": "varchar",
+    "owner__owner_email": "varchar",
+}
+_RULE = {**_DLT_NESTED, "id": "varchar", "base_id": "varchar", "name": "varchar", **_PASS_PERCENTAGE}
+_CONDITION = {**_DLT_NESTED, "type": "varchar", "operator": "varchar", "field": "varchar", "custom_id": "varchar"}
+_STATUS_ENTRY = {**_DLT_NESTED, "status": "varchar", "status_timestamp": "timestamptz"}
+
+SOURCE_COLUMNS: dict[str, dict[str, str]] = {
+    "extraction_runs": {
+        "extraction_id": "varchar",
+        "service_time": "timestamptz",
+        "started_at": "timestamptz",
+        "finished_at": "timestamptz",
+    },
+    "gates": {
+        **_DLT_SCD2,
+        "id": "varchar",
+        "name": "varchar",
+        "description": "varchar",
+        "id_type": "varchar",
+        "status": "varchar",
+        "type": "varchar",
+        "type_reason": "varchar",
+        "is_enabled": "boolean",
+        "checks_per_hour": "double",
+        "checks_per_hour__v_double": "double",
+        "team": "varchar",
+        "version": "bigint",
+        "measure_metric_lifts": "boolean",
+        "review_settings__required_review": "boolean",
+        **_AUDIT,
+        **_OWNER,
+    },
+    "gates__rules": _RULE,
+    "gates__rules__conditions": _CONDITION,
+    "gates__rules__conditions__target_value": _TARGET_VALUES,
+    "gates__holdout_i_ds": _VALUE_LIST,
+    "dynamic_configs": {
+        **_DLT_SCD2,
+        "id": "varchar",
+        "name": "varchar",
+        "description": "varchar",
+        "id_type": "varchar",
+        "status": "varchar",
+        "is_enabled": "boolean",
+        "team": "varchar",
+        "team_id": "varchar",
+        "version": "bigint",
+        "default_value": "json",
+        "release_pipeline_id": "varchar",
+        "is_template": "boolean",
+        **_AUDIT,
+        **_OWNER,
+    },
+    "dynamic_configs__rules": {**_RULE, "return_value": "json"},
+    "dynamic_configs__rules__variants": {**_DLT_NESTED, "id": "varchar", "name": "varchar", **_PASS_PERCENTAGE, "return_value": "json"},
+    "dynamic_configs__rules__conditions": _CONDITION,
+    "dynamic_configs__rules__conditions__target_value": _TARGET_VALUES,
+    "dynamic_configs__holdout_i_ds": _VALUE_LIST,
+    "holdouts": {
+        **_DLT_ROOT,
+        "id": "varchar",
+        "name": "varchar",
+        "description": "varchar",
+        "id_type": "varchar",
+        "team": "varchar",
+        "is_enabled": "boolean",
+        "is_global": "boolean",
+        "targeting_gate_id": "varchar",
+        **_PASS_PERCENTAGE,
+        **_AUDIT,
+    },
+    "holdouts__gate_i_ds": _VALUE_LIST,
+    "holdouts__experiment_i_ds": _VALUE_LIST,
+    "qualifying_events": {
+        **_DLT_ROOT,
+        "name": "varchar",
+        "description": "varchar",
+        "sql": "varchar",
+        "table_name": "varchar",
+        "timestamp_column": "varchar",
+        "timestamp_as_day": "boolean",
+    },
+    "cumulative_exposures": {
+        **_DLT_ROOT,
+        "experiment_id": "varchar",
+        "group_id": "varchar",
+        "group_name": "varchar",
+        "date": "varchar",
+        "exposures": "bigint",
+    },
+    "ingestion_runs": {
+        **_DLT_ROOT,
+        "run_id": "varchar",
+        "latest_status": "varchar",
+        "trigger": "varchar",
+        "created_at": "timestamptz",
+        "last_updated_at": "timestamptz",
+    },
+    "ingestion_runs__sources": _VALUE_LIST,
+    "ingestion_runs__run_history": _STATUS_ENTRY,
+    "ingestion_runs__granular_history": {**_DLT_NESTED, "source": "varchar", "latest_source_status": "varchar"},
+    "ingestion_runs__granular_history__status_by_date": {**_DLT_NESTED, "date_stamp": "varchar"},
+    "ingestion_runs__granular_history__status_by_date__statuses": _STATUS_ENTRY,
+    # written by `gatehouse code-refs` (pipelines/code_refs), not by the console source
+    "code_references": {
+        "entity_type": "varchar",
+        "entity_id": "varchar",
+        "repository": "varchar",
+        "branch": "varchar",
+        "commit": "varchar",
+        "path": "varchar",
+        "line": "bigint",
+        "column": "bigint",
+        "text": "varchar",
+        "matched": "varchar",
+        "match_kind": "varchar",
+        "scanned_at": "timestamptz",
+        "scan_id": "varchar",
+    },
+    "code_reference_scans": {
+        "scan_id": "varchar",
+        "repository": "varchar",
+        "branch": "varchar",
+        "commit": "varchar",
+        "scanned_at": "timestamptz",
+        "files_scanned": "bigint",
+        "bytes_scanned": "bigint",
+        "files_skipped_binary": "bigint",
+        "files_skipped_large": "bigint",
+        "files_excluded": "bigint",
+        "reference_count": "bigint",
+        "gate_count": "bigint",
+        "dynamic_config_count": "bigint",
+        "unknown_id_count": "bigint",
+    },
+}
+
+
+def apply_views(
+    target: SqlClientBase[Any] | str | Path | Any,
+    *,
+    parameters: Mapping[str, float] | None = None,
+    destination_name: str | None = None,
+) -> list[str]:
+    """Creates (or replaces) every view of the models in schema `analytics`, in build order; returns their names.
+
+    `target` is dlt's SQL client of the destination (what `pipeline.sql_client()` yields; its dataset is
+    the raw one), or, as a convenience, a DuckDB file path or connection (raw dataset `console`).
+    `parameters` overrides entries of analytics.view_parameters (they persist). Every view is translated
+    before anything changes, and the views are replaced in one transaction where the destination has
+    transactional DDL: a reader sees either the old views or the new ones. A view the destination refuses
+    raises a `GatehouseError` naming the view and the destination; the raw tables are never touched.
+    """
+    unknown = sorted(set(parameters or {}) - set(DEFAULT_PARAMETERS))
+    if unknown:
+        raise GatehouseError(f"unknown view parameter(s): {', '.join(unknown)} (known: {', '.join(DEFAULT_PARAMETERS)})")
+    definitions = view_definitions()
+    with _open(target) as client:
+        destination = destination_name or destination_label(client)
+        present = _run(client, _present_columns, "reading the raw tables' columns", destination)
+        statements = [(definition.name, render_view(client, definition, present)) for definition in definitions]
+        _run(client, _ensure_analytics_dataset, f"creating schema {SCHEMA}", destination)
+        with client.begin_transaction():
+            _run(client, lambda c: _ensure_parameter_tables(c, parameters or {}), "the view parameter tables", destination)
+            _run(client, lambda c: _drop_views(c, [d.name for d in definitions]), "dropping the old views", destination)
+            for name, statement in statements:
+                _run(client, lambda c: c.execute_sql(statement), f"view {name}", destination)
+    log.info("applied %d views on %s", len(statements), destination)
+    return [definition.name for definition in definitions]
+
+
+def render_view(client: SqlClientBase[Any], definition: ViewDefinition, present: Mapping[str, set[str]]) -> str:
+    """The `create or replace view` statement of one view in the destination's dialect, names qualified."""
+    body = render_sources(definition.sql, present)
+    return render_query(client, f"create or replace view {SCHEMA}.{definition.name} as\n{body}", what=f"view {definition.name}")
+
+
+def render_query(client: SqlClientBase[Any], sql: str, *, what: str = "query") -> str:
+    """Translates one statement written in DuckDB's dialect (as the view files and reports are) for the
+    destination of `client`: `analytics.<name>` becomes the destination's qualified name of the view or
+    table, quoted identifiers take the destination's case, and the dialect is the destination's own."""
+    dialect = destination_dialect(client)
+    try:
+        expression = sqlglot.parse_one(sql, read=READ_DIALECT)
+    except ParseError as error:
+        raise GatehouseError(f"{what} is not valid DuckDB SQL: {_first_line(error)}") from error
+    expression = expression.transform(lambda node: _qualify(node, client))
+    try:
+        return expression.sql(dialect=dialect, unsupported_level=ErrorLevel.RAISE, pretty=True)
+    except UnsupportedError:
+        pass
+    # Aggregate and window orderings carry DuckDB's "nulls last" explicitly; a dialect that cannot say it
+    # (BigQuery's string_agg, window frames) sorts nulls its own way. The views never order those by a key
+    # that can be null, so its default gives the same rows.
+    relaxed = _default_null_ordering(expression, dialect)
+    try:
+        return relaxed.sql(dialect=dialect, unsupported_level=ErrorLevel.RAISE, pretty=True)
+    except UnsupportedError as error:
+        raise GatehouseError(f"{what} cannot be translated to {dialect}: {_first_line(error)}") from error
+
+
+def qualified_view_name(client: SqlClientBase[Any], name: str) -> str:
+    """`analytics.<name>` as the destination writes it (catalog or project included, quoted)."""
+    return ".".join(client.make_qualified_table_name_path(name, dataset_name=SCHEMA))
+
+
+def destination_dialect(client: SqlClientBase[Any]) -> str:
+    """The sqlglot dialect of the destination, from its capabilities."""
+    dialect = client.capabilities.sqlglot_dialect
+    if not dialect:
+        raise GatehouseError(
+            f"destination {destination_label(client)} declares no SQL dialect: the analysis views cannot be translated for it"
+        )
+    return dialect
+
+
+def destination_label(client: SqlClientBase[Any]) -> str:
+    """The destination's name for messages, from dlt's module of its SQL client (dlt.destinations.impl.<name>)."""
+    match = re.search(r"\.impl\.([a-z0-9_]+)\.", type(client).__module__)
+    return match[1] if match else type(client).__name__
+
+
+def render_sources(sql: str, present: Mapping[str, set[str]]) -> str:
+    """Replaces each `{{ source('table') }}` by a subquery with the table's declared columns; a column or
+    table not in `present` (the raw tables' columns, by declared name) is a typed null (no rows)."""
+
+    def subquery(match: re.Match[str]) -> str:
+        table = match[1]
+        if table not in SOURCE_COLUMNS:
+            raise ValueError(f"source('{table}') is not declared in SOURCE_COLUMNS")
+        columns = SOURCE_COLUMNS[table]
+        existing = present.get(table)
+        selected = ", ".join(
+            f'"{column}"' if existing is not None and column in existing else f'cast(null as {_SQL_TYPES.get(kind, kind)}) as "{column}"'
+            for column, kind in columns.items()
+        )
+        if existing is None:
+            # a from clause even for no rows: BigQuery allows no where without one
+            return f"(select {selected} from (select 1 as no_rows) as no_rows where 1 = 0)"
+        return f'(select {selected} from {_RAW_DATASET}."{table}")'
+
+    return _SOURCE_REFERENCE.sub(subquery, sql)
+
+
+READ_DIALECT = "duckdb"
+# The schema name a raw table carries in the rendered SQL until it is qualified with the raw dataset's.
+_RAW_DATASET = "__gatehouse_raw__"
+_SOURCE_REFERENCE = re.compile(r"\{\{\s*source\(\s*'([a-z0-9_]+)'\s*\)\s*\}\}")
+_SQL_TYPES = {"timestamptz": "timestamp with time zone"}
+# No primary keys: BigQuery and Databricks refuse an enforced one; gatehouse itself inserts a parameter
+# only when its name is missing.
+_PARAMETER_TABLES = (
+    f"create table if not exists {SCHEMA}.view_parameters (name varchar not null, value double not null, description varchar)",
+    f"create table if not exists {SCHEMA}.srm_expected_weights ("
+    "experiment_id varchar not null, group_id varchar not null, weight double not null)",
+)
+
+
+@contextmanager
+def _open(target: Any) -> Iterator[SqlClientBase[Any]]:
+    if isinstance(target, SqlClientBase):
+        if target.native_connection is not None:
+            yield target
+        else:
+            with target:
+                yield target
+        return
+    raise TypeError(f"apply_views takes dlt's SQL client of the destination, not {type(target).__name__}:"
+                    " a DuckDB file or connection goes through gatehouse.pipelines.warehouse.destination.apply_views")
+
+
+def _run(client: SqlClientBase[Any], step: Any, what: str, destination: str) -> Any:
+    """One step against the destination; its failure is one line naming what failed and where."""
+    try:
+        return step(client)
+    except GatehouseError:
+        raise
+    except Exception as error:
+        raise GatehouseError(f"{what} failed on {destination}: {_first_line(error)}") from error
+
+
+def _qualify(node: exp.Expression, client: SqlClientBase[Any]) -> exp.Expression:
+    if isinstance(node, exp.Table) and node.args.get("db") is not None and node.db in (SCHEMA, _RAW_DATASET):
+        dataset = SCHEMA if node.db == SCHEMA else None
+        path = client.make_qualified_table_name_path(node.name, quote=False, dataset_name=dataset)
+        parts = [exp.to_identifier(part, quoted=True) for part in path]
+        qualified = exp.Table(this=parts[-1], db=parts[-2], catalog=parts[-3] if len(parts) > 2 else None)
+        if node.args.get("alias") is not None:
+            qualified.set("alias", node.args["alias"])
+        return qualified
+    if isinstance(node, exp.Identifier) and node.quoted:
+        # a quoted name keeps its case: it must be the case the destination stored (Snowflake folds to upper)
+        node.set("this", client.capabilities.casefold_identifier(node.this))
+    if isinstance(node, exp.Extract) and node.name.lower() == "epoch" and not isinstance(node.parent, exp.Cast):
+        # DuckDB's epoch is a double; PostgreSQL's a numeric, which would make every duration a decimal
+        return exp.cast(node, exp.DataType.build("double"))
+    return node
+
+
+def _default_null_ordering(expression: exp.Expression, dialect: str) -> exp.Expression:
+    null_ordering = sqlglot.Dialect.get_or_raise(dialect).NULL_ORDERING
+    relaxed = expression.copy()
+    for ordered in relaxed.find_all(exp.Ordered):
+        if ordered.find_ancestor(exp.AggFunc, exp.Window) is None:
+            continue
+        descending = bool(ordered.args.get("desc"))
+        default_nulls_first = null_ordering == ("nulls_are_large" if descending else "nulls_are_small")
+        ordered.set("nulls_first", default_nulls_first)
+    return relaxed
+
+
+def _present_columns(client: SqlClientBase[Any]) -> dict[str, set[str]]:
+    """The declared raw columns that exist, by declared name, read from the information schema once."""
+    if hasattr(client, "create_views_for_all_tables"):
+        # dlt's DuckDB over files (the filesystem destination's dataset access) shows a table in its
+        # information schema only once something asked for it
+        client.create_views_for_all_tables()
+    stored = _information_schema(client, "COLUMNS", ("table_name", "column_name"), dataset=None)
+    by_table: dict[str, set[str]] = {}
+    for table, column in stored:
+        by_table.setdefault(table, set()).add(column)
+    fold = client.capabilities.casefold_identifier
+    return {
+        table: {column for column in columns if fold(column) in by_table[fold(table)]}
+        for table, columns in SOURCE_COLUMNS.items()
+        if fold(table) in by_table
+    }
+
+
+def _information_schema(client: SqlClientBase[Any], view: str, columns: tuple[str, ...], dataset: str | None, where: str = "") -> list:
+    # dlt's own components of the information schema query, as it reads a dataset's tables itself
+    with client.with_alternative_dataset_name(dataset or client.dataset_name):
+        catalog, schema, _ = client._get_information_schema_components()
+        query = f"select {', '.join(columns)} from {client._qualify_info_schema_table_name(view)} where "
+        arguments = []
+        if catalog:
+            query += "table_catalog = %s and "
+            arguments.append(catalog)
+        query += f"table_schema = %s{where}"
+        arguments.append(schema)
+        return list(client.execute_sql(query, *arguments) or [])
+
+
+def _ensure_analytics_dataset(client: SqlClientBase[Any]) -> None:
+    with client.with_alternative_dataset_name(SCHEMA):
+        if not client.has_dataset():
+            client.create_dataset()
+
+
+def _ensure_parameter_tables(client: SqlClientBase[Any], overrides: Mapping[str, float]) -> None:
+    for ddl in _PARAMETER_TABLES:
+        client.execute_sql(render_query(client, ddl, what="the view parameter tables"))
+    parameters_table = qualified_view_name(client, "view_parameters")
+    existing = {name for (name,) in client.execute_sql(f"select name from {parameters_table}") or []}
+    for name, (default, description) in DEFAULT_PARAMETERS.items():
+        if name not in existing:
+            client.execute_sql(
+                f"insert into {parameters_table} (name, value, description) values (%s, %s, %s)", name, float(default), description
+            )
+    for name, value in overrides.items():
+        client.execute_sql(f"update {parameters_table} set value = %s where name = %s", float(value), name)
+
+
+def _drop_views(client: SqlClientBase[Any], names: list[str]) -> None:
+    """Drops this version's views and any a previous version left, so none lingers renamed or removed."""
+    fold = client.capabilities.casefold_identifier
+    known = {fold(name): name for name in names}
+    existing = [name for (name,) in _information_schema(client, "TABLES", ("table_name",), SCHEMA, " and table_type = 'VIEW'")]
+    # a view can only be dropped before the views that read it (PostgreSQL checks): a previous version's
+    # own views first, then this version's in reverse build order, dependants before what they read
+    leftovers = sorted(name for name in existing if name not in known)
+    ours = [fold(name) for name in reversed(names) if fold(name) in set(existing)]
+    for name in leftovers + ours:
+        path = client.make_qualified_table_name_path(name, dataset_name=SCHEMA)
+        client.execute_sql(f"drop view if exists {'.'.join(path)}")
+
+
+def _first_line(error: BaseException) -> str:
+    lines = [line.strip() for line in str(error).strip().splitlines() if line.strip()]
+    return lines[0] if lines else type(error).__name__

@@ -1,0 +1,73 @@
+-- grain: one row per version of a gate or a dynamic config, the whole scd2 history of both; key: entity_type, version_id
+{#
+The versions of both kinds in one, from `stg_gate_versions` and `stg_dynamic_config_versions`, with their rule count
+and holdouts: what `int_entity_changes`, the `current_*` marts and `code_orphans` read of a version.
+
+| column | meaning |
+|---|---|
+| `entity_type` | `gate` or `dynamic_config` |
+| `version_id` | `gate_version_id` or `config_version_id` |
+| `entity_id`, `entity_name` | the gate's or config's id and name |
+| `description`, `status`, `is_enabled`, `owner_id`, `team`, `version`, `last_modified_at`, `last_modifier_name`, `valid_from`, `valid_to`, `is_current` | of this version |
+| `gate_type`, `type_reason`, `checks_per_hour` | a gate's; null for a config |
+| `default_value`, `release_pipeline_id` | a config's; null for a gate |
+| `rule_count` | its rules |
+| `holdout_ids` | its `holdoutIDs`, comma-separated; null when none |
+#}
+{% from 'macros/entity_kinds.sql' import stack_entity_kinds %}
+with rules as (
+    {{ stack_entity_kinds('rules', ['version_id']) }}
+),
+
+holdouts as (
+    {{ stack_entity_kinds('holdouts', ['version_id'], ['holdout_position', 'holdout_id']) }}
+),
+
+versions as (
+    {{ stack_entity_kinds(
+        'versions',
+        ['version_id', 'id as entity_id', 'name as entity_name'],
+        ['description', 'status', 'is_enabled', 'owner_id', 'team', 'version', 'last_modified_at', 'last_modifier_name', 'valid_from', 'valid_to', 'is_current'],
+        kind_columns={
+            'gate_type': ('gate', 'varchar'),
+            'type_reason': ('gate', 'varchar'),
+            'checks_per_hour': ('gate', 'double'),
+            'default_value': ('dynamic_config', 'varchar'),
+            'release_pipeline_id': ('dynamic_config', 'varchar'),
+        },
+    ) }}
+),
+
+rule_counts as (
+    select
+        entity_type,
+        version_id,
+        count(*) as rule_count
+    from rules
+    group by entity_type, version_id
+),
+
+holdout_lists as (
+    select
+        entity_type,
+        version_id,
+        string_agg(holdout_id, ', ' order by holdout_position) as holdout_ids
+    from holdouts
+    group by entity_type, version_id
+),
+
+final as (
+    select
+        versions.*,
+        coalesce(rule_counts.rule_count, 0) as rule_count,
+        holdout_lists.holdout_ids
+    from versions
+    left join rule_counts
+        on rule_counts.entity_type = versions.entity_type
+        and rule_counts.version_id = versions.version_id
+    left join holdout_lists
+        on holdout_lists.entity_type = versions.entity_type
+        and holdout_lists.version_id = versions.version_id
+)
+
+select * from final

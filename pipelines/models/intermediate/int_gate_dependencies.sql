@@ -1,0 +1,54 @@
+-- grain: one row per gate id named by a passes_gate / fails_gate condition in the rules of a live gate or dynamic config; key: entity_type, condition_row_id, target_position
+{#
+What each live gate and config depends on: a rule condition of type `passes_gate` / `fails_gate` names the gates it
+checks in its target values. From the staging versions, rules, conditions and target values of both kinds (current
+versions only). Read by `gate_references` and `current_dynamic_configs`.
+
+| column | meaning |
+|---|---|
+| `entity_type`, `entity_id`, `version_id` | the live gate or config and its current version |
+| `condition_row_id`, `target_position` | the condition (`gate_condition_row_id` / `config_condition_row_id`) and the target value's place in it |
+| `condition_type` | `passes_gate` or `fails_gate` |
+| `referenced_gate_id` | the gate it names (existing or not; a gate may name itself) |
+#}
+{% from 'macros/entity_kinds.sql' import stack_entity_kinds %}
+with versions as (
+    {{ stack_entity_kinds('versions', ['version_id', 'id as entity_id'], ['is_current']) }}
+),
+
+rules as (
+    {{ stack_entity_kinds('rules', ['rule_row_id', 'version_id']) }}
+),
+
+conditions as (
+    {{ stack_entity_kinds('rule_conditions', ['rule_row_id', 'condition_row_id'], ['condition_type']) }}
+),
+
+targets as (
+    {{ stack_entity_kinds('condition_targets', ['condition_row_id'], ['target_position', 'target_value']) }}
+),
+
+final as (
+    select
+        versions.entity_type,
+        versions.entity_id,
+        versions.version_id,
+        conditions.condition_row_id,
+        targets.target_position,
+        conditions.condition_type,
+        targets.target_value as referenced_gate_id
+    from versions
+    inner join rules
+        on rules.entity_type = versions.entity_type
+        and rules.version_id = versions.version_id
+    inner join conditions
+        on conditions.entity_type = rules.entity_type
+        and conditions.rule_row_id = rules.rule_row_id
+    inner join targets
+        on targets.entity_type = conditions.entity_type
+        and targets.condition_row_id = conditions.condition_row_id
+    where versions.is_current
+        and conditions.condition_type in ('passes_gate', 'fails_gate')
+)
+
+select * from final

@@ -1,0 +1,65 @@
+-- grain: one row per gate or config id referenced in a repository's code that the console does not have (never had, or deleted); key: entity_type, entity_id, repository
+{#
+From `stg_code_references` and the history of both kinds in `int_entity_versions`. A check of such an id silently
+returns the default: a live bug.
+
+| column | meaning |
+|---|---|
+| `entity_type`, `entity_id`, `repository` | what the code references, and where |
+| `console_status` | `deleted`: in the SCD2 history but with no current version; `never existed`: not in the history (found by its SDK call, `match_kind = check_call`, e.g. `checkGate(user, "ghost_gate")`) |
+| `deleted_at` | when the last version was closed (`valid_to`), i.e. the load that no longer listed it; null when it never existed |
+| `last_name` | its name in the console's history |
+| `reference_count`, `locations` | its references, `path:line` by path, line |
+| `branch`, `commit_sha`, `scanned_at` | of the repository's last scan |
+#}
+with code_references as (
+    select * from {{ ref('stg_code_references') }}
+),
+
+versions as (
+    select * from {{ ref('int_entity_versions') }}
+),
+
+entity_history as (
+    select
+        entity_type,
+        entity_id,
+        max(case when is_current then 1 else 0 end) as is_live,
+        max(valid_to) as last_valid_to,
+        max(entity_name) as last_name
+    from versions
+    group by entity_type, entity_id
+),
+
+orphan_references as (
+    select
+        code_references.*,
+        entity_history.last_valid_to,
+        entity_history.last_name,
+        entity_history.entity_id is not null as was_known
+    from code_references
+    left join entity_history
+        on entity_history.entity_type = code_references.entity_type
+        and entity_history.entity_id = code_references.entity_id
+    where entity_history.is_live is null or entity_history.is_live = 0
+),
+
+final as (
+    select
+        entity_type,
+        entity_id,
+        repository,
+        case when max(case when was_known then 1 else 0 end) = 1 then 'deleted' else 'never existed' end as console_status,
+        -- the scd2 history closes a version when the id leaves the console's list
+        max(last_valid_to) as deleted_at,
+        max(last_name) as last_name,
+        count(*) as reference_count,
+        string_agg(path || ':' || cast(line as varchar), ', ' order by path, line, column_number) as locations,
+        max(branch) as branch,
+        max(commit_sha) as commit_sha,
+        max(scanned_at) as scanned_at
+    from orphan_references
+    group by entity_type, entity_id, repository
+)
+
+select * from final

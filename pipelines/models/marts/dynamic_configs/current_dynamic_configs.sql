@@ -1,0 +1,94 @@
+-- grain: one row per live dynamic config; key: config_id
+{#
+From `stg_dynamic_configs`, its current version in `int_entity_versions` (rule count, holdouts), its rules in
+`int_entity_rules` (variants), `int_gate_dependencies` and `as_of`.
+
+| column | meaning |
+|---|---|
+| `config_id`, `config_name`, `description`, `id_type`, `status`, `is_enabled`, `is_template`, `team`, `owner_id`, `owner_name`, `owner_email`, `release_pipeline_id`, `default_value`, `version`, `creator_name`, `created_at`, `last_modifier_name`, `last_modified_at` | as in `stg_dynamic_configs` |
+| `days_since_created`, `days_since_modified` | as for gates |
+| `rule_count`, `variant_count` | rules of the current version, and variants over them |
+| `referenced_gate_ids` | gates named by its `passes_gate` / `fails_gate` conditions (existing or not) |
+| `holdout_ids` | its `holdoutIDs` |
+| `version_seen_at`, `config_version_id` | as for gates |
+#}
+with configs as (
+    select * from {{ ref('stg_dynamic_configs') }}
+),
+
+versions as (
+    select * from {{ ref('int_entity_versions') }}
+    where entity_type = 'dynamic_config' and is_current
+),
+
+config_rules as (
+    select * from {{ ref('int_entity_rules') }}
+    where entity_type = 'dynamic_config'
+),
+
+gate_dependencies as (
+    select * from {{ ref('int_gate_dependencies') }}
+    where entity_type = 'dynamic_config'
+),
+
+as_of as (
+    select * from {{ ref('as_of') }}
+),
+
+variant_counts as (
+    select
+        config_rules.version_id,
+        cast(sum(config_rules.variant_count) as bigint) as variant_count
+    from configs
+    inner join config_rules
+        on config_rules.version_id = configs.config_version_id
+    group by config_rules.version_id
+),
+
+gate_lists as (
+    select
+        version_id,
+        string_agg(distinct referenced_gate_id, ', ' order by referenced_gate_id) as referenced_gate_ids
+    from gate_dependencies
+    group by version_id
+),
+
+final as (
+    select
+        configs.config_id,
+        configs.config_name,
+        configs.description,
+        configs.id_type,
+        configs.status,
+        configs.is_enabled,
+        configs.is_template,
+        configs.team,
+        configs.owner_id,
+        configs.owner_name,
+        configs.owner_email,
+        configs.release_pipeline_id,
+        configs.default_value,
+        configs.version,
+        configs.creator_name,
+        configs.created_at,
+        configs.last_modifier_name,
+        configs.last_modified_at,
+        cast(floor((extract(epoch from as_of.as_of_at) - extract(epoch from configs.created_at)) / 86400) as integer) as days_since_created,
+        cast(floor((extract(epoch from as_of.as_of_at) - extract(epoch from configs.last_modified_at)) / 86400) as integer) as days_since_modified,
+        versions.rule_count,
+        coalesce(variant_counts.variant_count, 0) as variant_count,
+        gate_lists.referenced_gate_ids,
+        versions.holdout_ids,
+        configs.valid_from as version_seen_at,
+        configs.config_version_id
+    from configs
+    inner join versions
+        on versions.version_id = configs.config_version_id
+    cross join as_of
+    left join variant_counts
+        on variant_counts.version_id = configs.config_version_id
+    left join gate_lists
+        on gate_lists.version_id = configs.config_version_id
+)
+
+select * from final

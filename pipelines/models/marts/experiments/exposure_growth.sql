@@ -1,0 +1,192 @@
+-- grain: one row per experiment; key: experiment_id
+{#
+From `exposure_daily`, `as_of` and `view_parameters`.
+
+| column | meaning |
+|---|---|
+| `experiment_id`, `group_count` | the experiment and its number of groups |
+| `first_date`, `last_date`, `days_running` | span of the series, in days inclusive |
+| `total_exposures` | sum of the groups' latest cumulative counts |
+| `avg_daily_exposures_7d` | new exposures of the last 7 days of the series divided by the days available (fewer than 7 for a young series) |
+| `previous_avg_daily_exposures_7d` | the same over the 7 days before; null when the series is 7 days or shorter |
+| `trend_pct`, `trend` | relative change of the pace; `up`, `down` or `flat` (within `trend_flat_band`); null without a previous window |
+| `target_sample_size` | the parameter |
+| `days_to_target` | 0 when reached; otherwise days at the current pace, rounded up; null when the pace is 0 or the experiment concluded |
+| `last_growth_date` | last day any group grew |
+| `days_without_growth` | `as_of_date` minus `last_growth_date` (the series ending early counts as no growth) |
+| `is_stalled` | "stalled: the experiment gets no new exposures": not concluded, and `stall_days` or more without growth counted only to the day after the series' last computed day (days the service has not computed yet are unknown, not days without exposures) |
+| `cumulative_drop_count` | group-days whose count went down |
+| `is_concluded` | the series ended: `lag_days` of 2 or more and either more than `late_days`, or it stops more than a day before the newest day the service computed for any experiment (the computation is not late, this series stopped); not stalled |
+| `lag_days` | `as_of_date` minus `last_date`: 0 or 1 while the service computes exposures every day |
+| `is_late` | "late: the service has not computed the last days": `lag_days` from 2 to `late_days`, and the series reaches (to a day) the newest day the service computed for any experiment, so the whole computation lags; the source requests such a series on every run, and the missing days load when the service catches up |
+| `status` | one word: `concluded`, `stalled` (wins over late: the computed days already show the stall), `late` or `running` |
+#}
+with daily as (
+    select * from {{ ref('exposure_daily') }}
+),
+
+as_of as (
+    select * from {{ ref('as_of') }}
+),
+
+parameters as (
+    select
+        max(case when name = 'target_sample_size' then value end) as target_sample_size,
+        max(case when name = 'stall_days' then value end) as stall_days,
+        max(case when name = 'trend_flat_band' then value end) as trend_flat_band,
+        max(case when name = 'late_days' then value end) as late_days
+    from analytics.view_parameters
+),
+
+experiment_days as (
+    select
+        experiment_id,
+        exposure_date,
+        count(*) as group_count,
+        cast(sum(cumulative_exposures) as bigint) as cumulative_exposures,
+        cast(sum(new_exposures) as bigint) as new_exposures,
+        count(case when is_cumulative_drop then 1 end) as drop_count
+    from daily
+    group by
+        experiment_id,
+        exposure_date
+),
+
+spans as (
+    select
+        experiment_id,
+        min(exposure_date) as first_date,
+        max(exposure_date) as last_date,
+        max(group_count) as group_count,
+        max(case when new_exposures > 0 then exposure_date end) as last_growth_date,
+        cast(sum(drop_count) as bigint) as cumulative_drop_count
+    from experiment_days
+    group by experiment_id
+),
+
+pace as (
+    -- the last 7 days of the series against the 7 before them (fewer when the series is shorter)
+    select
+        spans.experiment_id,
+        max(case when experiment_days.exposure_date = spans.last_date then experiment_days.cumulative_exposures end) as total_exposures,
+        sum(case when experiment_days.exposure_date > spans.last_date - 7 then experiment_days.new_exposures end) as recent_new_exposures,
+        count(case when experiment_days.exposure_date > spans.last_date - 7 then 1 end) as recent_days,
+        sum(
+            case
+                when experiment_days.exposure_date > spans.last_date - 14 and experiment_days.exposure_date <= spans.last_date - 7
+                    then experiment_days.new_exposures
+            end
+        ) as previous_new_exposures,
+        count(
+            case
+                when experiment_days.exposure_date > spans.last_date - 14 and experiment_days.exposure_date <= spans.last_date - 7
+                    then 1
+            end
+        ) as previous_days
+    from spans
+    inner join experiment_days
+        on experiment_days.experiment_id = spans.experiment_id
+    group by spans.experiment_id
+),
+
+computation as (
+    -- the newest day the service has computed for any experiment: its daily computation reached it
+    select
+        max(last_date) as computed_through
+    from spans
+),
+
+rates as (
+    select
+        spans.experiment_id,
+        -- days the series lags the service's clock: 0 or 1 while the service computes every day
+        cast(as_of.as_of_date - spans.last_date as integer) as lag_days,
+        -- as current as the service's computation: when that lags, the series is late, not ended
+        spans.last_date >= computation.computed_through - 1 as is_computed_through,
+        -- growth counted up to the day after the last computed one: days the service has not computed
+        -- yet are unknown, not days without exposures
+        cast(
+            greatest(
+                least(as_of.as_of_date, spans.last_date + 1) - coalesce(spans.last_growth_date, spans.first_date - 1),
+                0
+            ) as integer
+        ) as computed_days_without_growth,
+        spans.group_count,
+        spans.first_date,
+        spans.last_date,
+        spans.last_growth_date,
+        spans.cumulative_drop_count,
+        pace.total_exposures,
+        cast(pace.recent_new_exposures as double) / pace.recent_days as avg_daily_exposures_7d,
+        cast(pace.previous_new_exposures as double) / nullif(pace.previous_days, 0) as previous_avg_daily_exposures_7d
+    from spans
+    inner join pace
+        on pace.experiment_id = spans.experiment_id
+    cross join as_of
+    cross join computation
+),
+
+classified as (
+    select
+        rates.*,
+        -- the service has not computed the last days yet (its daily computation runs late)
+        rates.lag_days > 1 and rates.lag_days <= parameters.late_days and rates.is_computed_through as is_late,
+        -- ended before the service's last computed day, or silent for longer than a late computation
+        -- explains: the console stopped counting
+        rates.lag_days > 1
+            and (rates.lag_days > parameters.late_days or not rates.is_computed_through) as is_concluded,
+        -- a running experiment whose computed days show no new exposure
+        (rates.lag_days <= 1 or (rates.lag_days <= parameters.late_days and rates.is_computed_through))
+            and rates.computed_days_without_growth >= parameters.stall_days as is_stalled
+    from rates
+    cross join parameters
+),
+
+final as (
+    select
+        rates.experiment_id,
+        rates.group_count,
+        rates.first_date,
+        rates.last_date,
+        cast(rates.last_date - rates.first_date + 1 as integer) as days_running,
+        rates.total_exposures,
+        rates.avg_daily_exposures_7d,
+        rates.previous_avg_daily_exposures_7d,
+        (rates.avg_daily_exposures_7d - rates.previous_avg_daily_exposures_7d)
+            / nullif(rates.previous_avg_daily_exposures_7d, 0) as trend_pct,
+        case
+            when rates.previous_avg_daily_exposures_7d is null then null
+            when rates.previous_avg_daily_exposures_7d = 0 and rates.avg_daily_exposures_7d = 0 then 'flat'
+            when rates.previous_avg_daily_exposures_7d = 0 then 'up'
+            when rates.avg_daily_exposures_7d > rates.previous_avg_daily_exposures_7d * (1 + parameters.trend_flat_band) then 'up'
+            when rates.avg_daily_exposures_7d < rates.previous_avg_daily_exposures_7d * (1 - parameters.trend_flat_band) then 'down'
+            else 'flat'
+        end as trend,
+        cast(parameters.target_sample_size as bigint) as target_sample_size,
+        case
+            when rates.total_exposures >= parameters.target_sample_size then 0
+            when rates.is_concluded then null
+            when rates.avg_daily_exposures_7d > 0
+                then cast(ceil((parameters.target_sample_size - rates.total_exposures) / rates.avg_daily_exposures_7d) as integer)
+        end as days_to_target,
+        rates.last_growth_date,
+        -- counted to the as-of day: a series that stopped arriving has stopped growing too
+        cast(greatest(as_of.as_of_date - coalesce(rates.last_growth_date, rates.first_date - 1), 0) as integer) as days_without_growth,
+        rates.is_stalled,
+        rates.cumulative_drop_count,
+        rates.is_concluded,
+        rates.lag_days,
+        rates.is_late,
+        -- one word for reports: a stall seen in the computed days wins over lateness
+        case
+            when rates.is_concluded then 'concluded'
+            when rates.is_stalled then 'stalled'
+            when rates.is_late then 'late'
+            else 'running'
+        end as status
+    from classified as rates
+    cross join parameters
+    cross join as_of
+)
+
+select * from final

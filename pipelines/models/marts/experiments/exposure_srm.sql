@@ -1,0 +1,210 @@
+-- grain: one row per experiment; key: experiment_id
+{#
+From `exposure_daily` (each group's latest cumulative count), `srm_expected_weights` and `view_parameters`.
+
+| column | meaning |
+|---|---|
+| `experiment_id`, `group_count`, `total_exposures` | as above |
+| `expected_split` | `configured` when every group has a weight in `srm_expected_weights`, else `even` |
+| `chi_square` | Pearson's statistic, sum of (observed − expected)² / expected |
+| `degrees_of_freedom` | `group_count − 1` |
+| `p_value` | the chi-square survival function at `chi_square`, computed in SQL by the closed forms of Abramowitz & Stegun 26.4.4/26.4.5 (a finite sum for even degrees of freedom; for odd ones `erfc` by the Numerical Recipes Chebyshev fit, relative error below 1.2e-7); null with fewer than two groups or no exposures |
+| `p_value_threshold` | `srm_p_value_threshold` |
+| `srm_detected` | `p_value < p_value_threshold`; false when there is nothing to test |
+| `most_deviating_group_id`, `most_deviating_group_name`, `most_deviating_observed_share`, `most_deviating_expected_share` | the group whose observed share is furthest from its expected one |
+#}
+with recursive daily as (
+    select * from {{ ref('exposure_daily') }}
+),
+
+weights as (
+    select * from analytics.srm_expected_weights
+),
+
+parameters as (
+    select
+        max(case when name = 'srm_p_value_threshold' then value end) as p_value_threshold
+    from analytics.view_parameters
+),
+
+last_dates as (
+    select
+        experiment_id,
+        max(exposure_date) as last_date
+    from daily
+    group by experiment_id
+),
+
+observed as (
+    select
+        daily.experiment_id,
+        daily.group_id,
+        daily.group_name,
+        daily.cumulative_exposures as observed_exposures
+    from daily
+    inner join last_dates
+        on last_dates.experiment_id = daily.experiment_id
+        and last_dates.last_date = daily.exposure_date
+),
+
+weight_coverage as (
+    -- configured weights count only when every group of the experiment has one
+    select
+        observed.experiment_id,
+        count(weights.weight) = count(*) and sum(weights.weight) > 0 as has_configured_weights
+    from observed
+    left join weights
+        on weights.experiment_id = observed.experiment_id
+        and weights.group_id = observed.group_id
+    group by observed.experiment_id
+),
+
+expected as (
+    select
+        observed.experiment_id,
+        observed.group_id,
+        observed.group_name,
+        observed.observed_exposures,
+        weight_coverage.has_configured_weights,
+        case
+            when weight_coverage.has_configured_weights
+                then weights.weight / sum(weights.weight) over (partition by observed.experiment_id)
+            else 1.0 / count(*) over (partition by observed.experiment_id)
+        end as expected_share,
+        sum(observed.observed_exposures) over (partition by observed.experiment_id) as total_exposures
+    from observed
+    inner join weight_coverage
+        on weight_coverage.experiment_id = observed.experiment_id
+    left join weights
+        on weights.experiment_id = observed.experiment_id
+        and weights.group_id = observed.group_id
+),
+
+contributions as (
+    select
+        expected.*,
+        cast(observed_exposures as double) / nullif(total_exposures, 0) as observed_share,
+        power(observed_exposures - expected_share * total_exposures, 2) / nullif(expected_share * total_exposures, 0) as chi_square_term,
+        row_number() over (
+            partition by experiment_id
+            order by abs(cast(observed_exposures as double) / nullif(total_exposures, 0) - expected_share) desc, group_id
+        ) as deviation_rank
+    from expected
+),
+
+test_statistics as (
+    select
+        experiment_id,
+        count(*) as group_count,
+        cast(max(total_exposures) as bigint) as total_exposures,
+        max(case when has_configured_weights then 'configured' else 'even' end) as expected_split,
+        sum(chi_square_term) as chi_square,
+        count(*) - 1 as degrees_of_freedom
+    from contributions
+    group by experiment_id
+),
+
+testable as (
+    select
+        *
+    from test_statistics
+    where degrees_of_freedom >= 1
+        and total_exposures > 0
+),
+
+-- the chi-square survival function Q(x; k), term by term (Abramowitz & Stegun 26.4.4 and 26.4.5):
+--   k even: exp(-x/2) * sum_{r=0}^{k/2-1} (x/2)^r / r!
+--   k odd:  erfc(sqrt(x/2)) + sqrt(2/pi) * exp(-x/2) * sum_{r=1}^{(k-1)/2} x^(r-1/2) / (1*3*...*(2r-1))
+series_terms as (
+    select
+        experiment_id,
+        chi_square,
+        degrees_of_freedom,
+        1 as term_index,
+        case when mod(degrees_of_freedom, 2) = 1 then sqrt(chi_square) else 1.0 end as term
+    from testable
+    where degrees_of_freedom >= 2
+
+    union all
+
+    select
+        experiment_id,
+        chi_square,
+        degrees_of_freedom,
+        term_index + 1 as term_index,
+        case
+            when mod(degrees_of_freedom, 2) = 1 then term * chi_square / (2 * term_index + 1)
+            else term * (chi_square / 2) / term_index
+        end as term
+    from series_terms
+    where term_index < floor(degrees_of_freedom / 2.0)
+),
+
+series_sums as (
+    select
+        experiment_id,
+        sum(term) as term_sum
+    from series_terms
+    group by experiment_id
+),
+
+normal_tails as (
+    -- erfc(sqrt(x/2)) by the Chebyshev fit of Numerical Recipes (erfcc), relative error below 1.2e-7
+    select
+        experiment_id,
+        1.0 / (1.0 + 0.5 * sqrt(chi_square / 2)) as t
+    from testable
+),
+
+p_values as (
+    select
+        testable.experiment_id,
+        case
+            when mod(testable.degrees_of_freedom, 2) = 0
+                then exp(-testable.chi_square / 2) * series_sums.term_sum
+            else
+                normal_tails.t * exp(
+                    -testable.chi_square / 2 - 1.26551223 + normal_tails.t * (1.00002368 + normal_tails.t * (0.37409196
+                    + normal_tails.t * (0.09678418 + normal_tails.t * (-0.18628806 + normal_tails.t * (0.27886807
+                    + normal_tails.t * (-1.13520398 + normal_tails.t * (1.48851587 + normal_tails.t * (-0.82215223
+                    + normal_tails.t * 0.17087277))))))))
+                )
+                + 0.7978845608028654 * exp(-testable.chi_square / 2) * coalesce(series_sums.term_sum, 0)
+        end as p_value
+    from testable
+    inner join normal_tails
+        on normal_tails.experiment_id = testable.experiment_id
+    left join series_sums
+        on series_sums.experiment_id = testable.experiment_id
+),
+
+final as (
+    select
+        test_statistics.experiment_id,
+        test_statistics.group_count,
+        test_statistics.total_exposures,
+        test_statistics.expected_split,
+        test_statistics.chi_square,
+        test_statistics.degrees_of_freedom,
+        -- the series and the erfc fit can overshoot [0, 1] by rounding; greatest/least would also turn null into 0
+        case
+            when p_values.p_value < 0 then 0.0
+            when p_values.p_value > 1 then 1.0
+            else p_values.p_value
+        end as p_value,
+        parameters.p_value_threshold,
+        coalesce(p_values.p_value < parameters.p_value_threshold, false) as srm_detected,
+        contributions.group_id as most_deviating_group_id,
+        contributions.group_name as most_deviating_group_name,
+        contributions.observed_share as most_deviating_observed_share,
+        contributions.expected_share as most_deviating_expected_share
+    from test_statistics
+    cross join parameters
+    left join p_values
+        on p_values.experiment_id = test_statistics.experiment_id
+    inner join contributions
+        on contributions.experiment_id = test_statistics.experiment_id
+        and contributions.deviation_rank = 1
+)
+
+select * from final

@@ -1,0 +1,120 @@
+-- grain: one row per live gate, with its rollout and who references it; key: gate_id
+{#
+From `stg_gates`, its current version in `int_entity_versions` (rule count, holdouts), its rules in
+`int_entity_rules`, `gate_references` and `as_of`.
+
+| column | meaning |
+|---|---|
+| `gate_id`, `gate_name`, `description`, `id_type`, `status`, `gate_type`, `type_reason`, `is_enabled`, `checks_per_hour`, `team`, `owner_id`, `owner_name`, `owner_type`, `owner_email`, `creator_name`, `created_at`, `last_modifier_name`, `last_modified_at`, `version` | as in `stg_gates` |
+| `days_since_created`, `days_since_modified` | whole days (24 h) from `created_at` / `last_modified_at` to `as_of.as_of_at` |
+| `rule_count` | rules of the current version |
+| `min_pass_percentage`, `max_pass_percentage` | over those rules; null without rules |
+| `has_everyone_rule` | a rule whose conditions are all `public` (the console's Everyone condition), or that has none |
+| `has_everyone_rule_at_100`, `has_everyone_rule_at_0` | such a rule passes 100% / 0% |
+| `rollout_state` | `no rules`; `0%` (every rule passes 0%); `100%` (every rule passes 100% and one is an everyone rule: the console's `rolloutRate=100`); `partial` otherwise |
+| `holdout_ids` | the gate's own `holdoutIDs`, comma-separated |
+| `referencing_gate_ids`, `referencing_config_ids`, `referencing_holdout_ids` | from `gate_references`, comma-separated; null when none |
+| `referenced_by_count` | rows in `gate_references` for the gate |
+| `version_seen_at` | when gatehouse first loaded this version (`valid_from`) |
+| `gate_version_id` | the current version's row |
+#}
+with gates as (
+    select * from {{ ref('stg_gates') }}
+),
+
+versions as (
+    select * from {{ ref('int_entity_versions') }}
+    where entity_type = 'gate' and is_current
+),
+
+gate_rules as (
+    select * from {{ ref('int_entity_rules') }}
+    where entity_type = 'gate'
+),
+
+gate_references as (
+    select * from {{ ref('gate_references') }}
+),
+
+as_of as (
+    select * from {{ ref('as_of') }}
+),
+
+rule_summary as (
+    select
+        gate_rules.version_id,
+        min(gate_rules.pass_percentage) as min_pass_percentage,
+        max(gate_rules.pass_percentage) as max_pass_percentage,
+        count(case when gate_rules.is_everyone_rule then 1 end) > 0 as has_everyone_rule,
+        count(case when gate_rules.is_everyone_rule and gate_rules.pass_percentage >= 100 then 1 end) > 0 as has_everyone_rule_at_100,
+        count(case when gate_rules.is_everyone_rule and gate_rules.pass_percentage <= 0 then 1 end) > 0 as has_everyone_rule_at_0
+    from gates
+    inner join gate_rules
+        on gate_rules.version_id = gates.gate_version_id
+    group by gate_rules.version_id
+),
+
+reference_lists as (
+    select
+        referenced_gate_id,
+        string_agg(case when referrer_kind = 'gate' then referrer_id end, ', ' order by referrer_id) as referencing_gate_ids,
+        string_agg(case when referrer_kind = 'dynamic_config' then referrer_id end, ', ' order by referrer_id) as referencing_config_ids,
+        string_agg(case when referrer_kind = 'holdout' then referrer_id end, ', ' order by referrer_id) as referencing_holdout_ids,
+        count(*) as referenced_by_count
+    from gate_references
+    group by referenced_gate_id
+),
+
+final as (
+    select
+        gates.gate_id,
+        gates.gate_name,
+        gates.description,
+        gates.id_type,
+        gates.status,
+        gates.gate_type,
+        gates.type_reason,
+        gates.is_enabled,
+        gates.checks_per_hour,
+        gates.team,
+        gates.owner_id,
+        gates.owner_name,
+        gates.owner_type,
+        gates.owner_email,
+        gates.creator_name,
+        gates.created_at,
+        gates.last_modifier_name,
+        gates.last_modified_at,
+        gates.version,
+        cast(floor((extract(epoch from as_of.as_of_at) - extract(epoch from gates.created_at)) / 86400) as integer) as days_since_created,
+        cast(floor((extract(epoch from as_of.as_of_at) - extract(epoch from gates.last_modified_at)) / 86400) as integer) as days_since_modified,
+        versions.rule_count,
+        rule_summary.min_pass_percentage,
+        rule_summary.max_pass_percentage,
+        coalesce(rule_summary.has_everyone_rule, false) as has_everyone_rule,
+        coalesce(rule_summary.has_everyone_rule_at_100, false) as has_everyone_rule_at_100,
+        coalesce(rule_summary.has_everyone_rule_at_0, false) as has_everyone_rule_at_0,
+        case
+            when versions.rule_count = 0 then 'no rules'
+            when rule_summary.max_pass_percentage <= 0 then '0%'
+            when rule_summary.min_pass_percentage >= 100 and rule_summary.has_everyone_rule then '100%'
+            else 'partial'
+        end as rollout_state,
+        versions.holdout_ids,
+        reference_lists.referencing_gate_ids,
+        reference_lists.referencing_config_ids,
+        reference_lists.referencing_holdout_ids,
+        coalesce(reference_lists.referenced_by_count, 0) as referenced_by_count,
+        gates.valid_from as version_seen_at,
+        gates.gate_version_id
+    from gates
+    inner join versions
+        on versions.version_id = gates.gate_version_id
+    cross join as_of
+    left join rule_summary
+        on rule_summary.version_id = gates.gate_version_id
+    left join reference_lists
+        on reference_lists.referenced_gate_id = gates.gate_id
+)
+
+select * from final

@@ -1,0 +1,85 @@
+-- grain: one row per live gate and live entity that references it; key: referenced_gate_id, referrer_kind, referrer_id
+{#
+| column | meaning |
+|---|---|
+| `referenced_gate_id` | a live gate (`stg_gates`); references to gates that do not exist are left out |
+| `referrer_kind` | `gate`: another live gate's rule condition of type `passes_gate` / `fails_gate` names it in its target values; `dynamic_config`: the same in a live config's rule; `holdout`: a holdout lists it in `gateIDs` or as `targetingGateID`, or the gate lists the holdout in its own `holdoutIDs` |
+| `referrer_id` | the gate, config or holdout id |
+#}
+with gates as (
+    select * from {{ ref('stg_gates') }}
+),
+
+gate_dependencies as (
+    select * from {{ ref('int_gate_dependencies') }}
+),
+
+holdouts as (
+    select * from {{ ref('stg_holdouts') }}
+),
+
+holdout_gates as (
+    select * from {{ ref('stg_holdout_gates') }}
+),
+
+gate_holdouts as (
+    select * from {{ ref('stg_gate_holdouts') }}
+),
+
+from_gates_and_configs as (
+    select
+        referenced_gate_id,
+        entity_type as referrer_kind,
+        entity_id as referrer_id
+    from gate_dependencies
+    -- a gate that names itself does not keep itself alive
+    where entity_type <> 'gate' or referenced_gate_id <> entity_id
+),
+
+from_holdouts as (
+    select
+        holdout_gates.gate_id as referenced_gate_id,
+        'holdout' as referrer_kind,
+        holdouts.holdout_id as referrer_id
+    from holdouts
+    inner join holdout_gates
+        on holdout_gates.holdout_row_id = holdouts.holdout_row_id
+
+    union all
+
+    select
+        holdouts.targeting_gate_id as referenced_gate_id,
+        'holdout' as referrer_kind,
+        holdouts.holdout_id as referrer_id
+    from holdouts
+    where holdouts.targeting_gate_id is not null
+
+    union all
+
+    -- a gate's own holdoutIDs: the holdout applies to it, even when the holdout itself was not loaded
+    select
+        gates.gate_id as referenced_gate_id,
+        'holdout' as referrer_kind,
+        gate_holdouts.holdout_id as referrer_id
+    from gates
+    inner join gate_holdouts
+        on gate_holdouts.gate_version_id = gates.gate_version_id
+),
+
+all_references as (
+    select * from from_gates_and_configs
+    union
+    select * from from_holdouts
+),
+
+final as (
+    select
+        all_references.referenced_gate_id,
+        all_references.referrer_kind,
+        all_references.referrer_id
+    from all_references
+    inner join gates
+        on gates.gate_id = all_references.referenced_gate_id
+)
+
+select * from final

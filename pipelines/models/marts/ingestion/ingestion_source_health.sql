@@ -1,0 +1,130 @@
+-- grain: one row per ingestion run and source; key: run_id, source_name
+{#
+Sources listed in `sources` or in the granular history; statuses over all date stamps of the source.
+
+| column | meaning |
+|---|---|
+| `run_id`, `source_name`, `latest_source_status` | the source in the run (status null without granular history) |
+| `outcome` | `failed` (its own latest status is an error), `succeeded` (its own `pulse_complete`, or its run succeeded: a source's own history may stop at its download stages), `incomplete` (it did not fail but its run did), `running` |
+| `enqueued_at`, `enqueued_date` | the run's |
+| `date_stamp_count` | date stamps in its history |
+| `seconds_to_*`, `last_status_at`, `duration_seconds` | as for runs, from the run's `enqueued_at`, the earliest arrival at each stage over all date stamps |
+| `error_count`, `retry_count` | as for runs, within each date stamp's history |
+#}
+with runs as (
+    select * from {{ ref('stg_ingestion_runs') }}
+),
+
+run_health as (
+    select * from {{ ref('ingestion_run_health') }}
+),
+
+run_sources as (
+    select * from {{ ref('stg_ingestion_run_sources') }}
+),
+
+source_histories as (
+    select * from {{ ref('stg_ingestion_source_histories') }}
+),
+
+source_date_stamps as (
+    select * from {{ ref('stg_ingestion_source_date_stamps') }}
+),
+
+source_statuses as (
+    select * from {{ ref('stg_ingestion_source_statuses') }}
+),
+
+run_source_names as (
+    -- a source listed in `sources` may have no granular history yet
+    select
+        run_row_id,
+        source_name
+    from run_sources
+
+    union
+
+    select
+        run_row_id,
+        source_name
+    from source_histories
+),
+
+statuses as (
+    select
+        source_histories.run_row_id,
+        source_histories.source_name,
+        source_date_stamps.date_stamp,
+        source_statuses.status,
+        source_statuses.status_position,
+        source_statuses.status_at
+    from source_histories
+    inner join source_date_stamps
+        on source_date_stamps.source_history_row_id = source_histories.source_history_row_id
+    inner join source_statuses
+        on source_statuses.source_date_row_id = source_date_stamps.source_date_row_id
+),
+
+stage_times as (
+    -- over all date stamps of the source: the first time each stage was reached, errors retried within a date stamp
+    select
+        run_row_id,
+        source_name,
+        count(distinct date_stamp) as date_stamp_count,
+        min(case when status = 'started' then status_at end) as started_at,
+        min(case when status = 'download_started' then status_at end) as download_started_at,
+        min(case when status = 'download_complete' then status_at end) as download_complete_at,
+        min(case when status = 'metrics_started' then status_at end) as metrics_started_at,
+        min(case when status = 'metrics_complete' then status_at end) as metrics_complete_at,
+        min(case when status = 'pulse_started' then status_at end) as pulse_started_at,
+        min(case when status = 'pulse_complete' then status_at end) as pulse_complete_at,
+        max(status_at) as last_status_at,
+        count(case when status like '%error' then 1 end) as error_count,
+        count(case when status like '%error' and status_position > 0 then 1 end) as retry_count
+    from statuses
+    group by
+        run_row_id,
+        source_name
+),
+
+final as (
+    select
+        runs.run_id,
+        run_source_names.source_name,
+        source_histories.latest_source_status,
+        -- a source's own history may stop at its download stages (metrics and pulse are the run's), so
+        -- the run's outcome decides, unless the source failed itself
+        case
+            when source_histories.latest_source_status like '%error' then 'failed'
+            when source_histories.latest_source_status = 'pulse_complete' or run_health.outcome = 'succeeded' then 'succeeded'
+            when run_health.outcome = 'failed' then 'incomplete'
+            else 'running'
+        end as outcome,
+        run_health.enqueued_at,
+        run_health.enqueued_date,
+        coalesce(stage_times.date_stamp_count, 0) as date_stamp_count,
+        extract(epoch from stage_times.started_at) - extract(epoch from run_health.enqueued_at) as seconds_to_started,
+        extract(epoch from stage_times.download_started_at) - extract(epoch from run_health.enqueued_at) as seconds_to_download_started,
+        extract(epoch from stage_times.download_complete_at) - extract(epoch from run_health.enqueued_at) as seconds_to_download_complete,
+        extract(epoch from stage_times.metrics_started_at) - extract(epoch from run_health.enqueued_at) as seconds_to_metrics_started,
+        extract(epoch from stage_times.metrics_complete_at) - extract(epoch from run_health.enqueued_at) as seconds_to_metrics_complete,
+        extract(epoch from stage_times.pulse_started_at) - extract(epoch from run_health.enqueued_at) as seconds_to_pulse_started,
+        extract(epoch from stage_times.pulse_complete_at) - extract(epoch from run_health.enqueued_at) as seconds_to_pulse_complete,
+        stage_times.last_status_at,
+        extract(epoch from stage_times.last_status_at) - extract(epoch from run_health.enqueued_at) as duration_seconds,
+        coalesce(stage_times.error_count, 0) as error_count,
+        coalesce(stage_times.retry_count, 0) as retry_count
+    from run_source_names
+    inner join runs
+        on runs.run_row_id = run_source_names.run_row_id
+    inner join run_health
+        on run_health.run_id = runs.run_id
+    left join source_histories
+        on source_histories.run_row_id = run_source_names.run_row_id
+        and source_histories.source_name = run_source_names.source_name
+    left join stage_times
+        on stage_times.run_row_id = run_source_names.run_row_id
+        and stage_times.source_name = run_source_names.source_name
+)
+
+select * from final

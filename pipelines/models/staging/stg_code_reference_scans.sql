@@ -1,0 +1,22 @@
+-- grain: one row per repository per scan, the history of `gatehouse code-refs`; key: scan_id, repository
+{#
+From `console.code_reference_scans`: `scan_id`, `repository`, `branch`, `commit_sha` ← `commit`, `scanned_at` (UTC),
+`files_scanned`, `bytes_scanned`, `files_skipped_binary`, `files_skipped_large`, `files_excluded`,
+`reference_count`, `gate_count`, `dynamic_config_count`, `unknown_id_count`.
+#}
+select
+    scans.scan_id,
+    scans.repository,
+    scans.branch,
+    scans."commit" as commit_sha,
+    scans.scanned_at at time zone 'UTC' as scanned_at,
+    scans.files_scanned,
+    scans.bytes_scanned,
+    scans.files_skipped_binary,
+    scans.files_skipped_large,
+    scans.files_excluded,
+    scans.reference_count,
+    scans.gate_count,
+    scans.dynamic_config_count,
+    scans.unknown_id_count
+from {{ source('code_reference_scans') }} as scans

@@ -1,0 +1,12 @@
+-- grain: one row per experiment, group and reported day; key: experiment_id, group_id, exposure_date
+{#
+From `console.cumulative_exposures`: `experiment_id`; `group_id`; `group_name`; `exposure_date` ← `date` (date);
+`cumulative_exposures` ← `exposures`.
+#}
+select
+    exposures.experiment_id,
+    exposures.group_id,
+    exposures.group_name,
+    cast(exposures."date" as date) as exposure_date,
+    cast(exposures.exposures as bigint) as cumulative_exposures
+from {{ source('cumulative_exposures') }} as exposures

@@ -1,0 +1,8 @@
+-- grain: one row per live gate, its current scd2 version; key: gate_id
+{#
+The rows of `stg_gate_versions` with `is_current`, same columns.
+#}
+select
+    *
+from {{ ref('stg_gate_versions') }}
+where is_current

@@ -1,0 +1,13 @@
+-- grain: one row per ingestion run (merged on run id); key: run_id
+{#
+From `console.ingestion_runs`: `run_row_id` ← `_dlt_id`; `run_id`; `latest_status`; `run_trigger` ← `trigger`;
+`created_at`; `last_updated_at`.
+#}
+select
+    runs._dlt_id as run_row_id,
+    runs.run_id,
+    runs.latest_status,
+    runs."trigger" as run_trigger,
+    cast(runs.created_at as timestamp with time zone) at time zone 'UTC' as created_at,
+    cast(runs.last_updated_at as timestamp with time zone) at time zone 'UTC' as last_updated_at
+from {{ source('ingestion_runs') }} as runs

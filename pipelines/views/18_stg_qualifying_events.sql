@@ -1,9 +1,0 @@
--- grain: one row per qualifying event (merged on name); key: qualifying_event_name
-select
-    qualifying_events.name as qualifying_event_name,
-    qualifying_events.description,
-    qualifying_events.sql as event_sql,
-    qualifying_events.table_name,
-    qualifying_events.timestamp_column,
-    qualifying_events.timestamp_as_day
-from {{ source('qualifying_events') }} as qualifying_events

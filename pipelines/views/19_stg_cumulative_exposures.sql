@@ -1,8 +1,0 @@
--- grain: one row per experiment, group and reported day; key: experiment_id, group_id, exposure_date
-select
-    exposures.experiment_id,
-    exposures.group_id,
-    exposures.group_name,
-    cast(exposures."date" as date) as exposure_date,
-    cast(exposures.exposures as bigint) as cumulative_exposures
-from {{ source('cumulative_exposures') }} as exposures

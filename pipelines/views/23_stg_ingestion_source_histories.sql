@@ -1,8 +1,0 @@
--- grain: one row per source of a run's granularHistory; key: source_history_row_id
-select
-    granular_history._dlt_id as source_history_row_id,
-    granular_history._dlt_parent_id as run_row_id,
-    granular_history._dlt_list_idx as source_position,
-    granular_history.source as source_name,
-    granular_history.latest_source_status
-from {{ source('ingestion_runs__granular_history') }} as granular_history
