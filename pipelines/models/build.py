@@ -41,6 +41,7 @@ from sqlglot import exp
 from sqlglot.errors import ErrorLevel, ParseError, UnsupportedError
 
 from gatehouse.pipelines.errors import GatehouseError
+from gatehouse.sources.console.settings import DEFAULT_LATE_EXPOSURE_DAYS
 from gatehouse.pipelines.models.graph import SCHEMA, ViewDefinition, view_definitions
 
 log = logging.getLogger("gatehouse.views")
@@ -51,7 +52,7 @@ DEFAULT_PARAMETERS: dict[str, tuple[float, str]] = {
     "stale_warning_days": (7, "a gate that meets the stale rules within this many days is listed as approaching"),
     "target_sample_size": (10000, "exposures (all groups together) an experiment should reach; exposure_growth.days_to_target"),
     "stall_days": (3, "days without any new exposure after which an experiment is stalled"),
-    "late_days": (4, "a series lagging the service clock by 2 to this many days is late, beyond it concluded (sources.console late_exposure_days)"),
+    "late_days": (DEFAULT_LATE_EXPOSURE_DAYS, "a series lagging the service clock by 2 to this many days is late, beyond it concluded (sources.console late_exposure_days)"),
     "trend_flat_band": (0.1, "a 7-day pace within this share of the previous 7 days' pace is a flat trend"),
     "srm_p_value_threshold": (0.001, "exposure_srm.srm_detected when the chi-square p-value is below this"),
 }

@@ -1,0 +1,74 @@
+"""gatehouse as a user installs it: a wheel built from the repository's tracked files, installed without -e into
+a new virtual environment, runs the demo, the report and the notebooks from site-packages, and puts one name
+there, `gatehouse`.
+
+The new environment takes the third-party dependencies from this one (a path file pointing at its
+site-packages, whose own path files, the editable install among them, Python does not read, and JUPYTER_PATH
+for nbconvert's templates): only gatehouse itself comes from the wheel, and the commands run in a folder that
+is not the checkout.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+from zipfile import ZipFile
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.slow
+
+
+def run(*argv: str | Path, cwd: Path, **env: str) -> subprocess.CompletedProcess:
+    environment = {**os.environ, **env} if env else None
+    done = subprocess.run([str(a) for a in argv], cwd=cwd, env=environment, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, f"{argv}: {done.stderr[-3000:]}"
+    return done
+
+
+def test_the_wheel_runs_the_demo_the_report_and_the_notebooks(tmp_path):
+    source = tmp_path / "source"
+    tracked = subprocess.run(["git", "ls-files", "-z"], cwd=REPO, capture_output=True, check=True).stdout
+    for name in filter(None, tracked.decode().split("\0")):
+        if (REPO / name).is_file():
+            (source / name).parent.mkdir(parents=True, exist_ok=True)
+            (source / name).write_bytes((REPO / name).read_bytes())
+    wheels = tmp_path / "wheels"
+    run(sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", wheels, source, cwd=tmp_path)
+    [wheel] = wheels.glob("gatehouse-*.whl")
+    with ZipFile(wheel) as archive:
+        top_level = {name.split("/")[0] for name in archive.namelist()}
+        names = archive.namelist()
+    assert top_level == {"gatehouse", wheel.name.split("-py3")[0] + ".dist-info"}
+    assert "gatehouse/notebooks/stale_gates.ipynb" in names and "gatehouse/pipelines/models/marts/gates/stale_gates.sql" in names
+
+    env = tmp_path / "env"
+    run(sys.executable, "-m", "venv", "--without-pip", env, cwd=tmp_path)
+    python = env / "bin" / "python"
+    site = Path(run(python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])", cwd=tmp_path).stdout.strip())
+    (site / "gatehouse_test_dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    run(sys.executable, "-m", "pip", "--python", python, "install", "-q", "--no-deps", "--no-index", wheel, cwd=tmp_path)
+
+    work = tmp_path / "work"
+    work.mkdir()
+    where = run(python, "-c", "import gatehouse.pipelines.reports.report as r; print(r.__file__); print(r.NOTEBOOK_DIR)", cwd=work)
+    module, notebooks = where.stdout.split()
+    assert module.startswith(str(site)) and notebooks == str(site / "gatehouse" / "notebooks")
+
+    gatehouse = env / "bin" / "gatehouse"
+    # the shared dependencies' data files (nbconvert's templates) are under this environment's prefix
+    shared = {"JUPYTER_PATH": str(Path(sys.prefix) / "share" / "jupyter")}
+    run(gatehouse, "run", "--demo", "--no-progress", cwd=work)
+    report = run(gatehouse, "report", "--duckdb", "demo.duckdb", cwd=work, **shared)
+    assert report.stdout.splitlines()[-3:] == ["  reports/stale_gates.html", "  reports/exposure_growth.html", "  reports/ingestion_health.html"]
+    for name in ("stale_gates", "exposure_growth", "ingestion_health"):
+        html = (work / "reports" / f"{name}.html").read_text()
+        assert "data:image/png;base64," in html, f"{name}: the notebook ran and drew its charts"
+    # the notebooks open on their own too, from the installed package, against the demo's snapshot
+    run(python, "-m", "nbconvert", "--to", "notebook", "--execute", "--output", work / "run.ipynb",
+        site / "gatehouse" / "notebooks" / "stale_gates.ipynb", cwd=work, GATEHOUSE_DUCKDB=str(work / "demo.duckdb"), **shared)  # fmt: skip
+    assert "Data in `" in (work / "run.ipynb").read_text()
