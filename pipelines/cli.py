@@ -31,6 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
     # command cannot stop the others from loading.
     from pipelines import console_commands, report, run_command, sql_command, twin_command
     from pipelines.code_refs import command as code_refs
+    from pipelines.alerts import command as alerts
 
     parser = argparse.ArgumentParser(
         prog="gatehouse",
@@ -39,7 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("-v", "--verbose", action="count", default=0, help="more log output (-vv for debug)")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for module in (run_command, report, sql_command, code_refs, console_commands, twin_command):
+    for module in (run_command, report, sql_command, code_refs, alerts, console_commands, twin_command):
         module.register(commands)
     return parser
 
