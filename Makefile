@@ -37,6 +37,7 @@ docs: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python -m bench.run
 	$(BIN)/python -m bench.analysis_layer
+	$(BIN)/python -m bench.dagster_assets
 
 clean:
 	rm -rf $(VENV) demo.duckdb demo.snapshot.duckdb .demo.duckdb.dlt .demo.duckdb.dlt.lock reports .pytest_cache bench/out

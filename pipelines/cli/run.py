@@ -24,6 +24,7 @@ examples:
   gatehouse run --destination postgres       # credentials from dlt config, e.g. DESTINATION__POSTGRES__CREDENTIALS
   gatehouse run --full-refresh               # drop the console tables and state, load everything again
   gatehouse run --repoint                    # the dataset's console changed on purpose (a rotated key, a new URL)
+  gatehouse run --alerts                     # then tell Slack / a webhook what is new (gatehouse alerts --help)
   gatehouse run --lock-timeout 900           # wait up to 15 minutes for a notebook holding the DuckDB file
 
 settings ([sources.console] in .dlt/config.toml and .dlt/secrets.toml, or environment variables):
@@ -69,6 +70,8 @@ def register(subparsers: Any) -> None:
                         help="load a console other than the one the dataset holds (refused without this flag): its"
                         " history continues and what the new console lacks is retired; with --full-refresh it starts over")
     parser.add_argument("--no-progress", action="store_true", help="no progress lines while running")
+    parser.add_argument("--alerts", action="store_true",
+                        help="after the run, send what is new (gatehouse alerts), or that the run failed; never fails the run")
     parser.set_defaults(handler=handle_run)
 
     views = add_command(subparsers, "views", help=VIEWS_HELP, description=VIEWS_DESCRIPTION, epilog=VIEWS_EPILOG)
@@ -94,9 +97,16 @@ def handle_run(args: argparse.Namespace) -> int:
         if args.demo:
             log.info("demo: a small console twin in this process, at %s", demo_args["base_url"])
         options.source_args = dict(demo_args)
-        summary = run_extraction(options)
+        if args.alerts:
+            from gatehouse.pipelines.alerts.dispatch import run_with_alerts
+
+            summary, alerted = run_with_alerts(options)
+        else:
+            summary, alerted = run_extraction(options), None
     print(f"gatehouse: {options.destination.label()}")
     for line in summary.lines():
+        print(line)
+    for line in alerted.lines() if alerted else ():
         print(line)
     return 0
 

@@ -1,0 +1,158 @@
+"""What an alert can be about: conditions read from the analysis views, each with a stable key.
+
+A condition is a fact that holds now (an experiment has a sample-ratio mismatch); its key names it
+across runs, so a ledger can tell a condition that is new from one a person was already told about.
+The thresholds are the views' own (`analytics.view_parameters`): an alert says what the views say.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+from gatehouse.pipelines.warehouse.destination import Reader
+
+SRM = "srm"
+STALLED = "stalled"
+INGESTION_FAILED = "ingestion_failed"
+STALE_GATE = "stale_gate"
+RUN_FAILED = "run_failed"
+# The kinds read from the views; a failed run is known only to the process that ran it.
+VIEW_KINDS = (SRM, STALLED, INGESTION_FAILED, STALE_GATE)
+# Gates listed per owner in one message; the rest are counted (analytics.stale_gates_by_owner lists all).
+GATES_PER_MESSAGE = 10
+
+
+@dataclass(frozen=True)
+class Condition:
+    kind: str
+    key: str
+    text: str
+    # Conditions of one kind and group make one message (stale gates: one message per owner).
+    group: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class Message:
+    kind: str
+    text: str
+    keys: tuple[str, ...]
+
+
+def current_conditions(reader: Reader) -> list[Condition]:
+    """Every condition the views show now, in a stable order."""
+    return [*srm_conditions(reader), *stalled_conditions(reader), *ingestion_conditions(reader), *stale_gate_conditions(reader)]
+
+
+def srm_conditions(reader: Reader) -> list[Condition]:
+    rows = reader.rows(
+        """
+        select experiment_id, p_value, p_value_threshold, total_exposures, most_deviating_group_name,
+               most_deviating_group_id, most_deviating_observed_share, most_deviating_expected_share
+        from analytics.exposure_srm
+        where srm_detected
+        order by experiment_id
+        """
+    )
+    return [
+        Condition(
+            SRM,
+            f"{SRM}:{experiment_id}",
+            f"Sample-ratio mismatch in experiment {experiment_id}: p = {p_value:.1e} (below {threshold:g}) over"
+            f" {total:,} exposures; group {group_name or group_id} has {observed:.1%} of them, {expected:.1%} expected.",
+        )
+        for experiment_id, p_value, threshold, total, group_name, group_id, observed, expected in rows
+    ]
+
+
+def stalled_conditions(reader: Reader) -> list[Condition]:
+    rows = reader.rows(
+        """
+        select experiment_id, days_without_growth, last_growth_date, total_exposures
+        from analytics.exposure_growth
+        where is_stalled
+        order by experiment_id
+        """
+    )
+    return [
+        Condition(
+            STALLED,
+            f"{STALLED}:{experiment_id}",
+            f"Experiment {experiment_id} has stalled: no new exposures for {days} days"
+            f" (last growth {_day(last_growth)}, {total or 0:,} exposures in all).",
+        )
+        for experiment_id, days, last_growth, total in rows
+    ]
+
+
+def ingestion_conditions(reader: Reader) -> list[Condition]:
+    rows = reader.rows(
+        """
+        select source_name, run_id, enqueued_at, latest_source_status
+        from analytics.ingestion_source_health
+        where outcome = 'failed'
+        order by source_name, enqueued_at, run_id
+        """
+    )
+    return [
+        Condition(
+            INGESTION_FAILED,
+            f"{INGESTION_FAILED}:{run_id}:{source}",
+            f"Ingestion source {source} failed in run {run_id} (enqueued {_minute(enqueued)}, last status {status}).",
+        )
+        for source, run_id, enqueued, status in rows
+    ]
+
+
+def stale_gate_conditions(reader: Reader) -> list[Condition]:
+    # 'approaching' is a warning the reports show; a gate that meets the rules or is marked stale is the news.
+    rows = reader.rows(
+        """
+        select gate_id, coalesce(owner_id, owner_name, '(no owner)'), coalesce(owner_name, '(no owner)'),
+               owner_email, staleness, type_reason, recommended_action
+        from analytics.stale_gates
+        where staleness in ('marked stale', 'meets stale rules')
+        order by gate_id
+        """
+    )
+    return [
+        Condition(
+            STALE_GATE,
+            f"{STALE_GATE}:{gate_id}",
+            f"{gate_id} ({staleness}, {reason}): {action}",
+            group=f"{owner_name} <{owner_email}>" if owner_email else owner_name,
+        )
+        for gate_id, _owner_key, owner_name, owner_email, staleness, reason, action in rows
+    ]
+
+
+def failed_run_condition(error: str, label: str) -> Condition:
+    # One key for every failure: a person hears of the first, and again only after a run has succeeded.
+    return Condition(RUN_FAILED, RUN_FAILED, f"gatehouse run failed on {label}: {error}")
+
+
+def messages(conditions: list[Condition]) -> list[Message]:
+    """One message per condition, except stale gates: one per owner, the gates listed."""
+    out: list[Message] = []
+    owners: dict[str, list[Condition]] = {}
+    for condition in conditions:
+        if condition.kind == STALE_GATE:
+            owners.setdefault(condition.group or "(no owner)", []).append(condition)
+        else:
+            out.append(Message(condition.kind, condition.text, (condition.key,)))
+    for owner, gates in sorted(owners.items()):
+        listed = [f"  - {gate.text}" for gate in gates[:GATES_PER_MESSAGE]]
+        if len(gates) > GATES_PER_MESSAGE:
+            listed.append(f"  - and {len(gates) - GATES_PER_MESSAGE} more (analytics.stale_gates)")
+        noun = "gate has" if len(gates) == 1 else "gates have"
+        out.append(Message(STALE_GATE, "\n".join([f"{len(gates)} {noun} become stale, owner {owner}:", *listed]),
+                           tuple(gate.key for gate in gates)))
+    return out
+
+
+def _day(value: object) -> str:
+    return f"{value:%Y-%m-%d}" if hasattr(value, "strftime") else "never"
+
+
+def _minute(value: object) -> str:
+    return f"{value:%Y-%m-%d %H:%M} UTC" if hasattr(value, "strftime") else "unknown"

@@ -1,0 +1,105 @@
+"""Where alerts go: a Slack incoming webhook (dlt's own `runtime.slack_incoming_hook` setting) and/or a
+generic JSON webhook (`gatehouse.alerts.webhook_url`), one POST each per alerting.
+
+A channel that refuses, fails or times out is one line and never fails the load; the URLs are secrets
+(a Slack hook is its own credential), so no line and no message names them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+import dlt
+import httpx
+
+from gatehouse.pipelines.alerts.conditions import Message
+from gatehouse.pipelines.errors import GatehouseError
+from gatehouse.pipelines.logs import redacting_filter
+
+SLACK = "slack"
+WEBHOOK = "webhook"
+SLACK_SETTING = "runtime.slack_incoming_hook"  # RUNTIME__SLACK_INCOMING_HOOK, [runtime] in .dlt/secrets.toml
+WEBHOOK_SETTING = "gatehouse.alerts.webhook_url"  # GATEHOUSE__ALERTS__WEBHOOK_URL
+TIMEOUT_SETTING = "gatehouse.alerts.timeout"  # GATEHOUSE__ALERTS__TIMEOUT, seconds
+DEFAULT_TIMEOUT_S = 10.0
+LABELS = {SLACK: "the Slack webhook", WEBHOOK: "the alert webhook"}
+
+
+@dataclass(frozen=True)
+class Channel:
+    name: str
+    url: str
+
+    def __repr__(self) -> str:  # the URL is a credential
+        return f"Channel({self.name})"
+
+
+def configured_channels() -> list[Channel]:
+    """The channels dlt's configuration names, each URL added to the secrets every log line is redacted of."""
+    channels = []
+    for name, setting in ((SLACK, SLACK_SETTING), (WEBHOOK, WEBHOOK_SETTING)):
+        url = dlt.secrets.get(setting)
+        if url:
+            url = str(url).strip()
+            redacting_filter.add(url)
+            channels.append(Channel(name, url))
+    return channels
+
+
+def alert_timeout() -> float:
+    configured = dlt.config.get(TIMEOUT_SETTING)
+    if configured is None:
+        return DEFAULT_TIMEOUT_S
+    try:
+        seconds = float(configured)
+    except (TypeError, ValueError):
+        raise GatehouseError(f"{TIMEOUT_SETTING} must be a number of seconds, not {configured!r}") from None
+    if not seconds > 0:
+        raise GatehouseError(f"{TIMEOUT_SETTING} must be more than 0 seconds, not {configured!r}")
+    return seconds
+
+
+def redact(text: str) -> str:
+    """A message as any log line would be: no known secret in it (keys, tokens, passwords, the hooks)."""
+    for secret in redacting_filter.secrets:
+        text = text.replace(secret, "***")
+    return text
+
+
+def heading(label: str, count: int) -> str:
+    return f"gatehouse: {count} new alert{'s' if count != 1 else ''} for {label}"
+
+
+def payload(channel: Channel, label: str, messages: list[Message]) -> dict:
+    if channel.name == SLACK:
+        # Slack's incoming webhook takes one text; dlt's own send_slack_message sends the same shape.
+        return {"text": "\n\n".join([heading(label, len(messages)), *(m.text for m in messages)]), "mrkdwn": False}
+    return {
+        "source": "gatehouse",
+        "destination": label,
+        "alerts": [{"kind": m.kind, "keys": list(m.keys), "text": m.text} for m in messages],
+    }
+
+
+def post(channel: Channel, body: dict, timeout_s: float, transport: Optional[httpx.BaseTransport] = None) -> Optional[str]:
+    """POSTs one alerting to a channel; None when it was taken, else the one line saying why not."""
+    where = LABELS[channel.name]
+    try:
+        with httpx.Client(timeout=timeout_s, transport=transport, follow_redirects=False) as client:
+            response = client.post(channel.url, json=body)
+    except httpx.TimeoutException:
+        return f"{where} did not answer within {timeout_s:g} s"
+    except httpx.InvalidURL:
+        return f"{where} is not a valid URL (setting {SLACK_SETTING if channel.name == SLACK else WEBHOOK_SETTING})"
+    except httpx.HTTPError as err:
+        return f"{where} could not be reached: {redact(_reason(err))}"
+    if response.status_code >= 300:
+        return f"{where} answered HTTP {response.status_code}"
+    return None
+
+
+def _reason(err: Exception) -> str:
+    # httpx's messages may quote the URL; the reason alone is what a person can act on
+    reason = str(err).splitlines()[0] if str(err).strip() else type(err).__name__
+    return reason.split(" for url ")[0]

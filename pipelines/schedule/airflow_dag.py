@@ -1,0 +1,106 @@
+"""An example Airflow DAG for gatehouse: copy this file into your DAGs folder (gatehouse installed beside Airflow).
+
+Three tasks, daily at 06:00 UTC, one DAG run at a time:
+
+    extract  ->  report  ->  alerts
+
+- `extract` is gatehouse's own run (`gatehouse.pipelines.run.steps.run_extraction`), not dlt's `PipelineTasksGroup`: that one
+  points DLT_DATA_DIR at a temporary folder and wipes it, losing the pending packages a run killed while
+  loading leaves for the next run to complete. Here the pipeline's working folder is kept: beside the DuckDB
+  file (`gatehouse.duckdb` -> `.gatehouse.duckdb.dlt`), or dlt's own folder (~/.dlt/pipelines) for a warehouse.
+  A failure fails the task with gatehouse's one line, and leaves that line for `alerts`.
+- `report` writes the three HTML reports (setting `gatehouse.reports_dir`, default ./reports).
+- `alerts` runs whatever happened before it (trigger rule all_done): a failed run is told; after a good run,
+  what is new (`gatehouse alerts`). A channel that fails is logged, never fails the DAG run.
+
+Configuration is dlt's, as for `gatehouse run`: [sources.console] base_url / api_key, `gatehouse.destination`
+(GATEHOUSE__DESTINATION; credentials as DESTINATION__POSTGRES__CREDENTIALS...) or `gatehouse.duckdb`
+(GATEHOUSE__DUCKDB), and the alert channels (`runtime.slack_incoming_hook`, `gatehouse.alerts.webhook_url`).
+The task callables are plain functions of Airflow's context, so they run (and are tested) without Airflow.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Optional
+
+import dlt
+
+log = logging.getLogger("gatehouse.airflow")
+
+DAG_ID = "gatehouse"
+SCHEDULE = "0 6 * * *"
+ERROR_XCOM = "gatehouse_error"
+
+
+def destination() -> Any:
+    from gatehouse.pipelines.warehouse.destination import Destination
+
+    return Destination.from_flags(dlt.config.get("gatehouse.destination"), dlt.config.get("gatehouse.duckdb"))
+
+
+def extract(ti: Any = None, source_args: Optional[dict[str, Any]] = None, **_: Any) -> dict[str, Any]:
+    """gatehouse's run; its summary as the task's XCom, or its one-line error for `alerts` before failing."""
+    from gatehouse.pipelines.errors import GatehouseError
+    from gatehouse.pipelines.run.steps import RunOptions, run_extraction
+    from gatehouse.sources.console.errors import ConsoleError
+
+    target = destination()
+    try:
+        summary = run_extraction(RunOptions(destination=target, progress=False, source_args=dict(source_args or {})))
+    except (GatehouseError, ConsoleError) as err:
+        if ti is not None:
+            ti.xcom_push(key=ERROR_XCOM, value=str(err))
+        raise GatehouseError(str(err)) from None
+    for line in summary.lines():
+        log.info("%s", line)
+    return {"destination": target.label(), "rows": sum(summary.rows_loaded.values()), "requests": summary.requests,
+            "new_versions": summary.new_versions, "retired": summary.retired, "load_id": summary.load_id}
+
+
+def report(reports_dir: Optional[str] = None, **_: Any) -> list[str]:
+    """`gatehouse report`: the notebooks against the snapshot the run published; the HTML paths as XCom."""
+    from gatehouse.pipelines.reports.report import prepare, write_reports
+
+    target = destination()
+    log.info("%s", prepare(target))
+    out = Path(reports_dir or dlt.config.get("gatehouse.reports_dir") or "reports")
+    return [str(written.html) for written in write_reports(target.for_reading(), out)]
+
+
+def alerts(ti: Any = None, **_: Any) -> list[str]:
+    """What is new since the last alert, or the failed run `extract` left its line for; never fails."""
+    from gatehouse.pipelines.alerts.dispatch import send_alerts
+
+    error = ti.xcom_pull(task_ids="extract", key=ERROR_XCOM) if ti is not None else None
+    try:
+        lines = send_alerts(destination(), run_error=error, after_run=True).lines()
+    except Exception as err:  # noqa: BLE001 - alerting never fails the DAG run; the reason is logged
+        lines = [f"alerts: not sent: {str(err).splitlines()[0] if str(err) else type(err).__name__}"]
+    for line in lines:
+        log.info("%s", line)
+    return lines
+
+
+try:
+    from airflow.providers.standard.operators.python import PythonOperator
+    from airflow.sdk import DAG
+except ImportError:  # Airflow not installed: the callables above stay importable
+    DAG = None
+
+if DAG is not None:
+    with DAG(
+        dag_id=DAG_ID,
+        schedule=SCHEDULE,
+        start_date=datetime(2026, 1, 1, tzinfo=timezone.utc),
+        catchup=False,
+        max_active_runs=1,  # gatehouse locks the pipeline anyway; a second run would only wait
+        default_args={"retries": 0},  # a failed load is completed by the next run, not retried blindly
+        tags=["gatehouse"],
+    ) as dag:
+        extract_task = PythonOperator(task_id="extract", python_callable=extract)
+        report_task = PythonOperator(task_id="report", python_callable=report)
+        alerts_task = PythonOperator(task_id="alerts", python_callable=alerts, trigger_rule="all_done")
+        extract_task >> report_task >> alerts_task

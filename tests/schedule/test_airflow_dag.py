@@ -1,0 +1,141 @@
+"""The example Airflow DAG: its wiring, and its task callables run in order against the twin.
+
+Airflow itself is not in the `test` extra (about 80 more packages; docs/scheduling.md has the numbers): the
+DAG file is imported once with stand-ins for the two Airflow names it uses, which record the DAG and its
+tasks, so the file's own code runs; with Airflow installed, `DagBag` imports it for real as well.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import types
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+from gatehouse.console_twin import ConsoleTwin
+from gatehouse.pipelines.errors import GatehouseError
+from gatehouse.pipelines.schedule import airflow_dag
+from tests.alerts.receiver import Receiver, receiving
+
+DAG_FILE = Path(airflow_dag.__file__)
+BASE_URL = "http://console-twin.airflow.invalid"
+
+
+class FakeTaskInstance:
+    """XCom as Airflow keeps it between the tasks of one DAG run."""
+
+    def __init__(self) -> None:
+        self.xcom: dict[tuple[str, str], Any] = {}
+        self.task_id = ""
+
+    def xcom_push(self, key: str, value: Any) -> None:
+        self.xcom[(self.task_id, key)] = value
+
+    def xcom_pull(self, task_ids: str, key: str) -> Any:
+        return self.xcom.get((task_ids, key))
+
+
+def run_dag(ti: FakeTaskInstance, source_args: dict[str, Any], reports_dir: Path) -> dict[str, Any]:
+    """The three callables in the DAG's order, as Airflow calls them: extract's failure does not stop alerts."""
+    results: dict[str, Any] = {}
+    ti.task_id = "extract"
+    try:
+        results["extract"] = airflow_dag.extract(ti=ti, source_args=source_args)
+        ti.task_id = "report"
+        results["report"] = airflow_dag.report(ti=ti, reports_dir=str(reports_dir))
+    except GatehouseError as err:
+        results["error"] = str(err)
+    ti.task_id = "alerts"
+    results["alerts"] = airflow_dag.alerts(ti=ti)
+    return results
+
+
+def test_the_dag_file_wires_extract_report_alerts(monkeypatch):
+    made: dict[str, Any] = {}
+
+    class DAG:
+        def __init__(self, **kwargs: Any) -> None:
+            made["dag"], self.kwargs, self.tasks = kwargs, kwargs, []
+
+        def __enter__(self) -> "DAG":
+            made["context"] = self
+            return self
+
+        def __exit__(self, *exc: Any) -> None:
+            pass
+
+    class PythonOperator:
+        def __init__(self, task_id: str, python_callable: Any, trigger_rule: str = "all_success") -> None:
+            self.task_id, self.python_callable, self.trigger_rule, self.downstream = task_id, python_callable, trigger_rule, []
+            made["context"].tasks.append(self)
+
+        def __rshift__(self, other: "PythonOperator") -> "PythonOperator":
+            self.downstream.append(other.task_id)
+            return other
+
+    sdk = types.ModuleType("airflow.sdk")
+    sdk.DAG = DAG
+    operators = types.ModuleType("airflow.providers.standard.operators.python")
+    operators.PythonOperator = PythonOperator
+    for name in ("airflow", "airflow.providers", "airflow.providers.standard", "airflow.providers.standard.operators"):
+        monkeypatch.setitem(sys.modules, name, types.ModuleType(name))
+    monkeypatch.setitem(sys.modules, "airflow.sdk", sdk)
+    monkeypatch.setitem(sys.modules, "airflow.providers.standard.operators.python", operators)
+    module = importlib.reload(airflow_dag)
+    try:
+        assert made["dag"]["dag_id"] == "gatehouse" and made["dag"]["schedule"] == "0 6 * * *"
+        assert made["dag"]["max_active_runs"] == 1 and made["dag"]["catchup"] is False
+        tasks = {task.task_id: task for task in module.dag.tasks}
+        assert list(tasks) == ["extract", "report", "alerts"]
+        assert tasks["extract"].downstream == ["report"] and tasks["report"].downstream == ["alerts"]
+        assert tasks["alerts"].trigger_rule == "all_done"
+        assert [tasks[t].python_callable.__name__ for t in tasks] == ["extract", "report", "alerts"]
+    finally:
+        monkeypatch.undo()
+        importlib.reload(airflow_dag)
+
+
+@pytest.fixture(scope="module")
+def setup(tmp_path_factory) -> Iterator[tuple[ConsoleTwin, Path, Receiver]]:
+    work = tmp_path_factory.mktemp("airflow")
+    twin = ConsoleTwin(size="small", seed=3)
+    with receiving() as receiver, pytest.MonkeyPatch.context() as env:
+        env.setenv("GATEHOUSE__DUCKDB", str(work / "gatehouse.duckdb"))
+        env.setenv("GATEHOUSE__ALERTS__WEBHOOK_URL", receiver.base_url + "/hook")
+        env.setenv("RUNTIME__LOG_LEVEL", "ERROR")
+        yield twin, work, receiver
+
+
+def twin_args(twin: ConsoleTwin, **overrides: Any) -> dict[str, Any]:
+    return {"base_url": BASE_URL, "api_key": twin.settings.api_key, "experiment_ids": twin.experiment_ids,
+            "ingestion_run_ids": twin.ingestion_run_ids, "transport": twin.transport(), **overrides}
+
+
+def test_the_task_callables_load_report_and_alert_keeping_the_pipeline_folder(setup):
+    twin, work, receiver = setup
+    first = run_dag(FakeTaskInstance(), twin_args(twin), work / "reports")
+    assert first["extract"]["rows"] > 0 and first["extract"]["destination"] == str(work / "gatehouse.duckdb")
+    assert sorted(Path(p).name for p in first["report"]) == ["exposure_growth.html", "ingestion_health.html", "stale_gates.html"]
+    assert first["alerts"][0].startswith("alerts: sent ") and len(receiver.posts) == 1
+    # the pipeline's working folder stays beside the database, for the next run to continue from
+    assert (work / ".gatehouse.duckdb.dlt" / "gatehouse" / "state.json").is_file()
+
+    receiver.reset()
+    twin.advance(days=1)
+    second = run_dag(FakeTaskInstance(), twin_args(twin), work / "reports")
+    assert second["extract"]["new_versions"]["gates"] < first["extract"]["new_versions"]["gates"]
+    assert all(alert["keys"] for post in receiver.posts for alert in post.body["alerts"])
+
+
+def test_a_failed_extract_fails_its_task_and_alerts_tells_it(setup):
+    twin, work, receiver = setup
+    receiver.reset()
+    ti = FakeTaskInstance()
+    failed = run_dag(ti, twin_args(twin, api_key="wrong-key-for-airflow"), work / "reports")
+    assert "report" not in failed and ti.xcom[("extract", airflow_dag.ERROR_XCOM)] == failed["error"]
+    [post] = receiver.posts
+    assert [a["keys"] for a in post.body["alerts"]] == [["run_failed"]]
+    assert failed["error"] in post.body["alerts"][0]["text"] and "wrong-key-for-airflow" not in post.raw
