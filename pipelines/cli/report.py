@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from gatehouse.pipelines.cli.parser import add_command
-from gatehouse.pipelines.reports.report import DEFAULT_OUT, prepare, write_reports
+from gatehouse.pipelines.reports.report import DEFAULT_OUT, NotebookKernel, prepare, write_reports
 from gatehouse.pipelines.warehouse import destination as destinations
 
 EPILOG = """\
@@ -38,9 +38,11 @@ def register(subparsers: Any) -> None:
 def handle(args: argparse.Namespace) -> int:
     destination = destinations.from_arguments(args)
     out = Path(args.out)
-    summary = prepare(destination, timeout_s=args.lock_timeout)
-    # The notebooks read the snapshot just published: a run started meanwhile never waits for them.
-    reports = write_reports(destination.for_reading(), out)
+    # The kernel starts, and imports what the notebooks use, while the views are refreshed and summarised.
+    with NotebookKernel(destination.notebook_environment()) as kernel:
+        summary = prepare(destination, timeout_s=args.lock_timeout)
+        # The notebooks read the snapshot just published: a run started meanwhile never waits for them.
+        reports = write_reports(destination.for_reading(), out, kernel)
     print(summary)
     print("reports:")
     for report in reports:

@@ -29,6 +29,8 @@ CHART_STYLE = {
     "axes.spines.right": False,
     "axes.grid": True,
     "grid.alpha": 0.3,
+    # laid out while drawn: no second draw for a tight bounding box when saved
+    "figure.constrained_layout.use": True,
 }
 
 
@@ -123,6 +125,6 @@ def show(figure: Any, alt: str) -> None:
     from IPython.display import Image, display
 
     buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", bbox_inches="tight")
+    figure.savefig(buffer, format="png")
     plt.close(figure)
     display(Image(data=buffer.getvalue(), format="png", alt=alt))

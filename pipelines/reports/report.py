@@ -22,6 +22,8 @@ from typing import Any, Iterator
 from gatehouse.pipelines.warehouse.destination import Destination, Reader
 from gatehouse.pipelines.code_refs.summary import summary_lines as code_reference_lines
 from gatehouse.pipelines.errors import GatehouseError
+from gatehouse.pipelines.reports import lists
+from gatehouse.pipelines.reports.format import and_more, minute
 
 log = logging.getLogger("gatehouse.report")
 
@@ -60,13 +62,69 @@ def prepare(destination: Destination, timeout_s: float | None = None) -> str:
         return summarise(reader, destination.label())
 
 
-def write_reports(destination: Destination, out: Path) -> list[Report]:
+class NotebookKernel:
+    """One Python kernel for all the notebooks, started at once: its start-up and the imports the notebooks
+    need (pandas, matplotlib, dlt's SQL client: seconds) are paid once, not once per notebook, and overlap the
+    work done before the first notebook. Each notebook begins with an empty namespace (`%reset -f`), as it
+    would in a fresh kernel, so one that leaned on another's variables would fail here as in Jupyter."""
+
+    def __init__(self, env: dict[str, str]) -> None:
+        self.env = {**os.environ, **env}
+        self.manager: Any = None
+        self.client: Any = None
+
+    def __enter__(self) -> "NotebookKernel":
+        from jupyter_client.manager import KernelManager
+
+        self.manager = KernelManager(kernel_name="python3")
+        # The kernel's own stderr only says it talks over loopback TCP; errors come back through the client.
+        self.manager.start_kernel(env=self.env, cwd=str(NOTEBOOK_DIR), stderr=subprocess.DEVNULL,
+                                  extra_arguments=[f"--IPKernelApp.exec_lines={PRELOAD!r}"])
+        return self
+
+    def ready(self) -> Any:
+        if self.client is None:
+            self.client = self.manager.client()
+            self.client.start_channels()
+            try:
+                self.client.wait_for_ready(timeout=CELL_TIMEOUT_S)
+            except RuntimeError as err:
+                raise GatehouseError(f"the notebooks' Python kernel did not start: {_last_line(err)}") from err
+        return self.client
+
+    def fresh(self, env: dict[str, str]) -> None:
+        """An empty namespace, and where the next notebook reads (its parameters cell reads the environment)."""
+        client = self.ready()
+        msg_id = client.execute(f"%reset -f\nimport os\nos.environ.update({env!r})\ndel os",
+                                silent=True, store_history=False)
+        while True:
+            reply = client.get_shell_msg(timeout=CELL_TIMEOUT_S)
+            if reply["parent_header"].get("msg_id") == msg_id:
+                break
+        if reply["content"]["status"] != "ok":
+            raise GatehouseError(f"the notebooks' Python kernel failed to reset: {reply['content'].get('evalue')}")
+
+    def __exit__(self, *exc: object) -> None:
+        if self.client is not None:
+            self.client.stop_channels()
+        if self.manager is not None and self.manager.has_kernel:
+            self.manager.shutdown_kernel(now=True)
+
+
+# What every notebook imports first, imported while the kernel starts (the notebooks import them again).
+PRELOAD = "import pandas, matplotlib; matplotlib.use('Agg'); import matplotlib.pyplot, gatehouse.pipelines.reports.notebook"
+
+
+def write_reports(destination: Destination, out: Path, kernel: NotebookKernel | None = None) -> list[Report]:
+    if kernel is None:
+        with NotebookKernel(destination.notebook_environment()) as own:
+            return write_reports(destination, out, own)
     out.mkdir(parents=True, exist_ok=True)
     # Every report is written beside its place and renamed into it only once all are made: a notebook that
     # fails leaves the earlier reports as they were, never a mix of old and new.
     staged: list[tuple[Path, Report]] = []
     try:
-        for report in _executed(destination, out):
+        for report in _executed(destination, out, kernel):
             staged.append(report)
         for partial, report in staged:
             os.replace(partial, report.html)
@@ -76,29 +134,24 @@ def write_reports(destination: Destination, out: Path) -> list[Report]:
     return [report for _, report in staged]
 
 
-def _executed(destination: Destination, out: Path) -> Iterator[tuple[Path, Report]]:
+def _executed(destination: Destination, out: Path, kernel: NotebookKernel) -> Iterator[tuple[Path, Report]]:
     import nbformat
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 
     exporter = _exporter()
-    # The kernel inherits this environment, plus where the data is; its working directory is the notebooks'.
-    env = {**os.environ, **destination.notebook_environment()}
+    env = destination.notebook_environment()
     for name in NOTEBOOKS:
         path = NOTEBOOK_DIR / f"{name}.ipynb"
         if not path.is_file():
             raise GatehouseError(f"notebook {path} is missing: gatehouse report runs from a checkout of the project")
         notebook = nbformat.read(path, as_version=4)
         log.info("executing %s", path.name)
-        client = NotebookClient(
-            notebook,
-            timeout=CELL_TIMEOUT_S,
-            kernel_name="python3",
-            resources={"metadata": {"path": str(NOTEBOOK_DIR)}},
-        )
+        kernel.fresh(env)
+        client = NotebookClient(notebook, timeout=CELL_TIMEOUT_S, kernel_name="python3", km=kernel.manager)
+        client.kc = kernel.client
         try:
-            # The kernel's own stderr only says it talks over loopback TCP; errors come back through the client.
-            client.execute(env=env, stderr=subprocess.DEVNULL)
+            client.execute()
         except CellExecutionError as err:
             raise GatehouseError(f"notebook {path.name} failed: {_last_line(err)}") from err
         except (CellTimeoutError, DeadKernelError) as err:
@@ -132,65 +185,57 @@ def _last_line(err: Exception) -> str:
 
 
 def summarise(reader: Reader, label: str) -> str:
-    """A few lines for the terminal: top stale gates, experiments with SRM or stalls, failing sources."""
-    rows = reader.rows
+    """A few lines for the terminal, each top list in the report's own order (said on its heading line) and
+    ended by "…and N more": the stale-gate worklist, experiments to look at, sources with failed runs."""
+    rows, frame = reader.rows, reader.frame
     # no row before the first extraction: there is no clock to count ages from
     as_of = [f"as of {at:%Y-%m-%d %H:%M} UTC" for (at,) in rows("select as_of_at from analytics.as_of")]
     lines = [f"gatehouse report: {label}, {as_of[0] if as_of else 'no extraction recorded yet'}"]
 
-    [(stale, marked, meeting, approaching)] = rows(
-        """
-        select count(*),
-               count(case when staleness = 'marked stale' then 1 end),
-               count(case when staleness = 'meets stale rules' then 1 end),
-               count(case when staleness = 'approaching' then 1 end)
-        from analytics.stale_gates
-        """
+    worklist = lists.stale_worklist(frame("select * from analytics.stale_gates"))
+    counts = worklist["staleness"].value_counts()
+    stale = int(counts.get("marked stale", 0) + counts.get("meets stale rules", 0))
+    lines.append(
+        f"stale gates: {stale} to clean up ({int(counts.get('marked stale', 0))} marked stale,"
+        f" {int(counts.get('meets stale rules', 0))} meet the rules), {int(counts.get('approaching', 0))} more"
+        f" approaching; {lists.WORKLIST_ORDER}:"
     )
-    lines.append(f"stale gates: {stale} ({marked} marked stale, {meeting} meet the rules, {approaching} approaching)")
-    for gate_id, owner, staleness, reason, days, action in rows(
-        f"""
-        select gate_id, coalesce(owner_name, '(no owner)'), staleness, type_reason, days_since_modified, recommended_action
-        from analytics.stale_gates
-        order by staleness_rank, checks_per_hour desc nulls last, days_since_modified desc, gate_id
-        limit {TOP}
-        """
-    ):
-        lines.append(f"  {gate_id:<34} {owner:<18} {staleness:<17} {reason:<26} {days:>4} d  {action}")
+    for gate in worklist.head(TOP).itertuples():
+        lines.append(f"  {gate.gate_id:<34} {gate.owner:<18} {gate.staleness:<17} {gate.reason:<18}"
+                     f" {gate.days_since_modified:>4} d  {gate.recommended_action}")
+    lines += [line for line in [and_more(len(worklist), min(len(worklist), TOP))] if line]
     lines += code_reference_lines(rows)
 
-    flagged = rows(
-        """
-        select growth.experiment_id, srm.srm_detected, srm.p_value, growth.is_stalled, growth.days_without_growth
-        from analytics.exposure_growth as growth
-        left join analytics.exposure_srm as srm
-            on srm.experiment_id = growth.experiment_id
-        where srm.srm_detected or growth.is_stalled
-        order by srm.p_value nulls last, growth.days_without_growth desc, growth.experiment_id
-        """
+    experiments = lists.reviewed_experiments(
+        frame("select * from analytics.exposure_growth"), frame("select * from analytics.exposure_srm"),
+        frame(lists.EXPERIMENT_NAMES_SQL),
     )
-    [(experiments, concluded)] = rows(
-        "select count(*), count(case when is_concluded then 1 end) from analytics.exposure_growth"
-    )
-    with_srm = sum(1 for row in flagged if row[1])
-    stalled = sum(1 for row in flagged if row[3])
+    status = experiments["review_status"].value_counts()
+    flagged = experiments[experiments["review_status"].isin(["SRM", "stalled"])]
     lines.append(
-        f"experiments: {experiments} ({with_srm} with sample-ratio mismatch, {stalled} stalled, {concluded} concluded)"
+        f"experiments: {len(experiments)} ({int(status.get('SRM', 0))} with sample-ratio mismatch,"
+        f" {int(status.get('stalled', 0))} stalled, {int(status.get('running', 0))} running,"
+        f" {int(status.get('concluded', 0))} concluded)"
+        + (f"; to look at, {lists.EXPERIMENT_ORDER.split(', then')[0]}, then stalled:" if len(flagged) else "")
     )
-    for experiment_id, srm_detected, p_value, is_stalled, idle_days in flagged[: TOP * 2]:
-        flags = ([f"SRM p={p_value:.1e}"] if srm_detected else []) + ([f"stalled {idle_days} d"] if is_stalled else [])
-        lines.append(f"  {experiment_id:<34} {', '.join(flags)}")
+    for experiment in flagged.head(TOP).itertuples():
+        if experiment.review_status == "SRM":
+            what = (f"SRM p={experiment.p_value:.1e}, {experiment.most_deviating_group_name}"
+                    f" {experiment.most_deviating_observed_share:.1%} of exposures (expected"
+                    f" {experiment.most_deviating_expected_share:.1%})")
+        else:
+            what = f"stalled: no new exposure for {experiment.days_without_growth} d"
+        name = f" ({experiment.holdout_names})" if isinstance(experiment.holdout_names, str) else ""
+        lines.append(f"  {experiment.experiment_id:<34} {what}{name}")
+    lines += [line for line in [and_more(len(flagged), min(len(flagged), TOP))] if line]
 
-    failing = rows(
-        """
-        select source_name, failed_count, succeeded_count + failed_count, failure_rate, last_failed_run_enqueued_at
-        from analytics.ingestion_failure_rate_by_source
-        where failed_count > 0
-        order by failure_rate desc, failed_count desc, source_name
-        """
-    )
-    [(sources,)] = rows("select count(*) from analytics.ingestion_failure_rate_by_source")
-    lines.append(f"ingestion sources: {sources} ({len(failing)} with failed runs)")
-    for source, failed, finished, rate, last_failed in failing[:TOP]:
-        lines.append(f"  {source:<34} {failed} of {finished} finished runs failed ({rate:.0%}), last enqueued {last_failed:%Y-%m-%d %H:%M}")
+    by_source = frame("select * from analytics.ingestion_failure_rate_by_source")
+    failing = lists.failing_sources(by_source)
+    lines.append(f"ingestion sources: {len(by_source)} ({len(failing)} with failed runs)"
+                 + (f"; {lists.SOURCE_ORDER}:" if len(failing) else ""))
+    for source in failing.head(TOP).itertuples():
+        finished = source.succeeded_count + source.failed_count
+        lines.append(f"  {source.source_name:<34} {source.failed_count} of {finished} finished runs failed"
+                     f" ({source.failure_rate:.0%}), the last enqueued {minute(source.last_failed_run_enqueued_at)}")
+    lines += [line for line in [and_more(len(failing), min(len(failing), TOP))] if line]
     return "\n".join(lines)

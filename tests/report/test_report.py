@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import json
+import os
 import re
-import subprocess
 from pathlib import Path
 
 import duckdb
@@ -17,34 +16,11 @@ from gatehouse.pipelines.warehouse.destination import Destination
 from gatehouse.pipelines.reports.report import NOTEBOOK_DIR, NOTEBOOKS, summarise
 from gatehouse.pipelines.warehouse.destination import apply_views
 from tests.code_refs.hand_built import SUMMARY_LINES
+from tools import report_pages
 
 REMOTE_REFERENCE = re.compile(r"""(?:src|href)\s*=\s*["']?\s*(?:https?:)?//|url\(\s*["']?\s*(?:https?:)?//|@import""", re.I)
-CHROMIUM_FLAGS = (
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--hide-scrollbars",
-    # anything the page asked of the network would go to a closed port: the charts must not need it
-    "--proxy-server=http://127.0.0.1:9",
-    "--virtual-time-budget=10000",
-)
-IMAGE_PROBE = """<script>
-window.addEventListener('load', function () {
-  var found = Array.prototype.map.call(document.images, function (img) {
-    return {src: img.src.slice(0, 22), complete: img.complete, width: img.naturalWidth, height: img.naturalHeight,
-            shown: img.getBoundingClientRect().width};
-  });
-  var out = document.createElement('pre');
-  out.id = 'image-probe';
-  out.textContent = JSON.stringify(found);
-  document.body.appendChild(out);
-});
-</script>"""
+# where the screenshots the browser test takes are kept (CI keeps the folder as the tests' artefacts)
+ARTEFACTS = Path(os.environ.get("GATEHOUSE_TEST_ARTEFACTS", Path(__file__).resolve().parents[2] / "build" / "test-artefacts"))
 
 
 @pytest.mark.parametrize("name", NOTEBOOKS)
@@ -94,33 +70,33 @@ def test_report_is_self_contained(demo_reports, name):
     assert "connection.execute" not in html
 
 
-def run_chromium(browser: str, tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
-    profile = tmp_path / "chromium-profile"
-    return subprocess.run(
-        [browser, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", *args],
-        capture_output=True, text=True, timeout=120,
-    )
-
-
 @pytest.mark.parametrize("name", NOTEBOOKS)
-def test_report_charts_render_in_headless_chromium(headless_browser, demo_reports, tmp_path, name):
+def test_report_read_at_1280_px_in_headless_chromium(headless_browser, demo_reports, tmp_path, name):
     report = demo_reports.out / f"{name}.html"
-    # decoded: every <img> loaded with a size, read back from the page after its load event
-    probe = tmp_path / f"{name}-probe.html"
-    probe.write_text(report.read_text(encoding="utf-8").replace("</body>", IMAGE_PROBE + "</body>"), encoding="utf-8")
-    dump = run_chromium(headless_browser, tmp_path, "--dump-dom", probe.as_uri())
-    found = re.search(r'<pre id="image-probe">(.*?)</pre>', dump.stdout, re.S)
-    assert found, f"no probe result from chromium:\n{dump.stderr[-2000:]}"
-    images = json.loads(found[1].replace("&quot;", '"').replace("&amp;", "&"))
-    assert len(images) >= 3
-    for image in images:
+    layout = report_pages.layout(headless_browser, report, tmp_path, width=1280)
+    assert layout.viewport == 1280
+    # nothing needs the page to scroll sideways: a wide table scrolls inside its own box
+    assert layout.page_width <= layout.viewport, layout.page_width
+    assert layout.tables
+    for table in layout.tables:
+        assert 0 <= table["left"] and table["right"] <= layout.viewport, table
+    if name == "stale_gates":
+        # the worklist's first column is what to do, and it is on screen
+        worklist = layout.tables[0]
+        assert worklist["headers"][0]["text"] == "Action"
+        assert 0 <= worklist["headers"][0]["left"] and worklist["headers"][0]["right"] <= layout.viewport
+    # every chart decoded with a size and shown within the page
+    assert len(layout.images) >= 3
+    for image in layout.images:
         assert image["src"] == "data:image/png;base64,"
         assert image["complete"] and image["width"] > 200 and image["height"] > 150 and image["shown"] > 200, image
-    # painted: the charts' colours are on screen (the page itself is black text on white)
-    screenshot = tmp_path / f"{name}.png"
-    shot = run_chromium(headless_browser, tmp_path, "--window-size=1280,2400", f"--screenshot={screenshot}", report.as_uri())
-    assert screenshot.is_file(), shot.stderr[-2000:]
+        assert image["right"] <= layout.viewport, image
+    # painted: the charts' colours are on the whole page's screenshot (the page itself is dark text on white)
+    ARTEFACTS.mkdir(parents=True, exist_ok=True)
+    screenshot = report_pages.screenshot(headless_browser, report, ARTEFACTS / f"demo-{name}.png", tmp_path,
+                                         width=1280, height=layout.page_height)
     pixels = mpimg.imread(screenshot)[..., :3]
+    assert pixels.shape[1] == 1280 and pixels.shape[0] >= min(layout.page_height, report_pages.MAX_HEIGHT) - 1
     saturation = pixels.max(axis=-1) - pixels.min(axis=-1)
     coloured = int((saturation > 0.3).sum())
     assert coloured > 5000, f"only {coloured} coloured pixels in the screenshot"
@@ -131,21 +107,24 @@ def test_summary_of_the_hand_built_console(hand_built_db):
         text = summarise(reader, "hand_built.duckdb")
     assert text.splitlines() == [
         "gatehouse report: hand_built.duckdb, as of 2026-11-20 12:00 UTC",
-        "stale gates: 7 (2 marked stale, 4 meet the rules, 1 approaching)",
-        # marked first, the most checked first
-        "  launch_banner                      Alice              marked stale      STALE_PROBABLY_LAUNCHED      90 d  remove the flag and keep the launched path",
-        "  old_checkout                       Bob                marked stale      STALE_PROBABLY_UNLAUNCHED   189 d  ask the owner: still referenced by holdouts and configs",
-        "  promo_rollout                      Alice              meets stale rules STALE_PROBABLY_FORGOTTEN     50 d  ask the owner: finish or roll back the partial rollout",
-        "  dark_launch                        Dan                meets stale rules STALE_PROBABLY_UNLAUNCHED    60 d  remove the flag and the dead code path",
-        "  orphan_flag                        (no owner)         meets stale rules STALE_NO_RULES               80 d  remove the flag and the dead code path",
+        "stale gates: 6 to clean up (2 marked stale, 4 meet the rules), 1 more approaching; grouped by owner, the owner"
+        " of the most urgent gate first; within an owner marked stale first, then the longest untouched:",
+        # Bob's marked gate is the oldest: Bob first, all of his, then Alice's (the HTML worklist's order)
+        "  old_checkout                       Bob                marked stale      never launched      189 d  ask the owner: still referenced by holdouts and configs",
+        "  search_v2                          Bob                meets stale rules nothing checks it   150 d  archive the gate: nothing checks it",
+        "  launch_banner                      Alice              marked stale      launched             90 d  remove the flag and keep the launched path",
+        "  promo_rollout                      Alice              meets stale rules forgotten rollout    50 d  ask the owner: finish or roll back the partial rollout",
+        "  new_nav                            Alice              approaching       launched             25 d  remove the flag and keep the launched path",
+        "  …and 2 more",
         # the hand-built scans of tests/code_refs/hand_built.py
         *SUMMARY_LINES,
-        "experiments: 5 (1 with sample-ratio mismatch, 1 stalled, 0 concluded)",
-        "  exp_skewed                         SRM p=2.4e-06",
-        "  exp_stalled                        stalled 5 d",
-        "ingestion sources: 4 (2 with failed runs)",
-        "  Events 2                           1 of 2 finished runs failed (50%), last enqueued 2026-11-19 01:00",
-        "  Events 1                           1 of 4 finished runs failed (25%), last enqueued 2026-11-19 02:00",
+        "experiments: 5 (1 with sample-ratio mismatch, 1 stalled, 3 running, 0 concluded); to look at, sample-ratio"
+        " mismatch first (smallest p first), then stalled:",
+        "  exp_skewed                         SRM p=2.4e-06, A 55.6% of exposures (expected 50.0%)",
+        "  exp_stalled                        stalled: no new exposure for 5 d",
+        "ingestion sources: 4 (2 with failed runs); highest failure rate first:",
+        "  Events 2                           1 of 2 finished runs failed (50%), the last enqueued 2026-11-19 01:00",
+        "  Events 1                           1 of 4 finished runs failed (25%), the last enqueued 2026-11-19 02:00",
     ]
 
 
@@ -155,7 +134,8 @@ def test_summary_before_the_first_extraction_has_no_clock(tmp_path):
     apply_views(database)
     with Destination(duckdb_path=database).reader() as reader:
         lines = summarise(reader, "empty.duckdb").splitlines()
-    assert lines[:2] == ["gatehouse report: empty.duckdb, no extraction recorded yet", "stale gates: 0 (0 marked stale, 0 meet the rules, 0 approaching)"]
+    assert lines[0] == "gatehouse report: empty.duckdb, no extraction recorded yet"
+    assert lines[1].startswith("stale gates: 0 to clean up (0 marked stale, 0 meet the rules), 0 more approaching")
 
 
 def test_missing_database_is_one_line(tmp_path, capsys):
@@ -196,3 +176,21 @@ def test_a_notebook_opened_where_there_is_no_database_says_so_and_creates_none(t
         " (or `gatehouse run --demo`), or set GATEHOUSE_DUCKDB to its path before the first cell"
     )
     assert list(tmp_path.iterdir()) == []
+
+
+def test_summary_lists_the_worklist_in_the_reports_order(demo_reports):
+    lines = demo_reports.stdout.splitlines()
+    heading = next(index for index, line in enumerate(lines) if line.startswith("stale gates: "))
+    assert lines[heading].endswith(
+        "; grouped by owner, the owner of the most urgent gate first; within an owner marked stale first, then the"
+        " longest untouched:"
+    )
+    terminal = [line.split()[0] for line in lines[heading + 1:heading + 6]]
+    total = int(re.search(r"stale gates: (\d+) to clean up .*, (\d+) more approaching", lines[heading])[1]) + int(
+        re.search(r", (\d+) more approaching", lines[heading])[1])
+    assert lines[heading + 6] == f"  …and {total - 5} more"
+    html = (demo_reports.out / "stale_gates.html").read_text(encoding="utf-8")
+    worklist = html.split('<div class="gh-table">', 1)[1].split("</table>", 1)[0]
+    gates = [title or text for title, text in re.findall(
+        r'<tr><td class="text wrap">[^<]*</td><td class="text">(?:<abbr title="([^"]+)">[^<]*</abbr>|([^<]*))</td>', worklist)]
+    assert len(gates) == total and gates[:5] == terminal

@@ -1,0 +1,177 @@
+"""How the reports and the terminal summary write values and tables a person reads at a glance.
+
+Durations are human (`3 d 2 h`), instants have minute precision, long ids are shortened with the full id
+on hover, and a table is HTML of its own: text left-aligned, numbers right-aligned, human headers, and a
+box that scrolls sideways by itself when it is wider than the page (the page never does). The notebooks
+display `table(...)`; the same CSS rides along in every table, so a notebook opened in Jupyter shows what
+the HTML report shows.
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Any, Callable, Iterable, Optional
+
+ELLIPSIS = "…"
+
+# Scoped to .gh-table, doubled to outrank JupyterLab's own table rules (`:not(.jp-RenderedMarkdown)
+# .jp-RenderedHTMLCommon td` right-aligns every cell; its tables are fixed-layout and centred).
+TABLE_CSS = """\
+div.gh-table.gh-table{max-width:100%;overflow-x:auto;margin:0.4em 0 1.2em 0}
+div.gh-table.gh-table table{border-collapse:collapse;table-layout:auto;margin:0;font-size:13px;width:auto}
+div.gh-table.gh-table table th,div.gh-table.gh-table table td{padding:3px 10px;border:none;border-bottom:1px solid #e3e3e3;
+vertical-align:top;white-space:nowrap;text-align:left}
+div.gh-table.gh-table table thead th{border-bottom:2px solid #888;font-weight:600}
+div.gh-table.gh-table table .num{text-align:right;font-variant-numeric:tabular-nums}
+div.gh-table.gh-table table td.wrap{white-space:normal;min-width:20em;max-width:32em}
+div.gh-table.gh-table table tr.gh-group th{background:#f2f4f7;font-weight:600;padding-top:6px;white-space:normal}
+div.gh-table.gh-table table tr.gh-group th span.gh-aside{font-weight:400;color:#555}
+div.gh-table.gh-table table td.flag{color:#b03a2e;font-weight:600}
+div.gh-table.gh-table table abbr{text-decoration:none;border-bottom:1px dotted #999;cursor:help}
+div.gh-more{color:#555;margin:-0.6em 0 1.2em 0}
+"""
+
+
+def human_duration(seconds: Any) -> str:
+    """`3 d 2 h`, `5 h 12 min`, `12 min`, `42 s`; empty for a missing value."""
+    if missing(seconds):
+        return ""
+    total = int(round(float(seconds)))
+    if total < 60:
+        return f"{total} s"
+    minutes = total // 60
+    if minutes < 60:
+        return f"{minutes} min"
+    hours, minutes = divmod(minutes, 60)
+    if hours < 24:
+        return f"{hours} h {minutes} min" if minutes else f"{hours} h"
+    days, hours = divmod(hours, 24)
+    return f"{days} d {hours} h" if hours else f"{days} d"
+
+
+def minute(value: Any) -> str:
+    """An instant to the minute (`2026-11-02 05:53`), a date as a date; empty for a missing value."""
+    if missing(value):
+        return ""
+    if isinstance(value, datetime) or hasattr(value, "to_pydatetime"):
+        return f"{value:%Y-%m-%d %H:%M}"
+    if isinstance(value, date):
+        return f"{value:%Y-%m-%d}"
+    return str(value)
+
+
+def short(text: Any, keep: int = 10) -> tuple[str, Optional[str]]:
+    """The text shortened to `keep` characters (an ellipsis marks the cut) and the full text, if it was cut."""
+    if missing(text):
+        return "", None
+    full = str(text)
+    if len(full) <= keep + 1:
+        return full, None
+    return full[:keep] + ELLIPSIS, full
+
+
+def number(value: Any, digits: int = 0) -> str:
+    if missing(value):
+        return ""
+    return f"{float(value):,.{digits}f}" if digits or not float(value).is_integer() else f"{int(value):,}"
+
+
+def percent(value: Any) -> str:
+    return "" if missing(value) else f"{float(value):.0%}"
+
+
+def p_value(value: Any) -> str:
+    if missing(value):
+        return ""
+    value = float(value)
+    return "< 1e-300" if value < 1e-300 else f"{value:.2g}"
+
+
+def missing(value: Any) -> bool:
+    """None, NaN, NaT or pandas' NA: a value a cell leaves empty."""
+    import pandas as pd
+
+    try:
+        return bool(pd.isna(value))
+    except (TypeError, ValueError):  # a list or an array: a value, not a missing one
+        return False
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column of a report table: the frame's column, its header, and how a value is written.
+
+    kind: `text`, `wrap` (text that may wrap), `id` (shortened to `keep` characters, full on hover),
+    `number`, `duration` (seconds), `minute` (an instant), `date`, `percent`, `p` (a p-value), `flag` (a bool shown
+    as its header's word when true).
+    """
+
+    name: str
+    header: str
+    kind: str = "text"
+    digits: int = 0
+    keep: int = 10
+
+    @property
+    def numeric(self) -> bool:
+        return self.kind in {"number", "duration", "percent", "p"}
+
+    def cell(self, value: Any) -> str:
+        classes = ["num" if self.numeric else "text"]
+        if self.kind == "wrap":
+            classes.append("wrap")
+        if self.kind == "id":
+            shown, full = short(value, self.keep)
+            body = (f'<abbr title="{html.escape(full)}">{html.escape(shown)}</abbr>' if full
+                    else html.escape(shown))
+        else:
+            body = html.escape(self.text(value))
+        return f'<td class="{" ".join(classes)}">{body}</td>'
+
+    def text(self, value: Any) -> str:
+        if self.kind == "number":
+            return number(value, self.digits)
+        if self.kind == "duration":
+            return human_duration(value)
+        if self.kind == "minute":
+            return minute(value)
+        if self.kind == "date":
+            return "" if missing(value) else f"{value:%Y-%m-%d}"
+        if self.kind == "percent":
+            return percent(value)
+        if self.kind == "p":
+            return p_value(value)
+        if self.kind == "flag":
+            return self.header.lower() if (not missing(value) and bool(value)) else ""
+        return "" if missing(value) else str(value)
+
+
+def table(frame: Any, columns: Iterable[Column], *, group: Optional[Callable[[Any], str]] = None,
+          group_key: Optional[str] = None, limit: Optional[int] = None, more: str = "") -> str:
+    """The frame's rows as a report table (HTML), at most `limit` of them followed by "…and N more".
+
+    With `group_key`, a heading row (`group(row)`, HTML) starts each run of rows sharing that column's value.
+    `more` completes the "…and N more" line, e.g. "gates: every one is in analytics.stale_gates".
+    """
+    columns = list(columns)
+    shown = frame if limit is None else frame.head(limit)
+    head = "".join(f'<th class="{"num" if c.numeric else "text"}">{html.escape(c.header)}</th>' for c in columns)
+    body: list[str] = []
+    previous: Any = object()
+    for row in shown.itertuples(index=False):
+        values = row._asdict()
+        if group_key is not None and values[group_key] != previous:
+            previous = values[group_key]
+            body.append(f'<tr class="gh-group"><th colspan="{len(columns)}">{group(values) if group else html.escape(str(previous))}</th></tr>')
+        body.append("<tr>" + "".join(c.cell(values[c.name]) for c in columns) + "</tr>")
+    rest = len(frame) - len(shown)
+    tail = f'<div class="gh-more">{ELLIPSIS}and {rest:,} more{html.escape(more)}</div>' if rest > 0 else ""
+    return (f"<style>{TABLE_CSS}</style><div class=\"gh-table\"><table><thead><tr>{head}</tr></thead>"
+            f"<tbody>{''.join(body)}</tbody></table></div>{tail}")
+
+
+def and_more(total: int, shown: int) -> str:
+    """The line that ends a top list in the terminal: `  …and 33 more` (empty when all are shown)."""
+    return f"  {ELLIPSIS}and {total - shown:,} more" if total > shown else ""

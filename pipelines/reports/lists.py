@@ -1,0 +1,87 @@
+"""The lists a report opens with, in the one order the HTML report and the terminal summary share.
+
+Each function takes the frames the notebook reads from the analysis views and returns the list in its
+order; each `*_ORDER` says that order in words, and both the report and the summary print it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gatehouse.pipelines.reports.format import missing
+
+NO_OWNER = "(no owner)"
+
+WORKLIST_ORDER = ("grouped by owner, the owner of the most urgent gate first; within an owner marked stale first,"
+                  " then the longest untouched")
+EXPERIMENT_ORDER = ("sample-ratio mismatch first (smallest p first), then stalled, running, late and concluded,"
+                    " the most exposed first")
+SOURCE_ORDER = "highest failure rate first"
+
+STATUS_RANK = {"SRM": 0, "stalled": 1, "running": 2, "late": 3, "concluded": 4}
+
+# what the worklist's reader does about the service's reasons, in a few words
+REASONS = {
+    "STALE_PROBABLY_LAUNCHED": "launched",
+    "STALE_PROBABLY_UNLAUNCHED": "never launched",
+    "STALE_PROBABLY_FORGOTTEN": "forgotten rollout",
+    "STALE_PROBABLY_DEAD_CHECK": "nothing checks it",
+    "STALE_NO_RULES": "no rules",
+    "STALE_ALL_TRUE": "always true",
+    "STALE_ALL_FALSE": "always false",
+    "STALE_EMPTY_CHECKS": "checks return nothing",
+}
+
+EXPERIMENT_NAMES_SQL = """
+select experiments.experiment_id,
+       string_agg(distinct holdouts.holdout_name, ', ') as holdout_names
+from analytics.stg_holdout_experiments as experiments
+join analytics.stg_holdouts as holdouts
+    on holdouts.holdout_row_id = experiments.holdout_row_id
+group by experiments.experiment_id
+"""
+
+
+def stale_worklist(stale: Any) -> Any:
+    """`analytics.stale_gates` in WORKLIST_ORDER, with `owner` (a name, else the key) and `reason` (in words)."""
+    frame = stale.copy()
+    frame["owner"] = frame["owner_name"].fillna(frame["owner_email"]).fillna(NO_OWNER)
+    frame["owner_key"] = frame["owner_id"].fillna(frame["owner"])
+    frame["reason"] = frame["type_reason"].map(lambda reason: REASONS.get(reason, reason))
+    frame = frame.sort_values(["staleness_rank", "days_since_modified", "gate_id"], ascending=[True, False, True],
+                              na_position="last", kind="stable")
+    # an owner's place is that of their most urgent gate, the first of theirs in the order above
+    frame["owner_place"] = frame.groupby("owner_key", sort=False).cumcount().eq(0).cumsum()
+    frame["owner_place"] = frame.groupby("owner_key")["owner_place"].transform("min")
+    frame["owner_gate_count"] = frame.groupby("owner_key")["gate_id"].transform("count")
+    return frame.sort_values("owner_place", kind="stable").reset_index(drop=True)
+
+
+def reviewed_experiments(growth: Any, srm: Any, names: Any) -> Any:
+    """`analytics.exposure_growth` with its SRM test and holdout names, `review_status` set, in EXPERIMENT_ORDER."""
+    frame = growth.merge(
+        srm[["experiment_id", "p_value", "srm_detected", "most_deviating_group_name", "most_deviating_observed_share",
+             "most_deviating_expected_share"]],
+        on="experiment_id", how="left",
+    ).merge(names, on="experiment_id", how="left")
+    frame["srm_detected"] = frame["srm_detected"].fillna(False).astype(bool)
+    frame["review_status"] = frame["status"].where(~frame["srm_detected"], "SRM")
+    frame["status_rank"] = frame["review_status"].map(STATUS_RANK).fillna(len(STATUS_RANK))
+    frame["srm_order"] = frame["p_value"].where(frame["srm_detected"])
+    frame = frame.sort_values(["status_rank", "srm_order", "days_without_growth", "total_exposures", "experiment_id"],
+                              ascending=[True, True, False, False, True], na_position="last", kind="stable")
+    return frame.reset_index(drop=True)
+
+
+def target_text(days_to_target: Any) -> str:
+    """`reached`, `in 9 d` or empty (no pace to project from)."""
+    if missing(days_to_target):
+        return ""
+    return "reached" if int(days_to_target) == 0 else f"in {int(days_to_target)} d"
+
+
+def failing_sources(by_source: Any) -> Any:
+    """`analytics.ingestion_failure_rate_by_source` rows with a failed run, in SOURCE_ORDER."""
+    failing = by_source[by_source["failed_count"] > 0]
+    return failing.sort_values(["failure_rate", "failed_count", "source_name"], ascending=[False, False, True],
+                               kind="stable").reset_index(drop=True)

@@ -1,0 +1,57 @@
+"""How report tables and the terminal write values: human durations, minutes, shortened ids, alignment."""
+
+from __future__ import annotations
+
+import re
+from datetime import date, datetime
+
+import pandas as pd
+import pytest
+
+from gatehouse.pipelines.reports.format import Column, and_more, human_duration, minute, short, table
+
+
+@pytest.mark.parametrize(("seconds", "text"), [
+    (None, ""), (float("nan"), ""), (0, "0 s"), (42.4, "42 s"), (59.6, "1 min"), (60, "1 min"), (3599, "59 min"),
+    (3600, "1 h"), (18720, "5 h 12 min"), (86400, "1 d"), (268424, "3 d 2 h"), (90000, "1 d 1 h"),
+])
+def test_durations_are_human(seconds, text):
+    assert human_duration(seconds) == text
+
+
+@pytest.mark.parametrize(("value", "text"), [
+    (datetime(2026, 11, 2, 5, 53, 12, 944000), "2026-11-02 05:53"),
+    (pd.Timestamp("2026-11-02 05:53:12.944"), "2026-11-02 05:53"),
+    (date(2026, 11, 2), "2026-11-02"), (pd.NaT, ""), (None, ""),
+])
+def test_instants_have_minute_precision(value, text):
+    assert minute(value) == text
+
+
+def test_long_ids_are_shortened_with_the_whole_on_hover():
+    assert short("olJmOaqhFu1oHR8uvAKZpx", 8) == ("olJmOaqh…", "olJmOaqhFu1oHR8uvAKZpx")
+    assert short("abcdefghi", 8) == ("abcdefghi", None)  # one character more is not worth an ellipsis
+    cell = Column("id", "Experiment", "id", keep=8).cell("olJmOaqhFu1oHR8uvAKZpx")
+    assert cell == '<td class="text"><abbr title="olJmOaqhFu1oHR8uvAKZpx">olJmOaqh…</abbr></td>'
+
+
+def test_a_table_aligns_text_left_and_numbers_right_groups_rows_and_says_how_many_more():
+    frame = pd.DataFrame({"owner": ["Ann", "Ann", "Bob"], "gate": ["a", "b<c", "d"], "days": [1200, 3, None],
+                          "took": [268424.0, 60.0, None]})
+    html = table(frame, [Column("gate", "Gate"), Column("days", "Untouched, d", "number"),
+                         Column("took", "Took", "duration")], group_key="owner", limit=2, more=" gates")
+    assert re.findall(r"<th class=\"(\w+)\">([^<]*)</th>", html) == [
+        ("text", "Gate"), ("num", "Untouched, d"), ("num", "Took")]
+    rows = re.findall(r"<tr.*?</tr>", html.split("<tbody>")[1])
+    assert rows == [
+        '<tr class="gh-group"><th colspan="3">Ann</th></tr>',
+        '<tr><td class="text">a</td><td class="num">1,200</td><td class="num">3 d 2 h</td></tr>',
+        '<tr><td class="text">b&lt;c</td><td class="num">3</td><td class="num">1 min</td></tr>',
+    ]
+    assert html.endswith('<div class="gh-more">…and 1 more gates</div>')
+    assert "…and" not in table(frame, [Column("gate", "Gate")])
+
+
+def test_a_terminal_list_ends_with_how_many_more():
+    assert and_more(38, 5) == "  …and 33 more"
+    assert and_more(5, 5) == ""
