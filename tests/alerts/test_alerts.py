@@ -55,9 +55,9 @@ def run_options(twin: ConsoleTwin, workdir: Path, **source_args: Any) -> RunOpti
     return RunOptions(destination=destination(workdir), progress=False, lock_timeout_s=30, source_args=args)
 
 
-def conditions_in_views(workdir: Path) -> set[str]:
-    """The keys the views show now, read independently of the alerting code."""
-    with destination(workdir).reader() as reader:
+def conditions_in_views(where: Path | Destination) -> set[str]:
+    """The keys the views show now (a DuckDB workdir, or any destination), read independently of the alerting code."""
+    with (where if isinstance(where, Destination) else destination(where)).reader() as reader:
         rows = reader.rows
         return (
             {f"srm:{e}" for (e,) in rows("select experiment_id from analytics.exposure_srm where srm_detected")}
