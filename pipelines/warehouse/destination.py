@@ -198,7 +198,9 @@ class Destination:
         else, before any snapshot exists, the database itself, read-only; a warehouse as it is."""
         if not self.is_duckdb_file:
             return self
-        path = self.snapshot_path if self.snapshot_path.is_file() else self.duckdb_path
+        # A snapshot without its database (deleted by hand) is not read: it would answer for data that is gone.
+        published = self.snapshot_path.is_file() and self.duckdb_path.is_file()
+        path = self.snapshot_path if published else self.duckdb_path
         return Destination(duckdb_path=path, read_only=True)
 
     def publish_snapshot(self, timeout_s: Optional[float] = None) -> Optional[Snapshot]:
