@@ -15,22 +15,14 @@ From `stg_ingestion_runs`, `stg_ingestion_run_statuses`, `stg_ingestion_run_sour
 | `source_count` | sources listed in `sources` |
 | `failed_source_count`, `failed_sources` | sources whose latest status in the granular history is an error |
 #}
+{% from 'macros/imports.sql' import imports %}
 {% from 'macros/ingestion_stages.sql' import stages, stage_times, seconds_to_stages %}
-with runs as (
-    select * from {{ ref('stg_ingestion_runs') }}
-),
-
-run_statuses as (
-    select * from {{ ref('stg_ingestion_run_statuses') }}
-),
-
-run_sources as (
-    select * from {{ ref('stg_ingestion_run_sources') }}
-),
-
-source_histories as (
-    select * from {{ ref('stg_ingestion_source_histories') }}
-),
+with {{ imports(
+    runs='stg_ingestion_runs',
+    run_statuses='stg_ingestion_run_statuses',
+    run_sources='stg_ingestion_run_sources',
+    source_histories='stg_ingestion_source_histories'
+) }},
 
 stage_times as (
     -- the first time each stage was reached; an error followed by a newer status was retried

@@ -11,30 +11,16 @@ Sources listed in `sources` or in the granular history; statuses over all date s
 | `seconds_to_*`, `last_status_at`, `duration_seconds` | as for runs, from the run's `enqueued_at`, the earliest arrival at each stage over all date stamps |
 | `error_count`, `retry_count` | as for runs, within each date stamp's history |
 #}
+{% from 'macros/imports.sql' import imports %}
 {% from 'macros/ingestion_stages.sql' import stage_times, seconds_to_stages %}
-with runs as (
-    select * from {{ ref('stg_ingestion_runs') }}
-),
-
-run_health as (
-    select * from {{ ref('ingestion_run_health') }}
-),
-
-run_sources as (
-    select * from {{ ref('stg_ingestion_run_sources') }}
-),
-
-source_histories as (
-    select * from {{ ref('stg_ingestion_source_histories') }}
-),
-
-source_date_stamps as (
-    select * from {{ ref('stg_ingestion_source_date_stamps') }}
-),
-
-source_statuses as (
-    select * from {{ ref('stg_ingestion_source_statuses') }}
-),
+with {{ imports(
+    runs='stg_ingestion_runs',
+    run_health='ingestion_run_health',
+    run_sources='stg_ingestion_run_sources',
+    source_histories='stg_ingestion_source_histories',
+    source_date_stamps='stg_ingestion_source_date_stamps',
+    source_statuses='stg_ingestion_source_statuses'
+) }},
 
 run_source_names as (
     -- a source listed in `sources` may have no granular history yet
