@@ -26,6 +26,7 @@ import duckdb
 import pytest
 
 from gatehouse.console_twin import ConsoleTwin, TwinSettings
+from gatehouse.pipelines.cli.main import main
 from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.warehouse.destination import Destination
 from gatehouse.pipelines.run.steps import RunOptions, RunSummary, run_extraction
@@ -204,13 +205,41 @@ def clean_environment(**extra: str) -> dict[str, str]:
     return {**kept, "RUNTIME__DLTHUB_TELEMETRY": "false", **extra}
 
 
+def console_variables(twin: ConsoleTwin, base_url: str) -> dict[str, str]:
+    """The environment variables that point `gatehouse run` at the twin: URL, key and the ids to read."""
+    return {
+        "SOURCES__CONSOLE__BASE_URL": base_url,
+        "SOURCES__CONSOLE__API_KEY": twin.settings.api_key,
+        "SOURCES__CONSOLE__EXPERIMENT_IDS": json.dumps(twin.experiment_ids),
+        "SOURCES__CONSOLE__INGESTION_RUN_IDS": json.dumps(twin.ingestion_run_ids),
+    }
+
+
+def point_at(env: pytest.MonkeyPatch, twin: ConsoleTwin, base_url: str) -> None:
+    """Points `gatehouse run` in this process at the twin through `console_variables`."""
+    for name, value in console_variables(twin, base_url).items():
+        env.setenv(name, value)
+
+
+def error_lines(err: str) -> list[str]:
+    return [line for line in err.splitlines() if line.startswith("gatehouse: error:")]
+
+
+def refused_run(env: pytest.MonkeyPatch, capsys: pytest.CaptureFixture, twin: ConsoleTwin, base_url: str, *destination: str) -> str:
+    """`gatehouse run` pointed at `twin` into a warehouse a run against another console loaded: it must fail
+    (exit 2); its one error line. The twin's request log starts with this run."""
+    point_at(env, twin, base_url)
+    twin.reset_requests()
+    capsys.readouterr()
+    assert main(["run", "--no-progress", *destination]) == 2
+    [line] = error_lines(capsys.readouterr().err)
+    return line
+
+
 def run_environment(twin: ConsoleTwin, base_url: str, **extra: str) -> dict[str, str]:
     """How a scheduler points `gatehouse run` at the twin: environment variables only."""
     return clean_environment(
-        SOURCES__CONSOLE__BASE_URL=base_url,
-        SOURCES__CONSOLE__API_KEY=twin.settings.api_key,
-        SOURCES__CONSOLE__EXPERIMENT_IDS=json.dumps(twin.experiment_ids),
-        SOURCES__CONSOLE__INGESTION_RUN_IDS=json.dumps(twin.ingestion_run_ids),
+        **console_variables(twin, base_url),
         SOURCES__CONSOLE__PAGE_SIZE=str(DRILL_PAGE_SIZE),
         **extra,
     )

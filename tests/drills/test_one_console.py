@@ -9,6 +9,7 @@ analyst's tool holding the database a run must write.
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -24,7 +25,7 @@ from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.reports.notebook import NotebookData
 from gatehouse.pipelines.run.steps import RunOptions, run_extraction
 from gatehouse.sources.console.identity import identify
-from tests.drills.conftest import REPO, closed_port_url, make_twin
+from tests.drills.conftest import REPO, closed_port_url, error_lines, make_twin, point_at, refused_run
 from tests.drills.snapshot import assert_same_tables, snapshot
 
 pytestmark = pytest.mark.slow
@@ -82,18 +83,12 @@ def consoles():
         yield {"home": (home, home_url), "other": (other, other_url)}
 
 
-def point_at(monkeypatch: pytest.MonkeyPatch, twin: ConsoleTwin, base_url: str) -> None:
-    for name in [n for n in __import__("os").environ if n.startswith("SOURCES__")]:
+def point_only_at(monkeypatch: pytest.MonkeyPatch, twin: ConsoleTwin, base_url: str) -> None:
+    """Only this twin's console settings: none of another drill's or the caller's."""
+    for name in [n for n in os.environ if n.startswith("SOURCES__")]:
         monkeypatch.delenv(name)
     monkeypatch.setenv("RUNTIME__DLTHUB_TELEMETRY", "false")
-    monkeypatch.setenv("SOURCES__CONSOLE__BASE_URL", base_url)
-    monkeypatch.setenv("SOURCES__CONSOLE__API_KEY", twin.settings.api_key)
-    monkeypatch.setenv("SOURCES__CONSOLE__EXPERIMENT_IDS", json.dumps(twin.experiment_ids))
-    monkeypatch.setenv("SOURCES__CONSOLE__INGESTION_RUN_IDS", json.dumps(twin.ingestion_run_ids))
-
-
-def error_lines(err: str) -> list[str]:
-    return [line for line in err.splitlines() if line.startswith("gatehouse: error:")]
+    point_at(monkeypatch, twin, base_url)
 
 
 # -- 1. identity ----------------------------------------------------------------------------------------
@@ -102,15 +97,11 @@ def error_lines(err: str) -> list[str]:
 def test_a_run_against_another_console_is_refused_before_it_extracts(consoles, tmp_path, monkeypatch, capsys):
     (home, home_url), (other, other_url) = consoles["home"], consoles["other"]
     monkeypatch.chdir(tmp_path)
-    point_at(monkeypatch, home, home_url)
+    point_only_at(monkeypatch, home, home_url)
     assert main(["run", "--no-progress", "--duckdb", "real.duckdb"]) == 0
     before = snapshot(tmp_path / "real.duckdb")
 
-    point_at(monkeypatch, other, other_url)
-    other.reset_requests()
-    capsys.readouterr()
-    assert main(["run", "--no-progress", "--duckdb", "real.duckdb"]) == 2
-    [line] = error_lines(capsys.readouterr().err)
+    line = refused_run(monkeypatch, capsys, other, other_url, "--duckdb", "real.duckdb")
     held, wanted = identify(home_url, home.settings.api_key), identify(other_url, OTHER_KEY)
     assert line == (
         f"gatehouse: error: real.duckdb holds the console {held}, not {wanted}: load this console into another"
@@ -135,7 +126,7 @@ def test_a_run_against_another_console_is_refused_before_it_extracts(consoles, t
 def test_a_mistyped_key_is_reported_as_the_key_not_as_another_console(consoles, tmp_path, monkeypatch, capsys):
     home, home_url = consoles["home"]
     monkeypatch.chdir(tmp_path)
-    point_at(monkeypatch, home, home_url)
+    point_only_at(monkeypatch, home, home_url)
     assert main(["run", "--no-progress", "--duckdb", "real.duckdb"]) == 0
     monkeypatch.setenv("SOURCES__CONSOLE__API_KEY", "console-Wrong4Key7Typed2Here9")
     monkeypatch.setenv("SOURCES__CONSOLE__MAX_ATTEMPTS", "1")
@@ -148,13 +139,13 @@ def test_a_mistyped_key_is_reported_as_the_key_not_as_another_console(consoles, 
 def test_the_demo_keeps_to_its_own_file_and_never_loads_over_a_real_console(consoles, tmp_path, monkeypatch, capsys):
     home, home_url = consoles["home"]
     monkeypatch.chdir(tmp_path)
-    for name in [n for n in __import__("os").environ if n.startswith("SOURCES__")]:
+    for name in [n for n in os.environ if n.startswith("SOURCES__")]:
         monkeypatch.delenv(name)
     assert main(["run", "--demo", "--no-progress"]) == 0
     assert main(["run", "--demo", "--no-progress"]) == 0, "the demo's console is the same on every run"
     assert (tmp_path / "demo.duckdb").is_file() and not (tmp_path / "gatehouse.duckdb").exists()
 
-    point_at(monkeypatch, home, home_url)
+    point_only_at(monkeypatch, home, home_url)
     assert main(["run", "--no-progress", "--duckdb", "real.duckdb"]) == 0
     before = snapshot(tmp_path / "real.duckdb")
     for flags in ([], ["--repoint"]):
@@ -180,7 +171,7 @@ def test_the_demo_keeps_to_its_own_file_and_never_loads_over_a_real_console(cons
 @pytest.fixture
 def left_by_a_failed_first_run(tmp_path, monkeypatch, quick_backoff, capsys) -> Path:
     monkeypatch.chdir(tmp_path)
-    point_at(monkeypatch, make_twin(), closed_port_url())
+    point_only_at(monkeypatch, make_twin(), closed_port_url())
     assert main(["run", "--no-progress", "--duckdb", "flags.duckdb"]) == 2
     database = tmp_path / "flags.duckdb"
     assert database.is_file(), "the failed run left a database file behind"

@@ -166,13 +166,7 @@ def test_srm_p_value_for_more_groups(tmp_path, counts, chi_square, expected_p_va
 
 def test_a_concluded_experiment_is_not_stalled(writable_db):
     # A series that ended on the 12th, eight days before the as-of day (the 20th): concluded, not stalled.
-    import duckdb
-
-    with duckdb.connect(str(writable_db)) as con:
-        con.execute(
-            "insert into console.cumulative_exposures (experiment_id, group_id, group_name, date, exposures, _dlt_load_id, _dlt_id)"
-            " values ('exp_done', 'g', 'All', '2026-11-11', 40, 'x', 'done1'), ('exp_done', 'g', 'All', '2026-11-12', 70, 'x', 'done2')"
-        )
+    add_series(writable_db, {"exp_done": [("11", 40), ("12", 70)]})
     rows = query(
         writable_db,
         "select experiment_id, total_exposures, days_without_growth, is_stalled, is_concluded, days_to_target"
@@ -201,46 +195,58 @@ GROWTH_STATUS = (
 )
 
 
-def test_a_series_that_ends_while_the_service_computes_every_day_has_concluded(writable_db):
-    # As of the 20th the service has computed the 19th for the others: a series ending on the 17th
-    # ended (it is not late), even within `late_days`.
-    add_series(writable_db, {"exp_ended": [("16", 10), ("17", 20)]})
-    rows = query(writable_db, GROWTH_STATUS)
-    assert rows == [
-        ("exp_ab", d(19), 1, 1, False, False, False, "running", False),
-        ("exp_ended", d(17), 3, 3, False, False, True, "concluded", True),
-        ("exp_four", d(19), 1, 1, False, False, False, "running", False),
-        ("exp_skewed", d(19), 1, 1, False, False, False, "running", False),
-        ("exp_solo", d(19), 1, 2, False, False, False, "running", False),
-        ("exp_stalled", d(19), 1, 5, False, True, False, "stalled", False),
-    ]
+def later_service_time(database, days: int) -> None:
+    """The last extraction read the service's clock `days` later: the as-of day moves, the series do not."""
+    with duckdb.connect(str(database)) as con:
+        con.execute(f"update console.extraction_runs set service_time = service_time + interval {days} day")
 
 
-def test_a_late_computation_is_late_not_stalled_nor_concluded(writable_db):
-    # As of the 22nd the service has computed nothing after the 19th: every series that reaches the 19th
-    # (3 days behind) is late. Its unknown days are not days without exposures: exp_solo (growth last
-    # on the 18th) is not stalled, exp_stalled (nothing since the 15th) still is, by its computed days.
-    add_series(
-        writable_db,
+GROWTH_STATUSES = [
+    pytest.param(
+        # As of the 20th the service has computed the 19th for the others: a series ending on the 17th
+        # ended (it is not late), even within `late_days`.
+        {"exp_ended": [("16", 10), ("17", 20)]},
+        0,
+        [
+            ("exp_ab", d(19), 1, 1, False, False, False, "running", False),
+            ("exp_ended", d(17), 3, 3, False, False, True, "concluded", True),
+            ("exp_four", d(19), 1, 1, False, False, False, "running", False),
+            ("exp_skewed", d(19), 1, 1, False, False, False, "running", False),
+            ("exp_solo", d(19), 1, 2, False, False, False, "running", False),
+            ("exp_stalled", d(19), 1, 5, False, True, False, "stalled", False),
+        ],
+        id="a series that ends while the service computes every day has concluded",
+    ),
+    pytest.param(
+        # As of the 22nd the service has computed nothing after the 19th: every series that reaches the 19th
+        # (3 days behind) is late. Its unknown days are not days without exposures: exp_solo (growth last
+        # on the 18th) is not stalled, exp_stalled (nothing since the 15th) still is, by its computed days.
         {
             # the 18th is one day before the newest computed day: as current as the computation
             "exp_late_18": [("17", 5), ("18", 9)],
             # through the 17th: 5 days behind, more than late_days (4): concluded
             "exp_silent_5": [("16", 5), ("17", 9)],
         },
-    )
-    with duckdb.connect(str(writable_db)) as con:
-        con.execute("update console.extraction_runs set service_time = service_time + interval 2 day")
-    rows = query(writable_db, GROWTH_STATUS)
-    assert rows == [
-        ("exp_ab", d(19), 3, 3, True, False, False, "late", False),
-        ("exp_four", d(19), 3, 3, True, False, False, "late", False),
-        ("exp_late_18", d(18), 4, 4, True, False, False, "late", False),
-        ("exp_silent_5", d(17), 5, 5, False, False, True, "concluded", True),
-        ("exp_skewed", d(19), 3, 3, True, False, False, "late", False),
-        ("exp_solo", d(19), 3, 4, True, False, False, "late", False),
-        ("exp_stalled", d(19), 3, 7, True, True, False, "stalled", False),
-    ]
+        2,
+        [
+            ("exp_ab", d(19), 3, 3, True, False, False, "late", False),
+            ("exp_four", d(19), 3, 3, True, False, False, "late", False),
+            ("exp_late_18", d(18), 4, 4, True, False, False, "late", False),
+            ("exp_silent_5", d(17), 5, 5, False, False, True, "concluded", True),
+            ("exp_skewed", d(19), 3, 3, True, False, False, "late", False),
+            ("exp_solo", d(19), 3, 4, True, False, False, "late", False),
+            ("exp_stalled", d(19), 3, 7, True, True, False, "stalled", False),
+        ],
+        id="a late computation is late, not stalled nor concluded",
+    ),
+]
+
+
+@pytest.mark.parametrize(("series", "days_later", "expected"), GROWTH_STATUSES)
+def test_growth_status_of_series_that_end_or_are_computed_late(writable_db, series, days_later, expected):
+    add_series(writable_db, series)
+    later_service_time(writable_db, days_later)
+    assert query(writable_db, GROWTH_STATUS) == expected
 
 
 @pytest.mark.parametrize(
@@ -252,8 +258,7 @@ def test_a_late_computation_is_late_not_stalled_nor_concluded(writable_db):
     ],
 )
 def test_late_days_is_a_view_parameter(writable_db, late_days, statuses):
-    with duckdb.connect(str(writable_db)) as con:
-        con.execute("update console.extraction_runs set service_time = service_time + interval 3 day")
+    later_service_time(writable_db, 3)
     apply_views(writable_db, parameters={"late_days": late_days})
     rows = query(writable_db, "select experiment_id, lag_days, status from analytics.exposure_growth order by 1")
     experiments = ["exp_ab", "exp_four", "exp_skewed", "exp_solo", "exp_stalled"]

@@ -65,19 +65,6 @@ def test_a_cycle_is_refused_in_one_line_naming_it():
         build_order({"self": ["self"]})
 
 
-def test_a_cycle_in_the_model_files_is_refused(tmp_path):
-    folder = write_models(
-        tmp_path,
-        {
-            "staging/stg_a.sql": "select 1 as id\n",
-            "marts/x.sql": "with final as (select * from {{ ref('y') }}) select * from final\n",
-            "marts/y.sql": "with final as (select * from {{ ref('x') }} cross join {{ ref('stg_a') }}) select * from final\n",
-        },
-    )
-    with pytest.raises(GatehouseError, match=r"^view models read each other in a cycle: x -> y -> x$"):
-        view_definitions(folder)
-
-
 def test_an_unknown_ref_is_refused_in_one_line_naming_it(tmp_path):
     with pytest.raises(GatehouseError) as refused:
         build_order({"a": ["b"], "c": ["nope", "a"]})
@@ -87,33 +74,44 @@ def test_an_unknown_ref_is_refused_in_one_line_naming_it(tmp_path):
         view_definitions(folder)
 
 
-def test_a_model_reading_a_later_layer_is_refused(tmp_path):
-    folder = write_models(
-        tmp_path,
+REFUSED_FOLDERS = [
+    pytest.param(
+        {
+            "staging/stg_a.sql": "select 1 as id\n",
+            "marts/x.sql": "with final as (select * from {{ ref('y') }}) select * from final\n",
+            "marts/y.sql": "with final as (select * from {{ ref('x') }} cross join {{ ref('stg_a') }}) select * from final\n",
+        },
+        r"^view models read each other in a cycle: x -> y -> x$",
+        id="a cycle in the model files",
+    ),
+    pytest.param(
         {
             "staging/stg_a.sql": "select * from {{ ref('int_b') }}\n",
             "intermediate/int_b.sql": "with final as (select 1 as id) select * from final\n",
         },
-    )
-    with pytest.raises(GatehouseError, match=r"^view model stg_a \(staging\) reads int_b \(intermediate\): "):
-        view_definitions(folder)
-
-
-def test_a_view_read_without_ref_is_refused(tmp_path):
-    folder = write_models(
-        tmp_path,
+        r"^view model stg_a \(staging\) reads int_b \(intermediate\): ",
+        id="a model reading a later layer",
+    ),
+    pytest.param(
         {
             "staging/stg_a.sql": "select 1 as id\n",
             "marts/x.sql": "-- analytics.stg_a in a comment is fine\nwith final as (select * from analytics.stg_a) select * from final\n",
         },
-    )
-    with pytest.raises(GatehouseError, match=r"^view model x reads stg_a without ref\(\)"):
-        view_definitions(folder)
+        r"^view model x reads stg_a without ref\(\)",
+        id="a view read without ref",
+    ),
+    pytest.param(
+        {"analysis/x.sql": "select 1 as id\n"},
+        r"^view model file analysis/x\.sql is not in a layer folder",
+        id="a model outside the layer folders",
+    ),
+]
 
 
-def test_a_model_outside_the_layer_folders_is_refused(tmp_path):
-    folder = write_models(tmp_path, {"analysis/x.sql": "select 1 as id\n"})
-    with pytest.raises(GatehouseError, match=r"^view model file analysis/x\.sql is not in a layer folder"):
+@pytest.mark.parametrize(("files", "message"), REFUSED_FOLDERS)
+def test_model_files_that_break_a_rule_are_refused_in_one_line(tmp_path, files, message):
+    folder = write_models(tmp_path, files)
+    with pytest.raises(GatehouseError, match=message):
         view_definitions(folder)
 
 

@@ -12,21 +12,11 @@ import pytest
 from gatehouse.console_twin import ConsoleTwin, TwinSettings
 from gatehouse.pipelines.cli.main import main
 from gatehouse.sources.console.identity import identify
+from tests.drills.conftest import error_lines, point_at, refused_run
 
 pytestmark = pytest.mark.slow
 
 OTHER_KEY = "console-Rk5Hw2Jd8Qs3Vn7Lb4"
-
-
-def point_at(env: pytest.MonkeyPatch, twin: ConsoleTwin, base_url: str) -> None:
-    env.setenv("SOURCES__CONSOLE__BASE_URL", base_url)
-    env.setenv("SOURCES__CONSOLE__API_KEY", twin.settings.api_key)
-    env.setenv("SOURCES__CONSOLE__EXPERIMENT_IDS", json.dumps(twin.experiment_ids))
-    env.setenv("SOURCES__CONSOLE__INGESTION_RUN_IDS", json.dumps(twin.ingestion_run_ids))
-
-
-def error_lines(err: str) -> list[str]:
-    return [line for line in err.splitlines() if line.startswith("gatehouse: error:")]
 
 
 def test_one_warehouse_one_console(postgres_server, tmp_path, monkeypatch, capsys):
@@ -50,11 +40,7 @@ def test_one_warehouse_one_console(postgres_server, tmp_path, monkeypatch, capsy
     with home.serve() as home_url, other.serve() as other_url:
         point_at(monkeypatch, home, home_url)
         assert main(["run", "--no-progress", *postgres]) == 0
-        point_at(monkeypatch, other, other_url)
-        other.reset_requests()
-        capsys.readouterr()
-        assert main(["run", "--no-progress", *postgres]) == 2
-        [line] = error_lines(capsys.readouterr().err)
+        line = refused_run(monkeypatch, capsys, other, other_url, *postgres)
         held, wanted = identify(home_url, home.settings.api_key), identify(other_url, OTHER_KEY)
         assert line == (
             f"gatehouse: error: postgres holds the console {held}, not {wanted}: load this console into another"

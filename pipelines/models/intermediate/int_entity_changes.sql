@@ -13,6 +13,7 @@ variants.
 | `previous_version`, `version`, `previous_status`, `status`, `previous_gate_type`, `gate_type`, `previous_type_reason`, `type_reason`, `previous_is_enabled`, `is_enabled`, `previous_default_value`, `default_value`, `previous_rule_count`, `rule_count` | before and after; for `retired` the "after" side is null. A gate's type and a config's default value are null for the other kind |
 | `version_id` | the version the row is about |
 #}
+{% from 'macros/imports.sql' import imports %}
 {% from 'macros/entity_kinds.sql' import stack_entity_kinds %}
 {# What `changed_fields` calls each attribute that differs from the previous version's. #}
 {% set change_labels = {
@@ -40,13 +41,7 @@ variants.
     'default_value': 'varchar',
     'rule_count': 'bigint',
 } %}
-with versions as (
-    select * from {{ ref('int_entity_versions') }}
-),
-
-rules as (
-    select * from {{ ref('int_entity_rules') }}
-),
+with {{ imports(versions='int_entity_versions', rules='int_entity_rules') }},
 
 conditions as (
     {{ stack_entity_kinds('rule_conditions', ['rule_row_id', 'condition_row_id'], ['condition_position', 'condition_type', 'operator', 'field']) }}

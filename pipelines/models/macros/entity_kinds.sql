@@ -8,6 +8,7 @@ two kinds with an `entity_type` column.
 staging models' names: `stg_gate_rules`, `stg_dynamic_config_rules`), with the prefix of its staging models' key
 columns (`gate_version_id`, `config_version_id`).
 #}
+{% from 'macros/nested_lists.sql' import list_values %}
 {% set entity_kinds = {"gate": "gate", "dynamic_config": "config"} %}
 
 {# A version's identity: the first columns of stg_<kind>_versions, read from a raw table aliased `versions`. #}
@@ -84,9 +85,7 @@ target_values._dlt_parent_id as {{ entity_kinds[entity_type] }}_condition_row_id
 
 {# The columns of stg_<kind>_holdouts, from a raw holdoutIDs table aliased `holdout_ids`. #}
 {% macro holdout_columns(entity_type) -%}
-holdout_ids._dlt_parent_id as {{ entity_kinds[entity_type] }}_version_id,
-    holdout_ids._dlt_list_idx as holdout_position,
-    holdout_ids.value as holdout_id
+{{ list_values('holdout_ids', parent=entity_kinds[entity_type] ~ '_version_id', position='holdout_position', value='holdout_id') }}
 {%- endmacro %}
 
 {#

@@ -2,8 +2,7 @@
 {#
 From `console.holdouts__experiment_i_ds`: `holdout_row_id`, `experiment_position`, `experiment_id` ← `value`.
 #}
+{% from 'macros/nested_lists.sql' import list_values %}
 select
-    experiment_ids._dlt_parent_id as holdout_row_id,
-    experiment_ids._dlt_list_idx as experiment_position,
-    experiment_ids.value as experiment_id
+    {{ list_values('experiment_ids', parent='holdout_row_id', position='experiment_position', value='experiment_id') }}
 from {{ source('holdouts__experiment_i_ds') }} as experiment_ids

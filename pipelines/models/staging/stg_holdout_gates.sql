@@ -2,8 +2,7 @@
 {#
 From `console.holdouts__gate_i_ds`: `holdout_row_id`, `gate_position`, `gate_id` ← `value`.
 #}
+{% from 'macros/nested_lists.sql' import list_values %}
 select
-    gate_ids._dlt_parent_id as holdout_row_id,
-    gate_ids._dlt_list_idx as gate_position,
-    gate_ids.value as gate_id
+    {{ list_values('gate_ids', parent='holdout_row_id', position='gate_position', value='gate_id') }}
 from {{ source('holdouts__gate_i_ds') }} as gate_ids

@@ -2,8 +2,7 @@
 {#
 From `console.ingestion_runs__sources`: `run_row_id` ← `_dlt_parent_id`; `source_position`; `source_name` ← `value`.
 #}
+{% from 'macros/nested_lists.sql' import list_values %}
 select
-    sources._dlt_parent_id as run_row_id,
-    sources._dlt_list_idx as source_position,
-    sources.value as source_name
+    {{ list_values('sources', parent='run_row_id', position='source_position', value='source_name') }}
 from {{ source('ingestion_runs__sources') }} as sources

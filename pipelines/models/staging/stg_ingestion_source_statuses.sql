@@ -3,10 +3,7 @@
 From `console.ingestion_runs__granular_history__status_by_date__statuses`: `source_date_row_id`; `status_position`
 (0 is the newest); `status`; `status_at`.
 #}
+{% from 'macros/nested_lists.sql' import status_entries %}
 select
-    statuses._dlt_parent_id as source_date_row_id,
-    -- listed newest first, as the run history: position 0 is the latest status for that date stamp
-    statuses._dlt_list_idx as status_position,
-    statuses.status,
-    cast(statuses.status_timestamp as timestamp with time zone) at time zone 'UTC' as status_at
+    {{ status_entries('statuses', parent='source_date_row_id') }}
 from {{ source('ingestion_runs__granular_history__status_by_date__statuses') }} as statuses

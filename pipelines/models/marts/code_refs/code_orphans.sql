@@ -12,13 +12,8 @@ returns the default: a live bug.
 | `reference_count`, `locations` | its references, `path:line` by path, line |
 | `branch`, `commit_sha`, `scanned_at` | of the repository's last scan |
 #}
-with code_references as (
-    select * from {{ ref('stg_code_references') }}
-),
-
-versions as (
-    select * from {{ ref('int_entity_versions') }}
-),
+{% from 'macros/imports.sql' import imports %}
+with {{ imports(code_references='stg_code_references', versions='int_entity_versions') }},
 
 entity_history as (
     select

@@ -21,13 +21,8 @@ From `exposure_daily`, `as_of` and `view_parameters`.
 | `is_late` | "late: the service has not computed the last days": `lag_days` from 2 to `late_days`, and the series reaches (to a day) the newest day the service computed for any experiment, so the whole computation lags; the source requests such a series on every run, and the missing days load when the service catches up |
 | `status` | one word: `concluded`, `stalled` (wins over late: the computed days already show the stall), `late` or `running` |
 #}
-with daily as (
-    select * from {{ ref('exposure_daily') }}
-),
-
-as_of as (
-    select * from {{ ref('as_of') }}
-),
+{% from 'macros/imports.sql' import imports %}
+with {{ imports(daily='exposure_daily', as_of='as_of') }},
 
 parameters as (
     select

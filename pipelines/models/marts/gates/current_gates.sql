@@ -18,6 +18,7 @@ From `stg_gates`, its current version in `int_entity_versions` (rule count, hold
 | `version_seen_at` | when gatehouse first loaded this version (`valid_from`) |
 | `gate_version_id` | the current version's row |
 #}
+{% from 'macros/imports.sql' import imports %}
 with gates as (
     select * from {{ ref('stg_gates') }}
 ),
@@ -32,13 +33,7 @@ gate_rules as (
     where entity_type = 'gate'
 ),
 
-gate_references as (
-    select * from {{ ref('gate_references') }}
-),
-
-as_of as (
-    select * from {{ ref('as_of') }}
-),
+{{ imports(gate_references='gate_references', as_of='as_of') }},
 
 rule_summary as (
     select

@@ -6,25 +6,14 @@
 | `referrer_kind` | `gate`: another live gate's rule condition of type `passes_gate` / `fails_gate` names it in its target values; `dynamic_config`: the same in a live config's rule; `holdout`: a holdout lists it in `gateIDs` or as `targetingGateID`, or the gate lists the holdout in its own `holdoutIDs` |
 | `referrer_id` | the gate, config or holdout id |
 #}
-with gates as (
-    select * from {{ ref('stg_gates') }}
-),
-
-gate_dependencies as (
-    select * from {{ ref('int_gate_dependencies') }}
-),
-
-holdouts as (
-    select * from {{ ref('stg_holdouts') }}
-),
-
-holdout_gates as (
-    select * from {{ ref('stg_holdout_gates') }}
-),
-
-gate_holdouts as (
-    select * from {{ ref('stg_gate_holdouts') }}
-),
+{% from 'macros/imports.sql' import imports %}
+with {{ imports(
+    gates='stg_gates',
+    gate_dependencies='int_gate_dependencies',
+    holdouts='stg_holdouts',
+    holdout_gates='stg_holdout_gates',
+    gate_holdouts='stg_gate_holdouts'
+) }},
 
 from_gates_and_configs as (
     select

@@ -15,37 +15,20 @@ From `stg_ingestion_runs`, `stg_ingestion_run_statuses`, `stg_ingestion_run_sour
 | `source_count` | sources listed in `sources` |
 | `failed_source_count`, `failed_sources` | sources whose latest status in the granular history is an error |
 #}
-with runs as (
-    select * from {{ ref('stg_ingestion_runs') }}
-),
-
-run_statuses as (
-    select * from {{ ref('stg_ingestion_run_statuses') }}
-),
-
-run_sources as (
-    select * from {{ ref('stg_ingestion_run_sources') }}
-),
-
-source_histories as (
-    select * from {{ ref('stg_ingestion_source_histories') }}
-),
+{% from 'macros/imports.sql' import imports %}
+{% from 'macros/ingestion_stages.sql' import stages, stage_times, seconds_to_stages %}
+with {{ imports(
+    runs='stg_ingestion_runs',
+    run_statuses='stg_ingestion_run_statuses',
+    run_sources='stg_ingestion_run_sources',
+    source_histories='stg_ingestion_source_histories'
+) }},
 
 stage_times as (
     -- the first time each stage was reached; an error followed by a newer status was retried
     select
         run_row_id,
-        min(case when status = 'enqueued' then status_at end) as enqueued_at,
-        min(case when status = 'started' then status_at end) as started_at,
-        min(case when status = 'download_started' then status_at end) as download_started_at,
-        min(case when status = 'download_complete' then status_at end) as download_complete_at,
-        min(case when status = 'metrics_started' then status_at end) as metrics_started_at,
-        min(case when status = 'metrics_complete' then status_at end) as metrics_complete_at,
-        min(case when status = 'pulse_started' then status_at end) as pulse_started_at,
-        min(case when status = 'pulse_complete' then status_at end) as pulse_complete_at,
-        max(status_at) as last_status_at,
-        count(case when status like '%error' then 1 end) as error_count,
-        count(case when status like '%error' and status_position > 0 then 1 end) as retry_count
+        {{ stage_times(first_stages=['enqueued']) }}
     from run_statuses
     group by run_row_id
 ),
@@ -79,13 +62,9 @@ timed as (
             else 'running'
         end as outcome,
         coalesce(stage_times.enqueued_at, runs.created_at) as enqueued_at,
-        stage_times.started_at,
-        stage_times.download_started_at,
-        stage_times.download_complete_at,
-        stage_times.metrics_started_at,
-        stage_times.metrics_complete_at,
-        stage_times.pulse_started_at,
-        stage_times.pulse_complete_at,
+{% for stage in stages %}
+        stage_times.{{ stage }}_at,
+{% endfor %}
         coalesce(stage_times.last_status_at, runs.last_updated_at) as last_status_at,
         coalesce(stage_times.error_count, 0) as error_count,
         coalesce(stage_times.retry_count, 0) as retry_count,
@@ -109,13 +88,7 @@ final as (
         outcome,
         enqueued_at,
         cast(enqueued_at as date) as enqueued_date,
-        extract(epoch from started_at) - extract(epoch from enqueued_at) as seconds_to_started,
-        extract(epoch from download_started_at) - extract(epoch from enqueued_at) as seconds_to_download_started,
-        extract(epoch from download_complete_at) - extract(epoch from enqueued_at) as seconds_to_download_complete,
-        extract(epoch from metrics_started_at) - extract(epoch from enqueued_at) as seconds_to_metrics_started,
-        extract(epoch from metrics_complete_at) - extract(epoch from enqueued_at) as seconds_to_metrics_complete,
-        extract(epoch from pulse_started_at) - extract(epoch from enqueued_at) as seconds_to_pulse_started,
-        extract(epoch from pulse_complete_at) - extract(epoch from enqueued_at) as seconds_to_pulse_complete,
+        {{ seconds_to_stages('timed', 'timed.enqueued_at') }},
         last_status_at,
         extract(epoch from last_status_at) - extract(epoch from enqueued_at) as duration_seconds,
         error_count,

@@ -11,29 +11,16 @@ Sources listed in `sources` or in the granular history; statuses over all date s
 | `seconds_to_*`, `last_status_at`, `duration_seconds` | as for runs, from the run's `enqueued_at`, the earliest arrival at each stage over all date stamps |
 | `error_count`, `retry_count` | as for runs, within each date stamp's history |
 #}
-with runs as (
-    select * from {{ ref('stg_ingestion_runs') }}
-),
-
-run_health as (
-    select * from {{ ref('ingestion_run_health') }}
-),
-
-run_sources as (
-    select * from {{ ref('stg_ingestion_run_sources') }}
-),
-
-source_histories as (
-    select * from {{ ref('stg_ingestion_source_histories') }}
-),
-
-source_date_stamps as (
-    select * from {{ ref('stg_ingestion_source_date_stamps') }}
-),
-
-source_statuses as (
-    select * from {{ ref('stg_ingestion_source_statuses') }}
-),
+{% from 'macros/imports.sql' import imports %}
+{% from 'macros/ingestion_stages.sql' import stage_times, seconds_to_stages %}
+with {{ imports(
+    runs='stg_ingestion_runs',
+    run_health='ingestion_run_health',
+    run_sources='stg_ingestion_run_sources',
+    source_histories='stg_ingestion_source_histories',
+    source_date_stamps='stg_ingestion_source_date_stamps',
+    source_statuses='stg_ingestion_source_statuses'
+) }},
 
 run_source_names as (
     -- a source listed in `sources` may have no granular history yet
@@ -71,16 +58,7 @@ stage_times as (
         run_row_id,
         source_name,
         count(distinct date_stamp) as date_stamp_count,
-        min(case when status = 'started' then status_at end) as started_at,
-        min(case when status = 'download_started' then status_at end) as download_started_at,
-        min(case when status = 'download_complete' then status_at end) as download_complete_at,
-        min(case when status = 'metrics_started' then status_at end) as metrics_started_at,
-        min(case when status = 'metrics_complete' then status_at end) as metrics_complete_at,
-        min(case when status = 'pulse_started' then status_at end) as pulse_started_at,
-        min(case when status = 'pulse_complete' then status_at end) as pulse_complete_at,
-        max(status_at) as last_status_at,
-        count(case when status like '%error' then 1 end) as error_count,
-        count(case when status like '%error' and status_position > 0 then 1 end) as retry_count
+        {{ stage_times() }}
     from statuses
     group by
         run_row_id,
@@ -103,13 +81,7 @@ final as (
         run_health.enqueued_at,
         run_health.enqueued_date,
         coalesce(stage_times.date_stamp_count, 0) as date_stamp_count,
-        extract(epoch from stage_times.started_at) - extract(epoch from run_health.enqueued_at) as seconds_to_started,
-        extract(epoch from stage_times.download_started_at) - extract(epoch from run_health.enqueued_at) as seconds_to_download_started,
-        extract(epoch from stage_times.download_complete_at) - extract(epoch from run_health.enqueued_at) as seconds_to_download_complete,
-        extract(epoch from stage_times.metrics_started_at) - extract(epoch from run_health.enqueued_at) as seconds_to_metrics_started,
-        extract(epoch from stage_times.metrics_complete_at) - extract(epoch from run_health.enqueued_at) as seconds_to_metrics_complete,
-        extract(epoch from stage_times.pulse_started_at) - extract(epoch from run_health.enqueued_at) as seconds_to_pulse_started,
-        extract(epoch from stage_times.pulse_complete_at) - extract(epoch from run_health.enqueued_at) as seconds_to_pulse_complete,
+        {{ seconds_to_stages('stage_times', 'run_health.enqueued_at') }},
         stage_times.last_status_at,
         extract(epoch from stage_times.last_status_at) - extract(epoch from run_health.enqueued_at) as duration_seconds,
         coalesce(stage_times.error_count, 0) as error_count,
