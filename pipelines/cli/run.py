@@ -5,13 +5,15 @@ from __future__ import annotations
 import argparse
 import contextlib
 import logging
+import sys
 from typing import Any
 
 from gatehouse.pipelines.warehouse import destination as destinations
 from gatehouse.pipelines.cli.parser import add_command
 from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.run.demo import DEMO_DUCKDB, demo_console
-from gatehouse.pipelines.run.steps import SELECTABLE, RunOptions, run_extraction
+from gatehouse.pipelines.run.projects import configured_projects
+from gatehouse.pipelines.run.steps import SELECTABLE, RunOptions, run_extraction, run_projects
 from gatehouse.pipelines.models.build import DEFAULT_PARAMETERS
 
 log = logging.getLogger("gatehouse.run")
@@ -26,6 +28,7 @@ examples:
   gatehouse run --repoint                    # the dataset's console changed on purpose (a rotated key, a new URL)
   gatehouse run --alerts                     # then tell Slack / a webhook what is new (gatehouse alerts --help)
   gatehouse run --lock-timeout 900           # wait up to 15 minutes for a notebook holding the DuckDB file
+  gatehouse run --project web                # one of several projects ([sources.console.projects.web])
 
 settings ([sources.console] in .dlt/config.toml and .dlt/secrets.toml, or environment variables):
   base_url            SOURCES__CONSOLE__BASE_URL
@@ -34,6 +37,11 @@ settings ([sources.console] in .dlt/config.toml and .dlt/secrets.toml, or enviro
   holdout_ids         SOURCES__CONSOLE__HOLDOUT_IDS      JSON list
   ingestion_run_ids   SOURCES__CONSOLE__INGESTION_RUN_IDS JSON list
   lock_timeout        GATEHOUSE__LOCK_TIMEOUT            seconds ([gatehouse] in .dlt/config.toml)
+
+several projects, each into its own dataset console_<name> ([sources.console.projects.<name>], any setting above;
+base_url and api_key are required there, the rest defaults to [sources.console]):
+  base_url            SOURCES__CONSOLE__PROJECTS__<NAME>__BASE_URL
+  api_key             SOURCES__CONSOLE__PROJECTS__<NAME>__API_KEY  (secret)
 """
 
 VIEWS_EPILOG = """\
@@ -69,6 +77,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--repoint", action="store_true",
                         help="load a console other than the one the dataset holds (refused without this flag): its"
                         " history continues and what the new console lacks is retired; with --full-refresh it starts over")
+    parser.add_argument("--project", metavar="NAME",
+                        help="load only this one of the projects configured under [sources.console.projects.<name>]")
     parser.add_argument("--no-progress", action="store_true", help="no progress lines while running")
     parser.add_argument("--alerts", action="store_true",
                         help="after the run, send what is new (gatehouse alerts), or that the run failed; never fails the run")
@@ -81,6 +91,15 @@ def register(subparsers: Any) -> None:
 
 
 def handle_run(args: argparse.Namespace) -> int:
+    projects = [] if args.demo else configured_projects()
+    if args.project is not None:
+        if args.project not in projects:
+            configured = ", ".join(projects) or "none"
+            raise GatehouseError(f"--project {args.project}: not a configured project (configured: {configured});"
+                                 " name it under [sources.console.projects.<name>] in .dlt/config.toml")
+        projects = [args.project]
+    if projects:
+        return handle_projects(args, projects)
     resources = [r.strip() for r in args.resources.split(",") if r.strip()] if args.resources else None
     if args.demo and args.duckdb is None and args.destination is None:
         args.duckdb = str(DEMO_DUCKDB)
@@ -108,6 +127,27 @@ def handle_run(args: argparse.Namespace) -> int:
         print(line)
     for line in alerted.lines() if alerted else ():
         print(line)
+    return 0
+
+
+def handle_projects(args: argparse.Namespace, projects: list[str]) -> int:
+    """Each project into its own dataset; the last line names every project that failed, with its reason."""
+    if args.alerts:
+        raise GatehouseError("--alerts: not yet for several projects; run gatehouse alerts per project")
+    resources = [r.strip() for r in args.resources.split(",") if r.strip()] if args.resources else None
+    destination = destinations.from_arguments(args)
+    options = RunOptions(destination=destination, resources=resources, full_refresh=args.full_refresh,
+                         progress=not args.no_progress, lock_timeout_s=args.lock_timeout, repoint=args.repoint)
+    outcomes = run_projects(options, projects)
+    for outcome in outcomes:
+        print(f"gatehouse: {destination.for_project(outcome.project).label()}: project {outcome.project}")
+        for line in outcome.summary.lines() if outcome.summary else (f"  failed: {outcome.error}",):
+            print(line)
+    failed = [outcome for outcome in outcomes if outcome.error]
+    if failed:
+        sys.stdout.flush()  # the failures stay the last line, also where stdout and stderr are one stream
+        raise GatehouseError(f"{len(failed)} of {len(outcomes)} projects failed: "
+                             + "; ".join(f"{outcome.project}: {outcome.error}" for outcome in failed))
     return 0
 
 

@@ -9,6 +9,7 @@ waited for, and the views refreshed and the readers' snapshot published only aft
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import logging
 import time
 from dataclasses import dataclass, field
@@ -25,6 +26,7 @@ from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.errors import explain
 from gatehouse.pipelines.logs import redacting_filter
 from gatehouse.pipelines.run.progress import Progress
+from gatehouse.pipelines.run.projects import project_source_args
 from gatehouse.pipelines.run.recovery import settle_committed_jobs
 from gatehouse.pipelines.run.summary import RunSummary, scd2_counts
 from gatehouse.pipelines.run.tuning import apply_run_defaults, batch_garbage_collection
@@ -54,16 +56,58 @@ class RunOptions:
     demo: bool = False
     # Passed to the source instead of dlt's config lookup (the demo and tests use them).
     source_args: dict[str, Any] = field(default_factory=dict)
+    # One of several configured projects ([sources.console.projects.<name>]): its section's settings, its own
+    # pipeline `gatehouse_<name>` and dataset `console_<name>`. None: the single console of [sources.console].
+    project: Optional[str] = None
+    # Per project, passed to the source over its section's settings (the demo and tests use them).
+    projects_args: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # Refresh the views and publish the snapshot after the load (several projects do it once, after all).
+    publish: bool = True
+
+
+@dataclass
+class ProjectOutcome:
+    """One project's part of a run of several: its summary, or the one line it failed with."""
+
+    project: str
+    summary: Optional[RunSummary] = None
+    error: Optional[str] = None
+
+
+def run_projects(options: RunOptions, projects: list[str]) -> list[ProjectOutcome]:
+    """Each project loaded into its own dataset, one after another: a project that fails is recorded with its
+    one-line reason and the others still load. The readers' snapshot is published once, after all of them.
+
+    One after another, not side by side: a DuckDB file takes one writer at a time, and each project has its
+    own client and rate limit either way (docs/decisions.md, "Several consoles").
+    """
+    outcomes = []
+    for project in projects:
+        project_options = dataclasses.replace(
+            options, project=project, destination=options.destination.for_project(project), publish=False,
+            source_args=dict(options.projects_args.get(project, {})),
+        )  # fmt: skip
+        try:
+            outcomes.append(ProjectOutcome(project, summary=run_extraction(project_options)))
+        except (GatehouseError, ConsoleError) as err:
+            outcomes.append(ProjectOutcome(project, error=str(err)))
+        except Exception as err:  # any other failure is this project's alone; the others still load
+            log.exception("project %s failed", project)
+            outcomes.append(ProjectOutcome(project, error=explain(err)))
+    if any(outcome.summary for outcome in outcomes):
+        options.destination.publish_snapshot(lock_timeout(options.lock_timeout_s))
+    return outcomes
 
 
 def run_extraction(options: RunOptions) -> RunSummary:
     started = time.monotonic()
     started_wall = time.time()
     apply_run_defaults()
-    redacting_filter.add(options.source_args.get("api_key"))
     report = ExtractionReport()
     try:
-        source = console(report=report, **options.source_args)
+        source_args = {**project_source_args(options.project), **options.source_args} if options.project else options.source_args
+        redacting_filter.add(source_args.get("api_key"))
+        source = console(report=report, **source_args)
     except (ConfigFieldMissingException, ConfigurationValueError, ConsoleError) as err:
         raise GatehouseError(explain(err)) from err
     if options.resources:
@@ -111,10 +155,12 @@ def run_extraction(options: RunOptions) -> RunSummary:
             rows = {t: n for t, n in normalized.row_counts.items() if not t.startswith("_dlt")}
             new_versions, retired = scd2_counts(destination, load_id, started_wall, timeout_s)
             stats = report.request_stats()
-            with _timed(steps, "views"):
-                destination.refresh_views(timeout_s)
-            with _timed(steps, "snapshot"):
-                snapshot = destination.publish_snapshot(timeout_s)
+            snapshot = None
+            if options.publish:
+                with _timed(steps, "views"):
+                    destination.refresh_views(timeout_s)
+                with _timed(steps, "snapshot"):
+                    snapshot = destination.publish_snapshot(timeout_s)
     finally:
         waited = destination.waits.seconds
     return RunSummary(

@@ -79,7 +79,7 @@ def scd2_counts(destination: "Destination", load_id: Optional[str], started_at: 
         for table in SCD2_TABLES:
             try:
                 [(new_versions[table],)] = reader.rows(
-                    f"select count(*) from console.{table} where _dlt_load_id = '{load_id}'"
+                    f"select count(*) from {reader.dataset_name}.{table} where _dlt_load_id = '{load_id}'"
                 )
             except DatabaseUndefinedRelation:
                 continue
@@ -87,11 +87,11 @@ def scd2_counts(destination: "Destination", load_id: Optional[str], started_at: 
             [(retired[table],)] = reader.rows(
                 f"""
                 select count(distinct closed.id)
-                from console.{table} as closed
+                from {reader.dataset_name}.{table} as closed
                 where closed._dlt_valid_to is not null
                     and closed._dlt_valid_to >= to_timestamp({started_at - 1:.6f})
                     and not exists (
-                        select 1 from console.{table} as open_version
+                        select 1 from {reader.dataset_name}.{table} as open_version
                         where open_version.id = closed.id and open_version._dlt_valid_to is null
                     )
                 """

@@ -11,6 +11,7 @@ waited for, not failed on. No other module imports a driver or tests a destinati
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import fcntl
 import logging
 import os
@@ -109,6 +110,10 @@ class Destination:
     pipelines_dir: Optional[Path] = None
     # A reader's DuckDB connection: never writes, and any number of them share the file.
     read_only: bool = False
+    # One console per pipeline and dataset: `gatehouse`/`console` for a single console, `gatehouse_<project>`/
+    # `console_<project>` for each of several projects (`for_project`).
+    pipeline_name: str = PIPELINE_NAME
+    dataset_name: str = DATASET_NAME
     _pipeline: list = field(default_factory=list, compare=False, repr=False)
     waits: Waits = field(default_factory=Waits, compare=False, repr=False)
 
@@ -119,6 +124,11 @@ class Destination:
             log.warning("--duckdb is for the default destination: with --destination %s, dlt config says where", name)
         return cls(name=name, duckdb_path=Path(duckdb) if duckdb is not None else DEFAULT_DUCKDB)
 
+    def for_project(self, project: str) -> "Destination":
+        """The same destination for one of several projects: its own pipeline, state and dataset."""
+        return dataclasses.replace(self, pipeline_name=f"{PIPELINE_NAME}_{project}", dataset_name=f"{DATASET_NAME}_{project}",
+                                   _pipeline=[], waits=Waits())
+
     # -- what it is -------------------------------------------------------------------------------
 
     @property
@@ -127,7 +137,8 @@ class Destination:
 
     def label(self) -> str:
         """How output names the destination: the file, or the destination's name (never a credential)."""
-        return str(self.duckdb_path) if self.is_duckdb_file else self.name
+        where = str(self.duckdb_path) if self.is_duckdb_file else self.name
+        return where if self.dataset_name == DATASET_NAME else f"{where} (dataset {self.dataset_name})"
 
     def working_dir(self) -> Optional[Path]:
         if self.pipelines_dir is not None:
@@ -201,7 +212,7 @@ class Destination:
         # A snapshot without its database (deleted by hand) is not read: it would answer for data that is gone.
         published = self.snapshot_path.is_file() and self.duckdb_path.is_file()
         path = self.snapshot_path if published else self.duckdb_path
-        return Destination(duckdb_path=path, read_only=True)
+        return Destination(duckdb_path=path, read_only=True, pipeline_name=self.pipeline_name, dataset_name=self.dataset_name)
 
     def publish_snapshot(self, timeout_s: Optional[float] = None) -> Optional[Snapshot]:
         """Copies the DuckDB file, checkpointed, to a temporary file, then renames it over the snapshot.
@@ -256,9 +267,9 @@ class Destination:
             destination = self.name
         with self._reaching():
             pipeline = dlt.pipeline(
-                pipeline_name=PIPELINE_NAME,
+                pipeline_name=self.pipeline_name,
                 destination=destination,
-                dataset_name=DATASET_NAME,
+                dataset_name=self.dataset_name,
                 pipelines_dir=str(pipelines_dir) if pipelines_dir else None,
             )
         self._pipeline.append(pipeline)
@@ -305,7 +316,7 @@ class Destination:
 
             connection = self.when_free(self._connect_duckdb, timeout_s)
             try:
-                with duckdb_file_client(connection) as client:
+                with duckdb_file_client(connection, self.dataset_name) as client:
                     yield client
             finally:
                 connection.close()
@@ -393,7 +404,7 @@ class Destination:
             return working_dir.with_name(working_dir.name + ".lock")
         from dlt.common.pipeline import get_dlt_pipelines_dir
 
-        return Path(get_dlt_pipelines_dir()) / f"{PIPELINE_NAME}.lock"
+        return Path(get_dlt_pipelines_dir()) / f"{self.pipeline_name}.lock"
 
     def when_free(self, action: Callable[[], T], timeout_s: Optional[float] = None, extracted: bool = False) -> T:
         """Runs `action`, which opens the DuckDB file; while another program holds the file, waits and runs it again.
@@ -455,6 +466,11 @@ class Reader:
         self.client = client
 
     @property
+    def dataset_name(self) -> str:
+        """The raw dataset the reader's client was opened on (`console`, or `console_<project>`)."""
+        return str(self.client.dataset_name)
+
+    @property
     def dialect(self) -> str:
         return views.destination_dialect(self.client)
 
@@ -484,7 +500,7 @@ class Reader:
         the extraction_runs table exists only once a run has loaded.
         """
         try:
-            names, rows = self.table(f"select * from {DATASET_NAME}.extraction_runs order by started_at desc limit 1")
+            names, rows = self.table(f"select * from {self.dataset_name}.extraction_runs order by started_at desc limit 1")
         except DatabaseUndefinedRelation:
             return None
         if not rows:

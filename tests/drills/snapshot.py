@@ -89,14 +89,20 @@ def base_tables(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str]]:
     ]
 
 
-def snapshot(duckdb_path: Path | str) -> Snapshot:
-    """Every table of the file, each row reduced as the module docstring says."""
+def snapshot(duckdb_path: Path | str, dataset: str | None = None) -> Snapshot:
+    """Every table of the file, each row reduced as the module docstring says.
+
+    `dataset`: only that schema's tables, named as the single console's `console.<table>`, so that one
+    project's dataset (`console_<project>`) compares with a single-console load of the same organisation.
+    """
     with duckdb.connect(str(duckdb_path), read_only=True) as con:
         raw: dict[str, tuple[list[str], list[dict[str, Any]]]] = {}
         for schema, table in base_tables(con):
+            if dataset is not None and schema != dataset:
+                continue
             cursor = con.execute(f'select * from "{schema}"."{table}"')
             names = [d[0] for d in cursor.description]
-            raw[f"{schema}.{table}"] = (names, [dict(zip(names, row)) for row in cursor.fetchall()])
+            raw[f"{'console' if dataset else schema}.{table}"] = (names, [dict(zip(names, row)) for row in cursor.fetchall()])
 
     identities: dict[str, str] = {}  # _dlt_id -> identity, filled parents first
     result: Snapshot = {}

@@ -1,0 +1,125 @@
+"""Several consoles into one warehouse (issue 26): three projects from three twins, one answering 500 to
+everything. The other two load exactly what a single-console load of the same organisation loads, each into
+its own dataset; the failing one is named on the last line and the exit code is non-zero; a rerun with no
+change asks no more than single-project reruns would.
+"""
+
+from __future__ import annotations
+
+import json
+import duckdb
+import pytest
+
+from gatehouse.console_twin import ConsoleTwin, Fault, TwinSettings
+from gatehouse.pipelines.cli.main import main
+from gatehouse.pipelines.run.steps import RunOptions, run_projects
+from gatehouse.pipelines.warehouse.destination import Destination
+from tests.drills.conftest import load, make_twin
+from tests.drills.snapshot import Snapshot, assert_same_tables, snapshot
+
+pytestmark = pytest.mark.slow
+
+MOBILE_KEY = "console-Mb7Qx2Lp9Rt4Vn8Kc3"
+TOOLS_KEY = "console-Tl5Hw8Zr3Jd6Fs2Gy9"
+
+
+def organisations() -> dict[str, ConsoleTwin]:
+    return {
+        "web": make_twin(),
+        "mobile": ConsoleTwin(size="small", seed=8, settings=TwinSettings(api_key=MOBILE_KEY)),
+        "tools": ConsoleTwin(size="small", seed=9, settings=TwinSettings(
+            api_key=TOOLS_KEY, faults=[Fault("server_error", rate=1.0)])),
+    }  # fmt: skip
+
+
+def configure(monkeypatch: pytest.MonkeyPatch, name: str, twin: ConsoleTwin, base_url: str) -> None:
+    """A project as a scheduler sets it: environment variables under SOURCES__CONSOLE__PROJECTS__<NAME>__."""
+    prefix = f"SOURCES__CONSOLE__PROJECTS__{name.upper()}__"
+    monkeypatch.setenv(prefix + "BASE_URL", base_url)
+    monkeypatch.setenv(prefix + "API_KEY", twin.settings.api_key)
+    monkeypatch.setenv(prefix + "EXPERIMENT_IDS", json.dumps(twin.experiment_ids))
+    monkeypatch.setenv(prefix + "INGESTION_RUN_IDS", json.dumps(twin.ingestion_run_ids))
+
+
+@pytest.fixture(scope="module")
+def single_loads(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Snapshot, int]]:
+    """Each healthy organisation loaded alone, as today, then rerun unchanged: its first load and the rerun's requests."""
+    loads = {}
+    for name, twin in organisations().items():
+        if name == "tools":
+            continue
+        path = tmp_path_factory.mktemp(f"single_{name}") / "gatehouse.duckdb"
+        with twin.serve() as base_url:
+            load(twin, base_url, path)
+            first = snapshot(path, "console")
+            loads[name] = (first, load(twin, base_url, path).requests)
+    return loads
+
+
+def test_three_projects_two_load_exactly_the_failing_one_is_named_and_a_rerun_asks_no_more(
+    tmp_path, monkeypatch, capsys, quick_backoff, single_loads
+):
+    twins = organisations()
+    database = tmp_path / "gatehouse.duckdb"
+    monkeypatch.setenv("SOURCES__CONSOLE__PROJECTS__TOOLS__MAX_ATTEMPTS", "2")
+    with twins["web"].serve() as web, twins["mobile"].serve() as mobile, twins["tools"].serve() as tools:
+        for name, base_url in (("web", web), ("mobile", mobile), ("tools", tools)):
+            configure(monkeypatch, name, twins[name], base_url)
+
+        assert main(["run", "--duckdb", str(database), "--no-progress"]) == 2
+        out, err = capsys.readouterr()
+        last = err.strip().splitlines()[-1]
+        assert last.startswith("gatehouse: error: 1 of 3 projects failed: tools: "), last
+        assert "500" in last and "web" not in last and "mobile" not in last, last
+        for name in ("mobile", "web"):
+            assert f"{database} (dataset console_{name}): project {name}" in out
+        assert "  failed: " in out
+
+        for name in ("web", "mobile"):
+            reference, _ = single_loads[name]
+            assert_same_tables(snapshot(database, f"console_{name}"), reference,
+                               f"project {name}'s dataset")  # fmt: skip
+        with duckdb.connect(str(database), read_only=True) as connection:
+            schemas = {s for (s,) in connection.execute("select schema_name from information_schema.schemata").fetchall()}
+            assert "console_tools" not in schemas or not connection.execute(
+                "select count(*) from information_schema.tables where table_schema = 'console_tools'"
+                " and table_name = 'extraction_runs'").fetchone()[0]  # fmt: skip
+            assert "console" not in schemas, "several projects never load the single console's dataset"
+        assert (tmp_path / "gatehouse.snapshot.duckdb").is_file()
+
+        # A rerun with no change: each project asks exactly what its single-project rerun asks.
+        for twin in twins.values():
+            twin.reset_requests()
+        outcomes = run_projects(RunOptions(destination=Destination(duckdb_path=database), progress=False),
+                                ["mobile", "tools", "web"])  # fmt: skip
+        by_name = {outcome.project: outcome for outcome in outcomes}
+        assert by_name["tools"].error and "500" in by_name["tools"].error
+        for name in ("web", "mobile"):
+            summary = by_name[name].summary
+            assert summary is not None, by_name[name].error
+            assert summary.requests == single_loads[name][1] == len(twins[name].requests), name
+            assert summary.new_versions == {"gates": 0, "dynamic_configs": 0}, name
+
+        # --project runs one; a name that is not configured is one line.
+        assert main(["run", "--duckdb", str(database), "--no-progress", "--project", "web"]) == 0
+        out, _ = capsys.readouterr()
+        assert "project web" in out and "project mobile" not in out
+        assert main(["run", "--duckdb", str(database), "--project", "ios"]) == 2
+        assert capsys.readouterr().err.strip().splitlines()[-1] == (
+            "gatehouse: error: --project ios: not a configured project (configured: mobile, tools, web);"
+            " name it under [sources.console.projects.<name>] in .dlt/config.toml"
+        )
+
+
+def test_a_project_without_its_own_key_is_refused_and_never_borrows_the_single_consoles(tmp_path, monkeypatch, capsys):
+    twin = make_twin()
+    with twin.serve() as base_url:
+        monkeypatch.setenv("SOURCES__CONSOLE__API_KEY", twin.settings.api_key)
+        monkeypatch.setenv("SOURCES__CONSOLE__PROJECTS__WEB__BASE_URL", base_url)
+        assert main(["run", "--duckdb", str(tmp_path / "gatehouse.duckdb"), "--no-progress"]) == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1] == (
+        "gatehouse: error: 1 of 1 projects failed: web: missing setting sources.console.projects.web.api_key"
+        " (SOURCES__CONSOLE__PROJECTS__WEB__API_KEY): each project names its own console, never [sources.console]'s;"
+        " set it in .dlt/config.toml, .dlt/secrets.toml or the environment"
+    )
+    assert twin.requests == []

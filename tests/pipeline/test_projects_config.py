@@ -1,0 +1,73 @@
+"""Several projects in dlt config (issue 26): named by toml tables split over config.toml and secrets.toml,
+or by environment variables; each project's own settings as the source's arguments, the rest inherited."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.drills.conftest import clean_environment
+
+READ = """\
+import json
+from gatehouse.pipelines.errors import GatehouseError
+from gatehouse.pipelines.run.projects import configured_projects, project_source_args
+out = {"projects": configured_projects()}
+for name in out["projects"]:
+    try:
+        out[name] = project_source_args(name)
+    except GatehouseError as err:
+        out[name] = str(err)
+print(json.dumps(out))
+"""
+
+
+def read_projects(folder: Path, config: str = "", secrets: str = "", **env: str) -> dict:
+    (folder / ".dlt").mkdir(exist_ok=True)
+    (folder / ".dlt" / "config.toml").write_text(config)
+    (folder / ".dlt" / "secrets.toml").write_text(secrets)
+    done = subprocess.run([sys.executable, "-c", READ], cwd=folder, env=clean_environment(**env),
+                          capture_output=True, text=True, check=True)  # fmt: skip
+    return json.loads(done.stdout)
+
+
+def test_projects_from_config_and_secrets_tables(tmp_path):
+    found = read_projects(
+        tmp_path,
+        config='[sources.console]\npage_size = 50\n'
+        '[sources.console.projects.web]\nbase_url = "https://console.example.com"\nexperiment_ids = ["exp_a"]\n'
+        '[sources.console.projects.mobile]\nbase_url = "https://console.example.com"\npage_size = 20\n',
+        secrets='[sources.console]\napi_key = "console-single"\n'
+        '[sources.console.projects.web]\napi_key = "console-web"\n',
+    )
+    assert found == {
+        "projects": ["mobile", "web"],
+        "web": {"base_url": "https://console.example.com", "api_key": "console-web", "experiment_ids": ["exp_a"]},
+        # never the single console's key
+        "mobile": "missing setting sources.console.projects.mobile.api_key (SOURCES__CONSOLE__PROJECTS__MOBILE__API_KEY):"
+        " each project names its own console, never [sources.console]'s; set it in .dlt/config.toml,"
+        " .dlt/secrets.toml or the environment",
+    }
+
+
+def test_projects_from_the_environment(tmp_path):
+    found = read_projects(
+        tmp_path,
+        SOURCES__CONSOLE__PROJECTS__INTERNAL_TOOLS__BASE_URL="https://tools.example.com",
+        SOURCES__CONSOLE__PROJECTS__INTERNAL_TOOLS__API_KEY="console-tools",
+        SOURCES__CONSOLE__PROJECTS__INTERNAL_TOOLS__INGESTION_RUN_IDS='["run_1"]',
+        SOURCES__CONSOLE__PROJECTS__INTERNAL_TOOLS__RATE_LIMIT_REQUESTS="20",
+    )
+    assert found == {
+        "projects": ["internal_tools"],
+        "internal_tools": {"base_url": "https://tools.example.com", "api_key": "console-tools",
+                           "ingestion_run_ids": ["run_1"], "rate_limit_requests": 20},
+    }  # fmt: skip
+
+
+def test_a_single_console_has_no_projects(tmp_path):
+    found = read_projects(tmp_path, config='[sources.console]\nbase_url = "https://console.example.com"\n',
+                          SOURCES__CONSOLE__API_KEY="console-single")  # fmt: skip
+    assert found == {"projects": []}
