@@ -6,5 +6,5 @@
 | `ledger.py` | `analytics.alerts_sent`: what each channel was told, and what has cleared since |
 | `delivery.py` | the channels (dlt's `runtime.slack_incoming_hook`, a generic JSON webhook) and one POST to each |
 | `dispatch.py` | `send_alerts` (conditions -> what is new per channel -> sent -> recorded) and `run_with_alerts` |
-| `command.py` | `gatehouse alerts` (arguments and output only) |
+The command, `gatehouse alerts`, is `pipelines/cli/alerts.py`.
 """

@@ -1,2 +1,2 @@
-"""`gatehouse code-refs`: where each gate and dynamic config is referenced in code (scan, command, summary);
-the scans are loaded by the dlt source in sources/code_refs."""
+"""Where each gate and dynamic config is referenced in code: the scanner (scan.py) and its lines in the report summary
+(summary.py); the command is pipelines/cli/code_refs.py, the loading sources/code_refs."""
