@@ -8,7 +8,8 @@ measured here) and loaded once into a DuckDB file and once into a PostgreSQL ser
 `pgserver` wheel, each with `gatehouse run`. Then, alternating the two destinations in every repetition
 so that a slow spell of the shared machine does not always hit the same one, it times as whole commands
 `gatehouse views` (every view translated and re-applied) and `gatehouse report` (the three notebooks
-executed headless, the summary printed). The medians go to a section of bench/RESULTS.md.
+executed headless, the summary printed), and what publishing the readers' snapshot of the DuckDB file costs.
+The medians go to a section of bench/RESULTS.md.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from bench.postgres_server import PostgresServer
 from bench.processes import child_environment
 from bench.results_md import ANALYSIS_LAYER_SECTION as SECTION, OUT_DIR, RESULTS_MD
 from gatehouse.console_twin import ConsoleTwin
+from gatehouse.pipelines.warehouse.destination import Destination
 
 log = logging.getLogger("bench")
 
@@ -65,6 +67,8 @@ def measure(size: str, reps: int, workdir: Path) -> dict:
                 log.info("loading the %s organisation into %s", size, name)
                 loads[name] = gatehouse(["run", "--no-progress", *flags], env, workdir)
         times: dict[str, dict[str, list[float]]] = {c: {d: [] for d in destinations} for c in COMMANDS}
+        snapshots = [Destination(duckdb_path=workdir / "gatehouse.duckdb").publish_snapshot() for _ in range(reps)]
+        snapshot = {"seconds": [s.seconds for s in snapshots], "mb": snapshots[-1].size_bytes / 1e6}
         for rep in range(reps):
             order = list(destinations) if rep % 2 == 0 else list(reversed(destinations))
             for command, args in COMMANDS.items():
@@ -74,7 +78,8 @@ def measure(size: str, reps: int, workdir: Path) -> dict:
                     log.info("rep %d: %s on %s %.1f s", rep + 1, command, name, seconds)
     finally:
         server.stop()
-    return {"size": size, "reps": reps, "load_s": loads, "times": times, "machine": machine_description()}
+    return {"size": size, "reps": reps, "load_s": loads, "times": times, "snapshot": snapshot,
+            "machine": machine_description()}
 
 
 def render(result: dict) -> str:
@@ -98,7 +103,16 @@ def render(result: dict) -> str:
         f"{command} on {d}: " + ", ".join(f"{s:.1f}" for s in result["times"][command][d])
         for command in result["times"] for d in ("duckdb", "postgres")
     )
-    lines += ["", f"Every run, s: {every}.", ""]
+    snapshot = result["snapshot"]
+    lines += [
+        "",
+        f"Every run, s: {every}.",
+        "",
+        f"The readers' snapshot each DuckDB run publishes (checkpoint, copy, atomic rename;"
+        f" docs/reliability.md): {statistics.median(snapshot['seconds']):.2f} s (median of {len(snapshot['seconds'])}:"
+        f" {', '.join(f'{s:.2f}' for s in snapshot['seconds'])}) for {snapshot['mb']:.0f} MB, as much disk again as the database.",
+        "",
+    ]
     return "\n".join(lines)
 
 
