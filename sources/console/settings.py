@@ -61,6 +61,10 @@ RATE_LIMIT_RECOVERY_SHARE = 0.1
 # A finished request holds its slot this share longer than the window (clock granularity; the
 # arrival-versus-start question is settled by holding slots until the answer, see ratelimit.py).
 RATE_LIMIT_WINDOW_MARGIN = 0.005
+# How much sooner one request may be counted by the service, after it was sent, than the fastest round
+# trip seen so far suggests (its scheduling, a busy machine): the limiter credits each answer with the
+# shortest round trip less this (ratelimit.py).
+RATE_LIMIT_ARRIVAL_JITTER_S = 0.010
 
 DEFAULT_MAX_WORKERS = 8
 # fetch_many keeps at most this many requests per worker submitted, so memory follows the batch.
