@@ -337,7 +337,8 @@ class Destination:
         from pipelines import views
 
         with self.sql_client(timeout_s) as client:
-            return views.apply_views(client, parameters=parameters, destination_name=self.label())
+            return views.apply_views(client, parameters=parameters, destination_name=self.label(),
+                                     rendered_cache=self.working_dir())
 
     @contextlib.contextmanager
     def reader(self, timeout_s: Optional[float] = None) -> Iterator["Reader"]:

@@ -27,7 +27,7 @@ from pipelines.logs import redacting_filter
 from pipelines.progress import Progress
 from pipelines.recovery import settle_committed_jobs
 from pipelines.summary import RunSummary, scd2_counts
-from pipelines.tuning import apply_run_defaults, batch_garbage_collection
+from pipelines.tuning import apply_run_defaults, batch_garbage_collection, normalize_workers_for
 from sources.console import console
 from sources.console.errors import ConsoleError
 from sources.console.report import ExtractionReport
@@ -97,7 +97,7 @@ def run_extraction(options: RunOptions) -> RunSummary:
                             refresh="drop_sources" if options.full_refresh else None,
                             loader_file_format=LOADER_FILE_FORMAT,
                         )
-                    with _timed(steps, "normalize", step_started):
+                    with _timed(steps, "normalize", step_started), normalize_workers_for(pipeline):
                         normalized = pipeline.normalize()
                 with _timed(steps, "load", step_started):
                     info = destination.when_free(pipeline.load, timeout_s, extracted=True)

@@ -56,12 +56,21 @@ def listed_versions(
     """The pages of `gates` and `dynamic_configs`, read alike: the whole list every run, then each id
     listed last run and missing now confirmed by `confirm(absences, missing) -> the live ones` before
     the SCD2 merge retires it. Yielded only once complete, and only when it differs from the list last
-    loaded (`ListContent`, resource state `loaded_digest`). The first page carries `hints(numbers)` when
+    loaded (`ListContent`, resource state `loaded_digest`); with no last load to compare with, page by
+    page as read. The first page carries `hints(numbers)` when
     the destination stores a number column as bigint."""
     retype = numbers.check_destination(dlt.current.source_schema())
     state = dlt.current.resource_state()
     absences = AbsenceCheck(state, table)
-    content = ListContent()
+    content = ListContent(state)
+
+    def hinted(page: list[dict]) -> Any:
+        nonlocal retype
+        if retype:
+            retype = False
+            return dlt.mark.with_hints(page, dlt.mark.make_hints(nested_hints=hints(numbers)))
+        return page
+
     try:
         for page in read(check_total=not absences.confirms):
             arrays_as_lists(page, arrays)
@@ -70,23 +79,24 @@ def listed_versions(
             run.report.add(table, len(page))
             run.report.add_fields(table, page)
             content.add(page)
+            if not content.spooled:
+                yield hinted(page)
         if live := absences.finish(lambda missing: confirm(absences, missing)):
             arrays_as_lists(live, arrays)
             run.catalogue.record_list_page(table, live)
             run.report.add(table, len(live), pages=0)
             content.add(live)
+            if not content.spooled:
+                yield hinted(live)
         run.catalogue.complete_list(table)
         # Only now, with the whole list in, can it be told unchanged: then nothing is yielded, so the SCD2
         # merge does not run and retires nothing; any change yields the whole list, so retirement stays exact.
         if content.same_as_loaded(state):
             run.report.add_unchanged(table, content.items)
             return
-        for page in content.pages():
-            if retype:
-                retype = False
-                yield dlt.mark.with_hints(page, dlt.mark.make_hints(nested_hints=hints(numbers)))
-            else:
-                yield page
+        if content.spooled:
+            for page in content.pages():
+                yield hinted(page)
     finally:
         content.close()
 
@@ -134,16 +144,20 @@ def dynamic_configs(client: ConsoleClient, run: ExtractionRun) -> Iterator[list[
 def qualifying_events(client: ConsoleClient, run: ExtractionRun) -> Iterator[list[dict]]:
     """Table `qualifying_events`, key `name`: merged, whole list every run, loaded only when it differs
     from the list last loaded (resource state `loaded_digest`)."""
-    content = ListContent()
+    state = dlt.current.resource_state()
+    content = ListContent(state)
     try:
         for page in client.list_qualifying_events():
             run.report.add("qualifying_events", len(page))
             run.report.add_fields("qualifying_events", page)
             content.add(page)
-        if content.same_as_loaded(dlt.current.resource_state()):
+            if not content.spooled:
+                yield page
+        if content.same_as_loaded(state):
             run.report.add_unchanged("qualifying_events", content.items)
             return
-        yield from content.pages()
+        if content.spooled:
+            yield from content.pages()
     finally:
         content.close()
 

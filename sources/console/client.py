@@ -535,7 +535,7 @@ class ConsoleClient:
         Yields `(id, result)` in input order; an answer about that id alone (404, or 400: the console
         refusing that id) is yielded as its error, any other error is raised after cancelling what has
         not started. At most
-        2 * max_workers calls are submitted at a time, so memory follows the batch, not the
+        `IN_FLIGHT_PER_WORKER * max_workers` calls are submitted at a time, so memory follows the batch, not the
         whole id list (which may itself be a lazy iterator).
         """
         workers = self.options.max_workers

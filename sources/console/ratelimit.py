@@ -9,8 +9,8 @@ So the limiter learns how much of a round trip lies after the service counted: a
 round trip seen so far (every request spends at least that long on the wire and in the service's own
 latency, and the service counts a request before it answers it). A finished request holds its slot
 until a window after its answer, less that shortest round trip, less `RATE_LIMIT_ARRIVAL_JITTER_S` for
-the difference between one request's time to be counted and another's. It is never shorter than a
-window after the request was sent. When the transport does not report when a request was sent and
+the difference between one request's time to be counted and another's (each 429 halves what is
+credited). It is never shorter than a window after the request was sent. When the transport does not report when a request was sent and
 its answer came (a mock), nothing is learned and the slot is held until a window after the answer.
 
 It adapts to a server whose real limit is lower than configured: a 429 lowers the limit (once
@@ -73,6 +73,8 @@ class SlidingWindowRateLimiter:
         self._expiries: list[float] = []  # when each finished request's slot frees, sorted
         # The shortest round trip seen, from the request's first byte sent to its answer's head.
         self._shortest_round_trip = math.inf
+        # Widened on every 429: a service that counted a request sooner than the credit supposed.
+        self._arrival_jitter = RATE_LIMIT_ARRIVAL_JITTER_S
         self._limit = max_requests
         self._blocked_until = -math.inf
         self._generation = 0
@@ -123,7 +125,7 @@ class SlidingWindowRateLimiter:
             self._in_flight = max(0, self._in_flight - 1)
             if sent_at is not None and answered_at is not None and sent_at <= answered_at <= now:
                 self._shortest_round_trip = min(self._shortest_round_trip, answered_at - sent_at)
-                after_count = max(0.0, self._shortest_round_trip - RATE_LIMIT_ARRIVAL_JITTER_S)
+                after_count = max(0.0, self._shortest_round_trip - self._arrival_jitter)
                 # Never before a window after it was sent: it cannot have been counted earlier than that.
                 expiry = max(answered_at - after_count, sent_at) + self._hold
             else:
@@ -137,6 +139,9 @@ class SlidingWindowRateLimiter:
             if retry_after is not None and retry_after > 0:
                 self._blocked_until = max(self._blocked_until, now + retry_after)
             if permit is None or permit.generation == self._generation:
+                # The credit for time after the service counted may have been too generous: halve it.
+                if math.isfinite(self._shortest_round_trip):
+                    self._arrival_jitter += max(0.0, self._shortest_round_trip - self._arrival_jitter) / 2
                 new_limit = max(self.min_requests, int(self._limit * RATE_LIMIT_DECREASE_FACTOR))
                 if new_limit != self._limit:
                     log.warning(

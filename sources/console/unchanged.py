@@ -46,8 +46,11 @@ class ListContent:
     list is complete and its digest is compared with the last loaded one.
     """
 
-    def __init__(self) -> None:
-        self._spool = tempfile.TemporaryFile(prefix="gatehouse-list-")
+    def __init__(self, state: dict[str, Any]) -> None:
+        # Without a digest of a last load (the first run, or the first after a refresh) the list is loaded
+        # whatever it holds: its pages are yielded as they come (`spooled` False) and only digested.
+        self.spooled = isinstance(state.get("loaded_digest"), str)
+        self._spool = tempfile.TemporaryFile(prefix="gatehouse-list-") if self.spooled else None
         self._pages: list[int] = []  # items per page, in the order read
         self._item_digests: list[bytes] = []
 
@@ -55,8 +58,9 @@ class ListContent:
         for item in page:
             data = orjson.dumps(item, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS)
             self._item_digests.append(hashlib.blake2b(data, digest_size=16).digest())
-            self._spool.write(_LENGTH.pack(len(data)))
-            self._spool.write(data)
+            if self._spool is not None:
+                self._spool.write(_LENGTH.pack(len(data)))
+                self._spool.write(data)
         self._pages.append(len(page))
 
     @property
@@ -79,7 +83,10 @@ class ListContent:
         return False
 
     def pages(self) -> Iterator[list[dict[str, Any]]]:
-        """The pages again, as read (items as the service sent them, after the caller's reshaping)."""
+        """The pages again, as read (items as the service sent them, after the caller's reshaping); only
+        when `spooled`."""
+        if self._spool is None:
+            raise RuntimeError("a list read without a last load to compare with was yielded as read, not spooled")
         self._spool.seek(0)
         for count in self._pages:
             page = []
@@ -90,7 +97,8 @@ class ListContent:
                 yield page
 
     def close(self) -> None:
-        self._spool.close()
+        if self._spool is not None:
+            self._spool.close()
 
 
 class AnswerDigests:

@@ -198,3 +198,20 @@ def test_with_round_trips_learned_the_service_never_counts_more_than_n_in_a_wind
     assert max_in_any_window(counted, 1.0) <= 5
     # and the learning is used: 200 requests in fewer windows than if each held a round trip longer
     assert clock() - 1000.0 < 200 / 5 * (1.005 + 0.05)
+
+
+def test_a_429_halves_the_credit_for_time_after_the_service_counted(clock):
+    from sources.console.settings import RATE_LIMIT_ARRIVAL_JITTER_S as jitter
+
+    limiter = limiter_on(clock, 10, window=1.0)
+    permit = limiter.acquire()
+    sent = clock()
+    clock.advance(0.05)
+    limiter.release(permit, sent_at=sent, answered_at=clock())
+    limiter.on_throttled(limiter.acquire())  # the credit was 50 - 10 ms; now half of that
+    credit = (0.05 - jitter) / 2
+    permit = limiter.acquire()
+    sent = clock()
+    clock.advance(0.05)
+    limiter.release(permit, sent_at=sent, answered_at=clock())
+    assert limiter._expiries[-1] == pytest.approx(sent + 0.05 - credit + 1.005)
