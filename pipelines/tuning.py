@@ -69,7 +69,7 @@ def normalize_workers_for(pipeline: dlt.Pipeline) -> Iterator[None]:
         for load_id in pipeline.list_extracted_load_packages()
         for job in pipeline.get_load_package_info(load_id).jobs.get("new_jobs", [])
     )
-    if extracted >= EXTRACT_FILE_BYTES:
+    if extracted >= int(dlt.config.get("sources.data_writer.file_max_bytes") or EXTRACT_FILE_BYTES):
         yield
         return
     before = os.environ.get(_NORMALIZE_WORKERS)
