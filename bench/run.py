@@ -82,12 +82,21 @@ def job_run(size: str, rep: int, job: str, measured: Measured, traffic: dict[str
         request_rate=request_rate,
         listing_rate=while_listing / lists_s if lists_s and while_listing is not None else None,
         peak_by_step=peak_by_step(measured, result.get("step_starts", {})),
+        after_last_request_s=after_last_request(result, traffic),
         error=result.get("error"),
     )
     if job not in ALTERNATIVES:
         run.new_versions = sum(result.get("new_versions", {}).values())
+        run.rows_by_table = dict(result.get("rows", {}))
+        run.unchanged_items = sum(result.get("unchanged", {}).values())
         run.settled_runs_requested = traffic.get("settled_runs_requested", 0)
     return run
+
+
+def after_last_request(result: dict[str, Any], traffic: dict[str, Any]) -> Optional[float]:
+    """Seconds from the last request's arrival at the twin to the end of the run (both time.monotonic())."""
+    ended, last = result.get("ended_at"), traffic.get("last_request_at")
+    return ended - last if ended is not None and last is not None else None
 
 
 def peak_by_step(measured: Measured, starts: dict[str, float]) -> dict[str, int]:

@@ -121,6 +121,9 @@ class TwinControl:
         listing = (min(list_times), max(list_times)) if list_times else None
         return {
             "requests": len(records),
+            # time.monotonic() of the first and last arrival: one clock for every process of the machine
+            "first_request_at": start if records else None,
+            "last_request_at": max((r.time for r in records), default=None),
             "phases": phases,
             # every request (lists, runs...) that arrived between the first and the last list request:
             # whether the rate budget was used while the lists were read

@@ -29,6 +29,8 @@ overwritten afterwards, so a value set with `apply_views(..., parameters=...)` o
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 import re
 from contextlib import contextmanager
@@ -223,6 +225,7 @@ def apply_views(
     *,
     parameters: Mapping[str, float] | None = None,
     destination_name: str | None = None,
+    rendered_cache: Path | None = None,
 ) -> list[str]:
     """Creates (or replaces) every view of the models in schema `analytics`, in build order; returns their names.
 
@@ -232,6 +235,10 @@ def apply_views(
     before anything changes, and the views are replaced in one transaction where the destination has
     transactional DDL: a reader sees either the old views or the new ones. A view the destination refuses
     raises a `GatehouseError` naming the view and the destination; the raw tables are never touched.
+    `rendered_cache`: a folder where the translated statements are kept, keyed by everything they are
+    made from (the view files, the raw columns present, the destination's dialect and names, sqlglot's
+    version): translating is most of the time of a refresh, and a run after which nothing of that
+    changed translates nothing.
     """
     unknown = sorted(set(parameters or {}) - set(DEFAULT_PARAMETERS))
     if unknown:
@@ -240,7 +247,7 @@ def apply_views(
     with _open(target) as client:
         destination = destination_name or destination_label(client)
         present = _run(client, _present_columns, "reading the raw tables' columns", destination)
-        statements = [(definition.name, render_view(client, definition, present)) for definition in definitions]
+        statements = _rendered(client, definitions, present, rendered_cache)
         _run(client, _ensure_analytics_dataset, f"creating schema {SCHEMA}", destination)
         with client.begin_transaction():
             _run(client, lambda c: _ensure_parameter_tables(c, parameters or {}), "the view parameter tables", destination)
@@ -249,6 +256,38 @@ def apply_views(
                 _run(client, lambda c: c.execute_sql(statement), f"view {name}", destination)
     log.info("applied %d views on %s", len(statements), destination)
     return [definition.name for definition in definitions]
+
+
+def _rendered(
+    client: SqlClientBase[Any], definitions: list[ViewDefinition], present: Mapping[str, set[str]], cache: Path | None
+) -> list[tuple[str, str]]:
+    """(name, statement) of every view in the destination's dialect, from `cache` when made from the same inputs."""
+    key = hashlib.sha256(json.dumps([
+        sqlglot.__version__,
+        destination_dialect(client),
+        [qualified_view_name(client, "x"), ".".join(client.make_qualified_table_name_path("x")),
+         client.capabilities.casefold_identifier("Case")],
+        {table: sorted(columns) for table, columns in sorted(present.items())},
+        [(definition.name, definition.sql) for definition in definitions],
+    ]).encode()).hexdigest()
+    path = cache / f"views-{key[:32]}.json" if cache is not None else None
+    if path is not None and path.is_file():
+        try:
+            return [(name, statement) for name, statement in json.loads(path.read_text(encoding="utf-8"))]
+        except (OSError, ValueError, TypeError):
+            log.debug("unreadable rendered views %s: translating again", path, exc_info=True)
+    statements = [(definition.name, render_view(client, definition, present)) for definition in definitions]
+    if path is not None:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            for stale in path.parent.glob("views-*.json"):
+                stale.unlink(missing_ok=True)
+            temporary = path.with_suffix(".tmp")
+            temporary.write_text(json.dumps(statements), encoding="utf-8")
+            temporary.replace(path)
+        except OSError:
+            log.debug("cannot keep rendered views in %s", path.parent, exc_info=True)
+    return statements
 
 
 def render_view(client: SqlClientBase[Any], definition: ViewDefinition, present: Mapping[str, set[str]]) -> str:

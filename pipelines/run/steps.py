@@ -29,7 +29,7 @@ from gatehouse.pipelines.run.progress import Progress
 from gatehouse.pipelines.run.projects import project_source_args
 from gatehouse.pipelines.run.recovery import settle_committed_jobs
 from gatehouse.pipelines.run.summary import RunSummary, scd2_counts
-from gatehouse.pipelines.run.tuning import apply_run_defaults, batch_garbage_collection
+from gatehouse.pipelines.run.tuning import apply_run_defaults, batch_garbage_collection, normalize_workers_for
 from gatehouse.sources.console import console
 from gatehouse.sources.console.errors import ConsoleError
 from gatehouse.sources.console.report import ExtractionReport
@@ -119,6 +119,7 @@ def run_extraction(options: RunOptions) -> RunSummary:
     destination = options.destination
     timeout_s = lock_timeout(options.lock_timeout_s)
     steps: dict[str, float] = {}
+    step_started: dict[str, float] = {}
     try:
         with destination.exclusive(timeout_s):
             # Before any request: a dataset that holds another console is never loaded over by mistake.
@@ -131,18 +132,18 @@ def run_extraction(options: RunOptions) -> RunSummary:
                 # A load left pending goes first: syncing with a dataset it never reached would wipe it.
                 if pipeline.has_pending_data:
                     finish_interrupted_load(destination, pipeline, timeout_s)
-                with _timed(steps, "sync"):
+                with _timed(steps, "sync", step_started):
                     destination.when_free(pipeline.sync_destination, timeout_s)
                 with Progress(report, enabled=options.progress), batch_garbage_collection():
-                    with _timed(steps, "extract"):
+                    with _timed(steps, "extract", step_started):
                         pipeline.extract(
                             source,
                             refresh="drop_sources" if options.full_refresh else None,
                             loader_file_format=LOADER_FILE_FORMAT,
                         )
-                    with _timed(steps, "normalize"):
+                    with _timed(steps, "normalize", step_started), normalize_workers_for(pipeline):
                         normalized = pipeline.normalize()
-                with _timed(steps, "load"):
+                with _timed(steps, "load", step_started):
                     info = destination.when_free(pipeline.load, timeout_s, extracted=True)
             except PipelineStepFailed as err:
                 raise GatehouseError(explain(err)) from err
@@ -157,9 +158,9 @@ def run_extraction(options: RunOptions) -> RunSummary:
             stats = report.request_stats()
             snapshot = None
             if options.publish:
-                with _timed(steps, "views"):
+                with _timed(steps, "views", step_started):
                     destination.refresh_views(timeout_s)
-                with _timed(steps, "snapshot"):
+                with _timed(steps, "snapshot", step_started):
                     snapshot = destination.publish_snapshot(timeout_s)
     finally:
         waited = destination.waits.seconds
@@ -179,6 +180,9 @@ def run_extraction(options: RunOptions) -> RunSummary:
         waited_for=list(destination.waits.holders),
         snapshot=snapshot.path if snapshot else None,
         steps=steps,
+        step_started=step_started,
+        ended_at=time.monotonic(),
+        unchanged={table: n for table, n in report.unchanged.items() if n},
     )
 
 
@@ -217,8 +221,10 @@ def check_console(destination: Destination, report: ExtractionReport, options: R
 
 
 @contextlib.contextmanager
-def _timed(steps: dict[str, float], name: str) -> Iterator[None]:
+def _timed(steps: dict[str, float], name: str, started_at: Optional[dict[str, float]] = None) -> Iterator[None]:
     started = time.monotonic()
+    if started_at is not None:
+        started_at.setdefault(name, started)
     try:
         yield
     finally:

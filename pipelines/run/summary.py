@@ -37,6 +37,12 @@ class RunSummary:
     snapshot: Optional[Path] = None
     # Seconds per step: sync, extract, normalize, load, views, snapshot.
     steps: dict[str, float] = field(default_factory=dict)
+    # When each step began and the run ended (time.monotonic(): comparable with another process's on one machine).
+    step_started: dict[str, float] = field(default_factory=dict)
+    ended_at: Optional[float] = None
+    # Items read and found as last loaded, per table: not normalised nor loaded again. A list counted here
+    # whole was left as it is (no SCD2 merge, nothing retired).
+    unchanged: dict[str, int] = field(default_factory=dict)
 
     def lines(self) -> list[str]:
         # The wait is someone else's time: the load's own time is shown apart from it.
@@ -49,11 +55,18 @@ class RunSummary:
         for table, rows in self.rows_loaded.items():
             counts = roots.setdefault(table.split("__")[0], [0, 0])
             counts[0 if "__" not in table else 1] += rows
-        width = max((len(t) for t in roots), default=10)
-        for table, (rows, nested) in sorted(roots.items()):
+        width = max((len(t) for t in [*roots, *self.unchanged]), default=10)
+        for table in sorted(roots.keys() | self.unchanged.keys()):
+            rows, nested = roots.get(table, [0, 0])
+            same = self.unchanged.get(table, 0)
+            if table not in roots:
+                out.append(f"  {table:<{width}}  unchanged ({same} as last loaded, not loaded again)")
+                continue
             extra = f" (+{nested} nested)" if nested else ""
             if table in self.new_versions:
                 extra += f", {self.new_versions[table]} new versions, {self.retired.get(table, 0)} retired"
+            if same:
+                extra += f", {same} unchanged"
             out.append(f"  {table:<{width}}  {rows:>7} rows{extra}")
         for table, id_, reason in self.skipped:
             out.append(f"  skipped {table} {id_}: {reason}")

@@ -348,7 +348,8 @@ class Destination:
     def apply_views(self, parameters: Optional[Mapping[str, float]] = None, timeout_s: Optional[float] = None) -> list[str]:
         """Creates or refreshes every analysis view on the destination, next to the raw dataset."""
         with self.sql_client(timeout_s) as client:
-            return views.apply_views(client, parameters=parameters, destination_name=self.label())
+            return views.apply_views(client, parameters=parameters, destination_name=self.label(),
+                                     rendered_cache=self.working_dir())
 
     @contextlib.contextmanager
     def reader(self, timeout_s: Optional[float] = None) -> Iterator["Reader"]:
@@ -594,12 +595,13 @@ def duckdb_file_client(database: str | Path | Any, dataset: str = DATASET_NAME) 
 
 
 
-def apply_views(target: Any, *, parameters: Optional[Mapping[str, float]] = None, destination_name: Optional[str] = None) -> list[str]:
-    """The views on dlt's SQL client of a destination, or on a DuckDB file path or open connection."""
+def apply_views(target: Any, **options: Any) -> list[str]:
+    """The views on dlt's SQL client of a destination, or on a DuckDB file path or open connection
+    (`options` as `models.build.apply_views`: parameters, destination_name, rendered_cache)."""
     if isinstance(target, SqlClientBase):
-        return views.apply_views(target, parameters=parameters, destination_name=destination_name)
+        return views.apply_views(target, **options)
     with duckdb_file_client(target) as client:
-        return views.apply_views(client, parameters=parameters, destination_name=destination_name)
+        return views.apply_views(client, **options)
 
 
 def add_arguments(parser: Any, *, lock: bool = True) -> None:

@@ -39,6 +39,7 @@ from gatehouse.sources.console.identity import identify
 from gatehouse.sources.console.exposures import EXPOSURE_ROW_SCHEMA, exposure_rows, has_concluded
 from gatehouse.sources.console.run import ExtractionRun
 from gatehouse.sources.console.settle import has_gone_quiet, is_quiet, is_settled
+from gatehouse.sources.console.unchanged import AnswerDigests, ListContent
 
 SCD2 = {"disposition": "merge", "strategy": "scd2"}
 
@@ -54,27 +55,50 @@ def listed_versions(
 ) -> Iterator[Any]:
     """The pages of `gates` and `dynamic_configs`, read alike: the whole list every run, then each id
     listed last run and missing now confirmed by `confirm(absences, missing) -> the live ones` before
-    the SCD2 merge retires it. The first page carries `hints(numbers)` when the destination stores a
-    number column as bigint."""
+    the SCD2 merge retires it. Yielded only once complete, and only when it differs from the list last
+    loaded (`ListContent`, resource state `loaded_digest`); with no last load to compare with, page by
+    page as read. The first page carries `hints(numbers)` when
+    the destination stores a number column as bigint."""
     retype = numbers.check_destination(dlt.current.source_schema())
-    absences = AbsenceCheck(dlt.current.resource_state(), table)
-    for page in read(check_total=not absences.confirms):
-        arrays_as_lists(page, arrays)
-        absences.saw(page)
-        run.catalogue.record_list_page(table, page)
-        run.report.add(table, len(page))
-        run.report.add_fields(table, page)
+    state = dlt.current.resource_state()
+    absences = AbsenceCheck(state, table)
+    content = ListContent(state)
+
+    def hinted(page: list[dict]) -> Any:
+        nonlocal retype
         if retype:
             retype = False
-            yield dlt.mark.with_hints(page, dlt.mark.make_hints(nested_hints=hints(numbers)))
-        else:
-            yield page
-    if live := absences.finish(lambda missing: confirm(absences, missing)):
-        arrays_as_lists(live, arrays)
-        run.catalogue.record_list_page(table, live)
-        run.report.add(table, len(live), pages=0)
-        yield live
-    run.catalogue.complete_list(table)
+            return dlt.mark.with_hints(page, dlt.mark.make_hints(nested_hints=hints(numbers)))
+        return page
+
+    try:
+        for page in read(check_total=not absences.confirms):
+            arrays_as_lists(page, arrays)
+            absences.saw(page)
+            run.catalogue.record_list_page(table, page)
+            run.report.add(table, len(page))
+            run.report.add_fields(table, page)
+            content.add(page)
+            if not content.spooled:
+                yield hinted(page)
+        if live := absences.finish(lambda missing: confirm(absences, missing)):
+            arrays_as_lists(live, arrays)
+            run.catalogue.record_list_page(table, live)
+            run.report.add(table, len(live), pages=0)
+            content.add(live)
+            if not content.spooled:
+                yield hinted(live)
+        run.catalogue.complete_list(table)
+        # Only now, with the whole list in, can it be told unchanged: then nothing is yielded, so the SCD2
+        # merge does not run and retires nothing; any change yields the whole list, so retirement stays exact.
+        if content.same_as_loaded(state):
+            run.report.add_unchanged(table, content.items)
+            return
+        if content.spooled:
+            for page in content.pages():
+                yield hinted(page)
+    finally:
+        content.close()
 
 
 @dlt.resource(name="gates", primary_key="id", write_disposition=SCD2, nested_hints=gate_hints(gate_numbers()))
@@ -118,11 +142,24 @@ def dynamic_configs(client: ConsoleClient, run: ExtractionRun) -> Iterator[list[
 
 @dlt.resource(name="qualifying_events", primary_key="name", write_disposition="merge")
 def qualifying_events(client: ConsoleClient, run: ExtractionRun) -> Iterator[list[dict]]:
-    """Table `qualifying_events`, key `name`: merged, whole list every run."""
-    for page in client.list_qualifying_events():
-        run.report.add("qualifying_events", len(page))
-        run.report.add_fields("qualifying_events", page)
-        yield page
+    """Table `qualifying_events`, key `name`: merged, whole list every run, loaded only when it differs
+    from the list last loaded (resource state `loaded_digest`)."""
+    state = dlt.current.resource_state()
+    content = ListContent(state)
+    try:
+        for page in client.list_qualifying_events():
+            run.report.add("qualifying_events", len(page))
+            run.report.add_fields("qualifying_events", page)
+            content.add(page)
+            if not content.spooled:
+                yield page
+        if content.same_as_loaded(state):
+            run.report.add_unchanged("qualifying_events", content.items)
+            return
+        if content.spooled:
+            yield from content.pages()
+    finally:
+        content.close()
 
 
 @dlt.resource(name="holdout_ids", selected=False)
@@ -134,9 +171,10 @@ def holdout_ids_resource(client: ConsoleClient, run: ExtractionRun) -> Iterator[
 @dlt.transformer(name="holdouts", primary_key="id", write_disposition="merge", columns=holdout_numbers().hints())
 def holdouts(ids: list[str], client: ConsoleClient, run: ExtractionRun) -> Iterator[list[dict]]:
     """Table `holdouts`, key `id`: merged; fed by `holdout_ids`, fetched concurrently, unknown ids reported
-    and skipped."""
+    and skipped; a holdout answered as last loaded is not loaded again (resource state `loaded_digests`)."""
     retype = run.holdout_numbers.check_destination(dlt.current.source_schema())
-    found = []
+    digests = AnswerDigests(dlt.current.resource_state())
+    found, changed = [], []
     for holdout_id, holdout in client.fetch_many(client.get_holdout, ids):
         if isinstance(holdout, ConsoleError):  # unknown or refused: reported, skipped
             run.catalogue.record_missing_holdout(holdout_id)
@@ -145,9 +183,13 @@ def holdouts(ids: list[str], client: ConsoleClient, run: ExtractionRun) -> Itera
         arrays_as_lists([holdout], HOLDOUT_ARRAYS)
         run.catalogue.record_holdout(holdout)
         found.append(holdout)
+        if digests.changed(holdout_id, holdout):
+            changed.append(holdout)
     run.report.add("holdouts", len(found), pages=0)
     run.report.add_fields("holdouts", found)
-    yield dlt.mark.with_hints(found, dlt.mark.make_hints(columns=run.holdout_numbers.hints())) if retype else found
+    run.report.add_unchanged("holdouts", digests.unchanged)
+    if changed:
+        yield dlt.mark.with_hints(changed, dlt.mark.make_hints(columns=run.holdout_numbers.hints())) if retype else changed
 
 
 @dlt.resource(name="experiment_ids", selected=False)
@@ -172,18 +214,21 @@ def cumulative_exposures(ids: list[str], client: ConsoleClient, run: ExtractionR
 
     Incremental per experiment (resource state `last_day`): only days on or after the last
     loaded day of its most lagging group are loaded; that day again because its count still grows
-    until the day closes.
+    until the day closes. A series answered as last loaded loads nothing (resource state `loaded_digests`).
     """
     state = dlt.current.resource_state()
     last_day: dict[str, str] = state.setdefault("last_day", {})
     concluded: dict[str, str] = state.setdefault("concluded", {})
+    digests = AnswerDigests(state)
     rows: list[dict] = []
     for experiment_id, series in client.fetch_many(client.get_cumulative_exposures, ids):
         if isinstance(series, ConsoleError):
             run.report.skip("cumulative_exposures", experiment_id, series.message)
             continue
         new_rows, read_from, newest = exposure_rows(experiment_id, series, last_day.get(experiment_id))
-        rows.extend(new_rows)
+        # A series as last loaded holds no day that is not loaded already, with its count.
+        if digests.changed(experiment_id, series):
+            rows.extend(new_rows)
         if read_from is not None:
             last_day[experiment_id] = read_from
         today = service_today(client)
@@ -192,8 +237,10 @@ def cumulative_exposures(ids: list[str], client: ConsoleClient, run: ExtractionR
         else:
             concluded.pop(experiment_id, None)
     run.report.add("cumulative_exposures", len(rows), pages=0)
+    run.report.add_unchanged("cumulative_exposures", digests.unchanged)
     # Flat, typed rows: as an Arrow table they skip dlt's row-by-row normaliser (a quarter of all rows).
-    yield pa.Table.from_pylist(rows, schema=EXPOSURE_ROW_SCHEMA)
+    if rows:
+        yield pa.Table.from_pylist(rows, schema=EXPOSURE_ROW_SCHEMA)
 
 
 @dlt.resource(name="ingestion_run_ids", selected=False)
@@ -232,22 +279,28 @@ def ingestion_runs(ids: list[str], client: ConsoleClient, run: ExtractionRun) ->
     `granularHistory` nested.
 
     A run is requested until it settles (pulse_complete, or an error status unchanged for
-    `settle_after_hours` by the service's clock); then never again.
+    `settle_after_hours` by the service's clock); then never again. A run answered as last loaded is
+    not loaded again (resource state `loaded_digests`).
     """
     # Named: this runs in a worker thread, where dlt cannot tell which resource asks.
     state = dlt.current.resource_state("ingestion_runs")
     settled: list[str] = state.setdefault("settled", [])
     pending: dict[str, str] = state.setdefault("pending", {})
     quiet: dict[str, str] = state.setdefault("quiet", {})
+    digests = AnswerDigests(state)
     for answers in batched(client.fetch_many(client.get_ingestion_run, ids), run.fan_out_batch):
-        runs = []
+        runs, changed = [], []
+        unchanged_before = digests.unchanged
         now = client.server_time or utc_now()
         for run_id, answer in answers:
             if isinstance(answer, ConsoleError):
                 run.report.skip("ingestion_runs", run_id, answer.message)
                 continue
             runs.append(answer)
+            if digests.changed(run_id, answer):
+                changed.append(answer)
             if is_settled(answer, now, run.settle_after):
+                digests.forget(run_id)  # never asked again
                 settled.append(run_id)
                 pending.pop(run_id, None)
                 quiet.pop(run_id, None)
@@ -259,7 +312,9 @@ def ingestion_runs(ids: list[str], client: ConsoleClient, run: ExtractionRun) ->
                     quiet.pop(run_id, None)
         run.report.add("ingestion_runs", len(runs), pages=0)
         run.report.add_fields("ingestion_runs", runs)
-        yield runs
+        run.report.add_unchanged("ingestion_runs", digests.unchanged - unchanged_before)
+        if changed:
+            yield changed
     if client.server_time is not None:
         state["clock_offset_s"] = clock_offset_s(client.server_time)
 

@@ -309,6 +309,22 @@ _NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout, httpx.
 # --------------------------------------------------------------------------- client
 
 
+class WireTimes:
+    """When one attempt's first byte went out and its answer's head came back, as the transport reports
+    them (httpcore's trace events; a mock transport reports none): what the rate limiter learns from."""
+
+    def __init__(self, clock: Callable[[], float]) -> None:
+        self._clock = clock
+        self.sent_at: float | None = None
+        self.answered_at: float | None = None
+
+    def trace(self, event: str, info: dict) -> None:
+        if event.endswith("send_request_headers.started"):
+            self.sent_at = self._clock()
+        elif event.endswith("receive_response_headers.complete"):
+            self.answered_at = self._clock()
+
+
 class ConsoleClient:
     """A thread-safe client of the console's 13 operations. Use as a context manager."""
 
@@ -519,7 +535,7 @@ class ConsoleClient:
         Yields `(id, result)` in input order; an answer about that id alone (404, or 400: the console
         refusing that id) is yielded as its error, any other error is raised after cancelling what has
         not started. At most
-        2 * max_workers calls are submitted at a time, so memory follows the batch, not the
+        `IN_FLIGHT_PER_WORKER * max_workers` calls are submitted at a time, so memory follows the batch, not the
         whole id list (which may itself be a lazy iterator).
         """
         workers = self.options.max_workers
@@ -655,11 +671,12 @@ class ConsoleClient:
             self.stats.record_throttle_wait(permit.waited)
             self.stats.record_request(endpoint.template)
             sent_at = self._clock()
+            wire = WireTimes(self._clock)
             try:
                 try:
-                    response = self._attempt(endpoint, path, params, json_body, headers, permit, item_id)
+                    response = self._attempt(endpoint, path, params, json_body, headers, permit, item_id, wire)
                 finally:
-                    self.rate_limiter.release(permit)
+                    self.rate_limiter.release(permit, wire.sent_at, wire.answered_at)
                 self.stats.notify(RequestEvent(endpoint.method, endpoint.template, response[0], attempt, self._clock() - sent_at))
                 return response
             except ConsoleError as failure:
@@ -710,6 +727,7 @@ class ConsoleClient:
         headers: dict[str, str],
         permit: Permit,
         item_id: str | None,
+        wire: WireTimes | None = None,
     ) -> tuple[int, dict]:
         method = endpoint.method
         where = f"{method} {path}"
@@ -717,7 +735,10 @@ class ConsoleClient:
             k: (list(v) if isinstance(v, (list, tuple)) else v) for k, v in (params or {}).items() if v is not None
         }
         try:
-            response = self._http.request(method, path, params=query or None, json=json_body, headers=headers)
+            response = self._http.request(
+                method, path, params=query or None, json=json_body, headers=headers,
+                extensions={"trace": wire.trace} if wire is not None else None,
+            )
         except _NOT_SENT as exc:
             error = TransportError(
                 f"{where}: could not connect to {self.options.base_url} ({type(exc).__name__}); nothing was sent",

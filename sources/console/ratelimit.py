@@ -1,10 +1,17 @@
 """The rate limiter shared by every request of a client, from every thread.
 
-A sliding window, counted the way the service counts: a request holds its slot from the moment
-it starts until `window` seconds after its answer arrived. The service counts a request when it
-arrives, somewhere between the two, so however late a request arrives (thread scheduling, the
-GIL, the network), no window of the service ever sees more than `limit` of ours. Holding the slot
-through the answer costs the latency once per window: 50 ms on a 10 s window is 0.5%.
+A sliding window, counted the way the service counts: by when a request reached it, which the client
+cannot see. It lies between the moment the request was sent and the moment its answer began to come
+back; holding each slot until a window after the answer is safe whatever the service does, but costs
+one round trip per window (at 50 ms and a 1 s window, 5% of the budget).
+
+So the limiter learns how much of a round trip lies after the service counted: at least the shortest
+round trip seen so far (every request spends at least that long on the wire and in the service's own
+latency, and the service counts a request before it answers it). A finished request holds its slot
+until a window after its answer, less that shortest round trip, less `RATE_LIMIT_ARRIVAL_JITTER_S` for
+the difference between one request's time to be counted and another's (each 429 halves what is
+credited). It is never shorter than a window after the request was sent. When the transport does not report when a request was sent and
+its answer came (a mock), nothing is learned and the slot is held until a window after the answer.
 
 It adapts to a server whose real limit is lower than configured: a 429 lowers the limit (once
 per "generation", so a burst of 429s from requests that all started under the old limit counts
@@ -14,16 +21,17 @@ a 429 gives back a share of the configured rate (AIMD, as TCP does).
 
 from __future__ import annotations
 
+import bisect
 import logging
 import math
 import threading
 import time
-from collections import deque
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Optional
 
 from gatehouse.sources.console.settings import (
     LOGGER_NAME,
+    RATE_LIMIT_ARRIVAL_JITTER_S,
     RATE_LIMIT_DECREASE_FACTOR,
     RATE_LIMIT_RECOVERY_SHARE,
     RATE_LIMIT_WINDOW_MARGIN,
@@ -62,7 +70,11 @@ class SlidingWindowRateLimiter:
         self._sleep = sleep
         self._lock = threading.Lock()
         self._in_flight = 0
-        self._finished: deque[float] = deque()  # answer times, in order
+        self._expiries: list[float] = []  # when each finished request's slot frees, sorted
+        # The shortest round trip seen, from the request's first byte sent to its answer's head.
+        self._shortest_round_trip = math.inf
+        # Widened on every 429: a service that counted a request sooner than the credit supposed.
+        self._arrival_jitter = RATE_LIMIT_ARRIVAL_JITTER_S
         self._limit = max_requests
         self._blocked_until = -math.inf
         self._generation = 0
@@ -84,28 +96,41 @@ class SlidingWindowRateLimiter:
             with self._lock:
                 now = self._clock()
                 self._recover(now)
-                while self._finished and self._finished[0] <= now - self._hold:
-                    self._finished.popleft()
-                held = self._in_flight + len(self._finished)
+                expired = bisect.bisect_right(self._expiries, now)
+                if expired:
+                    del self._expiries[:expired]
+                held = self._in_flight + len(self._expiries)
                 if now >= self._blocked_until and held < self._limit:
                     self._in_flight += 1
                     return Permit(started_at=now, waited=max(0.0, now - first_try), generation=self._generation)
                 wait = self._blocked_until - now
                 if held >= self._limit:
                     finished_needed = held - self._limit + 1
-                    if finished_needed <= len(self._finished):
+                    if finished_needed <= len(self._expiries):
                         # the finished request that must leave the window before one more fits
-                        wait = max(wait, self._finished[finished_needed - 1] + self._hold - now)
+                        wait = max(wait, self._expiries[finished_needed - 1] - now)
                     else:
                         # every slot is in flight: look again shortly, an answer frees one
                         wait = max(wait, min(self.window / 20, 0.05))
             self._sleep(max(wait, 1e-6))
 
-    def release(self, permit: Permit) -> None:
-        """The request of `permit` got its answer (or failed): its slot counts from now on for a window."""
+    def release(self, permit: Permit, sent_at: Optional[float] = None, answered_at: Optional[float] = None) -> None:
+        """The request of `permit` got its answer (or failed): its slot is held for a window from now, less
+        what the shortest round trip shows lay after the service counted it.
+
+        `sent_at`, `answered_at`: when its first byte was sent and its answer's head came (limiter clock), if
+        the transport told; the round trip between them teaches the limiter."""
         with self._lock:
+            now = self._clock()
             self._in_flight = max(0, self._in_flight - 1)
-            self._finished.append(self._clock())
+            if sent_at is not None and answered_at is not None and sent_at <= answered_at <= now:
+                self._shortest_round_trip = min(self._shortest_round_trip, answered_at - sent_at)
+                after_count = max(0.0, self._shortest_round_trip - self._arrival_jitter)
+                # Never before a window after it was sent: it cannot have been counted earlier than that.
+                expiry = max(answered_at - after_count, sent_at) + self._hold
+            else:
+                expiry = now + self._hold
+            bisect.insort(self._expiries, expiry)
 
     def on_throttled(self, permit: Permit | None, retry_after: float | None = None) -> None:
         """A request got 429: slow everyone down, and hold everyone until `Retry-After`."""
@@ -114,6 +139,9 @@ class SlidingWindowRateLimiter:
             if retry_after is not None and retry_after > 0:
                 self._blocked_until = max(self._blocked_until, now + retry_after)
             if permit is None or permit.generation == self._generation:
+                # The credit for time after the service counted may have been too generous: halve it.
+                if math.isfinite(self._shortest_round_trip):
+                    self._arrival_jitter += max(0.0, self._shortest_round_trip - self._arrival_jitter) / 2
                 new_limit = max(self.min_requests, int(self._limit * RATE_LIMIT_DECREASE_FACTOR))
                 if new_limit != self._limit:
                     log.warning(

@@ -32,6 +32,8 @@ class ExtractionReport:
     skipped: list[SkippedId] = field(default_factory=list)
     # Top-level fields the console sent per table this run: a field that stops coming is drift too.
     fields_seen: dict[str, set[str]] = field(default_factory=dict)
+    # Items read and found as last loaded, per table: not loaded again (sources/console/unchanged.py).
+    unchanged: dict[str, int] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _client: Any = field(default=None, repr=False)
 
@@ -67,6 +69,10 @@ class ExtractionReport:
         keys = set().union(*(item.keys() for item in items)) if items else set()
         with self._lock:
             self.fields_seen.setdefault(table, set()).update(keys)
+
+    def add_unchanged(self, table: str, items: int) -> None:
+        with self._lock:
+            self.unchanged[table] = self.unchanged.get(table, 0) + items
 
     def skip(self, table: str, id_: str, reason: str) -> None:
         with self._lock:

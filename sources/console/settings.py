@@ -61,10 +61,18 @@ RATE_LIMIT_RECOVERY_SHARE = 0.1
 # A finished request holds its slot this share longer than the window (clock granularity; the
 # arrival-versus-start question is settled by holding slots until the answer, see ratelimit.py).
 RATE_LIMIT_WINDOW_MARGIN = 0.005
+# How much sooner one request may be counted by the service, after it was sent, than the fastest round
+# trip seen so far suggests (its scheduling, a busy machine): the limiter credits each answer with the
+# shortest round trip less this (ratelimit.py).
+RATE_LIMIT_ARRIVAL_JITTER_S = 0.010
 
 DEFAULT_MAX_WORKERS = 8
-# fetch_many keeps at most this many requests per worker submitted, so memory follows the batch.
-IN_FLIGHT_PER_WORKER = 2
+# fetch_many keeps at most this many requests per worker submitted or answered and not yet taken, so memory
+# follows the batch. Its consumer is a dlt resource that dlt resumes only between other resources' pages
+# (a list page takes a few hundred ms to read and reshape): with 2 a worker the pool sat idle between
+# resumptions (17.6 requests/s while the lists were read on a busy machine); 8 a worker is over a second
+# of the rate budget at 50/s, and a few hundred kB of answers.
+IN_FLIGHT_PER_WORKER = 8
 
 # --- secret redaction: any run of this many characters of a secret is masked ---
 SECRET_FRAGMENT_LENGTH = 8

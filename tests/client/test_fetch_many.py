@@ -7,6 +7,7 @@ import threading
 import pytest
 
 from gatehouse.sources.console.errors import ForbiddenError, NotFoundError, ServerError
+from gatehouse.sources.console.settings import IN_FLIGHT_PER_WORKER
 from tests.client.conftest import answer
 
 
@@ -66,11 +67,11 @@ def test_other_errors_are_raised_and_the_rest_is_not_fetched(make_client):
         for item in client.fetch_many(client.get_holdout, ids()):
             got.append(item)
     assert got == [("h0", {"id": "h0"})]
-    assert len(consumed) <= 2 * 2 + 2
+    assert len(consumed) <= IN_FLIGHT_PER_WORKER * 2 + 2
     assert len(console.sent) <= len(consumed)
 
 
-def test_at_most_two_per_worker_are_in_flight_and_ids_are_read_lazily(make_client):
+def test_at_most_in_flight_per_worker_are_submitted_and_ids_are_read_lazily(make_client):
     client, _ = make_client(holdouts(), max_workers=3)
     consumed = 0
     running = 0
@@ -97,7 +98,7 @@ def test_at_most_two_per_worker_are_in_flight_and_ids_are_read_lazily(make_clien
     stream = client.fetch_many(fetch, ids())
     first = next(stream)
     assert first == ("h0", {"id": "h0"})
-    assert consumed <= 2 * 3 + 1  # the window, plus one refill after the first result
+    assert consumed <= IN_FLIGHT_PER_WORKER * 3 + 1  # the window, plus one refill after the first result
     rest = list(stream)
     assert len(rest) == 499
     assert most_running <= 3

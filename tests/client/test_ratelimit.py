@@ -153,3 +153,65 @@ def test_the_limiter_paces_a_client_across_threads(make_client, clock):
     assert len(console.sent) == 60
     assert max_in_any_window([p.started_at for p in permits], 2.0) == 4
     assert client.stats.snapshot()["throttle_wait_s"] > 0
+
+
+def test_an_answer_whose_round_trip_is_known_frees_its_slot_a_shortest_round_trip_sooner(clock):
+    """The service counted the request at least the shortest round trip (less the jitter allowance)
+    before the answer came: the slot is held a window from then, not from the answer."""
+    from gatehouse.sources.console.settings import RATE_LIMIT_ARRIVAL_JITTER_S as jitter
+
+    limiter = limiter_on(clock, 1, window=1.0)
+    first = limiter.acquire()
+    sent = clock()
+    clock.advance(0.05)
+    limiter.release(first, sent_at=sent, answered_at=clock())  # a 50 ms round trip, the shortest so far
+    permit = limiter.acquire()
+    assert permit.started_at == pytest.approx(sent + 0.05 - (0.05 - jitter) + 1.005)
+    # A slower one keeps the credit of the shortest: held from its answer less the same credit.
+    sent = clock()
+    clock.advance(0.2)
+    limiter.release(permit, sent_at=sent, answered_at=clock())
+    assert limiter.acquire().started_at == pytest.approx(sent + 0.2 - (0.05 - jitter) + 1.005)
+
+
+def test_a_transport_that_reports_no_times_gets_the_slot_held_a_window_after_the_answer(clock):
+    limiter = limiter_on(clock, 1, window=1.0)
+    permit = limiter.acquire()
+    clock.advance(0.05)
+    limiter.release(permit, sent_at=None, answered_at=None)
+    assert limiter.acquire().started_at == pytest.approx(1000.05 + 1.005)
+
+
+@pytest.mark.parametrize("count_at", [0.0, 0.5, 1.0])
+def test_with_round_trips_learned_the_service_never_counts_more_than_n_in_a_window(clock, count_at):
+    """Requests of varied round trips, counted by the service at a fixed point of each (`count_at` of the
+    way from sending to answering: on arrival, half way, just before answering): never more than N."""
+    limiter = limiter_on(clock, 5, window=1.0)
+    counted: list[float] = []
+    for index in range(200):
+        permit = limiter.acquire()
+        round_trip = 0.05 + 0.03 * (index % 4)  # 50 to 140 ms
+        sent = clock()
+        counted.append(sent + count_at * round_trip)
+        clock.advance(round_trip)
+        limiter.release(permit, sent_at=sent, answered_at=clock())
+    assert max_in_any_window(counted, 1.0) <= 5
+    # and the learning is used: 200 requests in fewer windows than if each held a round trip longer
+    assert clock() - 1000.0 < 200 / 5 * (1.005 + 0.05)
+
+
+def test_a_429_halves_the_credit_for_time_after_the_service_counted(clock):
+    from gatehouse.sources.console.settings import RATE_LIMIT_ARRIVAL_JITTER_S as jitter
+
+    limiter = limiter_on(clock, 10, window=1.0)
+    permit = limiter.acquire()
+    sent = clock()
+    clock.advance(0.05)
+    limiter.release(permit, sent_at=sent, answered_at=clock())
+    limiter.on_throttled(limiter.acquire())  # the credit was 50 - 10 ms; now half of that
+    credit = (0.05 - jitter) / 2
+    permit = limiter.acquire()
+    sent = clock()
+    clock.advance(0.05)
+    limiter.release(permit, sent_at=sent, answered_at=clock())
+    assert limiter._expiries[-1] == pytest.approx(sent + 0.05 - credit + 1.005)

@@ -1,0 +1,125 @@
+"""Content identical to what the last run loaded is not loaded again.
+
+A list is read whole every run (the service has no "modified since" filter), and an SCD2 merge can
+only find what was retired by comparing every current row: loading an unchanged list normalises and
+merges every one of its rows to write nothing. So each list's content is hashed while it is read and
+spooled to a temporary file; once the whole list is in, a digest equal to the one recorded when it was
+last yielded means nothing changed, and nothing is yielded: dlt then makes no load job for the table,
+the merge does not run, and no row is retired. Any difference, one field of one item, yields the whole
+list again, so retirement stays exact.
+
+Per-id answers (holdouts, exposure series, ingestion runs) are merged, not retired: an answer equal to
+the one last yielded for that id is simply left out.
+
+The digests live in resource state, which dlt commits with the load package that carries the rows and
+discards when extraction fails: a digest is never recorded for content that did not reach the package.
+A package a killed run left half loaded is completed by the next run before it extracts
+(`pipelines/run.py`), so "last yielded" is "last loaded" by the time it is compared.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import struct
+import tempfile
+from typing import Any, Iterator, Sequence
+
+import orjson
+
+# Part of every digest: a change in how items become rows (columns.py, the resources) changes it too, so
+# content recorded under older rules is loaded again once rather than skipped.
+CONTENT_RULES = "1"
+_LENGTH = struct.Struct("<I")
+
+
+def content_digest(value: Any) -> str:
+    """A stable digest of a JSON value: keys sorted, so the order the service sends fields in does not count."""
+    return hashlib.blake2b(
+        orjson.dumps(value, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS), digest_size=16
+    ).hexdigest()
+
+
+class ListContent:
+    """One list's items as read, spooled to disk, and the digest of the whole (order of items aside).
+
+    Memory follows one page: items are kept as bytes in a temporary file, not as objects, until the
+    list is complete and its digest is compared with the last loaded one.
+    """
+
+    def __init__(self, state: dict[str, Any]) -> None:
+        # Without a digest of a last load (the first run, or the first after a refresh) the list is loaded
+        # whatever it holds: its pages are yielded as they come (`spooled` False) and only digested.
+        self.spooled = isinstance(state.get("loaded_digest"), str)
+        self._spool = tempfile.TemporaryFile(prefix="gatehouse-list-") if self.spooled else None
+        self._pages: list[int] = []  # items per page, in the order read
+        self._item_digests: list[bytes] = []
+
+    def add(self, page: Sequence[dict[str, Any]]) -> None:
+        for item in page:
+            data = orjson.dumps(item, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS)
+            self._item_digests.append(hashlib.blake2b(data, digest_size=16).digest())
+            if self._spool is not None:
+                self._spool.write(_LENGTH.pack(len(data)))
+                self._spool.write(data)
+        self._pages.append(len(page))
+
+    @property
+    def items(self) -> int:
+        return sum(self._pages)
+
+    def digest(self) -> str:
+        whole = hashlib.blake2b(CONTENT_RULES.encode(), digest_size=16)
+        for item_digest in sorted(self._item_digests):
+            whole.update(item_digest)
+        return whole.hexdigest()
+
+    def same_as_loaded(self, state: dict[str, Any]) -> bool:
+        """True when the list is as last loaded (resource state `loaded_digest`); otherwise its digest is
+        recorded, as the caller is about to yield it whole."""
+        digest = self.digest()
+        if state.get("loaded_digest") == digest:
+            return True
+        state["loaded_digest"] = digest
+        return False
+
+    def pages(self) -> Iterator[list[dict[str, Any]]]:
+        """The pages again, as read (items as the service sent them, after the caller's reshaping); only
+        when `spooled`."""
+        if self._spool is None:
+            raise RuntimeError("a list read without a last load to compare with was yielded as read, not spooled")
+        self._spool.seek(0)
+        for count in self._pages:
+            page = []
+            for _ in range(count):
+                (length,) = _LENGTH.unpack(self._spool.read(_LENGTH.size))
+                page.append(orjson.loads(self._spool.read(length)))
+            if page:
+                yield page
+
+    def close(self) -> None:
+        if self._spool is not None:
+            self._spool.close()
+
+
+class AnswerDigests:
+    """The digest of the last answer yielded per id (resource state `loaded_digests`), for merged per-id reads.
+
+    Thread-safe enough for its use: each id is asked by one resource, and dict operations are atomic."""
+
+    def __init__(self, state: dict[str, Any]) -> None:
+        self._digests: dict[str, str] = state.setdefault("loaded_digests", {})
+        self.unchanged = 0
+
+    def changed(self, entity_id: str, answer: Any) -> bool:
+        """True (and recorded) when `answer` differs from the last one yielded for `entity_id`."""
+        digest = content_digest([CONTENT_RULES, answer])
+        if self._digests.get(entity_id) == digest:
+            self.unchanged += 1
+            return False
+        self._digests[entity_id] = digest
+        return True
+
+    def forget(self, entity_id: str) -> None:
+        """An id never asked again (a settled run): its digest would only take room in the state."""
+        self._digests.pop(entity_id, None)
+
