@@ -35,6 +35,7 @@ from gatehouse.pipelines.warehouse.destination import Destination
 from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.errors import explain
 from gatehouse.sources.code_refs import code_references_source
+from gatehouse.sources.code_refs.scans import reference_counts
 
 log = logging.getLogger("gatehouse.code_refs")
 
@@ -201,13 +202,13 @@ def handle(args: argparse.Namespace) -> int:
 def summary_lines(scans: Sequence[RepositoryScan], known: set[tuple[str, str]]) -> list[str]:
     lines = []
     for scan in scans:
-        found = {(hit.entity_type, hit.entity_id) for hit in scan.hits}
-        gates = len({i for t, i in found & known if t == GATE})
-        configs = len({i for t, i in found & known if t == DYNAMIC_CONFIG})
-        unknown = len(found - known)
+        # The counts code_reference_scans stores. Counting only the ids the console has printed "19 references
+        # to 0 gates and 0 dynamic configs" for a repository whose every reference was a check of an unknown id.
+        counts = reference_counts(scan, known)
         where = " ".join(filter(None, [scan.repository.branch, scan.repository.commit[:12] if scan.repository.commit else None]))
-        lines.append(f"{scan.repository.name}{f' ({where})' if where else ''}: {len(scan.hits)} references to"
-                     f" {gates} gates and {configs} dynamic configs, {unknown} ids the console does not have")
+        lines.append(f"{scan.repository.name}{f' ({where})' if where else ''}: {counts.references} references to"
+                     f" {counts.gates} gates and {counts.dynamic_configs} dynamic configs,"
+                     f" {counts.unknown_ids} of these ids the console does not have")
         stats = scan.stats
         skipped = []
         if stats.skipped_binary:

@@ -76,7 +76,7 @@ class Hit:
     path: str
     line: int  # 1-based
     column: int  # 1-based, in characters of the decoded line
-    text: str  # the line, trimmed and capped
+    text: str  # the line, trimmed; a long one cut around the match (`excerpt`)
     matched: str  # the string found: the id itself or one of its aliases
     match_kind: str  # LITERAL, TOKEN, ALIAS or CHECK_CALL
 
@@ -175,7 +175,7 @@ class Matcher:
         # hit made a file with many hits (a flags export, one long JSON line) quadratic in its size.
         hits: list[Hit] = []
         line, counted_to = 1, 0  # newlines counted in data[:counted_to]
-        line_start, text = 0, ""
+        line_start, line_text = 0, ""
         column, column_to = 1, 0  # column is the character count of data[line_start:column_to], plus one
         for (offset, entity_type, entity_id), (matched, kind) in sorted(found.items()):
             newlines = data.count(b"\n", counted_to, offset)
@@ -184,17 +184,37 @@ class Matcher:
                 line_start = data.rfind(b"\n", counted_to, offset) + 1 if newlines else 0
                 line_end = data.find(b"\n", offset)
                 raw = data[line_start : line_end if line_end >= 0 else len(data)].rstrip(b"\r")
-                text = raw.decode("utf-8", errors="replace").strip()
-                if len(text) > TEXT_MAX_CHARS:
-                    text = text[: TEXT_MAX_CHARS - 1] + "…"
+                line_text = raw.decode("utf-8", errors="replace")
                 column, column_to = 1, line_start
             counted_to = offset
             # Every offset is an ASCII byte (a token's start) or follows one (a delimiter), where no UTF-8
             # sequence can continue: decoding the line piecewise counts what decoding its prefix would.
             column += len(data[column_to:offset].decode("utf-8", errors="replace"))
             column_to = offset
+            text = excerpt(line_text, column - 1, len(matched))
             hits.append(Hit(entity_type, entity_id, path, line, column, text, matched, kind))
         return hits
+
+
+def excerpt(line: str, start: int, length: int, width: int = TEXT_MAX_CHARS) -> str:
+    """The line without its surrounding blanks; a line longer than `width` characters (a one-line JSON export,
+    minified code) is cut to `width` around `line[start:start + length]`, the match, with `…` where it is cut,
+    so the text always shows the id, however far into the line it is."""
+    left = len(line) - len(line.lstrip())
+    right = len(line.rstrip())
+    if right - left <= width:
+        return line[left:right]
+    # two characters kept for the ellipses; a match longer than that is shown whole
+    keep = max(width - 2, length)
+    low = max(left, start - (keep - length) // 2)
+    high = min(right, low + keep)
+    low = max(left, high - keep)
+    # cut on one side only: the other ellipsis's character goes to the text
+    if low == left:
+        high = min(right, high + 1)
+    elif high == right:
+        low = low - 1
+    return ("…" if low > left else "") + line[low:high] + ("…" if high < right else "")
 
 
 @dataclass(frozen=True)

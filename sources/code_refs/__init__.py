@@ -12,7 +12,7 @@ from typing import Any, Iterator, Optional, Sequence
 
 import dlt
 
-from gatehouse.sources.code_refs.scans import RepositoryScan, scanned_repository, scanned_repository_columns
+from gatehouse.sources.code_refs.scans import RepositoryScan, reference_counts, scanned_repository, scanned_repository_columns
 
 SCHEMA_NAME = "code_references"
 # A row with this flag set deletes the repository's references (dlt's hard_delete hint) and is itself
@@ -86,9 +86,10 @@ def code_references(scans: Sequence[RepositoryScan]) -> Iterator[dict[str, Any]]
 def code_reference_scans(scans: Sequence[RepositoryScan], known_ids: Optional[set[tuple[str, str]]] = None) -> Iterator[dict[str, Any]]:
     """Table `code_reference_scans`: one row per repository per scan (append), the history of counts.
 
-    `unknown_id_count`: distinct ids found in gate or config checks that the console never had."""
+    `gate_count`, `dynamic_config_count`: distinct ids referenced, known to the console or not;
+    `unknown_id_count`: of those, the ids the console never had (found in gate or config checks)."""
     for scan in scans:
-        found = {(hit.entity_type, hit.entity_id) for hit in scan.hits}
+        counts = reference_counts(scan, known_ids)
         yield {
             "scan_id": scan.scan_id,
             **scanned_repository(scan.repository),
@@ -98,10 +99,10 @@ def code_reference_scans(scans: Sequence[RepositoryScan], known_ids: Optional[se
             "files_skipped_binary": scan.stats.skipped_binary,
             "files_skipped_large": len(scan.stats.skipped_large),
             "files_excluded": scan.stats.skipped_excluded,
-            "reference_count": len(scan.hits),
-            "gate_count": len({entity_id for entity_type, entity_id in found if entity_type == "gate"}),
-            "dynamic_config_count": len({entity_id for entity_type, entity_id in found if entity_type == "dynamic_config"}),
-            "unknown_id_count": len(found - known_ids) if known_ids is not None else None,
+            "reference_count": counts.references,
+            "gate_count": counts.gates,
+            "dynamic_config_count": counts.dynamic_configs,
+            "unknown_id_count": counts.unknown_ids,
         }
 
 

@@ -7,6 +7,7 @@ objects of these shapes; the source names only what it reads, so it knows nothin
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Optional, Protocol, Sequence
 
@@ -81,3 +82,23 @@ def scanned_repository(repository: ScannedRepository) -> dict[str, Any]:
     """The values of `scanned_repository_columns()` in a row of either table."""
     return {"repository": repository.name, "branch": repository.branch, "commit": repository.commit}
 
+
+
+@dataclass(frozen=True)
+class ReferenceCounts:
+    """What one repository's scan found, as `code_reference_scans` stores it and `gatehouse code-refs` prints it."""
+
+    references: int
+    gates: int  # distinct gate ids referenced, whether the console has them or not
+    dynamic_configs: int  # the same for configs
+    unknown_ids: Optional[int]  # of those (entity type, id) pairs, how many the console never had; None: not known
+
+
+def reference_counts(scan: RepositoryScan, known_ids: Optional[set[tuple[str, str]]] = None) -> ReferenceCounts:
+    found = {(hit.entity_type, hit.entity_id) for hit in scan.hits}
+    return ReferenceCounts(
+        references=len(scan.hits),
+        gates=sum(1 for entity_type, _ in found if entity_type == "gate"),
+        dynamic_configs=sum(1 for entity_type, _ in found if entity_type == "dynamic_config"),
+        unknown_ids=len(found - known_ids) if known_ids is not None else None,
+    )

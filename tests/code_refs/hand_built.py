@@ -30,6 +30,7 @@ WEB_HITS = [
     hit("promo_rollout", "src/promo.py", 40),  # partly rolled out, forgotten
     hit("retired_gate", "src/legacy.py", 4),  # deleted from the console at the second load
     hit("ghost_gate", "src/flags.py", 7, kind="check_call"),  # never existed: found by its checkGate call
+    hit("ghost_gate", "src/flags.py", 7, column=41, kind="check_call"),  # checked twice on one line: one location
     hit("ghost_gate", "lib/flags.js", 2, kind="check_call"),
     hit("c_checkout", "src/checkout.py", 30, entity_type="dynamic_config"),  # a live config: no orphan
 ]

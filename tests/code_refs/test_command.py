@@ -42,7 +42,8 @@ def test_a_scan_loads_every_reference_with_its_location(database, tmp_path, gate
         ("web", 6, 4, 1, 1, 4),
     ]
     assert run.out.splitlines() == [
-        f"web (main {commit[:12]}): 6 references to 3 gates and 1 dynamic configs, 1 ids the console does not have",
+        # the counts code_reference_scans holds: ghost_gate is one of the 4 gates, and the one id the console lacks
+        f"web (main {commit[:12]}): 6 references to 4 gates and 1 dynamic configs, 1 of these ids the console does not have",
         "  4 files scanned (0.0 MB)",
     ]
     # the views see them at once
@@ -230,7 +231,7 @@ def test_symlinks_and_special_files_are_counted_as_skipped(database, tmp_path, g
     run = gatehouse("code-refs", str(scripts), "--duckdb", str(database))
     assert run.code == 0, run.err
     assert run.out.splitlines() == [
-        "scripts: 1 references to 1 gates and 0 dynamic configs, 0 ids the console does not have",
+        "scripts: 1 references to 1 gates and 0 dynamic configs, 0 of these ids the console does not have",
         "  1 files scanned (0.0 MB), skipped: 2 symlinks or special files",
     ]
 
@@ -285,3 +286,22 @@ def test_an_aliases_file_that_is_not_utf8_is_one_line(database, tmp_path, gateho
     aliases.write_bytes('{"new_nav": ["NEW_NAV"]}'.encode("utf-8-sig"))
     assert gatehouse("code-refs", str(web), "--duckdb", str(database), "--aliases", str(aliases)).code == 0
     assert query(database, "select entity_id, matched, match_kind from console.code_references") == [("new_nav", "NEW_NAV", "alias")]
+
+
+def test_the_summary_counts_ids_the_console_lacks_as_gates_and_configs_too():
+    # A scan of gatehouse's own repository against the demo: every reference a check of an id the demo lacks,
+    # once summed up as "20 references to 0 gates and 0 dynamic configs, 8 ids the console does not have".
+    from datetime import datetime, timezone
+
+    from gatehouse.pipelines.cli.code_refs import summary_lines
+    from gatehouse.pipelines.code_refs.scan import Entity, Matcher, Repository, RepositoryScan, ScanStats
+
+    code = b'checkGate(user, "ghost_gate")\ncheckGate(user, "ghost_gate")\nget_config(user, "ghost_config")\n' \
+           b'check_gate(user, "launch_banner")\nx = "launch_banner"\n'
+    hits = Matcher([Entity("gate", "launch_banner")]).hits(code, "a.py")
+    scan = RepositoryScan(Repository(Path("/src/r"), "r", False, None, None), hits, ScanStats(files_scanned=1, bytes_scanned=len(code)),
+                          datetime(2026, 11, 21, tzinfo=timezone.utc), "s")
+    assert summary_lines([scan], {("gate", "launch_banner")}) == [
+        "r: 5 references to 2 gates and 1 dynamic configs, 2 of these ids the console does not have",
+        "  1 files scanned (0.0 MB)",
+    ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from pathlib import Path
@@ -115,7 +116,35 @@ def test_any_encoding_is_read_and_columns_count_characters(data, column, text):
 
 def test_line_text_is_trimmed_and_capped():
     [hit] = Matcher(ENTITIES).hits(b'    x("new_checkout")' + b"y" * 500 + b"   \n", "f")
-    assert hit.text.startswith('x("new_checkout")') and len(hit.text) == 200 and hit.text.endswith("…")
+    assert hit.text == 'x("new_checkout")' + "y" * 182 + "…"
+
+
+def test_a_long_line_keeps_an_excerpt_around_the_id():
+    # a one-line JSON export: the id far past the line's first 200 characters
+    gates = [{"id": f"gate_{n:04d}", "enabled": True} for n in range(300)]
+    gates.insert(250, {"id": "new_checkout", "enabled": True})
+    data = json.dumps({"gates": gates}).encode()
+    [hit] = Matcher(ENTITIES).hits(data, "flags.json")
+    start = data.index(b'"new_checkout"') + 1
+    assert (hit.line, hit.column) == (1, start + 1)
+    assert start == 9519
+    # 198 characters around the 12 of the id (93 before it, 93 after), an ellipsis on each side
+    assert hit.text == "…" + data[start - 93 : start + 12 + 93].decode() + "…"
+    assert len(hit.text) == 200 and '"new_checkout"' in hit.text
+
+
+@pytest.mark.parametrize(
+    "line, text",
+    [
+        # the id at the end of a long line: cut at the start only, the id its last characters
+        ("[" + "1, " * 100 + '"pricing"]', "…" + ("1, " * 100)[-189:] + '"pricing"]'),
+        # short lines are kept whole, without their surrounding blanks
+        ('\t  cfg = "pricing"  ', 'cfg = "pricing"'),
+    ],
+)
+def test_excerpt_ends(line, text):
+    [hit] = Matcher(ENTITIES).hits(line.encode(), "f")
+    assert hit.text == text and len(hit.text) <= 200
 
 
 def git(root: Path, *args: str) -> None:

@@ -9,7 +9,7 @@ returns the default: a live bug.
 | `console_status` | `deleted`: in the SCD2 history but with no current version; `never existed`: not in the history (found by its SDK call, `match_kind = check_call`, e.g. `checkGate(user, "ghost_gate")`) |
 | `deleted_at` | when the last version was closed (`valid_to`), i.e. the load that no longer listed it; null when it never existed |
 | `last_name` | its name in the console's history |
-| `reference_count`, `locations` | its references, `path:line` by path, line |
+| `reference_count`, `locations` | its references; the lines that hold them, `path:line` by path, line, each line once |
 | `branch`, `commit_sha`, `scanned_at` | of the repository's last scan |
 #}
 {% from 'macros/imports.sql' import imports %}
@@ -39,21 +39,40 @@ orphan_references as (
     where entity_history.is_live is null or entity_history.is_live = 0
 ),
 
+orphan_lines as (
+    -- two references on one line are one place to edit
+    select
+        entity_type,
+        entity_id,
+        repository,
+        path,
+        line,
+        count(*) as reference_count,
+        max(case when was_known then 1 else 0 end) as was_known,
+        max(last_valid_to) as last_valid_to,
+        max(last_name) as last_name,
+        max(branch) as branch,
+        max(commit_sha) as commit_sha,
+        max(scanned_at) as scanned_at
+    from orphan_references
+    group by entity_type, entity_id, repository, path, line
+),
+
 final as (
     select
         entity_type,
         entity_id,
         repository,
-        case when max(case when was_known then 1 else 0 end) = 1 then 'deleted' else 'never existed' end as console_status,
+        case when max(was_known) = 1 then 'deleted' else 'never existed' end as console_status,
         -- the scd2 history closes a version when the id leaves the console's list
         max(last_valid_to) as deleted_at,
         max(last_name) as last_name,
-        count(*) as reference_count,
-        string_agg(path || ':' || cast(line as varchar), ', ' order by path, line, column_number) as locations,
+        cast(sum(reference_count) as bigint) as reference_count,
+        string_agg(path || ':' || cast(line as varchar), ', ' order by path, line) as locations,
         max(branch) as branch,
         max(commit_sha) as commit_sha,
         max(scanned_at) as scanned_at
-    from orphan_references
+    from orphan_lines
     group by entity_type, entity_id, repository
 )
 
