@@ -101,7 +101,6 @@ def run_projects(options: RunOptions, projects: list[str]) -> list[ProjectOutcom
 
 def run_extraction(options: RunOptions) -> RunSummary:
     started = time.monotonic()
-    started_wall = time.time()
     apply_run_defaults()
     report = ExtractionReport()
     try:
@@ -154,7 +153,7 @@ def run_extraction(options: RunOptions) -> RunSummary:
 
             load_id = info.loads_ids[-1] if info.loads_ids else None
             rows = {t: n for t, n in normalized.row_counts.items() if not t.startswith("_dlt")}
-            new_versions, retired = scd2_counts(destination, load_id, started_wall, timeout_s)
+            new_versions, retired = scd2_counts(destination, load_id, timeout_s)
             stats = report.request_stats()
             snapshot = None
             if options.publish:

@@ -77,12 +77,14 @@ class RunSummary:
         return out
 
 
-def scd2_counts(destination: "Destination", load_id: Optional[str], started_at: float,
+def scd2_counts(destination: "Destination", load_id: Optional[str],
                 timeout_s: Optional[float] = None) -> tuple[dict[str, int], dict[str, int]]:
     """New versions written by this load and entities retired by it, per SCD2 table.
 
     DuckDB-dialect SQL, translated for the destination like every other read; a table not loaded yet (a
-    run of other resources) has no counts, any other failure is the run's.
+    run of other resources) has no counts, any other failure is the run's. dlt closes a retired version at
+    its load package's creation time, the load id itself: a version closed since then was closed by this load
+    (an earlier run's retirement, seconds before, is not counted again).
     """
     new_versions: dict[str, int] = {}
     retired: dict[str, int] = {}
@@ -102,7 +104,7 @@ def scd2_counts(destination: "Destination", load_id: Optional[str], started_at: 
                 select count(distinct closed.id)
                 from {reader.dataset_name}.{table} as closed
                 where closed._dlt_valid_to is not null
-                    and closed._dlt_valid_to >= to_timestamp({started_at - 1:.6f})
+                    and closed._dlt_valid_to >= to_timestamp({float(load_id) - 0.001:.6f})
                     and not exists (
                         select 1 from {reader.dataset_name}.{table} as open_version
                         where open_version.id = closed.id and open_version._dlt_valid_to is null

@@ -43,6 +43,7 @@ SECRETS = {
     ),
     "snowflake key passphrase": "sfkp-Ty5Hu2Ji9Ko6Lp3Mq",
     "databricks access token": "dapi-Vr4Nc7Xe1Bw8Qs2Gd",
+    "alert webhook token": "hook-Mx3Qz8Wb5Ls1Ke7Pa",
     "bigquery private key": (
         "-----BEGIN PRIVATE KEY-----\n"
         "Bv2Lg7Qy4Tc9Wn1Rx6Hs3Kd8Mf5Pz0Ja2Ue7Io4Yb9Nl6Gt1Sk3Ow8Ev5\n"
@@ -267,6 +268,10 @@ def test_no_command_leaks_a_secret(tmp_path):
                              "select * from console.extraction_runs"])  # fmt: skip
         assert queried.code == 0, queried.err
         assert gatehouse(["sql", "--destination", "postgres", "select 1"]).code == 2
+        # what the alerts would send, with a webhook whose address holds a token: printed, never the token
+        alerted = gatehouse(["alerts", "--duckdb", "gatehouse.duckdb", "--dry-run"],
+                            {"GATEHOUSE__ALERTS__WEBHOOK_URL": f"http://127.0.0.1:9/hook?token={SECRETS['alert webhook token']}"})
+        assert alerted.code == 0 and "[webhook]" in alerted.out, alerted.err
         failed = [r.argv for r in results if r.code != 0 and not any(w in r.err for w in ("401", "HTTP"))]
         assert not failed, f"commands that should have worked failed: {failed}"
 
