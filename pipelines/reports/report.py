@@ -55,9 +55,19 @@ class Report:
 
 def prepare(destination: Destination, timeout_s: float | None = None) -> str:
     """Refreshes the views (the notebooks rely on this version's) and returns the terminal summary."""
+    refresh(destination, timeout_s)
+    return summary(destination, timeout_s)
+
+
+def refresh(destination: Destination, timeout_s: float | None = None) -> None:
+    """What the notebooks need first: loaded data, this version's views and, on DuckDB, a fresh snapshot."""
     destination.check_loaded(timeout_s)
     destination.apply_views(timeout_s=timeout_s)
     destination.publish_snapshot(timeout_s)
+
+
+def summary(destination: Destination, timeout_s: float | None = None) -> str:
+    """The terminal summary, read from the destination itself (not the snapshot the notebooks read)."""
     with destination.reader(timeout_s) as reader:
         return summarise(reader, destination.label())
 
