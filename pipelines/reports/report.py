@@ -210,7 +210,7 @@ def summarise(reader: Reader, label: str) -> str:
         f" {int(counts.get('meets stale rules', 0))} meet the rules), {int(counts.get('approaching', 0))} more"
         f" approaching; {lists.WORKLIST_ORDER}:"
     )
-    for gate in worklist.head(TOP).itertuples():
+    for gate in worklist.groupby("owner_key", sort=False).head(lists.WORKLIST_PER_OWNER).head(TOP).itertuples():
         lines.append(f"  {gate.gate_id:<34} {gate.owner:<18} {gate.staleness:<17} {gate.reason:<18}"
                      f" {gate.days_since_modified:>4} d  {gate.recommended_action}")
     lines += [line for line in [and_more(len(worklist), min(len(worklist), TOP))] if line]
