@@ -30,6 +30,7 @@ div.gh-table.gh-table table tr.gh-group th{background:#f2f4f7;font-weight:600;pa
 div.gh-table.gh-table table tr.gh-group th span.gh-aside{font-weight:400;color:#555}
 div.gh-table.gh-table table td.flag{color:#b03a2e;font-weight:600}
 div.gh-table.gh-table table abbr{text-decoration:none;border-bottom:1px dotted #999;cursor:help}
+div.gh-table.gh-table table tr.gh-group-more td{color:#555;font-style:italic}
 div.gh-more{color:#555;margin:-0.6em 0 1.2em 0}
 """
 
@@ -149,13 +150,21 @@ class Column:
 
 
 def table(frame: Any, columns: Iterable[Column], *, group: Optional[Callable[[Any], str]] = None,
-          group_key: Optional[str] = None, limit: Optional[int] = None, more: str = "") -> str:
+          group_key: Optional[str] = None, limit: Optional[int] = None, more: str = "",
+          per_group: Optional[int] = None, group_more: str = "") -> str:
     """The frame's rows as a report table (HTML), at most `limit` of them followed by "…and N more".
 
-    With `group_key`, a heading row (`group(row)`, HTML) starts each run of rows sharing that column's value.
+    With `group_key`, a heading row (`group(row)`, HTML) starts each run of rows sharing that column's value;
+    with `per_group` too, each run shows at most that many rows, then a row "…and N more" + `group_more`
+    (e.g. " for this owner"), so that one large group does not push the others out of the `limit`.
     `more` completes the "…and N more" line, e.g. "gates: every one is in analytics.stale_gates".
     """
     columns = list(columns)
+    if group_key is not None and per_group is not None:
+        run = frame[group_key].ne(frame[group_key].shift()).cumsum()
+        place = frame.groupby(run, sort=False).cumcount()
+        hidden = frame.groupby(run, sort=False)[group_key].transform("size") - per_group
+        frame = frame.assign(gh_hidden_in_group=hidden.where(place == per_group - 1, 0).clip(lower=0))[place < per_group]
     shown = frame if limit is None else frame.head(limit)
     head = "".join(f'<th class="{"num" if c.numeric else "text"}">{html.escape(c.header)}</th>' for c in columns)
     body: list[str] = []
@@ -166,6 +175,9 @@ def table(frame: Any, columns: Iterable[Column], *, group: Optional[Callable[[An
             previous = values[group_key]
             body.append(f'<tr class="gh-group"><th colspan="{len(columns)}">{group(values) if group else html.escape(str(previous))}</th></tr>')
         body.append("<tr>" + "".join(c.cell(values[c.name]) for c in columns) + "</tr>")
+        if values.get("gh_hidden_in_group", 0) > 0:
+            body.append(f'<tr class="gh-group-more"><td colspan="{len(columns)}">{ELLIPSIS}and'
+                        f' {int(values["gh_hidden_in_group"]):,} more{html.escape(group_more)}</td></tr>')
     rest = len(frame) - len(shown)
     tail = f'<div class="gh-more">{ELLIPSIS}and {rest:,} more{html.escape(more)}</div>' if rest > 0 else ""
     return (f"<style>{TABLE_CSS}</style><div class=\"gh-table\"><table><thead><tr>{head}</tr></thead>"

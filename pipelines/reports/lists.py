@@ -17,6 +17,9 @@ WORKLIST_ORDER = ("grouped by owner, the owner of the most urgent gate first; wi
 EXPERIMENT_ORDER = ("sample-ratio mismatch first (smallest p first), then stalled, running, late and concluded,"
                     " the most exposed first")
 SOURCE_ORDER = "highest failure rate first"
+# Gates shown per owner in the worklist (then "…and N more for this owner"): one owner with a thousand stale
+# gates would otherwise fill the list and hide every other owner.
+WORKLIST_PER_OWNER = 3
 
 STATUS_RANK = {"SRM": 0, "stalled": 1, "running": 2, "late": 3, "concluded": 4}
 

@@ -55,9 +55,19 @@ class Report:
 
 def prepare(destination: Destination, timeout_s: float | None = None) -> str:
     """Refreshes the views (the notebooks rely on this version's) and returns the terminal summary."""
+    refresh(destination, timeout_s)
+    return summary(destination, timeout_s)
+
+
+def refresh(destination: Destination, timeout_s: float | None = None) -> None:
+    """What the notebooks need first: loaded data, this version's views and, on DuckDB, a fresh snapshot."""
     destination.check_loaded(timeout_s)
     destination.apply_views(timeout_s=timeout_s)
     destination.publish_snapshot(timeout_s)
+
+
+def summary(destination: Destination, timeout_s: float | None = None) -> str:
+    """The terminal summary, read from the destination itself (not the snapshot the notebooks read)."""
     with destination.reader(timeout_s) as reader:
         return summarise(reader, destination.label())
 
@@ -200,7 +210,7 @@ def summarise(reader: Reader, label: str) -> str:
         f" {int(counts.get('meets stale rules', 0))} meet the rules), {int(counts.get('approaching', 0))} more"
         f" approaching; {lists.WORKLIST_ORDER}:"
     )
-    for gate in worklist.head(TOP).itertuples():
+    for gate in worklist.groupby("owner_key", sort=False).head(lists.WORKLIST_PER_OWNER).head(TOP).itertuples():
         lines.append(f"  {gate.gate_id:<34} {gate.owner:<18} {gate.staleness:<17} {gate.reason:<18}"
                      f" {gate.days_since_modified:>4} d  {gate.recommended_action}")
     lines += [line for line in [and_more(len(worklist), min(len(worklist), TOP))] if line]

@@ -193,4 +193,9 @@ def test_summary_lists_the_worklist_in_the_reports_order(demo_reports):
     worklist = html.split('<div class="gh-table">', 1)[1].split("</table>", 1)[0]
     gates = [title or text for title, text in re.findall(
         r'<tr><td class="text wrap">[^<]*</td><td class="text">(?:<abbr title="([^"]+)">[^<]*</abbr>|([^<]*))</td>', worklist)]
-    assert len(gates) == total and gates[:5] == terminal
+    # at most three an owner, the rest counted per owner: every gate is shown or counted once
+    hidden = [int(n) for n in re.findall(r'<tr class="gh-group-more"><td colspan="\d+">…and (\d+) more for this owner</td></tr>', worklist)]
+    assert len(gates) + sum(hidden) == total and gates[:5] == terminal
+    owners = re.findall(r'<tr class="gh-group">', worklist)
+    assert max(len(group.split("<tr><td")) - 1 for group in worklist.split('<tr class="gh-group">')[1:]) == 3
+    assert len(owners) > 1 and len(hidden) >= 1

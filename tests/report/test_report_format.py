@@ -52,6 +52,26 @@ def test_a_table_aligns_text_left_and_numbers_right_groups_rows_and_says_how_man
     assert "…and" not in table(frame, [Column("gate", "Gate")])
 
 
+def test_a_grouped_table_caps_rows_per_group_and_says_how_many_more_for_each():
+    frame = pd.DataFrame({"owner": ["Ann"] * 5 + ["Bob"] * 2 + ["Cy"] * 3, "gate": list("abcdefghij")})
+    html = table(frame, [Column("gate", "Gate")], group_key="owner", per_group=2, group_more=" for this owner",
+                 limit=5, more=" gates")
+    rows = re.findall(r"<tr.*?</tr>", html.split("<tbody>")[1])
+    assert rows == [
+        '<tr class="gh-group"><th colspan="1">Ann</th></tr>',
+        '<tr><td class="text">a</td></tr>',
+        '<tr><td class="text">b</td></tr>',
+        '<tr class="gh-group-more"><td colspan="1">…and 3 more for this owner</td></tr>',
+        '<tr class="gh-group"><th colspan="1">Bob</th></tr>',
+        '<tr><td class="text">f</td></tr>',
+        '<tr><td class="text">g</td></tr>',
+        '<tr class="gh-group"><th colspan="1">Cy</th></tr>',
+        '<tr><td class="text">h</td></tr>',
+    ]
+    # the limit counts the rows shown: Cy's second row is past it, and Cy's third was never a candidate
+    assert html.endswith('<div class="gh-more">…and 1 more gates</div>')
+
+
 def test_a_terminal_list_ends_with_how_many_more():
     assert and_more(38, 5) == "  …and 33 more"
     assert and_more(5, 5) == ""
