@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from gatehouse.pipelines.run.demo import DEMO_DUCKDB
-from gatehouse.pipelines.warehouse.destination import DEFAULT_DUCKDB, DEFAULT_NAME, Destination
+from gatehouse.pipelines.warehouse.destination import DEFAULT_DUCKDB, DEFAULT_NAME, Destination, database_of
 from gatehouse.pipelines.errors import GatehouseError
 
 # DejaVu Sans ships with matplotlib: the charts need no font (nor anything else) from the network.
@@ -91,7 +91,10 @@ class NotebookData:
         pd.set_option("display.max_rows", 60)
         loaded = Destination(name=destination or DEFAULT_NAME)
         if loaded.is_duckdb_file:
-            loaded = Destination(duckdb_path=find_duckdb(duckdb_path))
+            # `gatehouse report` names the snapshot it published; the commands a notebook suggests name the database
+            # (a snapshot copied elsewhere without its database is read as it is)
+            found = find_duckdb(duckdb_path)
+            loaded = Destination(duckdb_path=database_of(found) if database_of(found).is_file() else found)
         where = loaded.for_reading()
         where.check_loaded()
         return cls(where, loaded)

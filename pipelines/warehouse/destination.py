@@ -595,6 +595,12 @@ def duckdb_file_client(database: str | Path | Any, dataset: str = DATASET_NAME) 
 
 
 
+def database_of(path: Path) -> Path:
+    """The database a readers' snapshot was published from (`x.snapshot.duckdb` -> `x.duckdb`); else the path."""
+    suffix = f"{SNAPSHOT_SUFFIX}{path.suffix}"
+    return path.with_name(path.name[: -len(suffix)] + path.suffix) if path.name.endswith(suffix) else path
+
+
 def apply_views(target: Any, **options: Any) -> list[str]:
     """The views on dlt's SQL client of a destination, or on a DuckDB file path or open connection
     (`options` as `models.build.apply_views`: parameters, destination_name, rendered_cache)."""
