@@ -26,7 +26,7 @@ from pathlib import Path
 from bench.machine import machine_description
 from bench.postgres_server import PostgresServer
 from bench.processes import child_environment
-from bench.results_md import ANALYSIS_LAYER_SECTION as SECTION, OUT_DIR, RESULTS_MD
+from bench.results_md import ANALYSIS_LAYER_SECTION as SECTION, OUT_DIR, RESULTS_MD, write_section
 from gatehouse.console_twin import ConsoleTwin
 from gatehouse.pipelines.warehouse.destination import Destination
 
@@ -116,18 +116,6 @@ def render(result: dict) -> str:
     return "\n".join(lines)
 
 
-def write_section(text: str, path: Path = RESULTS_MD) -> None:
-    """Replaces this bench's section of RESULTS.md (or appends it), leaving the other sections as they are."""
-    current = path.read_text(encoding="utf-8") if path.exists() else ""
-    if SECTION in current:
-        head, _, rest = current.partition(SECTION)
-        following = rest.find("\n## ")
-        current = head + text + (rest[following + 1:] if following >= 0 else "")
-    else:
-        current = current.rstrip("\n") + "\n\n" + text
-    path.write_text(current, encoding="utf-8")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--size", default="large", choices=("small", "medium", "large"))
@@ -142,7 +130,7 @@ def main() -> None:
     if args.no_write:
         print(text)
     else:
-        write_section(text)
+        write_section(SECTION, text)
         log.info("wrote %s", RESULTS_MD)
 
 

@@ -17,6 +17,7 @@ RESULTS_MD = BENCH_DIR / "RESULTS.md"
 # The sections after the load bench's, each written by another bench.
 RULE_COSTS_SECTION = "## Rule costs"  # bench.rule_costs' figures, pasted from its rule-costs.md
 ANALYSIS_LAYER_SECTION = "## The analysis layer on DuckDB and PostgreSQL"  # bench.analysis_layer
+DAGSTER_SECTION = "## Dagster assets against gatehouse run"  # bench.dagster_assets
 CODE_REFS_SECTION_START = "<!-- code-refs bench: start -->"  # bench.code_refs, between the two markers
 CODE_REFS_SECTION_END = "<!-- code-refs bench: end -->"
 
@@ -24,6 +25,19 @@ CODE_REFS_SECTION_END = "<!-- code-refs bench: end -->"
 def sections_owned_elsewhere(out: Path) -> str:
     """The sections other benches write after the load bench's (each rewrites its own): kept as they are."""
     text = out.read_text() if out.exists() else ""
-    starts = [text.find(heading) for heading in (RULE_COSTS_SECTION, ANALYSIS_LAYER_SECTION, CODE_REFS_SECTION_START)]
+    starts = [text.find(heading) for heading in (RULE_COSTS_SECTION, ANALYSIS_LAYER_SECTION, DAGSTER_SECTION,
+                                                 CODE_REFS_SECTION_START)]
     starts = [start for start in starts if start >= 0]
     return text[min(starts):] if starts else ""
+
+
+def write_section(heading: str, text: str, path: Path = RESULTS_MD) -> None:
+    """Replaces the section that starts with `heading` (or appends it), leaving the other sections as they are."""
+    current = path.read_text(encoding="utf-8") if path.exists() else ""
+    if heading in current:
+        head, _, rest = current.partition(heading)
+        following = rest.find("\n## ")
+        current = head + text.rstrip("\n") + "\n" + (rest[following:] if following >= 0 else "")
+    else:
+        current = current.rstrip("\n") + "\n\n" + text
+    path.write_text(current, encoding="utf-8")

@@ -23,6 +23,8 @@ def modules() -> dict[str, Path]:
     found = {}
     for folder, name in PACKAGES.items():
         for path in (REPO / folder).rglob("*.py"):
+            if (REPO / "bench" / "out") in path.parents:  # the benches' work folders (a copied site-packages tree)
+                continue
             parts = path.relative_to(REPO / folder).with_suffix("").parts
             dotted = ".".join((name, *parts[:-1])) if parts[-1] == "__init__" else ".".join((name, *parts))
             found[dotted] = path
