@@ -116,7 +116,7 @@ def main() -> int:
         return 2
     args.out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as workdir:
-        for report in sorted(args.reports.glob("*.html")):
+        for report in sorted(args.reports.resolve().glob("*.html")):
             png = screenshot(browser, report, args.out / f"{args.prefix}{report.stem}.png", Path(workdir), args.width)
             print(png)
     return 0
