@@ -104,5 +104,10 @@ def explain(err: BaseException) -> str:
     return text[:500] or type(err).__name__
 
 
+def first_line(err: BaseException) -> str:
+    """The first non-empty line of an error's text (a driver's or dlt's message can run to many), else its type."""
+    return next((line.strip() for line in str(err).splitlines() if line.strip()), type(err).__name__)
+
+
 class GatehouseError(Exception):
     """A failure the user can act on; `str()` is the one line shown."""

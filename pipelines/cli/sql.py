@@ -23,7 +23,7 @@ from sqlglot.errors import ParseError
 
 from gatehouse.pipelines.warehouse import destination as destinations
 from gatehouse.pipelines.cli.parser import add_command
-from gatehouse.pipelines.errors import GatehouseError
+from gatehouse.pipelines.errors import GatehouseError, first_line
 
 log = logging.getLogger("gatehouse.sql")
 
@@ -77,7 +77,7 @@ def check_read_only(query: str, dialect: str) -> None:
     try:
         statements = [statement for statement in sqlglot.parse(query, read=dialect) if statement is not None]
     except ParseError as err:
-        raise GatehouseError(f"not valid {dialect} SQL: {_first_line(err)}") from err
+        raise GatehouseError(f"not valid {dialect} SQL: {first_line(err)}") from err
     if len(statements) != 1:
         raise GatehouseError(f"give one query, not {len(statements)} statements")
     if not isinstance(statements[0], exp.Query):
@@ -143,8 +143,6 @@ def _database_message(err: BaseException) -> str:
     current: BaseException = err
     while current.__cause__ is not None or current.__context__ is not None:
         current = current.__cause__ or current.__context__  # type: ignore[assignment]
-    return _first_line(current if str(current).strip() else err)
+    return first_line(current if str(current).strip() else err)
 
 
-def _first_line(err: BaseException) -> str:
-    return next((line.strip() for line in str(err).splitlines() if line.strip()), type(err).__name__)

@@ -42,7 +42,7 @@ from dlt.destinations.sql_client import SqlClientBase
 from sqlglot import exp
 from sqlglot.errors import ErrorLevel, ParseError, UnsupportedError
 
-from gatehouse.pipelines.errors import GatehouseError
+from gatehouse.pipelines.errors import GatehouseError, first_line
 from gatehouse.sources.console.settings import DEFAULT_LATE_EXPOSURE_DAYS
 from gatehouse.pipelines.models.graph import SCHEMA, ViewDefinition, view_definitions
 
@@ -304,7 +304,7 @@ def render_query(client: SqlClientBase[Any], sql: str, *, what: str = "query") -
     try:
         expression = sqlglot.parse_one(sql, read=READ_DIALECT)
     except ParseError as error:
-        raise GatehouseError(f"{what} is not valid DuckDB SQL: {_first_line(error)}") from error
+        raise GatehouseError(f"{what} is not valid DuckDB SQL: {first_line(error)}") from error
     expression = expression.transform(lambda node: _qualify(node, client))
     try:
         return expression.sql(dialect=dialect, unsupported_level=ErrorLevel.RAISE, pretty=True)
@@ -317,7 +317,7 @@ def render_query(client: SqlClientBase[Any], sql: str, *, what: str = "query") -
     try:
         return relaxed.sql(dialect=dialect, unsupported_level=ErrorLevel.RAISE, pretty=True)
     except UnsupportedError as error:
-        raise GatehouseError(f"{what} cannot be translated to {dialect}: {_first_line(error)}") from error
+        raise GatehouseError(f"{what} cannot be translated to {dialect}: {first_line(error)}") from error
 
 
 def qualified_view_name(client: SqlClientBase[Any], name: str) -> str:
@@ -397,7 +397,7 @@ def _run(client: SqlClientBase[Any], step: Any, what: str, destination: str) -> 
     except GatehouseError:
         raise
     except Exception as error:
-        raise GatehouseError(f"{what} failed on {destination}: {_first_line(error)}") from error
+        raise GatehouseError(f"{what} failed on {destination}: {first_line(error)}") from error
 
 
 def _qualify(node: exp.Expression, client: SqlClientBase[Any]) -> exp.Expression:
@@ -494,8 +494,3 @@ def _drop_views(client: SqlClientBase[Any], names: list[str]) -> None:
     for name in leftovers + ours:
         path = client.make_qualified_table_name_path(name, dataset_name=SCHEMA)
         client.execute_sql(f"drop view if exists {'.'.join(path)}")
-
-
-def _first_line(error: BaseException) -> str:
-    lines = [line.strip() for line in str(error).strip().splitlines() if line.strip()]
-    return lines[0] if lines else type(error).__name__

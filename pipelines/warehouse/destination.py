@@ -30,7 +30,7 @@ from dlt.common.exceptions import MissingDependencyException
 from dlt.destinations.exceptions import DatabaseUndefinedRelation
 from dlt.destinations.sql_client import SqlClientBase
 
-from gatehouse.pipelines.errors import GatehouseError, explain
+from gatehouse.pipelines.errors import GatehouseError, explain, first_line
 from gatehouse.pipelines.models import build as views
 from gatehouse.sources.console.identity import ConsoleIdentity
 
@@ -329,7 +329,7 @@ class Destination:
             except MissingDependencyException:
                 raise
             except Exception as err:  # the driver's own words: refused, bad password, unknown database...
-                raise GatehouseError(f"destination {self.label()}: cannot connect: {_first_line(err)}") from err
+                raise GatehouseError(f"destination {self.label()}: cannot connect: {first_line(err)}") from err
         try:
             yield client
         finally:
@@ -343,7 +343,7 @@ class Destination:
         except duckdb.Error as err:
             if self.held_by(err) is not None:
                 raise  # waited for by when_free
-            raise GatehouseError(f"cannot read {self.duckdb_path} as a gatehouse DuckDB database: {_first_line(err)}") from err
+            raise GatehouseError(f"cannot read {self.duckdb_path} as a gatehouse DuckDB database: {first_line(err)}") from err
 
     def apply_views(self, parameters: Optional[Mapping[str, float]] = None, timeout_s: Optional[float] = None) -> list[str]:
         """Creates or refreshes every analysis view on the destination, next to the raw dataset."""
@@ -563,10 +563,6 @@ def lock_timeout(timeout_s: Optional[float] = None) -> float:
     return seconds
 
 
-def _first_line(err: BaseException) -> str:
-    return next((line.strip() for line in str(err).splitlines() if line.strip()), type(err).__name__)
-
-
 def _read_holder(handle: Any) -> str:
     handle.seek(0)
     text = handle.read().strip()
@@ -592,7 +588,6 @@ def duckdb_file_client(database: str | Path | Any, dataset: str = DATASET_NAME) 
         yield client
     finally:
         client.close_connection()
-
 
 
 def database_of(path: Path) -> Path:
