@@ -3,6 +3,7 @@
 It shares no code with `sources` (the client): each catches the other's mistakes.
 """
 
+from gatehouse.console_twin.host import ConsoleHost
 from gatehouse.console_twin.generator import SIZES, TWIN_EPOCH, OrgSize
 from gatehouse.console_twin.organisation import Experiment, IngestionRun, Organisation
 from gatehouse.console_twin.settings import Fault, PageServed, PaginationStyle, TwinSettings
@@ -10,6 +11,7 @@ from gatehouse.console_twin.traffic import RecordedRequest
 from gatehouse.console_twin.twin import ConsoleTwin
 
 __all__ = [
+    "ConsoleHost",
     "ConsoleTwin",
     "Experiment",
     "Fault",

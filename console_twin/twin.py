@@ -18,7 +18,7 @@ import httpx
 
 from gatehouse.console_twin.clock import Clock
 from gatehouse.console_twin.generator import build_gate, build_organisation, mark_created
-from gatehouse.console_twin.http_server import console_server
+from gatehouse.console_twin.http_server import Console, console_server
 from gatehouse.console_twin.organisation import Organisation
 from gatehouse.console_twin.service import Answer, ConsoleService
 from gatehouse.console_twin.settings import PageServed, TwinSettings
@@ -167,38 +167,13 @@ class ConsoleTwin:
 
     def transport(self) -> httpx.MockTransport:
         """An in-process transport for httpx.Client: the same behaviour as over HTTP, without sockets."""
-
-        def handle(request: httpx.Request) -> httpx.Response:
-            headers = {name.lower(): value for name, value in request.headers.items()}
-            answer = self.answer(request.method, request.url.raw_path.decode("ascii"), headers, request.read())
-            if answer.fault == "drop":
-                raise httpx.RemoteProtocolError("Server disconnected without sending a response.", request=request)
-            if answer.fault == "slow":
-                raise httpx.ReadTimeout(
-                    "The console twin held its answer longer than the client waits.", request=request
-                )
-            return httpx.Response(
-                answer.status, headers={**answer.headers, "Date": self.http_date()}, content=answer.body
-            )
-
-        return httpx.MockTransport(handle)
+        return console_transport(self)
 
     @contextmanager
     def serve(self, host: str = "127.0.0.1", port: int = 0) -> Iterator[str]:
         """Serves over HTTP on a free loopback port (or `port`) while the block runs; yields the base URL."""
-        server = console_server(self, host, port)
-        thread = threading.Thread(
-            target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True, name="console-twin-http"
-        )
-        thread.start()
-        base_url = f"http://{host}:{server.server_port}"
-        log.info("console twin serving on %s", base_url)
-        try:
+        with serving(self, host, port) as base_url:
             yield base_url
-        finally:
-            server.shutdown()
-            server.server_close()
-            thread.join()
 
     # --- what was asked ----------------------------------------------------------------------------------
     @property
@@ -211,3 +186,36 @@ class ConsoleTwin:
 
     def max_requests_in_window(self, seconds: float) -> int:
         return self.request_log.max_in_window(seconds)
+
+
+def console_transport(console: Console) -> httpx.MockTransport:
+    """An in-process transport for httpx.Client to `console` (a twin, or a host of several)."""
+
+    def handle(request: httpx.Request) -> httpx.Response:
+        headers = {name.lower(): value for name, value in request.headers.items()}
+        answer = console.answer(request.method, request.url.raw_path.decode("ascii"), headers, request.read())
+        if answer.fault == "drop":
+            raise httpx.RemoteProtocolError("Server disconnected without sending a response.", request=request)
+        if answer.fault == "slow":
+            raise httpx.ReadTimeout("The console twin held its answer longer than the client waits.", request=request)
+        return httpx.Response(answer.status, headers={**answer.headers, "Date": console.http_date()}, content=answer.body)
+
+    return httpx.MockTransport(handle)
+
+
+@contextmanager
+def serving(console: Console, host: str = "127.0.0.1", port: int = 0) -> Iterator[str]:
+    """`console` over HTTP on a free loopback port (or `port`) while the block runs; yields the base URL."""
+    server = console_server(console, host, port)
+    thread = threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True, name="console-twin-http"
+    )
+    thread.start()
+    base_url = f"http://{host}:{server.server_port}"
+    log.info("console twin serving on %s", base_url)
+    try:
+        yield base_url
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()

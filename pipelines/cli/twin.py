@@ -10,8 +10,9 @@ import tempfile
 import threading
 from pathlib import Path
 
-from gatehouse.console_twin import SIZES, ConsoleTwin, TwinSettings
+from gatehouse.console_twin import SIZES, ConsoleHost, ConsoleTwin, TwinSettings
 from gatehouse.pipelines.errors import GatehouseError
+from gatehouse.pipelines.run.projects import check_name
 
 # Up to this many ids the exports are printed; beyond, they go to a file the user sources.
 INLINE_ID_LIMIT = 40
@@ -29,6 +30,9 @@ def register(subparsers) -> None:
     serve.add_argument("--port", type=_port, default=8787, help="port on 127.0.0.1 (0: any free port; default 8787)")
     serve.add_argument("--size", choices=sorted(SIZES), default="small", help="organisation size (default small)")
     serve.add_argument("--seed", type=int, default=0, help="organisation seed (default 0)")
+    serve.add_argument("--projects", type=_projects, metavar="NAME,NAME",
+                       help="serve one organisation per project at the same address, each under its own key"
+                       " (seeds SEED, SEED+1, ...), and print each project's settings")
     serve.add_argument("--api-key", default=TwinSettings.api_key, help="the console key the twin accepts")
     serve.add_argument("--scim-token", default=TwinSettings.scim_token, help="the SCIM bearer token the twin accepts")
     serve.add_argument("--latency-ms", type=_latency_ms, default=0, help="added to every request")
@@ -71,6 +75,18 @@ def _latency_ms(text: str) -> int:
     return latency
 
 
+def _projects(text: str) -> list[str]:
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    if not names or len(set(names)) != len(names):
+        raise argparse.ArgumentTypeError(f"expected distinct project names such as web,mobile, got {text!r}")
+    for name in names:
+        try:
+            check_name(name)
+        except GatehouseError as err:
+            raise argparse.ArgumentTypeError(str(err)) from None
+    return names
+
+
 def _rate_limit(text: str) -> tuple[int, float]:
     try:
         requests, seconds = text.split("/")
@@ -92,7 +108,11 @@ def serve_twin(args: argparse.Namespace) -> int:
         max_limit=args.max_limit,
         admin=args.admin,
     )
-    twin = ConsoleTwin(size=args.size, seed=args.seed, settings=settings)
+    if args.projects:
+        twin: ConsoleTwin | ConsoleHost = ConsoleHost.of(
+            {name: (args.size, args.seed + index) for index, name in enumerate(args.projects)}, settings)
+    else:
+        twin = ConsoleTwin(size=args.size, seed=args.seed, settings=settings)
     stop = threading.Event()
     # A terminating supervisor gets the same clean stop as Ctrl-C.
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
@@ -109,19 +129,30 @@ def serve_twin(args: argparse.Namespace) -> int:
     return 0
 
 
-def _print_instructions(twin: ConsoleTwin, base_url: str, args: argparse.Namespace) -> None:
-    exports = {
-        "SOURCES__CONSOLE__BASE_URL": base_url,
-        "SOURCES__CONSOLE__API_KEY": twin.settings.api_key,
-        "SOURCES__CONSOLE__SCIM_TOKEN": twin.settings.scim_token,
-        "SOURCES__CONSOLE__EXPERIMENT_IDS": json.dumps(twin.experiment_ids),
-        "SOURCES__CONSOLE__INGESTION_RUN_IDS": json.dumps(twin.ingestion_run_ids),
+def _exports(twin: ConsoleTwin, base_url: str, project: str | None = None) -> dict[str, str]:
+    prefix = f"SOURCES__CONSOLE__PROJECTS__{project.upper()}__" if project else "SOURCES__CONSOLE__"
+    return {
+        f"{prefix}BASE_URL": base_url,
+        f"{prefix}API_KEY": twin.settings.api_key,
+        f"{prefix}SCIM_TOKEN": twin.settings.scim_token,
+        f"{prefix}EXPERIMENT_IDS": json.dumps(twin.experiment_ids),
+        f"{prefix}INGESTION_RUN_IDS": json.dumps(twin.ingestion_run_ids),
     }
+
+
+def _print_instructions(served: ConsoleTwin | ConsoleHost, base_url: str, args: argparse.Namespace) -> None:
+    if isinstance(served, ConsoleHost):
+        exports = {name: value for project, twin in served.twins.items() for name, value in _exports(twin, base_url, project).items()}
+        twins = list(served.twins.values())
+        print(f"Console twin ({len(twins)} {args.size} organisations, projects {', '.join(served.twins)},"
+              f" seeds {args.seed}-{args.seed + len(twins) - 1}, each under its own key) serving on {base_url}")
+    else:
+        exports, twins = _exports(served, base_url), [served]
+        print(f"Console twin ({args.size} organisation, seed {args.seed}) serving on {base_url}")
     lines = [f"export {name}={shlex.quote(value)}" for name, value in exports.items()]
-    print(f"Console twin ({args.size} organisation, seed {args.seed}) serving on {base_url}")
-    print(f"Twin clock: {twin.now:%Y-%m-%dT%H:%M:%SZ}", end="")
+    print(f"Twin clock: {twins[0].now:%Y-%m-%dT%H:%M:%SZ}", end="")
     print(f"  (advance: curl -X POST '{base_url}/_twin/advance?days=1')" if args.admin else "")
-    if len(twin.experiment_ids) + len(twin.ingestion_run_ids) <= INLINE_ID_LIMIT:
+    if sum(len(twin.experiment_ids) + len(twin.ingestion_run_ids) for twin in twins) <= INLINE_ID_LIMIT:
         print("Point gatehouse at it:")
         print("\n".join(f"  {line}" for line in lines))
     else:

@@ -26,8 +26,9 @@ RESOURCE_ENDPOINTS = {
 class Progress:
     """One line per interval: per resource pages and items, and the requests so far."""
 
-    def __init__(self, report: ExtractionReport, interval_s: float = 2.0, enabled: bool = True) -> None:
-        self.report, self.interval_s, self.enabled = report, interval_s, enabled
+    def __init__(self, report: ExtractionReport, interval_s: float = 2.0, enabled: bool = True, label: str = "") -> None:
+        # label: the project, when several load side by side (each line says whose it is)
+        self.report, self.interval_s, self.enabled, self.label = report, interval_s, enabled, label
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="gatehouse-progress", daemon=True)
         self._tty = sys.stderr.isatty()
@@ -41,11 +42,11 @@ class Progress:
             pages = f" {progress.pages} pages" if progress.pages else ""
             parts.append(f"{name}: {progress.items} items{pages}, {requests.get(endpoint, 0)} requests,"
                          f" {retries.get(endpoint, 0)} retries")
-        return (f"{stats.get('requests', 0)} requests, {stats.get('throttled', 0)} throttled | " + "; ".join(parts))
+        return (f"{self.label + ': ' if self.label else ''}{stats.get('requests', 0)} requests, {stats.get('throttled', 0)} throttled | " + "; ".join(parts))
 
     def _loop(self) -> None:
         while not self._stop.wait(self.interval_s):
-            if self._tty:
+            if self._tty and not self.label:
                 sys.stderr.write("\r\033[K" + self.line()[:200])
                 sys.stderr.flush()
             else:
@@ -60,7 +61,7 @@ class Progress:
         self._stop.set()
         if self.enabled:
             self._thread.join()
-            if self._tty:
+            if self._tty and not self.label:
                 sys.stderr.write("\r\033[K")
 
 

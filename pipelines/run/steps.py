@@ -12,6 +12,7 @@ import contextlib
 import dataclasses
 import logging
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Optional
 
@@ -29,7 +30,9 @@ from gatehouse.pipelines.run.progress import Progress
 from gatehouse.pipelines.run.projects import project_source_args
 from gatehouse.pipelines.run.recovery import settle_committed_jobs
 from gatehouse.pipelines.run.summary import RunSummary, scd2_counts
-from gatehouse.pipelines.run.tuning import apply_run_defaults, batch_garbage_collection, normalize_workers_for
+from gatehouse.pipelines.run.tuning import (
+    apply_run_defaults, batch_garbage_collection, normalize_workers_for, one_normalize_worker,
+)
 from gatehouse.sources.console import console
 from gatehouse.sources.console.errors import ConsoleError
 from gatehouse.sources.console.report import ExtractionReport
@@ -75,25 +78,33 @@ class ProjectOutcome:
 
 
 def run_projects(options: RunOptions, projects: list[str]) -> list[ProjectOutcome]:
-    """Each project loaded into its own dataset, one after another: a project that fails is recorded with its
+    """Each project loaded into its own dataset, side by side: a project that fails is recorded with its
     one-line reason and the others still load. The readers' snapshot is published once, after all of them.
 
-    One after another, not side by side: a DuckDB file takes one writer at a time, and each project has its
-    own client and rate limit either way (docs/decisions.md, "Several consoles").
+    Each project has its own client and rate limit, so their requests go out together; a DuckDB file
+    takes one writer at a time, so they normalise and load it in turn (`Destination.writing`), while
+    other destinations take them together, each project in a dataset (and staging dataset) of its own
+    (docs/decisions.md, "Several consoles"). Outcomes come back in the order the projects were named.
     """
-    outcomes = []
-    for project in projects:
+    # Before any project's pipeline is made: a file removed by hand leaves every project's state stale.
+    options.destination.forget_removed_database()
+    apply_run_defaults()
+
+    def load(project: str) -> ProjectOutcome:
         project_options = dataclasses.replace(
             options, project=project, destination=options.destination.for_project(project), publish=False,
             source_args=dict(options.projects_args.get(project, {})),
         )  # fmt: skip
         try:
-            outcomes.append(ProjectOutcome(project, summary=run_extraction(project_options)))
+            return ProjectOutcome(project, summary=run_extraction(project_options))
         except (GatehouseError, ConsoleError) as err:
-            outcomes.append(ProjectOutcome(project, error=str(err)))
+            return ProjectOutcome(project, error=str(err))
         except Exception as err:  # any other failure is this project's alone; the others still load
             log.exception("project %s failed", project)
-            outcomes.append(ProjectOutcome(project, error=explain(err)))
+            return ProjectOutcome(project, error=explain(err))
+
+    with one_normalize_worker(), ThreadPoolExecutor(max_workers=len(projects), thread_name_prefix="gatehouse-project") as pool:
+        outcomes = list(pool.map(load, projects))
     if any(outcome.summary for outcome in outcomes):
         options.destination.publish_snapshot(lock_timeout(options.lock_timeout_s))
     return outcomes
@@ -130,20 +141,24 @@ def run_extraction(options: RunOptions) -> RunSummary:
                 # goes through the one bounded wait, and a file taken after extraction costs no request.
                 # A load left pending goes first: syncing with a dataset it never reached would wipe it.
                 if pipeline.has_pending_data:
-                    finish_interrupted_load(destination, pipeline, timeout_s)
+                    with destination.writing():
+                        finish_interrupted_load(destination, pipeline, timeout_s)
                 with _timed(steps, "sync", step_started):
                     destination.when_free(pipeline.sync_destination, timeout_s)
-                with Progress(report, enabled=options.progress), batch_garbage_collection():
-                    with _timed(steps, "extract", step_started):
-                        pipeline.extract(
-                            source,
-                            refresh="drop_sources" if options.full_refresh else None,
-                            loader_file_format=LOADER_FILE_FORMAT,
-                        )
-                    with _timed(steps, "normalize", step_started), normalize_workers_for(pipeline):
-                        normalized = pipeline.normalize()
-                with _timed(steps, "load", step_started):
-                    info = destination.when_free(pipeline.load, timeout_s, extracted=True)
+                with contextlib.ExitStack() as writing:
+                    with Progress(report, enabled=options.progress, label=options.project or ""), batch_garbage_collection():
+                        with _timed(steps, "extract", step_started):
+                            pipeline.extract(
+                                source,
+                                refresh="drop_sources" if options.full_refresh else None,
+                                loader_file_format=LOADER_FILE_FORMAT,
+                            )
+                        # Projects side by side in this process: one normalises and writes the file at a time.
+                        writing.enter_context(destination.writing())
+                        with _timed(steps, "normalize", step_started), normalize_workers_for(pipeline):
+                            normalized = pipeline.normalize()
+                    with _timed(steps, "load", step_started):
+                        info = destination.when_free(pipeline.load, timeout_s, extracted=True)
             except PipelineStepFailed as err:
                 raise GatehouseError(explain(err)) from err
             except ConsoleError as err:

@@ -6,6 +6,7 @@ import contextlib
 import gc
 import multiprocessing
 import os
+import threading
 from typing import Iterator
 
 import dlt
@@ -30,14 +31,27 @@ def batch_garbage_collection() -> Iterator[None]:
     dlt's schemas) are frozen out of the scans and young collections come every 10,000 allocations
     instead of 700; peak memory measured the same.
     """
-    thresholds = gc.get_threshold()
-    gc.freeze()
-    gc.set_threshold(*RUN_GC_THRESHOLDS)
+    global _batched_runs, _thresholds_before
+    # Projects run side by side in threads: the first run in sets the thresholds, the last one out restores them.
+    with _gc_guard:
+        if _batched_runs == 0:
+            _thresholds_before = gc.get_threshold()
+            gc.freeze()
+            gc.set_threshold(*RUN_GC_THRESHOLDS)
+        _batched_runs += 1
     try:
         yield
     finally:
-        gc.set_threshold(*thresholds)
-        gc.unfreeze()
+        with _gc_guard:
+            _batched_runs -= 1
+            if _batched_runs == 0:
+                gc.set_threshold(*_thresholds_before)
+                gc.unfreeze()
+
+
+_gc_guard = threading.Lock()
+_batched_runs = 0
+_thresholds_before = gc.get_threshold()
 
 
 def normalize_workers() -> int:
@@ -64,6 +78,11 @@ def normalize_workers_for(pipeline: dlt.Pipeline) -> Iterator[None]:
     extracts a row or two): forking a second process and dealing out one file costs more than it saves,
     (medium twin, no-change reruns side by side on a busy machine, medians of four: normalize 0.40 s with
     one process, 0.68 s with two)."""
+    if threading.current_thread() is not threading.main_thread():
+        # Projects side by side: one worker already (one_normalize_worker around them all); the
+        # environment is the process's and is not touched from a thread.
+        yield
+        return
     extracted = sum(
         job.file_size
         for load_id in pipeline.list_extracted_load_packages()
@@ -72,6 +91,14 @@ def normalize_workers_for(pipeline: dlt.Pipeline) -> Iterator[None]:
     if extracted >= int(dlt.config.get("sources.data_writer.file_max_bytes") or EXTRACT_FILE_BYTES):
         yield
         return
+    with one_normalize_worker():
+        yield
+
+
+@contextlib.contextmanager
+def one_normalize_worker() -> Iterator[None]:
+    """One normalize process. Around runs side by side in threads: dlt would spawn its workers instead of
+    forking them from a thread, each importing dlt again, for seconds; the other runs use the other core."""
     before = os.environ.get(_NORMALIZE_WORKERS)
     os.environ[_NORMALIZE_WORKERS] = "1"
     try:

@@ -17,6 +17,7 @@ import logging
 import os
 import re
 import shutil
+import threading
 import time
 from dataclasses import dataclass, field
 from datetime import timezone
@@ -69,6 +70,9 @@ NO_VIEWS = {
 _DUCKDB_HELD = re.compile(r"Conflicting lock is held in (?P<program>.+?) \(PID (?P<pid>\d+)\)")
 # The read-only copy published beside the database after each good run: what analysts' tools open.
 SNAPSHOT_SUFFIX = ".snapshot"
+# One writer lock per DuckDB file for the runs of this process (Destination.writing).
+_WRITERS: dict[Path, threading.Lock] = {}
+_WRITERS_GUARD = threading.Lock()
 T = TypeVar("T")
 
 
@@ -134,6 +138,27 @@ class Destination:
     @property
     def is_duckdb_file(self) -> bool:
         return self.name == DEFAULT_NAME
+
+    @property
+    def is_project(self) -> bool:
+        """One of several configured projects (`for_project`), not the single console."""
+        return self.pipeline_name != PIPELINE_NAME
+
+    def forget_removed_database(self) -> None:
+        """A DuckDB file removed by hand starts from empty state: its old state would make incremental
+        resources skip data. Run before any pipeline of the file is made (several projects: once, first)."""
+        pipelines_dir = self.working_dir()
+        if self.is_duckdb_file and pipelines_dir is not None and pipelines_dir.exists() and not self.duckdb_path.exists():
+            log.info("database %s is new: starting from empty state", self.duckdb_path)
+            shutil.rmtree(pipelines_dir)
+
+    def writing(self) -> contextlib.AbstractContextManager[Any]:
+        """Held while a run normalises and loads: projects loading side by side in this process write
+        a DuckDB file one at a time (one writer per file; other destinations take them together)."""
+        if not self.is_duckdb_file:
+            return contextlib.nullcontext()
+        with _WRITERS_GUARD:
+            return _WRITERS.setdefault(self.duckdb_path.resolve(), threading.Lock())
 
     def label(self) -> str:
         """How output names the destination: the file, or the destination's name (never a credential)."""
@@ -258,10 +283,15 @@ class Destination:
                     f"--duckdb {self.duckdb_path}: pick another file name; DuckDB would name its catalog"
                     f" '{self.duckdb_path.stem}', the name of a gatehouse schema"
                 )
-            if pipelines_dir is not None and pipelines_dir.exists() and not self.duckdb_path.exists():
-                # The database was removed: its old state would make incremental resources skip data.
-                log.info("database %s is new: starting from empty state", self.duckdb_path)
-                shutil.rmtree(pipelines_dir)
+            if self.is_project:
+                # Projects share the folder and may load side by side: each forgets only its own state
+                # here; the whole folder was checked once before any of them started.
+                own_state = pipelines_dir / self.pipeline_name if pipelines_dir is not None else None
+                if own_state is not None and own_state.exists() and not self.duckdb_path.exists():
+                    log.info("database %s is new: project pipeline %s starts from empty state", self.duckdb_path, self.pipeline_name)
+                    shutil.rmtree(own_state)
+            else:
+                self.forget_removed_database()
             destination: Any = dlt.destinations.duckdb(str(self.duckdb_path))
         else:
             destination = self.name
@@ -399,10 +429,12 @@ class Destination:
 
     def _lock_path(self) -> Path:
         # Beside the pipeline's folder, not in it: a run may remove the folder (a database deleted by
-        # hand starts from empty state), and it must do so holding the lock.
+        # hand starts from empty state), and it must do so holding the lock. One lock per project, so
+        # that projects load side by side (each one's state is its own).
         working_dir = self.working_dir()
         if working_dir is not None:
-            return working_dir.with_name(working_dir.name + ".lock")
+            own = f".{self.pipeline_name}" if self.is_project else ""
+            return working_dir.with_name(f"{working_dir.name}{own}.lock")
         from dlt.common.pipeline import get_dlt_pipelines_dir
 
         return Path(get_dlt_pipelines_dir()) / f"{self.pipeline_name}.lock"
