@@ -38,6 +38,7 @@ bench: $(STAMP)
 	$(BIN)/python -m bench.run
 	$(BIN)/python -m bench.analysis_layer
 	$(BIN)/python -m bench.dagster_assets
+	$(BIN)/python -m bench.projects
 
 clean:
 	rm -rf $(VENV) demo.duckdb demo.snapshot.duckdb .demo.duckdb.dlt .demo.duckdb.dlt.lock reports .pytest_cache bench/out

@@ -18,6 +18,7 @@ RESULTS_MD = BENCH_DIR / "RESULTS.md"
 RULE_COSTS_SECTION = "## Rule costs"  # bench.rule_costs' figures, pasted from its rule-costs.md
 ANALYSIS_LAYER_SECTION = "## The analysis layer on DuckDB and PostgreSQL"  # bench.analysis_layer
 DAGSTER_SECTION = "## Dagster assets against gatehouse run"  # bench.dagster_assets
+PROJECTS_SECTION = "## Three projects side by side"  # bench.projects
 CODE_REFS_SECTION_START = "<!-- code-refs bench: start -->"  # bench.code_refs, between the two markers
 CODE_REFS_SECTION_END = "<!-- code-refs bench: end -->"
 
@@ -25,7 +26,7 @@ CODE_REFS_SECTION_END = "<!-- code-refs bench: end -->"
 def sections_owned_elsewhere(out: Path) -> str:
     """The sections other benches write after the load bench's (each rewrites its own): kept as they are."""
     text = out.read_text() if out.exists() else ""
-    starts = [text.find(heading) for heading in (RULE_COSTS_SECTION, ANALYSIS_LAYER_SECTION, DAGSTER_SECTION,
+    starts = [text.find(heading) for heading in (RULE_COSTS_SECTION, ANALYSIS_LAYER_SECTION, DAGSTER_SECTION, PROJECTS_SECTION,
                                                  CODE_REFS_SECTION_START)]
     starts = [start for start in starts if start >= 0]
     return text[min(starts):] if starts else ""

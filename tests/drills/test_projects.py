@@ -6,11 +6,15 @@ change asks no more than single-project reruns would.
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import threading
+from typing import Callable
+
 import duckdb
 import pytest
 
-from gatehouse.console_twin import ConsoleTwin, Fault, TwinSettings
+from gatehouse.console_twin import ConsoleTwin, Fault, PageServed, TwinSettings
 from gatehouse.pipelines.cli.main import main
 from gatehouse.pipelines.run.steps import RunOptions, run_projects
 from gatehouse.pipelines.warehouse.destination import Destination
@@ -66,8 +70,25 @@ def test_three_projects_two_load_exactly_the_failing_one_is_named_and_a_rerun_as
         for name, base_url in (("web", web), ("mobile", mobile), ("tools", tools)):
             configure(monkeypatch, name, twins[name], base_url)
 
+        # Side by side: web's and mobile's first list pages each wait (up to 10 s) for the other's to be served;
+        # one after another, the first would wait in vain.
+        served = {"web": threading.Event(), "mobile": threading.Event()}
+        met: dict[str, bool] = {}
+
+        def meet(name: str, other: str) -> Callable[[PageServed], None]:
+            def after_page(page: PageServed) -> None:
+                served[name].set()
+                if name not in met:
+                    met[name] = served[other].wait(10)
+            return after_page
+
+        for name, other in (("web", "mobile"), ("mobile", "web")):
+            twins[name].settings = dataclasses.replace(twins[name].settings, after_page=meet(name, other))
         assert main(["run", "--duckdb", str(database), "--no-progress"]) == 2
         out, err = capsys.readouterr()
+        assert met == {"web": True, "mobile": True}
+        for name in ("web", "mobile"):
+            twins[name].settings = dataclasses.replace(twins[name].settings, after_page=None)
         last = err.strip().splitlines()[-1]
         assert last.startswith("gatehouse: error: 1 of 3 projects failed: tools: "), last
         assert "500" in last and "web" not in last and "mobile" not in last, last
