@@ -76,7 +76,8 @@ class ProjectOutcome:
 
 def run_projects(options: RunOptions, projects: list[str]) -> list[ProjectOutcome]:
     """Each project loaded into its own dataset, one after another: a project that fails is recorded with its
-    one-line reason and the others still load. The readers' snapshot is published once, after all of them.
+    one-line reason and the others still load. The views are refreshed over all projects and the readers'
+    snapshot published once, after all of them.
 
     One after another, not side by side: a DuckDB file takes one writer at a time, and each project has its
     own client and rate limit either way (docs/decisions.md, "Several consoles").
@@ -95,7 +96,11 @@ def run_projects(options: RunOptions, projects: list[str]) -> list[ProjectOutcom
             log.exception("project %s failed", project)
             outcomes.append(ProjectOutcome(project, error=explain(err)))
     if any(outcome.summary for outcome in outcomes):
-        options.destination.publish_snapshot(lock_timeout(options.lock_timeout_s))
+        timeout_s = lock_timeout(options.lock_timeout_s)
+        # once, over every project's dataset (the views read them all), as a single console's run does
+        with options.destination.exclusive(timeout_s):
+            options.destination.refresh_views(timeout_s, known_projects=projects)
+        options.destination.publish_snapshot(timeout_s)
     return outcomes
 
 
