@@ -428,7 +428,7 @@ def _dataset_select(table: str, dataset: RawDataset | None, cast: bool) -> str:
     existing = dataset.columns.get(table) if dataset is not None else None
     columns = []
     for column, kind in SOURCE_COLUMNS[table].items():
-        sql_type = _SQL_TYPES.get(kind, kind)
+        sql_type = _UNION_TYPES.get(kind, _SQL_TYPES.get(kind, kind)) if cast else _SQL_TYPES.get(kind, kind)
         if existing is not None and column in existing:
             columns.append(f'cast("{column}" as {sql_type}) as "{column}"' if cast else f'"{column}"')
         else:
@@ -454,6 +454,9 @@ READ_DIALECT = "duckdb"
 _RAW_DATASET = "__gatehouse_raw__"
 _SOURCE_REFERENCE = re.compile(r"\{\{\s*source\(\s*'([a-z0-9_]+)'\s*\)\s*\}\}")
 _SQL_TYPES = {"timestamptz": "timestamp with time zone"}
+# In a union of several datasets JSON is text: the staging models read it as text anyway, and a cast to JSON
+# is not the same on every destination (Databricks' TO_JSON would encode a string column's text again).
+_UNION_TYPES = {"json": "varchar"}
 # No primary keys: BigQuery and Databricks refuse an enforced one; gatehouse itself inserts a parameter
 # only when its name is missing.
 _PARAMETER_TABLES = (
