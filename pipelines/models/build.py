@@ -452,6 +452,7 @@ READ_DIALECT = "duckdb"
 # The prefix of the schema name a raw table carries in the rendered SQL (then its dataset's name) until it is
 # qualified the destination's way.
 _RAW_DATASET = "__gatehouse_raw__"
+_PROJECT_NAME = re.compile(r"[a-z0-9_]+")
 _SOURCE_REFERENCE = re.compile(r"\{\{\s*source\(\s*'([a-z0-9_]+)'\s*\)\s*\}\}")
 _SQL_TYPES = {"timestamptz": "timestamp with time zone"}
 # In a union of several datasets JSON is text: the staging models read it as text anyway, and a cast to JSON
@@ -566,6 +567,8 @@ def raw_tables(client: SqlClientBase[Any], known_projects: Sequence[str] = ()) -
             project = dataset[len(base) + 1:]
         else:
             continue
+        if not _PROJECT_NAME.fullmatch(project):
+            continue  # not a name gatehouse gives a project (it is written into the views as a literal)
         if fold(CONSOLE_MARKER_TABLE) in tables:
             projects.append(RawDataset(project, dataset, declared(tables, console_tables)))
     return RawTables(tuple(sorted(projects, key=lambda d: (d.project != DEFAULT_PROJECT, d.project))), shared)
