@@ -152,3 +152,29 @@ def test_a_code_reference_to_an_id_two_projects_hold_shows_under_both(loads, tmp
     assert query(database, "select project, entity_id, console_status, projects_with_id from analytics.code_orphans") == [
         (None, "ghost_gate", "never existed", 0)
     ]
+
+
+def test_a_console_dataset_is_the_base_or_a_project_beside_it_that_recorded_an_extraction(tmp_path):
+    from gatehouse.pipelines.models.build import raw_tables
+    from gatehouse.pipelines.warehouse.destination import duckdb_file_client
+
+    database = tmp_path / "datasets.duckdb"
+    with duckdb.connect(str(database)) as connection:
+        for schema, tables in {
+            "console": ("extraction_runs", "code_references"),
+            "console_web": ("extraction_runs", "gates"),
+            "console_web_staging": ("extraction_runs",),  # dlt's staging dataset of console_web
+            "console_tools": ("gates",),  # no extraction recorded yet
+            "console_Odd": ("extraction_runs",),  # not a name gatehouse gives a project
+            "elsewhere": ("extraction_runs",),
+        }.items():
+            connection.execute(f'create schema "{schema}"')
+            for table in tables:
+                connection.execute(f'create table "{schema}".{table} (id varchar)')
+    with duckdb_file_client(database) as client:
+        raw = raw_tables(client)
+    assert [(d.project, d.dataset, sorted(d.columns)) for d in raw.projects] == [
+        ("default", "console", ["extraction_runs"]), ("web", "console_web", ["extraction_runs", "gates"])]
+    assert (raw.shared.dataset, sorted(raw.shared.columns)) == ("console", ["code_references"])
+    with duckdb_file_client(database, dataset="nothing") as client:
+        assert raw_tables(client).projects == ()
