@@ -36,6 +36,7 @@ from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.errors import explain
 from gatehouse.sources.code_refs import code_references_source
 from gatehouse.sources.code_refs.scans import reference_counts
+from gatehouse.pipelines.run.projects import configured_projects
 
 log = logging.getLogger("gatehouse.code_refs")
 
@@ -121,21 +122,24 @@ def parse_aliases(pairs: Sequence[str], file: Optional[Path]) -> dict[str, list[
 
 
 def read_entities(destination: Destination, timeout_s: Optional[float] = None) -> list[Entity]:
-    """Every gate and config id the console has or had (the SCD2 history keeps deleted ones)."""
-    entities: list[Entity] = []
+    """Every gate and config id the console has or had (the SCD2 history keeps deleted ones), of the single
+    console and of every configured project: a repository's code is no project's."""
+    entities: dict[Entity, None] = {}
     found_table = False
+    datasets = [destination.dataset_name] + [destination.for_project(project).dataset_name for project in configured_projects()]
     with destination.sql_client(timeout_s) as client:
-        for table, entity_type in (("gates", GATE), ("dynamic_configs", DYNAMIC_CONFIG)):
-            name = client.make_qualified_table_name(table)
-            try:
-                rows = client.execute_sql(f"select distinct id from {name} where id is not null")
-            except DatabaseUndefinedRelation:
-                continue
-            found_table = True
-            entities += [Entity(entity_type, entity_id) for (entity_id,) in rows]
+        for dataset in datasets:
+            for table, entity_type in (("gates", GATE), ("dynamic_configs", DYNAMIC_CONFIG)):
+                name = ".".join(client.make_qualified_table_name_path(table, dataset_name=dataset))
+                try:
+                    rows = client.execute_sql(f"select distinct id from {name} where id is not null")
+                except DatabaseUndefinedRelation:
+                    continue
+                found_table = True
+                entities.update((Entity(entity_type, entity_id), None) for (entity_id,) in rows)
     if not found_table:
         raise GatehouseError("no console data loaded yet: run `gatehouse run` first, then scan")
-    return entities
+    return list(entities)
 
 
 def handle(args: argparse.Namespace) -> int:
@@ -192,7 +196,7 @@ def handle(args: argparse.Namespace) -> int:
             destination.when_free(lambda: pipeline.run(code_references_source(scans, known)), args.lock_timeout)
         except PipelineStepFailed as err:
             raise GatehouseError(f"loading the references failed at the {err.step} step (nothing replaced): {explain(err)}") from err
-        destination.refresh_views(args.lock_timeout)
+        destination.refresh_views(args.lock_timeout, known_projects=configured_projects())
         destination.publish_snapshot(args.lock_timeout)
     for line in summary_lines(scans, known):
         print(line)

@@ -12,9 +12,12 @@ from gatehouse.pipelines.warehouse import destination as destinations
 from gatehouse.pipelines.cli.parser import add_command
 from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.run.demo import DEMO_DUCKDB, demo_console
-from gatehouse.pipelines.run.projects import configured_projects
+from gatehouse.pipelines.run.projects import check_name, configured_projects
 from gatehouse.pipelines.run.steps import SELECTABLE, RunOptions, run_extraction, run_projects
-from gatehouse.pipelines.models.build import DEFAULT_PARAMETERS
+from gatehouse.pipelines.models.build import DEFAULT_PARAMETERS, DEFAULT_PROJECT
+
+# `gatehouse views --projects all`: empty the filter, every project shows
+ALL_PROJECTS = "all"
 
 log = logging.getLogger("gatehouse.run")
 
@@ -49,6 +52,7 @@ examples:
   gatehouse views                                      # ./gatehouse.duckdb
   gatehouse views --destination postgres               # after upgrading gatehouse, or changing a parameter
   gatehouse views --set stall_days=5 --set target_sample_size=20000
+  gatehouse views --projects web,mobile                # the views show these projects only (--projects all: every one)
 
 parameters (kept in analytics.view_parameters; --set changes them for good):
 """ + "\n".join(f"  {name:<24} {default:g}  {text}" for name, (default, text) in DEFAULT_PARAMETERS.items())
@@ -87,6 +91,9 @@ def register(subparsers: Any) -> None:
     views = add_command(subparsers, "views", help=VIEWS_HELP, description=VIEWS_DESCRIPTION, epilog=VIEWS_EPILOG)
     destinations.add_arguments(views)
     views.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="set a view parameter (repeatable)")
+    views.add_argument("--projects", metavar="A,B",
+                       help="show only these projects in the views, kept in analytics.view_projects until changed"
+                       f" (the single console is {DEFAULT_PROJECT}); all: every project")
     views.set_defaults(handler=handle_views)
 
 
@@ -159,9 +166,24 @@ def handle_views(args: argparse.Namespace) -> int:
             parameters[name.strip()] = float(value)
         except ValueError:
             raise GatehouseError(f"--set {item}: expected NAME=NUMBER, e.g. --set stall_days=5") from None
+    projects = None
+    if args.projects is not None:
+        projects = [name.strip() for name in args.projects.split(",") if name.strip()]
+        if projects == [ALL_PROJECTS]:
+            projects = []
+        for name in projects:
+            if name != DEFAULT_PROJECT:
+                check_name(name)
     destination = destinations.from_arguments(args)
-    destination.check_loaded(args.lock_timeout)
-    names = destination.apply_views(parameters=parameters or None, timeout_s=args.lock_timeout)
+    known_projects = configured_projects()
+    try:
+        destination.check_loaded(args.lock_timeout)
+    except GatehouseError:
+        # several projects: the base dataset holds none of them
+        if not any(destination.for_project(project).last_extraction(args.lock_timeout) for project in known_projects):
+            raise
+    names = destination.apply_views(parameters=parameters or None, timeout_s=args.lock_timeout, projects=projects,
+                                    known_projects=known_projects)
     destination.publish_snapshot(args.lock_timeout)
     print(f"gatehouse: {destination.label()}: {len(names)} views in schema analytics")
     return 0

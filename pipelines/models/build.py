@@ -20,11 +20,25 @@ items in that list, and a column only once some record has a non-null value in i
 table the views use may not exist yet: the subquery gives it as a typed null (or zero rows), and every
 view compiles on any dataset, even an empty one. The information schema is read once per application.
 
+The views read every console of the database at once (docs/decisions.md, "Several consoles"). The raw
+dataset of dlt's SQL client is the base (`console`): it holds the single console, project `default`, and
+each `console_<name>` beside it holds project `<name>` (never dlt's `*_staging` datasets); a dataset is a
+console only once it holds `extraction_runs`. `{{ source('table') }}` is a `union all` of one subquery per
+console dataset, each with `'<project>' as project` as its first column, so every view carries `project`
+first and keys on it. The datasets are found in the information schema of the base dataset's database
+(catalog); where it shows one dataset only (BigQuery), the caller names the configured projects
+(`known_projects`) and each one's dataset is looked up on its own. `code_references` and
+`code_reference_scans`, written by `gatehouse code-refs`, are no project's: they are read once, from the
+base dataset, without a project column, and the code-reference marts match an id to every project that has it.
+
 Parameters of the analysis views (target sample size, stall days, SRM threshold and weights, ...) live
 in two small tables in the same schema, created with their defaults on first application and never
 overwritten afterwards, so a value set with `apply_views(..., parameters=...)` or plain SQL persists:
 `analytics.view_parameters(name, value, description)` and
-`analytics.srm_expected_weights(experiment_id, group_id, weight)`.
+`analytics.srm_expected_weights(experiment_id, group_id, weight)`. A third, `analytics.view_projects(project)`,
+created empty, filters the views to projects: empty, they show every project; otherwise only the projects it
+lists (the filter is in each source subquery, so every view agrees). `apply_views(..., projects=[...])` and
+`gatehouse views --projects web,mobile` set it, `projects=[]` and `--projects all` empty it.
 """
 
 from __future__ import annotations
@@ -34,8 +48,9 @@ import json
 import logging
 import re
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 import sqlglot
 from dlt.destinations.sql_client import SqlClientBase
@@ -219,11 +234,51 @@ SOURCE_COLUMNS: dict[str, dict[str, str]] = {
     },
 }
 
+# Written by `gatehouse code-refs` into the base dataset: no project's, read once and without a project column.
+SHARED_TABLES = ("code_references", "code_reference_scans")
+# The project of the base dataset, the single console as it was loaded before there were projects.
+DEFAULT_PROJECT = "default"
+# A dataset is a console's once a run recorded an extraction in it.
+CONSOLE_MARKER_TABLE = "extraction_runs"
+# dlt's staging dataset of `<dataset>` is `<dataset>_staging`: never a console.
+STAGING_SUFFIX = "_staging"
+
+
+@dataclass(frozen=True)
+class RawDataset:
+    """One dataset the views read: its project (None for the base dataset's shared tables), its name, and the
+    declared columns each declared table of it has (a table it lacks is absent)."""
+
+    project: str | None
+    dataset: str
+    columns: Mapping[str, frozenset[str]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class RawTables:
+    """What the views read: the console datasets, by project, and the base dataset's shared tables."""
+
+    projects: tuple[RawDataset, ...]
+    shared: RawDataset
+
+    @classmethod
+    def single(cls, columns: Mapping[str, Iterable[str]], dataset: str, project: str = DEFAULT_PROJECT) -> "RawTables":
+        """One console dataset that also holds the shared tables (as a single console's load and code-refs leave it)."""
+        present = {table: frozenset(names) for table, names in columns.items()}
+        console = {table: names for table, names in present.items() if table not in SHARED_TABLES}
+        projects = (RawDataset(project, dataset, console),) if CONSOLE_MARKER_TABLE in console else ()
+        return cls(projects, RawDataset(None, dataset, {t: c for t, c in present.items() if t in SHARED_TABLES}))
+
+    def fingerprint(self) -> list:
+        return [[d.project, d.dataset, {t: sorted(c) for t, c in sorted(d.columns.items())}] for d in (*self.projects, self.shared)]
+
 
 def apply_views(
     target: SqlClientBase[Any] | str | Path | Any,
     *,
     parameters: Mapping[str, float] | None = None,
+    projects: Sequence[str] | None = None,
+    known_projects: Sequence[str] = (),
     destination_name: str | None = None,
     rendered_cache: Path | None = None,
 ) -> list[str]:
@@ -231,12 +286,15 @@ def apply_views(
 
     `target` is dlt's SQL client of the destination (what `pipeline.sql_client()` yields; its dataset is
     the raw one), or, as a convenience, a DuckDB file path or connection (raw dataset `console`).
-    `parameters` overrides entries of analytics.view_parameters (they persist). Every view is translated
+    `parameters` overrides entries of analytics.view_parameters (they persist); `projects` replaces the
+    projects of analytics.view_projects (`[]`: every project; None leaves it as it is). `known_projects`: the
+    configured projects, whose datasets are looked up one by one where the information schema shows a single
+    dataset (BigQuery); elsewhere every `<dataset>_<project>` is found anyway. Every view is translated
     before anything changes, and the views are replaced in one transaction where the destination has
     transactional DDL: a reader sees either the old views or the new ones. A view the destination refuses
     raises a `GatehouseError` naming the view and the destination; the raw tables are never touched.
     `rendered_cache`: a folder where the translated statements are kept, keyed by everything they are
-    made from (the view files, the raw columns present, the destination's dialect and names, sqlglot's
+    made from (the view files, the raw datasets and columns present, the destination's dialect and names, sqlglot's
     version): translating is most of the time of a refresh, and a run after which nothing of that
     changed translates nothing.
     """
@@ -246,20 +304,24 @@ def apply_views(
     definitions = view_definitions()
     with _open(target) as client:
         destination = destination_name or destination_label(client)
-        present = _run(client, _present_columns, "reading the raw tables' columns", destination)
-        statements = _rendered(client, definitions, present, rendered_cache)
+        raw = _run(client, lambda c: raw_tables(c, known_projects), "reading the raw tables' columns", destination)
+        unloaded = sorted(set(projects or ()) - {dataset.project for dataset in raw.projects})
+        if unloaded:
+            log.warning("no loaded dataset for project(s) %s: the views show none of their rows", ", ".join(unloaded))
+        statements = _rendered(client, definitions, raw, rendered_cache)
         _run(client, _ensure_analytics_dataset, f"creating schema {SCHEMA}", destination)
         with client.begin_transaction():
-            _run(client, lambda c: _ensure_parameter_tables(c, parameters or {}), "the view parameter tables", destination)
+            _run(client, lambda c: _ensure_parameter_tables(c, parameters or {}, projects), "the view parameter tables", destination)
             _run(client, lambda c: _drop_views(c, [d.name for d in definitions]), "dropping the old views", destination)
             for name, statement in statements:
                 _run(client, lambda c: c.execute_sql(statement), f"view {name}", destination)
-    log.info("applied %d views on %s", len(statements), destination)
+    log.info("applied %d views on %s over %d project(s): %s", len(statements), destination, len(raw.projects),
+             ", ".join(dataset.project or "" for dataset in raw.projects) or "none loaded")
     return [definition.name for definition in definitions]
 
 
 def _rendered(
-    client: SqlClientBase[Any], definitions: list[ViewDefinition], present: Mapping[str, set[str]], cache: Path | None
+    client: SqlClientBase[Any], definitions: list[ViewDefinition], raw: RawTables, cache: Path | None
 ) -> list[tuple[str, str]]:
     """(name, statement) of every view in the destination's dialect, from `cache` when made from the same inputs."""
     key = hashlib.sha256(json.dumps([
@@ -267,7 +329,7 @@ def _rendered(
         destination_dialect(client),
         [qualified_view_name(client, "x"), ".".join(client.make_qualified_table_name_path("x")),
          client.capabilities.casefold_identifier("Case")],
-        {table: sorted(columns) for table, columns in sorted(present.items())},
+        raw.fingerprint(),
         [(definition.name, definition.sql) for definition in definitions],
     ]).encode()).hexdigest()
     path = cache / f"views-{key[:32]}.json" if cache is not None else None
@@ -276,7 +338,7 @@ def _rendered(
             return [(name, statement) for name, statement in json.loads(path.read_text(encoding="utf-8"))]
         except (OSError, ValueError, TypeError):
             log.debug("unreadable rendered views %s: translating again", path, exc_info=True)
-    statements = [(definition.name, render_view(client, definition, present)) for definition in definitions]
+    statements = [(definition.name, render_view(client, definition, raw)) for definition in definitions]
     if path is not None:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -290,9 +352,9 @@ def _rendered(
     return statements
 
 
-def render_view(client: SqlClientBase[Any], definition: ViewDefinition, present: Mapping[str, set[str]]) -> str:
+def render_view(client: SqlClientBase[Any], definition: ViewDefinition, raw: RawTables) -> str:
     """The `create or replace view` statement of one view in the destination's dialect, names qualified."""
-    body = render_sources(definition.sql, present)
+    body = render_sources(definition.sql, raw)
     return render_query(client, f"create or replace view {SCHEMA}.{definition.name} as\n{body}", what=f"view {definition.name}")
 
 
@@ -341,39 +403,68 @@ def destination_label(client: SqlClientBase[Any]) -> str:
     return match[1] if match else type(client).__name__
 
 
-def render_sources(sql: str, present: Mapping[str, set[str]]) -> str:
-    """Replaces each `{{ source('table') }}` by a subquery with the table's declared columns; a column or
-    table not in `present` (the raw tables' columns, by declared name) is a typed null (no rows)."""
+def render_sources(sql: str, raw: RawTables) -> str:
+    """Replaces each `{{ source('table') }}` by a subquery with the table's declared columns: the `union all`
+    of every console dataset's rows, `project` first (a shared table: the base dataset's, no project); a
+    column or table a dataset lacks is a typed null (no rows)."""
 
     def subquery(match: re.Match[str]) -> str:
         table = match[1]
         if table not in SOURCE_COLUMNS:
             raise ValueError(f"source('{table}') is not declared in SOURCE_COLUMNS")
-        columns = SOURCE_COLUMNS[table]
-        existing = present.get(table)
-        selected = ", ".join(
-            f'"{column}"' if existing is not None and column in existing else f'cast(null as {_SQL_TYPES.get(kind, kind)}) as "{column}"'
-            for column, kind in columns.items()
-        )
-        if existing is None:
-            # a from clause even for no rows: BigQuery allows no where without one
-            return f"(select {selected} from (select 1 as no_rows) as no_rows where 1 = 0)"
-        return f'(select {selected} from {_RAW_DATASET}."{table}")'
+        if table in SHARED_TABLES:
+            return f"({_dataset_select(table, raw.shared, cast=False)})"
+        holding = [dataset for dataset in raw.projects if table in dataset.columns]
+        if not holding:
+            return f"({_dataset_select(table, None, cast=False)})"
+        # each dataset typed its columns by the values it saw first: the same type in every branch
+        return "(" + "\n    union all\n    ".join(_dataset_select(table, d, cast=len(holding) > 1) for d in holding) + ")"
 
     return _SOURCE_REFERENCE.sub(subquery, sql)
 
 
+def _dataset_select(table: str, dataset: RawDataset | None, cast: bool) -> str:
+    """One dataset's rows of a raw table (None: no rows, every column a typed null)."""
+    existing = dataset.columns.get(table) if dataset is not None else None
+    columns = []
+    for column, kind in SOURCE_COLUMNS[table].items():
+        sql_type = _UNION_TYPES.get(kind, _SQL_TYPES.get(kind, kind)) if cast else _SQL_TYPES.get(kind, kind)
+        if existing is not None and column in existing:
+            columns.append(f'cast("{column}" as {sql_type}) as "{column}"' if cast else f'"{column}"')
+        else:
+            columns.append(f'cast(null as {sql_type}) as "{column}"')
+    if table not in SHARED_TABLES:
+        project = f"'{dataset.project}'" if dataset is not None else "cast(null as varchar)"
+        columns.insert(0, f"{project} as project")
+    selected = ", ".join(columns)
+    if existing is None:
+        # a from clause even for no rows: BigQuery allows no where without one
+        return f"select {selected} from (select 1 as no_rows) as no_rows where 1 = 0"
+    rows = f'select {selected} from {_RAW_DATASET}{dataset.dataset}."{table}"'
+    if table in SHARED_TABLES:
+        return rows
+    # analytics.view_projects: empty for every project, else the projects to show
+    return (f"{rows} where not exists (select 1 from {SCHEMA}.view_projects)"
+            f" or exists (select 1 from {SCHEMA}.view_projects where project = '{dataset.project}')")
+
+
 READ_DIALECT = "duckdb"
-# The schema name a raw table carries in the rendered SQL until it is qualified with the raw dataset's.
+# The prefix of the schema name a raw table carries in the rendered SQL (then its dataset's name) until it is
+# qualified the destination's way.
 _RAW_DATASET = "__gatehouse_raw__"
+_PROJECT_NAME = re.compile(r"[a-z0-9_]+")
 _SOURCE_REFERENCE = re.compile(r"\{\{\s*source\(\s*'([a-z0-9_]+)'\s*\)\s*\}\}")
 _SQL_TYPES = {"timestamptz": "timestamp with time zone"}
+# In a union of several datasets JSON is text: the staging models read it as text anyway, and a cast to JSON
+# is not the same on every destination (Databricks' TO_JSON would encode a string column's text again).
+_UNION_TYPES = {"json": "varchar"}
 # No primary keys: BigQuery and Databricks refuse an enforced one; gatehouse itself inserts a parameter
 # only when its name is missing.
 _PARAMETER_TABLES = (
     f"create table if not exists {SCHEMA}.view_parameters (name varchar not null, value double not null, description varchar)",
     f"create table if not exists {SCHEMA}.srm_expected_weights ("
     "experiment_id varchar not null, group_id varchar not null, weight double not null)",
+    f"create table if not exists {SCHEMA}.view_projects (project varchar not null)",
 )
 
 
@@ -401,8 +492,8 @@ def _run(client: SqlClientBase[Any], step: Any, what: str, destination: str) -> 
 
 
 def _qualify(node: exp.Expression, client: SqlClientBase[Any]) -> exp.Expression:
-    if isinstance(node, exp.Table) and node.args.get("db") is not None and node.db in (SCHEMA, _RAW_DATASET):
-        dataset = SCHEMA if node.db == SCHEMA else None
+    if isinstance(node, exp.Table) and node.args.get("db") is not None and (node.db == SCHEMA or node.db.startswith(_RAW_DATASET)):
+        dataset = SCHEMA if node.db == SCHEMA else node.db[len(_RAW_DATASET):]
         path = client.make_qualified_table_name_path(node.name, quote=False, dataset_name=dataset)
         parts = [exp.to_identifier(part, quoted=True) for part in path]
         qualified = exp.Table(this=parts[-1], db=parts[-2], catalog=parts[-3] if len(parts) > 2 else None)
@@ -430,25 +521,65 @@ def _default_null_ordering(expression: exp.Expression, dialect: str) -> exp.Expr
     return relaxed
 
 
-def _present_columns(client: SqlClientBase[Any]) -> dict[str, set[str]]:
-    """The declared raw columns that exist, by declared name, read from the information schema once."""
+def raw_tables(client: SqlClientBase[Any], known_projects: Sequence[str] = ()) -> RawTables:
+    """The console datasets beside the client's (base) dataset and their declared columns that exist, read
+    from the information schema once (and once more per configured project it did not show)."""
     if hasattr(client, "create_views_for_all_tables"):
         # dlt's DuckDB over files (the filesystem destination's dataset access) shows a table in its
         # information schema only once something asked for it
         client.create_views_for_all_tables()
-    stored = _information_schema(client, "COLUMNS", ("table_name", "column_name"), dataset=None)
-    by_table: dict[str, set[str]] = {}
-    for table, column in stored:
-        by_table.setdefault(table, set()).add(column)
     fold = client.capabilities.casefold_identifier
-    return {
-        table: {column for column in columns if fold(column) in by_table[fold(table)]}
-        for table, columns in SOURCE_COLUMNS.items()
-        if fold(table) in by_table
-    }
+    base = client.dataset_name
+    stored: dict[str, dict[str, set[str]]] = {}
+
+    def keep(rows: Iterable[Sequence[Any]]) -> None:
+        for schema, table, column in rows:
+            stored.setdefault(schema, {}).setdefault(table, set()).add(column)
+
+    # `like` also matches other names (`_` is any character): the datasets are told apart below
+    keep(_information_schema(client, "COLUMNS", ("table_schema", "table_name", "column_name"), dataset=None,
+                             schema_pattern=fold(base) + "%"))
+    for project in known_projects:
+        dataset = f"{base}_{project}"
+        if fold(dataset) not in stored:
+            with client.with_alternative_dataset_name(dataset):
+                exists = client.has_dataset()
+            if exists:
+                keep(_information_schema(client, "COLUMNS", ("table_schema", "table_name", "column_name"), dataset=dataset))
+
+    def declared(tables: Mapping[str, set[str]], names: Iterable[str]) -> dict[str, frozenset[str]]:
+        return {
+            table: frozenset(column for column in SOURCE_COLUMNS[table] if fold(column) in tables[fold(table)])
+            for table in names
+            if fold(table) in tables
+        }
+
+    console_tables = [table for table in SOURCE_COLUMNS if table not in SHARED_TABLES]
+    projects = []
+    shared = RawDataset(None, base)
+    for schema, tables in stored.items():
+        # the name dlt gave the dataset: the stored one is folded to the destination's case
+        dataset = next((name for name in (schema.lower(), schema) if fold(name) == schema), schema)
+        if dataset == base:
+            project = DEFAULT_PROJECT
+            shared = RawDataset(None, base, declared(tables, SHARED_TABLES))
+        elif dataset.startswith(f"{base}_") and not dataset.endswith(STAGING_SUFFIX):
+            project = dataset[len(base) + 1:]
+        else:
+            continue
+        if not _PROJECT_NAME.fullmatch(project):
+            continue  # not a name gatehouse gives a project (it is written into the views as a literal)
+        if fold(CONSOLE_MARKER_TABLE) in tables:
+            projects.append(RawDataset(project, dataset, declared(tables, console_tables)))
+    return RawTables(tuple(sorted(projects, key=lambda d: (d.project != DEFAULT_PROJECT, d.project))), shared)
 
 
-def _information_schema(client: SqlClientBase[Any], view: str, columns: tuple[str, ...], dataset: str | None, where: str = "") -> list:
+def _information_schema(
+    client: SqlClientBase[Any], view: str, columns: tuple[str, ...], dataset: str | None, where: str = "",
+    schema_pattern: str | None = None,
+) -> list:
+    """Rows of the information schema of `dataset` (the client's by default), or of every schema of its
+    database (catalog) whose name is like `schema_pattern`."""
     # dlt's own components of the information schema query, as it reads a dataset's tables itself
     with client.with_alternative_dataset_name(dataset or client.dataset_name):
         catalog, schema, _ = client._get_information_schema_components()
@@ -457,8 +588,8 @@ def _information_schema(client: SqlClientBase[Any], view: str, columns: tuple[st
         if catalog:
             query += "table_catalog = %s and "
             arguments.append(catalog)
-        query += f"table_schema = %s{where}"
-        arguments.append(schema)
+        query += f"table_schema {'like' if schema_pattern is not None else '='} %s{where}"
+        arguments.append(schema_pattern if schema_pattern is not None else schema)
         return list(client.execute_sql(query, *arguments) or [])
 
 
@@ -468,7 +599,7 @@ def _ensure_analytics_dataset(client: SqlClientBase[Any]) -> None:
             client.create_dataset()
 
 
-def _ensure_parameter_tables(client: SqlClientBase[Any], overrides: Mapping[str, float]) -> None:
+def _ensure_parameter_tables(client: SqlClientBase[Any], overrides: Mapping[str, float], projects: Sequence[str] | None = None) -> None:
     for ddl in _PARAMETER_TABLES:
         client.execute_sql(render_query(client, ddl, what="the view parameter tables"))
     parameters_table = qualified_view_name(client, "view_parameters")
@@ -480,6 +611,11 @@ def _ensure_parameter_tables(client: SqlClientBase[Any], overrides: Mapping[str,
             )
     for name, value in overrides.items():
         client.execute_sql(f"update {parameters_table} set value = %s where name = %s", float(value), name)
+    if projects is not None:
+        projects_table = qualified_view_name(client, "view_projects")
+        client.execute_sql(f"delete from {projects_table} where 1 = 1")
+        for project in dict.fromkeys(projects):
+            client.execute_sql(f"insert into {projects_table} (project) values (%s)", project)
 
 
 def _drop_views(client: SqlClientBase[Any], names: list[str]) -> None:

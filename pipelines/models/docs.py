@@ -29,7 +29,7 @@ START_MARKER = "<!-- models in {folder}: generated from each model's file by `ma
 
 
 def model_section(definition: ViewDefinition) -> str:
-    grain = f"Grain: {definition.grain}; key `{', '.join(definition.key)}`."
+    grain = f"Grain: {definition.grain}; key {', '.join(f'`{column}`' for column in definition.key)}."
     doc = definition.doc.strip()
     if not doc:
         return f"### analytics.{definition.name}\n{grain}\n"

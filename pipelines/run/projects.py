@@ -19,6 +19,7 @@ from typing import Any, Mapping, Optional
 import dlt
 
 from gatehouse.pipelines.errors import GatehouseError
+from gatehouse.pipelines.models.build import DEFAULT_PROJECT, STAGING_SUFFIX
 from gatehouse.sources.console import console
 
 PROJECTS_SECTION = "sources.console.projects"
@@ -59,6 +60,10 @@ def check_name(name: str) -> None:
             f"project name {name!r}: use lower-case letters, digits and single underscores, starting with a letter,"
             f" at most {MAX_NAME_LENGTH} characters (it names dataset console_<name>)"
         )
+    if name == DEFAULT_PROJECT:
+        raise GatehouseError(f"project name {name!r}: the views call the single console (dataset console) {DEFAULT_PROJECT!r}; choose another name")
+    if f"_{name}".endswith(STAGING_SUFFIX):
+        raise GatehouseError(f"project name {name!r}: dataset console_{name} would end in {STAGING_SUFFIX}, as dlt's staging datasets do; choose another name")
 
 
 def setting_key(project: str, setting: str) -> str:

@@ -27,7 +27,7 @@ from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.errors import explain
 from gatehouse.pipelines.logs import redacting_filter
 from gatehouse.pipelines.run.progress import Progress
-from gatehouse.pipelines.run.projects import project_source_args
+from gatehouse.pipelines.run.projects import configured_projects, project_source_args
 from gatehouse.pipelines.run.recovery import settle_committed_jobs
 from gatehouse.pipelines.run.summary import RunSummary, scd2_counts
 from gatehouse.pipelines.run.tuning import (
@@ -79,7 +79,8 @@ class ProjectOutcome:
 
 def run_projects(options: RunOptions, projects: list[str]) -> list[ProjectOutcome]:
     """Each project loaded into its own dataset, side by side: a project that fails is recorded with its
-    one-line reason and the others still load. The readers' snapshot is published once, after all of them.
+    one-line reason and the others still load. The views are refreshed over all projects and the readers'
+    snapshot published once, after all of them.
 
     Each project has its own client and rate limit, so their requests go out together; a DuckDB file
     takes one writer at a time, so they normalise and load it in turn (`Destination.writing`), while
@@ -106,7 +107,12 @@ def run_projects(options: RunOptions, projects: list[str]) -> list[ProjectOutcom
     with one_normalize_worker(), ThreadPoolExecutor(max_workers=len(projects), thread_name_prefix="gatehouse-project") as pool:
         outcomes = list(pool.map(load, projects))
     if any(outcome.summary for outcome in outcomes):
-        options.destination.publish_snapshot(lock_timeout(options.lock_timeout_s))
+        timeout_s = lock_timeout(options.lock_timeout_s)
+        # once, over every project's dataset (the views read them all), as a single console's run does
+        with options.destination.exclusive(timeout_s):
+            # known: every configured project's dataset, not only those this run loaded (--project web)
+            options.destination.refresh_views(timeout_s, known_projects=sorted(set(projects) | set(configured_projects())))
+        options.destination.publish_snapshot(timeout_s)
     return outcomes
 
 

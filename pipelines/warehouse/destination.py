@@ -22,7 +22,7 @@ import time
 from dataclasses import dataclass, field
 from datetime import timezone
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping, Optional, TypeVar
+from typing import Any, Callable, Iterator, Mapping, Optional, Sequence, TypeVar
 
 import dlt
 from dlt.common.configuration.exceptions import ConfigFieldMissingException, ConfigurationValueError
@@ -190,10 +190,10 @@ class Destination:
         if not self.serves_views:
             raise GatehouseError(f"destination {self.name} has no analysis views: {NO_VIEWS[self.name]}")
 
-    def refresh_views(self, timeout_s: Optional[float] = None) -> None:
+    def refresh_views(self, timeout_s: Optional[float] = None, known_projects: Sequence[str] = ()) -> None:
         """After a load: the views where they can live; elsewhere a warning, and the raw tables stay loaded."""
         if self.serves_views:
-            self.apply_views(timeout_s=timeout_s)
+            self.apply_views(timeout_s=timeout_s, known_projects=known_projects)
         else:
             log.warning("raw tables loaded; no analysis views on %s: %s", self.name, NO_VIEWS[self.name])
 
@@ -375,11 +375,13 @@ class Destination:
                 raise  # waited for by when_free
             raise GatehouseError(f"cannot read {self.duckdb_path} as a gatehouse DuckDB database: {first_line(err)}") from err
 
-    def apply_views(self, parameters: Optional[Mapping[str, float]] = None, timeout_s: Optional[float] = None) -> list[str]:
-        """Creates or refreshes every analysis view on the destination, next to the raw dataset."""
+    def apply_views(self, parameters: Optional[Mapping[str, float]] = None, timeout_s: Optional[float] = None,
+                    projects: Optional[Sequence[str]] = None, known_projects: Sequence[str] = ()) -> list[str]:
+        """Creates or refreshes every analysis view on the destination, next to the raw dataset, over every
+        console dataset beside it (`projects`, `known_projects`: as `models.build.apply_views`)."""
         with self.sql_client(timeout_s) as client:
-            return views.apply_views(client, parameters=parameters, destination_name=self.label(),
-                                     rendered_cache=self.working_dir())
+            return views.apply_views(client, parameters=parameters, projects=projects, known_projects=known_projects,
+                                     destination_name=self.label(), rendered_cache=self.working_dir())
 
     @contextlib.contextmanager
     def reader(self, timeout_s: Optional[float] = None) -> Iterator["Reader"]:
@@ -630,7 +632,7 @@ def database_of(path: Path) -> Path:
 
 def apply_views(target: Any, **options: Any) -> list[str]:
     """The views on dlt's SQL client of a destination, or on a DuckDB file path or open connection
-    (`options` as `models.build.apply_views`: parameters, destination_name, rendered_cache)."""
+    (`options` as `models.build.apply_views`: parameters, projects, known_projects, destination_name, rendered_cache)."""
     if isinstance(target, SqlClientBase):
         return views.apply_views(target, **options)
     with duckdb_file_client(target) as client:

@@ -63,10 +63,10 @@ def test_code_orphans_are_deleted_or_never_existed(console_db):
     assert_rows(
         rows,
         [
-            ("dynamic_config", "c_old", "api", "deleted", NOVEMBER_20, "C Old", 1, "app/config.go:5", None, "b" * 40, SCANNED),
+            ("default", "dynamic_config", "c_old", "api", "deleted", NOVEMBER_20, "C Old", 1, 1, "app/config.go:5", None, "b" * 40, SCANNED),
             # three references, two of them on one line: that line is listed once
-            ("gate", "ghost_gate", "web", "never existed", None, None, 3, "lib/flags.js:2, src/flags.py:7", "main", "a" * 40, SCANNED),
-            ("gate", "retired_gate", "web", "deleted", NOVEMBER_20, "Retired Gate", 1, "src/legacy.py:4", "main", "a" * 40, SCANNED),
+            (None, "gate", "ghost_gate", "web", "never existed", None, None, 0, 3, "lib/flags.js:2, src/flags.py:7", "main", "a" * 40, SCANNED),
+            ("default", "gate", "retired_gate", "web", "deleted", NOVEMBER_20, "Retired Gate", 1, 1, "src/legacy.py:4", "main", "a" * 40, SCANNED),
         ],
     )
 

@@ -71,3 +71,16 @@ def test_a_single_console_has_no_projects(tmp_path):
     found = read_projects(tmp_path, config='[sources.console]\nbase_url = "https://console.example.com"\n',
                           SOURCES__CONSOLE__API_KEY="console-single")  # fmt: skip
     assert found == {"projects": []}
+
+
+def test_names_the_views_or_dlt_already_use_are_refused():
+    import pytest
+
+    from gatehouse.pipelines.errors import GatehouseError
+    from gatehouse.pipelines.run.projects import check_name
+
+    check_name("web_staging_eu")
+    for name, reason in (("default", "the views call the single console"), ("staging", "would end in _staging"),
+                         ("web_staging", "would end in _staging"), ("Web", "lower-case letters")):
+        with pytest.raises(GatehouseError, match=reason):
+            check_name(name)

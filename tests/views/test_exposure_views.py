@@ -152,6 +152,8 @@ def test_srm_p_value_for_more_groups(tmp_path, counts, chi_square, expected_p_va
     with duckdb.connect(str(database)) as connection:
         # raw rows in the loaded table's shape are enough for the statistics
         connection.execute("create schema console")
+        # a dataset is a console's once it records an extraction
+        connection.execute("create table console.extraction_runs (extraction_id varchar)")
         connection.execute("create table console.cumulative_exposures (experiment_id varchar, group_id varchar, group_name varchar, date varchar, exposures bigint)")
         connection.executemany(
             "insert into console.cumulative_exposures values ('e', ?, ?, '2026-11-19', ?)",

@@ -43,13 +43,13 @@ def test_current_gates_are_the_live_versions_with_rollout_and_references(console
 
 
 def test_gate_references_come_from_conditions_configs_and_holdouts(console_db):
-    rows = query(console_db, "select * from analytics.gate_references order by 1, 2, 3")
+    rows = query(console_db, "select * from analytics.gate_references order by 1, 2, 3, 4")
     # c_pricing's passes_gate on `deleted_gate` names no live gate and is left out
     assert rows == [
-        ("beta_users", "gate", "promo_rollout"),
-        ("kill_switch", "holdout", "h_global"),
-        ("old_checkout", "dynamic_config", "c_checkout"),
-        ("old_checkout", "holdout", "h_q3"),
+        ("default", "beta_users", "gate", "promo_rollout"),
+        ("default", "kill_switch", "holdout", "h_global"),
+        ("default", "old_checkout", "dynamic_config", "c_checkout"),
+        ("default", "old_checkout", "holdout", "h_q3"),
     ]
 
 
@@ -96,11 +96,11 @@ def test_stale_gates_by_owner_is_a_worklist(console_db):
     assert_rows(
         rows,
         [
-            ("(no owner)", None, None, None, 1, 0, 1, 0, 80, 3.0, "orphan_flag"),
+            ("default", "(no owner)", None, None, None, 1, 0, 1, 0, 80, 3.0, "orphan_flag"),
             # 120 + 40 + 10 checks an hour; marked first, then by days since modified
-            ("u_alice", "Alice", "alice@example.com", "Growth", 3, 1, 1, 1, 90, 170.0, "launch_banner, promo_rollout, new_nav"),
-            ("u_bob", "Bob", "bob@example.com", "Payments, Search", 2, 1, 1, 0, 189, 12.0, "old_checkout, search_v2"),
-            ("u_dan", "Dan", "dan@example.com", "Search", 1, 0, 1, 0, 60, 7.0, "dark_launch"),
+            ("default", "u_alice", "Alice", "alice@example.com", "Growth", 3, 1, 1, 1, 90, 170.0, "launch_banner, promo_rollout, new_nav"),
+            ("default", "u_bob", "Bob", "bob@example.com", "Payments, Search", 2, 1, 1, 0, 189, 12.0, "old_checkout, search_v2"),
+            ("default", "u_dan", "Dan", "dan@example.com", "Search", 1, 0, 1, 0, 60, 7.0, "dark_launch"),
         ],
     )
 

@@ -71,10 +71,10 @@ def test_failure_rate_by_source(console_db):
         rows,
         [
             # run_old, run_ok, run_retry succeeded (720, 1800, 3000 s), run_failed_retry failed
-            ("Events 1", 4, 3, 1, 0, 0, 0.25, 2, 5520 / 3, datetime(2026, 11, 19, 2)),
-            ("Events 2", 2, 1, 1, 0, 0, 0.5, 0, 2940.0, datetime(2026, 11, 19, 1)),
-            ("Events 3", 2, 0, 0, 1, 1, None, 0, None, None),
-            ("Events 4", 1, 0, 0, 1, 0, None, 0, None, None),
+            ("default", "Events 1", 4, 3, 1, 0, 0, 0.25, 2, 5520 / 3, datetime(2026, 11, 19, 2)),
+            ("default", "Events 2", 2, 1, 1, 0, 0, 0.5, 0, 2940.0, datetime(2026, 11, 19, 1)),
+            ("default", "Events 3", 2, 0, 0, 1, 1, None, 0, None, None),
+            ("default", "Events 4", 1, 0, 0, 1, 0, None, 0, None, None),
         ],
     )
 
@@ -84,9 +84,9 @@ def test_failure_rate_by_day(console_db):
     assert_rows(
         rows,
         [
-            (date(2026, 11, 9), 1, 1, 0, 0, 0.0, 0, 2400.0),
-            (date(2026, 11, 18), 2, 2, 0, 0, 0.0, 1, 2400.0),
-            (date(2026, 11, 19), 2, 0, 2, 0, 1.0, 1, None),
-            (date(2026, 11, 20), 1, 0, 0, 1, None, 0, None),
+            ("default", date(2026, 11, 9), 1, 1, 0, 0, 0.0, 0, 2400.0),
+            ("default", date(2026, 11, 18), 2, 2, 0, 0, 0.0, 1, 2400.0),
+            ("default", date(2026, 11, 19), 2, 0, 2, 0, 1.0, 1, None),
+            ("default", date(2026, 11, 20), 1, 0, 0, 1, None, 0, None),
         ],
     )

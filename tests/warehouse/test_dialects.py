@@ -9,12 +9,26 @@ from sqlglot import exp
 from sqlglot.errors import ErrorLevel
 
 from gatehouse.pipelines.errors import GatehouseError
-from gatehouse.pipelines.models.build import SCHEMA, SOURCE_COLUMNS, render_query, render_sources, render_view, view_definitions
+from gatehouse.pipelines.models.build import (
+    SCHEMA, SHARED_TABLES, SOURCE_COLUMNS, RawDataset, RawTables, render_query, render_sources, render_view, view_definitions,
+)
 from tests.warehouse.conftest import DESTINATIONS, Destination, OfflineSqlClient
 
 DEFINITIONS = view_definitions()
-ALL_COLUMNS = {table: set(columns) for table, columns in SOURCE_COLUMNS.items()}
-NO_TABLES: dict[str, set[str]] = {}
+ALL_COLUMNS = RawTables.single({table: set(columns) for table, columns in SOURCE_COLUMNS.items()}, dataset="console")
+NO_TABLES = RawTables((), RawDataset(None, "console"))
+# the single console and two projects beside it, each with every table (one without its nested rules yet)
+PROJECTS = ("web", "mobile")
+TWO_PROJECTS = RawTables(
+    ALL_COLUMNS.projects + tuple(
+        RawDataset(project, f"console_{project}", {
+            table: frozenset(columns) for table, columns in SOURCE_COLUMNS.items()
+            if table not in SHARED_TABLES and not (project == "mobile" and table.startswith("gates__rules"))
+        })
+        for project in PROJECTS
+    ),
+    ALL_COLUMNS.shared,
+)
 
 
 def physical_tables(statement: exp.Expression) -> set[tuple[str, ...]]:
@@ -28,16 +42,16 @@ def physical_tables(statement: exp.Expression) -> set[tuple[str, ...]]:
 
 
 @pytest.mark.parametrize("destination", DESTINATIONS, ids=lambda d: d.name)
-@pytest.mark.parametrize("present", [ALL_COLUMNS, NO_TABLES], ids=["loaded", "empty"])
+@pytest.mark.parametrize("present", [ALL_COLUMNS, NO_TABLES, TWO_PROJECTS], ids=["loaded", "empty", "projects"])
 def test_every_view_parses_in_the_destination_dialect_as_a_qualified_create_view(destination, present):
     client = OfflineSqlClient(destination)
     dialect = client.capabilities.sqlglot_dialect
     fold = client.capabilities.casefold_identifier
     prefix = (fold(destination.catalog),) if destination.catalog else ()
     views = {prefix + (fold(SCHEMA), fold(d.name)) for d in DEFINITIONS} | {
-        prefix + (fold(SCHEMA), fold(t)) for t in ("view_parameters", "srm_expected_weights")
+        prefix + (fold(SCHEMA), fold(t)) for t in ("view_parameters", "srm_expected_weights", "view_projects")
     }
-    raw = {prefix + (fold("console"), fold(table)) for table in SOURCE_COLUMNS}
+    raw = {prefix + (fold(dataset), fold(table)) for dataset in ("console", *(f"console_{p}" for p in PROJECTS)) for table in SOURCE_COLUMNS}
     for definition in DEFINITIONS:
         statement = sqlglot.parse_one(render_view(client, definition, present), read=dialect, error_level=ErrorLevel.RAISE)
         assert isinstance(statement, exp.Create) and statement.kind == "VIEW" and statement.args.get("replace"), definition.name
@@ -45,6 +59,8 @@ def test_every_view_parses_in_the_destination_dialect_as_a_qualified_create_view
         assert created == prefix + (fold(SCHEMA), fold(definition.name))
         read = physical_tables(statement.expression) - {("no_rows",)}
         assert read <= views | raw, f"{definition.name} reads unqualified or unknown tables: {read - views - raw}"
+        if present is TWO_PROJECTS and definition.name == "stg_gate_versions":
+            assert {prefix + (fold(f"console_{p}"), fold("gates")) for p in PROJECTS} <= read
 
 
 def test_motherduck_runs_the_duckdb_sql_as_it_is():

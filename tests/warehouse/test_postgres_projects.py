@@ -53,3 +53,61 @@ def test_two_projects_into_postgres_one_failing(postgres_server, tmp_path, monke
         assert cursor.fetchone()[0] == 0
         cursor.execute("select count(*) from information_schema.schemata where schema_name = 'console'")
         assert cursor.fetchone()[0] == 0
+
+
+MOBILE_KEY = "console-Vw3Nb8Qs5Ty2Lk7Rx4"
+# the views a person reads first, and the clock they count ages from
+COMPARED_VIEWS = ("as_of", "stale_gates_by_owner", "cleanup_worklist", "exposure_growth", "exposure_srm", "ingestion_source_health")
+
+
+def test_the_views_on_postgres_read_both_projects_and_filter_them(postgres_server, tmp_path, monkeypatch):
+    """Two projects into PostgreSQL: each project's rows of the views are its single-console rows (loaded into
+    DuckDB), and analytics.view_projects filters them."""
+    from gatehouse.pipelines.models.build import view_definitions
+    from gatehouse.pipelines.run.steps import run_projects
+    from tests.drills.conftest import load
+    from tests.views.test_destinations_agree import values_agree
+    from tests.views.test_projects_views import view_rows, without_project
+
+    credentials = postgres_server.database("gatehouse_projects_views")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("DESTINATION__POSTGRES__CREDENTIALS", credentials)
+    monkeypatch.setenv("DLT_DATA_DIR", str(tmp_path / "dlt"))
+    twins = {"web": ConsoleTwin(size="small", seed=3), "mobile": ConsoleTwin(size="small", seed=8, settings=TwinSettings(api_key=MOBILE_KEY))}
+    with twins["web"].serve() as web_url, twins["mobile"].serve() as mobile_url:
+        for name, url in (("web", web_url), ("mobile", mobile_url)):
+            prefix = f"SOURCES__CONSOLE__PROJECTS__{name.upper()}__"
+            monkeypatch.setenv(prefix + "BASE_URL", url)
+            monkeypatch.setenv(prefix + "API_KEY", twins[name].settings.api_key)
+            monkeypatch.setenv(prefix + "EXPERIMENT_IDS", json.dumps(twins[name].experiment_ids))
+            monkeypatch.setenv(prefix + "INGESTION_RUN_IDS", json.dumps(twins[name].ingestion_run_ids))
+            load(twins[name], url, tmp_path / f"{name}.duckdb")
+        postgres = Destination(name="postgres")
+        outcomes = run_projects(RunOptions(destination=postgres, progress=False), ["mobile", "web"])
+        assert [outcome.error for outcome in outcomes] == [None, None]
+
+    keys = {d.name: d.key for d in view_definitions()}
+    with psycopg2.connect(credentials) as connection, connection.cursor() as cursor:
+        def rows(sql: str) -> tuple[list[str], list[tuple]]:
+            cursor.execute(sql)
+            return [column[0] for column in cursor.description], cursor.fetchall()
+
+        for name in COMPARED_VIEWS:
+            for project in twins:
+                names, got = rows(f"select * from analytics.{name} where project = '{project}'")
+                want_names, want = view_rows(tmp_path / f"{project}.duckdb", name)
+                assert names == want_names
+                got, want = without_project(names, got, keys[name]), without_project(names, want, keys[name])
+                assert len(got) == len(want) > 0, (name, project)
+                for got_row, want_row in zip(got, want):
+                    assert all(values_agree(g, w) for g, w in zip(got_row, want_row)), (name, project, got_row, want_row)
+
+    postgres.apply_views(projects=["web"])
+    with psycopg2.connect(credentials) as connection, connection.cursor() as cursor:
+        for name in COMPARED_VIEWS:
+            cursor.execute(f"select distinct project from analytics.{name}")
+            assert cursor.fetchall() == [("web",)], name
+    postgres.apply_views(projects=[])
+    with psycopg2.connect(credentials) as connection, connection.cursor() as cursor:
+        cursor.execute("select project from analytics.as_of order by 1")
+        assert cursor.fetchall() == [("mobile",), ("web",)]

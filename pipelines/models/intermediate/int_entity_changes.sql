@@ -1,4 +1,4 @@
--- grain: one row per change in the scd2 history of a gate or a dynamic config (first seen, modified, retired, restored); key: entity_type, entity_id, observed_at
+-- grain: one row per change in the scd2 history of a gate or a dynamic config (first seen, modified, retired, restored); key: project, entity_type, entity_id, observed_at
 {#
 The one change history behind `gate_changes` and `dynamic_config_changes`: each version compared with the one before
 it (`lag` over the entity's versions by `valid_from`), and a `retired` row for each version that closed without a
@@ -7,6 +7,7 @@ variants.
 
 | column | meaning |
 |---|---|
+| `project` | the console |
 | `entity_type`, `entity_id`, `entity_name` | the gate or config |
 | `change_kind`, `observed_at`, `changed_at`, `changed_by` | as in `gate_changes` |
 | `changed_fields` | for `modified`/`restored`: which of `name`, `description`, `status`, `type`, `type_reason`, `is_enabled`, `default_value`, `rules` (any rule added, removed, reordered, renamed, re-targeted, re-weighted, a config's return values and variants), `holdouts`, `owner`, `team`, `checks_per_hour`, `release_pipeline` differ from the previous version; `other` when none did. An attribute of the other kind is null on both sides, so never listed |
@@ -57,15 +58,17 @@ variants as (
 
 condition_targets as (
     select
+        project,
         entity_type,
         condition_row_id,
         string_agg(target_value, '|' order by target_position) as target_values
     from targets
-    group by entity_type, condition_row_id
+    group by project, entity_type, condition_row_id
 ),
 
 rule_conditions as (
     select
+        conditions.project,
         conditions.entity_type,
         conditions.rule_row_id,
         string_agg(
@@ -75,26 +78,29 @@ rule_conditions as (
         ) as conditions_fingerprint
     from conditions
     left join condition_targets
-        on condition_targets.entity_type = conditions.entity_type
+        on condition_targets.project = conditions.project
+        and condition_targets.entity_type = conditions.entity_type
         and condition_targets.condition_row_id = conditions.condition_row_id
-    group by conditions.entity_type, conditions.rule_row_id
+    group by conditions.project, conditions.entity_type, conditions.rule_row_id
 ),
 
 rule_variants as (
     select
+        project,
         config_rule_row_id as rule_row_id,
         string_agg(
             coalesce(variant_id, '') || ':' || coalesce(cast(pass_percentage as varchar), '') || ':' || coalesce(return_value, ''),
             ';' order by variant_position
         ) as variants_fingerprint
     from variants
-    group by config_rule_row_id
+    group by project, config_rule_row_id
 ),
 
 version_rules as (
     -- what a rule change means here: any rule added, removed, reordered, renamed, re-targeted, re-weighted or
     -- (a config's) returning another value
     select
+        rules.project,
         rules.entity_type,
         rules.version_id,
         string_agg(
@@ -105,12 +111,14 @@ version_rules as (
         ) as rules_fingerprint
     from rules
     left join rule_conditions
-        on rule_conditions.entity_type = rules.entity_type
+        on rule_conditions.project = rules.project
+        and rule_conditions.entity_type = rules.entity_type
         and rule_conditions.rule_row_id = rules.rule_row_id
     left join rule_variants
-        on rules.entity_type = 'dynamic_config'
+        on rule_variants.project = rules.project
+        and rules.entity_type = 'dynamic_config'
         and rule_variants.rule_row_id = rules.rule_row_id
-    group by rules.entity_type, rules.version_id
+    group by rules.project, rules.entity_type, rules.version_id
 ),
 
 sequenced as (
@@ -125,13 +133,15 @@ sequenced as (
 {% endfor %}
     from versions
     left join version_rules
-        on version_rules.entity_type = versions.entity_type
+        on version_rules.project = versions.project
+        and version_rules.entity_type = versions.entity_type
         and version_rules.version_id = versions.version_id
-    window entity_history as (partition by versions.entity_type, versions.entity_id order by versions.valid_from)
+    window entity_history as (partition by versions.project, versions.entity_type, versions.entity_id order by versions.valid_from)
 ),
 
 version_changes as (
     select
+        project,
         entity_type,
         entity_id,
         entity_name,
@@ -168,6 +178,7 @@ version_changes as (
 
 retirements as (
     select
+        project,
         entity_type,
         entity_id,
         entity_name,

@@ -1,10 +1,11 @@
--- grain: one row per rule of a version of a gate or a dynamic config, every version of both; key: entity_type, rule_row_id
+-- grain: one row per rule of a version of a gate or a dynamic config, every version of both; key: project, entity_type, rule_row_id
 {#
 The rules of both kinds in one, from `stg_gate_rules` and `stg_dynamic_config_rules`, with what the marts ask of a
 rule: whether everyone may pass it, and its variants.
 
 | column | meaning |
 |---|---|
+| `project` | the console |
 | `entity_type` | `gate` or `dynamic_config` |
 | `rule_row_id`, `version_id` | `gate_rule_row_id` / `config_rule_row_id`, and the version it belongs to (`gate_version_id` / `config_version_id`) |
 | `rule_position`, `rule_id`, `rule_base_id`, `rule_name`, `pass_percentage` | as in the staging rules |
@@ -32,23 +33,26 @@ config_variants as (
 
 rule_audiences as (
     select
+        project,
         entity_type,
         rule_row_id,
         count(case when condition_type <> 'public' then 1 end) as targeted_condition_count
     from conditions
-    group by entity_type, rule_row_id
+    group by project, entity_type, rule_row_id
 ),
 
 variant_counts as (
     select
+        project,
         config_rule_row_id,
         count(*) as variant_count
     from config_variants
-    group by config_rule_row_id
+    group by project, config_rule_row_id
 ),
 
 final as (
     select
+        rules.project,
         rules.entity_type,
         rules.rule_row_id,
         rules.version_id,
@@ -62,10 +66,12 @@ final as (
         coalesce(variant_counts.variant_count, 0) as variant_count
     from rules
     left join rule_audiences
-        on rule_audiences.entity_type = rules.entity_type
+        on rule_audiences.project = rules.project
+        and rule_audiences.entity_type = rules.entity_type
         and rule_audiences.rule_row_id = rules.rule_row_id
     left join variant_counts
-        on rules.entity_type = 'dynamic_config'
+        on variant_counts.project = rules.project
+        and rules.entity_type = 'dynamic_config'
         and variant_counts.config_rule_row_id = rules.rule_row_id
 )
 

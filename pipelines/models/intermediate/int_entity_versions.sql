@@ -1,10 +1,11 @@
--- grain: one row per version of a gate or a dynamic config, the whole scd2 history of both; key: entity_type, version_id
+-- grain: one row per version of a gate or a dynamic config, the whole scd2 history of both; key: project, entity_type, version_id
 {#
 The versions of both kinds in one, from `stg_gate_versions` and `stg_dynamic_config_versions`, with their rule count
 and holdouts: what `int_entity_changes`, the `current_*` marts and `code_orphans` read of a version.
 
 | column | meaning |
 |---|---|
+| `project` | the console |
 | `entity_type` | `gate` or `dynamic_config` |
 | `version_id` | `gate_version_id` or `config_version_id` |
 | `entity_id`, `entity_name` | the gate's or config's id and name |
@@ -40,20 +41,22 @@ versions as (
 
 rule_counts as (
     select
+        project,
         entity_type,
         version_id,
         count(*) as rule_count
     from rules
-    group by entity_type, version_id
+    group by project, entity_type, version_id
 ),
 
 holdout_lists as (
     select
+        project,
         entity_type,
         version_id,
         string_agg(holdout_id, ', ' order by holdout_position) as holdout_ids
     from holdouts
-    group by entity_type, version_id
+    group by project, entity_type, version_id
 ),
 
 final as (
@@ -63,10 +66,12 @@ final as (
         holdout_lists.holdout_ids
     from versions
     left join rule_counts
-        on rule_counts.entity_type = versions.entity_type
+        on rule_counts.project = versions.project
+        and rule_counts.entity_type = versions.entity_type
         and rule_counts.version_id = versions.version_id
     left join holdout_lists
-        on holdout_lists.entity_type = versions.entity_type
+        on holdout_lists.project = versions.project
+        and holdout_lists.entity_type = versions.entity_type
         and holdout_lists.version_id = versions.version_id
 )
 

@@ -1,4 +1,4 @@
--- grain: one row per gate id named by a passes_gate / fails_gate condition in the rules of a live gate or dynamic config; key: entity_type, condition_row_id, target_position
+-- grain: one row per gate id named by a passes_gate / fails_gate condition in the rules of a live gate or dynamic config; key: project, entity_type, condition_row_id, target_position
 {#
 What each live gate and config depends on: a rule condition of type `passes_gate` / `fails_gate` names the gates it
 checks in its target values. From the staging versions, rules, conditions and target values of both kinds (current
@@ -6,6 +6,7 @@ versions only). Read by `gate_references` and `current_dynamic_configs`.
 
 | column | meaning |
 |---|---|
+| `project` | the console |
 | `entity_type`, `entity_id`, `version_id` | the live gate or config and its current version |
 | `condition_row_id`, `target_position` | the condition (`gate_condition_row_id` / `config_condition_row_id`) and the target value's place in it |
 | `condition_type` | `passes_gate` or `fails_gate` |
@@ -30,6 +31,7 @@ targets as (
 
 final as (
     select
+        versions.project,
         versions.entity_type,
         versions.entity_id,
         versions.version_id,
@@ -39,13 +41,16 @@ final as (
         targets.target_value as referenced_gate_id
     from versions
     inner join rules
-        on rules.entity_type = versions.entity_type
+        on rules.project = versions.project
+        and rules.entity_type = versions.entity_type
         and rules.version_id = versions.version_id
     inner join conditions
-        on conditions.entity_type = rules.entity_type
+        on conditions.project = rules.project
+        and conditions.entity_type = rules.entity_type
         and conditions.rule_row_id = rules.rule_row_id
     inner join targets
-        on targets.entity_type = conditions.entity_type
+        on targets.project = conditions.project
+        and targets.entity_type = conditions.entity_type
         and targets.condition_row_id = conditions.condition_row_id
     where versions.is_current
         and conditions.condition_type in ('passes_gate', 'fails_gate')

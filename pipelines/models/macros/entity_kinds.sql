@@ -89,7 +89,7 @@ target_values._dlt_parent_id as {{ entity_kinds[entity_type] }}_condition_row_id
 {%- endmacro %}
 
 {#
-The staging models `stg_<kind>_<model>` of both kinds, one on the other, `entity_type` first: each of `keys` is
+The staging models `stg_<kind>_<model>` of both kinds, one on the other, `project` and `entity_type` first: each of `keys` is
 read from its kind's prefixed column (`gate_version_id` and `config_version_id` as `version_id`; `id as entity_id`
 reads `gate_id` and `config_id` as `entity_id`), `columns` as they are, and each of `kind_columns` (name: (the
 kind that has it, its type)) from that kind, a typed null for the other. Call it inside a CTE:
@@ -104,6 +104,7 @@ kind that has it, its type)) from that kind, a typed null for the other. Call it
 
     {%+ endif %}
 select
+        project,
         '{{ entity_type }}' as entity_type
 {%- for key in keys %}
 {% set column, _, alias = key.partition(" as ") %},
@@ -133,6 +134,7 @@ with changes as (
 
 final as (
     select
+        project,
         entity_id as {{ prefix }}_id,
         entity_name as {{ prefix }}_name,
         change_kind,

@@ -1,12 +1,13 @@
--- grain: one row, the "as of" time of every age in the analysis views, none before the first extraction; key: as_of_at
+-- grain: one row per project, the "as of" time of every age in its analysis views, none before its first extraction; key: project
 {#
-The time every age is counted from: the console's clock at the last extraction, never the wall clock, so that ages
+The time every age of a project is counted from: its console's clock at its last extraction, never the wall clock, so that ages
 stay right when the console's clock is not ours and do not grow between runs. Before any extraction has been
 recorded (or when none recorded a time) there is no row, and the views that count ages (`current_gates`,
 `current_dynamic_configs` and what reads them, `exposure_growth`) have no rows either.
 
 | column | meaning |
 |---|---|
+| `project` | the console |
 | `as_of_at` | of the last extraction in `stg_extraction_runs` that recorded a time (the latest `started_at`): its `service_time`, the console's `Date` header; its own `finished_at` when the console sent none |
 | `as_of_date` | its date |
 | `is_service_clock` | false when `finished_at` was used |
@@ -18,14 +19,16 @@ with extraction_runs as (
 
 ranked_extractions as (
     select
+        project,
         service_time,
         finished_at,
-        row_number() over (order by started_at desc, extraction_id desc) as recency
+        row_number() over (partition by project order by started_at desc, extraction_id desc) as recency
     from extraction_runs
 ),
 
 final as (
     select
+        project,
         coalesce(service_time, finished_at) as as_of_at,
         cast(coalesce(service_time, finished_at) as date) as as_of_date,
         service_time is not null as is_service_clock

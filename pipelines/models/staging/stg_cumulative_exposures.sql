@@ -1,9 +1,10 @@
--- grain: one row per experiment, group and reported day; key: experiment_id, group_id, exposure_date
+-- grain: one row per experiment, group and reported day; key: project, experiment_id, group_id, exposure_date
 {#
 From `console.cumulative_exposures`: `experiment_id`; `group_id`; `group_name`; `exposure_date` ← `date` (date);
 `cumulative_exposures` ← `exposures`.
 #}
 select
+    exposures.project,
     exposures.experiment_id,
     exposures.group_id,
     exposures.group_name,

@@ -1,4 +1,4 @@
--- grain: one row per version of a dynamic config, the whole scd2 history; key: config_version_id
+-- grain: one row per version of a dynamic config, the whole scd2 history; key: project, config_version_id
 {#
 From `console.dynamic_configs`: `config_version_id` ← `_dlt_id`; `config_id` ← `id`; `config_name` ← `name`;
 `description`; `id_type`; `status`; `is_enabled`; `is_template`; `team`; `team_id`; `owner_id`, `owner_name`,
@@ -8,6 +8,7 @@ From `console.dynamic_configs`: `config_version_id` ← `_dlt_id`; `config_id` �
 #}
 {% from 'macros/entity_kinds.sql' import version_identity, version_owner, version_history %}
 select
+    versions.project,
     {{ version_identity('dynamic_config') }},
     versions.is_enabled,
     versions.is_template,

@@ -1,4 +1,4 @@
--- grain: one row per live dynamic config, its current scd2 version; key: config_id
+-- grain: one row per live dynamic config, its current scd2 version; key: project, config_id
 {#
 The current rows of `stg_dynamic_config_versions`.
 #}

@@ -1,8 +1,9 @@
--- grain: one row per extraction run (one `gatehouse run`); key: extraction_id
+-- grain: one row per extraction run (one `gatehouse run`); key: project, extraction_id
 {#
 From `console.extraction_runs`: `extraction_id`, `service_time`, `started_at`, `finished_at` (UTC timestamps).
 #}
 select
+    extraction_runs.project,
     extraction_runs.extraction_id,
     cast(extraction_runs.service_time as timestamp with time zone) at time zone 'UTC' as service_time,
     cast(extraction_runs.started_at as timestamp with time zone) at time zone 'UTC' as started_at,

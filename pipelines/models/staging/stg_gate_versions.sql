@@ -1,4 +1,4 @@
--- grain: one row per version of a gate, the whole scd2 history; key: gate_version_id
+-- grain: one row per version of a gate, the whole scd2 history; key: project, gate_version_id
 {#
 From `console.gates`: `gate_version_id` ← `_dlt_id`; `gate_id` ← `id`; `gate_name` ← `name`; `description`;
 `id_type`; `status` (`In Progress`, `Launched`, `Disabled`, `Archived`); `gate_type` ← `type` (TEMPORARY, PERMANENT,
@@ -11,6 +11,7 @@ STALE, TEMPLATE); `type_reason`; `is_enabled`; `checks_per_hour` (double; null w
 #}
 {% from 'macros/entity_kinds.sql' import version_identity, version_owner, version_history %}
 select
+    versions.project,
     {{ version_identity('gate') }},
     versions.type as gate_type,
     versions.type_reason,

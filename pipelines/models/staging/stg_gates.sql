@@ -1,4 +1,4 @@
--- grain: one row per live gate, its current scd2 version; key: gate_id
+-- grain: one row per live gate, its current scd2 version; key: project, gate_id
 {#
 The rows of `stg_gate_versions` with `is_current`, same columns.
 #}

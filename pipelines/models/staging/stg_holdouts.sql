@@ -1,10 +1,11 @@
--- grain: one row per holdout (merged on id); key: holdout_id
+-- grain: one row per holdout (merged on id); key: project, holdout_id
 {#
 From `console.holdouts`: `holdout_row_id` ← `_dlt_id`; `holdout_id` ← `id`; `holdout_name` ← `name`; `description`;
 `id_type`; `team`; `is_enabled`; `is_global`; `pass_percentage`; `targeting_gate_id`; `created_at`; `creator_id`;
 `creator_name`; `last_modified_at`; `last_modifier_id`; `last_modifier_name`.
 #}
 select
+    holdouts.project,
     holdouts._dlt_id as holdout_row_id,
     holdouts.id as holdout_id,
     holdouts.name as holdout_name,

@@ -1,9 +1,10 @@
--- grain: one row per qualifying event (merged on name); key: qualifying_event_name
+-- grain: one row per qualifying event (merged on name); key: project, qualifying_event_name
 {#
 From `console.qualifying_events`: `qualifying_event_name` ← `name`; `description`; `event_sql` ← `sql`;
 `table_name`; `timestamp_column`; `timestamp_as_day`.
 #}
 select
+    qualifying_events.project,
     qualifying_events.name as qualifying_event_name,
     qualifying_events.description,
     qualifying_events.sql as event_sql,

@@ -1,10 +1,11 @@
--- grain: one row per live dynamic config; key: config_id
+-- grain: one row per live dynamic config; key: project, config_id
 {#
 From `stg_dynamic_configs`, its current version in `int_entity_versions` (rule count, holdouts), its rules in
 `int_entity_rules` (variants), `int_gate_dependencies` and `as_of`.
 
 | column | meaning |
 |---|---|
+| `project` | the console |
 | `config_id`, `config_name`, `description`, `id_type`, `status`, `is_enabled`, `is_template`, `team`, `owner_id`, `owner_name`, `owner_email`, `release_pipeline_id`, `default_value`, `version`, `creator_name`, `created_at`, `last_modifier_name`, `last_modified_at` | as in `stg_dynamic_configs` |
 | `days_since_created`, `days_since_modified` | as for gates |
 | `rule_count`, `variant_count` | rules of the current version, and variants over them |
@@ -37,24 +38,28 @@ as_of as (
 
 variant_counts as (
     select
+        config_rules.project,
         config_rules.version_id,
         cast(sum(config_rules.variant_count) as bigint) as variant_count
     from configs
     inner join config_rules
-        on config_rules.version_id = configs.config_version_id
-    group by config_rules.version_id
+        on config_rules.project = configs.project
+        and config_rules.version_id = configs.config_version_id
+    group by config_rules.project, config_rules.version_id
 ),
 
 gate_lists as (
     select
+        project,
         version_id,
         string_agg(distinct referenced_gate_id, ', ' order by referenced_gate_id) as referenced_gate_ids
     from gate_dependencies
-    group by version_id
+    group by project, version_id
 ),
 
 final as (
     select
+        configs.project,
         configs.config_id,
         configs.config_name,
         configs.description,
@@ -83,12 +88,16 @@ final as (
         configs.config_version_id
     from configs
     inner join versions
-        on versions.version_id = configs.config_version_id
-    cross join as_of
+        on versions.project = configs.project
+        and versions.version_id = configs.config_version_id
+    inner join as_of
+        on as_of.project = configs.project
     left join variant_counts
-        on variant_counts.version_id = configs.config_version_id
+        on variant_counts.project = configs.project
+        and variant_counts.version_id = configs.config_version_id
     left join gate_lists
-        on gate_lists.version_id = configs.config_version_id
+        on gate_lists.project = configs.project
+        and gate_lists.version_id = configs.config_version_id
 )
 
 select * from final

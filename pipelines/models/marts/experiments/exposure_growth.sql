@@ -1,9 +1,10 @@
--- grain: one row per experiment; key: experiment_id
+-- grain: one row per experiment; key: project, experiment_id
 {#
 From `exposure_daily`, `as_of` and `view_parameters`.
 
 | column | meaning |
 |---|---|
+| `project` | the console |
 | `experiment_id`, `group_count` | the experiment and its number of groups |
 | `first_date`, `last_date`, `days_running` | span of the series, in days inclusive |
 | `total_exposures` | sum of the groups' latest cumulative counts |
@@ -35,6 +36,7 @@ parameters as (
 
 experiment_days as (
     select
+        project,
         experiment_id,
         exposure_date,
         count(*) as group_count,
@@ -43,12 +45,14 @@ experiment_days as (
         count(case when is_cumulative_drop then 1 end) as drop_count
     from daily
     group by
+        project,
         experiment_id,
         exposure_date
 ),
 
 spans as (
     select
+        project,
         experiment_id,
         min(exposure_date) as first_date,
         max(exposure_date) as last_date,
@@ -56,12 +60,13 @@ spans as (
         max(case when new_exposures > 0 then exposure_date end) as last_growth_date,
         cast(sum(drop_count) as bigint) as cumulative_drop_count
     from experiment_days
-    group by experiment_id
+    group by project, experiment_id
 ),
 
 pace as (
     -- the last 7 days of the series against the 7 before them (fewer when the series is shorter)
     select
+        spans.project,
         spans.experiment_id,
         max(case when experiment_days.exposure_date = spans.last_date then experiment_days.cumulative_exposures end) as total_exposures,
         sum(case when experiment_days.exposure_date > spans.last_date - 7 then experiment_days.new_exposures end) as recent_new_exposures,
@@ -80,19 +85,23 @@ pace as (
         ) as previous_days
     from spans
     inner join experiment_days
-        on experiment_days.experiment_id = spans.experiment_id
-    group by spans.experiment_id
+        on experiment_days.project = spans.project
+        and experiment_days.experiment_id = spans.experiment_id
+    group by spans.project, spans.experiment_id
 ),
 
 computation as (
-    -- the newest day the service has computed for any experiment: its daily computation reached it
+    -- the newest day the service has computed for any experiment of the project: its daily computation reached it
     select
+        project,
         max(last_date) as computed_through
     from spans
+    group by project
 ),
 
 rates as (
     select
+        spans.project,
         spans.experiment_id,
         -- days the series lags the service's clock: 0 or 1 while the service computes every day
         cast(as_of.as_of_date - spans.last_date as integer) as lag_days,
@@ -116,9 +125,12 @@ rates as (
         cast(pace.previous_new_exposures as double) / nullif(pace.previous_days, 0) as previous_avg_daily_exposures_7d
     from spans
     inner join pace
-        on pace.experiment_id = spans.experiment_id
-    cross join as_of
-    cross join computation
+        on pace.project = spans.project
+        and pace.experiment_id = spans.experiment_id
+    inner join as_of
+        on as_of.project = spans.project
+    inner join computation
+        on computation.project = spans.project
 ),
 
 classified as (
@@ -139,6 +151,7 @@ classified as (
 
 final as (
     select
+        rates.project,
         rates.experiment_id,
         rates.group_count,
         rates.first_date,
@@ -181,7 +194,8 @@ final as (
         end as status
     from classified as rates
     cross join parameters
-    cross join as_of
+    inner join as_of
+        on as_of.project = rates.project
 )
 
 select * from final

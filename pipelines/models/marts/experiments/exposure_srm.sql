@@ -1,9 +1,10 @@
--- grain: one row per experiment; key: experiment_id
+-- grain: one row per experiment; key: project, experiment_id
 {#
 From `exposure_daily` (each group's latest cumulative count), `srm_expected_weights` and `view_parameters`.
 
 | column | meaning |
 |---|---|
+| `project` | the console |
 | `experiment_id`, `group_count`, `total_exposures` | as above |
 | `expected_split` | `configured` when every group has a weight in `srm_expected_weights`, else `even` |
 | `chi_square` | Pearson's statistic, sum of (observed − expected)² / expected |
@@ -29,38 +30,43 @@ parameters as (
 
 last_dates as (
     select
+        project,
         experiment_id,
         max(exposure_date) as last_date
     from daily
-    group by experiment_id
+    group by project, experiment_id
 ),
 
 observed as (
     select
+        daily.project,
         daily.experiment_id,
         daily.group_id,
         daily.group_name,
         daily.cumulative_exposures as observed_exposures
     from daily
     inner join last_dates
-        on last_dates.experiment_id = daily.experiment_id
+        on last_dates.project = daily.project
+        and last_dates.experiment_id = daily.experiment_id
         and last_dates.last_date = daily.exposure_date
 ),
 
 weight_coverage as (
     -- configured weights count only when every group of the experiment has one
     select
+        observed.project,
         observed.experiment_id,
         count(weights.weight) = count(*) and sum(weights.weight) > 0 as has_configured_weights
     from observed
     left join weights
         on weights.experiment_id = observed.experiment_id
         and weights.group_id = observed.group_id
-    group by observed.experiment_id
+    group by observed.project, observed.experiment_id
 ),
 
 expected as (
     select
+        observed.project,
         observed.experiment_id,
         observed.group_id,
         observed.group_name,
@@ -68,13 +74,14 @@ expected as (
         weight_coverage.has_configured_weights,
         case
             when weight_coverage.has_configured_weights
-                then weights.weight / sum(weights.weight) over (partition by observed.experiment_id)
-            else 1.0 / count(*) over (partition by observed.experiment_id)
+                then weights.weight / sum(weights.weight) over (partition by observed.project, observed.experiment_id)
+            else 1.0 / count(*) over (partition by observed.project, observed.experiment_id)
         end as expected_share,
-        sum(observed.observed_exposures) over (partition by observed.experiment_id) as total_exposures
+        sum(observed.observed_exposures) over (partition by observed.project, observed.experiment_id) as total_exposures
     from observed
     inner join weight_coverage
-        on weight_coverage.experiment_id = observed.experiment_id
+        on weight_coverage.project = observed.project
+        and weight_coverage.experiment_id = observed.experiment_id
     left join weights
         on weights.experiment_id = observed.experiment_id
         and weights.group_id = observed.group_id
@@ -86,7 +93,7 @@ contributions as (
         cast(observed_exposures as double) / nullif(total_exposures, 0) as observed_share,
         power(observed_exposures - expected_share * total_exposures, 2) / nullif(expected_share * total_exposures, 0) as chi_square_term,
         row_number() over (
-            partition by experiment_id
+            partition by project, experiment_id
             order by abs(cast(observed_exposures as double) / nullif(total_exposures, 0) - expected_share) desc, group_id
         ) as deviation_rank
     from expected
@@ -94,6 +101,7 @@ contributions as (
 
 test_statistics as (
     select
+        project,
         experiment_id,
         count(*) as group_count,
         cast(max(total_exposures) as bigint) as total_exposures,
@@ -101,7 +109,7 @@ test_statistics as (
         sum(chi_square_term) as chi_square,
         count(*) - 1 as degrees_of_freedom
     from contributions
-    group by experiment_id
+    group by project, experiment_id
 ),
 
 testable as (
@@ -117,6 +125,7 @@ testable as (
 --   k odd:  erfc(sqrt(x/2)) + sqrt(2/pi) * exp(-x/2) * sum_{r=1}^{(k-1)/2} x^(r-1/2) / (1*3*...*(2r-1))
 series_terms as (
     select
+        project,
         experiment_id,
         chi_square,
         degrees_of_freedom,
@@ -128,6 +137,7 @@ series_terms as (
     union all
 
     select
+        project,
         experiment_id,
         chi_square,
         degrees_of_freedom,
@@ -142,15 +152,17 @@ series_terms as (
 
 series_sums as (
     select
+        project,
         experiment_id,
         sum(term) as term_sum
     from series_terms
-    group by experiment_id
+    group by project, experiment_id
 ),
 
 normal_tails as (
     -- erfc(sqrt(x/2)) by the Chebyshev fit of Numerical Recipes (erfcc), relative error below 1.2e-7
     select
+        project,
         experiment_id,
         1.0 / (1.0 + 0.5 * sqrt(chi_square / 2)) as t
     from testable
@@ -158,6 +170,7 @@ normal_tails as (
 
 p_values as (
     select
+        testable.project,
         testable.experiment_id,
         case
             when mod(testable.degrees_of_freedom, 2) = 0
@@ -173,13 +186,16 @@ p_values as (
         end as p_value
     from testable
     inner join normal_tails
-        on normal_tails.experiment_id = testable.experiment_id
+        on normal_tails.project = testable.project
+        and normal_tails.experiment_id = testable.experiment_id
     left join series_sums
-        on series_sums.experiment_id = testable.experiment_id
+        on series_sums.project = testable.project
+        and series_sums.experiment_id = testable.experiment_id
 ),
 
 final as (
     select
+        test_statistics.project,
         test_statistics.experiment_id,
         test_statistics.group_count,
         test_statistics.total_exposures,
@@ -201,9 +217,11 @@ final as (
     from test_statistics
     cross join parameters
     left join p_values
-        on p_values.experiment_id = test_statistics.experiment_id
+        on p_values.project = test_statistics.project
+        and p_values.experiment_id = test_statistics.experiment_id
     inner join contributions
-        on contributions.experiment_id = test_statistics.experiment_id
+        on contributions.project = test_statistics.project
+        and contributions.experiment_id = test_statistics.experiment_id
         and contributions.deviation_rank = 1
 )
 

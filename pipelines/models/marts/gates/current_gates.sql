@@ -1,4 +1,4 @@
--- grain: one row per live gate, with its rollout and who references it; key: gate_id
+-- grain: one row per live gate, with its rollout and who references it; key: project, gate_id
 {#
 From `stg_gates`, its current version in `int_entity_versions` (rule count, holdouts), its rules in
 `int_entity_rules`, `gate_references` and `as_of`.
@@ -37,6 +37,7 @@ gate_rules as (
 
 rule_summary as (
     select
+        gate_rules.project,
         gate_rules.version_id,
         min(gate_rules.pass_percentage) as min_pass_percentage,
         max(gate_rules.pass_percentage) as max_pass_percentage,
@@ -45,23 +46,26 @@ rule_summary as (
         count(case when gate_rules.is_everyone_rule and gate_rules.pass_percentage <= 0 then 1 end) > 0 as has_everyone_rule_at_0
     from gates
     inner join gate_rules
-        on gate_rules.version_id = gates.gate_version_id
-    group by gate_rules.version_id
+        on gate_rules.project = gates.project
+        and gate_rules.version_id = gates.gate_version_id
+    group by gate_rules.project, gate_rules.version_id
 ),
 
 reference_lists as (
     select
+        project,
         referenced_gate_id,
         string_agg(case when referrer_kind = 'gate' then referrer_id end, ', ' order by referrer_id) as referencing_gate_ids,
         string_agg(case when referrer_kind = 'dynamic_config' then referrer_id end, ', ' order by referrer_id) as referencing_config_ids,
         string_agg(case when referrer_kind = 'holdout' then referrer_id end, ', ' order by referrer_id) as referencing_holdout_ids,
         count(*) as referenced_by_count
     from gate_references
-    group by referenced_gate_id
+    group by project, referenced_gate_id
 ),
 
 final as (
     select
+        gates.project,
         gates.gate_id,
         gates.gate_name,
         gates.description,
@@ -104,12 +108,16 @@ final as (
         gates.gate_version_id
     from gates
     inner join versions
-        on versions.version_id = gates.gate_version_id
-    cross join as_of
+        on versions.project = gates.project
+        and versions.version_id = gates.gate_version_id
+    inner join as_of
+        on as_of.project = gates.project
     left join rule_summary
-        on rule_summary.version_id = gates.gate_version_id
+        on rule_summary.project = gates.project
+        and rule_summary.version_id = gates.gate_version_id
     left join reference_lists
-        on reference_lists.referenced_gate_id = gates.gate_id
+        on reference_lists.project = gates.project
+        and reference_lists.referenced_gate_id = gates.gate_id
 )
 
 select * from final

@@ -1,4 +1,4 @@
--- grain: one row per change in a gate's scd2 history (first seen, modified, retired, restored); key: gate_id, observed_at
+-- grain: one row per change in a gate's scd2 history (first seen, modified, retired, restored); key: project, gate_id, observed_at
 {#
 The gates' rows of `int_entity_changes`, which compares each version of a gate or config with the one before it: a
 row per version, and a `retired` row per version that closed without a successor.

@@ -1,4 +1,4 @@
--- grain: one row per live gate and live entity that references it; key: referenced_gate_id, referrer_kind, referrer_id
+-- grain: one row per live gate and live entity that references it; key: project, referenced_gate_id, referrer_kind, referrer_id
 {#
 | column | meaning |
 |---|---|
@@ -17,6 +17,7 @@ with {{ imports(
 
 from_gates_and_configs as (
     select
+        project,
         referenced_gate_id,
         entity_type as referrer_kind,
         entity_id as referrer_id
@@ -27,16 +28,19 @@ from_gates_and_configs as (
 
 from_holdouts as (
     select
+        holdouts.project,
         holdout_gates.gate_id as referenced_gate_id,
         'holdout' as referrer_kind,
         holdouts.holdout_id as referrer_id
     from holdouts
     inner join holdout_gates
-        on holdout_gates.holdout_row_id = holdouts.holdout_row_id
+        on holdout_gates.project = holdouts.project
+        and holdout_gates.holdout_row_id = holdouts.holdout_row_id
 
     union all
 
     select
+        holdouts.project,
         holdouts.targeting_gate_id as referenced_gate_id,
         'holdout' as referrer_kind,
         holdouts.holdout_id as referrer_id
@@ -47,12 +51,14 @@ from_holdouts as (
 
     -- a gate's own holdoutIDs: the holdout applies to it, even when the holdout itself was not loaded
     select
+        gates.project,
         gates.gate_id as referenced_gate_id,
         'holdout' as referrer_kind,
         gate_holdouts.holdout_id as referrer_id
     from gates
     inner join gate_holdouts
-        on gate_holdouts.gate_version_id = gates.gate_version_id
+        on gate_holdouts.project = gates.project
+        and gate_holdouts.gate_version_id = gates.gate_version_id
 ),
 
 all_references as (
@@ -63,12 +69,14 @@ all_references as (
 
 final as (
     select
+        all_references.project,
         all_references.referenced_gate_id,
         all_references.referrer_kind,
         all_references.referrer_id
     from all_references
     inner join gates
-        on gates.gate_id = all_references.referenced_gate_id
+        on gates.project = all_references.project
+        and gates.gate_id = all_references.referenced_gate_id
 )
 
 select * from final

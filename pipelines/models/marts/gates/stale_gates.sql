@@ -1,4 +1,4 @@
--- grain: one row per live gate the service marks STALE or that meets or approaches its stale rules; key: gate_id
+-- grain: one row per live gate the service marks STALE or that meets or approaches its stale rules; key: project, gate_id
 {#
 From `current_gates` and `view_parameters`.
 
@@ -36,6 +36,7 @@ code_scans as (
 ),
 
 code_reference_counts as (
+    -- a repository's code is no project's: a reference counts for the gate of that id in every project
     select
         entity_id as gate_id,
         count(*) as code_reference_count
@@ -132,6 +133,7 @@ reasoned as (
 
 final as (
     select
+        reasoned.project,
         reasoned.gate_id,
         gate_name,
         staleness,

@@ -1,9 +1,10 @@
--- grain: one row per owner of stale or at-risk gates, a cleanup worklist; key: owner_key
+-- grain: one row per owner of stale or at-risk gates, a cleanup worklist; key: project, owner_key
 {#
 From `stale_gates`.
 
 | column | meaning |
 |---|---|
+| `project` | the console |
 | `owner_key` | `owner_id`, else `owner_name`, else `(no owner)` |
 | `owner_name`, `owner_email` | the owner's |
 | `teams` | distinct teams of those gates, comma-separated |
@@ -25,6 +26,7 @@ owned as (
 
 final as (
     select
+        project,
         owner_key,
         max(owner_name) as owner_name,
         max(owner_email) as owner_email,
@@ -37,7 +39,7 @@ final as (
         sum(coalesce(checks_per_hour, 0)) as checks_per_hour,
         string_agg(gate_id, ', ' order by staleness_rank, days_since_modified desc, gate_id) as gate_ids
     from owned
-    group by owner_key
+    group by project, owner_key
 )
 
 select * from final

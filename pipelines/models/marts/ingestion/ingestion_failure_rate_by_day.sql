@@ -1,6 +1,6 @@
--- grain: one row per day (UTC) on which ingestion runs were enqueued; key: enqueued_date
+-- grain: one row per day (UTC) on which ingestion runs were enqueued; key: project, enqueued_date
 {#
-From `ingestion_run_health`: `enqueued_date`, `run_count`, `succeeded_count`, `failed_count`, `running_count`,
+From `ingestion_run_health`: `project`, `enqueued_date`, `run_count`, `succeeded_count`, `failed_count`, `running_count`,
 `failure_rate` (failed / (succeeded + failed)), `retry_count`, `avg_succeeded_duration_seconds`.
 #}
 with run_health as (
@@ -9,6 +9,7 @@ with run_health as (
 
 final as (
     select
+        project,
         enqueued_date,
         count(*) as run_count,
         count(case when outcome = 'succeeded' then 1 end) as succeeded_count,
@@ -20,7 +21,7 @@ final as (
         cast(sum(retry_count) as bigint) as retry_count,
         avg(case when outcome = 'succeeded' then duration_seconds end) as avg_succeeded_duration_seconds
     from run_health
-    group by enqueued_date
+    group by project, enqueued_date
 )
 
 select * from final

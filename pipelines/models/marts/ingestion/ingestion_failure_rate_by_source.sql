@@ -1,9 +1,10 @@
--- grain: one row per ingestion source; key: source_name
+-- grain: one row per ingestion source; key: project, source_name
 {#
 From `ingestion_source_health`.
 
 | column | meaning |
 |---|---|
+| `project` | the console |
 | `source_name` | the source |
 | `run_count`, `succeeded_count`, `failed_count`, `running_count`, `incomplete_count` | runs with the source, by its outcome |
 | `failure_rate` | failed / (succeeded + failed); null before any finished |
@@ -17,6 +18,7 @@ with source_health as (
 
 final as (
     select
+        project,
         source_name,
         count(*) as run_count,
         count(case when outcome = 'succeeded' then 1 end) as succeeded_count,
@@ -30,7 +32,7 @@ final as (
         avg(case when outcome = 'succeeded' then duration_seconds end) as avg_succeeded_duration_seconds,
         max(case when outcome = 'failed' then enqueued_at end) as last_failed_run_enqueued_at
     from source_health
-    group by source_name
+    group by project, source_name
 )
 
 select * from final

@@ -1,10 +1,11 @@
--- grain: one row per ingestion run; key: run_id
+-- grain: one row per ingestion run; key: project, run_id
 {#
 From `stg_ingestion_runs`, `stg_ingestion_run_statuses`, `stg_ingestion_run_sources` and
 `stg_ingestion_source_histories`.
 
 | column | meaning |
 |---|---|
+| `project` | the console |
 | `run_id`, `run_trigger`, `latest_status` | the run |
 | `outcome` | `succeeded` (latest status `pulse_complete`), `failed` (latest status an error; the console may still retry it, and a later run of gatehouse will then show it), `running` |
 | `enqueued_at`, `enqueued_date` | the `enqueued` entry of the history, else `created_at` |
@@ -27,32 +28,36 @@ with {{ imports(
 stage_times as (
     -- the first time each stage was reached; an error followed by a newer status was retried
     select
+        project,
         run_row_id,
         {{ stage_times(first_stages=['enqueued']) }}
     from run_statuses
-    group by run_row_id
+    group by project, run_row_id
 ),
 
 source_counts as (
     select
+        project,
         run_row_id,
         count(*) as source_count
     from run_sources
-    group by run_row_id
+    group by project, run_row_id
 ),
 
 failed_sources as (
     select
+        project,
         run_row_id,
         count(*) as failed_source_count,
         string_agg(source_name, ', ' order by source_name) as failed_sources
     from source_histories
     where latest_source_status like '%error'
-    group by run_row_id
+    group by project, run_row_id
 ),
 
 timed as (
     select
+        runs.project,
         runs.run_id,
         runs.run_trigger,
         runs.latest_status,
@@ -73,15 +78,19 @@ timed as (
         failed_sources.failed_sources
     from runs
     left join stage_times
-        on stage_times.run_row_id = runs.run_row_id
+        on stage_times.project = runs.project
+        and stage_times.run_row_id = runs.run_row_id
     left join source_counts
-        on source_counts.run_row_id = runs.run_row_id
+        on source_counts.project = runs.project
+        and source_counts.run_row_id = runs.run_row_id
     left join failed_sources
-        on failed_sources.run_row_id = runs.run_row_id
+        on failed_sources.project = runs.project
+        and failed_sources.run_row_id = runs.run_row_id
 ),
 
 final as (
     select
+        project,
         run_id,
         run_trigger,
         latest_status,

@@ -1,9 +1,10 @@
--- grain: one row per ingestion run and source; key: run_id, source_name
+-- grain: one row per ingestion run and source; key: project, run_id, source_name
 {#
 Sources listed in `sources` or in the granular history; statuses over all date stamps of the source.
 
 | column | meaning |
 |---|---|
+| `project` | the console |
 | `run_id`, `source_name`, `latest_source_status` | the source in the run (status null without granular history) |
 | `outcome` | `failed` (its own latest status is an error), `succeeded` (its own `pulse_complete`, or its run succeeded: a source's own history may stop at its download stages), `incomplete` (it did not fail but its run did), `running` |
 | `enqueued_at`, `enqueued_date` | the run's |
@@ -25,6 +26,7 @@ with {{ imports(
 run_source_names as (
     -- a source listed in `sources` may have no granular history yet
     select
+        project,
         run_row_id,
         source_name
     from run_sources
@@ -32,6 +34,7 @@ run_source_names as (
     union
 
     select
+        project,
         run_row_id,
         source_name
     from source_histories
@@ -39,6 +42,7 @@ run_source_names as (
 
 statuses as (
     select
+        source_histories.project,
         source_histories.run_row_id,
         source_histories.source_name,
         source_date_stamps.date_stamp,
@@ -47,26 +51,31 @@ statuses as (
         source_statuses.status_at
     from source_histories
     inner join source_date_stamps
-        on source_date_stamps.source_history_row_id = source_histories.source_history_row_id
+        on source_date_stamps.project = source_histories.project
+        and source_date_stamps.source_history_row_id = source_histories.source_history_row_id
     inner join source_statuses
-        on source_statuses.source_date_row_id = source_date_stamps.source_date_row_id
+        on source_statuses.project = source_date_stamps.project
+        and source_statuses.source_date_row_id = source_date_stamps.source_date_row_id
 ),
 
 stage_times as (
     -- over all date stamps of the source: the first time each stage was reached, errors retried within a date stamp
     select
+        project,
         run_row_id,
         source_name,
         count(distinct date_stamp) as date_stamp_count,
         {{ stage_times() }}
     from statuses
     group by
+        project,
         run_row_id,
         source_name
 ),
 
 final as (
     select
+        run_source_names.project,
         runs.run_id,
         run_source_names.source_name,
         source_histories.latest_source_status,
@@ -88,14 +97,18 @@ final as (
         coalesce(stage_times.retry_count, 0) as retry_count
     from run_source_names
     inner join runs
-        on runs.run_row_id = run_source_names.run_row_id
+        on runs.project = run_source_names.project
+        and runs.run_row_id = run_source_names.run_row_id
     inner join run_health
-        on run_health.run_id = runs.run_id
+        on run_health.project = runs.project
+        and run_health.run_id = runs.run_id
     left join source_histories
-        on source_histories.run_row_id = run_source_names.run_row_id
+        on source_histories.project = run_source_names.project
+        and source_histories.run_row_id = run_source_names.run_row_id
         and source_histories.source_name = run_source_names.source_name
     left join stage_times
-        on stage_times.run_row_id = run_source_names.run_row_id
+        on stage_times.project = run_source_names.project
+        and stage_times.run_row_id = run_source_names.run_row_id
         and stage_times.source_name = run_source_names.source_name
 )
 
