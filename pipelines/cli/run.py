@@ -11,9 +11,10 @@ from typing import Any
 from gatehouse.pipelines.warehouse import destination as destinations
 from gatehouse.pipelines.cli.parser import add_command
 from gatehouse.pipelines.errors import GatehouseError
-from gatehouse.pipelines.run.demo import DEMO_DUCKDB, demo_console
+from gatehouse.pipelines.run.demo import DEMO_BASE_URL, DEMO_DUCKDB, DEMO_PROJECTS, demo_consoles
 from gatehouse.pipelines.run.projects import check_name, configured_projects
 from gatehouse.pipelines.run.steps import SELECTABLE, RunOptions, run_extraction, run_projects
+from gatehouse.pipelines.run.summary import snapshot_line
 from gatehouse.pipelines.models.build import DEFAULT_PARAMETERS, DEFAULT_PROJECT
 
 # `gatehouse views --projects all`: empty the filter, every project shows
@@ -23,7 +24,7 @@ log = logging.getLogger("gatehouse.run")
 
 EPILOG = """\
 examples:
-  gatehouse run --demo                       # a local console twin into ./demo.duckdb, no account needed
+  gatehouse run --demo                       # two projects' local console twins into ./demo.duckdb, no account needed
   gatehouse run                              # ./gatehouse.duckdb, settings from .dlt/ or SOURCES__CONSOLE__*
   gatehouse run --duckdb /data/flags.duckdb --resources gates,dynamic_configs
   gatehouse run --destination postgres       # credentials from dlt config, e.g. DESTINATION__POSTGRES__CREDENTIALS
@@ -32,6 +33,7 @@ examples:
   gatehouse run --alerts                     # then tell Slack / a webhook what is new (gatehouse alerts --help)
   gatehouse run --lock-timeout 900           # wait up to 15 minutes for a notebook holding the DuckDB file
   gatehouse run --project web                # one of several projects ([sources.console.projects.web])
+  gatehouse twin serve --projects web,mobile # local consoles for two projects, and their settings to export
 
 settings ([sources.console] in .dlt/config.toml and .dlt/secrets.toml, or environment variables):
   base_url            SOURCES__CONSOLE__BASE_URL
@@ -41,8 +43,8 @@ settings ([sources.console] in .dlt/config.toml and .dlt/secrets.toml, or enviro
   ingestion_run_ids   SOURCES__CONSOLE__INGESTION_RUN_IDS JSON list
   lock_timeout        GATEHOUSE__LOCK_TIMEOUT            seconds ([gatehouse] in .dlt/config.toml)
 
-several projects, each into its own dataset console_<name> ([sources.console.projects.<name>], any setting above;
-base_url and api_key are required there, the rest defaults to [sources.console]):
+several projects, each into its own dataset console_<name>, loaded side by side ([sources.console.projects.<name>],
+any setting above; base_url and api_key are required there, the rest defaults to [sources.console]):
   base_url            SOURCES__CONSOLE__PROJECTS__<NAME>__BASE_URL
   api_key             SOURCES__CONSOLE__PROJECTS__<NAME>__API_KEY  (secret)
 """
@@ -74,7 +76,8 @@ VIEWS_DESCRIPTION = (
 def register(subparsers: Any) -> None:
     parser = add_command(subparsers, "run", help=HELP, description=DESCRIPTION, epilog=EPILOG)
     parser.add_argument("--demo", action="store_true",
-                        help=f"run against a local console twin (no account needed), into ./{DEMO_DUCKDB} unless --duckdb says otherwise")
+                        help=f"run against local console twins of two projects, {' and '.join(DEMO_PROJECTS)} (no account needed),"
+                        f" into ./{DEMO_DUCKDB} unless --duckdb says otherwise")
     destinations.add_arguments(parser)
     parser.add_argument("--resources", metavar="A,B", help=f"load only these tables: {', '.join(SELECTABLE)}")
     parser.add_argument("--full-refresh", action="store_true", help="drop the console tables and state first")
@@ -98,18 +101,19 @@ def register(subparsers: Any) -> None:
 
 
 def handle_run(args: argparse.Namespace) -> int:
-    projects = [] if args.demo else configured_projects()
+    projects = list(DEMO_PROJECTS) if args.demo else configured_projects()
     if args.project is not None:
         if args.project not in projects:
             configured = ", ".join(projects) or "none"
-            raise GatehouseError(f"--project {args.project}: not a configured project (configured: {configured});"
+            where = "the demo's projects" if args.demo else "a configured project"
+            raise GatehouseError(f"--project {args.project}: not {where} (configured: {configured});"
                                  " name it under [sources.console.projects.<name>] in .dlt/config.toml")
         projects = [args.project]
+    if args.demo and args.duckdb is None and args.destination is None:
+        args.duckdb = str(DEMO_DUCKDB)
     if projects:
         return handle_projects(args, projects)
     resources = [r.strip() for r in args.resources.split(",") if r.strip()] if args.resources else None
-    if args.demo and args.duckdb is None and args.destination is None:
-        args.duckdb = str(DEMO_DUCKDB)
     options = RunOptions(
         destination=destinations.from_arguments(args),
         resources=resources,
@@ -117,18 +121,13 @@ def handle_run(args: argparse.Namespace) -> int:
         progress=not args.no_progress,
         lock_timeout_s=args.lock_timeout,
         repoint=args.repoint,
-        demo=args.demo,
     )
-    with demo_console() if args.demo else contextlib.nullcontext({}) as demo_args:
-        if args.demo:
-            log.info("demo: a small console twin in this process, at %s", demo_args["base_url"])
-        options.source_args = dict(demo_args)
-        if args.alerts:
-            from gatehouse.pipelines.alerts.dispatch import run_with_alerts
+    if args.alerts:
+        from gatehouse.pipelines.alerts.dispatch import run_with_alerts
 
-            summary, alerted = run_with_alerts(options)
-        else:
-            summary, alerted = run_extraction(options), None
+        summary, alerted = run_with_alerts(options)
+    else:
+        summary, alerted = run_extraction(options), None
     print(f"gatehouse: {options.destination.label()}")
     for line in summary.lines():
         print(line)
@@ -144,12 +143,19 @@ def handle_projects(args: argparse.Namespace, projects: list[str]) -> int:
     resources = [r.strip() for r in args.resources.split(",") if r.strip()] if args.resources else None
     destination = destinations.from_arguments(args)
     options = RunOptions(destination=destination, resources=resources, full_refresh=args.full_refresh,
-                         progress=not args.no_progress, lock_timeout_s=args.lock_timeout, repoint=args.repoint)
-    outcomes = run_projects(options, projects)
+                         progress=not args.no_progress, lock_timeout_s=args.lock_timeout, repoint=args.repoint,
+                         demo=args.demo)
+    with demo_consoles() if args.demo else contextlib.nullcontext({}) as demo_args:
+        if args.demo:
+            log.info("demo: projects %s, small console twins in this process at %s", ", ".join(demo_args), DEMO_BASE_URL)
+        options.projects_args = demo_args
+        outcomes = run_projects(options, projects)
     for outcome in outcomes:
         print(f"gatehouse: {destination.for_project(outcome.project).label()}: project {outcome.project}")
         for line in outcome.summary.lines() if outcome.summary else (f"  failed: {outcome.error}",):
             print(line)
+    if destination.is_duckdb_file and any(outcome.summary for outcome in outcomes):
+        print(snapshot_line(destination.snapshot_path))
     failed = [outcome for outcome in outcomes if outcome.error]
     if failed:
         sys.stdout.flush()  # the failures stay the last line, also where stdout and stderr are one stream
@@ -176,12 +182,7 @@ def handle_views(args: argparse.Namespace) -> int:
                 check_name(name)
     destination = destinations.from_arguments(args)
     known_projects = configured_projects()
-    try:
-        destination.check_loaded(args.lock_timeout)
-    except GatehouseError:
-        # several projects: the base dataset holds none of them
-        if not any(destination.for_project(project).last_extraction(args.lock_timeout) for project in known_projects):
-            raise
+    destination.check_loaded(args.lock_timeout, known_projects)
     names = destination.apply_views(parameters=parameters or None, timeout_s=args.lock_timeout, projects=projects,
                                     known_projects=known_projects)
     destination.publish_snapshot(args.lock_timeout)

@@ -1,8 +1,9 @@
-"""`--demo`: a small console twin in this process, and the source settings that point at it.
+"""`--demo`: two projects' consoles, small twins in this process, and the source settings that point at them.
 
-The twin is reached through an in-process transport at a fixed, unroutable base URL, so the demo's
-console is the same console on every run (a dataset records which console it holds, and a loopback
-port would change each time), and nothing listens on a port.
+The twins are reached through an in-process transport at a fixed, unroutable base URL, each project
+under its own key as the hosted service tells projects apart, so the demo's consoles are the same on
+every run (a dataset records which console it holds, and a loopback port would change each time), and
+nothing listens on a port.
 """
 
 from __future__ import annotations
@@ -17,17 +18,24 @@ DEMO_BASE_URL = "http://console-twin.demo.invalid"
 DEMO_DUCKDB = Path("demo.duckdb")
 
 
+# Two projects, as a company with a web and a mobile app has: each its own organisation and server key.
+DEMO_PROJECTS = {"web": ("small", 0), "mobile": ("small", 1)}
+
+
 @contextlib.contextmanager
-def demo_console() -> Iterator[dict[str, Any]]:
-    """A small console twin, and the source settings that point at it."""
-    from gatehouse.console_twin import ConsoleTwin
+def demo_consoles() -> Iterator[dict[str, dict[str, Any]]]:
+    """The demo's projects, served by one console twin host in this process, and each one's source settings."""
+    from gatehouse.console_twin import ConsoleHost
 
-    twin = ConsoleTwin(size="small")
+    host = ConsoleHost.of(DEMO_PROJECTS)
+    transport = host.transport()
     yield {
-        "base_url": DEMO_BASE_URL,
-        "api_key": twin.settings.api_key,
-        "experiment_ids": list(twin.experiment_ids),
-        "ingestion_run_ids": list(twin.ingestion_run_ids),
-        "transport": twin.transport(),
+        name: {
+            "base_url": DEMO_BASE_URL,
+            "api_key": twin.settings.api_key,
+            "experiment_ids": list(twin.experiment_ids),
+            "ingestion_run_ids": list(twin.ingestion_run_ids),
+            "transport": transport,
+        }
+        for name, twin in host.twins.items()
     }
-

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import importlib
 import logging
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -20,7 +21,7 @@ import dlt
 from dlt.common.configuration.exceptions import ConfigFieldMissingException, ConfigurationValueError
 from dlt.pipeline.exceptions import PipelineStepFailed
 
-from gatehouse.pipelines.run.demo import DEMO_DUCKDB
+from gatehouse.pipelines.run.demo import DEMO_BASE_URL, DEMO_DUCKDB
 from gatehouse.pipelines.warehouse.destination import Destination, lock_timeout
 from gatehouse.pipelines.run.drift import fields_gone, schema_changes, schema_columns
 from gatehouse.pipelines.errors import GatehouseError
@@ -87,9 +88,15 @@ def run_projects(options: RunOptions, projects: list[str]) -> list[ProjectOutcom
     other destinations take them together, each project in a dataset (and staging dataset) of its own
     (docs/decisions.md, "Several consoles"). Outcomes come back in the order the projects were named.
     """
-    # Before any project's pipeline is made: a file removed by hand leaves every project's state stale.
+    # What every project shares fails the run in one line, before any project starts: the file's name and
+    # folder; and a file removed by hand leaves every project's state stale.
+    check_resources(options.resources)
+    options.destination.check_duckdb_path()
     options.destination.forget_removed_database()
+    if options.demo:
+        check_demo_file(options.destination, lock_timeout(options.lock_timeout_s))
     apply_run_defaults()
+    import_before_threads()
 
     def load(project: str) -> ProjectOutcome:
         project_options = dataclasses.replace(
@@ -116,20 +123,42 @@ def run_projects(options: RunOptions, projects: list[str]) -> list[ProjectOutcom
     return outcomes
 
 
+# What a run imports only once it needs it (dlt's arrow and pandas helpers, DuckDB's client, the HTTP
+# stack of dlt's helpers): measured as the modules new in sys.modules after a first run. Two threads
+# importing pandas at once fail with "partially initialized module 'pandas'", so the projects' threads
+# find them imported.
+LAZY_IMPORTS = ("numpy", "pandas", "pyarrow", "pyarrow.parquet", "pyarrow.compute", "duckdb", "requests", "sqlalchemy",
+                "sqlglot", "pendulum", "dlt.sources.helpers", "dlt.destinations.insert_job_client")
+
+
+def check_resources(resources: Optional[list[str]]) -> None:
+    unknown = sorted(set(resources or ()) - set(SELECTABLE))
+    if unknown:
+        raise GatehouseError(f"unknown resource(s) {', '.join(unknown)}; choose from {', '.join(SELECTABLE)}")
+
+
+def import_before_threads() -> None:
+    for name in LAZY_IMPORTS:
+        try:
+            importlib.import_module(name)
+        except ImportError:  # not installed: then no run imports it either
+            pass
+
+
 def run_extraction(options: RunOptions) -> RunSummary:
     started = time.monotonic()
     apply_run_defaults()
     report = ExtractionReport()
     try:
-        source_args = {**project_source_args(options.project), **options.source_args} if options.project else options.source_args
+        # A project's section of the config, but for the demo's projects, whose settings all come with them.
+        configured = project_source_args(options.project) if options.project and not options.demo else {}
+        source_args = {**configured, **options.source_args}
         redacting_filter.add(source_args.get("api_key"))
         source = console(report=report, **source_args)
     except (ConfigFieldMissingException, ConfigurationValueError, ConsoleError) as err:
         raise GatehouseError(explain(err)) from err
     if options.resources:
-        unknown = sorted(set(options.resources) - set(SELECTABLE))
-        if unknown:
-            raise GatehouseError(f"unknown resource(s) {', '.join(unknown)}; choose from {', '.join(SELECTABLE)}")
+        check_resources(options.resources)
         source = source.with_resources(*options.resources, "extraction_runs")
 
     destination = options.destination
@@ -204,6 +233,18 @@ def run_extraction(options: RunOptions) -> RunSummary:
         ended_at=time.monotonic(),
         unchanged={table: n for table, n in report.unchanged.items() if n},
     )
+
+
+def check_demo_file(destination: Destination, timeout_s: float) -> None:
+    """The demo's projects load into datasets of their own: a file where any dataset holds a real console is
+    refused all the same, flag or no flag (the demo never writes into a real console's history)."""
+    for dataset, extraction in destination.console_extractions(timeout_s).items():
+        held = extraction.console
+        if held is not None and held.base_url != DEMO_BASE_URL:
+            raise GatehouseError(
+                f"{destination.label()} holds the console {held} (dataset {dataset}): the demo never loads into a real"
+                f" console's database; run it without --duckdb (it writes {DEMO_DUCKDB}) or give it a file of its own"
+            )
 
 
 def check_console(destination: Destination, report: ExtractionReport, options: RunOptions, timeout_s: float) -> None:

@@ -73,8 +73,12 @@ class RunSummary:
         for change in self.schema_changes:
             out.append(f"  schema: {change}")
         if self.snapshot is not None:
-            out.append(f"readers' snapshot: {self.snapshot} (open this one in notebooks and BI tools; a run never waits for it)")
+            out.append(snapshot_line(self.snapshot))
         return out
+
+
+def snapshot_line(path: object) -> str:
+    return f"readers' snapshot: {path} (open this one in notebooks and BI tools; a run never waits for it)"
 
 
 def scd2_counts(destination: "Destination", load_id: Optional[str],

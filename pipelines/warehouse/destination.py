@@ -144,6 +144,17 @@ class Destination:
         """One of several configured projects (`for_project`), not the single console."""
         return self.pipeline_name != PIPELINE_NAME
 
+    def check_duckdb_path(self) -> None:
+        """A DuckDB file name gatehouse can use, in a folder that exists or can be made (an OSError if not)."""
+        if not self.is_duckdb_file:
+            return
+        if self.duckdb_path.stem in RESERVED_DUCKDB_NAMES:
+            raise GatehouseError(
+                f"--duckdb {self.duckdb_path}: pick another file name; DuckDB would name its catalog"
+                f" '{self.duckdb_path.stem}', the name of a gatehouse schema"
+            )
+        self.duckdb_path.resolve().parent.mkdir(parents=True, exist_ok=True)
+
     def forget_removed_database(self) -> None:
         """A DuckDB file removed by hand starts from empty state: its old state would make incremental
         resources skip data. Run before any pipeline of the file is made (several projects: once, first)."""
@@ -197,22 +208,37 @@ class Destination:
         else:
             log.warning("raw tables loaded; no analysis views on %s: %s", self.name, NO_VIEWS[self.name])
 
-    def check_loaded(self, timeout_s: Optional[float] = None) -> LastExtraction:
-        """The last extraction this dataset holds; fails with one line when no run has loaded it.
+    def check_loaded(self, timeout_s: Optional[float] = None, known_projects: Sequence[str] = ()) -> LastExtraction:
+        """The last extraction this dataset holds, or with several projects the newest any project's holds;
+        fails with one line when no run has loaded any.
 
         A missing file, an empty one, or one a failed first run left behind all hold no console: reading
-        them would report nothing to do, an all-clear nobody measured.
+        them would report nothing to do, an all-clear nobody measured. `known_projects`: the configured
+        projects, for a warehouse whose information schema shows one dataset at a time (BigQuery).
         """
         self.check_serves_views()
         if self.is_duckdb_file and not self.duckdb_path.is_file():
             raise GatehouseError(f"no database at {self.duckdb_path}: load one with `gatehouse run` (or `gatehouse run --demo`)")
         last = self.last_extraction(timeout_s)
+        if last is None and not self.is_project:
+            # several projects: the base dataset holds none of them, each its own dataset
+            found = self.console_extractions(timeout_s, known_projects).values()
+            last = max(found, key=lambda extraction: extraction.service_time, default=None)
         if last is None:
             raise GatehouseError(
                 f"no run has loaded {self.label()} yet (it holds no extraction): load it with `gatehouse run`"
                 " (or `gatehouse run --demo`); nothing was read or written"
             )
         return last
+
+    def console_extractions(self, timeout_s: Optional[float] = None, known_projects: Sequence[str] = ()) -> dict[str, LastExtraction]:
+        """The newest extraction of every console dataset in the database (the single console's and each
+        project's), by dataset; {} for a file not made yet."""
+        if (self.is_duckdb_file and not self.duckdb_path.is_file()) or not self.serves_views:
+            return {}  # no file yet; or files, whose datasets no SQL reads across (each run checks its own)
+        with self.reader(timeout_s) as reader:
+            found = {raw.dataset: reader.last_extraction(raw.dataset) for raw in views.raw_tables(reader.client, known_projects).projects}
+        return {dataset: extraction for dataset, extraction in found.items() if extraction is not None}
 
     def last_extraction(self, timeout_s: Optional[float] = None) -> Optional[LastExtraction]:
         """The newest extraction the dataset holds and its console, or None when no run has loaded it."""
@@ -278,11 +304,7 @@ class Destination:
             return self._pipeline[0]
         pipelines_dir = self.working_dir()
         if self.is_duckdb_file:
-            if self.duckdb_path.stem in RESERVED_DUCKDB_NAMES:
-                raise GatehouseError(
-                    f"--duckdb {self.duckdb_path}: pick another file name; DuckDB would name its catalog"
-                    f" '{self.duckdb_path.stem}', the name of a gatehouse schema"
-                )
+            self.check_duckdb_path()
             if self.is_project:
                 # Projects share the folder and may load side by side: each forgets only its own state
                 # here; the whole folder was checked once before any of them started.
@@ -528,14 +550,14 @@ class Reader:
             names = [column[0] for column in cursor.description or ()]
             return names, [tuple(_in_utc(value) for value in row) for row in cursor.fetchall()]
 
-    def last_extraction(self) -> Optional[LastExtraction]:
-        """The raw dataset's newest `extraction_runs` row (None: no run has loaded it).
+    def last_extraction(self, dataset: Optional[str] = None) -> Optional[LastExtraction]:
+        """The raw dataset's (or `dataset`'s) newest `extraction_runs` row (None: no run has loaded it).
 
         Read as `select *`: a dataset loaded before consoles were recorded has no identity columns, and
         the extraction_runs table exists only once a run has loaded.
         """
         try:
-            names, rows = self.table(f"select * from {self.dataset_name}.extraction_runs order by started_at desc limit 1")
+            names, rows = self.table(f"select * from {dataset or self.dataset_name}.extraction_runs order by started_at desc limit 1")
         except DatabaseUndefinedRelation:
             return None
         if not rows:

@@ -152,7 +152,8 @@ def test_the_demo_keeps_to_its_own_file_and_never_loads_over_a_real_console(cons
         capsys.readouterr()
         assert main(["run", "--demo", "--no-progress", "--duckdb", "real.duckdb", *flags]) == 2
         [line] = error_lines(capsys.readouterr().err)
-        assert "the demo never loads into a real console's dataset" in line and str(identify(home_url, home.settings.api_key)) in line
+        assert "(dataset console): the demo never loads into a real console's database" in line
+        assert str(identify(home_url, home.settings.api_key)) in line
     assert_same_tables(snapshot(tmp_path / "real.duckdb"), before, "the real console's database")
 
     # the README's ad hoc line, as written there, answers from the demo's file

@@ -6,6 +6,7 @@ import pytest
 
 from gatehouse.console_twin import ConsoleTwin
 from gatehouse.pipelines.cli.main import main
+from gatehouse.pipelines.run.steps import SELECTABLE
 
 BAD_KEY = "console-sentinel-wrong-key-4711"
 
@@ -80,7 +81,7 @@ def test_malformed_id_list_names_the_setting(clean_env, capsys):
 def test_unknown_resource_is_refused(clean_env, capsys):
     code, _, err = run_cli(capsys, "--demo", "--resources", "gates,flags")
     assert code == 2
-    assert "flags" in error_line(err)
+    assert error_line(err) == (f"gatehouse: error: unknown resource(s) flags; choose from {', '.join(SELECTABLE)}")
 
 
 def test_any_dlt_destination_by_name_and_config(clean_env, capsys, tmp_path):
@@ -90,10 +91,15 @@ def test_any_dlt_destination_by_name_and_config(clean_env, capsys, tmp_path):
     code = main(["run", "--no-progress", "--demo", "--destination", "filesystem"])
     out = capsys.readouterr().out
     assert code == 0
-    assert out.splitlines()[0] == "gatehouse: filesystem"
-    tables = {p.name for p in (tmp_path / "lake" / "console").iterdir()}
-    assert {"gates", "dynamic_configs", "holdouts", "cumulative_exposures", "ingestion_runs"} <= tables
-    assert list((tmp_path / "lake" / "console" / "gates").glob("*.parquet"))
+    # the demo's two projects, each into its own dataset
+    assert [line for line in out.splitlines() if line.startswith("gatehouse: ")] == [
+        "gatehouse: filesystem (dataset console_web): project web",
+        "gatehouse: filesystem (dataset console_mobile): project mobile",
+    ]
+    for dataset in ("console_web", "console_mobile"):
+        tables = {p.name for p in (tmp_path / "lake" / dataset).iterdir()}
+        assert {"gates", "dynamic_configs", "holdouts", "cumulative_exposures", "ingestion_runs"} <= tables
+        assert list((tmp_path / "lake" / dataset / "gates").glob("*.parquet"))
 
 
 @pytest.mark.parametrize("name", ["console.duckdb", "analytics.duckdb"])

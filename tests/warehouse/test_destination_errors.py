@@ -76,8 +76,8 @@ def test_a_run_into_filesystem_loads_the_raw_tables_and_says_there_are_no_views(
     monkeypatch.setenv("DESTINATION__FILESYSTEM__BUCKET_URL", (workdir / "lake").as_uri())
     with caplog.at_level("WARNING", logger="gatehouse.destination"):
         assert main(["run", "--no-progress", "--demo", "--destination", "filesystem"]) == 0
-    assert capsys.readouterr().out.splitlines()[0] == "gatehouse: filesystem"
-    assert list((workdir / "lake" / "console" / "gates").glob("*.parquet"))
+    assert capsys.readouterr().out.splitlines()[0] == "gatehouse: filesystem (dataset console_web): project web"
+    assert list((workdir / "lake" / "console_web" / "gates").glob("*.parquet"))
     assert any("no analysis views on filesystem" in record.getMessage() for record in caplog.records)
 
 
