@@ -9,7 +9,7 @@ import os
 import uuid
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Optional, Sequence
+from typing import Any, Mapping, Optional, Sequence
 
 from dlt.common.exceptions import DltException
 from dlt.destinations.exceptions import DatabaseUndefinedRelation
@@ -36,9 +36,12 @@ from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.errors import explain
 from gatehouse.sources.code_refs import code_references_source
 from gatehouse.sources.code_refs.scans import reference_counts
+from gatehouse.pipelines.models.build import DEFAULT_PROJECT
 from gatehouse.pipelines.run.projects import configured_projects
 
 log = logging.getLogger("gatehouse.code_refs")
+# ids in more than one project named in the summary (then "…and N more")
+SHARED_IDS_SHOWN = 5
 
 EPILOG = """\
 examples:
@@ -121,14 +124,15 @@ def parse_aliases(pairs: Sequence[str], file: Optional[Path]) -> dict[str, list[
     return aliases
 
 
-def read_entities(destination: Destination, timeout_s: Optional[float] = None) -> list[Entity]:
-    """Every gate and config id the console has or had (the SCD2 history keeps deleted ones), of the single
-    console and of every configured project: a repository's code is no project's."""
-    entities: dict[Entity, None] = {}
+def read_entities(destination: Destination, timeout_s: Optional[float] = None,
+                  known_projects: Sequence[str] = ()) -> dict[Entity, list[str]]:
+    """Every gate and config id a console has or had (the SCD2 history keeps deleted ones), with the projects
+    that hold it: the single console's (`default`) and every project's; a repository's code is no one project's."""
+    entities: dict[Entity, list[str]] = {}
     found_table = False
-    datasets = [destination.dataset_name] + [destination.for_project(project).dataset_name for project in configured_projects()]
+    datasets = destination.console_datasets(timeout_s, known_projects) or {DEFAULT_PROJECT: destination.dataset_name}
     with destination.sql_client(timeout_s) as client:
-        for dataset in datasets:
+        for project, dataset in sorted(datasets.items()):
             for table, entity_type in (("gates", GATE), ("dynamic_configs", DYNAMIC_CONFIG)):
                 name = ".".join(client.make_qualified_table_name_path(table, dataset_name=dataset))
                 try:
@@ -136,10 +140,11 @@ def read_entities(destination: Destination, timeout_s: Optional[float] = None) -
                 except DatabaseUndefinedRelation:
                     continue
                 found_table = True
-                entities.update((Entity(entity_type, entity_id), None) for (entity_id,) in rows)
+                for (entity_id,) in rows:
+                    entities.setdefault(Entity(entity_type, entity_id), []).append(project)
     if not found_table:
         raise GatehouseError("no console data loaded yet: run `gatehouse run` first, then scan")
-    return list(entities)
+    return entities
 
 
 def handle(args: argparse.Namespace) -> int:
@@ -166,10 +171,11 @@ def handle(args: argparse.Namespace) -> int:
         raise GatehouseError(f"two paths are both repository {duplicates[0]!r}: scan them one at a time with --repository-name")
 
     destination = destinations.from_arguments(args)
+    known_projects = configured_projects()
     try:
         # No run loaded yet: every id would be an orphan, and the worklist would say all clear.
-        destination.check_loaded(args.lock_timeout)
-        entities = read_entities(destination, args.lock_timeout)
+        destination.check_loaded(args.lock_timeout, known_projects)
+        entities = read_entities(destination, args.lock_timeout, known_projects)
     except DltException as err:
         # a missing credential, a table dlt cannot read: run's one-line explanation
         raise GatehouseError(f"cannot read the console data from destination {destination.label()}: {explain(err)}") from err
@@ -196,11 +202,33 @@ def handle(args: argparse.Namespace) -> int:
             destination.when_free(lambda: pipeline.run(code_references_source(scans, known)), args.lock_timeout)
         except PipelineStepFailed as err:
             raise GatehouseError(f"loading the references failed at the {err.step} step (nothing replaced): {explain(err)}") from err
-        destination.refresh_views(args.lock_timeout, known_projects=configured_projects())
+        destination.refresh_views(args.lock_timeout, known_projects=known_projects)
         destination.publish_snapshot(args.lock_timeout)
     for line in summary_lines(scans, known):
         print(line)
+    for line in project_lines(scans, entities):
+        print(line)
     return 0
+
+
+def project_lines(scans: Sequence[RepositoryScan], entities: Mapping[Entity, list[str]]) -> list[str]:
+    """With several projects: the references each project's ids got, and the ids more than one project has
+    (a reference to one is counted for each: which project's flag the code checks, the code does not say)."""
+    projects = sorted({project for holders in entities.values() for project in holders})
+    if len(projects) < 2:
+        return []
+    referenced = {(hit.entity_type, hit.entity_id) for scan in scans for hit in scan.hits}
+    by_project = {project: sum(1 for entity, holders in entities.items()
+                               if project in holders and (entity.entity_type, entity.entity_id) in referenced)
+                  for project in projects}
+    lines = ["referenced ids by project: " + ", ".join(f"{project} {count}" for project, count in by_project.items())]
+    shared = sorted((entity.entity_id, holders) for entity, holders in entities.items()
+                    if len(holders) > 1 and (entity.entity_type, entity.entity_id) in referenced)
+    if shared:
+        shown = "; ".join(f"{entity_id} ({', '.join(holders)})" for entity_id, holders in shared[:SHARED_IDS_SHOWN])
+        more = f"; …and {len(shared) - SHARED_IDS_SHOWN} more" if len(shared) > SHARED_IDS_SHOWN else ""
+        lines.append(f"{len(shared)} referenced ids are in more than one project: {shown}{more}")
+    return lines
 
 
 def summary_lines(scans: Sequence[RepositoryScan], known: set[tuple[str, str]]) -> list[str]:

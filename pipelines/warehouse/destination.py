@@ -234,11 +234,20 @@ class Destination:
     def console_extractions(self, timeout_s: Optional[float] = None, known_projects: Sequence[str] = ()) -> dict[str, LastExtraction]:
         """The newest extraction of every console dataset in the database (the single console's and each
         project's), by dataset; {} for a file not made yet."""
-        if (self.is_duckdb_file and not self.duckdb_path.is_file()) or not self.serves_views:
-            return {}  # no file yet; or files, whose datasets no SQL reads across (each run checks its own)
+        datasets = self.console_datasets(timeout_s, known_projects)
+        if not datasets:
+            return {}
         with self.reader(timeout_s) as reader:
-            found = {raw.dataset: reader.last_extraction(raw.dataset) for raw in views.raw_tables(reader.client, known_projects).projects}
+            found = {dataset: reader.last_extraction(dataset) for dataset in datasets.values()}
         return {dataset: extraction for dataset, extraction in found.items() if extraction is not None}
+
+    def console_datasets(self, timeout_s: Optional[float] = None, known_projects: Sequence[str] = ()) -> dict[str, str]:
+        """The console datasets in the database by project (`default` for the single console's), as the
+        views read them; {} for a file not made yet, or files (no SQL reads across their datasets)."""
+        if (self.is_duckdb_file and not self.duckdb_path.is_file()) or not self.serves_views:
+            return {}
+        with self.sql_client(timeout_s) as client:
+            return {str(raw.project): raw.dataset for raw in views.raw_tables(client, known_projects).projects}
 
     def last_extraction(self, timeout_s: Optional[float] = None) -> Optional[LastExtraction]:
         """The newest extraction the dataset holds and its console, or None when no run has loaded it."""

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
+from gatehouse.pipelines.cli.code_refs import project_lines
+from gatehouse.pipelines.code_refs.scan import DYNAMIC_CONFIG, GATE, Entity, Hit
 from tests.code_refs.conftest import commit_files, query
 
 REFERENCES = """
@@ -305,3 +308,19 @@ def test_the_summary_counts_ids_the_console_lacks_as_gates_and_configs_too():
         "r: 5 references to 2 gates and 1 dynamic configs, 2 of these ids the console does not have",
         "  1 files scanned (0.0 MB)",
     ]
+
+
+def test_with_several_projects_the_summary_counts_each_projects_ids_and_names_the_shared_ones():
+    # `checkout_v2` is a gate of both projects: a reference to it counts for each, and is named as shared.
+    entities = {Entity(GATE, "checkout_v2"): ["mobile", "web"], Entity(GATE, "web_only"): ["web"],
+                Entity(DYNAMIC_CONFIG, "theme"): ["mobile"], Entity(GATE, "never_referenced"): ["mobile", "web"]}
+    hits = [Hit(GATE, entity_id, "app.py", line, 1, entity_id, entity_id, "LITERAL")
+            for line, entity_id in enumerate(["checkout_v2", "web_only", "checkout_v2"], start=1)]
+    hits.append(Hit(DYNAMIC_CONFIG, "theme", "app.py", 4, 1, "theme", "theme", "LITERAL"))
+    scans = [SimpleNamespace(hits=hits)]
+    assert project_lines(scans, entities) == [
+        "referenced ids by project: mobile 2, web 2",
+        "1 referenced ids are in more than one project: checkout_v2 (mobile, web)",
+    ]
+    # one console: nothing more to say than the summary's counts
+    assert project_lines(scans, {entity: ["default"] for entity in entities}) == []
