@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
+from gatehouse.pipelines.models.build import DEFAULT_PROJECT
 from gatehouse.pipelines.warehouse.destination import Reader
 
 SRM = "srm"
@@ -47,60 +48,60 @@ def current_conditions(reader: Reader) -> list[Condition]:
 def srm_conditions(reader: Reader) -> list[Condition]:
     rows = reader.rows(
         """
-        select experiment_id, p_value, p_value_threshold, total_exposures, most_deviating_group_name,
+        select project, experiment_id, p_value, p_value_threshold, total_exposures, most_deviating_group_name,
                most_deviating_group_id, most_deviating_observed_share, most_deviating_expected_share
         from analytics.exposure_srm
         where srm_detected
-        order by experiment_id
+        order by project, experiment_id
         """
     )
     return [
         Condition(
             SRM,
-            f"{SRM}:{experiment_id}",
-            f"Sample-ratio mismatch in experiment {experiment_id}: p = {p_value:.1e} (below {threshold:g}) over"
+            _key(SRM, project, experiment_id),
+            f"{_in(project)}Sample-ratio mismatch in experiment {experiment_id}: p = {p_value:.1e} (below {threshold:g}) over"
             f" {total:,} exposures; group {group_name or group_id} has {observed:.1%} of them, {expected:.1%} expected.",
         )
-        for experiment_id, p_value, threshold, total, group_name, group_id, observed, expected in rows
+        for project, experiment_id, p_value, threshold, total, group_name, group_id, observed, expected in rows
     ]
 
 
 def stalled_conditions(reader: Reader) -> list[Condition]:
     rows = reader.rows(
         """
-        select experiment_id, days_without_growth, last_growth_date, total_exposures
+        select project, experiment_id, days_without_growth, last_growth_date, total_exposures
         from analytics.exposure_growth
         where is_stalled
-        order by experiment_id
+        order by project, experiment_id
         """
     )
     return [
         Condition(
             STALLED,
-            f"{STALLED}:{experiment_id}",
-            f"Experiment {experiment_id} has stalled: no new exposures for {days} days"
+            _key(STALLED, project, experiment_id),
+            f"{_in(project)}Experiment {experiment_id} has stalled: no new exposures for {days} days"
             f" (last growth {_day(last_growth)}, {total or 0:,} exposures in all).",
         )
-        for experiment_id, days, last_growth, total in rows
+        for project, experiment_id, days, last_growth, total in rows
     ]
 
 
 def ingestion_conditions(reader: Reader) -> list[Condition]:
     rows = reader.rows(
         """
-        select source_name, run_id, enqueued_at, latest_source_status
+        select project, source_name, run_id, enqueued_at, latest_source_status
         from analytics.ingestion_source_health
         where outcome = 'failed'
-        order by source_name, enqueued_at, run_id
+        order by project, source_name, enqueued_at, run_id
         """
     )
     return [
         Condition(
             INGESTION_FAILED,
-            f"{INGESTION_FAILED}:{run_id}:{source}",
-            f"Ingestion source {source} failed in run {run_id} (enqueued {_minute(enqueued)}, last status {status}).",
+            _key(INGESTION_FAILED, project, f"{run_id}:{source}"),
+            f"{_in(project)}Ingestion source {source} failed in run {run_id} (enqueued {_minute(enqueued)}, last status {status}).",
         )
-        for source, run_id, enqueued, status in rows
+        for project, source, run_id, enqueued, status in rows
     ]
 
 
@@ -108,27 +109,38 @@ def stale_gate_conditions(reader: Reader) -> list[Condition]:
     # 'approaching' is a warning the reports show; a gate that meets the rules or is marked stale is the news.
     rows = reader.rows(
         """
-        select gate_id, coalesce(owner_id, owner_name, '(no owner)'), coalesce(owner_name, '(no owner)'),
+        select project, gate_id, coalesce(owner_id, owner_name, '(no owner)'), coalesce(owner_name, '(no owner)'),
                owner_email, staleness, type_reason, recommended_action
         from analytics.stale_gates
         where staleness in ('marked stale', 'meets stale rules')
-        order by gate_id
+        order by project, gate_id
         """
     )
     return [
         Condition(
             STALE_GATE,
-            f"{STALE_GATE}:{gate_id}",
-            f"{gate_id} ({staleness}, {reason}): {action}",
+            _key(STALE_GATE, project, gate_id),
+            f"{_in(project)}{gate_id} ({staleness}, {reason}): {action}",
             group=f"{owner_name} <{owner_email}>" if owner_email else owner_name,
         )
-        for gate_id, _owner_key, owner_name, owner_email, staleness, reason, action in rows
+        for project, gate_id, _owner_key, owner_name, owner_email, staleness, reason, action in rows
     ]
 
 
-def failed_run_condition(error: str, label: str) -> Condition:
-    # One key for every failure: a person hears of the first, and again only after a run has succeeded.
-    return Condition(RUN_FAILED, RUN_FAILED, f"gatehouse run failed on {label}: {error}")
+def failed_run_condition(error: str, label: str, project: str = DEFAULT_PROJECT) -> Condition:
+    # One key for every failure (of a project): a person hears of the first, and again only after a run has succeeded.
+    key = RUN_FAILED if project == DEFAULT_PROJECT else f"{RUN_FAILED}:{project}"
+    return Condition(RUN_FAILED, key, f"{_in(project)}gatehouse run failed on {label}: {error}")
+
+
+def _key(kind: str, project: str, name: str) -> str:
+    # The single console's keys are those it had before there were projects: its ledger stays valid.
+    return f"{kind}:{name}" if project == DEFAULT_PROJECT else f"{kind}:{project}:{name}"
+
+
+def _in(project: str) -> str:
+    """The project a message is about, first; nothing for the single console."""
+    return "" if project == DEFAULT_PROJECT else f"[{project}] "
 
 
 def messages(conditions: list[Condition]) -> list[Message]:

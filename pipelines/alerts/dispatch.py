@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Mapping, Optional
 
 import httpx
 
@@ -28,7 +28,7 @@ from gatehouse.pipelines.alerts.delivery import (
 from gatehouse.pipelines.alerts.ledger import CLEARED, SENT, ensure_ledger, open_keys, record
 from gatehouse.pipelines.warehouse.destination import Destination, Reader, lock_timeout
 from gatehouse.pipelines.errors import GatehouseError
-from gatehouse.pipelines.run.steps import RunOptions, run_extraction
+from gatehouse.pipelines.run.steps import ProjectOutcome, RunOptions, run_extraction, run_projects
 from gatehouse.pipelines.run.summary import RunSummary
 from gatehouse.sources.console.errors import ConsoleError
 
@@ -65,12 +65,15 @@ def send_alerts(
     after_run: bool = False,
     timeout_s: Optional[float] = None,
     transport: Optional[httpx.BaseTransport] = None,
+    project_errors: Optional[Mapping[str, str]] = None,
 ) -> AlertOutcome:
     """Sends each channel the conditions it has not been told about, and records them.
 
     `run_error`: the one line of a run that failed (only that is sent: the views still show the last good
     load). `after_run`: called by a run, so its outcome is known (a success clears a failure, and the next
     failure is news again). `dry_run`: the messages are returned, nothing is sent or recorded.
+    `project_errors`: after a run of several projects, each failed project's line (sent beside what the
+    views show of the projects that loaded).
     """
     outcome = AlertOutcome(dry_run=dry_run)
     channels = configured_channels()
@@ -81,6 +84,8 @@ def send_alerts(
         channels = [Channel("(no channel configured)", "")]
     post_timeout = alert_timeout()
     timeout_s = lock_timeout(timeout_s)
+    failed = [failed_run_condition(redact(error), destination.for_project(project).label(), project)
+              for project, error in sorted((project_errors or {}).items())]
     if run_error is not None:
         found = [failed_run_condition(redact(run_error), destination.label())]
         evaluated = {kinds.RUN_FAILED}
@@ -91,7 +96,7 @@ def send_alerts(
     try:
         with destination.exclusive(timeout_s), destination.sql_client(timeout_s) as client:
             if run_error is None:
-                found = current_conditions(Reader(client))
+                found = current_conditions(Reader(client)) + failed
             if not dry_run:
                 ensure_ledger(client)
             for channel in channels:
@@ -146,10 +151,23 @@ def run_with_alerts(options: RunOptions, *, dry_run: bool = False,
     return summary, _alert_safely(options, dry_run, transport)
 
 
-def _alert_safely(options: RunOptions, dry_run: bool, transport: Any, run_error: Optional[str] = None) -> AlertOutcome:
+def run_projects_with_alerts(options: RunOptions, projects: list[str], *, dry_run: bool = False,
+                             transport: Optional[httpx.BaseTransport] = None) -> tuple[list[ProjectOutcome], AlertOutcome]:
+    """Several projects, then their alerts: what is new in the projects that loaded, and each failed project."""
+    outcomes = run_projects(options, projects)
+    errors = {outcome.project: outcome.error for outcome in outcomes if outcome.error}
+    if len(errors) == len(outcomes):
+        # nothing loaded: the views show the last good loads, only the failures are news
+        return outcomes, _alert_safely(options, dry_run, transport, run_error="; ".join(
+            f"{project}: {error}" for project, error in errors.items()))
+    return outcomes, _alert_safely(options, dry_run, transport, project_errors=errors)
+
+
+def _alert_safely(options: RunOptions, dry_run: bool, transport: Any, run_error: Optional[str] = None,
+                  project_errors: Optional[Mapping[str, str]] = None) -> AlertOutcome:
     try:
         return send_alerts(options.destination, dry_run=dry_run, run_error=run_error, after_run=True,
-                           timeout_s=options.lock_timeout_s, transport=transport)
+                           timeout_s=options.lock_timeout_s, transport=transport, project_errors=project_errors)
     except Exception as err:  # noqa: BLE001 - alerting must never fail the load; the details go to the debug log
         log.debug("alerting failed", exc_info=True)
         return AlertOutcome(problems=[f"not sent: {redact(str(err).splitlines()[0] if str(err) else type(err).__name__)}"])

@@ -138,8 +138,6 @@ def handle_run(args: argparse.Namespace) -> int:
 
 def handle_projects(args: argparse.Namespace, projects: list[str]) -> int:
     """Each project into its own dataset; the last line names every project that failed, with its reason."""
-    if args.alerts:
-        raise GatehouseError("--alerts: not yet for several projects; run gatehouse alerts per project")
     resources = [r.strip() for r in args.resources.split(",") if r.strip()] if args.resources else None
     destination = destinations.from_arguments(args)
     options = RunOptions(destination=destination, resources=resources, full_refresh=args.full_refresh,
@@ -149,13 +147,20 @@ def handle_projects(args: argparse.Namespace, projects: list[str]) -> int:
         if args.demo:
             log.info("demo: projects %s, small console twins in this process at %s", ", ".join(demo_args), DEMO_BASE_URL)
         options.projects_args = demo_args
-        outcomes = run_projects(options, projects)
+        if args.alerts:
+            from gatehouse.pipelines.alerts.dispatch import run_projects_with_alerts
+
+            outcomes, alerted = run_projects_with_alerts(options, projects)
+        else:
+            outcomes, alerted = run_projects(options, projects), None
     for outcome in outcomes:
         print(f"gatehouse: {destination.for_project(outcome.project).label()}: project {outcome.project}")
         for line in outcome.summary.lines() if outcome.summary else (f"  failed: {outcome.error}",):
             print(line)
     if destination.is_duckdb_file and any(outcome.summary for outcome in outcomes):
         print(snapshot_line(destination.snapshot_path))
+    for line in alerted.lines() if alerted else ():
+        print(line)
     failed = [outcome for outcome in outcomes if outcome.error]
     if failed:
         sys.stdout.flush()  # the failures stay the last line, also where stdout and stderr are one stream
