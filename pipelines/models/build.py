@@ -226,6 +226,7 @@ def apply_views(
     parameters: Mapping[str, float] | None = None,
     destination_name: str | None = None,
     rendered_cache: Path | None = None,
+    unless_current: bool = False,
 ) -> list[str]:
     """Creates (or replaces) every view of the models in schema `analytics`, in build order; returns their names.
 
@@ -239,6 +240,9 @@ def apply_views(
     made from (the view files, the raw columns present, the destination's dialect and names, sqlglot's
     version): translating is most of the time of a refresh, and a run after which nothing of that
     changed translates nothing.
+    `unless_current`: change nothing when the destination holds every view as these statements make it
+    (`analytics.applied_views` records a digest of the statements last applied; an older gatehouse drops it
+    with its other leftovers) and no parameter is given.
     """
     unknown = sorted(set(parameters or {}) - set(DEFAULT_PARAMETERS))
     if unknown:
@@ -248,12 +252,17 @@ def apply_views(
         destination = destination_name or destination_label(client)
         present = _run(client, _present_columns, "reading the raw tables' columns", destination)
         statements = _rendered(client, definitions, present, rendered_cache)
+        digest = _digest(statements)
+        if unless_current and not parameters and _applied_digest(client, definitions) == digest:
+            log.info("the %d views on %s are current", len(statements), destination)
+            return [definition.name for definition in definitions]
         _run(client, _ensure_analytics_dataset, f"creating schema {SCHEMA}", destination)
         with client.begin_transaction():
             _run(client, lambda c: _ensure_parameter_tables(c, parameters or {}), "the view parameter tables", destination)
             _run(client, lambda c: _drop_views(c, [d.name for d in definitions]), "dropping the old views", destination)
             for name, statement in statements:
                 _run(client, lambda c: c.execute_sql(statement), f"view {name}", destination)
+            _run(client, lambda c: c.execute_sql(_applied_statement(c, digest)), f"view {APPLIED_VIEWS}", destination)
     log.info("applied %d views on %s", len(statements), destination)
     return [definition.name for definition in definitions]
 
@@ -288,6 +297,31 @@ def _rendered(
         except OSError:
             log.debug("cannot keep rendered views in %s", path.parent, exc_info=True)
     return statements
+
+
+def _digest(statements: list[tuple[str, str]]) -> str:
+    """What the views are made from: their statements (raw columns and destination included), the parameters."""
+    return hashlib.sha256(json.dumps([SCHEMA, APPLIED_VIEWS, _PARAMETER_TABLES, sorted(DEFAULT_PARAMETERS), statements]).encode()).hexdigest()
+
+
+def _applied_statement(client: SqlClientBase[Any], digest: str) -> str:
+    return render_query(client, f"create or replace view {SCHEMA}.{APPLIED_VIEWS} as select '{digest}' as digest",
+                        what=f"view {APPLIED_VIEWS}")
+
+
+def _applied_digest(client: SqlClientBase[Any], definitions: list[ViewDefinition]) -> str | None:
+    """The digest of the views last applied, when every view and parameter table is there; else None."""
+    fold = client.capabilities.casefold_identifier
+    needed = {fold(name) for name in [*(d.name for d in definitions), "view_parameters", "srm_expected_weights", APPLIED_VIEWS]}
+    try:
+        existing = {name for (name,) in _information_schema(client, "TABLES", ("table_name",), SCHEMA)}
+        if not needed <= existing:
+            return None
+        rows = client.execute_sql(f"select digest from {qualified_view_name(client, APPLIED_VIEWS)}") or []
+    except Exception:  # whatever keeps it from being read, the views are applied again
+        log.debug("cannot read %s.%s: applying the views", SCHEMA, APPLIED_VIEWS, exc_info=True)
+        return None
+    return str(rows[0][0]) if len(rows) == 1 else None
 
 
 def render_view(client: SqlClientBase[Any], definition: ViewDefinition, present: Mapping[str, set[str]]) -> str:
@@ -364,6 +398,8 @@ def render_sources(sql: str, present: Mapping[str, set[str]]) -> str:
 
 
 READ_DIALECT = "duckdb"
+# A one-row view beside the others: the digest of the statements last applied (`apply_views(unless_current=True)`).
+APPLIED_VIEWS = "applied_views"
 # The schema name a raw table carries in the rendered SQL until it is qualified with the raw dataset's.
 _RAW_DATASET = "__gatehouse_raw__"
 _SOURCE_REFERENCE = re.compile(r"\{\{\s*source\(\s*'([a-z0-9_]+)'\s*\)\s*\}\}")

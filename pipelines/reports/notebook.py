@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from gatehouse.pipelines.run.demo import DEMO_DUCKDB
-from gatehouse.pipelines.warehouse.destination import DEFAULT_DUCKDB, DEFAULT_NAME, Destination, database_of
+from gatehouse.pipelines.warehouse.destination import DEFAULT_DUCKDB, DEFAULT_NAME, DESTINATION_ENV, DUCKDB_ENV, Destination, database_of
 from gatehouse.pipelines.errors import GatehouseError
 
 # DejaVu Sans ships with matplotlib: the charts need no font (nor anything else) from the network.
@@ -62,6 +62,42 @@ def _project_folders() -> list[Path]:
     return folders
 
 
+class _SharedReads:
+    """What the notebooks of one `gatehouse report` have read, in their one kernel (`share_reads`)."""
+
+    def __init__(self) -> None:
+        self.data: dict[tuple[Optional[str], Optional[str]], "NotebookData"] = {}
+        self.frames: dict[tuple[str, str], Any] = {}
+
+
+_shared: Optional[_SharedReads] = None
+
+
+def share_reads() -> None:
+    """From here on in this kernel, each query's frame is read once and each `NotebookData.open` of the same data
+    gives the same reader: `gatehouse report` runs its notebooks, then its summary, over one snapshot that does not
+    change meanwhile. Never in a notebook opened by hand, where a cell run again reads the data afresh."""
+    global _shared
+    _shared = _SharedReads()
+
+
+def report_summary(label: str) -> str:
+    """`gatehouse report`'s terminal summary, from the frames its notebooks read in this kernel."""
+    from gatehouse.pipelines.reports.report import summarise
+
+    # opened as the notebooks' parameters cell opens it: the reader they used
+    data = NotebookData.open(os.environ.get(DESTINATION_ENV, DEFAULT_NAME), os.environ.get(DUCKDB_ENV))
+    return summarise(_ViewReader(data), label)
+
+
+class _ViewReader:
+    """A `Reader` whose frames are the notebook's `view()`: the ones already read are not read again."""
+
+    def __init__(self, data: "NotebookData") -> None:
+        self.rows = data.reader.rows
+        self.frame = data.view
+
+
 class NotebookData:
     """Read-only, through the analysis views only: nothing is extracted here."""
 
@@ -89,6 +125,8 @@ class NotebookData:
 
         plt.rcParams.update(CHART_STYLE)
         pd.set_option("display.max_rows", 60)
+        if _shared is not None and (destination, duckdb_path) in _shared.data:
+            return _shared.data[(destination, duckdb_path)]
         loaded = Destination(name=destination or DEFAULT_NAME)
         if loaded.is_duckdb_file:
             # `gatehouse report` names the snapshot it published; the commands a notebook suggests name the database
@@ -97,7 +135,10 @@ class NotebookData:
             loaded = Destination(duckdb_path=database_of(found) if database_of(found).is_file() else found)
         where = loaded.for_reading()
         where.check_loaded()
-        return cls(where, loaded)
+        data = cls(where, loaded)
+        if _shared is not None:
+            _shared.data[(destination, duckdb_path)] = data
+        return data
 
     @property
     def flags(self) -> str:
@@ -106,7 +147,13 @@ class NotebookData:
 
     def view(self, sql: str) -> Any:
         """A data frame from DuckDB-dialect SQL over `analytics.*`, run in the destination's dialect."""
-        return self.reader.frame(sql)
+        if _shared is None:
+            return self.reader.frame(sql)
+        key = (self.destination.label(), sql)
+        if key not in _shared.frames:
+            _shared.frames[key] = self.reader.frame(sql)
+        # a copy: what one notebook adds to its frame is not in another's
+        return _shared.frames[key].copy()
 
     def as_of_line(self) -> str:
         clock = self.view("select as_of_at from analytics.as_of")
