@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import contextlib
 import io
+import logging
 import os
+import threading
+from concurrent.futures import Future
 from datetime import timezone
 from pathlib import Path
 from typing import Any, Optional
@@ -20,6 +23,8 @@ from typing import Any, Optional
 from gatehouse.pipelines.run.demo import DEMO_DUCKDB
 from gatehouse.pipelines.warehouse.destination import DEFAULT_DUCKDB, DEFAULT_NAME, DESTINATION_ENV, DUCKDB_ENV, Destination, database_of
 from gatehouse.pipelines.errors import GatehouseError
+
+log = logging.getLogger("gatehouse.notebook")
 
 # DejaVu Sans ships with matplotlib: the charts need no font (nor anything else) from the network.
 CHART_STYLE = {
@@ -67,7 +72,29 @@ class _SharedReads:
 
     def __init__(self) -> None:
         self.data: dict[tuple[Optional[str], Optional[str]], "NotebookData"] = {}
-        self.frames: dict[tuple[str, str], Any] = {}
+        self.frames: dict[tuple[str, str], Future] = {}
+        self.lock = threading.Lock()
+
+    def frame(self, key: tuple[str, str], read: Any) -> Any:
+        """The frame of `key`, read by `read()` unless another notebook (or the read-ahead) read it or is reading it."""
+        while True:
+            with self.lock:
+                pending = self.frames.get(key)
+                if pending is None:
+                    mine = self.frames[key] = Future()
+            if pending is not None:
+                try:
+                    return pending.result()
+                except Exception:
+                    continue  # whoever read it failed: read it here
+            try:
+                mine.set_result(read())
+            except BaseException as err:
+                with self.lock:
+                    del self.frames[key]
+                mine.set_exception(err)
+                raise
+            return mine.result()
 
 
 _shared: Optional[_SharedReads] = None
@@ -79,6 +106,33 @@ def share_reads() -> None:
     change meanwhile. Never in a notebook opened by hand, where a cell run again reads the data afresh."""
     global _shared
     _shared = _SharedReads()
+
+
+def read_ahead(queries: list[str]) -> None:
+    """Reads `queries` in a thread, on a connection of its own, while the notebooks run: `gatehouse report` names
+    its summary's, which the notebooks read too, so that a warehouse computes them while the kernel draws charts.
+    A query the thread could not read is read by the first notebook that asks for it, as it would be without."""
+    if _shared is None:
+        return
+    try:
+        data = NotebookData.open(os.environ.get(DESTINATION_ENV, DEFAULT_NAME), os.environ.get(DUCKDB_ENV))
+    except Exception:  # the first notebook says what is wrong
+        log.debug("no read-ahead", exc_info=True)
+        return
+    shared, where = _shared, data.destination
+
+    def read_all() -> None:
+        try:
+            with where.reader() as reader:
+                for sql in queries:
+                    try:
+                        shared.frame((where.label(), sql), lambda: reader.frame(sql))
+                    except Exception:
+                        log.debug("not read ahead: %s", sql, exc_info=True)
+        except Exception:
+            log.debug("no read-ahead", exc_info=True)
+
+    threading.Thread(target=read_all, name="gatehouse-read-ahead", daemon=True).start()
 
 
 def report_summary(label: str) -> str:
@@ -149,11 +203,8 @@ class NotebookData:
         """A data frame from DuckDB-dialect SQL over `analytics.*`, run in the destination's dialect."""
         if _shared is None:
             return self.reader.frame(sql)
-        key = (self.destination.label(), sql)
-        if key not in _shared.frames:
-            _shared.frames[key] = self.reader.frame(sql)
         # a copy: what one notebook adds to its frame is not in another's
-        return _shared.frames[key].copy()
+        return _shared.frame((self.destination.label(), sql), lambda: self.reader.frame(sql)).copy()
 
     def as_of_line(self) -> str:
         clock = self.view("select as_of_at from analytics.as_of")

@@ -90,6 +90,7 @@ class NotebookKernel:
         self.env = {**os.environ, **env}
         self.manager: Any = None
         self.client: Any = None
+        self.reading_ahead = False
 
     def __enter__(self) -> "NotebookKernel":
         from jupyter_client.manager import KernelManager
@@ -111,8 +112,13 @@ class NotebookKernel:
         return self.client
 
     def fresh(self, env: dict[str, str]) -> None:
-        """An empty namespace, and where the next notebook reads (its parameters cell reads the environment)."""
-        reply = self._execute(f"%reset -f\nimport os\nos.environ.update({env!r})\ndel os")
+        """An empty namespace, and where the next notebook reads (its parameters cell reads the environment);
+        before the first, the summary's queries start to be read ahead."""
+        code = f"%reset -f\nimport os\nos.environ.update({env!r})\ndel os"
+        if not self.reading_ahead:
+            code += f"\n__import__('gatehouse.pipelines.reports.notebook', fromlist=['_']).read_ahead({list(SUMMARY_FRAMES)!r})"
+            self.reading_ahead = True
+        reply = self._execute(code)
         if reply["status"] != "ok":
             raise GatehouseError(f"the notebooks' Python kernel failed to reset: {reply.get('evalue')}")
 
@@ -223,6 +229,15 @@ def _last_line(err: Exception) -> str:
     return lines[-1] if lines else type(err).__name__
 
 
+# The frames the summary reads, word for word as the notebooks read them: in the report's kernel each is read once,
+# ahead, while the first notebook runs.
+STALE_GATES_SQL = "select * from analytics.stale_gates"
+EXPOSURE_GROWTH_SQL = "select * from analytics.exposure_growth"
+EXPOSURE_SRM_SQL = "select * from analytics.exposure_srm"
+SOURCES_SQL = "select * from analytics.ingestion_failure_rate_by_source order by failure_rate desc nulls last, source_name"
+SUMMARY_FRAMES = (STALE_GATES_SQL, EXPOSURE_GROWTH_SQL, EXPOSURE_SRM_SQL, lists.EXPERIMENT_NAMES_SQL, SOURCES_SQL)
+
+
 def summarise(reader: Reader, label: str) -> str:
     """A few lines for the terminal, each top list in the report's own order (said on its heading line) and
     ended by "…and N more": the stale-gate worklist, experiments to look at, sources with failed runs."""
@@ -231,7 +246,7 @@ def summarise(reader: Reader, label: str) -> str:
     as_of = [f"as of {at:%Y-%m-%d %H:%M} UTC" for (at,) in rows("select as_of_at from analytics.as_of")]
     lines = [f"gatehouse report: {label}, {as_of[0] if as_of else 'no extraction recorded yet'}"]
 
-    worklist = lists.stale_worklist(frame("select * from analytics.stale_gates"))
+    worklist = lists.stale_worklist(frame(STALE_GATES_SQL))
     counts = worklist["staleness"].value_counts()
     stale = int(counts.get("marked stale", 0) + counts.get("meets stale rules", 0))
     lines.append(
@@ -246,8 +261,7 @@ def summarise(reader: Reader, label: str) -> str:
     lines += code_reference_lines(rows)
 
     experiments = lists.reviewed_experiments(
-        frame("select * from analytics.exposure_growth"), frame("select * from analytics.exposure_srm"),
-        frame(lists.EXPERIMENT_NAMES_SQL),
+        frame(EXPOSURE_GROWTH_SQL), frame(EXPOSURE_SRM_SQL), frame(lists.EXPERIMENT_NAMES_SQL),
     )
     status = experiments["review_status"].value_counts()
     flagged = experiments[experiments["review_status"].isin(["SRM", "stalled"])]
@@ -268,8 +282,7 @@ def summarise(reader: Reader, label: str) -> str:
         lines.append(f"  {experiment.experiment_id:<34} {what}{name}")
     lines += [line for line in [and_more(len(flagged), min(len(flagged), TOP))] if line]
 
-    # the ingestion notebook's query, word for word: in `gatehouse report` the frame it read is taken
-    by_source = frame("select * from analytics.ingestion_failure_rate_by_source order by failure_rate desc nulls last, source_name")
+    by_source = frame(SOURCES_SQL)
     failing = lists.failing_sources(by_source)
     lines.append(f"ingestion sources: {len(by_source)} ({len(failing)} with failed runs)"
                  + (f"; {lists.SOURCE_ORDER}:" if len(failing) else ""))
