@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import argparse
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 from gatehouse.pipelines.cli.parser import add_command
-from gatehouse.pipelines.reports.report import DEFAULT_OUT, NotebookKernel, refresh, summary, write_reports
+from gatehouse.pipelines.reports.report import DEFAULT_OUT, NotebookKernel, refresh, write_reports
 from gatehouse.pipelines.warehouse import destination as destinations
 
 EPILOG = """\
@@ -39,14 +38,13 @@ def register(subparsers: Any) -> None:
 def handle(args: argparse.Namespace) -> int:
     destination = destinations.from_arguments(args)
     out = Path(args.out)
-    # The kernel starts, and imports what the notebooks use, while the views are refreshed; the summary is read
-    # while the notebooks run (they read the snapshot just published: a run started meanwhile never waits).
-    # On PostgreSQL and other servers the summary's queries run in the server while the kernel waits on its own.
-    with NotebookKernel(destination.notebook_environment()) as kernel, ThreadPoolExecutor(1) as background:
+    # The kernel starts, and imports what the notebooks use, while the views are refreshed; the summary is made in
+    # it after the notebooks, from the frames they read (the snapshot just published: a run started meanwhile
+    # never waits), so no view is read twice.
+    with NotebookKernel(destination.notebook_environment()) as kernel:
         refresh(destination, timeout_s=args.lock_timeout)
-        summary_lines = background.submit(summary, destination, args.lock_timeout)
         reports = write_reports(destination.for_reading(), out, kernel)
-        text = summary_lines.result()
+        text = kernel.summary(destination.label())
     print(text)
     print("reports:")
     for report in reports:

@@ -281,6 +281,7 @@ def apply_views(
     known_projects: Sequence[str] = (),
     destination_name: str | None = None,
     rendered_cache: Path | None = None,
+    unless_current: bool = False,
 ) -> list[str]:
     """Creates (or replaces) every view of the models in schema `analytics`, in build order; returns their names.
 
@@ -297,6 +298,9 @@ def apply_views(
     made from (the view files, the raw datasets and columns present, the destination's dialect and names, sqlglot's
     version): translating is most of the time of a refresh, and a run after which nothing of that
     changed translates nothing.
+    `unless_current`: change nothing when the destination holds every view as these statements make it
+    (`analytics.applied_views` records a digest of the statements last applied; an older gatehouse drops it
+    with its other leftovers) and no parameter is given.
     """
     unknown = sorted(set(parameters or {}) - set(DEFAULT_PARAMETERS))
     if unknown:
@@ -309,12 +313,17 @@ def apply_views(
         if unloaded:
             log.warning("no loaded dataset for project(s) %s: the views show none of their rows", ", ".join(unloaded))
         statements = _rendered(client, definitions, raw, rendered_cache)
+        digest = _digest(statements)
+        if unless_current and not parameters and projects is None and _applied_digest(client, definitions) == digest:
+            log.info("the %d views on %s are current", len(statements), destination)
+            return [definition.name for definition in definitions]
         _run(client, _ensure_analytics_dataset, f"creating schema {SCHEMA}", destination)
         with client.begin_transaction():
             _run(client, lambda c: _ensure_parameter_tables(c, parameters or {}, projects), "the view parameter tables", destination)
             _run(client, lambda c: _drop_views(c, [d.name for d in definitions]), "dropping the old views", destination)
             for name, statement in statements:
                 _run(client, lambda c: c.execute_sql(statement), f"view {name}", destination)
+            _run(client, lambda c: c.execute_sql(_applied_statement(c, digest)), f"view {APPLIED_VIEWS}", destination)
     log.info("applied %d views on %s over %d project(s): %s", len(statements), destination, len(raw.projects),
              ", ".join(dataset.project or "" for dataset in raw.projects) or "none loaded")
     return [definition.name for definition in definitions]
@@ -350,6 +359,31 @@ def _rendered(
         except OSError:
             log.debug("cannot keep rendered views in %s", path.parent, exc_info=True)
     return statements
+
+
+def _digest(statements: list[tuple[str, str]]) -> str:
+    """What the views are made from: their statements (raw columns and destination included), the parameters."""
+    return hashlib.sha256(json.dumps([SCHEMA, APPLIED_VIEWS, _PARAMETER_TABLES, sorted(DEFAULT_PARAMETERS), statements]).encode()).hexdigest()
+
+
+def _applied_statement(client: SqlClientBase[Any], digest: str) -> str:
+    return render_query(client, f"create or replace view {SCHEMA}.{APPLIED_VIEWS} as select '{digest}' as digest",
+                        what=f"view {APPLIED_VIEWS}")
+
+
+def _applied_digest(client: SqlClientBase[Any], definitions: list[ViewDefinition]) -> str | None:
+    """The digest of the views last applied, when every view and parameter table is there; else None."""
+    fold = client.capabilities.casefold_identifier
+    needed = {fold(name) for name in [*(d.name for d in definitions), *PARAMETER_TABLE_NAMES, APPLIED_VIEWS]}
+    try:
+        existing = {name for (name,) in _information_schema(client, "TABLES", ("table_name",), SCHEMA)}
+        if not needed <= existing:
+            return None
+        rows = client.execute_sql(f"select digest from {qualified_view_name(client, APPLIED_VIEWS)}") or []
+    except Exception:  # whatever keeps it from being read, the views are applied again
+        log.debug("cannot read %s.%s: applying the views", SCHEMA, APPLIED_VIEWS, exc_info=True)
+        return None
+    return str(rows[0][0]) if len(rows) == 1 else None
 
 
 def render_view(client: SqlClientBase[Any], definition: ViewDefinition, raw: RawTables) -> str:
@@ -449,6 +483,8 @@ def _dataset_select(table: str, dataset: RawDataset | None, cast: bool) -> str:
 
 
 READ_DIALECT = "duckdb"
+# A one-row view beside the others: the digest of the statements last applied (`apply_views(unless_current=True)`).
+APPLIED_VIEWS = "applied_views"
 # The prefix of the schema name a raw table carries in the rendered SQL (then its dataset's name) until it is
 # qualified the destination's way.
 _RAW_DATASET = "__gatehouse_raw__"
@@ -466,6 +502,7 @@ _PARAMETER_TABLES = (
     "experiment_id varchar not null, group_id varchar not null, weight double not null)",
     f"create table if not exists {SCHEMA}.view_projects (project varchar not null)",
 )
+PARAMETER_TABLE_NAMES = ("view_parameters", "srm_expected_weights", "view_projects")
 
 
 @contextmanager

@@ -12,14 +12,19 @@ from __future__ import annotations
 
 import contextlib
 import io
+import logging
 import os
+import threading
+from concurrent.futures import Future
 from datetime import timezone
 from pathlib import Path
 from typing import Any, Optional
 
 from gatehouse.pipelines.run.demo import DEMO_DUCKDB
-from gatehouse.pipelines.warehouse.destination import DEFAULT_DUCKDB, DEFAULT_NAME, Destination, database_of
+from gatehouse.pipelines.warehouse.destination import DEFAULT_DUCKDB, DEFAULT_NAME, DESTINATION_ENV, DUCKDB_ENV, Destination, database_of
 from gatehouse.pipelines.errors import GatehouseError
+
+log = logging.getLogger("gatehouse.notebook")
 
 # DejaVu Sans ships with matplotlib: the charts need no font (nor anything else) from the network.
 CHART_STYLE = {
@@ -62,6 +67,91 @@ def _project_folders() -> list[Path]:
     return folders
 
 
+class _SharedReads:
+    """What the notebooks of one `gatehouse report` have read, in their one kernel (`share_reads`)."""
+
+    def __init__(self) -> None:
+        self.data: dict[tuple[Optional[str], Optional[str]], "NotebookData"] = {}
+        self.frames: dict[tuple[str, str], Future] = {}
+        self.lock = threading.Lock()
+
+    def frame(self, key: tuple[str, str], read: Any) -> Any:
+        """The frame of `key`, read by `read()` unless another notebook (or the read-ahead) read it or is reading it."""
+        while True:
+            with self.lock:
+                pending = self.frames.get(key)
+                if pending is None:
+                    mine = self.frames[key] = Future()
+            if pending is not None:
+                try:
+                    return pending.result()
+                except Exception:
+                    continue  # whoever read it failed: read it here
+            try:
+                mine.set_result(read())
+            except BaseException as err:
+                with self.lock:
+                    del self.frames[key]
+                mine.set_exception(err)
+                raise
+            return mine.result()
+
+
+_shared: Optional[_SharedReads] = None
+
+
+def share_reads() -> None:
+    """From here on in this kernel, each query's frame is read once and each `NotebookData.open` of the same data
+    gives the same reader: `gatehouse report` runs its notebooks, then its summary, over one snapshot that does not
+    change meanwhile. Never in a notebook opened by hand, where a cell run again reads the data afresh."""
+    global _shared
+    _shared = _SharedReads()
+
+
+def read_ahead(queries: list[str]) -> None:
+    """Reads `queries` in a thread, on a connection of its own, while the notebooks run: `gatehouse report` names
+    its summary's, which the notebooks read too, so that a warehouse computes them while the kernel draws charts.
+    A query the thread could not read is read by the first notebook that asks for it, as it would be without."""
+    if _shared is None:
+        return
+    try:
+        data = NotebookData.open(os.environ.get(DESTINATION_ENV, DEFAULT_NAME), os.environ.get(DUCKDB_ENV))
+    except Exception:  # the first notebook says what is wrong
+        log.debug("no read-ahead", exc_info=True)
+        return
+    shared, where = _shared, data.destination
+
+    def read_all() -> None:
+        try:
+            with where.reader() as reader:
+                for sql in queries:
+                    try:
+                        shared.frame((where.label(), sql), lambda: reader.frame(sql))
+                    except Exception:
+                        log.debug("not read ahead: %s", sql, exc_info=True)
+        except Exception:
+            log.debug("no read-ahead", exc_info=True)
+
+    threading.Thread(target=read_all, name="gatehouse-read-ahead", daemon=True).start()
+
+
+def report_summary(label: str) -> str:
+    """`gatehouse report`'s terminal summary, from the frames its notebooks read in this kernel."""
+    from gatehouse.pipelines.reports.report import summarise
+
+    # opened as the notebooks' parameters cell opens it: the reader they used
+    data = NotebookData.open(os.environ.get(DESTINATION_ENV, DEFAULT_NAME), os.environ.get(DUCKDB_ENV))
+    return summarise(_ViewReader(data), label)
+
+
+class _ViewReader:
+    """A `Reader` whose frames are the notebook's `view()`: the ones already read are not read again."""
+
+    def __init__(self, data: "NotebookData") -> None:
+        self.rows = data.reader.rows
+        self.frame = data.view
+
+
 class NotebookData:
     """Read-only, through the analysis views only: nothing is extracted here."""
 
@@ -89,6 +179,8 @@ class NotebookData:
 
         plt.rcParams.update(CHART_STYLE)
         pd.set_option("display.max_rows", 60)
+        if _shared is not None and (destination, duckdb_path) in _shared.data:
+            return _shared.data[(destination, duckdb_path)]
         loaded = Destination(name=destination or DEFAULT_NAME)
         if loaded.is_duckdb_file:
             # `gatehouse report` names the snapshot it published; the commands a notebook suggests name the database
@@ -97,7 +189,10 @@ class NotebookData:
             loaded = Destination(duckdb_path=database_of(found) if database_of(found).is_file() else found)
         where = loaded.for_reading()
         where.check_loaded()
-        return cls(where, loaded)
+        data = cls(where, loaded)
+        if _shared is not None:
+            _shared.data[(destination, duckdb_path)] = data
+        return data
 
     @property
     def flags(self) -> str:
@@ -106,7 +201,10 @@ class NotebookData:
 
     def view(self, sql: str) -> Any:
         """A data frame from DuckDB-dialect SQL over `analytics.*`, run in the destination's dialect."""
-        return self.reader.frame(sql)
+        if _shared is None:
+            return self.reader.frame(sql)
+        # a copy: what one notebook adds to its frame is not in another's
+        return _shared.frame((self.destination.label(), sql), lambda: self.reader.frame(sql)).copy()
 
     def as_of_line(self) -> str:
         clock = self.view("select as_of_at from analytics.as_of")

@@ -11,9 +11,11 @@ and widget blocks, which come from CDNs).
 
 from __future__ import annotations
 
+import ast
 import logging
 import os
 import subprocess
+from concurrent.futures import Future, ThreadPoolExecutor
 from importlib import resources
 from dataclasses import dataclass
 from pathlib import Path
@@ -60,10 +62,13 @@ def prepare(destination: Destination, timeout_s: float | None = None) -> str:
 
 
 def refresh(destination: Destination, timeout_s: float | None = None) -> None:
-    """What the notebooks need first: loaded data, this version's views and, on DuckDB, a fresh snapshot."""
+    """What the notebooks need first: loaded data, this version's views and, on DuckDB, a fresh snapshot.
+
+    Views that are already this version's, over the same raw columns, are left as they are, and a snapshot
+    the database has not changed since is not copied again (a new load or new columns redo both)."""
     destination.check_loaded(timeout_s)
-    destination.apply_views(timeout_s=timeout_s)
-    destination.publish_snapshot(timeout_s)
+    destination.apply_views(timeout_s=timeout_s, unless_current=True)
+    destination.publish_snapshot(timeout_s, unless_current=True)
 
 
 def summary(destination: Destination, timeout_s: float | None = None) -> str:
@@ -76,12 +81,16 @@ class NotebookKernel:
     """One Python kernel for all the notebooks, started at once: its start-up and the imports the notebooks
     need (pandas, matplotlib, dlt's SQL client: seconds) are paid once, not once per notebook, and overlap the
     work done before the first notebook. Each notebook begins with an empty namespace (`%reset -f`), as it
-    would in a fresh kernel, so one that leaned on another's variables would fail here as in Jupyter."""
+    would in a fresh kernel, so one that leaned on another's variables would fail here as in Jupyter.
+
+    The notebooks read one unchanging snapshot: in this kernel each query is read once, for all of them and
+    for the terminal summary, made here afterwards from the same frames (`notebook.share_reads`)."""
 
     def __init__(self, env: dict[str, str]) -> None:
         self.env = {**os.environ, **env}
         self.manager: Any = None
         self.client: Any = None
+        self.reading_ahead = False
 
     def __enter__(self) -> "NotebookKernel":
         from jupyter_client.manager import KernelManager
@@ -103,16 +112,32 @@ class NotebookKernel:
         return self.client
 
     def fresh(self, env: dict[str, str]) -> None:
-        """An empty namespace, and where the next notebook reads (its parameters cell reads the environment)."""
+        """An empty namespace, and where the next notebook reads (its parameters cell reads the environment);
+        before the first, the summary's queries start to be read ahead."""
+        code = f"%reset -f\nimport os\nos.environ.update({env!r})\ndel os"
+        if not self.reading_ahead:
+            code += f"\n__import__('gatehouse.pipelines.reports.notebook', fromlist=['_']).read_ahead({list(SUMMARY_FRAMES)!r})"
+            self.reading_ahead = True
+        reply = self._execute(code)
+        if reply["status"] != "ok":
+            raise GatehouseError(f"the notebooks' Python kernel failed to reset: {reply.get('evalue')}")
+
+    def summary(self, label: str) -> str:
+        """The terminal summary, from what the notebooks just read (run after them, in this kernel)."""
+        expression = f"__import__('gatehouse.pipelines.reports.notebook', fromlist=['_']).report_summary({label!r})"
+        reply = self._execute("", user_expressions={"summary": expression})
+        result = reply.get("user_expressions", {}).get("summary", {}) if reply["status"] == "ok" else reply
+        if result.get("status") != "ok":
+            raise GatehouseError(f"the summary failed: {result.get('ename')}: {result.get('evalue')}")
+        return str(ast.literal_eval(result["data"]["text/plain"]))
+
+    def _execute(self, code: str, **options: Any) -> dict:
         client = self.ready()
-        msg_id = client.execute(f"%reset -f\nimport os\nos.environ.update({env!r})\ndel os",
-                                silent=True, store_history=False)
+        msg_id = client.execute(code, silent=True, store_history=False, **options)
         while True:
             reply = client.get_shell_msg(timeout=CELL_TIMEOUT_S)
             if reply["parent_header"].get("msg_id") == msg_id:
-                break
-        if reply["content"]["status"] != "ok":
-            raise GatehouseError(f"the notebooks' Python kernel failed to reset: {reply['content'].get('evalue')}")
+                return reply["content"]
 
     def __exit__(self, *exc: object) -> None:
         if self.client is not None:
@@ -121,8 +146,11 @@ class NotebookKernel:
             self.manager.shutdown_kernel(now=True)
 
 
-# What every notebook imports first, imported while the kernel starts (the notebooks import them again).
-PRELOAD = "import pandas, matplotlib; matplotlib.use('Agg'); import matplotlib.pyplot, gatehouse.pipelines.reports.notebook"
+# What every notebook imports first, imported while the kernel starts (the notebooks import them again); each
+# query read once for all the notebooks of the report and its summary; and what was imported set aside from the
+# garbage collector, which otherwise walks it all at each `%reset -f` (twice) and each full collection.
+PRELOAD = ("import pandas, matplotlib; matplotlib.use('Agg'); import matplotlib.pyplot, gatehouse.pipelines.reports.notebook;"
+           " gatehouse.pipelines.reports.notebook.share_reads(); import gc; gc.freeze()")
 
 
 def write_reports(destination: Destination, out: Path, kernel: NotebookKernel | None = None) -> list[Report]:
@@ -131,25 +159,36 @@ def write_reports(destination: Destination, out: Path, kernel: NotebookKernel | 
             return write_reports(destination, out, own)
     out.mkdir(parents=True, exist_ok=True)
     # Every report is written beside its place and renamed into it only once all are made: a notebook that
-    # fails leaves the earlier reports as they were, never a mix of old and new.
-    staged: list[tuple[Path, Report]] = []
+    # fails leaves the earlier reports as they were, never a mix of old and new. Each notebook's HTML is made
+    # in a thread while the kernel runs the next one.
+    staged: list[Future] = []
     try:
-        for report in _executed(destination, out, kernel):
-            staged.append(report)
-        for partial, report in staged:
+        with ThreadPoolExecutor(1) as exporting:
+            exporter = exporting.submit(_exporter)
+            for name, notebook in _executed(destination, kernel):
+                staged.append(exporting.submit(_write_html, exporter, name, notebook, out))
+        written = [future.result() for future in staged]
+        for partial, report in written:
             os.replace(partial, report.html)
     finally:
-        for partial, _ in staged:
-            partial.unlink(missing_ok=True)
-    return [report for _, report in staged]
+        for future in staged:
+            if future.done() and future.exception() is None:
+                future.result()[0].unlink(missing_ok=True)
+    return [report for _, report in written]
 
 
-def _executed(destination: Destination, out: Path, kernel: NotebookKernel) -> Iterator[tuple[Path, Report]]:
+def _write_html(exporter: Future, name: str, notebook: Any, out: Path) -> tuple[Path, Report]:
+    html, _ = exporter.result().from_notebook_node(notebook, resources={"metadata": {"name": notebook.metadata.get("title", name)}})
+    partial = out / f".{name}.html.partial"
+    partial.write_text(html, encoding="utf-8")
+    return partial, Report(name, out / f"{name}.html")
+
+
+def _executed(destination: Destination, kernel: NotebookKernel) -> Iterator[tuple[str, Any]]:
     import nbformat
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 
-    exporter = _exporter()
     env = destination.notebook_environment()
     for name in NOTEBOOKS:
         path = NOTEBOOK_DIR / f"{name}.ipynb"
@@ -166,11 +205,7 @@ def _executed(destination: Destination, out: Path, kernel: NotebookKernel) -> It
             raise GatehouseError(f"notebook {path.name} failed: {_last_line(err)}") from err
         except (CellTimeoutError, DeadKernelError) as err:
             raise GatehouseError(f"notebook {path.name} did not finish: {_last_line(err)}") from err
-        html, _ = exporter.from_notebook_node(notebook, resources={"metadata": {"name": notebook.metadata.get("title", name)}})
-        target = out / f"{name}.html"
-        partial = out / f".{name}.html.partial"
-        partial.write_text(html, encoding="utf-8")
-        yield partial, Report(name, target)
+        yield name, notebook
 
 
 def _exporter():
@@ -194,6 +229,15 @@ def _last_line(err: Exception) -> str:
     return lines[-1] if lines else type(err).__name__
 
 
+# The frames the summary reads, word for word as the notebooks read them: in the report's kernel each is read once,
+# ahead, while the first notebook runs.
+STALE_GATES_SQL = "select * from analytics.stale_gates"
+EXPOSURE_GROWTH_SQL = "select * from analytics.exposure_growth"
+EXPOSURE_SRM_SQL = "select * from analytics.exposure_srm"
+SOURCES_SQL = "select * from analytics.ingestion_failure_rate_by_source order by failure_rate desc nulls last, source_name"
+SUMMARY_FRAMES = (STALE_GATES_SQL, EXPOSURE_GROWTH_SQL, EXPOSURE_SRM_SQL, lists.EXPERIMENT_NAMES_SQL, SOURCES_SQL)
+
+
 def summarise(reader: Reader, label: str) -> str:
     """A few lines for the terminal, each top list in the report's own order (said on its heading line) and
     ended by "…and N more": the stale-gate worklist, experiments to look at, sources with failed runs."""
@@ -202,7 +246,7 @@ def summarise(reader: Reader, label: str) -> str:
     as_of = [f"as of {at:%Y-%m-%d %H:%M} UTC" for (at,) in rows("select as_of_at from analytics.as_of")]
     lines = [f"gatehouse report: {label}, {as_of[0] if as_of else 'no extraction recorded yet'}"]
 
-    worklist = lists.stale_worklist(frame("select * from analytics.stale_gates"))
+    worklist = lists.stale_worklist(frame(STALE_GATES_SQL))
     counts = worklist["staleness"].value_counts()
     stale = int(counts.get("marked stale", 0) + counts.get("meets stale rules", 0))
     lines.append(
@@ -217,8 +261,7 @@ def summarise(reader: Reader, label: str) -> str:
     lines += code_reference_lines(rows)
 
     experiments = lists.reviewed_experiments(
-        frame("select * from analytics.exposure_growth"), frame("select * from analytics.exposure_srm"),
-        frame(lists.EXPERIMENT_NAMES_SQL),
+        frame(EXPOSURE_GROWTH_SQL), frame(EXPOSURE_SRM_SQL), frame(lists.EXPERIMENT_NAMES_SQL),
     )
     status = experiments["review_status"].value_counts()
     flagged = experiments[experiments["review_status"].isin(["SRM", "stalled"])]
@@ -239,7 +282,7 @@ def summarise(reader: Reader, label: str) -> str:
         lines.append(f"  {experiment.experiment_id:<34} {what}{name}")
     lines += [line for line in [and_more(len(flagged), min(len(flagged), TOP))] if line]
 
-    by_source = frame("select * from analytics.ingestion_failure_rate_by_source")
+    by_source = frame(SOURCES_SQL)
     failing = lists.failing_sources(by_source)
     lines.append(f"ingestion sources: {len(by_source)} ({len(failing)} with failed runs)"
                  + (f"; {lists.SOURCE_ORDER}:" if len(failing) else ""))

@@ -274,12 +274,15 @@ class Destination:
         path = self.snapshot_path if published else self.duckdb_path
         return Destination(duckdb_path=path, read_only=True, pipeline_name=self.pipeline_name, dataset_name=self.dataset_name)
 
-    def publish_snapshot(self, timeout_s: Optional[float] = None) -> Optional[Snapshot]:
+    def publish_snapshot(self, timeout_s: Optional[float] = None, unless_current: bool = False) -> Optional[Snapshot]:
         """Copies the DuckDB file, checkpointed, to a temporary file, then renames it over the snapshot.
 
         The rename is atomic: a reader opens the old snapshot or the new one, never half of either, and one
         that holds the old one open keeps reading it (its file stays until closed). Other destinations have
         no snapshot: their readers do not lock out the loader.
+
+        The snapshot takes the database's modification time: `unless_current`, a snapshot of the same size and
+        time as a database with nothing pending in its write-ahead log is the database as it is, and is kept.
         """
         if not self.is_duckdb_file:
             return None
@@ -287,6 +290,8 @@ class Destination:
 
         started = time.monotonic()
         target = self.snapshot_path
+        if unless_current and self.snapshot_is_current():
+            return Snapshot(target, time.monotonic() - started, target.stat().st_size)
         partial = target.with_name(f".{target.name}.{os.getpid()}.partial")
 
         def copy() -> None:
@@ -295,6 +300,8 @@ class Destination:
             try:
                 connection.execute("checkpoint")
                 shutil.copyfile(self.duckdb_path, partial)
+                copied = self.duckdb_path.stat()
+                os.utime(partial, ns=(copied.st_atime_ns, copied.st_mtime_ns))
             finally:
                 connection.close()
 
@@ -304,6 +311,15 @@ class Destination:
         finally:
             partial.unlink(missing_ok=True)
         return Snapshot(target, time.monotonic() - started, target.stat().st_size)
+
+    def snapshot_is_current(self) -> bool:
+        """The published snapshot is a copy of the database as it is now (see `publish_snapshot`)."""
+        try:
+            database, snapshot = self.duckdb_path.stat(), self.snapshot_path.stat()
+        except OSError:
+            return False
+        pending = Path(f"{self.duckdb_path}.wal").exists()
+        return not pending and (snapshot.st_size, snapshot.st_mtime_ns) == (database.st_size, database.st_mtime_ns)
 
     # -- the pipeline -----------------------------------------------------------------------------
 
@@ -407,12 +423,16 @@ class Destination:
             raise GatehouseError(f"cannot read {self.duckdb_path} as a gatehouse DuckDB database: {first_line(err)}") from err
 
     def apply_views(self, parameters: Optional[Mapping[str, float]] = None, timeout_s: Optional[float] = None,
-                    projects: Optional[Sequence[str]] = None, known_projects: Sequence[str] = ()) -> list[str]:
+                    projects: Optional[Sequence[str]] = None, known_projects: Sequence[str] = (),
+                    unless_current: bool = False) -> list[str]:
         """Creates or refreshes every analysis view on the destination, next to the raw dataset, over every
-        console dataset beside it (`projects`, `known_projects`: as `models.build.apply_views`)."""
+        console dataset beside it (`projects`, `known_projects`, `unless_current`: not when they are already as
+        this version makes them over these raw columns; as `models.build.apply_views`)."""
         with self.sql_client(timeout_s) as client:
+            # the translated views are kept with the pipeline's state: beside the DuckDB file, else in dlt's folder
+            cache = self.working_dir() or Path(self.pipeline().working_dir)
             return views.apply_views(client, parameters=parameters, projects=projects, known_projects=known_projects,
-                                     destination_name=self.label(), rendered_cache=self.working_dir())
+                                     destination_name=self.label(), rendered_cache=cache, unless_current=unless_current)
 
     @contextlib.contextmanager
     def reader(self, timeout_s: Optional[float] = None) -> Iterator["Reader"]:

@@ -107,7 +107,13 @@ test_statistics as (
         cast(max(total_exposures) as bigint) as total_exposures,
         max(case when has_configured_weights then 'configured' else 'even' end) as expected_split,
         sum(chi_square_term) as chi_square,
-        count(*) - 1 as degrees_of_freedom
+        count(*) - 1 as degrees_of_freedom,
+        -- the one group ranked first, carried by the aggregate: a join back to it made PostgreSQL, which cannot
+        -- size a ranked CTE, expect one row and recompute the p-values once per experiment
+        max(case when deviation_rank = 1 then group_id end) as most_deviating_group_id,
+        max(case when deviation_rank = 1 then group_name end) as most_deviating_group_name,
+        max(case when deviation_rank = 1 then observed_share end) as most_deviating_observed_share,
+        max(case when deviation_rank = 1 then expected_share end) as most_deviating_expected_share
     from contributions
     group by project, experiment_id
 ),
@@ -210,19 +216,15 @@ final as (
         end as p_value,
         parameters.p_value_threshold,
         coalesce(p_values.p_value < parameters.p_value_threshold, false) as srm_detected,
-        contributions.group_id as most_deviating_group_id,
-        contributions.group_name as most_deviating_group_name,
-        contributions.observed_share as most_deviating_observed_share,
-        contributions.expected_share as most_deviating_expected_share
+        test_statistics.most_deviating_group_id,
+        test_statistics.most_deviating_group_name,
+        test_statistics.most_deviating_observed_share,
+        test_statistics.most_deviating_expected_share
     from test_statistics
     cross join parameters
     left join p_values
         on p_values.project = test_statistics.project
         and p_values.experiment_id = test_statistics.experiment_id
-    inner join contributions
-        on contributions.project = test_statistics.project
-        and contributions.experiment_id = test_statistics.experiment_id
-        and contributions.deviation_rank = 1
 )
 
 select * from final

@@ -1,0 +1,82 @@
+"""In `gatehouse report`'s one kernel, each query is read once for the three notebooks and the summary."""
+
+from __future__ import annotations
+
+import pytest
+
+from gatehouse.pipelines.reports import lists, notebook
+from gatehouse.pipelines.reports.notebook import NotebookData
+from gatehouse.pipelines.reports.report import summarise
+from gatehouse.pipelines.warehouse.destination import Destination, Reader
+
+
+@pytest.fixture
+def counted(monkeypatch):
+    reads = []
+    original = Reader.frame
+
+    def frame(self, sql):
+        reads.append(sql)
+        return original(self, sql)
+
+    monkeypatch.setattr(Reader, "frame", frame)
+    return reads
+
+
+def test_a_notebook_opened_by_hand_reads_afresh(hand_built_db, counted, monkeypatch):
+    monkeypatch.setattr(notebook, "_shared", None)
+    data = NotebookData.open("duckdb", str(hand_built_db))
+    data.view("select * from analytics.stale_gates")
+    data.view("select * from analytics.stale_gates")
+    assert counted == ["select * from analytics.stale_gates"] * 2
+    assert NotebookData.open("duckdb", str(hand_built_db)) is not data
+
+
+def test_in_the_report_each_query_is_read_once_and_each_notebook_gets_its_own_copy(hand_built_db, counted, monkeypatch):
+    monkeypatch.setattr(notebook, "_shared", None)
+    notebook.share_reads()
+    data = NotebookData.open("duckdb", str(hand_built_db))
+    assert NotebookData.open("duckdb", str(hand_built_db)) is data
+    first = data.view("select * from analytics.stale_gates")
+    first["added_by_one_notebook"] = 1
+    second = data.view("select * from analytics.stale_gates")
+    assert "added_by_one_notebook" not in second.columns
+    assert counted == ["select * from analytics.stale_gates"]
+    monkeypatch.setenv("GATEHOUSE_DESTINATION", "duckdb")
+    monkeypatch.setenv("GATEHOUSE_DUCKDB", str(hand_built_db))
+    text = notebook.report_summary("hand_built.duckdb")
+    assert counted.count("select * from analytics.stale_gates") == 1  # the summary took the notebook's
+    with Destination(duckdb_path=hand_built_db, read_only=True).reader() as reader:
+        assert text == summarise(reader, "hand_built.duckdb")
+
+
+def test_every_query_of_the_summary_is_one_a_notebook_reads():
+    # word for word: else the summary would read it a second time, and the read-ahead would be wasted
+    import json
+
+    from gatehouse.pipelines.reports.report import NOTEBOOK_DIR, NOTEBOOKS, SUMMARY_FRAMES
+
+    sources = "\n".join("".join(cell["source"]) for name in NOTEBOOKS
+                        for cell in json.loads((NOTEBOOK_DIR / f"{name}.ipynb").read_text())["cells"])
+    for sql in SUMMARY_FRAMES:
+        assert f'view("{sql}")' in sources or sql == lists.EXPERIMENT_NAMES_SQL and "view(lists.EXPERIMENT_NAMES_SQL)" in sources, sql
+
+
+def test_the_summary_is_read_ahead_once_and_a_failed_read_ahead_is_read_again(hand_built_db, counted, monkeypatch):
+    import threading
+
+    monkeypatch.setattr(notebook, "_shared", None)
+    notebook.share_reads()
+    monkeypatch.setenv("GATEHOUSE_DESTINATION", "duckdb")
+    monkeypatch.setenv("GATEHOUSE_DUCKDB", str(hand_built_db))
+    notebook.read_ahead(["select * from analytics.no_such_view", "select * from analytics.stale_gates"])
+    data = NotebookData.open("duckdb", str(hand_built_db))
+    assert len(data.view("select * from analytics.stale_gates")) > 0
+    for thread in threading.enumerate():
+        if thread.name == "gatehouse-read-ahead":
+            thread.join(timeout=60)
+    assert counted.count("select * from analytics.stale_gates") == 1
+    # the read-ahead's failure is not the notebook's: it reads the query itself, and fails with its own error
+    with pytest.raises(Exception, match="no_such_view"):
+        data.view("select * from analytics.no_such_view")
+    assert counted.count("select * from analytics.no_such_view") == 2
