@@ -37,7 +37,7 @@ from gatehouse.pipelines.errors import explain
 from gatehouse.sources.code_refs import code_references_source
 from gatehouse.sources.code_refs.scans import reference_counts
 from gatehouse.pipelines.models.build import DEFAULT_PROJECT
-from gatehouse.pipelines.run.projects import configured_projects
+from gatehouse.pipelines.projects import configured_projects
 
 log = logging.getLogger("gatehouse.code_refs")
 # ids in more than one project named in the summary (then "…and N more")

@@ -12,7 +12,7 @@ from gatehouse.pipelines.warehouse import destination as destinations
 from gatehouse.pipelines.cli.parser import add_command
 from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.run.demo import DEMO_BASE_URL, DEMO_DUCKDB, DEMO_PROJECTS, demo_consoles
-from gatehouse.pipelines.run.projects import check_name, configured_projects
+from gatehouse.pipelines.projects import check_name, configured_projects
 from gatehouse.pipelines.run.steps import SELECTABLE, RunOptions, run_extraction, run_projects
 from gatehouse.pipelines.run.summary import snapshot_line
 from gatehouse.pipelines.models.build import DEFAULT_PARAMETERS, DEFAULT_PROJECT

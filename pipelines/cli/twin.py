@@ -12,7 +12,7 @@ from pathlib import Path
 
 from gatehouse.console_twin import SIZES, ConsoleHost, ConsoleTwin, TwinSettings
 from gatehouse.pipelines.errors import GatehouseError
-from gatehouse.pipelines.run.projects import check_name
+from gatehouse.pipelines.projects import check_name
 
 # Up to this many ids the exports are printed; beyond, they go to a file the user sources.
 INLINE_ID_LIMIT = 40

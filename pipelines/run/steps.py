@@ -28,7 +28,7 @@ from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.errors import explain
 from gatehouse.pipelines.logs import redacting_filter
 from gatehouse.pipelines.run.progress import Progress
-from gatehouse.pipelines.run.projects import configured_projects, project_source_args
+from gatehouse.pipelines.projects import configured_projects, project_source_args
 from gatehouse.pipelines.run.recovery import settle_committed_jobs
 from gatehouse.pipelines.run.summary import RunSummary, scd2_counts
 from gatehouse.pipelines.run.tuning import (

@@ -32,6 +32,7 @@ from dlt.destinations.exceptions import DatabaseUndefinedRelation
 from dlt.destinations.sql_client import SqlClientBase
 
 from gatehouse.pipelines.errors import GatehouseError, explain, first_line
+from gatehouse.pipelines.projects import configured_projects
 from gatehouse.pipelines.models import build as views
 from gatehouse.sources.console.identity import ConsoleIdentity
 
@@ -213,8 +214,9 @@ class Destination:
         fails with one line when no run has loaded any.
 
         A missing file, an empty one, or one a failed first run left behind all hold no console: reading
-        them would report nothing to do, an all-clear nobody measured. `known_projects`: the configured
-        projects, for a warehouse whose information schema shows one dataset at a time (BigQuery).
+        them would report nothing to do, an all-clear nobody measured. `known_projects`: the projects whose
+        datasets are looked up one by one where the information schema shows one dataset at a time (BigQuery);
+        by default the configured ones, as for the views.
         """
         self.check_serves_views()
         if self.is_duckdb_file and not self.duckdb_path.is_file():
@@ -247,7 +249,7 @@ class Destination:
         if (self.is_duckdb_file and not self.duckdb_path.is_file()) or not self.serves_views:
             return {}
         with self.sql_client(timeout_s) as client:
-            return {str(raw.project): raw.dataset for raw in views.raw_tables(client, known_projects).projects}
+            return {str(raw.project): raw.dataset for raw in views.raw_tables(client, known_projects or configured_projects()).projects}
 
     def last_extraction(self, timeout_s: Optional[float] = None) -> Optional[LastExtraction]:
         """The newest extraction the dataset holds and its console, or None when no run has loaded it."""
@@ -431,7 +433,7 @@ class Destination:
         with self.sql_client(timeout_s) as client:
             # the translated views are kept with the pipeline's state: beside the DuckDB file, else in dlt's folder
             cache = self.working_dir() or Path(self.pipeline().working_dir)
-            return views.apply_views(client, parameters=parameters, projects=projects, known_projects=known_projects,
+            return views.apply_views(client, parameters=parameters, projects=projects, known_projects=known_projects or configured_projects(),
                                      destination_name=self.label(), rendered_cache=cache, unless_current=unless_current)
 
     @contextlib.contextmanager

@@ -13,7 +13,7 @@ from tests.drills.conftest import clean_environment
 READ = """\
 import json
 from gatehouse.pipelines.errors import GatehouseError
-from gatehouse.pipelines.run.projects import configured_projects, project_source_args
+from gatehouse.pipelines.projects import configured_projects, project_source_args
 out = {"projects": configured_projects()}
 for name in out["projects"]:
     try:
@@ -77,7 +77,7 @@ def test_names_the_views_or_dlt_already_use_are_refused():
     import pytest
 
     from gatehouse.pipelines.errors import GatehouseError
-    from gatehouse.pipelines.run.projects import check_name
+    from gatehouse.pipelines.projects import check_name
 
     check_name("web_staging_eu")
     for name, reason in (("default", "the views call the single console"), ("staging", "would end in _staging"),
