@@ -36,23 +36,39 @@ REASONS = {
 }
 
 EXPERIMENT_NAMES_SQL = """
-select experiments.experiment_id,
+select experiments.project,
+       experiments.experiment_id,
        string_agg(distinct holdouts.holdout_name, ', ') as holdout_names
 from analytics.stg_holdout_experiments as experiments
 join analytics.stg_holdouts as holdouts
-    on holdouts.holdout_row_id = experiments.holdout_row_id
-group by experiments.experiment_id
+    on holdouts.project = experiments.project
+    and holdouts.holdout_row_id = experiments.holdout_row_id
+group by experiments.project, experiments.experiment_id
 """
+# With several projects every list is grouped by project first, the projects in name order (each view
+# carries `project`; the single console's is `default`, and one project shows as before).
+PROJECT_ORDER = "by project, then "
+
+
+def several_projects(frame: Any) -> bool:
+    """Whether the rows come from more than one project (then the lists say whose each row is)."""
+    return "project" in frame and frame["project"].nunique() > 1
+
+
+def by_project(order: str, frame: Any) -> str:
+    """A list's order in words, `by project, then ...` when its rows come from several projects."""
+    return PROJECT_ORDER + order if several_projects(frame) else order
 
 
 def stale_worklist(stale: Any) -> Any:
     """`analytics.stale_gates` in WORKLIST_ORDER, with `owner` (a name, else the key) and `reason` (in words)."""
     frame = stale.copy()
     frame["owner"] = frame["owner_name"].fillna(frame["owner_email"]).fillna(NO_OWNER)
-    frame["owner_key"] = frame["owner_id"].fillna(frame["owner"])
+    # an owner is someone in one project: the same person's gates in two projects are two groups
+    frame["owner_key"] = frame["project"] + "/" + frame["owner_id"].fillna(frame["owner"])
     frame["reason"] = frame["type_reason"].map(lambda reason: REASONS.get(reason, reason))
-    frame = frame.sort_values(["staleness_rank", "days_since_modified", "gate_id"], ascending=[True, False, True],
-                              na_position="last", kind="stable")
+    frame = frame.sort_values(["project", "staleness_rank", "days_since_modified", "gate_id"],
+                              ascending=[True, True, False, True], na_position="last", kind="stable")
     # an owner's place is that of their most urgent gate, the first of theirs in the order above
     frame["owner_place"] = frame.groupby("owner_key", sort=False).cumcount().eq(0).cumsum()
     frame["owner_place"] = frame.groupby("owner_key")["owner_place"].transform("min")
@@ -63,16 +79,16 @@ def stale_worklist(stale: Any) -> Any:
 def reviewed_experiments(growth: Any, srm: Any, names: Any) -> Any:
     """`analytics.exposure_growth` with its SRM test and holdout names, `review_status` set, in EXPERIMENT_ORDER."""
     frame = growth.merge(
-        srm[["experiment_id", "p_value", "srm_detected", "most_deviating_group_name", "most_deviating_observed_share",
-             "most_deviating_expected_share"]],
-        on="experiment_id", how="left",
-    ).merge(names, on="experiment_id", how="left")
+        srm[["project", "experiment_id", "p_value", "srm_detected", "most_deviating_group_name",
+             "most_deviating_observed_share", "most_deviating_expected_share"]],
+        on=["project", "experiment_id"], how="left",
+    ).merge(names, on=["project", "experiment_id"], how="left")
     frame["srm_detected"] = frame["srm_detected"].fillna(False).astype(bool)
     frame["review_status"] = frame["status"].where(~frame["srm_detected"], "SRM")
     frame["status_rank"] = frame["review_status"].map(STATUS_RANK).fillna(len(STATUS_RANK))
     frame["srm_order"] = frame["p_value"].where(frame["srm_detected"])
-    frame = frame.sort_values(["status_rank", "srm_order", "days_without_growth", "total_exposures", "experiment_id"],
-                              ascending=[True, True, False, False, True], na_position="last", kind="stable")
+    frame = frame.sort_values(["project", "status_rank", "srm_order", "days_without_growth", "total_exposures", "experiment_id"],
+                              ascending=[True, True, True, False, False, True], na_position="last", kind="stable")
     return frame.reset_index(drop=True)
 
 
@@ -86,5 +102,5 @@ def target_text(days_to_target: Any) -> str:
 def failing_sources(by_source: Any) -> Any:
     """`analytics.ingestion_failure_rate_by_source` rows with a failed run, in SOURCE_ORDER."""
     failing = by_source[by_source["failed_count"] > 0]
-    return failing.sort_values(["failure_rate", "failed_count", "source_name"], ascending=[False, False, True],
+    return failing.sort_values(["project", "failure_rate", "failed_count", "source_name"], ascending=[True, False, False, True],
                                kind="stable").reset_index(drop=True)

@@ -240,55 +240,91 @@ SUMMARY_FRAMES = (STALE_GATES_SQL, EXPOSURE_GROWTH_SQL, EXPOSURE_SRM_SQL, lists.
 
 def summarise(reader: Reader, label: str) -> str:
     """A few lines for the terminal, each top list in the report's own order (said on its heading line) and
-    ended by "…and N more": the stale-gate worklist, experiments to look at, sources with failed runs."""
+    ended by "…and N more": the stale-gate worklist, experiments to look at, sources with failed runs. With
+    several projects each list is grouped by project: a line per project with its counts, then its top rows."""
     rows, frame = reader.rows, reader.frame
     # no row before the first extraction: there is no clock to count ages from
-    as_of = [f"as of {at:%Y-%m-%d %H:%M} UTC" for (at,) in rows("select as_of_at from analytics.as_of")]
+    as_of = [f"as of {at:%Y-%m-%d %H:%M} UTC" for (at,) in rows("select min(as_of_at) from analytics.as_of") if at]
     lines = [f"gatehouse report: {label}, {as_of[0] if as_of else 'no extraction recorded yet'}"]
 
     worklist = lists.stale_worklist(frame(STALE_GATES_SQL))
-    counts = worklist["staleness"].value_counts()
-    stale = int(counts.get("marked stale", 0) + counts.get("meets stale rules", 0))
-    lines.append(
-        f"stale gates: {stale} to clean up ({int(counts.get('marked stale', 0))} marked stale,"
-        f" {int(counts.get('meets stale rules', 0))} meet the rules), {int(counts.get('approaching', 0))} more"
-        f" approaching; {lists.WORKLIST_ORDER}:"
-    )
-    for gate in worklist.groupby("owner_key", sort=False).head(lists.WORKLIST_PER_OWNER).head(TOP).itertuples():
-        lines.append(f"  {gate.gate_id:<34} {gate.owner:<18} {gate.staleness:<17} {gate.reason:<18}"
-                     f" {gate.days_since_modified:>4} d  {gate.recommended_action}")
-    lines += [line for line in [and_more(len(worklist), min(len(worklist), TOP))] if line]
+
+    def stale_counts(gates: Any) -> str:
+        counts = gates["staleness"].value_counts()
+        stale = int(counts.get("marked stale", 0) + counts.get("meets stale rules", 0))
+        return (f"{stale} to clean up ({int(counts.get('marked stale', 0))} marked stale,"
+                f" {int(counts.get('meets stale rules', 0))} meet the rules), {int(counts.get('approaching', 0))} more"
+                " approaching")
+
+    def stale_rows(gates: Any, indent: str) -> list[str]:
+        top = gates.groupby("owner_key", sort=False).head(lists.WORKLIST_PER_OWNER).head(TOP)
+        return [f"{indent}{gate.gate_id:<34} {gate.owner:<18} {gate.staleness:<17} {gate.reason:<18}"
+                f" {gate.days_since_modified:>4} d  {gate.recommended_action}" for gate in top.itertuples()]
+
+    lines.append(f"stale gates: {stale_counts(worklist)}; {lists.by_project(lists.WORKLIST_ORDER, worklist)}:")
+    lines += per_project(worklist, stale_counts, stale_rows)
     lines += code_reference_lines(rows)
 
     experiments = lists.reviewed_experiments(
         frame(EXPOSURE_GROWTH_SQL), frame(EXPOSURE_SRM_SQL), frame(lists.EXPERIMENT_NAMES_SQL),
     )
-    status = experiments["review_status"].value_counts()
     flagged = experiments[experiments["review_status"].isin(["SRM", "stalled"])]
-    lines.append(
-        f"experiments: {len(experiments)} ({int(status.get('SRM', 0))} with sample-ratio mismatch,"
-        f" {int(status.get('stalled', 0))} stalled, {int(status.get('running', 0))} running,"
-        f" {int(status.get('concluded', 0))} concluded)"
-        + (f"; to look at, {lists.EXPERIMENT_ORDER.split(', then')[0]}, then stalled:" if len(flagged) else "")
-    )
-    for experiment in flagged.head(TOP).itertuples():
-        if experiment.review_status == "SRM":
-            what = (f"SRM p={experiment.p_value:.1e}, {experiment.most_deviating_group_name}"
-                    f" {experiment.most_deviating_observed_share:.1%} of exposures (expected"
-                    f" {experiment.most_deviating_expected_share:.1%})")
-        else:
-            what = f"stalled: no new exposure for {experiment.days_without_growth} d"
-        name = f" ({experiment.holdout_names})" if isinstance(experiment.holdout_names, str) else ""
-        lines.append(f"  {experiment.experiment_id:<34} {what}{name}")
-    lines += [line for line in [and_more(len(flagged), min(len(flagged), TOP))] if line]
+
+    def experiment_counts(shown: Any) -> str:
+        status = shown["review_status"].value_counts()
+        return (f"{len(shown)} ({int(status.get('SRM', 0))} with sample-ratio mismatch,"
+                f" {int(status.get('stalled', 0))} stalled, {int(status.get('running', 0))} running,"
+                f" {int(status.get('concluded', 0))} concluded)")
+
+    def experiment_rows(shown: Any, indent: str) -> list[str]:
+        out = []
+        for experiment in shown[shown["review_status"].isin(["SRM", "stalled"])].head(TOP).itertuples():
+            if experiment.review_status == "SRM":
+                what = (f"SRM p={experiment.p_value:.1e}, {experiment.most_deviating_group_name}"
+                        f" {experiment.most_deviating_observed_share:.1%} of exposures (expected"
+                        f" {experiment.most_deviating_expected_share:.1%})")
+            else:
+                what = f"stalled: no new exposure for {experiment.days_without_growth} d"
+            name = f" ({experiment.holdout_names})" if isinstance(experiment.holdout_names, str) else ""
+            out.append(f"{indent}{experiment.experiment_id:<34} {what}{name}")
+        return out
+
+    order = lists.by_project(f"{lists.EXPERIMENT_ORDER.split(', then')[0]}, then stalled", experiments)
+    lines.append(f"experiments: {experiment_counts(experiments)}" + (f"; to look at, {order}:" if len(flagged) else ""))
+    lines += per_project(experiments, experiment_counts, experiment_rows,
+                         shown=lambda rows_of: int(rows_of["review_status"].isin(["SRM", "stalled"]).sum()))
 
     by_source = frame(SOURCES_SQL)
     failing = lists.failing_sources(by_source)
-    lines.append(f"ingestion sources: {len(by_source)} ({len(failing)} with failed runs)"
-                 + (f"; {lists.SOURCE_ORDER}:" if len(failing) else ""))
-    for source in failing.head(TOP).itertuples():
-        finished = source.succeeded_count + source.failed_count
-        lines.append(f"  {source.source_name:<34} {source.failed_count} of {finished} finished runs failed"
-                     f" ({source.failure_rate:.0%}), the last enqueued {minute(source.last_failed_run_enqueued_at)}")
-    lines += [line for line in [and_more(len(failing), min(len(failing), TOP))] if line]
+
+    def source_counts(sources: Any) -> str:
+        return f"{len(sources)} ({len(lists.failing_sources(sources))} with failed runs)"
+
+    def source_rows(sources: Any, indent: str) -> list[str]:
+        out = []
+        for source in lists.failing_sources(sources).head(TOP).itertuples():
+            finished = source.succeeded_count + source.failed_count
+            out.append(f"{indent}{source.source_name:<34} {source.failed_count} of {finished} finished runs failed"
+                       f" ({source.failure_rate:.0%}), the last enqueued {minute(source.last_failed_run_enqueued_at)}")
+        return out
+
+    lines.append(f"ingestion sources: {source_counts(by_source)}"
+                 + (f"; {lists.by_project(lists.SOURCE_ORDER, by_source)}:" if len(failing) else ""))
+    lines += per_project(by_source, source_counts, source_rows,
+                         shown=lambda rows_of: len(lists.failing_sources(rows_of)))
     return "\n".join(lines)
+
+
+def per_project(frame: Any, counts: Any, top_rows: Any, shown: Any = len) -> list[str]:
+    """A list's rows, each project's under a line with its own counts when there are several (the top rows and
+    "…and N more" per project); as one list otherwise. `shown(rows)`: how many rows the list has to show."""
+    if not lists.several_projects(frame):
+        total = shown(frame)
+        listed = top_rows(frame, "  ")
+        return listed + [line for line in [and_more(total, len(listed))] if line]
+    out = []
+    for project, rows_of in frame.groupby("project", sort=True):
+        listed = top_rows(rows_of, "    ")
+        out.append(f"  project {project}: {counts(rows_of)}")
+        out += listed + [line for line in [and_more(shown(rows_of), len(listed)).replace("  ", "    ", 1)] if line]
+    return out

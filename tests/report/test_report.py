@@ -179,16 +179,22 @@ def test_a_notebook_opened_where_there_is_no_database_says_so_and_creates_none(t
 
 
 def test_summary_lists_the_worklist_in_the_reports_order(demo_reports):
+    # the demo's two projects: the list grouped by project (in name order), each with its counts and top rows
     lines = demo_reports.stdout.splitlines()
     heading = next(index for index, line in enumerate(lines) if line.startswith("stale gates: "))
     assert lines[heading].endswith(
-        "; grouped by owner, the owner of the most urgent gate first; within an owner marked stale first, then the"
-        " longest untouched:"
+        "; by project, then grouped by owner, the owner of the most urgent gate first; within an owner marked stale"
+        " first, then the longest untouched:"
     )
-    terminal = [line.split()[0] for line in lines[heading + 1:heading + 6]]
-    total = int(re.search(r"stale gates: (\d+) to clean up .*, (\d+) more approaching", lines[heading])[1]) + int(
-        re.search(r", (\d+) more approaching", lines[heading])[1])
-    assert lines[heading + 6] == f"  …and {total - 5} more"
+    listed = re.compile(r"(\d+) to clean up .*, (\d+) more approaching")
+    total = sum(int(n) for n in listed.search(lines[heading]).groups())
+    assert lines[heading + 1].startswith("  project mobile: ")
+    first = sum(int(n) for n in listed.search(lines[heading + 1]).groups())
+    terminal = [line.split()[0] for line in lines[heading + 2:heading + 7]]
+    assert lines[heading + 7] == f"    …and {first - 5} more"
+    assert lines[heading + 8].startswith("  project web: ")
+    second = sum(int(n) for n in listed.search(lines[heading + 8]).groups())
+    assert first + second == total
     html = (demo_reports.out / "stale_gates.html").read_text(encoding="utf-8")
     worklist = html.split('<div class="gh-table">', 1)[1].split("</table>", 1)[0]
     gates = [title or text for title, text in re.findall(
@@ -196,6 +202,7 @@ def test_summary_lists_the_worklist_in_the_reports_order(demo_reports):
     # at most three an owner, the rest counted per owner: every gate is shown or counted once
     hidden = [int(n) for n in re.findall(r'<tr class="gh-group-more"><td colspan="\d+">…and (\d+) more for this owner</td></tr>', worklist)]
     assert len(gates) + sum(hidden) == total and gates[:5] == terminal
-    owners = re.findall(r'<tr class="gh-group">', worklist)
+    owners = re.findall(r'<tr class="gh-group"><th colspan="\d+">(mobile|web): ', worklist)
+    assert owners == sorted(owners) and set(owners) == {"mobile", "web"}
     assert max(len(group.split("<tr><td")) - 1 for group in worklist.split('<tr class="gh-group">')[1:]) == 3
     assert len(owners) > 1 and len(hidden) >= 1
