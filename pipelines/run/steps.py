@@ -113,7 +113,7 @@ def run_extraction(options: RunOptions) -> RunSummary:
         unknown = sorted(set(options.resources) - set(SELECTABLE))
         if unknown:
             raise GatehouseError(f"unknown resource(s) {', '.join(unknown)}; choose from {', '.join(SELECTABLE)}")
-        source = source.with_resources(*options.resources, "extraction_runs")
+        source = source.with_resources(*options.resources, "extraction_runs", "read_ahead")
 
     destination = options.destination
     timeout_s = lock_timeout(options.lock_timeout_s)
