@@ -29,7 +29,12 @@ from gatehouse.pipelines.run.progress import Progress
 from gatehouse.pipelines.run.projects import project_source_args
 from gatehouse.pipelines.run.recovery import settle_committed_jobs
 from gatehouse.pipelines.run.summary import RunSummary, scd2_counts
-from gatehouse.pipelines.run.tuning import apply_run_defaults, batch_garbage_collection, normalize_workers_for
+from gatehouse.pipelines.run.tuning import (
+    apply_run_defaults,
+    batch_garbage_collection,
+    normalize_workers_for,
+    release_freed_memory,
+)
 from gatehouse.sources.console import console
 from gatehouse.sources.console.errors import ConsoleError
 from gatehouse.sources.console.report import ExtractionReport
@@ -140,6 +145,7 @@ def run_extraction(options: RunOptions) -> RunSummary:
                             refresh="drop_sources" if options.full_refresh else None,
                             loader_file_format=LOADER_FILE_FORMAT,
                         )
+                    release_freed_memory()
                     with _timed(steps, "normalize", step_started), normalize_workers_for(pipeline):
                         normalized = pipeline.normalize()
                 with _timed(steps, "load", step_started):
