@@ -22,6 +22,8 @@ from gatehouse.sources.console.client import ConsoleClient
 from gatehouse.sources.console.settings import LOGGER_NAME
 
 T = TypeVar("T")
+# At the run's end, how long a read ahead's requests in flight may take to end before the client closes.
+CLOSE_WAIT_S = 1.0
 log = logging.getLogger(LOGGER_NAME)
 
 
@@ -85,14 +87,15 @@ class ReadAhead:
                 wanted_set.discard(item_id)
                 yield item_id, answer
 
-    def close(self) -> None:
-        """Stops reading (what is in flight finishes); answers not taken are dropped."""
+    def close(self, wait_s: float = 0.0) -> None:
+        """Stops reading: what has not started is not sent, answers not taken are dropped; waits up to `wait_s`
+        for the requests in flight (the run's end then closes the client, which ends any still waiting)."""
         with self._condition:
             self._closed = True
             self._answers.clear()
             self._condition.notify_all()
-        if self._thread is not threading.current_thread():
-            self._thread.join()
+        if wait_s > 0 and self._thread is not threading.current_thread():
+            self._thread.join(wait_s)
 
 
 class ReadAheads:
@@ -136,14 +139,16 @@ class ReadAheads:
         return [*planned, *(i for i in ids if i not in first)]
 
     def finish(self, table: str) -> None:
-        """The resource took every answer it wants: what is planned beyond is not read."""
+        """The resource took every answer it wants: what is planned beyond is not read (nothing waits for it)."""
         with self._lock:
             ahead = self._by_table.pop(table, None)
         if ahead is not None:
             ahead.close()
 
     def close(self) -> None:
+        """At the run's end, whatever way it ended: the reads stop, a request in flight has a moment to end
+        before the client closes (a failing run waits for no retry of a read nobody will take)."""
         with self._lock:
             aheads, self._by_table = list(self._by_table.values()), {}
         for ahead in aheads:
-            ahead.close()
+            ahead.close(wait_s=CLOSE_WAIT_S)
