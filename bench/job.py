@@ -75,7 +75,8 @@ def run_gatehouse(spec: dict[str, Any]) -> dict[str, Any]:
         "new_versions": summary.new_versions,
         "retired": summary.retired,
         "unchanged": summary.unchanged,
-        "steps": {step: summary.steps[step] for step in ("extract", "normalize", "load") if step in summary.steps},
+        # every step the run timed (sync, views and snapshot too): the tail after the load is theirs and the counts'
+        "steps": dict(summary.steps),
         "step_starts": {
             step: summary.step_started[step] + monotonic_to_epoch - PROCESS_STARTED
             for step in ("extract", "normalize", "load") if step in summary.step_started

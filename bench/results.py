@@ -67,6 +67,8 @@ class JobRun:
     rows_by_table: dict[str, int] = field(default_factory=dict)  # gatehouse: rows normalised per table
     unchanged_items: Optional[int] = None  # gatehouse: items read as last loaded, not loaded again
     error: Optional[str] = None
+    # requests per half second from the first, by endpoint (runs.json only: where the budget sat idle)
+    timeline: list[dict[str, int]] = field(default_factory=list)
 
     @property
     def rows_per_s(self) -> float:

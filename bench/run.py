@@ -84,6 +84,7 @@ def job_run(size: str, rep: int, job: str, measured: Measured, traffic: dict[str
         peak_by_step=peak_by_step(measured, result.get("step_starts", {})),
         after_last_request_s=after_last_request(result, traffic),
         error=result.get("error"),
+        timeline=traffic.get("timeline", []),
     )
     if job not in ALTERNATIVES:
         run.new_versions = sum(result.get("new_versions", {}).values())

@@ -134,6 +134,8 @@ class TwinControl:
             "distinct_fan_out": fan_out_ids,
             "settled_runs_requested": len(settled_requested),
             "max_in_window": self.twin.max_requests_in_window(self.window_s),
+            # requests per half second from the first, by endpoint: where the rate budget sat idle
+            "timeline": timeline(records, start),
         }
 
     def handle(self, command: dict[str, Any]) -> dict[str, Any]:
@@ -167,6 +169,17 @@ class TwinControl:
                 "holdout_ids": self.twin.holdout_ids,
                 "ingestion_run_ids": self.twin.ingestion_run_ids,
             }
+
+
+def timeline(records: list[Any], start: float, step_s: float = 0.5) -> list[dict[str, int]]:
+    """Requests arrived in each `step_s` from `start`, per endpoint."""
+    buckets: list[Counter] = []
+    for record in records:
+        index = int((record.time - start) / step_s)
+        while len(buckets) <= index:
+            buckets.append(Counter())
+        buckets[index][endpoint_of(record.path)] += 1
+    return [dict(bucket) for bucket in buckets]
 
 
 def emit(message: dict[str, Any]) -> None:

@@ -32,7 +32,7 @@ from gatehouse.pipelines.projects import configured_projects, project_source_arg
 from gatehouse.pipelines.run.recovery import settle_committed_jobs
 from gatehouse.pipelines.run.summary import RunSummary, scd2_counts
 from gatehouse.pipelines.run.tuning import (
-    apply_run_defaults, batch_garbage_collection, normalize_workers_for, one_normalize_worker,
+    apply_run_defaults, batch_garbage_collection, normalize_workers_for, one_normalize_worker, release_freed_memory,
 )
 from gatehouse.sources.console import console
 from gatehouse.sources.console.errors import ConsoleError
@@ -159,7 +159,7 @@ def run_extraction(options: RunOptions) -> RunSummary:
         raise GatehouseError(explain(err)) from err
     if options.resources:
         check_resources(options.resources)
-        source = source.with_resources(*options.resources, "extraction_runs")
+        source = source.with_resources(*options.resources, "extraction_runs", "read_ahead")
 
     destination = options.destination
     timeout_s = lock_timeout(options.lock_timeout_s)
@@ -190,6 +190,7 @@ def run_extraction(options: RunOptions) -> RunSummary:
                             )
                         # Projects side by side in this process: one normalises and writes the file at a time.
                         writing.enter_context(destination.writing())
+                        release_freed_memory()
                         with _timed(steps, "normalize", step_started), normalize_workers_for(pipeline):
                             normalized = pipeline.normalize()
                     with _timed(steps, "load", step_started):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import gc
 import multiprocessing
 import os
@@ -19,6 +20,8 @@ RUN_GC_THRESHOLDS = (10_000, 10, 10)
 # Extract-file writer: items buffered per table before a write, and the size a file is rotated at.
 EXTRACT_BUFFER_ITEMS = 500
 EXTRACT_FILE_BYTES = 2_000_000
+# Normalize-file writer: rows buffered per table in each normalize worker before a write (dlt's default: 5,000).
+NORMALIZE_BUFFER_ITEMS = 1000
 
 
 @contextlib.contextmanager
@@ -52,6 +55,20 @@ def batch_garbage_collection() -> Iterator[None]:
 _gc_guard = threading.Lock()
 _batched_runs = 0
 _thresholds_before = gc.get_threshold()
+
+
+def release_freed_memory() -> None:
+    """Gives the C heap's free pages back to the system before normalise forks its workers (glibc only).
+
+    Extraction frees most of what it parsed, but glibc keeps the freed pages in the process, so its resident
+    set stayed at its extraction peak through normalise and load, when the forked workers add theirs: the
+    large full load's peak. Elsewhere (macOS, musl) nothing is done."""
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+        trim = libc.malloc_trim
+    except (OSError, AttributeError):
+        return
+    trim(0)
 
 
 def normalize_workers() -> int:
@@ -128,6 +145,9 @@ def run_defaults() -> dict[str, str]:
         "sources.data_writer.buffer_max_items": str(EXTRACT_BUFFER_ITEMS),
         "sources.data_writer.file_max_bytes": str(EXTRACT_FILE_BYTES),
         "normalize.workers": str(normalize_workers()),
+        # Each normalize worker buffers rows per table, nested tables included, as Python dicts: with dlt's
+        # 5,000 the large full load peaked while normalising (bench/RESULTS.md, peak memory by step).
+        "normalize.data_writer.buffer_max_items": str(NORMALIZE_BUFFER_ITEMS),
         # The destination's own defaults (DuckDB's memory cap): gatehouse.pipelines.warehouse.destination holds them.
         **RUN_DEFAULTS,
     }

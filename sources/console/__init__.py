@@ -162,10 +162,40 @@ def qualifying_events(client: ConsoleClient, run: ExtractionRun) -> Iterator[lis
         content.close()
 
 
+@dlt.resource(name="read_ahead")
+def read_ahead(client: ConsoleClient, run: ExtractionRun) -> Iterator[list[dict]]:
+    """No table, no rows: starts reading the holdouts and experiments this run can name before any list (those
+    configured and those the last run read) while the lists are paged (sources/console/read_ahead.py). First in
+    the source's order, so after the checks a run makes before any request; only for selected resources."""
+    selected = dlt.current.source().selected_resources
+    if "holdouts" in selected:
+        loaded = dlt.current.resource_state("holdouts").get("loaded_digests", {})
+        ids = unique([*run.holdout_ids, *loaded])
+        # A holdout is one small object: all of them may be held, so the lists never page alone.
+        run.read_aheads.start("holdouts", client, client.get_holdout, ids, ahead=len(ids))
+    if "cumulative_exposures" in selected:
+        state = dlt.current.resource_state("cumulative_exposures")
+        concluded: dict[str, str] = state.get("concluded", {})
+        # Before any answer: the service's clock as the last run saw it (experiment_ids decides by the answered one).
+        today = estimated_service_now(dlt.current.resource_state("ingestion_runs").get("clock_offset_s", 0.0)).date()
+        known = unique([*run.experiment_ids, *state.get("last_day", {})])
+        due = [e for e in known if not is_quiet(concluded.get(e), today, run.recheck_concluded_days)]
+        # A series is tens of kB parsed: two batches held at most.
+        run.read_aheads.start(
+            "cumulative_exposures", client, client.get_cumulative_exposures, due, ahead=2 * run.fan_out_batch
+        )
+    yield from ()
+
+
 @dlt.resource(name="holdout_ids", selected=False)
 def holdout_ids_resource(client: ConsoleClient, run: ExtractionRun) -> Iterator[list[str]]:
-    """Holdout ids, no table: configured ones plus those referenced by gates and dynamic configs, in batches."""
-    yield from batched(run.catalogue.holdout_ids(run.holdout_ids), run.fan_out_batch)
+    """Holdout ids, no table: configured ones plus those referenced by gates and dynamic configs, in batches
+    (those read ahead first, in the order they were read)."""
+    try:
+        wanted = run.catalogue.holdout_ids(run.holdout_ids)
+        yield from batched(run.read_aheads.in_read_order("holdouts", wanted), run.fan_out_batch)
+    finally:
+        run.read_aheads.finish("holdouts")
 
 
 @dlt.transformer(name="holdouts", primary_key="id", write_disposition="merge", columns=holdout_numbers().hints())
@@ -175,7 +205,7 @@ def holdouts(ids: list[str], client: ConsoleClient, run: ExtractionRun) -> Itera
     retype = run.holdout_numbers.check_destination(dlt.current.source_schema())
     digests = AnswerDigests(dlt.current.resource_state())
     found, changed = [], []
-    for holdout_id, holdout in client.fetch_many(client.get_holdout, ids):
+    for holdout_id, holdout in run.read_aheads.fetch_many("holdouts", client, client.get_holdout, ids):
         if isinstance(holdout, ConsoleError):  # unknown or refused: reported, skipped
             run.catalogue.record_missing_holdout(holdout_id)
             run.report.skip("holdouts", holdout_id, holdout.message)
@@ -204,7 +234,10 @@ def experiment_ids_resource(client: ConsoleClient, run: ExtractionRun) -> Iterat
     today = service_today(client)
     wanted = run.catalogue.experiment_ids(run.experiment_ids, run.holdout_ids)
     due = [e for e in wanted if not is_quiet(concluded.get(e), today, run.recheck_concluded_days)]
-    yield from batched(due, run.fan_out_batch)
+    try:
+        yield from batched(run.read_aheads.in_read_order("cumulative_exposures", due), run.fan_out_batch)
+    finally:
+        run.read_aheads.finish("cumulative_exposures")
 
 
 @dlt.transformer(name="cumulative_exposures", primary_key=("experiment_id", "group_id", "date"), write_disposition="merge")
@@ -221,7 +254,8 @@ def cumulative_exposures(ids: list[str], client: ConsoleClient, run: ExtractionR
     concluded: dict[str, str] = state.setdefault("concluded", {})
     digests = AnswerDigests(state)
     rows: list[dict] = []
-    for experiment_id, series in client.fetch_many(client.get_cumulative_exposures, ids):
+    answers = run.read_aheads.fetch_many("cumulative_exposures", client, client.get_cumulative_exposures, ids)
+    for experiment_id, series in answers:
         if isinstance(series, ConsoleError):
             run.report.skip("cumulative_exposures", experiment_id, series.message)
             continue
@@ -387,6 +421,7 @@ def console(
     # list comes before the gates: the first request goes alone (client.py), and a page of 1,000
     # gates keeps everyone waiting most of a second before its status line arrives.
     return (
+        read_ahead(client, run),
         run_ids,
         run_ids | ingestion_runs(client, run),
         qualifying_events(client, run),

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
-from typing import Any, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 from gatehouse.sources.console.client import ConsoleClient
 from gatehouse.sources.console.identity import ConsoleIdentity, identify
@@ -36,6 +36,7 @@ class ExtractionReport:
     unchanged: dict[str, int] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _client: Any = field(default=None, repr=False)
+    _closers: list[Callable[[], None]] = field(default_factory=list, repr=False)
 
     def bind_client(self, client: ConsoleClient) -> None:
         """The source's client, so the caller can read its request counters and close it."""
@@ -55,7 +56,14 @@ class ExtractionReport:
     def request_stats(self) -> dict[str, Any]:
         return self._client.stats.snapshot() if self._client is not None else {}
 
+    def on_close(self, close: Callable[[], None]) -> None:
+        """`close()` when the run closes the report, before the client (what reads through it first)."""
+        self._closers.append(close)
+
     def close(self) -> None:
+        closers, self._closers = self._closers, []
+        for close in closers:
+            close()
         if self._client is not None:
             self._client.close()
 

@@ -11,6 +11,7 @@ from gatehouse.sources.console import settings
 from gatehouse.sources.console.catalogue import Catalogue, unique
 from gatehouse.sources.console.client import ConsoleClient
 from gatehouse.sources.console.columns import NumberColumns, config_numbers, gate_numbers, holdout_numbers
+from gatehouse.sources.console.read_ahead import ReadAheads
 from gatehouse.sources.console.report import ExtractionReport
 
 
@@ -33,6 +34,8 @@ class ExtractionRun:
     gate_numbers: NumberColumns = field(default_factory=gate_numbers)
     config_numbers: NumberColumns = field(default_factory=config_numbers)
     holdout_numbers: NumberColumns = field(default_factory=holdout_numbers)
+    # Per-id reads started while the lists are paged (read_ahead.py); stopped when the report closes.
+    read_aheads: ReadAheads = field(default_factory=ReadAheads)
 
     @classmethod
     def start(
@@ -53,7 +56,7 @@ class ExtractionRun:
         client; the rules as the source's arguments give them, and sixteen ids a batch per worker."""
         report = report if report is not None else ExtractionReport()
         report.bind_client(client)
-        return cls(
+        run = cls(
             report=report,
             catalogue=Catalogue(client),
             experiment_ids=unique(experiment_ids or []),
@@ -69,3 +72,6 @@ class ExtractionRun:
             # is a few kB, so a batch's memory stays small.
             fan_out_batch=max(1, max_workers * 16),
         )
+        # A run that fails before its resources took what was read ahead stops those reads with the client.
+        report.on_close(run.read_aheads.close)
+        return run

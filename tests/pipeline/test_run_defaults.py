@@ -54,6 +54,17 @@ def test_defaults_fill_only_what_the_user_left_unset(monkeypatch, project_dir):
     assert os.environ["SOURCES__DATA_WRITER__DISABLE_COMPRESSION"] == "false"
     assert os.environ["SOURCES__DATA_WRITER__FILE_MAX_BYTES"] == str(tuning.EXTRACT_FILE_BYTES)
     assert os.environ["EXTRACT__NEXT_ITEM_MODE"] == "fifo"
+    assert os.environ["NORMALIZE__DATA_WRITER__BUFFER_MAX_ITEMS"] == str(tuning.NORMALIZE_BUFFER_ITEMS)
+
+
+def test_freed_memory_is_given_back_where_the_c_library_can_and_nothing_fails_elsewhere(monkeypatch):
+    tuning.release_freed_memory()  # glibc here: malloc_trim
+
+    def no_libc(name):
+        raise OSError(f"{name}: not found")
+
+    monkeypatch.setattr(tuning.ctypes, "CDLL", no_libc)
+    tuning.release_freed_memory()  # macOS, musl: nothing to do
 
 
 def test_a_setting_in_config_toml_is_not_overridden(monkeypatch, project_dir):
