@@ -611,6 +611,11 @@ def raw_tables(client: SqlClientBase[Any], known_projects: Sequence[str] = ()) -
     return RawTables(tuple(sorted(projects, key=lambda d: (d.project != DEFAULT_PROJECT, d.project))), shared)
 
 
+def dataset_tables(client: SqlClientBase[Any]) -> list[str]:
+    """The base tables of the client's dataset, by the names the destination stored."""
+    return [name for (name,) in _information_schema(client, "TABLES", ("table_name",), None, " and table_type = 'BASE TABLE'")]
+
+
 def _information_schema(
     client: SqlClientBase[Any], view: str, columns: tuple[str, ...], dataset: str | None, where: str = "",
     schema_pattern: str | None = None,

@@ -203,6 +203,9 @@ def run_extraction(options: RunOptions) -> RunSummary:
                 report.close()
 
             load_id = info.loads_ids[-1] if info.loads_ids else None
+            if load_id is not None:
+                with _timed(steps, "statistics", step_started):
+                    destination.refresh_statistics(timeout_s)
             rows = {t: n for t, n in normalized.row_counts.items() if not t.startswith("_dlt")}
             new_versions, retired = scd2_counts(destination, load_id, timeout_s)
             stats = report.request_stats()

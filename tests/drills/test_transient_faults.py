@@ -66,7 +66,9 @@ def test_broken_answers_are_retried(drill, reference, kind):
     drill.twin.settings.fault_seed = 2
     drill.twin.settings.slow_seconds = 1.0
 
-    summary = drill.run(timeout=0.5)
+    # only the slow answer needs a short timeout: with it, a connection the busy machine accepts late (a full
+    # test run on two cores) is one more retry than the twin's faults
+    summary = drill.run(timeout=0.5) if kind == "slow" else drill.run()
 
     faulted = sum(1 for r in drill.twin.requests if r.fault == kind)
     assert faulted > 0

@@ -110,3 +110,12 @@ def test_the_report_reads_postgres(loaded_twice):
         assert "Data in <code>postgres</code>" in html and "Traceback" not in html
         assert html.count("data:image/png;base64,") == (reports["duckdb"] / f"{notebook}.html").read_text(
             encoding="utf-8").count("data:image/png;base64,")  # fmt: skip
+
+
+def test_a_run_leaves_the_loaded_tables_analyzed(loaded_twice):
+    # the views' joins are planned from statistics: a run gathers them, not autovacuum some time later
+    with psycopg2.connect(loaded_twice["credentials"]) as connection, connection.cursor() as cursor:
+        cursor.execute("select relname, last_analyze is not null from pg_stat_user_tables where schemaname = 'console'")
+        analyzed = dict(cursor.fetchall())
+    assert {"gates", "dynamic_configs", "cumulative_exposures", "ingestion_runs", "extraction_runs"} <= set(analyzed)
+    assert all(analyzed.values()), [table for table, done in analyzed.items() if not done]
