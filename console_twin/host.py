@@ -9,17 +9,14 @@ clock, request log and rate limit, as each project has its own on the service.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
-
-import httpx
+from collections.abc import Mapping
 
 from gatehouse.console_twin.service import Answer
 from gatehouse.console_twin.settings import TwinSettings
-from gatehouse.console_twin.twin import ConsoleTwin, console_transport, serving
+from gatehouse.console_twin.twin import ConsoleTwin, Served
 
 
-class ConsoleHost:
+class ConsoleHost(Served):
     """Several twins behind one address, by project name; a request goes to the twin whose key it carries."""
 
     def __init__(self, twins: Mapping[str, ConsoleTwin]) -> None:
@@ -63,11 +60,3 @@ class ConsoleHost:
     def http_date(self) -> str:
         # The organisations share the twin's epoch; one advanced alone shows its own clock in its bodies.
         return next(iter(self.twins.values())).http_date()
-
-    def transport(self) -> httpx.MockTransport:
-        return console_transport(self)
-
-    @contextmanager
-    def serve(self, host: str = "127.0.0.1", port: int = 0) -> Iterator[str]:
-        with serving(self, host, port) as base_url:
-            yield base_url

@@ -27,7 +27,21 @@ from gatehouse.console_twin.traffic import RateLimiter, RecordedRequest, Request
 log = logging.getLogger("console_twin")
 
 
-class ConsoleTwin:
+class Served:
+    """Both transports of a console (a twin, or a host of several): in-process and over loopback HTTP."""
+
+    def transport(self: Console) -> httpx.MockTransport:
+        """An in-process transport for httpx.Client: the same behaviour as over HTTP, without sockets."""
+        return console_transport(self)
+
+    @contextmanager
+    def serve(self: Console, host: str = "127.0.0.1", port: int = 0) -> Iterator[str]:
+        """Serves over HTTP on a free loopback port (or `port`) while the block runs; yields the base URL."""
+        with serving(self, host, port) as base_url:
+            yield base_url
+
+
+class ConsoleTwin(Served):
     """A console organisation, deterministic from (size, seed, days advanced), behind the console interface."""
 
     def __init__(self, size: str = "small", seed: int = 0, settings: TwinSettings | None = None) -> None:
@@ -164,16 +178,6 @@ class ConsoleTwin:
             endpoint, page, limit, items = answer.page_served
             settings.after_page(PageServed(endpoint, page, limit, items, self))
         return answer
-
-    def transport(self) -> httpx.MockTransport:
-        """An in-process transport for httpx.Client: the same behaviour as over HTTP, without sockets."""
-        return console_transport(self)
-
-    @contextmanager
-    def serve(self, host: str = "127.0.0.1", port: int = 0) -> Iterator[str]:
-        """Serves over HTTP on a free loopback port (or `port`) while the block runs; yields the base URL."""
-        with serving(self, host, port) as base_url:
-            yield base_url
 
     # --- what was asked ----------------------------------------------------------------------------------
     @property

@@ -43,6 +43,15 @@ def make_twin(**settings: Any) -> ConsoleTwin:
     return ConsoleTwin(size=ORG_SIZE, seed=ORG_SEED, settings=TwinSettings(**settings))
 
 
+def configure_project(env: pytest.MonkeyPatch, name: str, twin: ConsoleTwin, base_url: str) -> None:
+    """A project as a scheduler sets it: environment variables under SOURCES__CONSOLE__PROJECTS__<NAME>__."""
+    prefix = f"SOURCES__CONSOLE__PROJECTS__{name.upper()}__"
+    env.setenv(prefix + "BASE_URL", base_url)
+    env.setenv(prefix + "API_KEY", twin.settings.api_key)
+    env.setenv(prefix + "EXPERIMENT_IDS", json.dumps(twin.experiment_ids))
+    env.setenv(prefix + "INGESTION_RUN_IDS", json.dumps(twin.ingestion_run_ids))
+
+
 def source_args(twin: ConsoleTwin, base_url: str, **overrides: Any) -> dict[str, Any]:
     args = {
         "base_url": base_url,

@@ -7,7 +7,6 @@ change asks no more than single-project reruns would.
 from __future__ import annotations
 
 import dataclasses
-import json
 import threading
 from typing import Callable
 
@@ -18,7 +17,7 @@ from gatehouse.console_twin import ConsoleTwin, Fault, PageServed, TwinSettings
 from gatehouse.pipelines.cli.main import main
 from gatehouse.pipelines.run.steps import RunOptions, run_projects
 from gatehouse.pipelines.warehouse.destination import Destination
-from tests.drills.conftest import load, make_twin
+from tests.drills.conftest import configure_project, load, make_twin
 from tests.drills.snapshot import Snapshot, assert_same_tables, snapshot
 
 pytestmark = pytest.mark.slow
@@ -34,15 +33,6 @@ def organisations() -> dict[str, ConsoleTwin]:
         "tools": ConsoleTwin(size="small", seed=9, settings=TwinSettings(
             api_key=TOOLS_KEY, faults=[Fault("server_error", rate=1.0)])),
     }  # fmt: skip
-
-
-def configure(monkeypatch: pytest.MonkeyPatch, name: str, twin: ConsoleTwin, base_url: str) -> None:
-    """A project as a scheduler sets it: environment variables under SOURCES__CONSOLE__PROJECTS__<NAME>__."""
-    prefix = f"SOURCES__CONSOLE__PROJECTS__{name.upper()}__"
-    monkeypatch.setenv(prefix + "BASE_URL", base_url)
-    monkeypatch.setenv(prefix + "API_KEY", twin.settings.api_key)
-    monkeypatch.setenv(prefix + "EXPERIMENT_IDS", json.dumps(twin.experiment_ids))
-    monkeypatch.setenv(prefix + "INGESTION_RUN_IDS", json.dumps(twin.ingestion_run_ids))
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +58,7 @@ def test_three_projects_two_load_exactly_the_failing_one_is_named_and_a_rerun_as
     monkeypatch.setenv("SOURCES__CONSOLE__PROJECTS__TOOLS__MAX_ATTEMPTS", "2")
     with twins["web"].serve() as web, twins["mobile"].serve() as mobile, twins["tools"].serve() as tools:
         for name, base_url in (("web", web), ("mobile", mobile), ("tools", tools)):
-            configure(monkeypatch, name, twins[name], base_url)
+            configure_project(monkeypatch, name, twins[name], base_url)
 
         # Side by side: web's and mobile's first list pages each wait (up to 10 s) for the other's to be served;
         # one after another, the first would wait in vain.

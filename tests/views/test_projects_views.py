@@ -6,7 +6,6 @@ filters every view at once; a code reference to a gate id two projects share sho
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 
@@ -18,7 +17,7 @@ from gatehouse.pipelines.cli.main import main
 from gatehouse.pipelines.models.build import SHARED_TABLES, view_definitions
 from gatehouse.pipelines.run.steps import RunOptions, run_projects
 from gatehouse.pipelines.warehouse.destination import Destination, apply_views
-from tests.drills.conftest import load
+from tests.drills.conftest import configure_project, load
 from tests.views.conftest import query
 from tests.views.test_destinations_agree import keyed_rows
 from tests.warehouse.test_postgres_run import clockless
@@ -36,14 +35,6 @@ def organisations() -> dict[str, ConsoleTwin]:
             "mobile": ConsoleTwin(size="small", seed=8, settings=TwinSettings(api_key=MOBILE_KEY))}  # fmt: skip
 
 
-def configure(env: pytest.MonkeyPatch, name: str, twin: ConsoleTwin, base_url: str) -> None:
-    prefix = f"SOURCES__CONSOLE__PROJECTS__{name.upper()}__"
-    env.setenv(prefix + "BASE_URL", base_url)
-    env.setenv(prefix + "API_KEY", twin.settings.api_key)
-    env.setenv(prefix + "EXPERIMENT_IDS", json.dumps(twin.experiment_ids))
-    env.setenv(prefix + "INGESTION_RUN_IDS", json.dumps(twin.ingestion_run_ids))
-
-
 @pytest.fixture(scope="module")
 def loads(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """`projects`: both organisations as projects of one file (run_projects applies the views once); each
@@ -54,7 +45,7 @@ def loads(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     with pytest.MonkeyPatch.context() as env, twins["web"].serve() as web, twins["mobile"].serve() as mobile:
         urls = {"web": web, "mobile": mobile}
         for name, twin in twins.items():
-            configure(env, name, twin, urls[name])
+            configure_project(env, name, twin, urls[name])
             load(twin, urls[name], paths[name])
         outcomes = run_projects(RunOptions(destination=Destination(duckdb_path=paths["projects"]), progress=False), list(PROJECTS))
         assert [outcome.error for outcome in outcomes] == [None, None]
