@@ -23,6 +23,8 @@ from gatehouse.pipelines.models.build import DEFAULT_PROJECT, STAGING_SUFFIX
 from gatehouse.sources.console import console
 
 PROJECTS_SECTION = "sources.console.projects"
+# `gatehouse views --projects all`: every project (so no project may be named so)
+ALL_PROJECTS = "all"
 _ENV_PREFIX = "SOURCES__CONSOLE__PROJECTS__"
 # The name becomes part of a dataset's and a pipeline's name: lower case, short, no double underscore.
 _NAME = re.compile(r"[a-z][a-z0-9]*(_[a-z0-9]+)*")
@@ -62,6 +64,8 @@ def check_name(name: str) -> None:
         )
     if name == DEFAULT_PROJECT:
         raise GatehouseError(f"project name {name!r}: the views call the single console (dataset console) {DEFAULT_PROJECT!r}; choose another name")
+    if name == ALL_PROJECTS:
+        raise GatehouseError(f"project name {name!r}: `gatehouse views --projects {ALL_PROJECTS}` means every project; choose another name")
     if f"_{name}".endswith(STAGING_SUFFIX):
         raise GatehouseError(f"project name {name!r}: dataset console_{name} would end in {STAGING_SUFFIX}, as dlt's staging datasets do; choose another name")
 

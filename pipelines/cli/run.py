@@ -12,13 +12,11 @@ from gatehouse.pipelines.warehouse import destination as destinations
 from gatehouse.pipelines.cli.parser import add_command
 from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.run.demo import DEMO_BASE_URL, DEMO_DUCKDB, DEMO_PROJECTS, demo_consoles
-from gatehouse.pipelines.projects import check_name, configured_projects
+from gatehouse.pipelines.projects import ALL_PROJECTS, check_name, configured_projects
 from gatehouse.pipelines.run.steps import SELECTABLE, RunOptions, run_extraction, run_projects
 from gatehouse.pipelines.run.summary import snapshot_line
 from gatehouse.pipelines.models.build import DEFAULT_PARAMETERS, DEFAULT_PROJECT
 
-# `gatehouse views --projects all`: empty the filter, every project shows
-ALL_PROJECTS = "all"
 
 log = logging.getLogger("gatehouse.run")
 

@@ -81,6 +81,7 @@ def test_names_the_views_or_dlt_already_use_are_refused():
 
     check_name("web_staging_eu")
     for name, reason in (("default", "the views call the single console"), ("staging", "would end in _staging"),
-                         ("web_staging", "would end in _staging"), ("Web", "lower-case letters")):
+                         ("web_staging", "would end in _staging"), ("Web", "lower-case letters"),
+                         ("all", "means every project")):
         with pytest.raises(GatehouseError, match=reason):
             check_name(name)
