@@ -166,7 +166,10 @@ def run_extraction(options: RunOptions) -> RunSummary:
     steps: dict[str, float] = {}
     step_started: dict[str, float] = {}
     try:
-        with destination.exclusive(timeout_s):
+        with destination.exclusive(timeout_s), contextlib.ExitStack() as file_held:
+            # Projects side by side in this process open a DuckDB file one at a time (DuckDB refuses a second
+            # instance of a file the process holds): held for every step that opens it, let go while extracting.
+            file_held.enter_context(destination.writing())
             # Before any request: a dataset that holds another console is never loaded over by mistake.
             check_console(destination, report, options, timeout_s)
             pipeline = destination.pipeline()
@@ -176,25 +179,24 @@ def run_extraction(options: RunOptions) -> RunSummary:
                 # goes through the one bounded wait, and a file taken after extraction costs no request.
                 # A load left pending goes first: syncing with a dataset it never reached would wipe it.
                 if pipeline.has_pending_data:
-                    with destination.writing():
-                        finish_interrupted_load(destination, pipeline, timeout_s)
+                    finish_interrupted_load(destination, pipeline, timeout_s)
                 with _timed(steps, "sync", step_started):
                     destination.when_free(pipeline.sync_destination, timeout_s)
-                with contextlib.ExitStack() as writing:
-                    with Progress(report, enabled=options.progress, label=options.project or ""), batch_garbage_collection():
-                        with _timed(steps, "extract", step_started):
-                            pipeline.extract(
-                                source,
-                                refresh="drop_sources" if options.full_refresh else None,
-                                loader_file_format=LOADER_FILE_FORMAT,
-                            )
-                        # Projects side by side in this process: one normalises and writes the file at a time.
-                        writing.enter_context(destination.writing())
-                        release_freed_memory()
-                        with _timed(steps, "normalize", step_started), normalize_workers_for(pipeline):
-                            normalized = pipeline.normalize()
-                    with _timed(steps, "load", step_started):
-                        info = destination.when_free(pipeline.load, timeout_s, extracted=True)
+                file_held.close()
+                with Progress(report, enabled=options.progress, label=options.project or ""), batch_garbage_collection():
+                    with _timed(steps, "extract", step_started):
+                        pipeline.extract(
+                            source,
+                            refresh="drop_sources" if options.full_refresh else None,
+                            loader_file_format=LOADER_FILE_FORMAT,
+                        )
+                    # one normalises and writes the file at a time, to the end of the run
+                    file_held.enter_context(destination.writing())
+                    release_freed_memory()
+                    with _timed(steps, "normalize", step_started), normalize_workers_for(pipeline):
+                        normalized = pipeline.normalize()
+                with _timed(steps, "load", step_started):
+                    info = destination.when_free(pipeline.load, timeout_s, extracted=True)
             except PipelineStepFailed as err:
                 raise GatehouseError(explain(err)) from err
             except ConsoleError as err:
