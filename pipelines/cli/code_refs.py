@@ -37,7 +37,6 @@ from gatehouse.pipelines.errors import explain
 from gatehouse.sources.code_refs import code_references_source
 from gatehouse.sources.code_refs.scans import reference_counts
 from gatehouse.pipelines.models.build import DEFAULT_PROJECT
-from gatehouse.pipelines.projects import configured_projects
 
 log = logging.getLogger("gatehouse.code_refs")
 # ids in more than one project named in the summary (then "…and N more")
@@ -124,13 +123,12 @@ def parse_aliases(pairs: Sequence[str], file: Optional[Path]) -> dict[str, list[
     return aliases
 
 
-def read_entities(destination: Destination, timeout_s: Optional[float] = None,
-                  known_projects: Sequence[str] = ()) -> dict[Entity, list[str]]:
+def read_entities(destination: Destination, timeout_s: Optional[float] = None) -> dict[Entity, list[str]]:
     """Every gate and config id a console has or had (the SCD2 history keeps deleted ones), with the projects
     that hold it: the single console's (`default`) and every project's; a repository's code is no one project's."""
     entities: dict[Entity, list[str]] = {}
     found_table = False
-    datasets = destination.console_datasets(timeout_s, known_projects) or {DEFAULT_PROJECT: destination.dataset_name}
+    datasets = destination.console_datasets(timeout_s) or {DEFAULT_PROJECT: destination.dataset_name}
     with destination.sql_client(timeout_s) as client:
         for project, dataset in sorted(datasets.items()):
             for table, entity_type in (("gates", GATE), ("dynamic_configs", DYNAMIC_CONFIG)):
@@ -171,11 +169,10 @@ def handle(args: argparse.Namespace) -> int:
         raise GatehouseError(f"two paths are both repository {duplicates[0]!r}: scan them one at a time with --repository-name")
 
     destination = destinations.from_arguments(args)
-    known_projects = configured_projects()
     try:
         # No run loaded yet: every id would be an orphan, and the worklist would say all clear.
-        destination.check_loaded(args.lock_timeout, known_projects)
-        entities = read_entities(destination, args.lock_timeout, known_projects)
+        destination.check_loaded(args.lock_timeout)
+        entities = read_entities(destination, args.lock_timeout)
     except DltException as err:
         # a missing credential, a table dlt cannot read: run's one-line explanation
         raise GatehouseError(f"cannot read the console data from destination {destination.label()}: {explain(err)}") from err
@@ -202,7 +199,7 @@ def handle(args: argparse.Namespace) -> int:
             destination.when_free(lambda: pipeline.run(code_references_source(scans, known)), args.lock_timeout)
         except PipelineStepFailed as err:
             raise GatehouseError(f"loading the references failed at the {err.step} step (nothing replaced): {explain(err)}") from err
-        destination.refresh_views(args.lock_timeout, known_projects=known_projects)
+        destination.refresh_views(args.lock_timeout)
         destination.publish_snapshot(args.lock_timeout)
     for line in summary_lines(scans, known):
         print(line)

@@ -184,10 +184,8 @@ def handle_views(args: argparse.Namespace) -> int:
             if name != DEFAULT_PROJECT:
                 check_name(name)
     destination = destinations.from_arguments(args)
-    known_projects = configured_projects()
-    destination.check_loaded(args.lock_timeout, known_projects)
-    names = destination.apply_views(parameters=parameters or None, timeout_s=args.lock_timeout, projects=projects,
-                                    known_projects=known_projects)
+    destination.check_loaded(args.lock_timeout)
+    names = destination.apply_views(parameters=parameters or None, timeout_s=args.lock_timeout, projects=projects)
     destination.publish_snapshot(args.lock_timeout)
     print(f"gatehouse: {destination.label()}: {len(names)} views in schema analytics")
     return 0

@@ -28,7 +28,7 @@ from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.errors import explain
 from gatehouse.pipelines.logs import redacting_filter
 from gatehouse.pipelines.run.progress import Progress
-from gatehouse.pipelines.projects import configured_projects, project_source_args
+from gatehouse.pipelines.projects import project_source_args
 from gatehouse.pipelines.run.recovery import settle_committed_jobs
 from gatehouse.pipelines.run.summary import RunSummary, scd2_counts
 from gatehouse.pipelines.run.tuning import (
@@ -117,8 +117,8 @@ def run_projects(options: RunOptions, projects: list[str]) -> list[ProjectOutcom
         timeout_s = lock_timeout(options.lock_timeout_s)
         # once, over every project's dataset (the views read them all), as a single console's run does
         with options.destination.exclusive(timeout_s):
-            # known: every configured project's dataset, not only those this run loaded (--project web)
-            options.destination.refresh_views(timeout_s, known_projects=sorted(set(projects) | set(configured_projects())))
+            # with every configured project's dataset too, not only those this run loaded (--project web)
+            options.destination.refresh_views(timeout_s, known_projects=projects)
         options.destination.publish_snapshot(timeout_s)
     return outcomes
 

@@ -261,7 +261,7 @@ class Destination:
         if (self.is_duckdb_file and not self.duckdb_path.is_file()) or not self.serves_views:
             return {}
         with self.sql_client(timeout_s) as client:
-            return {str(raw.project): raw.dataset for raw in views.raw_tables(client, known_projects or configured_projects()).projects}
+            return {str(raw.project): raw.dataset for raw in views.raw_tables(client, _known(known_projects)).projects}
 
     def last_extraction(self, timeout_s: Optional[float] = None) -> Optional[LastExtraction]:
         """The newest extraction the dataset holds and its console, or None when no run has loaded it."""
@@ -445,7 +445,7 @@ class Destination:
         with self.sql_client(timeout_s) as client:
             # the translated views are kept with the pipeline's state: beside the DuckDB file, else in dlt's folder
             cache = self.working_dir() or Path(self.pipeline().working_dir)
-            return views.apply_views(client, parameters=parameters, projects=projects, known_projects=known_projects or configured_projects(),
+            return views.apply_views(client, parameters=parameters, projects=projects, known_projects=_known(known_projects),
                                      destination_name=self.label(), rendered_cache=cache, unless_current=unless_current)
 
     @contextlib.contextmanager
@@ -715,6 +715,11 @@ def add_arguments(parser: Any, *, lock: bool = True) -> None:
         parser.add_argument("--lock-timeout", type=float, default=None, metavar="SECONDS",
                             help=f"wait this long for another run or for a program holding the DuckDB file"
                             f" (default: setting {LOCK_TIMEOUT_SETTING}, else {DEFAULT_LOCK_TIMEOUT_S:.0f})")
+
+
+def _known(known_projects: Sequence[str]) -> list[str]:
+    """The projects whose datasets are looked up one by one (BigQuery): those named, and every configured one."""
+    return sorted(set(known_projects) | set(configured_projects()))
 
 
 def from_arguments(args: Any) -> Destination:
