@@ -353,7 +353,7 @@ class Destination:
                     shutil.rmtree(own_state)
             else:
                 self.forget_removed_database()
-            destination: Any = dlt.destinations.duckdb(str(self.duckdb_path))
+            destination: Any = dlt.destinations.duckdb(duckdb_credentials(self.duckdb_path))
         else:
             destination = self.name
         with self._reaching():
@@ -687,6 +687,20 @@ def duckdb_file_client(database: str | Path | Any, dataset: str = DATASET_NAME) 
         yield client
     finally:
         client.close_connection()
+
+
+def duckdb_credentials(path: Path) -> Any:
+    """dlt's DuckDB credentials for a file, made without parsing the path as a connection string.
+
+    dlt parses a string with SQLAlchemy's URL parser when SQLAlchemy is installed, importing it for that
+    alone: 0.1 s of every run before its first request (large twin, no-change rerun), and nothing else in
+    a run needs it. The fields are the same either way, and config (`global_config`...) still resolves.
+    """
+    from dlt.destinations.impl.duckdb.configuration import DuckDbCredentials
+
+    credentials = DuckDbCredentials()
+    credentials.database = str(path)
+    return credentials
 
 
 def database_of(path: Path) -> Path:

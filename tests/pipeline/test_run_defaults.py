@@ -146,3 +146,20 @@ def test_a_condition_target_value_column_is_text_whatever_value_comes_first(load
     assert [(c, t) for (table, c, t) in table_columns(loader.duckdb_path)
             if table == "gates__rules__conditions__target_value" and c.startswith("value")] == [("value", "VARCHAR")]
     assert ("7",) in loader.query("select value from console.gates__rules__conditions__target_value")
+
+
+def test_the_duckdb_file_reaches_dlt_as_credentials_with_the_run_defaults(monkeypatch, tmp_path, project_dir):
+    """The file is handed to dlt as credentials, not a string dlt parses (which imports SQLAlchemy): the same
+    file, and the destination settings a run starts from still resolve into them."""
+    from gatehouse.pipelines.warehouse.destination import RUN_DEFAULTS, Destination
+
+    for key, value in RUN_DEFAULTS.items():
+        monkeypatch.setenv(key.upper().replace(".", "__"), value)
+    database = tmp_path / "a folder" / "gate house.duckdb"
+    destination = Destination(duckdb_path=database, pipelines_dir=tmp_path / "pipelines")
+
+    credentials = destination.pipeline().destination_client().config.credentials
+
+    assert credentials.database == str(database)
+    assert credentials.global_config == {"memory_limit": "128MB", "threads": 1}
+    assert not credentials.read_only
