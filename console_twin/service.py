@@ -219,6 +219,8 @@ class ConsoleService:
         for index, fault in enumerate(settings.faults):
             if fault.path_prefix and not record.path.startswith(fault.path_prefix):
                 continue
+            if fault.path_suffix and not record.path.endswith(fault.path_suffix):
+                continue
             if record.seq in fault.on_requests:
                 return fault.kind
             # One draw per (seed, request, how many times it came, fault), never per arrival number: the

@@ -37,6 +37,7 @@ class Fault:
     on_requests: Iterable[int] = frozenset()
     rate: float = 0.0
     path_prefix: str = ""
+    path_suffix: str = ""  # e.g. `/cumulative_exposures`: one operation whose path has an id in the middle
 
     def __post_init__(self) -> None:
         if self.kind not in FAULT_KINDS:

@@ -13,6 +13,7 @@ import dataclasses
 import importlib
 import logging
 import time
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Optional
@@ -34,14 +35,14 @@ from gatehouse.pipelines.run.summary import RunSummary, scd2_counts
 from gatehouse.pipelines.run.tuning import (
     apply_run_defaults, batch_garbage_collection, normalize_workers_for, one_normalize_worker, release_freed_memory,
 )
-from gatehouse.sources.console import console
+from gatehouse.sources.console import console, load_phases, settings
 from gatehouse.sources.console.errors import ConsoleError
 from gatehouse.sources.console.report import ExtractionReport
 
 log = logging.getLogger("gatehouse.run")
 
 # The tables a user can pick with --resources (the id resources feed them and are not tables).
-SELECTABLE = ("gates", "dynamic_configs", "qualifying_events", "holdouts", "cumulative_exposures", "ingestion_runs")
+SELECTABLE = settings.TABLES
 # Rows are normalised to parquet: dlt's default insert_values format loads about ten times slower.
 LOADER_FILE_FORMAT = "parquet"
 
@@ -149,22 +150,24 @@ def run_extraction(options: RunOptions) -> RunSummary:
     started = time.monotonic()
     apply_run_defaults()
     report = ExtractionReport()
+    if options.resources:
+        check_resources(options.resources)
     try:
         # A project's section of the config, but for the demo's projects, whose settings all come with them.
         configured = project_source_args(options.project) if options.project and not options.demo else {}
         source_args = {**configured, **options.source_args}
         redacting_filter.add(source_args.get("api_key"))
+        if options.resources:
+            source_args["tables"] = options.resources
         source = console(report=report, **source_args)
     except (ConfigFieldMissingException, ConfigurationValueError, ConsoleError) as err:
         raise GatehouseError(explain(err)) from err
-    if options.resources:
-        check_resources(options.resources)
-        source = source.with_resources(*options.resources, "extraction_runs", "read_ahead")
 
     destination = options.destination
     timeout_s = lock_timeout(options.lock_timeout_s)
     steps: dict[str, float] = {}
     step_started: dict[str, float] = {}
+    loaded: list[str] = []  # the tables of the phases loaded so far
     try:
         with destination.exclusive(timeout_s), contextlib.ExitStack() as file_held:
             # Projects side by side in this process open a DuckDB file one at a time (DuckDB refuses a second
@@ -174,6 +177,8 @@ def run_extraction(options: RunOptions) -> RunSummary:
             check_console(destination, report, options, timeout_s)
             pipeline = destination.pipeline()
             before = schema_columns(pipeline)
+            rows: Counter[str] = Counter()
+            load_ids: list[str] = []
             try:
                 # dlt's steps one by one, as pipeline.run takes them, so that each that opens the DuckDB file
                 # goes through the one bounded wait, and a file taken after extraction costs no request.
@@ -183,33 +188,38 @@ def run_extraction(options: RunOptions) -> RunSummary:
                 with _timed(steps, "sync", step_started):
                     destination.when_free(pipeline.sync_destination, timeout_s)
                 file_held.close()
+                # Phase by phase (sources.console.LOAD_PHASES): each is loaded while the reads of the next go on
+                # in the background, so what is left after the last request is the last phase's load alone.
                 with Progress(report, enabled=options.progress, label=options.project or ""), batch_garbage_collection():
-                    with _timed(steps, "extract", step_started):
-                        pipeline.extract(
-                            source,
-                            refresh="drop_sources" if options.full_refresh else None,
-                            loader_file_format=LOADER_FILE_FORMAT,
-                        )
-                    # one normalises and writes the file at a time, to the end of the run
-                    file_held.enter_context(destination.writing())
-                    release_freed_memory()
-                    with _timed(steps, "normalize", step_started), normalize_workers_for(pipeline):
-                        normalized = pipeline.normalize()
-                with _timed(steps, "load", step_started):
-                    info = destination.when_free(pipeline.load, timeout_s, extracted=True)
-            except PipelineStepFailed as err:
-                raise GatehouseError(explain(err)) from err
-            except ConsoleError as err:
-                raise GatehouseError(explain(err)) from err
+                    for number, phase in enumerate(load_phases(source)):
+                        with _timed(steps, "extract", step_started):
+                            pipeline.extract(
+                                phase,
+                                refresh="drop_sources" if options.full_refresh and number == 0 else None,
+                                loader_file_format=LOADER_FILE_FORMAT,
+                            )
+                        # one normalises and writes the file at a time
+                        with destination.writing():
+                            release_freed_memory()
+                            with _timed(steps, "normalize", step_started), normalize_workers_for(pipeline):
+                                normalized = pipeline.normalize()
+                            with _timed(steps, "load", step_started):
+                                info = destination.when_free(pipeline.load, timeout_s, extracted=True)
+                        rows.update({t: n for t, n in normalized.row_counts.items() if not t.startswith("_dlt")})
+                        load_ids.extend(info.loads_ids)
+                        loaded.extend(phase.selected_resources)
+            except (PipelineStepFailed, ConsoleError) as err:
+                raise GatehouseError(explain(err) + loaded_before(loaded)) from err
             finally:
                 report.close()
 
-            load_id = info.loads_ids[-1] if info.loads_ids else None
+            # to the end of the run
+            file_held.enter_context(destination.writing())
+            load_id = load_ids[-1] if load_ids else None
             if load_id is not None:
                 with _timed(steps, "statistics", step_started):
                     destination.refresh_statistics(timeout_s)
-            rows = {t: n for t, n in normalized.row_counts.items() if not t.startswith("_dlt")}
-            new_versions, retired = scd2_counts(destination, load_id, timeout_s)
+            new_versions, retired = scd2_counts(destination, load_ids, timeout_s)
             stats = report.request_stats()
             snapshot = None
             if options.publish:
@@ -220,7 +230,7 @@ def run_extraction(options: RunOptions) -> RunSummary:
     finally:
         waited = destination.waits.seconds
     return RunSummary(
-        rows_loaded=rows,
+        rows_loaded=dict(rows),
         new_versions=new_versions,
         retired=retired,
         skipped=[(s.table, s.id, s.reason) for s in report.skipped],
@@ -239,6 +249,14 @@ def run_extraction(options: RunOptions) -> RunSummary:
         ended_at=time.monotonic(),
         unchanged={table: n for table, n in report.unchanged.items() if n},
     )
+
+
+def loaded_before(tables: list[str]) -> str:
+    """What a run that failed had loaded before it did (whole tables, its extraction not recorded), or nothing."""
+    tables = [t for t in tables if t in SELECTABLE]
+    if not tables:
+        return ""
+    return f" (loaded before the failure: {', '.join(tables)}; the run is not recorded in extraction_runs)"
 
 
 def check_demo_file(destination: Destination, timeout_s: float) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Optional, Sequence
 
 from dlt.destinations.exceptions import DatabaseUndefinedRelation
 
@@ -81,24 +81,27 @@ def snapshot_line(path: object) -> str:
     return f"readers' snapshot: {path} (open this one in notebooks and BI tools; a run never waits for it)"
 
 
-def scd2_counts(destination: "Destination", load_id: Optional[str],
+def scd2_counts(destination: "Destination", load_ids: Sequence[str],
                 timeout_s: Optional[float] = None) -> tuple[dict[str, int], dict[str, int]]:
-    """New versions written by this load and entities retired by it, per SCD2 table.
+    """New versions written by this run's loads and entities retired by them, per SCD2 table.
 
     DuckDB-dialect SQL, translated for the destination like every other read; a table not loaded yet (a
     run of other resources) has no counts, any other failure is the run's. dlt closes a retired version at
-    its load package's creation time, the load id itself: a version closed since then was closed by this load
-    (an earlier run's retirement, seconds before, is not counted again).
+    its load package's creation time, the load id itself: a version closed since the run's first load was
+    closed by this run (an earlier run's retirement, seconds before, is not counted again).
     """
     new_versions: dict[str, int] = {}
     retired: dict[str, int] = {}
-    if load_id is None or not _LOAD_ID.match(load_id):
+    load_ids = [load_id for load_id in load_ids if _LOAD_ID.match(load_id)]
+    if not load_ids:
         return new_versions, retired
+    first = min(load_ids, key=float)
+    listed = ", ".join(f"'{load_id}'" for load_id in load_ids)
     with destination.reader(timeout_s) as reader:
         for table in SCD2_TABLES:
             try:
                 [(new_versions[table],)] = reader.rows(
-                    f"select count(*) from {reader.dataset_name}.{table} where _dlt_load_id = '{load_id}'"
+                    f"select count(*) from {reader.dataset_name}.{table} where _dlt_load_id in ({listed})"
                 )
             except DatabaseUndefinedRelation:
                 continue
@@ -108,7 +111,7 @@ def scd2_counts(destination: "Destination", load_id: Optional[str],
                 select count(distinct closed.id)
                 from {reader.dataset_name}.{table} as closed
                 where closed._dlt_valid_to is not null
-                    and closed._dlt_valid_to >= to_timestamp({float(load_id) - 0.001:.6f})
+                    and closed._dlt_valid_to >= to_timestamp({float(first) - 0.001:.6f})
                     and not exists (
                         select 1 from {reader.dataset_name}.{table} as open_version
                         where open_version.id = closed.id and open_version._dlt_valid_to is null

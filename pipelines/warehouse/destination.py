@@ -203,9 +203,10 @@ class Destination:
             raise GatehouseError(f"destination {self.name} has no analysis views: {NO_VIEWS[self.name]}")
 
     def refresh_views(self, timeout_s: Optional[float] = None, known_projects: Sequence[str] = ()) -> None:
-        """After a load: the views where they can live; elsewhere a warning, and the raw tables stay loaded."""
+        """After a load: the views where they can live, applied unless they are current (a load that added no
+        column and no dataset leaves them as they are); elsewhere a warning, and the raw tables stay loaded."""
         if self.serves_views:
-            self.apply_views(timeout_s=timeout_s, known_projects=known_projects)
+            self.apply_views(timeout_s=timeout_s, known_projects=known_projects, unless_current=True)
         else:
             log.warning("raw tables loaded; no analysis views on %s: %s", self.name, NO_VIEWS[self.name])
 

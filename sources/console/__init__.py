@@ -9,12 +9,13 @@ settings.py.
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Any, Callable, Iterator, Optional, Sequence
 from uuid import uuid4
 
 import dlt
 import pyarrow as pa
-from dlt.sources import DltResource
+from dlt.sources import DltResource, DltSource
 
 from gatehouse.sources.console import settings
 from gatehouse.sources.console.absence import AbsenceCheck, live_dynamic_configs, live_gates
@@ -34,7 +35,7 @@ from gatehouse.sources.console.columns import (
     gate_numbers,
     holdout_numbers,
 )
-from gatehouse.sources.console.errors import ConsoleError
+from gatehouse.sources.console.errors import ConfigurationError, ConsoleError
 from gatehouse.sources.console.identity import identify
 from gatehouse.sources.console.exposures import EXPOSURE_ROW_SCHEMA, exposure_rows, has_concluded
 from gatehouse.sources.console.run import ExtractionRun
@@ -42,6 +43,17 @@ from gatehouse.sources.console.settle import has_gone_quiet, is_quiet, is_settle
 from gatehouse.sources.console.unchanged import AnswerDigests, ListContent
 
 SCD2 = {"disposition": "merge", "strategy": "scd2"}
+# Series held read ahead at most: a few seconds of the rate budget, so the reads go on while the run loads what
+# it extracted before (load_phases); a series is tens of kB parsed.
+EXPOSURES_AHEAD = 512
+# The order a run extracts and loads its tables in, each phase loaded before the next is extracted, while the
+# reads a later phase needs go on in the background (read_ahead.py). The lists, holdouts and runs first, so that
+# what is left for the end of the run is the exposures: flat Arrow rows, the quickest to normalise and load.
+# A phase holds whole tables: each table is still loaded complete or not at all (docs/decisions.md).
+LOAD_PHASES = (
+    ("read_ahead", "ingestion_runs", "qualifying_events", "gates", "dynamic_configs", "holdouts"),
+    ("cumulative_exposures", "extraction_runs"),
+)
 
 
 def listed_versions(
@@ -166,25 +178,41 @@ def qualifying_events(client: ConsoleClient, run: ExtractionRun) -> Iterator[lis
 def read_ahead(client: ConsoleClient, run: ExtractionRun) -> Iterator[list[dict]]:
     """No table, no rows: starts reading the holdouts and experiments this run can name before any list (those
     configured and those the last run read) while the lists are paged (sources/console/read_ahead.py). First in
-    the source's order, so after the checks a run makes before any request; only for selected resources."""
-    selected = dlt.current.source().selected_resources
-    if "holdouts" in selected:
+    the source's order, so after the checks a run makes before any request; only for the tables the run loads."""
+    if "holdouts" in run.tables:
         loaded = dlt.current.resource_state("holdouts").get("loaded_digests", {})
         ids = unique([*run.holdout_ids, *loaded])
         # A holdout is one small object: all of them may be held, so the lists never page alone.
         run.read_aheads.start("holdouts", client, client.get_holdout, ids, ahead=len(ids))
-    if "cumulative_exposures" in selected:
-        state = dlt.current.resource_state("cumulative_exposures")
-        concluded: dict[str, str] = state.get("concluded", {})
-        # Before any answer: the service's clock as the last run saw it (experiment_ids decides by the answered one).
-        today = estimated_service_now(dlt.current.resource_state("ingestion_runs").get("clock_offset_s", 0.0)).date()
-        known = unique([*run.experiment_ids, *state.get("last_day", {})])
-        due = [e for e in known if not is_quiet(concluded.get(e), today, run.recheck_concluded_days)]
-        # A series is tens of kB parsed: two batches held at most.
-        run.read_aheads.start(
-            "cumulative_exposures", client, client.get_cumulative_exposures, due, ahead=2 * run.fan_out_batch
-        )
+    # Before any answer: the service's clock as the last run saw it (experiment_ids decides by the answered one).
+    today = estimated_service_now(dlt.current.resource_state("ingestion_runs").get("clock_offset_s", 0.0)).date()
+    known = [*run.experiment_ids, *dlt.current.resource_state("cumulative_exposures").get("last_day", {})]
+    read_exposures_ahead(client, run, due_experiments(run, unique(known), today))
     yield from ()
+
+
+def due_experiments(run: ExtractionRun, experiment_ids: Sequence[str], today: date) -> list[str]:
+    """The experiments whose series a run reads: those not concluded, and concluded ones due a recheck."""
+    concluded: dict[str, str] = dlt.current.resource_state("cumulative_exposures").get("concluded", {})
+    return [e for e in experiment_ids if not is_quiet(concluded.get(e), today, run.recheck_concluded_days)]
+
+
+def read_exposures_ahead(client: ConsoleClient, run: ExtractionRun, experiment_ids: Sequence[str]) -> None:
+    """Starts reading these series in the background (once a run), if the run loads them."""
+    if "cumulative_exposures" in run.tables:
+        run.read_aheads.start(
+            "cumulative_exposures", client, client.get_cumulative_exposures, experiment_ids, ahead=EXPOSURES_AHEAD
+        )
+
+
+def read_found_exposures_ahead(client: ConsoleClient, run: ExtractionRun) -> None:
+    """Once every holdout is answered, the experiments they name are known: their series are read ahead (unless
+    some already are), so they take the rate limit's slots that the runs leave, and the next phase finds them."""
+    wanted = run.catalogue.holdouts_wanted
+    if wanted is None or not run.catalogue.holdouts_answered(wanted):
+        return
+    experiment_ids = run.catalogue.experiment_ids(run.experiment_ids, run.holdout_ids)
+    read_exposures_ahead(client, run, due_experiments(run, experiment_ids, service_today(client)))
 
 
 @dlt.resource(name="holdout_ids", selected=False)
@@ -193,9 +221,11 @@ def holdout_ids_resource(client: ConsoleClient, run: ExtractionRun) -> Iterator[
     (those read ahead first, in the order they were read)."""
     try:
         wanted = run.catalogue.holdout_ids(run.holdout_ids)
+        run.catalogue.holdouts_wanted = wanted
         yield from batched(run.read_aheads.in_read_order("holdouts", wanted), run.fan_out_batch)
     finally:
         run.read_aheads.finish("holdouts")
+    read_found_exposures_ahead(client, run)  # none wanted: the transformer never runs
 
 
 @dlt.transformer(name="holdouts", primary_key="id", write_disposition="merge", columns=holdout_numbers().hints())
@@ -218,6 +248,7 @@ def holdouts(ids: list[str], client: ConsoleClient, run: ExtractionRun) -> Itera
     run.report.add("holdouts", len(found), pages=0)
     run.report.add_fields("holdouts", found)
     run.report.add_unchanged("holdouts", digests.unchanged)
+    read_found_exposures_ahead(client, run)
     if changed:
         yield dlt.mark.with_hints(changed, dlt.mark.make_hints(columns=run.holdout_numbers.hints())) if retype else changed
 
@@ -230,10 +261,8 @@ def experiment_ids_resource(client: ConsoleClient, run: ExtractionRun) -> Iterat
     its rows cannot change, so it is only checked again every `recheck_concluded_days` (it may be
     restarted). One lagging less is late, not concluded, and is requested on every run.
     """
-    concluded: dict[str, str] = dlt.current.resource_state("cumulative_exposures").get("concluded", {})
-    today = service_today(client)
     wanted = run.catalogue.experiment_ids(run.experiment_ids, run.holdout_ids)
-    due = [e for e in wanted if not is_quiet(concluded.get(e), today, run.recheck_concluded_days)]
+    due = due_experiments(run, wanted, service_today(client))
     try:
         yield from batched(run.read_aheads.in_read_order("cumulative_exposures", due), run.fan_out_batch)
     finally:
@@ -390,6 +419,7 @@ def console(
     transport: Any = None,
     report: Any = None,
     client: Any = None,
+    tables: Optional[list[str]] = None,
 ) -> Sequence[DltResource]:
     """Everything the console's read operations expose, dataset `console`.
 
@@ -399,7 +429,11 @@ def console(
             (the interface lists neither experiments nor runs); lists, as JSON in env vars.
         transport, client: test seams (an in-process console twin); report: an ExtractionReport
             that the caller reads for progress and the run summary.
+        tables: load only these of `settings.TABLES` (None: all); `extraction_runs` is always loaded.
     """
+    unknown = sorted(set(tables or ()) - set(settings.TABLES))
+    if unknown:
+        raise ConfigurationError(f"unknown table(s) {', '.join(unknown)}; choose from {', '.join(settings.TABLES)}")
     if client is None:
         options = ClientOptions(
             base_url=base_url, api_key=api_key, page_size=page_size, timeout=timeout, max_attempts=max_attempts,
@@ -411,6 +445,7 @@ def console(
         client, report, experiment_ids=experiment_ids, holdout_ids=holdout_ids, ingestion_run_ids=ingestion_run_ids,
         settle_after_hours=settle_after_hours, quiet_run_after_days=quiet_run_after_days,
         recheck_concluded_days=recheck_concluded_days, late_exposure_days=late_exposure_days, max_workers=max_workers,
+        tables=settings.TABLES if tables is None else tables,
     )  # fmt: skip
     run_ids = ingestion_run_ids_resource(client, run)
     holdout_batches = holdout_ids_resource(client, run)
@@ -420,7 +455,7 @@ def console(
     # go first and are fetched in the background while the lists page. The short qualifying-events
     # list comes before the gates: the first request goes alone (client.py), and a page of 1,000
     # gates keeps everyone waiting most of a second before its status line arrives.
-    return (
+    resources = (
         read_ahead(client, run),
         run_ids,
         run_ids | ingestion_runs(client, run),
@@ -433,3 +468,15 @@ def console(
         experiment_batches | cumulative_exposures(client, run),
         extraction_runs(client, run),
     )
+    for resource in resources:
+        if resource.name in settings.TABLES and resource.name not in run.tables:
+            resource.selected = False
+    return resources
+
+
+def load_phases(source: DltSource) -> list[DltSource]:
+    """The source's selected resources in `LOAD_PHASES` order, one source each (phases with none left out):
+    extracted, normalised and loaded one after the other by the pipeline that runs them."""
+    selected = set(source.selected_resources)
+    phases = [[name for name in phase if name in selected] for phase in LOAD_PHASES]
+    return [source.with_resources(*names) for names in phases if names]

@@ -46,6 +46,9 @@ class Catalogue:
         self._complete_lists: set[str] = set()
         self._holdout_experiments: dict[str, list[str]] = {}  # holdout id -> experiment ids
         self._holdouts_missing: set[str] = set()
+        # The holdouts the run reads, once the lists gave them (holdout_ids): when all are answered, the
+        # experiments are known.
+        self.holdouts_wanted: list[str] | None = None
 
     # -- recorded by the resources as they stream -------------------------------------------
     def record_list_page(self, list_name: str, page: Sequence[dict[str, Any]]) -> None:
@@ -65,6 +68,10 @@ class Catalogue:
     def record_missing_holdout(self, holdout_id: str) -> None:
         with self._lock:
             self._holdouts_missing.add(holdout_id)
+
+    def holdouts_answered(self, holdout_ids: Sequence[str]) -> bool:
+        with self._lock:
+            return all(h in self._holdout_experiments or h in self._holdouts_missing for h in holdout_ids)
 
     # -- asked by the id resources ----------------------------------------------------------
     def holdout_ids(self, configured: Sequence[str]) -> list[str]:

@@ -308,6 +308,14 @@ _NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout, httpx.
 
 # --------------------------------------------------------------------------- client
 
+# Marks the threads of a `fetch_many(background=True)` pool: their requests yield the rate limit to others.
+_thread_role = threading.local()
+
+
+def _read_ahead_thread() -> None:
+    _thread_role.reads_ahead = True
+
+
 
 class WireTimes:
     """When one attempt's first byte went out and its answer's head came back, as the transport reports
@@ -529,19 +537,24 @@ class ConsoleClient:
 
     # ----------------------------------------------------------------- fan-out
 
-    def fetch_many(self, fetch: Callable[[str], T], ids: Iterable[str]) -> Iterator[tuple[str, T | IdRefused]]:
+    def fetch_many(
+        self, fetch: Callable[[str], T], ids: Iterable[str], *, background: bool = False
+    ) -> Iterator[tuple[str, T | IdRefused]]:
         """`fetch(id)` for every id on a bounded pool (max_workers), under the shared rate limiter.
 
         Yields `(id, result)` in input order; an answer about that id alone (404, or 400: the console
         refusing that id) is yielded as its error, any other error is raised after cancelling what has
         not started. At most
         `IN_FLIGHT_PER_WORKER * max_workers` calls are submitted at a time, so memory follows the batch, not the
-        whole id list (which may itself be a lazy iterator).
+        whole id list (which may itself be a lazy iterator). `background`: reads ahead of need, which take
+        only the slots of the rate limit no other request waits for (`SlidingWindowRateLimiter.acquire`).
         """
         workers = self.options.max_workers
         in_flight: deque[tuple[str, Future]] = deque()
         id_iter = iter(ids)
-        executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="console-fetch")
+        executor = ThreadPoolExecutor(
+            max_workers=workers, thread_name_prefix="console-fetch", initializer=_read_ahead_thread if background else None
+        )
 
         def submit_next() -> bool:
             for next_id in id_iter:
@@ -667,7 +680,7 @@ class ConsoleClient:
         attempt = 0
         while True:
             attempt += 1
-            permit = self.rate_limiter.acquire()
+            permit = self.rate_limiter.acquire(background=getattr(_thread_role, "reads_ahead", False))
             self.stats.record_throttle_wait(permit.waited)
             self.stats.record_request(endpoint.template)
             sent_at = self._clock()

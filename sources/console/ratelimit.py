@@ -13,6 +13,9 @@ the difference between one request's time to be counted and another's (each 429 
 credited). It is never shorter than a window after the request was sent. When the transport does not report when a request was sent and
 its answer came (a mock), nothing is learned and the slot is held until a window after the answer.
 
+Reads ahead (`acquire(background=True)`) take a slot only when no other caller waits for one: the
+requests a run needs now go first, and what it will need later uses the slots they leave.
+
 It adapts to a server whose real limit is lower than configured: a 429 lowers the limit (once
 per "generation", so a burst of 429s from requests that all started under the old limit counts
 as one signal) and, with `Retry-After`, blocks every caller until then. Each full window without
@@ -38,6 +41,8 @@ from gatehouse.sources.console.settings import (
 )
 
 log = logging.getLogger(LOGGER_NAME)
+# How soon, at the soonest, a read ahead that let another caller go first looks again for a free slot.
+BACKGROUND_POLL_S = 0.005
 
 
 @dataclass(frozen=True)
@@ -71,6 +76,7 @@ class SlidingWindowRateLimiter:
         self._lock = threading.Lock()
         self._in_flight = 0
         self._expiries: list[float] = []  # when each finished request's slot frees, sorted
+        self._waiting = 0  # callers in acquire that are not reading ahead
         # The shortest round trip seen, from the request's first byte sent to its answer's head.
         self._shortest_round_trip = math.inf
         # Widened on every 429: a service that counted a request sooner than the credit supposed.
@@ -86,33 +92,48 @@ class SlidingWindowRateLimiter:
         with self._lock:
             return self._limit
 
-    def acquire(self) -> Permit:
+    def acquire(self, background: bool = False) -> Permit:
         """Block until a request may start; return the permit (with the time waited).
 
         Every acquired permit must be given back with `release` once the answer (or failure) came.
+        `background`: a read ahead, which waits while any other caller waits.
         """
         first_try = self._clock()
-        while True:
+        if not background:
             with self._lock:
-                now = self._clock()
-                self._recover(now)
-                expired = bisect.bisect_right(self._expiries, now)
-                if expired:
-                    del self._expiries[:expired]
-                held = self._in_flight + len(self._expiries)
-                if now >= self._blocked_until and held < self._limit:
-                    self._in_flight += 1
-                    return Permit(started_at=now, waited=max(0.0, now - first_try), generation=self._generation)
-                wait = self._blocked_until - now
-                if held >= self._limit:
-                    finished_needed = held - self._limit + 1
-                    if finished_needed <= len(self._expiries):
-                        # the finished request that must leave the window before one more fits
-                        wait = max(wait, self._expiries[finished_needed - 1] - now)
-                    else:
-                        # every slot is in flight: look again shortly, an answer frees one
-                        wait = max(wait, min(self.window / 20, 0.05))
-            self._sleep(max(wait, 1e-6))
+                self._waiting += 1
+        try:
+            while True:
+                with self._lock:
+                    now = self._clock()
+                    self._recover(now)
+                    expired = bisect.bisect_right(self._expiries, now)
+                    if expired:
+                        del self._expiries[:expired]
+                    held = self._in_flight + len(self._expiries)
+                    # Another caller waiting takes the slot first; the read ahead looks again when it has.
+                    yielding = background and self._waiting > 0
+                    if now >= self._blocked_until and held < self._limit and not yielding:
+                        self._in_flight += 1
+                        return Permit(started_at=now, waited=max(0.0, now - first_try), generation=self._generation)
+                    wait = self._blocked_until - now
+                    if held >= self._limit:
+                        finished_needed = held - self._limit + 1
+                        if finished_needed <= len(self._expiries):
+                            # the finished request that must leave the window before one more fits
+                            wait = max(wait, self._expiries[finished_needed - 1] - now)
+                        else:
+                            # every slot is in flight: look again shortly, an answer frees one
+                            wait = max(wait, min(self.window / 20, 0.05))
+                    elif yielding:
+                        # when the next slot frees (the waiting caller takes this one), at least a poll apart
+                        nearest = self._expiries[0] - now if self._expiries else BACKGROUND_POLL_S
+                        wait = max(wait, nearest, BACKGROUND_POLL_S)
+                self._sleep(max(wait, 1e-6))
+        finally:
+            if not background:
+                with self._lock:
+                    self._waiting -= 1
 
     def release(self, permit: Permit, sent_at: Optional[float] = None, answered_at: Optional[float] = None) -> None:
         """The request of `permit` got its answer (or failed): its slot is held for a window from now, less

@@ -46,8 +46,9 @@ class ReadAhead:
         self._thread.start()
 
     def _read(self) -> None:
-        answers = self._client.fetch_many(self._fetch, self.planned)
+        answers: Optional[Iterator[tuple[str, Any]]] = None
         try:
+            answers = self._client.fetch_many(self._fetch, self.planned, background=True)
             for item_id, answer in answers:
                 with self._condition:
                     while len(self._answers) >= self._ahead and not self._closed:
@@ -60,7 +61,8 @@ class ReadAhead:
             with self._condition:
                 self._failure = err
         finally:
-            answers.close()  # cancels what has not started
+            if answers is not None:
+                answers.close()  # cancels what has not started
             with self._condition:
                 self._finished = True
                 self._condition.notify_all()

@@ -30,6 +30,8 @@ class ExtractionRun:
     recheck_concluded_days: int
     late_exposure_days: int
     fan_out_batch: int  # ids per batch fanned out to the client's worker pool
+    # The tables this run loads, whichever of its phases extracts them (`load_phases`): what is read ahead.
+    tables: frozenset[str]
     # Per run: a destination that stores one as bigint keeps it bigint (see NumberColumns).
     gate_numbers: NumberColumns = field(default_factory=gate_numbers)
     config_numbers: NumberColumns = field(default_factory=config_numbers)
@@ -51,6 +53,7 @@ class ExtractionRun:
         recheck_concluded_days: int = settings.DEFAULT_RECHECK_CONCLUDED_DAYS,
         late_exposure_days: int = settings.DEFAULT_LATE_EXPOSURE_DAYS,
         max_workers: int = settings.DEFAULT_MAX_WORKERS,
+        tables: Sequence[str] = settings.TABLES,
     ) -> ExtractionRun:
         """A run reading through `client`, counted in `report` (a new one when None), which is bound to the
         client; the rules as the source's arguments give them, and sixteen ids a batch per worker."""
@@ -71,6 +74,7 @@ class ExtractionRun:
             # (128 by default) makes that seven times in a large rerun instead of 25; an experiment's series
             # is a few kB, so a batch's memory stays small.
             fan_out_batch=max(1, max_workers * 16),
+            tables=frozenset(tables),
         )
         # A run that fails before its resources took what was read ahead stops those reads with the client.
         report.on_close(run.read_aheads.close)

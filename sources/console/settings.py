@@ -35,6 +35,9 @@ SCIM_AUTH_HEADER = "Authorization"
 RESPECT_REVIEW_HEADER = "x-respect-review-settings"
 USER_AGENT = "gatehouse/0.1 (+sources.console)"
 
+# --- the tables of the source: a run loads all of them, or those named (`gatehouse run --resources`) ---
+TABLES = ("gates", "dynamic_configs", "qualifying_events", "holdouts", "cumulative_exposures", "ingestion_runs")
+
 # --- paging ---
 # The console documents no maximum `limit` (pages of 20,000 items have been seen).
 # 1000 keeps the memory of one page bounded (a gate is ~2 kB of JSON, so ~2 MB a page)

@@ -132,3 +132,18 @@ def test_an_id_the_console_refuses_is_a_value_like_an_unknown_one(make_client):
     assert isinstance(results["not_started"], ValidationError) and "Experiment not started" in str(results["not_started"])
     assert results["a"] == results["b"] == [{"groupID": "g", "groupName": "G", "results": []}]
     assert len(console.sent) == 3
+
+
+def test_reads_ahead_ask_the_rate_limiter_for_spare_slots_only(make_client):
+    client, _ = make_client(holdouts(), max_workers=2)
+    asked: list[bool] = []
+    acquire = client.rate_limiter.acquire
+
+    def recording_acquire(background: bool = False):
+        asked.append(background)
+        return acquire(background=background)
+
+    client.rate_limiter.acquire = recording_acquire
+    assert [i for i, _ in client.fetch_many(client.get_holdout, ["h1", "h2"], background=True)] == ["h1", "h2"]
+    assert [i for i, _ in client.fetch_many(client.get_holdout, ["h3"])] == ["h3"]
+    assert asked == [True, True, False]

@@ -4,6 +4,7 @@ them (a slot is held from start until a window after the answer), adaptive to 42
 from __future__ import annotations
 
 import threading
+import time
 from collections import deque
 
 import pytest
@@ -138,8 +139,8 @@ def test_the_limiter_paces_a_client_across_threads(make_client, clock):
     original = client.rate_limiter.acquire
     lock = threading.Lock()
 
-    def recording_acquire():
-        permit = original()
+    def recording_acquire(background: bool = False):
+        permit = original(background=background)
         with lock:
             permits.append(permit)
         return permit
@@ -215,3 +216,33 @@ def test_a_429_halves_the_credit_for_time_after_the_service_counted(clock):
     clock.advance(0.05)
     limiter.release(permit, sent_at=sent, answered_at=clock())
     assert limiter._expiries[-1] == pytest.approx(sent + 0.05 - credit + 1.005)
+
+
+def test_a_read_ahead_takes_a_free_slot_when_nobody_else_waits(clock):
+    limiter = limiter_on(clock, 2)
+    take(limiter)
+    assert limiter.acquire(background=True).waited == 0
+
+
+def test_a_read_ahead_lets_a_caller_that_waits_go_first(clock):
+    limiter = limiter_on(clock, 1)
+    take(limiter)  # the window is full until 1010.05
+    order: list[str] = []
+    first: list[Permit] = []
+
+    def needed_now():
+        permit = limiter.acquire()
+        order.append("needed now")
+        first.append(permit)
+        limiter.release(permit)
+
+    waiting = threading.Thread(target=needed_now)
+    waiting.start()
+    while limiter._waiting == 0:  # the other caller is in acquire, waiting for the slot
+        time.sleep(0.001)
+    permit = limiter.acquire(background=True)
+    order.append("read ahead")
+    waiting.join(timeout=30)
+    # the read ahead waited as long as the other caller, then for the slot that caller's answer holds
+    assert order == ["needed now", "read ahead"]
+    assert permit.started_at >= first[0].started_at + 10.0

@@ -1,4 +1,5 @@
-"""`gatehouse ARGS...`, killed with SIGKILL the moment dlt has committed its first completed load job.
+"""`gatehouse ARGS...`, killed with SIGKILL the moment dlt has committed its first completed load job (with
+`KILL_AFTER_JOB=<prefix>` in the environment: its first completed job whose file name starts so, e.g. `gates.`).
 
 The fault drills run this instead of the `gatehouse` script to stop a run in the middle of its load
 step at a precise, repeatable point: the extraction and normalisation are done, one load job has
@@ -20,6 +21,8 @@ _complete_job = PackageStorage.complete_job
 
 def _complete_job_then_die(self: PackageStorage, load_id: str, file_name: str) -> str:
     moved = _complete_job(self, load_id, file_name)
+    if not file_name.startswith(os.environ.get("KILL_AFTER_JOB", "")):
+        return moved
     sys.stdout.flush()
     sys.stderr.write(f"kill_during_load: SIGKILL after completing {file_name}\n")
     sys.stderr.flush()

@@ -40,17 +40,17 @@ def test_killed_during_extraction_the_next_run_loads_everything(tmp_path, refere
     twin = make_twin()
     killed: list[int] = []
 
-    def kill_on_third_exposure_request(endpoint: str, item: dict) -> dict:
-        # Called while the twin builds an answer, so the client is still waiting for it: the run
-        # dies mid-extraction, with the lists and holdouts read and the exposures half way.
-        if endpoint == "cumulative_exposures" and not killed:
-            asked = [r for r in twin.requests if r.path.endswith("/cumulative_exposures")]
+    def kill_on_third_holdout_request(endpoint: str, item: dict) -> dict:
+        # Called while the twin builds an answer, so the client is still waiting for it: the run dies in its
+        # first load phase's extraction, with the lists read and the holdouts half way, nothing loaded yet.
+        if endpoint == "holdout" and not killed:
+            asked = [r for r in twin.requests if r.path.startswith("/console/v1/holdouts/")]
             if len(asked) >= 3:
                 killed.append(process.pid)
                 os.kill(process.pid, signal.SIGKILL)
         return item
 
-    twin.settings.transform_item = kill_on_third_exposure_request
+    twin.settings.transform_item = kill_on_third_holdout_request
     with twin.serve() as base_url:
         env = run_environment(twin, base_url)
         process = gatehouse_run(gatehouse_command(), env, tmp_path)
@@ -72,9 +72,11 @@ def test_killed_during_loading_the_next_run_completes_the_load(tmp_path, referen
     twin = make_twin()
     with twin.serve() as base_url:
         env = run_environment(twin, base_url)
-        code, out, err = finish(gatehouse_run([sys.executable, str(KILL_DURING_LOAD)], {**env, "PYTHONPATH": str(REPO)}, tmp_path))
+        # killed in the last load phase, the one that records the run (sources.console.LOAD_PHASES)
+        killing = {**env, "PYTHONPATH": str(REPO), "KILL_AFTER_JOB": "extraction_runs."}
+        code, out, err = finish(gatehouse_run([sys.executable, str(KILL_DURING_LOAD)], killing, tmp_path))
         assert code == -signal.SIGKILL, (code, out, err)
-        assert "kill_during_load: SIGKILL after completing" in err
+        assert "kill_during_load: SIGKILL after completing extraction_runs." in err
 
         code, out, err = finish(gatehouse_run(gatehouse_command(), env, tmp_path))
 
@@ -83,3 +85,21 @@ def test_killed_during_loading_the_next_run_completes_the_load(tmp_path, referen
     # The next run completes the interrupted load, then extracts as usual: two extractions reached
     # the database, so extraction_runs holds two rows; every other table is the fault-free one.
     assert_same_tables(snapshot(tmp_path / "gatehouse.duckdb"), repeated(reference, "console.extraction_runs", 2))
+
+
+def test_killed_during_its_first_phase_load_the_next_run_completes_that_load_and_loads_the_rest(tmp_path, reference):
+    twin = make_twin()
+    with twin.serve() as base_url:
+        env = run_environment(twin, base_url)
+        killing = {**env, "PYTHONPATH": str(REPO), "KILL_AFTER_JOB": "gates."}
+        code, out, err = finish(gatehouse_run([sys.executable, str(KILL_DURING_LOAD)], killing, tmp_path))
+        assert code == -signal.SIGKILL, (code, out, err)
+        assert "kill_during_load: SIGKILL after completing gates." in err
+
+        code, out, err = finish(gatehouse_run(gatehouse_command(), env, tmp_path))
+
+    assert code == 0, err
+    assert "completing it first" in err
+    # The killed run never reached its last phase: it is not recorded in extraction_runs, and what it loaded
+    # in part is completed, so the database is the fault-free run's, row for row.
+    assert_same_tables(snapshot(tmp_path / "gatehouse.duckdb"), reference)

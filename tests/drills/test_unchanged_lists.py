@@ -7,7 +7,10 @@ The rules held here:
 > and validity included), and the summary says "unchanged";
 > one changed field of one gate loads the whole gates list: one new version, nothing retired, every other
 > row as it was; a gate gone is still retired exactly;
-> a run that fails after reading a changed list records nothing of it: the next run loads the change.
+> a run that fails after reading a changed list, in the phase that reads it, records nothing of it: the next
+> run loads the change;
+> a run whose last phase fails (the exposures) has loaded its first phase's tables, each whole (the changed
+> gate with them), names them on its one line, and records no extraction: the next run loads the rest.
 """
 
 from __future__ import annotations
@@ -102,3 +105,34 @@ def test_a_run_failing_after_a_changed_list_records_nothing_and_the_next_loads_t
     assert rows(drill, f"select description from console.gates where _dlt_valid_to is null and id = '{gate['id']}'") == [
         (gate["description"],)
     ]
+
+
+def test_a_run_failing_in_its_last_phase_keeps_its_whole_lists_and_records_no_extraction(drill):
+    first = drill.run()
+    gate = drill.twin.organisation.listed_gates()[0]
+    gate["description"] = (gate.get("description") or "") + " (edited)"
+    extractions = rows(drill, "select extraction_id from console.extraction_runs")
+    exposures = every_row(drill, "cumulative_exposures")
+    drill.twin.advance(1)  # exposures grow: the next run has rows to load
+    # Every exposure read fails: the lists, holdouts and runs (the first load phase) are read and loaded whole.
+    drill.twin.settings.faults = [Fault("server_error", rate=1.0, path_suffix="/cumulative_exposures")]
+    message = drill.run_failing(max_attempts=1)
+
+    assert message.endswith(
+        "(loaded before the failure: ingestion_runs, qualifying_events, gates, dynamic_configs, holdouts;"
+        " the run is not recorded in extraction_runs)"
+    ), message
+    assert rows(drill, f"select description from console.gates where _dlt_valid_to is null and id = '{gate['id']}'") == [
+        (gate["description"],)
+    ]
+    assert rows(drill, "select extraction_id from console.extraction_runs") == extractions
+    assert every_row(drill, "cumulative_exposures") == exposures
+
+    drill.heal()
+    summary = drill.run()
+
+    assert summary.unchanged["gates"] == len(drill.twin.organisation.listed_gates())
+    assert summary.new_versions["gates"] == 0
+    assert summary.rows_loaded["cumulative_exposures"] > 0
+    assert len(rows(drill, "select extraction_id from console.extraction_runs")) == len(extractions) + 1
+    assert first.rows_loaded["cumulative_exposures"] > 0

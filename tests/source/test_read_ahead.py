@@ -18,7 +18,9 @@ class FakeClient:
         self.fail_on = fail_on
         self.lock = threading.Lock()
 
-    def fetch_many(self, fetch: Callable[[str], Any], ids: Iterable[str]) -> Iterator[tuple[str, Any]]:
+    def fetch_many(
+        self, fetch: Callable[[str], Any], ids: Iterable[str], background: bool = False
+    ) -> Iterator[tuple[str, Any]]:
         for item_id in ids:
             with self.lock:
                 self.fetched.append(item_id)
