@@ -50,7 +50,7 @@ import re
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, Optional, Sequence
 
 import sqlglot
 from dlt.destinations.sql_client import SqlClientBase
@@ -389,20 +389,19 @@ def _applied_digest(client: SqlClientBase[Any], definitions: list[ViewDefinition
 def render_view(client: SqlClientBase[Any], definition: ViewDefinition, raw: RawTables) -> str:
     """The `create or replace view` statement of one view in the destination's dialect, names qualified."""
     body = render_sources(definition.sql, raw)
-    if len(raw.projects) <= 1:
-        body = without_project_joins(body)
-    return render_query(client, f"create or replace view {SCHEMA}.{definition.name} as\n{body}", what=f"view {definition.name}")
+    return render_query(client, f"create or replace view {SCHEMA}.{definition.name} as\n{body}", what=f"view {definition.name}",
+                        rewrite=without_project_joins if len(raw.projects) <= 1 else None)
 
 
-def without_project_joins(sql: str) -> str:
-    """`sql` without the `a.project = b.project` terms of its join conditions, for a database of one console.
+def without_project_joins(expression: exp.Expression) -> exp.Expression:
+    """`expression` without the `a.project = b.project` terms of its join conditions, for a database of one
+    console (changed in place).
 
     Every row of one console dataset has the same project, so such a term holds for every pair a join
     compares. PostgreSQL cannot see that through a subquery (a computed column has no statistics): it took
     each term for 0.5% of the pairs and planned `stale_gates` as a merge join on project alone, filtering 50
     million pairs (3.6 s of a 15 s report on the large organisation). With several projects the terms stay.
     """
-    expression = sqlglot.parse_one(sql, read=READ_DIALECT)
     for join in list(expression.find_all(exp.Join)):
         on = join.args.get("on")
         if on is None:
@@ -411,7 +410,7 @@ def without_project_joins(sql: str) -> str:
         kept = [term for term in terms if not _same_project(term)]
         if len(kept) < len(terms):
             join.set("on", exp.and_(*kept) if kept else exp.true())
-    return expression.sql(dialect=READ_DIALECT, pretty=True)
+    return expression
 
 
 def _same_project(term: exp.Expression) -> bool:
@@ -419,16 +418,22 @@ def _same_project(term: exp.Expression) -> bool:
         isinstance(side, exp.Column) and side.name == "project" for side in (term.this, term.expression))
 
 
-def render_query(client: SqlClientBase[Any], sql: str, *, what: str = "query") -> str:
+def render_query(client: SqlClientBase[Any], sql: str, *, what: str = "query",
+                 rewrite: Optional[Callable[[exp.Expression], exp.Expression]] = None) -> str:
     """Translates one statement written in DuckDB's dialect (as the view files and reports are) for the
     destination of `client`: `analytics.<name>` becomes the destination's qualified name of the view or
-    table, quoted identifiers take the destination's case, and the dialect is the destination's own."""
+    table, quoted identifiers take the destination's case, and the dialect is the destination's own.
+    `rewrite`: applied to the parsed statement first (one parse and one generation per statement: they are
+    most of the time a first run's views take)."""
     dialect = destination_dialect(client)
     try:
         expression = sqlglot.parse_one(sql, read=READ_DIALECT)
     except ParseError as error:
         raise GatehouseError(f"{what} is not valid DuckDB SQL: {first_line(error)}") from error
-    expression = expression.transform(lambda node: _qualify(node, client))
+    if rewrite is not None:
+        expression = rewrite(expression)
+    # the statement was parsed for this call alone: changed in place, not copied node by node
+    expression = expression.transform(lambda node: _qualify(node, client), copy=False)
     try:
         return expression.sql(dialect=dialect, unsupported_level=ErrorLevel.RAISE, pretty=True)
     except UnsupportedError:

@@ -43,9 +43,10 @@ from gatehouse.sources.console.settle import has_gone_quiet, is_quiet, is_settle
 from gatehouse.sources.console.unchanged import AnswerDigests, ListContent
 
 SCD2 = {"disposition": "merge", "strategy": "scd2"}
-# Series held read ahead at most: a few seconds of the rate budget, so the reads go on while the run loads what
-# it extracted before (load_phases); a series is tens of kB parsed.
-EXPOSURES_AHEAD = 512
+# Series held read ahead at most. The reads go on while the run loads its first phase (load_phases), and they
+# take every slot the runs leave before it, so a smaller bound filled up and left the rate budget idle for that
+# load (5 s of the large full load at 512). A series is about 4 kB of JSON, 30 kB parsed: 1,024 are 30 MB.
+EXPOSURES_AHEAD = 1024
 # The order a run extracts and loads its tables in, each phase loaded before the next is extracted, while the
 # reads a later phase needs go on in the background (read_ahead.py). The lists, holdouts and runs first, so that
 # what is left for the end of the run is the exposures: flat Arrow rows, the quickest to normalise and load.

@@ -61,7 +61,7 @@ def test_next_page_without_limit_keeps_our_limit(make_client):
 
 
 def test_server_cap_on_limit_is_followed_not_assumed(make_client):
-    # We ask for 1000; the server serves 2 and says so in nextPage and itemsPerPage.
+    # We ask for the default page size; the server serves 2 and says so in nextPage and itemsPerPage.
     pages = {
         1: {"items": items(1, 2), "next_page": "?page=2&limit=2", "per_page": 2, "total": 5},
         2: {"items": items(3, 4), "next_page": "?page=3&limit=2", "per_page": 2, "total": 5},
@@ -269,7 +269,7 @@ def unpaginated_handler(pages: dict[int, list[dict]]):
 
 
 def test_without_a_pagination_object_a_short_page_is_not_the_end(make_client):
-    # We ask for 1,000; the server serves 2 a page (a cap it does not report) and sends no
+    # We ask for the default page size; the server serves 2 a page (a cap it does not report) and sends no
     # `pagination` (the dynamic-configs sample has none). Only an empty page ends the list.
     client, console = make_client(unpaginated_handler({1: items(1, 2), 2: items(3, 4), 3: items(5)}))
     assert [i["id"] for batch in client.list_dynamic_configs() for i in batch] == ["1", "2", "3", "4", "5"]
