@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Optional
 
+from gatehouse.sources.console.settings import RATE_LIMIT_ARRIVAL_JITTER_S, RATE_LIMIT_WINDOW_MARGIN
 from bench.results import (
     GATEHOUSE_FULL,
     GATEHOUSE_RERUN,
@@ -59,8 +60,8 @@ def findings(report: BenchReport) -> list[str]:
     extract = median(GATEHOUSE_FULL, lambda r: r.steps.get("extract", 0.0))
     lists_s = median(GATEHOUSE_FULL, lambda r: r.lists_s or 0.0)
     list_requests = median(GATEHOUSE_FULL, lambda r: r.list_requests)
-    # A slot is held a window (+0.5%) plus the arrival-jitter allowance from when the service counted it.
-    paced = limit.per_second / (1.005 + 0.010 / limit.window_s)
+    # A slot is held a window (+ the margin) plus the arrival-jitter allowance from when the service counted it.
+    paced = limit.per_second / (1 + RATE_LIMIT_WINDOW_MARGIN + RATE_LIMIT_ARRIVAL_JITTER_S / limit.window_s)
     after_last = median(GATEHOUSE_FULL, lambda r: r.after_last_request_s or 0.0)
     out.append(
         f"**Extraction runs at the client's paced rate, just under the limit** (client,"

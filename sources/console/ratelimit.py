@@ -68,7 +68,7 @@ class SlidingWindowRateLimiter:
             raise ValueError("a rate limit needs max_requests >= 1 and window > 0")
         self.max_requests = max_requests
         self.window = float(window)
-        # How long a finished request keeps its slot: the window plus a hair for clock granularity.
+        # How long a finished request keeps its slot: the window plus a hair for clocks that run apart.
         self._hold = self.window * (1 + RATE_LIMIT_WINDOW_MARGIN)
         self.min_requests = max(1, min(min_requests, max_requests))
         self._clock = clock

@@ -40,10 +40,10 @@ TABLES = ("gates", "dynamic_configs", "qualifying_events", "holdouts", "cumulati
 
 # --- paging ---
 # The console documents no maximum `limit` (pages of 20,000 items have been seen), and every page costs a
-# request of the rate limit like any other. 5,000 keeps one page's memory bounded (a gate is ~2 kB of JSON,
-# so ~10 MB a page, parsed in a few tens of MB) and reads a list of 20,000 gates in 4 requests, not 20
-# (0.3 s of the rate budget at 50 requests/s; bench/RESULTS.md).
-DEFAULT_PAGE_SIZE = 5000
+# request of the rate limit like any other. 2,000 reads a list of 20,000 gates in 10 requests, not 20, and
+# keeps one page's memory bounded: a gate is ~2 kB of JSON, parsed in about 10 kB, and the large full load's
+# peak grew with the page (bench, large organisation: 387 MB at 1,000, 410 MB at 2,000, 485 MB at 5,000).
+DEFAULT_PAGE_SIZE = 2000
 FIRST_PAGE = 1  # `page` is 1-based
 
 # --- HTTP behaviour ---
@@ -62,9 +62,11 @@ DEFAULT_RATE_LIMIT_WINDOW_S = 10.0
 # A mild decrease: a lone 429 is more often timing noise at the edge of the limit than a lower limit.
 RATE_LIMIT_DECREASE_FACTOR = 0.8
 RATE_LIMIT_RECOVERY_SHARE = 0.1
-# A finished request holds its slot this share longer than the window (clock granularity; the
-# arrival-versus-start question is settled by holding slots until the answer, see ratelimit.py).
-RATE_LIMIT_WINDOW_MARGIN = 0.005
+# A finished request holds its slot this share longer than the window: twice the 500 ppm a clock kept by NTP
+# may run fast or slow, so the service's window never ends before the client's (the arrival-versus-start
+# question is settled by holding slots until the answer, see ratelimit.py). It was 0.5%: 0.3 s of the large
+# full load's rate budget (bench/RESULTS.md).
+RATE_LIMIT_WINDOW_MARGIN = 0.001
 # How much sooner one request may be counted by the service, after it was sent, than the fastest round
 # trip seen so far suggests (its scheduling, a busy machine): the limiter credits each answer with the
 # shortest round trip less this (ratelimit.py).

@@ -61,5 +61,5 @@ def test_the_source_builds_from_the_config():
 
 def test_variants_differ_in_page_size_file_format_and_workers():
     assert VARIANTS["defaults"].page_size is None and VARIANTS["defaults"].loader_file_format is None
-    assert VARIANTS["best"].loader_file_format == "parquet" and VARIANTS["best"].page_size == 5000
+    assert VARIANTS["best"].loader_file_format == "parquet" and VARIANTS["best"].page_size == 2000
     assert "NORMALIZE__WORKERS" in VARIANTS["best"].environment

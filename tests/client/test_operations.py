@@ -32,13 +32,13 @@ LIST_BODY = {"message": "listed", "data": [{"id": "x", "name": "x"}], "paginatio
 # (operation, call, method, path, query, body, answer body)
 OPERATIONS = [
     ("get_gate", lambda c: c.get_gate("g/1"), "GET", "/console/v1/gates/g%2F1", {}, None, {"message": "m", "data": {"id": "g/1"}}),
-    ("list_gates", lambda c: list(c.list_gates(type="STALE")), "GET", "/console/v1/gates", {"type": ["STALE"], "page": ["1"], "limit": ["5000"]}, None, LIST_BODY),
+    ("list_gates", lambda c: list(c.list_gates(type="STALE")), "GET", "/console/v1/gates", {"type": ["STALE"], "page": ["1"], "limit": ["2000"]}, None, LIST_BODY),
     ("get_holdout", lambda c: c.get_holdout("h1"), "GET", "/console/v1/holdouts/h1", {}, None, {"message": "m", "data": {"id": "h1"}}),
-    ("list_dynamic_configs", lambda c: list(c.list_dynamic_configs(creatorName="Ada Lovelace")), "GET", "/console/v1/dynamic_configs", {"creatorName": ["Ada Lovelace"], "page": ["1"], "limit": ["5000"]}, None, LIST_BODY),
+    ("list_dynamic_configs", lambda c: list(c.list_dynamic_configs(creatorName="Ada Lovelace")), "GET", "/console/v1/dynamic_configs", {"creatorName": ["Ada Lovelace"], "page": ["1"], "limit": ["2000"]}, None, LIST_BODY),
     ("unarchive_dynamic_config", lambda c: c.unarchive_dynamic_config("c1", "needed again"), "PUT", "/console/v1/dynamic_configs/c1/unarchive", {}, {"unarchiveReason": "needed again"}, {"message": "m", "data": {"id": "c1"}}),
     ("create_release_pipeline", lambda c: c.create_release_pipeline(PIPELINE), "POST", "/console/v1/release_pipelines", {}, PIPELINE, {"message": "m", "data": {"id": "rp"}}),
     ("update_release_pipeline", lambda c: c.update_release_pipeline("rp", PIPELINE), "POST", "/console/v1/release_pipelines/rp", {}, PIPELINE, {"message": "m", "data": {"id": "rp"}}),
-    ("list_qualifying_events", lambda c: list(c.list_qualifying_events()), "GET", "/console/v1/experiments/qualifying_events", {"page": ["1"], "limit": ["5000"]}, None, LIST_BODY),
+    ("list_qualifying_events", lambda c: list(c.list_qualifying_events()), "GET", "/console/v1/experiments/qualifying_events", {"page": ["1"], "limit": ["2000"]}, None, LIST_BODY),
     ("get_cumulative_exposures", lambda c: c.get_cumulative_exposures("e1"), "GET", "/console/v1/experiments/e1/cumulative_exposures", {}, None, {"message": "m", "data": [{"groupID": "g"}]}),
     ("get_ingestion_run", lambda c: c.get_ingestion_run("r1"), "GET", "/console/v1/ingestion/runs/r1", {}, None, {"message": "m", "data": {"runID": "r1"}}),
     ("create_role", lambda c: c.create_role("Viewer", PERMISSIONS), "POST", "/console/v1/roles", {}, {"name": "Viewer", "permissions": PERMISSIONS}, {"message": "m", "data": {"name": "Viewer"}}),

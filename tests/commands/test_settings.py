@@ -30,7 +30,7 @@ def test_overrides_win_and_none_is_no_override(monkeypatch):
     monkeypatch.setenv("SOURCES__CONSOLE__BASE_URL", "https://console.example.com")
     options = client_options_from_config(base_url="http://127.0.0.1:8787", page_size=None, respect_review_settings=True)
     assert options.base_url == "http://127.0.0.1:8787"
-    assert options.page_size == 5000 and options.respect_review_settings is True
+    assert options.page_size == 2000 and options.respect_review_settings is True
 
 
 def test_missing_base_url_names_setting_and_variable():
