@@ -200,13 +200,13 @@ def issue_targets(report: BenchReport) -> list[TargetCheck]:
     full = median(GATEHOUSE_FULL, wall)
     checks.append(TargetCheck(
         f"{big} full load / floor ≤ {FULL_LOAD_FLOOR_TARGET:.2f}x",
-        f"{fmt(full)} s / {floor.seconds:.1f} s = {fmt(full / floor.seconds if full else None, '{:.2f}')}x",
+        f"{fmt(full)} s / {floor.seconds:.2f} s = {fmt(full / floor.seconds if full else None, '{:.3f}')}x",
         None if full is None else full / floor.seconds <= FULL_LOAD_FLOOR_TARGET,
     ))
     rerun = median(GATEHOUSE_RERUN, wall)
     checks.append(TargetCheck(
         f"{big} no-change rerun / its floor ≤ {RERUN_FLOOR_TARGET:.2f}x",
-        f"{fmt(rerun)} s / {rerun_floor.seconds:.1f} s = {fmt(rerun / rerun_floor.seconds if rerun else None, '{:.2f}')}x",
+        f"{fmt(rerun)} s / {rerun_floor.seconds:.2f} s = {fmt(rerun / rerun_floor.seconds if rerun else None, '{:.3f}')}x",
         None if rerun is None else rerun / rerun_floor.seconds <= RERUN_FLOOR_TARGET,
     ))
     moved_rows = median(GATEHOUSE_RERUN, rows_beyond_run_record)

@@ -329,6 +329,13 @@ def apply_views(
     return [definition.name for definition in definitions]
 
 
+def render_views_ahead(client: SqlClientBase[Any], raw: RawTables, rendered_cache: Path) -> None:
+    """Translates every view for the raw tables `raw` into `rendered_cache`, where `apply_views` looks first, unless
+    they are there already: a run translates them while its last load runs, for the columns it will add. The
+    cache is keyed by the columns found when the views are applied, so a wrong guess only costs the work."""
+    _rendered(client, view_definitions(), raw, rendered_cache)
+
+
 def _rendered(
     client: SqlClientBase[Any], definitions: list[ViewDefinition], raw: RawTables, cache: Path | None
 ) -> list[tuple[str, str]]:
@@ -590,9 +597,11 @@ def _default_null_ordering(expression: exp.Expression, dialect: str) -> exp.Expr
     return relaxed
 
 
-def raw_tables(client: SqlClientBase[Any], known_projects: Sequence[str] = ()) -> RawTables:
+def raw_tables(client: SqlClientBase[Any], known_projects: Sequence[str] = (),
+               loading: Mapping[str, Iterable[str]] | None = None) -> RawTables:
     """The console datasets beside the client's (base) dataset and their declared columns that exist, read
-    from the information schema once (and once more per configured project it did not show)."""
+    from the information schema once (and once more per configured project it did not show). `loading`: the
+    tables (and their columns) a load under way adds to the client's dataset, counted as there already."""
     if hasattr(client, "create_views_for_all_tables"):
         # dlt's DuckDB over files (the filesystem destination's dataset access) shows a table in its
         # information schema only once something asked for it
@@ -615,6 +624,9 @@ def raw_tables(client: SqlClientBase[Any], known_projects: Sequence[str] = ()) -
                 exists = client.has_dataset()
             if exists:
                 keep(_information_schema(client, "COLUMNS", ("table_schema", "table_name", "column_name"), dataset=dataset))
+
+    for table, columns in (loading or {}).items():
+        stored.setdefault(fold(base), {}).setdefault(fold(table), set()).update(fold(column) for column in columns)
 
     def declared(tables: Mapping[str, set[str]], names: Iterable[str]) -> dict[str, frozenset[str]]:
         return {

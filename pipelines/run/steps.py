@@ -12,6 +12,7 @@ import contextlib
 import dataclasses
 import importlib
 import logging
+import threading
 import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
@@ -191,7 +192,8 @@ def run_extraction(options: RunOptions) -> RunSummary:
                 # Phase by phase (sources.console.LOAD_PHASES): each is loaded while the reads of the next go on
                 # in the background, so what is left after the last request is the last phase's load alone.
                 with Progress(report, enabled=options.progress, label=options.project or ""), batch_garbage_collection():
-                    for number, phase in enumerate(load_phases(source)):
+                    phases = load_phases(source)
+                    for number, phase in enumerate(phases):
                         with _timed(steps, "extract", step_started):
                             pipeline.extract(
                                 phase,
@@ -203,8 +205,12 @@ def run_extraction(options: RunOptions) -> RunSummary:
                             release_freed_memory()
                             with _timed(steps, "normalize", step_started), normalize_workers_for(pipeline):
                                 normalized = pipeline.normalize()
+                            last = number == len(phases) - 1
+                            rendering = views_ahead(destination, pipeline, before, normalized, timeout_s) if last and options.publish else None
                             with _timed(steps, "load", step_started):
                                 info = destination.when_free(pipeline.load, timeout_s, extracted=True)
+                            if rendering is not None:
+                                rendering.join()
                         rows.update({t: n for t, n in normalized.row_counts.items() if not t.startswith("_dlt")})
                         load_ids.extend(info.loads_ids)
                         loaded.extend(phase.selected_resources)
@@ -249,6 +255,22 @@ def run_extraction(options: RunOptions) -> RunSummary:
         ended_at=time.monotonic(),
         unchanged={table: n for table, n in report.unchanged.items() if n},
     )
+
+
+def views_ahead(destination: Destination, pipeline: dlt.Pipeline, before: dict[str, dict[str, str]], normalized: Any,
+                timeout_s: Optional[float]) -> Optional[threading.Thread]:
+    """When this run adds tables or columns (a first run, a new field), the views must be translated again after
+    its last load: translated beside that load instead, for the tables it loads (`Destination.render_views_ahead`).
+    A run that adds none finds its views current, and nothing is started."""
+    if schema_columns(pipeline) == before:
+        return None
+    schema = pipeline.default_schema
+    loading = {
+        table: list(schema.get_table_columns(table))
+        for table in normalized.row_counts
+        if not table.startswith("_dlt") and table in schema.tables
+    }
+    return destination.render_views_ahead(loading, timeout_s)
 
 
 def loaded_before(tables: list[str]) -> str:

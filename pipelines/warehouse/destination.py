@@ -22,7 +22,7 @@ import time
 from dataclasses import dataclass, field
 from datetime import timezone
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping, Optional, Sequence, TypeVar
+from typing import Any, Callable, Iterable, Iterator, Mapping, Optional, Sequence, TypeVar
 
 import dlt
 from dlt.common.configuration.exceptions import ConfigFieldMissingException, ConfigurationValueError
@@ -209,6 +209,27 @@ class Destination:
             self.apply_views(timeout_s=timeout_s, known_projects=known_projects, unless_current=True)
         else:
             log.warning("raw tables loaded; no analysis views on %s: %s", self.name, NO_VIEWS[self.name])
+
+    def render_views_ahead(self, loading: Mapping[str, Iterable[str]], timeout_s: Optional[float] = None
+                           ) -> Optional[threading.Thread]:
+        """Translates the views, in a background thread, for the raw columns there will be once `loading` (tables
+        of this dataset and their columns) is loaded: the translation, most of the time a first run's views take,
+        then runs beside the load instead of after it (`models.build.render_views_ahead`). Join it after the load."""
+        if not self.serves_views:
+            return None
+        with self.sql_client(timeout_s) as client:
+            raw = views.raw_tables(client, _known(()), loading=loading)
+        cache = self.working_dir() or Path(self.pipeline().working_dir)
+
+        def render() -> None:
+            try:
+                views.render_views_ahead(client, raw, cache)
+            except Exception:  # the refresh after the load translates them again, and reports what fails
+                log.debug("views not translated ahead", exc_info=True)
+
+        thread = threading.Thread(target=render, name="gatehouse-views-ahead", daemon=True)
+        thread.start()
+        return thread
 
     def refresh_statistics(self, timeout_s: Optional[float] = None) -> None:
         """After a load, on PostgreSQL: the loaded dataset's tables analyzed at once. PostgreSQL plans the views'
