@@ -68,19 +68,25 @@ def test_killed_during_extraction_the_next_run_loads_everything(tmp_path, refere
     assert_same_tables(snapshot(tmp_path / "gatehouse.duckdb"), reference)
 
 
-def test_killed_during_loading_the_next_run_completes_the_load(tmp_path, reference):
+def killed_during_load_then_run_again(tmp_path: Path, job: str) -> str:
+    """A run killed right after its first completed load job whose file name starts with `job`, then a clean run:
+    the clean run's stderr (it succeeded)."""
     twin = make_twin()
     with twin.serve() as base_url:
         env = run_environment(twin, base_url)
-        # killed in the last load phase, the one that records the run (sources.console.LOAD_PHASES)
-        killing = {**env, "PYTHONPATH": str(REPO), "KILL_AFTER_JOB": "extraction_runs."}
+        killing = {**env, "PYTHONPATH": str(REPO), "KILL_AFTER_JOB": job}
         code, out, err = finish(gatehouse_run([sys.executable, str(KILL_DURING_LOAD)], killing, tmp_path))
         assert code == -signal.SIGKILL, (code, out, err)
-        assert "kill_during_load: SIGKILL after completing extraction_runs." in err
+        assert f"kill_during_load: SIGKILL after completing {job}" in err
 
         code, out, err = finish(gatehouse_run(gatehouse_command(), env, tmp_path))
-
     assert code == 0, err
+    return err
+
+
+def test_killed_during_loading_the_next_run_completes_the_load(tmp_path, reference):
+    # killed in the last load phase, the one that records the run (sources.console.LOAD_PHASES)
+    err = killed_during_load_then_run_again(tmp_path, "extraction_runs.")
     assert "completing it first" in err
     # The next run completes the interrupted load, then extracts as usual: two extractions reached
     # the database, so extraction_runs holds two rows; every other table is the fault-free one.
@@ -88,17 +94,7 @@ def test_killed_during_loading_the_next_run_completes_the_load(tmp_path, referen
 
 
 def test_killed_during_its_first_phase_load_the_next_run_completes_that_load_and_loads_the_rest(tmp_path, reference):
-    twin = make_twin()
-    with twin.serve() as base_url:
-        env = run_environment(twin, base_url)
-        killing = {**env, "PYTHONPATH": str(REPO), "KILL_AFTER_JOB": "gates."}
-        code, out, err = finish(gatehouse_run([sys.executable, str(KILL_DURING_LOAD)], killing, tmp_path))
-        assert code == -signal.SIGKILL, (code, out, err)
-        assert "kill_during_load: SIGKILL after completing gates." in err
-
-        code, out, err = finish(gatehouse_run(gatehouse_command(), env, tmp_path))
-
-    assert code == 0, err
+    err = killed_during_load_then_run_again(tmp_path, "gates.")
     assert "completing it first" in err
     # The killed run never reached its last phase: it is not recorded in extraction_runs, and what it loaded
     # in part is completed, so the database is the fault-free run's, row for row.
