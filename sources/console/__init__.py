@@ -10,7 +10,8 @@ settings.py.
 from __future__ import annotations
 
 from datetime import date
-from typing import Any, Callable, Iterator, Optional, Sequence
+from functools import partial
+from typing import Any, Callable, Iterator, Mapping, Optional, Sequence
 from uuid import uuid4
 
 import dlt
@@ -177,24 +178,35 @@ def qualifying_events(client: ConsoleClient, run: ExtractionRun) -> Iterator[lis
 
 @dlt.resource(name="read_ahead")
 def read_ahead(client: ConsoleClient, run: ExtractionRun) -> Iterator[list[dict]]:
-    """No table, no rows: starts reading the holdouts and experiments this run can name before any list (those
-    configured and those the last run read) while the lists are paged (sources/console/read_ahead.py). First in
-    the source's order, so after the checks a run makes before any request; only for the tables the run loads."""
+    """No table, no rows: starts the reads ahead (`start_reads_ahead`) if the caller has not already. First in the
+    source's order, so after the checks a run makes before any request."""
+    start_reads_ahead(client, run, dlt.current.source_state())
+    yield from ()
+
+
+def start_reads_ahead(client: ConsoleClient, run: ExtractionRun, source_state: Mapping[str, Any]) -> None:
+    """Starts reading the holdouts and experiments this run can name before any list (those configured and those
+    the last run read, by `source_state`) while the lists are paged (sources/console/read_ahead.py); only for the
+    tables the run loads, once a run (a second call finds them started)."""
+    resources: Mapping[str, Any] = source_state.get("resources", {})
     if "holdouts" in run.tables:
-        loaded = dlt.current.resource_state("holdouts").get("loaded_digests", {})
+        loaded = resources.get("holdouts", {}).get("loaded_digests", {})
         ids = unique([*run.holdout_ids, *loaded])
         # A holdout is one small object: all of them may be held, so the lists never page alone.
         run.read_aheads.start("holdouts", client, client.get_holdout, ids, ahead=len(ids))
     # Before any answer: the service's clock as the last run saw it (experiment_ids decides by the answered one).
-    today = estimated_service_now(dlt.current.resource_state("ingestion_runs").get("clock_offset_s", 0.0)).date()
-    known = [*run.experiment_ids, *dlt.current.resource_state("cumulative_exposures").get("last_day", {})]
-    read_exposures_ahead(client, run, due_experiments(run, unique(known), today))
-    yield from ()
+    today = estimated_service_now(resources.get("ingestion_runs", {}).get("clock_offset_s", 0.0)).date()
+    exposures = resources.get("cumulative_exposures", {})
+    known = unique([*run.experiment_ids, *exposures.get("last_day", {})])
+    read_exposures_ahead(client, run, due_experiments(run, known, today, exposures.get("concluded", {})))
 
 
-def due_experiments(run: ExtractionRun, experiment_ids: Sequence[str], today: date) -> list[str]:
-    """The experiments whose series a run reads: those not concluded, and concluded ones due a recheck."""
-    concluded: dict[str, str] = dlt.current.resource_state("cumulative_exposures").get("concluded", {})
+def due_experiments(run: ExtractionRun, experiment_ids: Sequence[str], today: date,
+                    concluded: Optional[Mapping[str, str]] = None) -> list[str]:
+    """The experiments whose series a run reads: those not concluded, and concluded ones due a recheck
+    (`concluded`: the resource state's, by default the current run's)."""
+    if concluded is None:
+        concluded = dlt.current.resource_state("cumulative_exposures").get("concluded", {})
     return [e for e in experiment_ids if not is_quiet(concluded.get(e), today, run.recheck_concluded_days)]
 
 
@@ -448,6 +460,8 @@ def console(
         recheck_concluded_days=recheck_concluded_days, late_exposure_days=late_exposure_days, max_workers=max_workers,
         tables=settings.TABLES if tables is None else tables,
     )  # fmt: skip
+    # A caller that has the pipeline's state before dlt extracts starts the reads ahead then (report.start_reading).
+    run.report.on_start_reading(partial(start_reads_ahead, client, run))
     run_ids = ingestion_run_ids_resource(client, run)
     holdout_batches = holdout_ids_resource(client, run)
     experiment_batches = experiment_ids_resource(client, run)

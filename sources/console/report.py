@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, Mapping, Optional, Sequence
 
 from gatehouse.sources.console.client import ConsoleClient
 from gatehouse.sources.console.identity import ConsoleIdentity, identify
@@ -37,6 +37,7 @@ class ExtractionReport:
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _client: Any = field(default=None, repr=False)
     _closers: list[Callable[[], None]] = field(default_factory=list, repr=False)
+    _start_reads: Optional[Callable[[Mapping[str, Any]], None]] = field(default=None, repr=False)
 
     def bind_client(self, client: ConsoleClient) -> None:
         """The source's client, so the caller can read its request counters and close it."""
@@ -55,6 +56,16 @@ class ExtractionReport:
 
     def request_stats(self) -> dict[str, Any]:
         return self._client.stats.snapshot() if self._client is not None else {}
+
+    def on_start_reading(self, start: Callable[[Mapping[str, Any]], None]) -> None:
+        """`start(source_state)` starts the source's reads ahead (sources.console.start_reads_ahead)."""
+        self._start_reads = start
+
+    def start_reading(self, source_state: Mapping[str, Any]) -> None:
+        """Starts the run's reads ahead from the source's state as the last run left it, before dlt extracts (the
+        source starts them itself otherwise): the rate budget is spent while the caller syncs and dlt sets up."""
+        if self._start_reads is not None:
+            self._start_reads(source_state)
 
     def on_close(self, close: Callable[[], None]) -> None:
         """`close()` when the run closes the report, before the client (what reads through it first)."""
