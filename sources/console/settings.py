@@ -72,7 +72,10 @@ RATE_LIMIT_WINDOW_MARGIN = 0.001
 # shortest round trip less this (ratelimit.py).
 RATE_LIMIT_ARRIVAL_JITTER_S = 0.010
 
-DEFAULT_MAX_WORKERS = 8
+# Requests in flight at once, per fan-out (Little's law: the rate times the round trip). 16 keep 50 requests/s
+# going up to 320 ms a round trip; 8 held the large organisation's runs to 34-39 a second while a busy twin answered
+# them in 200-235 ms, so the first phase ended late and its load fell after the last request (bench, issue 28).
+DEFAULT_MAX_WORKERS = 16
 # fetch_many keeps at most this many requests per worker submitted or answered and not yet taken, so memory
 # follows the batch. Its consumer is a dlt resource that dlt resumes only between other resources' pages
 # (a list page takes a few hundred ms to read and reshape): with 2 a worker the pool sat idle between

@@ -20,8 +20,8 @@ def test_values_come_from_environment_and_config(monkeypatch):
     assert options.base_url == "https://console.example.com"
     assert (options.api_key, options.scim_token) == (SECRETS["api_key"], SECRETS["scim_token"])
     assert (options.page_size, options.timeout, options.rate_limit_window) == (250, 7.5, 15.0)
-    # From .dlt/config.toml, which the repository ships.
-    assert options.rate_limit_requests == 100 and options.max_workers == 8
+    # From .dlt/config.toml, which the repository ships, and settings.py.
+    assert options.rate_limit_requests == 100 and options.max_workers == 16
     assert SECRETS["api_key"] not in repr(options) and SECRETS["scim_token"] not in repr(options)
     assert {SECRETS["api_key"], SECRETS["scim_token"]} <= redacting_filter.secrets
 
