@@ -66,6 +66,7 @@ def listed_versions(
     arrays: Sequence[str],
     read: Callable[..., Iterator[list[dict]]],
     confirm: Callable[[AbsenceCheck, list[str]], list[dict]],
+    page_size: int,
 ) -> Iterator[Any]:
     """The pages of `gates` and `dynamic_configs`, read alike: the whole list every run, then each id
     listed last run and missing now confirmed by `confirm(absences, missing) -> the live ones` before
@@ -86,7 +87,7 @@ def listed_versions(
         return page
 
     try:
-        for page in read(check_total=not absences.confirms):
+        for page in read(check_total=not absences.confirms, page_size=content.read_page_size(page_size)):
             arrays_as_lists(page, arrays)
             absences.saw(page)
             run.catalogue.record_list_page(table, page)
@@ -109,7 +110,7 @@ def listed_versions(
             run.report.add_unchanged(table, content.items)
             return
         if content.spooled:
-            for page in content.pages():
+            for page in content.pages(page_size):
                 yield hinted(page)
     finally:
         content.close()
@@ -127,7 +128,9 @@ def gates(client: ConsoleClient, run: ExtractionRun) -> Iterator[list[dict]]:
     def confirm(absences: AbsenceCheck, missing: list[str]) -> list[dict]:
         return live_gates(client, missing, absences.before or {})
 
-    yield from listed_versions(run, "gates", run.gate_numbers, gate_hints, GATE_ARRAYS, client.list_gates, confirm)
+    yield from listed_versions(
+        run, "gates", run.gate_numbers, gate_hints, GATE_ARRAYS, client.list_gates, confirm, client.options.page_size
+    )
 
 
 @dlt.resource(
@@ -150,7 +153,8 @@ def dynamic_configs(client: ConsoleClient, run: ExtractionRun) -> Iterator[list[
         return live_dynamic_configs(client, missing, room)
 
     yield from listed_versions(
-        run, "dynamic_configs", run.config_numbers, config_hints, CONFIG_ARRAYS, client.list_dynamic_configs, confirm
+        run, "dynamic_configs", run.config_numbers, config_hints, CONFIG_ARRAYS, client.list_dynamic_configs, confirm,
+        client.options.page_size,
     )
 
 
@@ -161,7 +165,7 @@ def qualifying_events(client: ConsoleClient, run: ExtractionRun) -> Iterator[lis
     state = dlt.current.resource_state()
     content = ListContent(state)
     try:
-        for page in client.list_qualifying_events():
+        for page in client.list_qualifying_events(page_size=content.read_page_size(client.options.page_size)):
             run.report.add("qualifying_events", len(page))
             run.report.add_fields("qualifying_events", page)
             content.add(page)
@@ -171,7 +175,7 @@ def qualifying_events(client: ConsoleClient, run: ExtractionRun) -> Iterator[lis
             run.report.add_unchanged("qualifying_events", content.items)
             return
         if content.spooled:
-            yield from content.pages()
+            yield from content.pages(client.options.page_size)
     finally:
         content.close()
 

@@ -44,6 +44,10 @@ TABLES = ("gates", "dynamic_configs", "qualifying_events", "holdouts", "cumulati
 # keeps one page's memory bounded: a gate is ~2 kB of JSON, parsed in about 10 kB, and the large full load's
 # peak grew with the page (bench, large organisation: 387 MB at 1,000, 410 MB at 2,000, 485 MB at 5,000).
 DEFAULT_PAGE_SIZE = 2000
+# A list compared with its last load before it is loaded (a rerun's: unchanged.ListContent) holds a page as objects
+# only while its items are digested and spooled as bytes, not while dlt extracts them: it is read in pages this many
+# times larger (10,000 items by default, ~65 MB parsed for a moment), and handed to dlt in pages of `page_size`.
+SPOOLED_PAGE_FACTOR = 5
 FIRST_PAGE = 1  # `page` is 1-based
 
 # --- HTTP behaviour ---

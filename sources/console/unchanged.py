@@ -14,7 +14,7 @@ the one last yielded for that id is simply left out.
 The digests live in resource state, which dlt commits with the load package that carries the rows and
 discards when extraction fails: a digest is never recorded for content that did not reach the package.
 A package a killed run left half loaded is completed by the next run before it extracts
-(`pipelines/run.py`), so "last yielded" is "last loaded" by the time it is compared.
+(`pipelines/run/steps.py`), so "last yielded" is "last loaded" by the time it is compared.
 """
 
 from __future__ import annotations
@@ -25,6 +25,8 @@ import tempfile
 from typing import Any, Iterator, Sequence
 
 import orjson
+
+from gatehouse.sources.console import settings
 
 # Part of every digest: a change in how items become rows (columns.py, the resources) changes it too, so
 # content recorded under older rules is loaded again once rather than skipped.
@@ -82,19 +84,26 @@ class ListContent:
         state["loaded_digest"] = digest
         return False
 
-    def pages(self) -> Iterator[list[dict[str, Any]]]:
-        """The pages again, as read (items as the service sent them, after the caller's reshaping); only
-        when `spooled`."""
+    def read_page_size(self, page_size: int) -> int:
+        """Items a page to ask for: a spooled list holds a page as objects only while it is digested, so it is read
+        in larger pages (settings.SPOOLED_PAGE_FACTOR), fewer requests of the rate limit; otherwise `page_size`."""
+        return page_size * settings.SPOOLED_PAGE_FACTOR if self.spooled else page_size
+
+    def pages(self, page_size: int) -> Iterator[list[dict[str, Any]]]:
+        """The items again, in the order read (as the service sent them, after the caller's reshaping), in pages of
+        at most `page_size`; only when `spooled`."""
         if self._spool is None:
             raise RuntimeError("a list read without a last load to compare with was yielded as read, not spooled")
         self._spool.seek(0)
-        for count in self._pages:
-            page = []
-            for _ in range(count):
-                (length,) = _LENGTH.unpack(self._spool.read(_LENGTH.size))
-                page.append(orjson.loads(self._spool.read(length)))
-            if page:
+        page: list[dict[str, Any]] = []
+        for _ in range(self.items):
+            (length,) = _LENGTH.unpack(self._spool.read(_LENGTH.size))
+            page.append(orjson.loads(self._spool.read(length)))
+            if len(page) >= page_size:
                 yield page
+                page = []
+        if page:
+            yield page
 
     def close(self) -> None:
         if self._spool is not None:

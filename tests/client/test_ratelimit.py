@@ -225,7 +225,19 @@ def test_a_read_ahead_takes_a_free_slot_when_nobody_else_waits(clock):
 
 
 def test_a_read_ahead_lets_a_caller_that_waits_go_first(clock):
-    limiter = limiter_on(clock, 1)
+    # The caller that needs its slot now sleeps (fake time) only once the read ahead has yielded to it: however
+    # the threads are scheduled, it is still waiting when the read ahead looks.
+    read_ahead_yielded = threading.Event()
+    main = threading.current_thread()
+
+    def sleep(seconds: float) -> None:
+        if threading.current_thread() is main:
+            read_ahead_yielded.set()
+        else:
+            assert read_ahead_yielded.wait(30), "the read ahead never yielded"
+        clock.sleep(seconds)
+
+    limiter = SlidingWindowRateLimiter(1, 10.0, clock=clock, sleep=sleep)
     take(limiter)  # the window is full until 1010.01
     order: list[str] = []
     first: list[Permit] = []
@@ -238,7 +250,7 @@ def test_a_read_ahead_lets_a_caller_that_waits_go_first(clock):
 
     waiting = threading.Thread(target=needed_now)
     waiting.start()
-    while limiter._waiting == 0:  # the other caller is in acquire, waiting for the slot
+    while limiter._waiting == 0:  # the other caller is in acquire (and stays there until the read ahead yields)
         time.sleep(0.001)
     permit = limiter.acquire(background=True)
     order.append("read ahead")

@@ -18,6 +18,8 @@ from __future__ import annotations
 import duckdb
 
 from gatehouse.console_twin import Fault
+from gatehouse.sources.console import settings, unchanged
+from tests.drills.conftest import DRILL_PAGE_SIZE
 
 GATE_COLUMNS = "id, version, name, _dlt_load_id, _dlt_valid_from, _dlt_valid_to"
 
@@ -84,6 +86,31 @@ def test_one_changed_row_loads_the_whole_list_and_retires_exactly(drill):
     rerun = drill.run()
     assert rerun.unchanged["gates"] == len(gates) - 1
     assert rerun.new_versions["gates"] == 0 and rerun.retired["gates"] == 0
+
+
+def test_a_rerun_reads_its_lists_in_larger_pages_and_hands_a_changed_one_to_dlt_in_pages_of_page_size(drill, monkeypatch):
+    drill.run()
+    gates = drill.twin.organisation.listed_gates()
+    gates[0]["description"] = (gates[0].get("description") or "") + " (edited)"
+    drill.twin.reset_requests()
+    yielded: list[int] = []  # the pages dlt is handed, by size
+    pages = unchanged.ListContent.pages
+
+    def counted_pages(content, page_size):
+        for page in pages(content, page_size):
+            yielded.append(len(page))
+            yield page
+
+    monkeypatch.setattr(unchanged.ListContent, "pages", counted_pages)
+    summary = drill.run()
+
+    limit = DRILL_PAGE_SIZE * settings.SPOOLED_PAGE_FACTOR
+    pages_read = -(-len(gates) // limit)
+    assert [(r.query["page"], r.query["limit"]) for r in drill.twin.requests if r.path == "/console/v1/gates"] == [
+        ([str(page)], [str(limit)]) for page in range(1, pages_read + 1)
+    ]
+    assert yielded == [DRILL_PAGE_SIZE] * (len(gates) // DRILL_PAGE_SIZE) + [len(gates) % DRILL_PAGE_SIZE] * (len(gates) % DRILL_PAGE_SIZE > 0)
+    assert summary.rows_loaded["gates"] == len(gates) and summary.new_versions["gates"] == 1
 
 
 def test_a_run_failing_after_a_changed_list_records_nothing_and_the_next_loads_the_change(drill):
