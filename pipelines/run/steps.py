@@ -188,8 +188,8 @@ def run_extraction(options: RunOptions) -> RunSummary:
                 # The per-id reads this run can name (those configured, those the last run's state holds) start before
                 # dlt extracts, so the rate budget is spent while the run syncs and dlt sets up: before the sync too when
                 # this machine holds the state (a fresh one takes it from the destination); a refresh reads from none.
-                held_state = pipeline.state.get("sources", {}).get(source.name)
-                if held_state and not options.full_refresh:
+                held_state = None if options.full_refresh else last_source_state(pipeline, source.name)
+                if held_state:
                     report.start_reading(held_state)
                 # dlt's steps one by one, as pipeline.run takes them, so that each that opens the DuckDB file
                 # goes through the one bounded wait, and a file taken after extraction costs no request.
@@ -199,8 +199,8 @@ def run_extraction(options: RunOptions) -> RunSummary:
                 with _timed(steps, "sync", step_started):
                     destination.when_free(pipeline.sync_destination, timeout_s)
                 file_held.close()
-                if not held_state or options.full_refresh:
-                    report.start_reading({} if options.full_refresh else pipeline.state.get("sources", {}).get(source.name, {}))
+                if not held_state:
+                    report.start_reading({} if options.full_refresh else last_source_state(pipeline, source.name))
                 # Phase by phase (sources.console.LOAD_PHASES): each is loaded while the reads of the next go on
                 # in the background, so what is left after the last request is the last phase's load alone.
                 with Progress(report, enabled=options.progress, label=options.project or ""), batch_garbage_collection():
@@ -294,6 +294,11 @@ def loaded_before(tables: list[str]) -> str:
     if not tables:
         return ""
     return f" (loaded before the failure: {', '.join(tables)}; the run is not recorded in extraction_runs)"
+
+
+def last_source_state(pipeline: dlt.Pipeline, source_name: str) -> dict[str, Any]:
+    """The source's state as the pipeline holds it before this run extracts (empty when it holds none)."""
+    return pipeline.state.get("sources", {}).get(source_name, {})
 
 
 def prepare_last_phase() -> None:

@@ -87,7 +87,7 @@ class ListContent:
     def read_page_size(self, page_size: int) -> int:
         """Items a page to ask for: a spooled list holds a page as objects only while it is digested, so it is read
         in larger pages (settings.SPOOLED_PAGE_FACTOR), fewer requests of the rate limit; otherwise `page_size`."""
-        return page_size * settings.SPOOLED_PAGE_FACTOR if self.spooled else page_size
+        return max(page_size, round(page_size * settings.SPOOLED_PAGE_FACTOR)) if self.spooled else page_size
 
     def pages(self, page_size: int) -> Iterator[list[dict[str, Any]]]:
         """The items again, in the order read (as the service sent them, after the caller's reshaping), in pages of

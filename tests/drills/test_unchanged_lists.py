@@ -104,7 +104,8 @@ def test_a_rerun_reads_its_lists_in_larger_pages_and_hands_a_changed_one_to_dlt_
     monkeypatch.setattr(unchanged.ListContent, "pages", counted_pages)
     summary = drill.run()
 
-    limit = DRILL_PAGE_SIZE * settings.SPOOLED_PAGE_FACTOR
+    limit = round(DRILL_PAGE_SIZE * settings.SPOOLED_PAGE_FACTOR)
+    assert limit > DRILL_PAGE_SIZE
     pages_read = -(-len(gates) // limit)
     assert [(r.query["page"], r.query["limit"]) for r in drill.twin.requests if r.path == "/console/v1/gates"] == [
         ([str(page)], [str(limit)]) for page in range(1, pages_read + 1)

@@ -3,6 +3,8 @@ without the source, against the console twin in-process."""
 
 from __future__ import annotations
 
+import dlt
+
 from gatehouse.console_twin import ConsoleTwin
 from gatehouse.sources.console import qualifying_events
 from gatehouse.sources.console.client import ClientOptions, ConsoleClient
@@ -13,7 +15,9 @@ from gatehouse.sources.console.settings import QUALIFYING_EVENTS_PATH
 PAGE_SIZE = 2
 
 
-def test_qualifying_events_alone_yields_every_event_of_every_page():
+def test_qualifying_events_alone_yields_every_event_of_every_page(tmp_path):
+    # Outside a run, dlt's resource state is the active pipeline's: a new one holds none (no list loaded before).
+    dlt.pipeline(pipeline_name="resources_alone", pipelines_dir=str(tmp_path))
     twin = ConsoleTwin(size="small", seed=0)
     events = twin.organisation.qualifying_events
     options = ClientOptions(base_url="http://console.test", api_key=twin.settings.api_key, page_size=PAGE_SIZE)
