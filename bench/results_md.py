@@ -37,7 +37,9 @@ def write_section(heading: str, text: str, path: Path = RESULTS_MD) -> None:
     current = path.read_text(encoding="utf-8") if path.exists() else ""
     if heading in current:
         head, _, rest = current.partition(heading)
-        following = rest.find("\n## ")
+        # up to the next section: its heading, or the marker that opens the code-refs bench's section before its heading
+        ends = [end for end in (rest.find("\n## "), rest.find("\n" + CODE_REFS_SECTION_START)) if end >= 0]
+        following = min(ends) if ends else -1
         current = head + text.rstrip("\n") + "\n" + (rest[following:] if following >= 0 else "")
     else:
         current = current.rstrip("\n") + "\n\n" + text

@@ -131,3 +131,17 @@ def test_peak_memory_is_attributed_to_the_step_it_happened_in():
     measured = Measured(0, 14.0, 500 * MB, {}, timeline)
     peaks = peak_by_step(measured, {"extract": 1.5, "normalize": 9.5, "load": 11.5, "run": 1.4})
     assert peaks == {"extract": 180 * MB, "normalize": 300 * MB, "load": 500 * MB}
+
+
+def test_a_bench_rewriting_its_section_keeps_the_code_refs_section_that_follows_whole(tmp_path):
+    from bench.results_md import CODE_REFS_SECTION_END, CODE_REFS_SECTION_START, write_section
+
+    results = tmp_path / "RESULTS.md"
+    code_refs = f"{CODE_REFS_SECTION_START}\n## Code references\n\nscanner figures\n{CODE_REFS_SECTION_END}\n"
+    results.write_text(f"## Results\n\nload\n\n## Dagster assets\n\nold figures\n\n{code_refs}\n## Three projects\n\nfigures\n")
+
+    write_section("## Dagster assets", "## Dagster assets\n\nnew figures\n", results)
+
+    assert results.read_text() == (
+        f"## Results\n\nload\n\n## Dagster assets\n\nnew figures\n\n{code_refs}\n## Three projects\n\nfigures\n"
+    )
