@@ -53,8 +53,7 @@ class ListContent:
         # whatever it holds: its pages are yielded as they come (`spooled` False) and only digested.
         self.spooled = isinstance(state.get("loaded_digest"), str)
         self._spool = tempfile.TemporaryFile(prefix="gatehouse-list-") if self.spooled else None
-        self._pages: list[int] = []  # items per page, in the order read
-        self._item_digests: list[bytes] = []
+        self._item_digests: list[bytes] = []  # one per item, in the order read
 
     def add(self, page: Sequence[dict[str, Any]]) -> None:
         for item in page:
@@ -63,11 +62,10 @@ class ListContent:
             if self._spool is not None:
                 self._spool.write(_LENGTH.pack(len(data)))
                 self._spool.write(data)
-        self._pages.append(len(page))
 
     @property
     def items(self) -> int:
-        return sum(self._pages)
+        return len(self._item_digests)
 
     def digest(self) -> str:
         whole = hashlib.blake2b(CONTENT_RULES.encode(), digest_size=16)
