@@ -19,6 +19,7 @@ staging columns gates and dynamic configs share, `macros/entity_kinds.sql`), imp
 
 from __future__ import annotations
 
+import graphlib
 import heapq
 import re
 from dataclasses import dataclass
@@ -51,7 +52,7 @@ class ViewDefinition:
     key: tuple[str, ...]
     sql: str  # the rendered model: the header line, then the view's select (refs rendered, source markers kept)
     layer: str = ""
-    path: str = ""  # below pipelines/views, e.g. marts/gates/stale_gates.sql
+    path: str = ""  # below pipelines/models, e.g. marts/gates/stale_gates.sql
     depends_on: tuple[str, ...] = ()  # the models it reads, by name
     doc: str = ""  # its documentation (Markdown), from the comment under the header
 
@@ -77,41 +78,32 @@ def _packaged_definitions() -> tuple[ViewDefinition, ...]:
 
 
 def build_order(reads: Mapping[str, Iterable[str]], rank: Callable[[str], int] = lambda name: 0) -> list[str]:
-    """The models in an order where each comes after the models it reads: a topological sort that takes, among
-    the models ready at the same time, the lowest `rank` (the layer), then the first name. A model reading an
-    unknown model, or models reading each other in a cycle, are refused with one line naming them."""
-    reads = {name: sorted(set(names)) for name, names in reads.items()}
-    unknown = [f"{name} -> {read}" for name, names in sorted(reads.items()) for read in names if read not in reads]
+    """The models in an order where each comes after the models it reads: a topological sort (`graphlib`) that
+    takes, among the models ready at the same time, the lowest `rank` (the layer), then the first name. A model
+    reading an unknown model, or models reading each other in a cycle, are refused with one line naming them."""
+    reads = {name: sorted(set(names)) for name, names in sorted(reads.items())}
+    unknown = [f"{name} -> {read}" for name, names in reads.items() for read in names if read not in reads]
     if unknown:
         raise GatehouseError(f"view models read unknown models (no such file): {', '.join(unknown)}")
-    waiting_on = {name: len(names) for name, names in reads.items()}
-    readers: dict[str, list[str]] = {name: [] for name in reads}
-    for name, names in reads.items():
-        for read in names:
-            readers[read].append(name)
-    ready = [(rank(name), name) for name, count in waiting_on.items() if count == 0]
-    heapq.heapify(ready)
-    order = []
-    while ready:
+    sorter = graphlib.TopologicalSorter(reads)
+    try:
+        sorter.prepare()
+    except graphlib.CycleError as cycle:
+        # graphlib names the cycle from each model to one reading it: said the way a reader follows the reads,
+        # from its first name, so that the same files always give the same line
+        path = list(reversed(cycle.args[1][1:]))
+        first = path.index(min(path))
+        path = path[first:] + path[:first]
+        raise GatehouseError(f"view models read each other in a cycle: {' -> '.join(path + path[:1])}") from None
+    ready: list[tuple[int, str]] = []
+    order: list[str] = []
+    while sorter.is_active():
+        for name in sorter.get_ready():
+            heapq.heappush(ready, (rank(name), name))
         _, name = heapq.heappop(ready)
         order.append(name)
-        for reader in readers[name]:
-            waiting_on[reader] -= 1
-            if waiting_on[reader] == 0:
-                heapq.heappush(ready, (rank(reader), reader))
-    if len(order) < len(reads):
-        raise GatehouseError(f"view models read each other in a cycle: {' -> '.join(_a_cycle(reads, set(order)))}")
+        sorter.done(name)
     return order
-
-
-def _a_cycle(reads: Mapping[str, list[str]], built: set[str]) -> list[str]:
-    """One cycle among the models left unbuilt, found the same way every time: each of them waits on another."""
-    path = [min(name for name in reads if name not in built)]
-    while True:
-        following = min(read for read in reads[path[-1]] if read not in built)
-        if following in path:
-            return path[path.index(following) :] + [following]
-        path.append(following)
 
 
 def _load(root: Traversable) -> list[ViewDefinition]:
@@ -153,7 +145,7 @@ def _sql_files(folder: Traversable, prefix: str) -> Iterator[str]:
 
 
 class _ModelLoader(jinja2.BaseLoader):
-    """Templates by their path below pipelines/views, read as package data."""
+    """Templates by their path below pipelines/models, read as package data."""
 
     def __init__(self, root: Traversable) -> None:
         self.root = root
