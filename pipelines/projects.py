@@ -3,24 +3,22 @@
 A project is named in dlt config under `[sources.console.projects.<name>]` (secrets beside it in
 .dlt/secrets.toml), or by environment variables `SOURCES__CONSOLE__PROJECTS__<NAME>__<SETTING>`. Its
 `base_url` and `api_key` must be its own: a project that inherited another console's key would load that
-console. Every other setting the project leaves out comes from `[sources.console]`, through the source's
-signature, as for a single console. Each project loads into dataset `console_<name>` through pipeline
+console. Every other setting the project leaves out comes from `[sources.console]` (sources/console/config.py,
+the one declaration of the settings). Each project loads into dataset `console_<name>` through pipeline
 `gatehouse_<name>`: its own state, incremental cursors and console identity (docs/decisions.md).
 """
 
 from __future__ import annotations
 
-import inspect
 import os
 import re
-import typing
 from typing import Any, Mapping, Optional
 
 import dlt
 
 from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.models.build import DEFAULT_PROJECT, STAGING_SUFFIX
-from gatehouse.sources.console import console
+from gatehouse.sources.console.config import ConsoleSettings, resolve_settings
 
 PROJECTS_SECTION = "sources.console.projects"
 # `gatehouse views --projects all`: every project (so no project may be named so)
@@ -32,8 +30,6 @@ MAX_NAME_LENGTH = 32
 # Settings that name the console: never inherited from [sources.console].
 OWN_SETTINGS = ("base_url", "api_key")
 SECRET_SETTINGS = ("api_key",)
-# The source's test seams and the caller's report: not settings.
-_NOT_SETTINGS = ("transport", "report", "client")
 
 
 def configured_projects() -> list[str]:
@@ -78,36 +74,22 @@ def setting_variable(project: str, setting: str) -> str:
     return f"{_ENV_PREFIX}{project.upper()}__{setting.upper()}"
 
 
-def project_source_args(project: str) -> dict[str, Any]:
-    """What the project's own section sets, as arguments of the `console` source (the rest is injected from
-    `[sources.console]`); a missing base URL or key is one line naming the setting."""
-    args: dict[str, Any] = {}
-    for setting, expected in _source_settings().items():
-        accessor = dlt.secrets if setting in SECRET_SETTINGS else dlt.config
-        value = accessor.get(setting_key(project, setting), expected)
-        if value is not None:
-            args[setting] = value
-    missing = [setting for setting in OWN_SETTINGS if setting not in args]
+def project_settings(project: str, **given: Any) -> ConsoleSettings:
+    """The project's settings: its own section (`[sources.console.projects.<name>]`), what it leaves out looked up
+    in `[sources.console]`, `given` values winning. Its base URL and key are its own, never inherited: a missing
+    one is one line naming the setting."""
+    own = {setting: given.get(setting) or _own_setting(project, setting) for setting in OWN_SETTINGS}
+    missing = [setting for setting, value in own.items() if not value]
     if missing:
         where = ", ".join(f"{setting_key(project, s)} ({setting_variable(project, s)})" for s in missing)
         raise GatehouseError(
             f"missing setting {where}: each project names its own console, never [sources.console]'s;"
             " set it in .dlt/config.toml, .dlt/secrets.toml or the environment"
         )
-    return args
+    return resolve_settings((*PROJECTS_SECTION.split("."), project), **{**given, **own})
 
 
-def _source_settings() -> dict[str, Optional[type]]:
-    """The `console` source's settings and the type each is read as (JSON lists from environment variables)."""
-    function = inspect.unwrap(getattr(console, "_f", console))
-    hints = typing.get_type_hints(function)
-    settings: dict[str, Optional[type]] = {}
-    for name in inspect.signature(function).parameters:
-        if name in _NOT_SETTINGS:
-            continue
-        hint = hints.get(name)
-        if typing.get_origin(hint) is typing.Union:
-            hint = next(arg for arg in typing.get_args(hint) if arg is not type(None))
-        origin = typing.get_origin(hint) or hint
-        settings[name] = origin if isinstance(origin, type) else None
-    return settings
+def _own_setting(project: str, setting: str) -> Optional[str]:
+    """A setting of the project's own section alone (dlt's lookup would fall back to the sections above)."""
+    accessor = dlt.secrets if setting in SECRET_SETTINGS else dlt.config
+    return accessor.get(setting_key(project, setting), str)

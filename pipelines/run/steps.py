@@ -22,6 +22,7 @@ from typing import Any, Iterator, Optional
 import dlt
 from dlt.common.configuration.exceptions import ConfigFieldMissingException, ConfigurationValueError
 from dlt.pipeline.exceptions import PipelineStepFailed
+from dlt.sources import DltSource
 
 from gatehouse.pipelines.run.demo import DEMO_BASE_URL, DEMO_DUCKDB
 from gatehouse.pipelines.warehouse.destination import Destination, lock_timeout
@@ -31,13 +32,15 @@ from gatehouse.pipelines.errors import explain
 from gatehouse.pipelines.logs import redacting_filter
 from gatehouse.pipelines.models import graph
 from gatehouse.pipelines.run.progress import Progress
-from gatehouse.pipelines.projects import project_source_args
+from gatehouse.pipelines.projects import project_settings
 from gatehouse.pipelines.run.recovery import settle_committed_jobs
 from gatehouse.pipelines.run.summary import RunSummary, scd2_counts
 from gatehouse.pipelines.run.tuning import (
     apply_run_defaults, batch_garbage_collection, normalize_workers_for, one_normalize_worker, release_freed_memory,
 )
 from gatehouse.sources.console import console, load_phases, settings
+from gatehouse.sources.console.client import ConsoleClient
+from gatehouse.sources.console.config import resolve_settings
 from gatehouse.sources.console.errors import ConsoleError
 from gatehouse.sources.console.report import ExtractionReport
 
@@ -151,6 +154,21 @@ def import_before_threads() -> None:
             pass
 
 
+def console_source(options: RunOptions, report: ExtractionReport) -> DltSource:
+    """The run's console source: the settings of the project's own section, or of `[sources.console]`, with what
+    the caller gave winning (the demo's projects give all of theirs); a `transport` given beside them (the demo's
+    and the tests' in-process twins) is the client's."""
+    given = dict(options.source_args)
+    transport = given.pop("transport", None)
+    if options.project and not options.demo:
+        chosen = project_settings(options.project, **given)
+    else:
+        chosen = resolve_settings(**given)
+    redacting_filter.add(chosen.api_key)
+    client = ConsoleClient(chosen.client_options(), transport=transport)
+    return console(chosen, tables=options.resources, client=client, report=report)
+
+
 def run_extraction(options: RunOptions) -> RunSummary:
     started = time.monotonic()
     apply_run_defaults()
@@ -158,13 +176,7 @@ def run_extraction(options: RunOptions) -> RunSummary:
     if options.resources:
         check_resources(options.resources)
     try:
-        # A project's section of the config, but for the demo's projects, whose settings all come with them.
-        configured = project_source_args(options.project) if options.project and not options.demo else {}
-        source_args = {**configured, **options.source_args}
-        redacting_filter.add(source_args.get("api_key"))
-        if options.resources:
-            source_args["tables"] = options.resources
-        source = console(report=report, **source_args)
+        source = console_source(options, report)
     except (ConfigFieldMissingException, ConfigurationValueError, ConsoleError) as err:
         raise GatehouseError(explain(err)) from err
 

@@ -18,10 +18,9 @@ import dlt
 import pyarrow as pa
 from dlt.sources import DltResource, DltSource
 
-from gatehouse.sources.console import settings
 from gatehouse.sources.console.absence import AbsenceCheck, live_dynamic_configs, live_gates
 from gatehouse.sources.console.catalogue import batched, unique
-from gatehouse.sources.console.client import ClientOptions, ConsoleClient
+from gatehouse.sources.console.client import ConsoleClient
 from gatehouse.sources.console.clock import clock_offset_s, estimated_service_now, service_today, utc_now
 from gatehouse.sources.console.columns import (
     CONFIG_ARRAYS,
@@ -36,10 +35,13 @@ from gatehouse.sources.console.columns import (
     gate_numbers,
     holdout_numbers,
 )
+from gatehouse.sources.console.config import ConsoleSettings
 from gatehouse.sources.console.errors import ConfigurationError, ConsoleError
 from gatehouse.sources.console.identity import identify
 from gatehouse.sources.console.exposures import EXPOSURE_ROW_SCHEMA, exposure_rows, has_concluded
+from gatehouse.sources.console.report import ExtractionReport
 from gatehouse.sources.console.run import ExtractionRun
+from gatehouse.sources.console.settings import TABLES
 from gatehouse.sources.console.settle import has_gone_quiet, is_quiet, is_settled
 from gatehouse.sources.console.unchanged import AnswerDigests, ListContent
 
@@ -415,54 +417,31 @@ def extraction_runs(client: ConsoleClient, run: ExtractionRun) -> Iterator[dict]
     }
 
 
-@dlt.source(name="console", max_table_nesting=4)
+@dlt.source(name="console", max_table_nesting=4, spec=ConsoleSettings)
 def console(
-    base_url: str = dlt.config.value,
-    api_key: str = dlt.secrets.value,
-    experiment_ids: Optional[list[str]] = None,
-    holdout_ids: Optional[list[str]] = None,
-    ingestion_run_ids: Optional[list[str]] = None,
-    page_size: int = settings.DEFAULT_PAGE_SIZE,
-    rate_limit_requests: int = settings.DEFAULT_RATE_LIMIT_REQUESTS,
-    rate_limit_window: float = settings.DEFAULT_RATE_LIMIT_WINDOW_S,
-    max_workers: int = settings.DEFAULT_MAX_WORKERS,
-    timeout: float = settings.DEFAULT_TIMEOUT_S,
-    max_attempts: int = settings.DEFAULT_MAX_ATTEMPTS,
-    max_retry_time: float = settings.DEFAULT_MAX_RETRY_TIME_S,
-    settle_after_hours: float = settings.DEFAULT_SETTLE_AFTER_HOURS,
-    quiet_run_after_days: float = settings.DEFAULT_QUIET_RUN_AFTER_DAYS,
-    recheck_concluded_days: int = settings.DEFAULT_RECHECK_CONCLUDED_DAYS,
-    late_exposure_days: int = settings.DEFAULT_LATE_EXPOSURE_DAYS,
-    transport: Any = None,
-    report: Any = None,
-    client: Any = None,
+    settings: ConsoleSettings = dlt.config.value,
     tables: Optional[list[str]] = None,
+    client: Optional[ConsoleClient] = None,
+    report: Optional[ExtractionReport] = None,
 ) -> Sequence[DltResource]:
     """Everything the console's read operations expose, dataset `console`.
 
     Args:
-        base_url, api_key: `[sources.console]` in config/secrets or SOURCES__CONSOLE__BASE_URL / __API_KEY.
-        experiment_ids, holdout_ids, ingestion_run_ids: ids to follow beyond those discovered
-            (the interface lists neither experiments nor runs); lists, as JSON in env vars.
-        transport, client: test seams (an in-process console twin); report: an ExtractionReport
-            that the caller reads for progress and the run summary.
+        settings: `[sources.console]` (config.py), injected by dlt; a project's are resolved by its caller.
         tables: load only these of `settings.TABLES` (None: all); `extraction_runs` is always loaded.
+        client: the client to read through (the demo's in-process twins); None: one made from `settings`.
+        report: an ExtractionReport the caller reads for progress and the run summary.
     """
-    unknown = sorted(set(tables or ()) - set(settings.TABLES))
+    unknown = sorted(set(tables or ()) - set(TABLES))
     if unknown:
-        raise ConfigurationError(f"unknown table(s) {', '.join(unknown)}; choose from {', '.join(settings.TABLES)}")
-    if client is None:
-        options = ClientOptions(
-            base_url=base_url, api_key=api_key, page_size=page_size, timeout=timeout, max_attempts=max_attempts,
-            max_retry_time=max_retry_time, rate_limit_requests=rate_limit_requests,
-            rate_limit_window=rate_limit_window, max_workers=max_workers,
-        )  # fmt: skip
-        client = ConsoleClient(options, transport=transport)
+        raise ConfigurationError(f"unknown table(s) {', '.join(unknown)}; choose from {', '.join(TABLES)}")
+    client = client or ConsoleClient(settings.client_options())
     run = ExtractionRun.start(
-        client, report, experiment_ids=experiment_ids, holdout_ids=holdout_ids, ingestion_run_ids=ingestion_run_ids,
-        settle_after_hours=settle_after_hours, quiet_run_after_days=quiet_run_after_days,
-        recheck_concluded_days=recheck_concluded_days, late_exposure_days=late_exposure_days, max_workers=max_workers,
-        tables=settings.TABLES if tables is None else tables,
+        client, report, experiment_ids=settings.experiment_ids, holdout_ids=settings.holdout_ids,
+        ingestion_run_ids=settings.ingestion_run_ids, settle_after_hours=settings.settle_after_hours,
+        quiet_run_after_days=settings.quiet_run_after_days, recheck_concluded_days=settings.recheck_concluded_days,
+        late_exposure_days=settings.late_exposure_days, max_workers=settings.max_workers,
+        tables=TABLES if tables is None else tables,
     )  # fmt: skip
     # A caller that has the pipeline's state before dlt extracts starts the reads ahead then (report.start_reading).
     run.report.on_start_reading(partial(start_reads_ahead, client, run))
@@ -488,7 +467,7 @@ def console(
         extraction_runs(client, run),
     )
     for resource in resources:
-        if resource.name in settings.TABLES and resource.name not in run.tables:
+        if resource.name in TABLES and resource.name not in run.tables:
             resource.selected = False
     return resources
 

@@ -1,5 +1,6 @@
-"""Several projects in dlt config (issue 26): named by toml tables split over config.toml and secrets.toml,
-or by environment variables; each project's own settings as the source's arguments, the rest inherited."""
+"""Several projects in dlt config: named by toml tables split over config.toml and secrets.toml, or by
+environment variables; each project's settings its own section's, the rest inherited from [sources.console]
+but for the base URL and key."""
 
 from __future__ import annotations
 
@@ -13,11 +14,15 @@ from tests.drills.conftest import clean_environment
 READ = """\
 import json
 from gatehouse.pipelines.errors import GatehouseError
-from gatehouse.pipelines.projects import configured_projects, project_source_args
+from gatehouse.pipelines.projects import configured_projects, project_settings
+from gatehouse.sources.console.config import ConsoleSettings
 out = {"projects": configured_projects()}
+defaults = ConsoleSettings()
 for name in out["projects"]:
     try:
-        out[name] = project_source_args(name)
+        settings = project_settings(name)
+        # what differs from the defaults, as the project reads it
+        out[name] = {key: value for key, value in settings.items() if value != defaults[key]}
     except GatehouseError as err:
         out[name] = str(err)
 print(json.dumps(out))
@@ -44,7 +49,9 @@ def test_projects_from_config_and_secrets_tables(tmp_path):
     )
     assert found == {
         "projects": ["mobile", "web"],
-        "web": {"base_url": "https://console.example.com", "api_key": "console-web", "experiment_ids": ["exp_a"]},
+        "web": {"base_url": "https://console.example.com", "api_key": "console-web", "experiment_ids": ["exp_a"],
+                # inherited from [sources.console]
+                "page_size": 50},
         # never the single console's key
         "mobile": "missing setting sources.console.projects.mobile.api_key (SOURCES__CONSOLE__PROJECTS__MOBILE__API_KEY):"
         " each project names its own console, never [sources.console]'s; set it in .dlt/config.toml,"

@@ -3,12 +3,13 @@
 import pytest
 
 from gatehouse.sources.console import console
+from gatehouse.sources.console.config import resolve_settings
 
 
 @pytest.fixture(scope="module")
 def schema():
     # No request is made: dlt builds the schema from the resources' hints.
-    source = console(base_url="http://127.0.0.1:9", api_key="unused-key")
+    source = console(resolve_settings(base_url="http://127.0.0.1:9", api_key="unused-key"))
     return source.discover_schema()
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from gatehouse.sources.console import console, load_phases
+from gatehouse.sources.console.config import resolve_settings
 from gatehouse.sources.console.errors import ConfigurationError
 
 BASE_URL = "https://console.test"
@@ -13,7 +14,7 @@ API_KEY = "console-Vb7Np2Qx9Lk4Tz6Wm3Rc8Hd5"
 
 
 def phases(**args) -> list[list[str]]:
-    source = console(base_url=BASE_URL, api_key=API_KEY, **args)
+    source = console(resolve_settings(base_url=BASE_URL, api_key=API_KEY), **args)
     return [sorted(phase.selected_resources) for phase in load_phases(source)]
 
 
@@ -34,4 +35,4 @@ def test_tables_narrow_every_phase_and_the_run_is_always_recorded():
 
 def test_a_table_the_source_does_not_have_is_refused():
     with pytest.raises(ConfigurationError, match="unknown table.s. flags; choose from gates, dynamic_configs"):
-        console(base_url=BASE_URL, api_key=API_KEY, tables=["gates", "flags"])
+        console(resolve_settings(base_url=BASE_URL, api_key=API_KEY), tables=["gates", "flags"])

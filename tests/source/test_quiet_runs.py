@@ -16,6 +16,8 @@ import httpx
 import pytest
 
 from gatehouse.sources.console import clock, console
+from gatehouse.sources.console.client import ConsoleClient
+from gatehouse.sources.console.config import resolve_settings
 
 BASE_URL = "https://console.test"
 API_KEY = "console-Vb7Np2Qx9Lk4Tz6Wm3Rc8Hd5"
@@ -78,10 +80,8 @@ def run_once(tmp_path: Path, service: Console) -> list[str]:
         pipelines_dir=str(tmp_path / "pipelines"),
         dataset_name="console",
     )
-    source = console(
-        base_url=BASE_URL, api_key=API_KEY, ingestion_run_ids=["stuck", "moving", "failed"],
-        transport=httpx.MockTransport(service.handle),
-    )  # fmt: skip
+    settings = resolve_settings(base_url=BASE_URL, api_key=API_KEY, ingestion_run_ids=["stuck", "moving", "failed"])
+    source = console(settings, client=ConsoleClient(settings.client_options(), transport=httpx.MockTransport(service.handle)))
     pipeline.run(source.with_resources("ingestion_runs", "ingestion_run_ids"))
     return sorted(service.asked)
 

@@ -14,6 +14,8 @@ import duckdb
 import httpx
 
 from gatehouse.sources.console import console
+from gatehouse.sources.console.client import ConsoleClient
+from gatehouse.sources.console.config import resolve_settings
 from gatehouse.sources.console.settings import DYNAMIC_CONFIGS_PATH, GATES_PATH, QUALIFYING_EVENTS_PATH
 
 BASE_URL = "https://console.test"
@@ -75,7 +77,8 @@ def load(tmp_path: Path, lists: dict[str, list[dict]], reads: dict[str, object] 
         pipelines_dir=str(tmp_path / "pipelines"),
         dataset_name="console",
     )
-    pipeline.run(console(base_url=BASE_URL, api_key=API_KEY, transport=serve(lists, reads, asked)))
+    settings = resolve_settings(base_url=BASE_URL, api_key=API_KEY)
+    pipeline.run(console(settings, client=ConsoleClient(settings.client_options(), transport=serve(lists, reads, asked))))
     return db
 
 
