@@ -42,6 +42,13 @@ from gatehouse.sources.console.exposures import EXPOSURE_ROW_SCHEMA, exposure_ro
 from gatehouse.sources.console.report import ExtractionReport
 from gatehouse.sources.console.run import ExtractionRun
 from gatehouse.sources.console.settings import TABLES
+from gatehouse.sources.console.state import (
+    SavedStates,
+    answers_state,
+    exposures_state,
+    ingestion_runs_state,
+    list_state,
+)
 from gatehouse.sources.console.settle import has_gone_quiet, is_quiet, is_settled
 from gatehouse.sources.console.unchanged import AnswerDigests, ListContent
 
@@ -77,7 +84,7 @@ def listed_versions(
     page as read. The first page carries `hints(numbers)` when
     the destination stores a number column as bigint."""
     retype = numbers.check_destination(dlt.current.source_schema())
-    state = dlt.current.resource_state()
+    state = list_state()
     absences = AbsenceCheck(state, table)
     content = ListContent(state)
 
@@ -164,7 +171,7 @@ def dynamic_configs(client: ConsoleClient, run: ExtractionRun) -> Iterator[list[
 def qualifying_events(client: ConsoleClient, run: ExtractionRun) -> Iterator[list[dict]]:
     """Table `qualifying_events`, key `name`: merged, whole list every run, loaded only when it differs
     from the list last loaded (resource state `loaded_digest`)."""
-    state = dlt.current.resource_state()
+    state = list_state()
     content = ListContent(state)
     try:
         for page in client.list_qualifying_events(page_size=content.read_page_size(client.options.page_size)):
@@ -194,15 +201,15 @@ def start_reads_ahead(client: ConsoleClient, run: ExtractionRun, source_state: M
     """Starts reading the holdouts and experiments this run can name before any list (those configured and those
     the last run read, by `source_state`) while the lists are paged (sources/console/read_ahead.py); only for the
     tables the run loads, once a run (a second call finds them started)."""
-    resources: Mapping[str, Any] = source_state.get("resources", {})
+    saved = SavedStates(source_state)
     if "holdouts" in run.tables:
-        loaded = resources.get("holdouts", {}).get("loaded_digests", {})
+        loaded = saved.holdouts.get("loaded_digests", {})
         ids = unique([*run.holdout_ids, *loaded])
         # A holdout is one small object: all of them may be held, so the lists never page alone.
         run.read_aheads.start("holdouts", client, client.get_holdout, ids, ahead=len(ids))
     # Before any answer: the service's clock as the last run saw it (experiment_ids decides by the answered one).
-    today = estimated_service_now(resources.get("ingestion_runs", {}).get("clock_offset_s", 0.0)).date()
-    exposures = resources.get("cumulative_exposures", {})
+    today = estimated_service_now(saved.ingestion_runs.get("clock_offset_s", 0.0)).date()
+    exposures = saved.exposures
     known = unique([*run.experiment_ids, *exposures.get("last_day", {})])
     read_exposures_ahead(client, run, due_experiments(run, known, today, exposures.get("concluded", {})))
 
@@ -212,7 +219,7 @@ def due_experiments(run: ExtractionRun, experiment_ids: Sequence[str], today: da
     """The experiments whose series a run reads: those not concluded, and concluded ones due a recheck
     (`concluded`: the resource state's, by default the current run's)."""
     if concluded is None:
-        concluded = dlt.current.resource_state("cumulative_exposures").get("concluded", {})
+        concluded = exposures_state().get("concluded", {})
     return [e for e in experiment_ids if not is_quiet(concluded.get(e), today, run.recheck_concluded_days)]
 
 
@@ -252,7 +259,7 @@ def holdouts(ids: list[str], client: ConsoleClient, run: ExtractionRun) -> Itera
     """Table `holdouts`, key `id`: merged; fed by `holdout_ids`, fetched concurrently, unknown ids reported
     and skipped; a holdout answered as last loaded is not loaded again (resource state `loaded_digests`)."""
     retype = run.holdout_numbers.check_destination(dlt.current.source_schema())
-    digests = AnswerDigests(dlt.current.resource_state())
+    digests = AnswerDigests(answers_state())
     found, changed = [], []
     for holdout_id, holdout in run.read_aheads.fetch_many("holdouts", client, client.get_holdout, ids):
         if isinstance(holdout, ConsoleError):  # unknown or refused: reported, skipped
@@ -297,7 +304,7 @@ def cumulative_exposures(ids: list[str], client: ConsoleClient, run: ExtractionR
     loaded day of its most lagging group are loaded; that day again because its count still grows
     until the day closes. A series answered as last loaded loads nothing (resource state `loaded_digests`).
     """
-    state = dlt.current.resource_state()
+    state = exposures_state()
     last_day: dict[str, str] = state.setdefault("last_day", {})
     concluded: dict[str, str] = state.setdefault("concluded", {})
     digests = AnswerDigests(state)
@@ -334,7 +341,7 @@ def ingestion_run_ids_resource(client: ConsoleClient, run: ExtractionRun) -> Ite
     each take one of dlt's extract workers, and once those are taken dlt waits for them instead
     of reading the lists (measured: the gates list then started only after 38 s of runs).
     """
-    state = dlt.current.resource_state("ingestion_runs")
+    state = ingestion_runs_state("ingestion_runs")
     settled = set(state.get("settled", []))
     pending = state.get("pending", {})
     quiet: dict[str, str] = state.get("quiet", {})
@@ -365,7 +372,7 @@ def ingestion_runs(ids: list[str], client: ConsoleClient, run: ExtractionRun) ->
     not loaded again (resource state `loaded_digests`).
     """
     # Named: this runs in a worker thread, where dlt cannot tell which resource asks.
-    state = dlt.current.resource_state("ingestion_runs")
+    state = ingestion_runs_state("ingestion_runs")
     settled: list[str] = state.setdefault("settled", [])
     pending: dict[str, str] = state.setdefault("pending", {})
     quiet: dict[str, str] = state.setdefault("quiet", {})

@@ -9,6 +9,7 @@ from typing import Any, Callable, Sequence
 from gatehouse.sources.console.client import ConsoleClient
 from gatehouse.sources.console.errors import NotFoundError, ValidationError
 from gatehouse.sources.console.settings import LOGGER_NAME
+from gatehouse.sources.console.state import ListState
 
 log = logging.getLogger(LOGGER_NAME)
 
@@ -28,7 +29,7 @@ class AbsenceCheck:
     `totalItems` checked, one re-read, `PaginationError` if still inconsistent.
     """
 
-    def __init__(self, state: dict[str, Any], name: str) -> None:
+    def __init__(self, state: ListState, name: str) -> None:
         self.name = name
         self._state = state
         self.before: dict[str, Any] | None = state.get("listed")

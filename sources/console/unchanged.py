@@ -27,6 +27,7 @@ from typing import Any, Iterator, Sequence
 import orjson
 
 from gatehouse.sources.console import settings
+from gatehouse.sources.console.state import AnswersState, ListState
 
 # Part of every digest: a change in how items become rows (columns.py, the resources) changes it too, so
 # content recorded under older rules is loaded again once rather than skipped.
@@ -48,7 +49,7 @@ class ListContent:
     list is complete and its digest is compared with the last loaded one.
     """
 
-    def __init__(self, state: dict[str, Any]) -> None:
+    def __init__(self, state: ListState) -> None:
         # Without a digest of a last load (the first run, or the first after a refresh) the list is loaded
         # whatever it holds: its pages are yielded as they come (`spooled` False) and only digested.
         self.spooled = isinstance(state.get("loaded_digest"), str)
@@ -73,7 +74,7 @@ class ListContent:
             whole.update(item_digest)
         return whole.hexdigest()
 
-    def same_as_loaded(self, state: dict[str, Any]) -> bool:
+    def same_as_loaded(self, state: ListState) -> bool:
         """True when the list is as last loaded (resource state `loaded_digest`); otherwise its digest is
         recorded, as the caller is about to yield it whole."""
         digest = self.digest()
@@ -113,7 +114,7 @@ class AnswerDigests:
 
     Thread-safe enough for its use: each id is asked by one resource, and dict operations are atomic."""
 
-    def __init__(self, state: dict[str, Any]) -> None:
+    def __init__(self, state: AnswersState) -> None:
         self._digests: dict[str, str] = state.setdefault("loaded_digests", {})
         self.unchanged = 0
 
