@@ -118,8 +118,8 @@ def main(argv: Optional[list[str]] = None) -> int:
         f" {RATE_LIMIT[0]}/{RATE_LIMIT[1]:g}s), the sides alternating. Every run, s: "
         + "; ".join(f"{name} " + ", ".join(f"{t:.1f}" for t in times[name]) for name in times) + ".",
         "",
-        f"| gatehouse run | Dagster assets | ratio | limit |",
-        f"|---|---|---|---|",
+        "| gatehouse run | Dagster assets | ratio | limit |",
+        "|---|---|---|---|",
         f"| {run:.1f} s | {assets:.1f} s | {ratio:.2f}x | {LIMIT:.2f}x: {'holds' if ratio <= LIMIT else 'missed'} |",
         "",
     ]

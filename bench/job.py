@@ -46,7 +46,6 @@ def table_rows(trace: Any) -> dict[str, int]:
 
 
 def run_gatehouse(spec: dict[str, Any]) -> dict[str, Any]:
-    import dlt
 
     from gatehouse.pipelines.warehouse.destination import Destination
     from gatehouse.pipelines.run.steps import RunOptions, run_extraction

@@ -91,7 +91,6 @@ def test_the_cycle_check_finds_a_circle():
 
 
 def test_each_package_keeps_to_its_side():
-    edges = graph()
     forbidden = {
         "gatehouse.sources": ("gatehouse.pipelines", "gatehouse.console_twin", "bench", "tests"),
         "gatehouse.console_twin": ("gatehouse.sources", "gatehouse.pipelines", "bench", "tests"),

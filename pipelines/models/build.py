@@ -322,7 +322,7 @@ def apply_views(
             _run(client, lambda c: _ensure_parameter_tables(c, parameters or {}, projects), "the view parameter tables", destination)
             _run(client, lambda c: _drop_views(c, [d.name for d in definitions]), "dropping the old views", destination)
             for name, statement in statements:
-                _run(client, lambda c: c.execute_sql(statement), f"view {name}", destination)
+                _run(client, lambda c, statement=statement: c.execute_sql(statement), f"view {name}", destination)
             _run(client, lambda c: c.execute_sql(_applied_statement(c, digest)), f"view {APPLIED_VIEWS}", destination)
     log.info("applied %d views on %s over %d project(s): %s", len(statements), destination, len(raw.projects),
              ", ".join(dataset.project or "" for dataset in raw.projects) or "none loaded")

@@ -126,7 +126,7 @@ def read_ahead(queries: list[str]) -> None:
             with where.reader() as reader:
                 for sql in queries:
                     try:
-                        shared.frame((where.label(), sql), lambda: reader.frame(sql))
+                        shared.frame((where.label(), sql), lambda sql=sql: reader.frame(sql))
                     except Exception:
                         log.debug("not read ahead: %s", sql, exc_info=True)
         except Exception:

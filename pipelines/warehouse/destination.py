@@ -425,7 +425,6 @@ class Destination:
         if self.is_duckdb_file:
             if self.duckdb_path.stem in RESERVED_DUCKDB_NAMES:
                 self.pipeline()  # the one line about the file name
-            import duckdb
 
             connection = self.when_free(self._connect_duckdb, timeout_s)
             try:
@@ -488,6 +487,7 @@ class Destination:
             started = time.monotonic()
             deadline = started + timeout_s
             announced = False
+            holder = ""
             while True:
                 try:
                     fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -6,14 +6,13 @@ only what is new; then failures of the channel and of the run.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
 
 from gatehouse.console_twin import ConsoleTwin
-from gatehouse.pipelines.cli import main as cli  # noqa: the module, for cli.main
+from gatehouse.pipelines.cli import main as cli
 from gatehouse.pipelines.alerts.dispatch import run_with_alerts, send_alerts
 from gatehouse.pipelines.warehouse.destination import Destination
 from gatehouse.pipelines.errors import GatehouseError

@@ -20,10 +20,11 @@ from gatehouse.pipelines.code_refs.scan import (
     scan_repository,
 )
 
+DEFAULT_RULES = MatchRules()
 ENTITIES = [Entity("gate", "new_checkout"), Entity("dynamic_config", "pricing"), Entity("gate", "dark-mode")]
 
 
-def found(text: str | bytes, rules: MatchRules = MatchRules(), entities=ENTITIES) -> list[tuple]:
+def found(text: str | bytes, rules: MatchRules = DEFAULT_RULES, entities=ENTITIES) -> list[tuple]:
     data = text.encode() if isinstance(text, str) else text
     return [(h.entity_id, h.line, h.column, h.match_kind) for h in Matcher(entities, rules).hits(data, "f")]
 

@@ -25,7 +25,7 @@ from tests.drills.conftest import (
     make_twin,
     run_environment,
 )
-from tests.drills.snapshot import assert_same_tables, repeated, snapshot
+from tests.drills.snapshot import assert_same_tables, snapshot
 
 pytestmark = pytest.mark.slow
 

@@ -7,7 +7,7 @@ loaded tables themselves.
 from __future__ import annotations
 
 import copy
-from datetime import datetime, timedelta
+from datetime import timedelta
 
 from gatehouse.console_twin import ConsoleTwin
 from gatehouse.sources.console.exposures import has_concluded

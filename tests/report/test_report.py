@@ -6,7 +6,6 @@ import os
 import re
 from pathlib import Path
 
-import duckdb
 import nbformat
 import pytest
 from matplotlib import image as mpimg

@@ -5,7 +5,6 @@ Offline: the console is an `httpx.MockTransport`, the destination a DuckDB file 
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from urllib.parse import parse_qs
 
