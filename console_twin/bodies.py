@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from numbers import Real
+from typing import Any, Optional
 
 from gatehouse.console_twin.organisation import ROLE_PERMISSIONS, WAREHOUSE_FIELDS, WAREHOUSE_NULLABLE_FIELDS
 
@@ -102,20 +103,21 @@ def _check_condition(errors: Errors, condition: object, where: str) -> None:
         _check_string(errors, condition, key, f"{where}.{key}", required=False, nullable=True)
 
 
-def _check_named_object(errors: Errors, value: object, where: str) -> bool:
+def _named_object(errors: Errors, value: object, where: str) -> Optional[dict[str, Any]]:
     """A release pipeline's phase or rule: an object with an optional `id` and a required `name`.
 
-    False when it is not an object, and nothing more can be checked."""
+    None when it is not an object, and nothing more can be checked."""
     if not isinstance(value, dict):
         errors.append(field_error(where, "must be an object"))
-        return False
+        return None
     _check_string(errors, value, "id", f"{where}.id", required=False)
     _check_string(errors, value, "name", f"{where}.name", required=True)
-    return True
+    return value
 
 
-def _check_pipeline_rule(errors: Errors, rule: object, where: str) -> None:
-    if not _check_named_object(errors, rule, where):
+def _check_pipeline_rule(errors: Errors, value: object, where: str) -> None:
+    rule = _named_object(errors, value, where)
+    if rule is None:
         return
     _check_array(errors, rule, "conditions", f"{where}.conditions", _check_condition)
     environments = rule.get("environments")
@@ -125,8 +127,9 @@ def _check_pipeline_rule(errors: Errors, rule: object, where: str) -> None:
         errors.append(field_error(f"{where}.environments", "must be an array of strings or null"))
 
 
-def _check_phase(errors: Errors, phase: object, where: str) -> None:
-    if not _check_named_object(errors, phase, where):
+def _check_phase(errors: Errors, value: object, where: str) -> None:
+    phase = _named_object(errors, value, where)
+    if phase is None:
         return
     if "timeIntervalMs" not in phase:
         errors.append(field_error(f"{where}.timeIntervalMs", "Required"))

@@ -39,13 +39,14 @@ RATE_FILTER_VALUES = ("0", "100", "INBETWEEN")
 GATE_REFERENCE_CONDITIONS = ("passes_gate", "fails_gate")
 
 Audience = Literal["all", "some", "none"]
+Lifetime = Literal["TEMPORARY", "PERMANENT", "TEMPLATE"]
 
 
 @dataclass
 class GateFacts:
     """Hidden state of a gate: its declared lifetime, check telemetry and release pipeline."""
 
-    lifetime: Literal["TEMPORARY", "PERMANENT", "TEMPLATE"]  # the type a gate has while not stale
+    lifetime: Lifetime  # the type a gate has while not stale
     order: int  # creation order; breaks createdTime ties in the newest-first list
     release_pipeline_id: str | None = None
     first_check_ms: int | None = None  # None: never checked

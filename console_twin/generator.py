@@ -18,10 +18,10 @@ import uuid
 from collections.abc import Container, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
-from typing import TypeVar
+from typing import TypeVar, cast
 
 from gatehouse.console_twin import vocabulary as words
-from gatehouse.console_twin.gates import DAY_MS, STALE_WINDOW_MS, GateFacts
+from gatehouse.console_twin.gates import DAY_MS, STALE_WINDOW_MS, Audience, GateFacts, Lifetime
 from gatehouse.console_twin.organisation import (
     CONSOLE_API_NAME,
     INGESTION_STATUSES,
@@ -328,14 +328,14 @@ def build_gate(
     status, rule_kind = _status_and_rules(rng, archetype)
     created, modified = _timeline(rng, archetype, now_ms)
     first_check, stopped, still_checked = _check_telemetry(rng, archetype, created, now_ms)
-    lifetime = {"permanent": "PERMANENT", "template": "TEMPLATE"}.get(archetype, "TEMPORARY")
-    audience = {
+    lifetime = cast(Lifetime, {"permanent": "PERMANENT", "template": "TEMPLATE"}.get(archetype, "TEMPORARY"))
+    audience = cast(Audience, {
         "all_true": "all",
         "launched": "all",
         "all_false": "none",
         "forgotten": "some",
         "referenced": "some",
-    }.get(archetype) or weighted(rng, {"all": 20, "some": 70, "none": 10})
+    }.get(archetype) or weighted(rng, {"all": 20, "some": 70, "none": 10}))
 
     name = gate_name(rng, taken, template=lifetime == "TEMPLATE")
     area, feature = rng.choice(words.AREAS), rng.choice(words.FEATURES)
@@ -638,7 +638,8 @@ class OrganisationBuilder:
             default_value, properties = copy.deepcopy(rng.choice(words.CONFIG_VALUES))
             schema = {"$schema": "https://json-schema.org/draft/2020-12/schema", "properties": properties}
             with_schema = rng.random() < 0.75
-            team = teams[creator.team]
+            # org.people are the organisation's members, each in a team (the console API's own person is not one)
+            team = teams[creator.team or ""]
             config = {
                 "id": slug(name),
                 "name": name,

@@ -171,8 +171,9 @@ class Experiment:
     def cumulative_exposures(self, today: date, day_fraction: float) -> list[dict]:
         """The series of every group from the start date up to today, today's count partial;
         a concluded experiment's series ends on its last day, every day complete."""
-        concluded = self.ended_on is not None and self.ended_on < today
-        days = ((self.ended_on if concluded else today) - self.start_date).days
+        last = self.ended_on if self.ended_on is not None and self.ended_on < today else today
+        concluded = last != today
+        days = (last - self.start_date).days
         series = []
         for group in self.groups:
             total = 0

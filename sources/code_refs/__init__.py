@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any, Iterator, Optional, Sequence
 
 import dlt
+from dlt.common.schema.typing import TDeleteInsertStrategyDict
 
 from gatehouse.sources.code_refs.scans import RepositoryScan, reference_counts, scanned_repository, scanned_repository_columns
 
@@ -18,11 +19,12 @@ SCHEMA_NAME = "code_references"
 # A row with this flag set deletes the repository's references (dlt's hard_delete hint) and is itself
 # never stored: every scan sends one per repository, so a repository left with no reference is emptied too.
 REPLACEMENT_MARKER = "is_replacement_marker"
+DELETE_INSERT: TDeleteInsertStrategyDict = {"disposition": "merge", "strategy": "delete-insert"}
 
 
 @dlt.resource(
     name="code_references",
-    write_disposition={"disposition": "merge", "strategy": "delete-insert"},
+    write_disposition=DELETE_INSERT,
     merge_key="repository",
     columns={
         REPLACEMENT_MARKER: {"data_type": "bool", "hard_delete": True},

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Optional, Protocol, Sequence
 
+from dlt.common.schema.typing import TColumnSchema
+
 
 class ScannedRepository(Protocol):
     @property
@@ -68,7 +70,7 @@ class RepositoryScan(Protocol):
     def scan_id(self) -> str: ...
 
 
-def scanned_repository_columns() -> dict[str, dict[str, Any]]:
+def scanned_repository_columns() -> dict[str, TColumnSchema]:
     """The columns both tables name the scanned repository, branch and commit with; new dicts for each
     table, as dlt writes into the hints it is given."""
     return {

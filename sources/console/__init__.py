@@ -16,6 +16,7 @@ from uuid import uuid4
 
 import dlt
 import pyarrow as pa
+from dlt.common.schema.typing import TScd2StrategyDict
 from dlt.sources import DltResource, DltSource
 
 from gatehouse.sources.console.absence import AbsenceCheck, live_dynamic_configs, live_gates
@@ -52,7 +53,7 @@ from gatehouse.sources.console.state import (
 from gatehouse.sources.console.settle import has_gone_quiet, is_quiet, is_settled
 from gatehouse.sources.console.unchanged import AnswerDigests, ListContent
 
-SCD2 = {"disposition": "merge", "strategy": "scd2"}
+SCD2: TScd2StrategyDict = {"disposition": "merge", "strategy": "scd2"}
 # Series held read ahead at most. The reads go on while the run loads its first phase (load_phases), and they
 # take every slot the runs leave before it, so a smaller bound filled up and left the rate budget idle for that
 # load (5 s of the large full load at 512). A series is about 4 kB of JSON, 30 kB parsed: 1,024 are 30 MB.
@@ -255,7 +256,7 @@ def holdout_ids_resource(client: ConsoleClient, run: ExtractionRun) -> Iterator[
 
 
 @dlt.transformer(name="holdouts", primary_key="id", write_disposition="merge", columns=holdout_numbers().hints())
-def holdouts(ids: list[str], client: ConsoleClient, run: ExtractionRun) -> Iterator[list[dict]]:
+def holdouts(ids: list[str], client: ConsoleClient, run: ExtractionRun) -> Iterator[Any]:
     """Table `holdouts`, key `id`: merged; fed by `holdout_ids`, fetched concurrently, unknown ids reported
     and skipped; a holdout answered as last loaded is not loaded again (resource state `loaded_digests`)."""
     retype = run.holdout_numbers.check_destination(dlt.current.source_schema())

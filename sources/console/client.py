@@ -17,7 +17,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from email.utils import parsedate_to_datetime
-from typing import Any, Callable, Iterable, Iterator, Literal, Mapping, Sequence, TypeVar
+from typing import Any, Callable, Generator, Iterable, Iterator, Literal, Mapping, Sequence, TypeVar
 from urllib.parse import quote, urlsplit
 
 import httpx
@@ -92,13 +92,13 @@ class ClientOptions:
         for name, value in positive.items():
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ConfigurationError(f"sources.console.{name} must be a positive integer, got {value!r}")
-        for name, value in {
+        for name, seconds in {
             "timeout": self.timeout,
             "max_retry_time": self.max_retry_time,
             "rate_limit_window": self.rate_limit_window,
         }.items():
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-                raise ConfigurationError(f"sources.console.{name} must be a positive number of seconds, got {value!r}")
+            if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or seconds <= 0:
+                raise ConfigurationError(f"sources.console.{name} must be a positive number of seconds, got {seconds!r}")
 
     def __repr__(self) -> str:
         return (
@@ -539,7 +539,7 @@ class ConsoleClient:
 
     def fetch_many(
         self, fetch: Callable[[str], T], ids: Iterable[str], *, background: bool = False
-    ) -> Iterator[tuple[str, T | IdRefused]]:
+    ) -> Generator[tuple[str, T | IdRefused], None, None]:
         """`fetch(id)` for every id on a bounded pool (max_workers), under the shared rate limiter.
 
         Yields `(id, result)` in input order; an answer about that id alone (404, or 400: the console
@@ -626,9 +626,10 @@ class ConsoleClient:
                     f"or {settings.ENV_SCIM_TOKEN} (it is distinct from the console API key)"
                 )
             return {settings.SCIM_AUTH_HEADER: f"Bearer {self.options.scim_token}"}
-        if not _has_text(self.options.api_key):
+        key = self.options.api_key
+        if key is None or not _has_text(key):
             raise ConfigurationError(_NO_API_KEY)
-        headers = {settings.API_KEY_HEADER: self.options.api_key}
+        headers = {settings.API_KEY_HEADER: key}
         if self.options.respect_review_settings:
             headers[settings.RESPECT_REVIEW_HEADER] = "true"
         return headers

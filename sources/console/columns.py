@@ -7,6 +7,9 @@ from __future__ import annotations
 import logging
 from typing import Any, Sequence
 
+from dlt.common.schema.typing import TColumnSchema
+from dlt.extract.hints import TResourceNestedHints
+
 from gatehouse.sources.console.settings import LOGGER_NAME
 
 log = logging.getLogger(LOGGER_NAME)
@@ -45,13 +48,13 @@ def arrays_as_lists(items: Sequence[dict[str, Any]], fields: Sequence[str]) -> S
 
 
 # Values the service treats as free-form JSON stay JSON instead of becoming one column per key.
-JSON = {"data_type": "json"}
+JSON: TColumnSchema = {"data_type": "json"}
 # A condition's targetValue is strings or numbers (the contract allows both). Declared as text, the
 # column's type never depends on which value dlt met first, nor, with two normalize workers, on which
 # worker's inference was merged first (the other would get a `value__v_text` variant column).
 # dlt needs every table on the path declared, hence the empty hints for conditions.
 # A scalar targetValue is made a one-item list first (`arrays_as_lists`).
-TARGET_VALUES = {
+TARGET_VALUES: dict[str | Sequence[str], TResourceNestedHints] = {
     ("rules", "conditions"): {},
     ("rules", "conditions", "target_value"): {"columns": {"value": {"name": "value", "data_type": "text"}}},
 }
@@ -93,7 +96,7 @@ class NumberColumns:
                     log.info("%s.%s is stored as bigint: kept bigint", "__".join((self.table, *path)), name)
         return bool(self._stored_as_integers)
 
-    def hints(self, path: tuple[str, ...] = ()) -> dict[str, dict[str, str]]:
+    def hints(self, path: tuple[str, ...] = ()) -> dict[str, TColumnSchema]:
         """Column hints for the table at `path` below this one."""
         return {
             name: {"name": name, "data_type": "bigint" if (path, name) in self._stored_as_integers else "double"}
@@ -113,7 +116,7 @@ def holdout_numbers() -> NumberColumns:
     return NumberColumns("holdouts", HOLDOUT_NUMBERS)
 
 
-def gate_hints(numbers: NumberColumns) -> dict:
+def gate_hints(numbers: NumberColumns) -> dict[str | Sequence[str], TResourceNestedHints]:
     """The nested hints of `gates`: its number columns (as `numbers` types them) and the conditions' target values."""
     return {
         **{path: {"columns": numbers.hints(path)} for path in RULE_NUMBERS},
@@ -121,9 +124,9 @@ def gate_hints(numbers: NumberColumns) -> dict:
     }
 
 
-def config_hints(numbers: NumberColumns) -> dict:
+def config_hints(numbers: NumberColumns) -> dict[str | Sequence[str], TResourceNestedHints]:
     """The nested hints of `dynamic_configs`: its number columns and the rules' and variants' JSON `returnValue`."""
-    hints = {path: {"columns": numbers.hints(path)} for path in CONFIG_NUMBERS}
+    columns: dict[tuple[str, ...], dict[str, TColumnSchema]] = {path: numbers.hints(path) for path in CONFIG_NUMBERS}
     for path in (("rules",), ("rules", "variants")):
-        hints.setdefault(path, {"columns": {}})["columns"]["return_value"] = {"name": "return_value", **JSON}
-    return hints
+        columns.setdefault(path, {})["return_value"] = {"name": "return_value", **JSON}
+    return {path: {"columns": path_columns} for path, path_columns in columns.items()}

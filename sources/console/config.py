@@ -24,8 +24,9 @@ SECTIONS = ("sources", "console")
 class ConsoleSettings(BaseConfiguration):
     """`[sources.console]`: which console, which ids to follow beyond those discovered, and how to read it."""
 
-    base_url: str = None
-    api_key: TSecretStrValue = None
+    # `= None` with a type that is not Optional: how dlt declares a setting that must be given
+    base_url: str = None  # type: ignore[assignment]
+    api_key: TSecretStrValue = None  # type: ignore[assignment]
     # group provisioning only (`gatehouse console scim-group`); a run never sends it
     scim_token: Optional[TSecretStrValue] = None
     # the interface lists neither experiments nor ingestion runs: ids to follow beyond those discovered

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import logging
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any, Callable, Generator, Iterator, Mapping
 from urllib.parse import parse_qs, urlsplit
 
 from gatehouse.sources.console.errors import NotFoundError, PaginationError
@@ -198,7 +198,7 @@ def read_complete(
     """
     seen: set[Any] = set()
 
-    def one_pass() -> Iterator[list[dict]]:
+    def one_pass() -> Generator[list[dict], None, tuple[int, list[int]]]:
         distinct_in_pass: set[Any] = set()
         totals: list[int] = []
         for page in pages():

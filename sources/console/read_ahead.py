@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from typing import Any, Callable, Iterable, Iterator, Optional, Sequence, TypeVar
+from typing import Any, Callable, Generator, Iterable, Iterator, Optional, Sequence, TypeVar
 
 from gatehouse.sources.console.catalogue import unique
 from gatehouse.sources.console.client import ConsoleClient
@@ -46,7 +46,7 @@ class ReadAhead:
         self._thread.start()
 
     def _read(self) -> None:
-        answers: Optional[Iterator[tuple[str, Any]]] = None
+        answers: Optional[Generator[tuple[str, Any], None, None]] = None
         try:
             answers = self._client.fetch_many(self._fetch, self.planned, background=True)
             for item_id, answer in answers:

@@ -64,7 +64,7 @@ def exposures_state() -> ExposuresState:
 
 def ingestion_runs_state(resource: str | None = None) -> IngestionRunsState:
     """The ingestion runs' state, from that resource or from its id resource (`resource="ingestion_runs"`)."""
-    return cast(IngestionRunsState, dlt.current.resource_state(resource))
+    return cast(IngestionRunsState, dlt.current.resource_state(resource) if resource else dlt.current.resource_state())
 
 
 class SavedStates:
