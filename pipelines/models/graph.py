@@ -161,8 +161,9 @@ class _Renderer:
     """Renders model files; `ref()` (in a model or in a macro it imports) records what the model reads."""
 
     def __init__(self, root: Traversable) -> None:
+        self.loader = _ModelLoader(root)
         self.environment = jinja2.Environment(
-            loader=_ModelLoader(root),
+            loader=self.loader,
             undefined=jinja2.StrictUndefined,
             trim_blocks=True,
             lstrip_blocks=True,
@@ -185,9 +186,10 @@ class _Renderer:
         try:
             sql = self.environment.get_template(path).render()
         except jinja2.TemplateError as error:
-            where = f" (line {error.lineno})" if getattr(error, "lineno", None) else ""
+            line = getattr(error, "lineno", None)  # a syntax error knows its line; an undefined name does not
+            where = f" (line {line})" if line else ""
             raise GatehouseError(f"view model {name} cannot be rendered{where}: {error.message or type(error).__name__}") from error
-        text, _, _ = self.environment.loader.get_source(self.environment, path)
+        text, _, _ = self.loader.get_source(self.environment, path)
         return sql, self._reads, text
 
 

@@ -15,8 +15,11 @@ from __future__ import annotations
 import logging
 import os
 
+from typing import cast
+
 import dlt
 from dlt.common.storages.load_package import ParsedLoadJobFileName
+from dlt.destinations.job_client_impl import SqlJobClientWithStagingDataset
 
 log = logging.getLogger("gatehouse.recovery")
 
@@ -34,7 +37,9 @@ def settle_committed_jobs(pipeline: dlt.Pipeline) -> int:
         ]
         if not unsettled:
             continue
-        with pipeline.destination_client() as client:
+        with pipeline.destination_client() as job_client:
+            # gatehouse's destinations are SQL destinations (DuckDB and the warehouses): their clients have SQL
+            client = cast(SqlJobClientWithStagingDataset, job_client)
             sql = client.sql_client
             for path in unsettled:
                 file_name = os.path.basename(path)
@@ -48,7 +53,7 @@ def settle_committed_jobs(pipeline: dlt.Pipeline) -> int:
                     table = sql.make_qualified_table_name(job.table_name)
                 data_file = packages.storage.make_full_path(path).replace("'", "''")
                 try:
-                    [(rows, present)] = sql.execute_sql(
+                    [(rows, present)] = sql.execute_sql(  # type: ignore[misc]  # a query returns its rows
                         f"select count(*), count(*) filter (where _dlt_id in (select _dlt_id from {table}))"
                         f" from read_parquet('{data_file}')"
                     )
