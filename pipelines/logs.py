@@ -6,6 +6,8 @@ import logging
 import os
 import sys
 
+from gatehouse.pipelines.untrusted import tool_message
+
 # Environment variables whose values must never appear in any log line.
 SECRET_ENV_SUFFIXES = ("API_KEY", "SCIM_TOKEN", "PASSWORD", "PRIVATE_KEY", "ACCESS_TOKEN", "PASSPHRASE", "SECRET")
 
@@ -41,6 +43,14 @@ class RedactingFilter(logging.Filter):
 redacting_filter = RedactingFilter()
 
 
+class VisibleFormatter(logging.Formatter):
+    """Log lines as a terminal shows them safely: a tool's colours stripped, and every control or bidi character a
+    message carries (a name a console user typed, quoted in a warning) shown as an escape, line by line."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return "\n".join(tool_message(line) for line in super().format(record).split("\n"))
+
+
 def secrets_from_environment() -> set[str]:
     return {
         value
@@ -57,7 +67,7 @@ def configure_logging(verbosity: int = 0) -> None:
     for secret in secrets_from_environment():
         redacting_filter.add(secret)
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s", "%H:%M:%S"))
+    handler.setFormatter(VisibleFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s", "%H:%M:%S"))
     handler.addFilter(redacting_filter)
     root = logging.getLogger()
     for existing in list(root.handlers):

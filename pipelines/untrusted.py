@@ -9,8 +9,8 @@ a file name passes through the function for that place:
 |---|---|---|
 | HTML (reports, tooltips) | `for_html` | control and bidi characters made visible, then `& < > " '` as entities |
 | terminal, logs, errors | `for_terminal` | C0 (newlines included), DEL, C1 and bidi overrides shown as `\\x1b`, `\\u202e` |
-| Slack text | `for_slack` | as the terminal, then `& < >` as Slack's entities, so no `<!channel>` or `<@U…>` pings |
-| a tool's message quoted | `tool_message` | ANSI/OSC sequences stripped, the rest as the terminal |
+| Slack text | `for_slack` | as the terminal (line breaks kept), then `& < >` as Slack's entities: no `<!channel>` or `<@U…>` pings |
+| a tool's message quoted, a log line | `tool_message` | its colours (`ESC[...m`) stripped, the rest as the terminal |
 | a file or branch name from an id | `file_name` | one path component of `[A-Za-z0-9._-]`, never `.`/`..`, with a digest when altered |
 
 Charts draw data as plain text: `pipelines/reports/notebook.py` turns matplotlib's mathtext off (`$`, `^`, `_`).
@@ -25,8 +25,9 @@ from typing import Any
 
 # C0 controls, DEL and C1 controls; the bidirectional embeddings, overrides and isolates.
 _INVISIBLE = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
-# ANSI escape sequences as tools print them: CSI (colours, cursor), OSC (titles, hyperlinks) ended by BEL or ST.
-_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
+# The colours tools print (ANSI SGR, `ESC[...m`): stripped from a tool's message. Any other sequence, a screen
+# clear or a hyperlink, is shown as its escape like every control character: it is no tool's colour.
+_COLOURS = re.compile(r"\x1b\[[0-9;]*m")
 _FILE_NAME_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 _FILE_NAME_MAX = 100
 
@@ -51,14 +52,16 @@ def for_html(value: Any) -> str:
     return html.escape(visible(value), quote=True)
 
 
-def for_slack(value: Any) -> str:
-    """A value for Slack's `text`: `&`, `<`, `>` as Slack documents them, so a mention in data never pings."""
-    return visible(value).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+def for_slack(text: Any) -> str:
+    """Slack's `text`: `&`, `<`, `>` as Slack documents them, so a mention in data never pings; its line breaks
+    kept as lines (a message's own), every other control character shown as an escape."""
+    lines = ("" if text is None else str(text)).split("\n")
+    return "\n".join(visible(line).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;") for line in lines)
 
 
 def tool_message(message: Any) -> str:
     """A message from another tool (a notebook's traceback line, a database's error) without its colours."""
-    return visible(_ANSI.sub("", "" if message is None else str(message)))
+    return visible(_COLOURS.sub("", "" if message is None else str(message)))
 
 
 def file_name(value: Any) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
+from gatehouse.pipelines.untrusted import visible
 from gatehouse.pipelines.models.build import DEFAULT_PROJECT
 from gatehouse.pipelines.warehouse.destination import Reader
 
@@ -29,8 +30,16 @@ class Condition:
     kind: str
     key: str
     text: str
-    # Conditions of one kind and group make one message (stale gates: one message per owner).
+    # Conditions of one kind, project and group make one message (stale gates: one message per owner).
     group: Optional[str] = None
+    project: str = DEFAULT_PROJECT
+
+    def __post_init__(self) -> None:
+        # Names console users typed go out on one line each, their control characters shown as escapes (Slack's
+        # own escaping is the channel's: delivery.py)
+        object.__setattr__(self, "text", visible(self.text))
+        if self.group is not None:
+            object.__setattr__(self, "group", visible(self.group))
 
 
 @dataclass(frozen=True)
@@ -120,8 +129,9 @@ def stale_gate_conditions(reader: Reader) -> list[Condition]:
         Condition(
             STALE_GATE,
             _key(STALE_GATE, project, gate_id),
-            f"{_in(project)}{gate_id} ({staleness}, {reason}): {action}",
+            f"{gate_id} ({staleness}, {reason}): {action}",
             group=f"{owner_name} <{owner_email}>" if owner_email else owner_name,
+            project=project,
         )
         for project, gate_id, _owner_key, owner_name, owner_email, staleness, reason, action in rows
     ]
@@ -144,21 +154,22 @@ def _in(project: str) -> str:
 
 
 def messages(conditions: list[Condition]) -> list[Message]:
-    """One message per condition, except stale gates: one per owner, the gates listed."""
+    """One message per condition, except stale gates: one per owner of a project, the gates listed, the message
+    starting with its project when there are several (an owner is an owner in one project)."""
     out: list[Message] = []
-    owners: dict[str, list[Condition]] = {}
+    owners: dict[tuple[str, str], list[Condition]] = {}
     for condition in conditions:
         if condition.kind == STALE_GATE:
-            owners.setdefault(condition.group or "(no owner)", []).append(condition)
+            owners.setdefault((condition.project, condition.group or "(no owner)"), []).append(condition)
         else:
             out.append(Message(condition.kind, condition.text, (condition.key,)))
-    for owner, gates in sorted(owners.items()):
+    for (project, owner), gates in sorted(owners.items()):
         listed = [f"  - {gate.text}" for gate in gates[:GATES_PER_MESSAGE]]
         if len(gates) > GATES_PER_MESSAGE:
             listed.append(f"  - and {len(gates) - GATES_PER_MESSAGE} more (analytics.stale_gates)")
         noun = "gate has" if len(gates) == 1 else "gates have"
-        out.append(Message(STALE_GATE, "\n".join([f"{len(gates)} {noun} become stale, owner {owner}:", *listed]),
-                           tuple(gate.key for gate in gates)))
+        first = f"{_in(project)}{len(gates)} {noun} become stale, owner {owner}:"
+        out.append(Message(STALE_GATE, "\n".join([first, *listed]), tuple(gate.key for gate in gates)))
     return out
 
 

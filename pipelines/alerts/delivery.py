@@ -16,6 +16,7 @@ import httpx
 from gatehouse.pipelines.alerts.conditions import Message
 from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.logs import redacting_filter
+from gatehouse.pipelines.untrusted import for_slack
 
 SLACK = "slack"
 WEBHOOK = "webhook"
@@ -73,8 +74,10 @@ def heading(label: str, count: int) -> str:
 
 def payload(channel: Channel, label: str, messages: list[Message]) -> dict:
     if channel.name == SLACK:
-        # Slack's incoming webhook takes one text; dlt's own send_slack_message sends the same shape.
-        return {"text": "\n\n".join([heading(label, len(messages)), *(m.text for m in messages)]), "mrkdwn": False}
+        # Slack's incoming webhook takes one text; dlt's own send_slack_message sends the same shape. `mrkdwn: false`
+        # does not stop Slack reading `<!channel>` or `<@U…>`: `&`, `<` and `>` go as entities (for_slack).
+        text = "\n\n".join([heading(label, len(messages)), *(m.text for m in messages)])
+        return {"text": for_slack(text), "mrkdwn": False}
     return {
         "source": "gatehouse",
         "destination": label,

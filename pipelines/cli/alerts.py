@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from gatehouse.pipelines.cli.terminal import say
 from gatehouse.pipelines.warehouse import destination as destinations
 from gatehouse.pipelines.alerts.dispatch import NO_CHANNEL, send_alerts
 from gatehouse.pipelines.cli.parser import add_command
@@ -47,9 +48,7 @@ def handle(args: argparse.Namespace) -> int:
         raise GatehouseError(NO_CHANNEL)
     if args.dry_run:
         for channel, sent in outcome.sent.items():
-            for message in sent:
-                print(f"[{channel}] {message.text}")
-    for line in outcome.lines():
-        print(line)
+            say(*(f"[{channel}] {message.text}" for message in sent))
+    say(*outcome.lines())
     # A channel that failed is not the data's failure, but a scheduler should see it: exit 1, not 2.
     return 1 if outcome.problems else 0

@@ -14,6 +14,7 @@ from dlt.common.exceptions import DltException
 from dlt.destinations.exceptions import DatabaseUndefinedRelation
 from dlt.pipeline.exceptions import PipelineStepFailed
 
+from gatehouse.pipelines.cli.terminal import say
 from gatehouse.pipelines.code_refs.scan import (
     DEFAULT_DELIMITERS,
     DEFAULT_EXCLUDES,
@@ -200,10 +201,7 @@ def handle(args: argparse.Namespace) -> int:
             raise GatehouseError(f"loading the references failed at the {err.step} step (nothing replaced): {explain(err)}") from err
         destination.refresh_views(args.lock_timeout)
         destination.publish_snapshot(args.lock_timeout)
-    for line in summary_lines(scans, known):
-        print(line)
-    for line in project_lines(scans, entities):
-        print(line)
+    say(*summary_lines(scans, known), *project_lines(scans, entities))
     return 0
 
 

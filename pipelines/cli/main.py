@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 from typing import Sequence
 
 from gatehouse.pipelines.errors import GatehouseError, config_file_problem
+from gatehouse.pipelines.cli.terminal import error
 from gatehouse.pipelines.logs import configure_logging
 from gatehouse.sources.console.errors import ConsoleError
 
@@ -52,15 +54,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (GatehouseError, ConsoleError) as err:
         # One actionable line; the details went to the debug log.
         log.debug("command failed", exc_info=True)
-        print(f"gatehouse: error: {err}", file=sys.stderr)
+        error(err)
         return 2
+    except BrokenPipeError:
+        # The reader closed the pipe (`gatehouse sql ... | head -1`): it has what it wanted. Standard output is
+        # pointed at /dev/null so that Python's own flush at exit does not fail on the closed pipe too.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
     except OSError as err:
         # A file or folder of the user's (--out, --duckdb's folder, a full disk, no permission): one line naming
         # it, like every other failure. An OSError without a path is no such input: its traceback is the report.
         if err.filename is None:
             raise
         log.debug("command failed", exc_info=True)
-        print(f"gatehouse: error: {describe_os_error(err)}", file=sys.stderr)
+        error(describe_os_error(err))
         return 2
     except Exception as err:
         # A .dlt/config.toml or secrets.toml that does not parse surfaces from whichever setting dlt reads first.
@@ -68,7 +76,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if problem is None:
             raise
         log.debug("command failed", exc_info=True)
-        print(f"gatehouse: error: {problem}", file=sys.stderr)
+        error(problem)
         return 2
     except KeyboardInterrupt:
         print("gatehouse: interrupted", file=sys.stderr)

@@ -7,7 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from gatehouse.pipelines.cli.parser import add_command
-from gatehouse.pipelines.reports.report import DEFAULT_OUT, NotebookKernel, refresh, write_reports
+from gatehouse.pipelines.cli.terminal import say
+from gatehouse.pipelines.reports.report import DEFAULT_OUT, NotebookKernel, ReportsFailed, refresh, write_reports
 from gatehouse.pipelines.warehouse import destination as destinations
 
 EPILOG = """\
@@ -41,12 +42,15 @@ def handle(args: argparse.Namespace) -> int:
     # The kernel starts, and imports what the notebooks use, while the views are refreshed; the summary is made in
     # it after the notebooks, from the frames they read (the snapshot just published: a run started meanwhile
     # never waits), so no view is read twice.
+    failed = None
     with NotebookKernel(destination.notebook_environment()) as kernel:
         refresh(destination, timeout_s=args.lock_timeout)
-        reports = write_reports(destination.for_reading(), out, kernel)
+        try:
+            reports = write_reports(destination.for_reading(), out, kernel)
+        except ReportsFailed as err:  # the others are written: said, then the one line of those that were not
+            reports, failed = err.written, err
         text = kernel.summary(destination.label())
-    print(text)
-    print("reports:")
-    for report in reports:
-        print(f"  {report.html}")
+    say(text, "reports:", *(f"  {report.html}" for report in reports))
+    if failed is not None:
+        raise failed
     return 0

@@ -8,6 +8,7 @@ import logging
 import sys
 from typing import Any
 
+from gatehouse.pipelines.cli.terminal import say
 from gatehouse.pipelines.warehouse import destination as destinations
 from gatehouse.pipelines.cli.parser import add_command
 from gatehouse.pipelines.errors import GatehouseError
@@ -126,11 +127,7 @@ def handle_run(args: argparse.Namespace) -> int:
         summary, alerted = run_with_alerts(options)
     else:
         summary, alerted = run_extraction(options), None
-    print(f"gatehouse: {options.destination.label()}")
-    for line in summary.lines():
-        print(line)
-    for line in alerted.lines() if alerted else ():
-        print(line)
+    say(f"gatehouse: {options.destination.label()}", *summary.lines(), *(alerted.lines() if alerted else ()))
     return 0
 
 
@@ -152,13 +149,11 @@ def handle_projects(args: argparse.Namespace, projects: list[str]) -> int:
         else:
             outcomes, alerted = run_projects(options, projects), None
     for outcome in outcomes:
-        print(f"gatehouse: {destination.for_project(outcome.project).label()}: project {outcome.project}")
-        for line in outcome.summary.lines() if outcome.summary else (f"  failed: {outcome.error}",):
-            print(line)
+        say(f"gatehouse: {destination.for_project(outcome.project).label()}: project {outcome.project}",
+            *(outcome.summary.lines() if outcome.summary else (f"  failed: {outcome.error}",)))
     if destination.is_duckdb_file and any(outcome.summary for outcome in outcomes):
-        print(snapshot_line(destination.snapshot_path))
-    for line in alerted.lines() if alerted else ():
-        print(line)
+        say(snapshot_line(destination.snapshot_path))
+    say(*(alerted.lines() if alerted else ()))
     failed = [outcome for outcome in outcomes if outcome.error]
     if failed:
         sys.stdout.flush()  # the failures stay the last line, also where stdout and stderr are one stream
@@ -187,5 +182,5 @@ def handle_views(args: argparse.Namespace) -> int:
     destination.check_loaded(args.lock_timeout)
     names = destination.apply_views(parameters=parameters or None, timeout_s=args.lock_timeout, projects=projects)
     destination.publish_snapshot(args.lock_timeout)
-    print(f"gatehouse: {destination.label()}: {len(names)} views in schema analytics")
+    say(f"gatehouse: {destination.label()}: {len(names)} views in schema analytics")
     return 0

@@ -24,10 +24,13 @@ from sqlglot.errors import ParseError
 from gatehouse.pipelines.warehouse import destination as destinations
 from gatehouse.pipelines.cli.parser import add_command
 from gatehouse.pipelines.errors import GatehouseError, first_line
+from gatehouse.pipelines.untrusted import for_terminal
 
 log = logging.getLogger("gatehouse.sql")
 
 FORMATS = ("table", "csv", "json")
+# What a spreadsheet reads as the start of a formula in a text cell.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 # A table wider than this is cut per cell (with …): a terminal wraps the rest into noise. CSV and JSON are never cut.
 MAX_CELL = 60
 
@@ -72,24 +75,60 @@ def handle(args: argparse.Namespace) -> int:
     return 0
 
 
+# PRAGMAs that only read: a table's columns, the tables, the file's size.
+READ_ONLY_PRAGMAS = ("table_info", "show", "show_tables", "show_tables_expanded", "database_size", "storage_info")
+
+
 def check_read_only(query: str, dialect: str) -> None:
-    """One statement, and a query: `gatehouse sql` never changes what was loaded."""
-    try:
-        statements = [statement for statement in sqlglot.parse(query, read=dialect) if statement is not None]
-    except ParseError as err:
-        raise GatehouseError(f"not valid {dialect} SQL: {first_line(err)}") from err
+    """One statement that only reads: `gatehouse sql` never changes what was loaded. A query, or what describes
+    the data: SHOW, DESCRIBE, SUMMARIZE, EXPLAIN of a query, and the PRAGMAs that only read (`READ_ONLY_PRAGMAS`)."""
+    statements = _statements(query, dialect)
     if len(statements) != 1:
         raise GatehouseError(f"give one query, not {len(statements)} statements")
-    if not isinstance(statements[0], exp.Query):
-        kind = statements[0].key.upper()
-        raise GatehouseError(f"only a query is run here, not {kind}: gatehouse sql never changes the data")
+    statement = statements[0]
+    if not _reads_only(statement, dialect):
+        kind = statement.key.upper() if not isinstance(statement, exp.Command) else str(statement.this).upper()
+        raise GatehouseError(f"only a query is run here, not {kind}: gatehouse sql never changes the data"
+                             " (SHOW, DESCRIBE, SUMMARIZE, EXPLAIN and PRAGMA table_info are read too)")
+
+
+def _statements(query: str, dialect: str) -> list[exp.Expression]:
+    # sqlglot warns on stderr when it keeps a statement it does not model (EXPLAIN) as a command
+    parse_log = logging.getLogger("sqlglot")
+    level, parse_log.level = parse_log.level, logging.ERROR
+    try:
+        return [statement for statement in sqlglot.parse(query, read=dialect) if statement is not None]
+    except ParseError as err:
+        raise GatehouseError(f"not valid {dialect} SQL: {first_line(err)}") from err
+    finally:
+        parse_log.level = level
+
+
+def _reads_only(statement: exp.Expression, dialect: str) -> bool:
+    if isinstance(statement, (exp.Query, exp.Show)):
+        return True
+    if isinstance(statement, (exp.Describe, exp.Summarize)):
+        # of a table, or of a query
+        return not isinstance(statement.this, exp.Expression) or isinstance(statement.this, (exp.Table, exp.Query))
+    if isinstance(statement, exp.Pragma):
+        pragma = statement.this
+        name = pragma.name if isinstance(pragma, exp.Expression) else str(pragma)
+        return name.lower() in READ_ONLY_PRAGMAS
+    if isinstance(statement, exp.Command) and str(statement.this).upper() == "EXPLAIN":
+        rest = statement.expression.name if isinstance(statement.expression, exp.Expression) else str(statement.expression)
+        rest = rest.strip()
+        if rest.upper().startswith("ANALYZE "):
+            rest = rest[len("ANALYZE "):]
+        inner = _statements(rest, dialect)
+        return len(inner) == 1 and isinstance(inner[0], exp.Query)
+    return False
 
 
 def write(names: Sequence[str], rows: Sequence[tuple], output_format: str, out: Any) -> None:
     if output_format == "csv":
         writer = csv.writer(out, lineterminator="\n")
         writer.writerow(names)
-        writer.writerows([[_plain(value) for value in row] for row in rows])
+        writer.writerows([[csv_cell(value) for value in row] for row in rows])
     elif output_format == "json":
         out.write(json.dumps([dict(zip(names, map(_json_value, row))) for row in rows], indent=2) + "\n")
     else:
@@ -113,6 +152,16 @@ def table_lines(names: Sequence[str], rows: Sequence[tuple]) -> list[str]:
     return out
 
 
+def csv_cell(value: Any) -> str:
+    """A CSV cell: text that a spreadsheet would run as a formula (`=`, `+`, `-`, `@`, a tab or a carriage return
+    first) gets a leading `'`, as OWASP advises, so opening the file never runs what a console user typed;
+    numbers, dates and every other text are written as they are (docs/decisions.md, "Console text is untrusted")."""
+    text = _plain(value)
+    if isinstance(value, str) and text[:1] in FORMULA_STARTS:
+        return "'" + text
+    return text
+
+
 def _plain(value: Any) -> str:
     if value is None:
         return ""
@@ -134,15 +183,24 @@ def _json_value(value: Any) -> Any:
 
 
 def _cut(text: str) -> str:
-    text = text.replace("\n", " ")
+    text = for_terminal(text)  # a line break, ESC or a bidi override in the data is shown as its escape
     return text if len(text) <= MAX_CELL else text[: MAX_CELL - 1] + "…"
 
 
 def _database_message(err: BaseException) -> str:
+    """The database's own words, whole, on one line: its hints kept (DuckDB's `Did you mean "..."?`, `Candidate
+    bindings: ...`), the query excerpt and caret under `LINE 1:` left out (they only make sense on their own lines)."""
     # dlt wraps the driver's error; the innermost holds the database's own words
     current: BaseException = err
     while current.__cause__ is not None or current.__context__ is not None:
         current = current.__cause__ or current.__context__  # type: ignore[assignment]
-    return first_line(current if str(current).strip() else err)
+    text = str(current) if str(current).strip() else str(err)
+    lines = []
+    for line in text.splitlines():
+        if line.lstrip().startswith("LINE "):
+            break
+        if line.strip():
+            lines.append(line.strip())
+    return " ".join(lines) or type(current).__name__
 
 

@@ -9,10 +9,11 @@ the HTML report shows.
 
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any, Callable, Iterable, Optional
+
+from gatehouse.pipelines.untrusted import for_html
 
 ELLIPSIS = "…"
 
@@ -125,10 +126,10 @@ class Column:
             classes.append("wrap")
         if self.kind == "id":
             shown, full = short(value, self.keep)
-            body = (f'<abbr title="{html.escape(full)}">{html.escape(shown)}</abbr>' if full
-                    else html.escape(shown))
+            body = (f'<abbr title="{for_html(full)}">{for_html(shown)}</abbr>' if full
+                    else for_html(shown))
         else:
-            body = html.escape(self.text(value))
+            body = for_html(self.text(value))
         return f'<td class="{" ".join(classes)}">{body}</td>'
 
     def text(self, value: Any) -> str:
@@ -166,22 +167,29 @@ def table(frame: Any, columns: Iterable[Column], *, group: Optional[Callable[[An
         hidden = frame.groupby(run, sort=False)[group_key].transform("size") - per_group
         frame = frame.assign(gh_hidden_in_group=hidden.where(place == per_group - 1, 0).clip(lower=0))[place < per_group]
     shown = frame if limit is None else frame.head(limit)
-    head = "".join(f'<th class="{"num" if c.numeric else "text"}">{html.escape(c.header)}</th>' for c in columns)
+    head = "".join(f'<th class="{"num" if c.numeric else "text"}">{for_html(c.header)}</th>' for c in columns)
     body: list[str] = []
     previous: Any = object()
     for row in shown.itertuples(index=False):
         values = row._asdict()
         if group_key is not None and values[group_key] != previous:
             previous = values[group_key]
-            body.append(f'<tr class="gh-group"><th colspan="{len(columns)}">{group(values) if group else html.escape(str(previous))}</th></tr>')
+            body.append(f'<tr class="gh-group"><th colspan="{len(columns)}">{group(values) if group else for_html(str(previous))}</th></tr>')
         body.append("<tr>" + "".join(c.cell(values[c.name]) for c in columns) + "</tr>")
         if values.get("gh_hidden_in_group", 0) > 0:
             body.append(f'<tr class="gh-group-more"><td colspan="{len(columns)}">{ELLIPSIS}and'
-                        f' {int(values["gh_hidden_in_group"]):,} more{html.escape(group_more)}</td></tr>')
+                        f' {int(values["gh_hidden_in_group"]):,} more{for_html(group_more)}</td></tr>')
     rest = len(frame) - len(shown)
-    tail = f'<div class="gh-more">{ELLIPSIS}and {rest:,} more{html.escape(more)}</div>' if rest > 0 else ""
+    tail = f'<div class="gh-more">{ELLIPSIS}and {rest:,} more{for_html(more)}</div>' if rest > 0 else ""
     return (f"<style>{TABLE_CSS}</style><div class=\"gh-table\"><table><thead><tr>{head}</tr></thead>"
             f"<tbody>{''.join(body)}</tbody></table></div>{tail}")
+
+
+def heading(title: Any, *asides: Any) -> str:
+    """A group's heading row in a table (HTML): its title, then its asides, dimmed; every part escaped, so a
+    name a console user typed reads as text."""
+    parts = " · ".join(for_html(aside) for aside in asides if isinstance(aside, str) and aside)
+    return for_html(title) + (f' <span class="gh-aside">{parts}</span>' if parts else "")
 
 
 def and_more(total: int, shown: int) -> str:

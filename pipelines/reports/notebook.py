@@ -23,6 +23,7 @@ from typing import Any, Optional
 from gatehouse.pipelines.run.demo import DEMO_DUCKDB
 from gatehouse.pipelines.warehouse.destination import DEFAULT_DUCKDB, DEFAULT_NAME, DESTINATION_ENV, DUCKDB_ENV, Destination, database_of
 from gatehouse.pipelines.errors import GatehouseError
+from gatehouse.pipelines.untrusted import visible
 
 log = logging.getLogger("gatehouse.notebook")
 
@@ -36,6 +37,10 @@ CHART_STYLE = {
     "grid.alpha": 0.3,
     # laid out while drawn: no second draw for a tight bounding box when saved
     "figure.constrained_layout.use": True,
+    # Titles, labels and legends carry names console users typed: plain text, never mathematics (`$10 ^_^ $20`
+    # would be parsed as TeX and fail the figure) nor TeX markup (pipelines/untrusted.py).
+    "text.parse_math": False,
+    "text.usetex": False,
 }
 
 
@@ -221,10 +226,18 @@ class NotebookData:
 
 
 def show(figure: Any, alt: str) -> None:
-    """The chart as an inline PNG with alternative text (the HTML report embeds it as a data: URI)."""
+    """The chart as an inline PNG with alternative text (the HTML report embeds it as a data: URI).
+
+    Every text of the chart (titles, labels, legends, ticks) has its control and bidi characters shown as
+    escapes first, as everywhere else console text is shown (pipelines/untrusted.py)."""
     import matplotlib.pyplot as plt
     from IPython.display import Image, display
+    from matplotlib.text import Text
 
+    for text in figure.findobj(Text):
+        shown = visible(text.get_text())
+        if shown != text.get_text():
+            text.set_text(shown)
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png")
     plt.close(figure)

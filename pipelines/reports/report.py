@@ -19,12 +19,13 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from importlib import resources
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterator, Optional
 
 from gatehouse.pipelines.warehouse.destination import Destination, Reader
 from gatehouse.pipelines.code_refs.summary import summary_lines as code_reference_lines
 from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.reports import lists
+from gatehouse.pipelines.untrusted import for_terminal, tool_message
 from gatehouse.pipelines.reports.format import and_more, minute
 
 log = logging.getLogger("gatehouse.report")
@@ -153,28 +154,47 @@ PRELOAD = ("import pandas, matplotlib; matplotlib.use('Agg'); import matplotlib.
            " gatehouse.pipelines.reports.notebook.share_reads(); import gc; gc.freeze()")
 
 
+class ReportsFailed(GatehouseError):
+    """Some reports could not be made. The others were written; each that failed keeps its earlier version."""
+
+    def __init__(self, failures: dict[str, str], written: list[Report]) -> None:
+        super().__init__("; ".join(f"report {name} not made ({why}): its earlier version, if any, is kept"
+                                   for name, why in failures.items()))
+        self.failures = failures
+        self.written = written
+
+
 def write_reports(destination: Destination, out: Path, kernel: NotebookKernel | None = None) -> list[Report]:
+    """Each notebook executed and written as its report: a report is made or kept on its own, so one notebook
+    that fails (its one line in `ReportsFailed`, raised once the others are written) never stops the others."""
     if kernel is None:
         with NotebookKernel(destination.notebook_environment()) as own:
             return write_reports(destination, out, own)
     out.mkdir(parents=True, exist_ok=True)
-    # Every report is written beside its place and renamed into it only once all are made: a notebook that
-    # fails leaves the earlier reports as they were, never a mix of old and new. Each notebook's HTML is made
-    # in a thread while the kernel runs the next one.
+    # Each report is written beside its place and renamed into it once made whole: a reader never opens half a
+    # page. Each notebook's HTML is made in a thread while the kernel runs the next one.
     staged: list[Future] = []
+    failures: dict[str, str] = {}
+    written: list[Report] = []
     try:
         with ThreadPoolExecutor(1) as exporting:
             exporter = exporting.submit(_exporter)
-            for name, notebook in _executed(destination, kernel):
+            for name, notebook, failure in _executed(destination, kernel):
+                if failure is not None:
+                    failures[name] = failure
+                    continue
                 staged.append(exporting.submit(_write_html, exporter, name, notebook, out))
-        written = [future.result() for future in staged]
-        for partial, report in written:
+        for future in staged:
+            partial, report = future.result()
             os.replace(partial, report.html)
+            written.append(report)
     finally:
         for future in staged:
             if future.done() and future.exception() is None:
                 future.result()[0].unlink(missing_ok=True)
-    return [report for _, report in written]
+    if failures:
+        raise ReportsFailed(failures, written)
+    return written
 
 
 def _write_html(exporter: Future, name: str, notebook: Any, out: Path) -> tuple[Path, Report]:
@@ -184,7 +204,8 @@ def _write_html(exporter: Future, name: str, notebook: Any, out: Path) -> tuple[
     return partial, Report(name, out / f"{name}.html")
 
 
-def _executed(destination: Destination, kernel: NotebookKernel) -> Iterator[tuple[str, Any]]:
+def _executed(destination: Destination, kernel: NotebookKernel) -> Iterator[tuple[str, Any, Optional[str]]]:
+    """Each notebook executed in turn: (name, the executed notebook, None), or (name, None, why it failed)."""
     import nbformat
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
@@ -202,10 +223,12 @@ def _executed(destination: Destination, kernel: NotebookKernel) -> Iterator[tupl
         try:
             client.execute()
         except CellExecutionError as err:
-            raise GatehouseError(f"notebook {path.name} failed: {_last_line(err)}") from err
+            log.debug("notebook %s failed", path.name, exc_info=True)
+            yield name, None, f"notebook {path.name} failed: {_last_line(err)}"
+            continue
         except (CellTimeoutError, DeadKernelError) as err:
             raise GatehouseError(f"notebook {path.name} did not finish: {_last_line(err)}") from err
-        yield name, notebook
+        yield name, notebook, None
 
 
 def _exporter():
@@ -225,8 +248,9 @@ def _exporter():
 
 
 def _last_line(err: Exception) -> str:
-    lines = [line for line in str(err).strip().splitlines() if line.strip()]
-    return lines[-1] if lines else type(err).__name__
+    """The last line of a tool's error, its colours stripped: IPython colours the tracebacks it reports."""
+    lines = [line for line in str(err).splitlines() if tool_message(line).strip()]
+    return tool_message(lines[-1]).strip() if lines else type(err).__name__
 
 
 # The frames the summary reads, word for word as the notebooks read them: in the report's kernel each is read once,
@@ -312,7 +336,8 @@ def summarise(reader: Reader, label: str) -> str:
                  + (f"; {lists.by_project(lists.SOURCE_ORDER, by_source)}:" if len(failing) else ""))
     lines += per_project(by_source, source_counts, source_rows,
                          shown=lambda rows_of: len(lists.failing_sources(rows_of)))
-    return "\n".join(lines)
+    # each line one line, whatever a name in it holds: its control and bidi characters shown as escapes
+    return "\n".join(for_terminal(line) for line in lines)
 
 
 def per_project(frame: Any, counts: Any, top_rows: Any, shown: Any = len) -> list[str]:
