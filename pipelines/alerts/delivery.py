@@ -7,6 +7,7 @@ A channel that refuses, fails or times out is one line and never fails the load;
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Optional
 
@@ -90,7 +91,10 @@ def post(channel: Channel, body: dict, timeout_s: float, transport: Optional[htt
     where = LABELS[channel.name]
     try:
         with httpx.Client(timeout=timeout_s, transport=transport, follow_redirects=False) as client:
-            response = client.post(channel.url, json=body)
+            # JSON with every character past ASCII escaped: a bidi override or a control character in a name (or in
+            # a key, the data's own id) reaches the receiver as `\u202e`, never raw (httpx's json= sends them raw)
+            response = client.post(channel.url, content=json.dumps(body).encode("ascii"),
+                                   headers={"Content-Type": "application/json"})
     except httpx.TimeoutException:
         return f"{where} did not answer within {timeout_s:g} s"
     except httpx.InvalidURL:

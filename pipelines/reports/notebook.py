@@ -131,7 +131,7 @@ def read_ahead(queries: list[str]) -> None:
             with where.reader() as reader:
                 for sql in queries:
                     try:
-                        shared.frame((where.label(), sql), lambda sql=sql: reader.frame(sql))
+                        shared.frame((where.label(), sql), lambda sql=sql: shown_as_text(reader.frame(sql)))
                     except Exception:
                         log.debug("not read ahead: %s", sql, exc_info=True)
         except Exception:
@@ -207,9 +207,9 @@ class NotebookData:
     def view(self, sql: str) -> Any:
         """A data frame from DuckDB-dialect SQL over `analytics.*`, run in the destination's dialect."""
         if _shared is None:
-            return self.reader.frame(sql)
+            return shown_as_text(self.reader.frame(sql))
         # a copy: what one notebook adds to its frame is not in another's
-        return _shared.frame((self.destination.label(), sql), lambda: self.reader.frame(sql)).copy()
+        return _shared.frame((self.destination.label(), sql), lambda: shown_as_text(self.reader.frame(sql))).copy()
 
     def as_of_line(self) -> str:
         clock = self.view("select as_of_at from analytics.as_of")
@@ -225,19 +225,23 @@ class NotebookData:
         self._exit.close()
 
 
-def show(figure: Any, alt: str) -> None:
-    """The chart as an inline PNG with alternative text (the HTML report embeds it as a data: URI).
+def shown_as_text(frame: Any) -> Any:
+    """The frame with every control and bidi character of its text shown as an escape (pipelines/untrusted.py):
+    what the notebooks draw and print of console text (chart labels, tick labels, legends, the summary) can
+    then neither hide nor change anything; tables escape it for HTML besides."""
+    from pandas.api.types import is_object_dtype, is_string_dtype
 
-    Every text of the chart (titles, labels, legends, ticks) has its control and bidi characters shown as
-    escapes first, as everywhere else console text is shown (pipelines/untrusted.py)."""
+    for column in frame.columns:
+        if is_object_dtype(frame[column]) or is_string_dtype(frame[column]):
+            frame[column] = frame[column].map(lambda value: visible(value) if isinstance(value, str) else value)
+    return frame
+
+
+def show(figure: Any, alt: str) -> None:
+    """The chart as an inline PNG with alternative text (the HTML report embeds it as a data: URI)."""
     import matplotlib.pyplot as plt
     from IPython.display import Image, display
-    from matplotlib.text import Text
 
-    for text in figure.findobj(Text):
-        shown = visible(text.get_text())
-        if shown != text.get_text():
-            text.set_text(shown)
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png")
     plt.close(figure)
