@@ -273,6 +273,8 @@ class ConsoleService:
             pagination["totalItems"] = len(items) + style.total_items_offset
         if style.next_page == "stuck":
             pagination["nextPage"] = self._link(call, style.next_page, page, limit)
+        elif style.next_page == "back" and page >= 2:
+            pagination["nextPage"] = self._link(call, style.next_page, 1, limit)  # back to the first page
         else:
             more = start + limit < len(items)
             pagination["nextPage"] = self._link(call, style.next_page, page + 1, limit) if more else None

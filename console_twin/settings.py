@@ -13,8 +13,8 @@ from typing import Any, Literal
 FaultKind = Literal["server_error", "bad_gateway", "unavailable", "drop", "slow", "malformed", "truncated"]
 FAULT_KINDS: tuple[str, ...] = ("server_error", "bad_gateway", "unavailable", "drop", "slow", "malformed", "truncated")
 
-NextPageForm = Literal["path", "query", "nolimit", "host", "stuck"]
-NEXT_PAGE_FORMS: tuple[str, ...] = ("path", "query", "nolimit", "host", "stuck")
+NextPageForm = Literal["path", "query", "nolimit", "host", "stuck", "back"]
+NEXT_PAGE_FORMS: tuple[str, ...] = ("path", "query", "nolimit", "host", "stuck", "back")
 
 RetryAfterForm = Literal["seconds", "http-date", "none"]
 RETRY_AFTER_FORMS: tuple[str, ...] = ("seconds", "http-date", "none")

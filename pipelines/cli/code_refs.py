@@ -196,7 +196,8 @@ def handle(args: argparse.Namespace) -> int:
         pipeline = destination.pipeline()
         try:
             # Run again after a wait for the file: what a first try extracted is pending, and dlt loads it first.
-            destination.when_free(lambda: pipeline.run(code_references_source(scans, known)), args.lock_timeout)
+            destination.load(pipeline, args.lock_timeout, step=lambda: pipeline.run(code_references_source(scans, known)),
+                             extracted=False)
         except PipelineStepFailed as err:
             raise GatehouseError(f"loading the references failed at the {err.step} step (nothing replaced): {explain(err)}") from err
         destination.refresh_views(args.lock_timeout)

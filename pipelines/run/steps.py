@@ -232,7 +232,7 @@ def run_extraction(options: RunOptions) -> RunSummary:
                             last = number == len(phases) - 1
                             rendering = views_ahead(destination, pipeline, before, normalized, timeout_s) if last and options.publish else None
                             with _timed(steps, "load", step_started):
-                                info = destination.when_free(pipeline.load, timeout_s, extracted=True)
+                                info = destination.load(pipeline, timeout_s)
                             if rendering is not None:
                                 rendering.join()
                         if not last:
@@ -384,4 +384,4 @@ def finish_interrupted_load(destination: Destination, pipeline: dlt.Pipeline, ti
     log.warning("a previous run left a load unfinished: completing it first")
     settle_committed_jobs(pipeline)
     pipeline.normalize()
-    destination.when_free(pipeline.load, timeout_s, extracted=True)
+    destination.load(pipeline, timeout_s)

@@ -560,6 +560,23 @@ class Destination:
             if started is not None:
                 self.waits.add(time.monotonic() - started, holder)
 
+    def load(self, pipeline: dlt.Pipeline, timeout_s: Optional[float] = None, step: Optional[Callable[[], T]] = None,
+             extracted: bool = True) -> T:
+        """`pipeline.load()` (or `step`, a dlt step that loads) through the one bounded wait, with a DuckDB file held
+        open in this process the whole time: dlt's load jobs each open their own connection, and with the file
+        open here they reuse this process's database (DuckDB keeps one per file and process) instead of taking
+        the file again, where a reader polling it could hold it between two jobs (dlt then printed its lock
+        text and retried the job)."""
+        action: Callable[[], Any] = step or pipeline.load
+
+        def holding() -> Any:
+            if not self.is_duckdb_file:
+                return action()
+            with pipeline.sql_client():
+                return action()
+
+        return self.when_free(holding, timeout_s, extracted=extracted)
+
     def held_by(self, err: BaseException) -> Optional[str]:
         """'program (PID n)' when `err`, or what it wraps, is DuckDB refusing a file another process holds."""
         seen: set[int] = set()

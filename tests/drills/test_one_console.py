@@ -25,7 +25,7 @@ from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.reports.notebook import NotebookData
 from gatehouse.pipelines.run.steps import RunOptions, run_extraction
 from gatehouse.sources.console.identity import identify
-from tests.drills.conftest import REPO, closed_port_url, error_lines, make_twin, point_at, refused_run
+from tests.drills.conftest import REPO, closed_port_url, error_lines, make_twin, point_at, refused_run, run_environment
 from tests.drills.snapshot import assert_same_tables, snapshot
 
 pytestmark = pytest.mark.slow
@@ -329,3 +329,31 @@ def test_notebooks_find_the_database_from_the_project_root_and_from_notebooks(tm
             assert data.as_of_line().startswith(f"Data in `{project / 'gatehouse.snapshot.duckdb'}`, as of **2026-")
         finally:
             data.close()
+
+
+# What a run must never print, whoever holds the file meanwhile: DuckDB's lock text, dlt's job retries and its
+# credentials hint, a Python traceback.
+NOISE = re.compile(r"Traceback|Conflicting lock|Could not set lock|Transient exception|configured the credentials")
+POLL_EVERY_0_3_S = POLL.replace("time.sleep(0.05)", "time.sleep(0.3)")
+
+
+def test_a_reader_polling_every_third_of_a_second_never_shows_in_five_runs_output(tmp_path):
+    twin = make_twin()
+    database = tmp_path / "gatehouse.duckdb"
+    with twin.serve() as base_url:
+        environment = run_environment(twin, base_url)
+        load(twin, base_url, database)
+        poller = subprocess.Popen([sys.executable, "-c", POLL_EVERY_0_3_S, str(database), "600"],
+                                  stdout=subprocess.PIPE, text=True)
+        assert poller.stdout.readline().strip() == "polling"
+        try:
+            for day in range(5):
+                twin.advance(days=1)
+                done = subprocess.run([sys.executable, "-m", "gatehouse.pipelines.cli.main", "run", "--duckdb",
+                                       str(database), "--no-progress", "--lock-timeout", "60"],
+                                      env=environment, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+                assert done.returncode == 0, done.stderr[-3000:]
+                assert not NOISE.search(done.stdout + done.stderr), f"run {day + 1}:\n{done.stderr[-3000:]}"
+        finally:
+            poller.kill()
+            poller.wait()
