@@ -4,14 +4,14 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench install headless-browser docs clean
+.PHONY: demo reset-demo test bench install headless-browser docs clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
 $(STAMP): $(BIN)/python pyproject.toml
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,bench]'
+	$(BIN)/python -m pip install -qq --upgrade pip
+	$(BIN)/python -m pip install -qq -e '.[test,bench]'
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -40,5 +40,11 @@ bench: $(STAMP)
 	$(BIN)/python -m bench.dagster_assets
 	$(BIN)/python -m bench.projects
 
-clean:
-	rm -rf $(VENV) demo.duckdb demo.snapshot.duckdb .demo.duckdb.dlt .demo.duckdb.dlt.lock reports .pytest_cache bench/out
+# The demo from scratch, the installed environment kept: its database, snapshot, pipeline state and reports.
+reset-demo:
+	rm -rf demo.duckdb demo.duckdb.wal demo.snapshot.duckdb .demo.duckdb.dlt .demo.duckdb.dlt*.lock reports
+	@echo "demo reset: the next make demo loads it again (.venv kept)"
+
+# Everything make made, the environment (.venv) included; `make reset-demo` keeps it.
+clean: reset-demo
+	rm -rf $(VENV) .pytest_cache bench/out

@@ -3,13 +3,36 @@
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
 
-from bench.postgres_server import PostgresServer
-from gatehouse.pipelines.warehouse.destination import apply_views
-from tests.views.console_dataset import load_console
+
+def _isolated_configuration() -> Path:
+    """Tests never read the user's `.dlt/` or environment: dlt's project folder is an empty one holding only the
+    repository's own config.toml (never a secrets.toml a user copied from the example), its global folder another,
+    and every console, warehouse and dlt setting of the environment is cleared. Done when pytest imports this file,
+    before any test or dlt reads a setting; each test that needs a setting sets it (monkeypatch, a .dlt/ of its own
+    in a subprocess's folder)."""
+    for name in list(os.environ):
+        if name.startswith(("SOURCES__", "DESTINATION__", "DESTINATIONS__", "GATEHOUSE", "RUNTIME__", "EXTRACT__",
+                            "NORMALIZE__", "LOAD__", "DATA_WRITER__", "DLT_", "PIPELINES__")):
+            del os.environ[name]
+    folder = Path(tempfile.mkdtemp(prefix="gatehouse-tests-config-"))
+    (folder / ".dlt").mkdir()
+    shutil.copyfile(Path(__file__).resolve().parents[1] / ".dlt" / "config.toml", folder / ".dlt" / "config.toml")
+    os.environ["DLT_PROJECT_DIR"] = str(folder)
+    os.environ["DLT_DATA_DIR"] = str(folder / "global")
+    return folder
+
+
+ISOLATED_PROJECT = _isolated_configuration()
+
+from bench.postgres_server import PostgresServer  # noqa: E402 - after the configuration is isolated
+from gatehouse.pipelines.warehouse.destination import apply_views  # noqa: E402
+from tests.views.console_dataset import load_console  # noqa: E402
 
 # Not UTC on purpose: the views must give UTC wall-clock times whatever the warehouse's own time zone.
 POSTGRES_TIMEZONE = "America/New_York"

@@ -38,8 +38,11 @@ def test_the_wheel_runs_the_demo_the_report_and_the_notebooks(tmp_path):
             (source / name).parent.mkdir(parents=True, exist_ok=True)
             (source / name).write_bytes((REPO / name).read_bytes())
     wheels = tmp_path / "wheels"
-    run(sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", wheels, source, cwd=tmp_path)
-    [wheel] = wheels.glob("gatehouse-*.whl")
+    built = run(sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-w", wheels, source, cwd=tmp_path)
+    # setuptools is told of every folder it ships: none of its "Package would be ignored" walls of text
+    assert "would be ignored" not in built.stdout + built.stderr and "BuildBackendWarning" not in built.stdout + built.stderr
+    # the distribution's own name (`gatehouse` on the package index is another project's); the import name stays
+    [wheel] = wheels.glob("gatehouse_console-*.whl")
     with ZipFile(wheel) as archive:
         top_level = {name.split("/")[0] for name in archive.namelist()}
         names = archive.namelist()

@@ -39,6 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("-v", "--verbose", action="count", default=0, help="more log output (-vv for debug)")
+    parser.add_argument("--version", action="version", version=f"gatehouse {installed_version()}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for module in (run, report, sql, code_refs, alerts, console, twin):
         module.register(commands)
@@ -81,6 +82,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("gatehouse: interrupted", file=sys.stderr)
         return 130
+
+
+def installed_version() -> str:
+    """The version of the installed distribution (`gatehouse-console`; the command and package are `gatehouse`)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(DISTRIBUTION)
+    except PackageNotFoundError:  # run from a checkout that was never installed
+        return "(not installed)"
+
+
+DISTRIBUTION = "gatehouse-console"
 
 
 def describe_os_error(err: OSError) -> str:

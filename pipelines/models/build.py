@@ -704,6 +704,13 @@ def _ensure_parameter_tables(client: SqlClientBase[Any], overrides: Mapping[str,
             client.execute_sql(f"insert into {projects_table} (project) values (%s)", project)
 
 
+def drop_views(client: SqlClientBase[Any]) -> None:
+    """Every view gatehouse owns in `analytics`, dependants first, and the record of what was applied (so the next
+    refresh applies them again): before a load that drops the raw tables they read (`--full-refresh`, or the rest
+    of one a failed run left), which PostgreSQL refuses while a view reads them."""
+    _drop_views(client, [definition.name for definition in view_definitions()])
+
+
 def _drop_views(client: SqlClientBase[Any], names: list[str]) -> None:
     """Drops this version's views and any a previous version left, so none lingers renamed or removed."""
     fold = client.capabilities.casefold_identifier

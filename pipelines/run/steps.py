@@ -208,6 +208,10 @@ def run_extraction(options: RunOptions) -> RunSummary:
                 # A load left pending goes first: syncing with a dataset it never reached would wipe it.
                 if pipeline.has_pending_data:
                     finish_interrupted_load(destination, pipeline, timeout_s)
+                if options.full_refresh:
+                    # the refresh drops the raw tables, which PostgreSQL refuses while a view reads them; the views
+                    # are applied again at the end of the run
+                    destination.drop_views(timeout_s)
                 with _timed(steps, "sync", step_started):
                     destination.when_free(pipeline.sync_destination, timeout_s)
                 file_held.close()
@@ -382,6 +386,8 @@ def _timed(steps: dict[str, float], name: str, started_at: Optional[dict[str, fl
 def finish_interrupted_load(destination: Destination, pipeline: dlt.Pipeline, timeout_s: float) -> None:
     """Completes what a killed or failed run left in the pipeline, then the run extracts as usual."""
     log.warning("a previous run left a load unfinished: completing it first")
+    # it may drop tables the views read (a --full-refresh cut short): the views go first, and come back at the end
+    destination.drop_views(timeout_s)
     settle_committed_jobs(pipeline)
     pipeline.normalize()
     destination.load(pipeline, timeout_s)

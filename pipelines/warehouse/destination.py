@@ -210,6 +210,16 @@ class Destination:
         else:
             log.warning("raw tables loaded; no analysis views on %s: %s", self.name, NO_VIEWS[self.name])
 
+    def drop_views(self, timeout_s: Optional[float] = None) -> None:
+        """The analysis views dropped (dependants first) before a load that drops the tables they read; the run
+        applies them again at its end (models/build.py `drop_views`)."""
+        if not self.serves_views:
+            return
+        from gatehouse.pipelines.models import build as views
+
+        with self.sql_client(timeout_s) as client:
+            views.drop_views(client)
+
     def render_views_ahead(self, loading: Mapping[str, Iterable[str]], timeout_s: Optional[float] = None
                            ) -> Optional[threading.Thread]:
         """Translates the views, in a background thread, for the raw columns there will be once `loading` (tables

@@ -209,7 +209,9 @@ def clean_environment(**extra: str) -> dict[str, str]:
     kept = {
         name: value
         for name, value in os.environ.items()
-        if not name.startswith(("SOURCES__", "DESTINATION__", "GATEHOUSE_", "RUNTIME__", "EXTRACT__", "LOAD__", "NORMALIZE__"))
+        # DLT_PROJECT_DIR too: a command reads the .dlt/ of the folder it runs in, as a user's does
+        if not name.startswith(("SOURCES__", "DESTINATION__", "GATEHOUSE_", "RUNTIME__", "EXTRACT__", "LOAD__", "NORMALIZE__",
+                                "DLT_PROJECT_DIR"))
     }
     return {**kept, "RUNTIME__DLTHUB_TELEMETRY": "false", **extra}
 

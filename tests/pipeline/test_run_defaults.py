@@ -30,14 +30,16 @@ def test_two_normalize_workers_only_where_forking_them_uses_a_second_core(monkey
 
 
 @pytest.fixture
-def project_dir(tmp_path: Path) -> Iterator[Path]:
+def project_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """dlt's run context (where it reads .dlt/config.toml) moved to an empty project, then back."""
     run_context = Container()[PluggableRunContext]
     previous = run_context.context.run_dir
+    monkeypatch.setenv("DLT_PROJECT_DIR", str(tmp_path))
     run_context.reload(str(tmp_path))
     try:
         yield tmp_path
     finally:
+        monkeypatch.setenv("DLT_PROJECT_DIR", previous)
         run_context.reload(previous)
 
 
