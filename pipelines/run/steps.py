@@ -185,6 +185,8 @@ def run_extraction(options: RunOptions) -> RunSummary:
     steps: dict[str, float] = {}
     step_started: dict[str, float] = {}
     loaded: list[str] = []  # the tables of the phases loaded so far
+    # a first run that fails before it loads anything leaves no empty database behind (the next one starts afresh)
+    new_file = destination.is_duckdb_file and not destination.duckdb_path.exists()
     try:
         with destination.exclusive(timeout_s), contextlib.ExitStack() as file_held:
             # Projects side by side in this process open a DuckDB file one at a time (DuckDB refuses a second
@@ -264,6 +266,10 @@ def run_extraction(options: RunOptions) -> RunSummary:
                     destination.refresh_views(timeout_s)
                 with _timed(steps, "snapshot", step_started):
                     snapshot = destination.publish_snapshot(timeout_s)
+    except BaseException:
+        if new_file and not loaded:
+            destination.remove_unloaded_file()
+        raise
     finally:
         waited = destination.waits.seconds
     return RunSummary(

@@ -119,15 +119,18 @@ class Destination:
     # `console_<project>` for each of several projects (`for_project`).
     pipeline_name: str = PIPELINE_NAME
     dataset_name: str = DATASET_NAME
+    # A run may make the DuckDB file's missing folders (--create-dirs): never implied, a typo in a path would
+    # start a new history silently.
+    create_dirs: bool = False
     _pipeline: list = field(default_factory=list, compare=False, repr=False)
     waits: Waits = field(default_factory=Waits, compare=False, repr=False)
 
     @classmethod
-    def from_flags(cls, destination: Optional[str], duckdb: Optional[str | Path]) -> "Destination":
+    def from_flags(cls, destination: Optional[str], duckdb: Optional[str | Path], create_dirs: bool = False) -> "Destination":
         name = (destination or DEFAULT_NAME).strip()
         if duckdb is not None and name != DEFAULT_NAME:
             log.warning("--duckdb is for the default destination: with --destination %s, dlt config says where", name)
-        return cls(name=name, duckdb_path=Path(duckdb) if duckdb is not None else DEFAULT_DUCKDB)
+        return cls(name=name, duckdb_path=Path(duckdb) if duckdb is not None else DEFAULT_DUCKDB, create_dirs=create_dirs)
 
     def for_project(self, project: str) -> "Destination":
         """The same destination for one of several projects: its own pipeline, state and dataset."""
@@ -154,7 +157,21 @@ class Destination:
                 f"--duckdb {self.duckdb_path}: pick another file name; DuckDB would name its catalog"
                 f" '{self.duckdb_path.stem}', the name of a gatehouse schema"
             )
-        self.duckdb_path.resolve().parent.mkdir(parents=True, exist_ok=True)
+        folder = self.duckdb_path.resolve().parent
+        if not folder.is_dir():
+            if not self.create_dirs:
+                raise GatehouseError(f"--duckdb {self.duckdb_path}: the folder {folder} does not exist; check the path,"
+                                     " or pass --create-dirs to make it")
+            folder.mkdir(parents=True, exist_ok=True)
+        if not os.access(folder, os.W_OK | os.X_OK):
+            raise GatehouseError(f"--duckdb {self.duckdb_path}: the folder {folder} is not writable; choose a folder you"
+                                 " can write to, or give yourself write permission on it")
+
+    def remove_unloaded_file(self) -> None:
+        """The DuckDB file a first run made and loaded nothing into (it failed first): removed, with its log, so the
+        folder holds no empty database that `report` or `sql` would take for a loaded one."""
+        for leftover in (self.duckdb_path, self.duckdb_path.with_name(self.duckdb_path.name + ".wal")):
+            leftover.unlink(missing_ok=True)
 
     def forget_removed_database(self) -> None:
         """A DuckDB file removed by hand starts from empty state: its old state would make incremental
@@ -491,6 +508,7 @@ class Destination:
     def exclusive(self, timeout_s: Optional[float] = None) -> Iterator[None]:
         """One gatehouse run at a time on this pipeline; a second waits, then gives up with one line."""
         timeout_s = lock_timeout(timeout_s)
+        self.check_duckdb_path()  # a missing or read-only folder is one line naming it, not the lock file's
         path = self._lock_path()
         path.parent.mkdir(parents=True, exist_ok=True)
         with open(path, "a+", encoding="utf-8") as handle:
@@ -775,6 +793,9 @@ def add_arguments(parser: Any, *, lock: bool = True) -> None:
                         help="any dlt destination name (postgres, snowflake, bigquery, databricks, motherduck,"
                         " filesystem...); its credentials come from dlt config, e.g. .dlt/secrets.toml")
     if lock:
+        parser.add_argument("--create-dirs", action="store_true",
+                            help="make the DuckDB file's folder if it does not exist (without it, a missing folder is"
+                            " refused: a typo in a path would otherwise start a new history)")
         parser.add_argument("--lock-timeout", type=float, default=None, metavar="SECONDS",
                             help=f"wait this long for another run or for a program holding the DuckDB file"
                             f" (default: setting {LOCK_TIMEOUT_SETTING}, else {DEFAULT_LOCK_TIMEOUT_S:.0f})")
@@ -786,4 +807,4 @@ def _known(known_projects: Sequence[str]) -> list[str]:
 
 
 def from_arguments(args: Any) -> Destination:
-    return Destination.from_flags(args.destination, args.duckdb)
+    return Destination.from_flags(args.destination, args.duckdb, create_dirs=getattr(args, "create_dirs", False))

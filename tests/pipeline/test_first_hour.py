@@ -1,0 +1,65 @@
+"""What a new user meets in the first hour outside the demo: a mistyped or read-only folder, a closed pipe, a failed
+first run, the version; each one line, nothing lost, nothing left behind."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gatehouse.pipelines.cli.main import main
+from tests.drills.conftest import clean_environment, error_lines, make_twin
+
+
+def test_a_missing_folder_is_refused_in_one_line_unless_asked_to_make_it(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", "--demo", "--duckdb", "no/such/dir/flags.duckdb", "--no-progress"]) == 2
+    assert error_lines(capsys.readouterr().err) == [
+        f"gatehouse: error: --duckdb no/such/dir/flags.duckdb: the folder {tmp_path}/no/such/dir does not exist;"
+        " check the path, or pass --create-dirs to make it"]
+    assert not (tmp_path / "no").exists()
+
+
+def test_a_read_only_folder_is_refused_before_the_lock_file(tmp_path, capsys, monkeypatch):
+    # root may write anywhere, so the permission is what os.access says: the check asks nothing else
+    folder = tmp_path / "locked"
+    folder.mkdir()
+    monkeypatch.setattr(os, "access", lambda path, mode: Path(path) != folder)
+    assert main(["run", "--demo", "--duckdb", str(folder / "flags.duckdb"), "--no-progress"]) == 2
+    assert error_lines(capsys.readouterr().err) == [
+        f"gatehouse: error: --duckdb {folder}/flags.duckdb: the folder {folder} is not writable; choose a folder you"
+        " can write to, or give yourself write permission on it"]
+    assert list(folder.iterdir()) == [], "no lock file, no database"
+
+
+def test_a_first_run_that_fails_leaves_no_empty_database(tmp_path, capsys, monkeypatch):
+    twin = make_twin()
+    monkeypatch.chdir(tmp_path)
+    with twin.serve() as base_url:
+        monkeypatch.setenv("SOURCES__CONSOLE__BASE_URL", base_url)
+        monkeypatch.setenv("SOURCES__CONSOLE__API_KEY", "console-wrong-key-for-the-twin")
+        assert main(["run", "--duckdb", "flags.duckdb", "--no-progress"]) == 2
+    assert not (tmp_path / "flags.duckdb").exists()
+
+
+@pytest.mark.parametrize("argv", [
+    ["sql", "--format", "csv", "select * from range(100000)"],
+    ["sql", "select * from range(100000)"],
+], ids=["sql csv", "sql table"])
+def test_a_reader_closing_the_pipe_ends_the_command_quietly(console_db, argv):
+    command = f"{sys.executable} -m gatehouse.pipelines.cli.main {' '.join(argv[:-1])} --duckdb {console_db} '{argv[-1]}' | head -1"
+    done = subprocess.run(["bash", "-o", "pipefail", "-c", command], capture_output=True, text=True, timeout=120,
+                          env=clean_environment())
+    assert done.stderr == "" and done.returncode == 0, done.stderr[-2000:]
+    assert len(done.stdout.splitlines()) == 1
+
+
+def test_the_version_is_the_installed_distributions(capsys):
+    with pytest.raises(SystemExit) as shown:
+        main(["--version"])
+    assert shown.value.code == 0
+    from importlib.metadata import version
+    assert capsys.readouterr().out == f"gatehouse {version('gatehouse-console')}\n"
