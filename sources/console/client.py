@@ -177,6 +177,16 @@ class RequestEvent:
     error: str | None = None
 
 
+def _covered(intervals: list[tuple[float, float]]) -> float:
+    """The length of the union of (start, end) intervals."""
+    total, covered = 0.0, float("-inf")
+    for start, end in sorted(intervals):
+        if end > covered:
+            total += end - max(start, covered)
+            covered = end
+    return total
+
+
 class ClientStats:
     """Counters of one client, safe to update from many threads."""
 
@@ -186,7 +196,9 @@ class ClientStats:
         self.requests = 0
         self.retries = 0
         self.throttled = 0
-        self.throttle_wait_s = 0.0
+        # each wait on the rate limit as (start, end) on the monotonic clock: several threads wait at once, and
+        # what a person wants to know is how long the run was held up, the union of the waits, not their sum
+        self._waits: list[tuple[float, float]] = []
         self.by_endpoint: dict[str, int] = {}
         self.retries_by_endpoint: dict[str, int] = {}
 
@@ -205,9 +217,17 @@ class ClientStats:
             self.throttled += 1
 
     def record_throttle_wait(self, seconds: float) -> None:
+        """A wait of `seconds` that ends now."""
         if seconds > 0:
+            end = time.monotonic()
             with self._lock:
-                self.throttle_wait_s += seconds
+                self._waits.append((end - seconds, end))
+
+    @property
+    def throttle_wait_s(self) -> float:
+        """Wall-clock seconds during which at least one request waited on the rate limit."""
+        with self._lock:
+            return _covered(self._waits)
 
     def notify(self, event: RequestEvent) -> None:
         if self._on_request is not None:
@@ -222,7 +242,7 @@ class ClientStats:
                 "requests": self.requests,
                 "retries": self.retries,
                 "throttled": self.throttled,
-                "throttle_wait_s": round(self.throttle_wait_s, 3),
+                "throttle_wait_s": round(_covered(self._waits), 3),
                 "by_endpoint": dict(self.by_endpoint),
                 "retries_by_endpoint": dict(self.retries_by_endpoint),
             }

@@ -258,3 +258,19 @@ def test_a_read_ahead_lets_a_caller_that_waits_go_first(clock):
     # the read ahead waited as long as the other caller, then for the slot that caller's answer holds
     assert order == ["needed now", "read ahead"]
     assert permit.started_at >= first[0].started_at + 10.0
+
+
+def test_the_wait_on_the_rate_limit_is_wall_clock_time_not_a_sum_over_threads(monkeypatch):
+    from gatehouse.sources.console import client as client_module
+    from gatehouse.sources.console.client import ClientStats
+
+    now = [100.0]
+    monkeypatch.setattr(client_module.time, "monotonic", lambda: now[0])
+    stats = ClientStats()
+    # three threads wait 2 s each, ending together; then one more alone, a second later
+    for _ in range(3):
+        stats.record_throttle_wait(2.0)
+    now[0] = 103.0
+    stats.record_throttle_wait(0.5)
+    assert stats.throttle_wait_s == pytest.approx(2.5)
+    assert stats.snapshot()["throttle_wait_s"] == 2.5
