@@ -14,7 +14,7 @@ from dlt.common.exceptions import DltException
 from dlt.destinations.exceptions import DatabaseUndefinedRelation
 from dlt.pipeline.exceptions import PipelineStepFailed
 
-from gatehouse.pipelines.cli.terminal import say
+from gatehouse.pipelines.cli.terminal import counted, say
 from gatehouse.pipelines.code_refs.scan import (
     DEFAULT_DELIMITERS,
     DEFAULT_EXCLUDES,
@@ -233,8 +233,8 @@ def summary_lines(scans: Sequence[RepositoryScan], known: set[tuple[str, str]]) 
         # to 0 gates and 0 dynamic configs" for a repository whose every reference was a check of an unknown id.
         counts = reference_counts(scan, known)
         where = " ".join(filter(None, [scan.repository.branch, scan.repository.commit[:12] if scan.repository.commit else None]))
-        lines.append(f"{scan.repository.name}{f' ({where})' if where else ''}: {counts.references} references to"
-                     f" {counts.gates} gates and {counts.dynamic_configs} dynamic configs,"
+        lines.append(f"{scan.repository.name}{f' ({where})' if where else ''}: {counted(counts.references, 'reference')} to"
+                     f" {counted(counts.gates, 'gate')} and {counted(counts.dynamic_configs, 'dynamic config')},"
                      f" {counts.unknown_ids} of these ids the console does not have")
         stats = scan.stats
         skipped = []

@@ -21,3 +21,8 @@ def error(message: Any) -> None:
     """The one line a command fails with, on standard error: a database's or a tool's message it quotes loses
     its colours, and whatever else in it controls a terminal is shown as an escape."""
     sys.stderr.write(f"gatehouse: error: {tool_message(message)}\n")
+
+
+def counted(number: int, singular: str, plural: str = "") -> str:
+    """`1 dynamic config`, `2 dynamic configs`, `0 gates`."""
+    return f"{number:,} {singular if number == 1 else (plural or singular + 's')}"

@@ -60,7 +60,8 @@ class RunSummary:
             rows, nested = roots.get(table, [0, 0])
             same = self.unchanged.get(table, 0)
             if table not in roots:
-                out.append(f"  {table:<{width}}  unchanged ({same} as last loaded, not loaded again)")
+                out.append(f"  {table:<{width}}  unchanged: {same} {'item' if same == 1 else 'items'} read, each as last loaded;"
+                           " not loaded again")
                 continue
             extra = f" (+{nested} nested)" if nested else ""
             if table in self.new_versions:

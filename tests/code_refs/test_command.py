@@ -46,7 +46,7 @@ def test_a_scan_loads_every_reference_with_its_location(database, tmp_path, gate
     ]
     assert run.out.splitlines() == [
         # the counts code_reference_scans holds: ghost_gate is one of the 4 gates, and the one id the console lacks
-        f"web (main {commit[:12]}): 6 references to 4 gates and 1 dynamic configs, 1 of these ids the console does not have",
+        f"web (main {commit[:12]}): 6 references to 4 gates and 1 dynamic config, 1 of these ids the console does not have",
         "  4 files scanned (0.0 MB)",
     ]
     # the views see them at once
@@ -234,7 +234,7 @@ def test_symlinks_and_special_files_are_counted_as_skipped(database, tmp_path, g
     run = gatehouse("code-refs", str(scripts), "--duckdb", str(database))
     assert run.code == 0, run.err
     assert run.out.splitlines() == [
-        "scripts: 1 references to 1 gates and 0 dynamic configs, 0 of these ids the console does not have",
+        "scripts: 1 reference to 1 gate and 0 dynamic configs, 0 of these ids the console does not have",
         "  1 files scanned (0.0 MB), skipped: 2 symlinks or special files",
     ]
 
@@ -305,7 +305,7 @@ def test_the_summary_counts_ids_the_console_lacks_as_gates_and_configs_too():
     scan = RepositoryScan(Repository(Path("/src/r"), "r", False, None, None), hits, ScanStats(files_scanned=1, bytes_scanned=len(code)),
                           datetime(2026, 11, 21, tzinfo=timezone.utc), "s")
     assert summary_lines([scan], {("gate", "launch_banner")}) == [
-        "r: 5 references to 2 gates and 1 dynamic configs, 2 of these ids the console does not have",
+        "r: 5 references to 2 gates and 1 dynamic config, 2 of these ids the console does not have",
         "  1 files scanned (0.0 MB)",
     ]
 

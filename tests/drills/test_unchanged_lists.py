@@ -55,7 +55,7 @@ def test_a_rerun_without_changes_normalises_and_loads_no_list_and_says_unchanged
     for table in tables:
         assert every_row(drill, table) == before[table], f"{table} changed"
     said = {line.split()[0]: line.split(None, 1)[1] for line in summary.lines()[1:] if line.startswith("  ")}
-    assert said["gates"].startswith(f"unchanged ({len(org.listed_gates())} as last loaded")
+    assert said["gates"].startswith(f"unchanged: {len(org.listed_gates())} items read, each as last loaded")
     assert said["dynamic_configs"].startswith("unchanged")
     assert said["extraction_runs"].startswith("1 rows")
 
