@@ -187,6 +187,7 @@ def run_extraction(options: RunOptions) -> RunSummary:
     loaded: list[str] = []  # the tables of the phases loaded so far
     # a first run that fails before it loads anything leaves no empty database behind (the next one starts afresh)
     new_file = destination.is_duckdb_file and not destination.duckdb_path.exists()
+    pending: Optional[dlt.Pipeline] = None  # once dlt holds extracted data, the file stays: it loads on the next run
     try:
         with destination.exclusive(timeout_s), contextlib.ExitStack() as file_held:
             # Projects side by side in this process open a DuckDB file one at a time (DuckDB refuses a second
@@ -224,6 +225,7 @@ def run_extraction(options: RunOptions) -> RunSummary:
                 with Progress(report, enabled=options.progress, label=options.project or ""), batch_garbage_collection():
                     phases = load_phases(source)
                     for number, phase in enumerate(phases):
+                        pending = pipeline
                         with _timed(steps, "extract", step_started):
                             pipeline.extract(
                                 phase,
@@ -267,7 +269,7 @@ def run_extraction(options: RunOptions) -> RunSummary:
                 with _timed(steps, "snapshot", step_started):
                     snapshot = destination.publish_snapshot(timeout_s)
     except BaseException:
-        if new_file and not loaded:
+        if new_file and not loaded and not (pending is not None and pending.has_pending_data):
             destination.remove_unloaded_file()
         raise
     finally:

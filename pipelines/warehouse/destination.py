@@ -159,6 +159,9 @@ class Destination:
             )
         folder = self.duckdb_path.resolve().parent
         if not folder.is_dir():
+            blocking = next((part for part in (folder, *folder.parents) if part.exists()), None)
+            if blocking is not None and not blocking.is_dir():
+                raise GatehouseError(f"cannot use {blocking}: a file is where a folder is needed")
             if not self.create_dirs:
                 raise GatehouseError(f"--duckdb {self.duckdb_path}: the folder {folder} does not exist; check the path,"
                                      " or pass --create-dirs to make it")

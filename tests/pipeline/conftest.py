@@ -19,6 +19,7 @@ class Loader:
     def __init__(self, twin: ConsoleTwin, base_url: str, workdir: Path) -> None:
         self.twin, self.base_url, self.workdir = twin, base_url, workdir
         self.duckdb_path = workdir / "gatehouse.duckdb"
+        workdir.mkdir(parents=True, exist_ok=True)
 
     def source_args(self, **overrides: Any) -> dict[str, Any]:
         args = {

@@ -159,6 +159,7 @@ def test_the_duckdb_file_reaches_dlt_as_credentials_with_the_run_defaults(monkey
     for key, value in RUN_DEFAULTS.items():
         monkeypatch.setenv(key.upper().replace(".", "__"), value)
     database = tmp_path / "a folder" / "gate house.duckdb"
+    database.parent.mkdir()
     destination = Destination(duckdb_path=database, pipelines_dir=tmp_path / "pipelines")
 
     credentials = destination.pipeline().destination_client().config.credentials

@@ -168,6 +168,7 @@ def test_a_notebook_opened_where_there_is_no_database_says_so_and_creates_none(t
     from gatehouse.pipelines.reports.notebook import NotebookData
 
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("DLT_PROJECT_DIR", str(tmp_path))  # the dlt project is this folder too: one place looked in
     with pytest.raises(GatehouseError) as failure:
         NotebookData.open("", "gatehouse.duckdb")
     assert str(failure.value) == (
