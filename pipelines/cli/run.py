@@ -12,7 +12,7 @@ from gatehouse.pipelines.cli.terminal import say
 from gatehouse.pipelines.warehouse import destination as destinations
 from gatehouse.pipelines.cli.parser import add_command
 from gatehouse.pipelines.errors import GatehouseError
-from gatehouse.pipelines.run.demo import DEMO_BASE_URL, DEMO_DUCKDB, DEMO_PROJECTS, demo_consoles
+from gatehouse.pipelines.run.demo import DEMO_BASE_URL, DEMO_PROJECTS, demo_consoles
 from gatehouse.pipelines.projects import ALL_PROJECTS, check_name, configured_projects
 from gatehouse.pipelines.run.steps import SELECTABLE, RunOptions, run_extraction, run_projects
 from gatehouse.pipelines.run.summary import snapshot_line
@@ -76,7 +76,7 @@ def register(subparsers: Any) -> None:
     parser = add_command(subparsers, "run", help=HELP, description=DESCRIPTION, epilog=EPILOG)
     parser.add_argument("--demo", action="store_true",
                         help=f"run against local console twins of two projects, {' and '.join(DEMO_PROJECTS)} (no account needed),"
-                        f" into ./{DEMO_DUCKDB} unless --duckdb says otherwise")
+                        f" into ./{destinations.DEMO_DUCKDB} unless --duckdb says otherwise")
     destinations.add_arguments(parser)
     parser.add_argument("--resources", metavar="A,B", help=f"load only these tables: {', '.join(SELECTABLE)}")
     parser.add_argument("--full-refresh", action="store_true", help="drop the console tables and state first")
@@ -109,7 +109,7 @@ def handle_run(args: argparse.Namespace) -> int:
                                  " name it under [sources.console.projects.<name>] in .dlt/config.toml")
         projects = [args.project]
     if args.demo and args.duckdb is None and args.destination is None:
-        args.duckdb = str(DEMO_DUCKDB)
+        args.duckdb = str(destinations.DEMO_DUCKDB)
     if projects:
         return handle_projects(args, projects)
     resources = [r.strip() for r in args.resources.split(",") if r.strip()] if args.resources else None

@@ -20,8 +20,7 @@ from datetime import timezone
 from pathlib import Path
 from typing import Any, Optional
 
-from gatehouse.pipelines.run.demo import DEMO_DUCKDB
-from gatehouse.pipelines.warehouse.destination import DEFAULT_DUCKDB, DEFAULT_NAME, DESTINATION_ENV, DUCKDB_ENV, Destination, database_of
+from gatehouse.pipelines.warehouse.destination import DEFAULT_DUCKDB, DEFAULT_NAME, DEMO_DUCKDB, DESTINATION_ENV, DUCKDB_ENV, Destination, database_of
 from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.untrusted import visible
 

@@ -9,13 +9,10 @@ nothing listens on a port.
 from __future__ import annotations
 
 import contextlib
-from pathlib import Path
 from typing import Any, Iterator
 
 # `.invalid` is reserved (RFC 2606): no real console can have this address.
 DEMO_BASE_URL = "http://console-twin.demo.invalid"
-# The demo keeps to its own file: `gatehouse run --demo` never writes into a real console's history.
-DEMO_DUCKDB = Path("demo.duckdb")
 
 
 # Two projects, as a company with a web and a mobile app has: each its own organisation and server key.

@@ -24,8 +24,8 @@ from dlt.common.configuration.exceptions import ConfigFieldMissingException, Con
 from dlt.pipeline.exceptions import PipelineStepFailed
 from dlt.sources import DltSource
 
-from gatehouse.pipelines.run.demo import DEMO_BASE_URL, DEMO_DUCKDB
-from gatehouse.pipelines.warehouse.destination import Destination, lock_timeout
+from gatehouse.pipelines.run.demo import DEMO_BASE_URL
+from gatehouse.pipelines.warehouse.destination import DEFAULT_DUCKDB, DEMO_DUCKDB, Destination, lock_timeout
 from gatehouse.pipelines.run.drift import fields_gone, schema_changes, schema_columns
 from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.errors import explain
@@ -99,8 +99,7 @@ def run_projects(options: RunOptions, projects: list[str]) -> list[ProjectOutcom
     check_resources(options.resources)
     options.destination.check_duckdb_path()
     options.destination.forget_removed_database()
-    if options.demo:
-        check_demo_file(options.destination, lock_timeout(options.lock_timeout_s))
+    check_demo_file(options.destination, lock_timeout(options.lock_timeout_s), options.demo)
     apply_run_defaults()
     import_before_threads()
 
@@ -186,6 +185,8 @@ def run_extraction(options: RunOptions) -> RunSummary:
     step_started: dict[str, float] = {}
     loaded: list[str] = []  # the tables of the phases loaded so far
     # a first run that fails before it loads anything leaves no empty database behind (the next one starts afresh)
+    if options.project is None:  # several projects: checked once for them all (run_projects)
+        check_demo_file(destination, timeout_s, options.demo)
     new_file = destination.is_duckdb_file and not destination.duckdb_path.exists()
     pending: Optional[dlt.Pipeline] = None  # once dlt holds extracted data, the file stays: it loads on the next run
     try:
@@ -334,16 +335,30 @@ def prepare_last_phase() -> None:
     graph.view_definitions()
 
 
-def check_demo_file(destination: Destination, timeout_s: float) -> None:
-    """The demo's projects load into datasets of their own: a file where any dataset holds a real console is
-    refused all the same, flag or no flag (the demo never writes into a real console's history)."""
+def check_demo_file(destination: Destination, timeout_s: float, demo: bool) -> None:
+    """The demo and the consoles never share a DuckDB file: the demo's projects load into datasets of their own, and
+    a file where any dataset holds a real console is refused to the demo, flag or no flag; a console's run is refused
+    the demo's file (by its name, or by a dataset that holds the demo), which `make demo` would then refuse in turn."""
+    if not destination.is_duckdb_file:
+        return
+    if not demo and destination.duckdb_path.resolve() == DEMO_DUCKDB.resolve():
+        raise GatehouseError(
+            f"{destination.label()} is the demo's file: a console loads into a file of its own; run it without --duckdb"
+            f" (it writes {DEFAULT_DUCKDB}) or name another file (`make reset-demo` starts the demo afresh)"
+        )
     for dataset, extraction in destination.console_extractions(timeout_s).items():
         held = extraction.console
-        if held is not None and held.base_url != DEMO_BASE_URL:
+        if held is None or (held.base_url == DEMO_BASE_URL) == demo:
+            continue
+        if demo:
             raise GatehouseError(
                 f"{destination.label()} holds the console {held} (dataset {dataset}): the demo never loads into a real"
                 f" console's database; run it without --duckdb (it writes {DEMO_DUCKDB}) or give it a file of its own"
             )
+        raise GatehouseError(
+            f"{destination.label()} holds the demo (dataset {dataset}): a console loads into a file of its own; run it"
+            f" without --duckdb (it writes {DEFAULT_DUCKDB}) or name another file"
+        )
 
 
 def check_console(destination: Destination, report: ExtractionReport, options: RunOptions, timeout_s: float) -> None:

@@ -42,6 +42,10 @@ PIPELINE_NAME = "gatehouse"
 DATASET_NAME = "console"
 DEFAULT_NAME = "duckdb"
 DEFAULT_DUCKDB = Path("gatehouse.duckdb")
+# The demo keeps to its own file: `gatehouse run --demo` never writes into a real console's history.
+DEMO_DUCKDB = Path("demo.duckdb")
+# What to do about a database that holds nothing yet; the demo writes a file of its own, which is named.
+LOAD_HINT = f"load it with `gatehouse run` (or `gatehouse run --demo`, then read it with --duckdb {DEMO_DUCKDB})"
 # How long a run or a report waits for another gatehouse run, or for a DuckDB file another program
 # holds, before it gives up with one line. A notebook cell or a BI refresh takes seconds to minutes.
 DEFAULT_LOCK_TIMEOUT_S = 300.0
@@ -284,7 +288,7 @@ class Destination:
         """
         self.check_serves_views()
         if self.is_duckdb_file and not self.duckdb_path.is_file():
-            raise GatehouseError(f"no database at {self.duckdb_path}: load one with `gatehouse run` (or `gatehouse run --demo`)")
+            raise GatehouseError(f"no database at {self.duckdb_path}: {LOAD_HINT}")
         last = self.last_extraction(timeout_s)
         if last is None and not self.is_project:
             # several projects: the base dataset holds none of them, each its own dataset
@@ -292,8 +296,7 @@ class Destination:
             last = max(found, key=lambda extraction: extraction.service_time, default=None)
         if last is None:
             raise GatehouseError(
-                f"no run has loaded {self.label()} yet (it holds no extraction): load it with `gatehouse run`"
-                " (or `gatehouse run --demo`); nothing was read or written"
+                f"no run has loaded {self.label()} yet (it holds no extraction): {LOAD_HINT}; nothing was read or written"
             )
         return last
 

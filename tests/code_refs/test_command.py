@@ -163,7 +163,7 @@ def test_no_database_or_no_console_data_is_one_line(tmp_path, gatehouse):
     run = gatehouse("code-refs", str(web), "--duckdb", str(tmp_path / "empty.duckdb"))
     assert run.code == 2 and run.error_line == (
         f"gatehouse: error: no run has loaded {tmp_path / 'empty.duckdb'} yet (it holds no extraction): load it with"
-        " `gatehouse run` (or `gatehouse run --demo`); nothing was read or written"
+        " `gatehouse run` (or `gatehouse run --demo`, then read it with --duckdb demo.duckdb); nothing was read or written"
     )
 
 

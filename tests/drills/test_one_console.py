@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -156,6 +157,19 @@ def test_the_demo_keeps_to_its_own_file_and_never_loads_over_a_real_console(cons
         assert str(identify(home_url, home.settings.api_key)) in line
     assert_same_tables(snapshot(tmp_path / "real.duckdb"), before, "the real console's database")
 
+    # and the other way round: a console's run is refused the demo's file, by its name or by what it holds
+    demo_before, requested = snapshot(tmp_path / "demo.duckdb"), len(home.requests)
+    shutil.copy(tmp_path / "demo.duckdb", tmp_path / "renamed.duckdb")
+    for name, said in [("demo.duckdb", "demo.duckdb is the demo's file: a console loads into a file of its own;"),
+                       ("renamed.duckdb", "renamed.duckdb holds the demo (dataset console_")]:
+        capsys.readouterr()
+        assert main(["run", "--no-progress", "--duckdb", name]) == 2
+        [line] = error_lines(capsys.readouterr().err)
+        assert line.startswith(f"gatehouse: error: {said}"), line
+        assert "run it without --duckdb (it writes gatehouse.duckdb)" in line
+    assert len(home.requests) == requested, "refused before any request"
+    assert_same_tables(snapshot(tmp_path / "demo.duckdb"), demo_before, "the demo's database")
+
     # the README's ad hoc line, as written there, answers from the demo's file
     readme = (REPO / "README.md").read_text()
     [command] = re.findall(r"^\.venv/bin/gatehouse (sql --duckdb demo\.duckdb .+?)\s*(?:#.*)?$", readme, re.M)
@@ -196,7 +210,7 @@ def test_a_dataset_no_run_has_loaded_is_never_reported_all_clear(never_loaded_da
     out, err = capsys.readouterr()
     assert error_lines(err) == [
         "gatehouse: error: no run has loaded flags.duckdb yet (it holds no extraction): load it with `gatehouse run`"
-        " (or `gatehouse run --demo`); nothing was read or written"
+        " (or `gatehouse run --demo`, then read it with --duckdb demo.duckdb); nothing was read or written"
     ]
     assert out == ""
     assert [p.name for p in reports.iterdir()] == ["stale_gates.html"]

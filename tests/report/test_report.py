@@ -140,7 +140,7 @@ def test_summary_before_the_first_extraction_has_no_clock(tmp_path):
 def test_missing_database_is_one_line(tmp_path, capsys):
     assert main(["report", "--duckdb", str(tmp_path / "absent.duckdb"), "--out", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err.strip()
-    assert err == f"gatehouse: error: no database at {tmp_path / 'absent.duckdb'}: load one with `gatehouse run` (or `gatehouse run --demo`)"
+    assert err == f"gatehouse: error: no database at {tmp_path / 'absent.duckdb'}: load it with `gatehouse run` (or `gatehouse run --demo`, then read it with --duckdb demo.duckdb)"
     assert not (tmp_path / "out").exists()
 
 

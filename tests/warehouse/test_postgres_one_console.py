@@ -31,7 +31,7 @@ def test_one_warehouse_one_console(postgres_server, tmp_path, monkeypatch, capsy
         assert main([command[0], *postgres, *command[1:]]) == 2
         assert error_lines(capsys.readouterr().err) == [
             "gatehouse: error: no run has loaded postgres yet (it holds no extraction): load it with `gatehouse run`"
-            " (or `gatehouse run --demo`); nothing was read or written"
+            " (or `gatehouse run --demo`, then read it with --duckdb demo.duckdb); nothing was read or written"
         ]
     assert not (tmp_path / "reports").exists()
 
