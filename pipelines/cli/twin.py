@@ -14,6 +14,17 @@ from gatehouse.console_twin import SIZES, ConsoleHost, ConsoleTwin, TwinSettings
 from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.projects import check_name
 
+SERVE_EPILOG = """\
+examples:
+  gatehouse twin serve                          # a small organisation on 127.0.0.1:8787; export what it prints
+  gatehouse twin serve --size medium --port 0   # a larger one on any free port
+  gatehouse twin serve --projects web,mobile    # one organisation per project, each under its own key
+  gatehouse twin serve --rate-limit 30/10 --latency-ms 50   # a console that throttles, as the real one does
+  gatehouse twin serve --admin                  # then: curl -X POST 'http://127.0.0.1:8787/_twin/advance?days=7'
+
+In another shell, after exporting the printed variables: gatehouse run --duckdb twin.duckdb
+"""
+
 # Up to this many ids the exports are printed; beyond, they go to a file the user sources.
 INLINE_ID_LIMIT = 40
 
@@ -26,6 +37,8 @@ def register(subparsers) -> None:
         help="serve a synthetic console organisation over HTTP until Ctrl-C",
         description="Serve a deterministic synthetic console organisation on 127.0.0.1 and print the "
         "environment variables that point gatehouse at it.",
+        epilog=SERVE_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     serve.add_argument("--port", type=_port, default=8787, help="port on 127.0.0.1 (0: any free port; default 8787)")
     serve.add_argument("--size", choices=sorted(SIZES), default="small", help="organisation size (default small)")

@@ -636,7 +636,10 @@ class ConsoleClient:
             return PreparedRequest(endpoint.method, url, path, {**shown, "Content-Type": "application/json"}, body)
         status, answer = self._send(endpoint, path, json_body=body, item_id=ids.get("id"))
         message = answer.get("message")
-        return WriteResult(status, message if isinstance(message, str) else None, answer.get("data"))
+        # The console's answers wrap what they return in {message, data}; the SCIM endpoint answers with the
+        # resource itself (the group), which is then the data, not dropped.
+        enveloped = "message" in answer or "data" in answer
+        return WriteResult(status, message if isinstance(message, str) else None, answer.get("data") if enveloped else answer or None)
 
     def _headers(self, endpoint: Endpoint) -> dict[str, str]:
         if endpoint.auth == "scim":

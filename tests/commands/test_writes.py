@@ -120,7 +120,12 @@ def test_write_sends_one_request_and_prints_the_answer(name, twin, gatehouse, tm
     assert "x-respect-review-settings" not in request.headers
     answer = run.json()
     assert answer["status"] == request.status
-    if not write.scim:  # the SCIM answer is the group itself, without a message
+    if write.scim:  # the SCIM answer is the group itself, without a message: shown as the data
+        group_id = any_group(twin)
+        assert answer["message"] is None
+        assert answer["data"]["id"] == group_id
+        assert {"value": "user_123", "display": "Ada Lovelace"} in answer["data"]["members"], "the group as patched"
+    else:
         assert answer["message"]
 
 
