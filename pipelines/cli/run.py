@@ -14,7 +14,7 @@ from gatehouse.pipelines.cli.parser import add_command
 from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.run.demo import DEMO_BASE_URL, DEMO_PROJECTS, demo_consoles
 from gatehouse.pipelines.projects import ALL_PROJECTS, check_name, configured_projects
-from gatehouse.pipelines.run.steps import SELECTABLE, RunOptions, run_extraction, run_projects
+from gatehouse.pipelines.run.steps import SELECTABLE, RunOptions, run_extraction, run_projects, single_console_left
 from gatehouse.pipelines.run.summary import snapshot_line
 from gatehouse.pipelines.models.build import DEFAULT_PARAMETERS, DEFAULT_PROJECT
 
@@ -151,8 +151,9 @@ def handle_projects(args: argparse.Namespace, projects: list[str]) -> int:
     for outcome in outcomes:
         say(f"gatehouse: {destination.for_project(outcome.project).label()}: project {outcome.project}",
             *(outcome.summary.lines() if outcome.summary else (f"  failed: {outcome.error}",)))
-    if destination.is_duckdb_file and any(outcome.summary for outcome in outcomes):
-        say(snapshot_line(destination.snapshot_path))
+    if any(outcome.summary for outcome in outcomes):
+        left = single_console_left(destination, projects, args.lock_timeout)
+        say(*([left] if left else ()), *([snapshot_line(destination.snapshot_path)] if destination.is_duckdb_file else ()))
     say(*(alerted.lines() if alerted else ()))
     failed = [outcome for outcome in outcomes if outcome.error]
     if failed:

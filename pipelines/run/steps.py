@@ -31,6 +31,7 @@ from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.errors import explain
 from gatehouse.pipelines.logs import redacting_filter
 from gatehouse.pipelines.models import graph
+from gatehouse.pipelines.models.build import DEFAULT_PROJECT
 from gatehouse.pipelines.run.progress import Progress
 from gatehouse.pipelines.projects import project_settings
 from gatehouse.pipelines.run.recovery import settle_committed_jobs
@@ -333,6 +334,19 @@ def prepare_last_phase() -> None:
     for name in LAST_PHASE_IMPORTS:
         importlib.import_module(name)
     graph.view_definitions()
+
+
+def single_console_left(destination: Destination, projects: list[str], timeout_s: Optional[float] = None) -> Optional[str]:
+    """The warning for a database that still holds a single console's dataset beside the configured projects (a
+    setup switched from one console to projects): the views and reports count it as project `default`, which
+    is most often one of the projects a second time. None when there is no such dataset."""
+    if DEFAULT_PROJECT in projects:
+        return None
+    dataset = destination.console_datasets(timeout_s, projects).get(DEFAULT_PROJECT)
+    if dataset is None:
+        return None
+    return (f"warning: dataset {dataset} still holds a single console's load (project {DEFAULT_PROJECT}): every view and"
+            f" report shows it beside {', '.join(projects)}; to retire it, see \"Several projects\" in the README")
 
 
 def check_demo_file(destination: Destination, timeout_s: float, demo: bool) -> None:

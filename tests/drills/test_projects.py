@@ -134,3 +134,24 @@ def test_a_project_without_its_own_key_is_refused_and_never_borrows_the_single_c
         " set it in .dlt/config.toml, .dlt/secrets.toml or the environment"
     )
     assert twin.requests == []
+
+
+def test_switching_from_one_console_to_projects_warns_that_the_single_consoles_dataset_is_still_counted(
+    tmp_path, monkeypatch, capsys
+):
+    twin = make_twin()
+    database = str(tmp_path / "gatehouse.duckdb")
+    with twin.serve() as base_url:
+        monkeypatch.setenv("SOURCES__CONSOLE__BASE_URL", base_url)
+        monkeypatch.setenv("SOURCES__CONSOLE__API_KEY", twin.settings.api_key)
+        assert main(["run", "--duckdb", database, "--no-progress"]) == 0
+        configure_project(monkeypatch, "web", twin, base_url)
+        capsys.readouterr()
+        assert main(["run", "--duckdb", database, "--no-progress"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[-2] == (
+        "warning: dataset console still holds a single console's load (project default): every view and report"
+        ' shows it beside web; to retire it, see "Several projects" in the README'
+    )
+    with duckdb.connect(database, read_only=True) as connection:
+        assert sorted(connection.execute("select distinct project from analytics.stg_gates").fetchall()) == [("default",), ("web",)]
