@@ -172,7 +172,7 @@ def test_the_demo_keeps_to_its_own_file_and_never_loads_over_a_real_console(cons
 
     # the README's ad hoc line, as written there, answers from the demo's file
     readme = (REPO / "README.md").read_text()
-    [command] = re.findall(r"^\.venv/bin/gatehouse (sql --duckdb demo\.duckdb .+?)\s*(?:#.*)?$", readme, re.M)
+    command = re.findall(r"^\.venv/bin/gatehouse (sql --duckdb demo\.duckdb .+?)\s*(?:#.*)?$", readme, re.M)[0]
     capsys.readouterr()
     argv = __import__("shlex").split(command)
     assert main(argv) == 0

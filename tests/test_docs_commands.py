@@ -1,0 +1,81 @@
+"""The shell commands of the README and docs/*.md run as written.
+
+Every fenced `sh`/`bash`/`shell` block is run verbatim, in order, file by file, with bash's `-e` and `pipefail`, from a
+folder laid out as a clone (`.venv` is this environment, `.dlt/config.toml` the repository's): the demo's commands
+first, so the later blocks read what it loaded. A block that cannot run offline (it needs your console, your
+warehouse, the package index, or would delete what you loaded) carries the mark MARK, with its reason, on the line
+just before its fence; it is not run, and a block without the mark that fails fails this test.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+DOCUMENTS = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+MARK = re.compile(r"<!-- not run by the docs test: (?P<reason>.+?) -->")
+FENCE = re.compile(r"^```(?P<language>\S*)[^\n]*\n(?P<body>.*?)^```\s*$", re.M | re.S)
+SHELLS = {"sh", "bash", "shell"}
+
+
+@dataclass(frozen=True)
+class Block:
+    document: Path
+    line: int
+    body: str
+    reason: str | None  # why it is not run; None: run
+
+    def __str__(self) -> str:
+        return f"{self.document.relative_to(REPO)}:{self.line}"
+
+
+def shell_blocks(document: Path) -> list[Block]:
+    text = document.read_text()
+    blocks = []
+    for fence in FENCE.finditer(text):
+        if fence["language"] not in SHELLS:
+            continue
+        before = text[: fence.start()].rstrip("\n").rsplit("\n", 1)[-1]
+        mark = MARK.fullmatch(before.strip())
+        blocks.append(Block(document, text.count("\n", 0, fence.start()) + 1, fence["body"], mark["reason"] if mark else None))
+    return blocks
+
+
+BLOCKS = [block for document in DOCUMENTS for block in shell_blocks(document)]
+
+
+def test_every_shell_block_is_run_or_says_why_not():
+    assert BLOCKS, "the README has shell blocks"
+    for block in BLOCKS:
+        assert block.reason is None or len(block.reason.split()) >= 3, f"{block}: say why it is not run"
+    run = [block for block in BLOCKS if block.reason is None]
+    assert run and "gatehouse run --demo" in run[0].body, "the demo's commands run first: the blocks after read it"
+
+
+@pytest.fixture(scope="module")
+def clone(tmp_path_factory) -> Path:
+    """A folder as a clone after `make install`: `.venv` (this environment) and the repository's `.dlt/config.toml`."""
+    folder = tmp_path_factory.mktemp("clone")
+    (folder / ".venv").symlink_to(Path(sys.prefix), target_is_directory=True)
+    (folder / ".dlt").mkdir()
+    shutil.copyfile(REPO / ".dlt" / "config.toml", folder / ".dlt" / "config.toml")
+    return folder
+
+
+def test_the_docs_shell_commands_run_as_written(clone):
+    env = {name: value for name, value in os.environ.items() if name != "DLT_PROJECT_DIR"}  # the clone's own .dlt/
+    env.update(PATH=f"{clone / '.venv' / 'bin'}{os.pathsep}{env['PATH']}", DLT_DATA_DIR=str(clone / "dlt-global"),
+               HOME=str(clone), RUNTIME__LOG_LEVEL="WARNING")
+    for block in (block for block in BLOCKS if block.reason is None):
+        done = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", block.body], cwd=clone, env=env,
+                              capture_output=True, text=True, timeout=300)  # fmt: skip
+        assert done.returncode == 0, f"{block} exited {done.returncode}:\n{block.body}\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
+    assert (clone / "reports" / "stale_gates.html").is_file()
