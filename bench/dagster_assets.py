@@ -1,4 +1,4 @@
-"""`make bench`: the Dagster assets against `gatehouse run`, on the large organisation (issue 25: at most 1.10x).
+"""`make bench`: the Dagster assets against `gatehouse run`, on the large organisation (target: at most 1.10x).
 
 Each load runs in its own process (as a scheduler would start it: dlt picks its normalize workers per process,
 and under Dagster it spawns rather than forks) into a fresh DuckDB file, from an in-process console twin of the
@@ -111,7 +111,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     run, assets = (statistics.median(times[name]) for name in ("gatehouse run", "dagster assets"))
     ratio = assets / run
     lines = [
-        f"{DAGSTER_SECTION} ({args.size} organisation, {args.reps} each, median wall time; issue 25: at most {LIMIT:.2f}x)",
+        f"{DAGSTER_SECTION} ({args.size} organisation, {args.reps} each, median wall time; target: at most {LIMIT:.2f}x)",
         "",
         f"`python -m bench.dagster_assets --size {args.size} --reps {args.reps}`, {machine_description()['date']}: each"
         f" load in its own process from an in-process twin answering as the load bench's ({LATENCY_S * 1000:.0f} ms a request,"

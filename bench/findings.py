@@ -67,7 +67,7 @@ def findings(report: BenchReport) -> list[str]:
         f"**Extraction runs at the client's paced rate, just under the limit** (client,"
         f" `sources/console/ratelimit.py`). The twin counts a request when it reaches its throttle, somewhere"
         f" between sending and answering. Holding each slot until a window after the answer, as the client did"
-        f" before issue 28, is safe whatever the service does but costs one round trip per window (47.4"
+        f" before, is safe whatever the service does but costs one round trip per window (47.4"
         f" requests/s at 50 ms and 50/1s). The limiter now learns the shortest round trip (from httpcore's trace:"
         f" first byte sent, answer's head received) and holds a slot a window from the answer less that round"
         f" trip less a 10 ms allowance for scheduling, never less than a window from the send: about {paced:.1f}"
@@ -169,7 +169,7 @@ def findings(report: BenchReport) -> list[str]:
             f" {rerun_floor.seconds / full:.0%} of the full load's {full:.1f} s. Measured: {rerun:.1f} s"
             f" ({rerun / full:.0%}), of which normalise and load"
             f" {fmt(median(GATEHOUSE_RERUN, lambda r: r.normalise_load_s))} s: lists and answers identical to"
-            f" those last loaded are no longer normalised (issue 28), so what is left is the requests."
+            f" those last loaded are no longer normalised, so what is left is the requests."
             + ("" if shape.concluded_experiments else " The twin's organisation has no concluded experiment, so"
                " the source's skipping of concluded experiments never applies here.")
         )

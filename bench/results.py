@@ -25,7 +25,7 @@ GATEHOUSE_JOBS = (GATEHOUSE_FULL, GATEHOUSE_RERUN, GATEHOUSE_NEXT_DAY)
 ALTERNATIVES = (REST_API_DEFAULTS, REST_API_BEST)
 MB = 1 << 20
 
-# Issue 28's targets ("to the floor"), large organisation.
+# The load's targets ("to the floor"), large organisation.
 FULL_LOAD_FLOOR_TARGET = 1.05
 RERUN_FLOOR_TARGET = 1.10
 PEAK_FULL_LOAD_TARGET_MB = 416
@@ -192,7 +192,7 @@ def rows_beyond_run_record(run: JobRun) -> float:
 
 
 def issue_targets(report: BenchReport) -> list[TargetCheck]:
-    """Issue 28's targets, on the largest organisation measured."""
+    """The load's targets, on the largest organisation measured."""
     big = "large" if "large" in report.shapes else report.sizes[-1]
     median = lambda job, metric: report.median(big, job, metric)  # noqa: E731
     checks: list[TargetCheck] = []
