@@ -70,6 +70,10 @@ def config_file_problem(err: BaseException) -> Optional[str]:
     return None
 
 
+# What a person at a terminal can try instead; a scheduler's failure leaves it out (pipelines/run/scheduled.py).
+DEMO_HINT = "; or try `gatehouse run --demo`"
+
+
 def explain(err: BaseException) -> str:
     """One line that says which setting or id to fix."""
     problem = config_file_problem(err)
@@ -78,7 +82,7 @@ def explain(err: BaseException) -> str:
     cause = root_cause(err)
     if isinstance(cause, ConfigFieldMissingException):
         where = ", ".join(f"{env.lower().replace('__', '.')} ({env})" for env in missing_setting_keys(cause.traces))
-        hint = "; or try `gatehouse run --demo`" if "SOURCES__CONSOLE__" in where else ""
+        hint = DEMO_HINT if "SOURCES__CONSOLE__" in where else ""
         return f"missing setting {where or cause.spec_name}: set it in .dlt/config.toml, .dlt/secrets.toml or the environment{hint}"
     if isinstance(cause, ConfigurationValueError):
         field = getattr(cause, "field_name", None)
@@ -88,7 +92,7 @@ def explain(err: BaseException) -> str:
             return f"invalid value for {setting_hint(field)}: {cause}"
         return f"invalid setting: {cause}"
     if isinstance(cause, AuthError):
-        return f"{cause}; or try `gatehouse run --demo`"
+        return f"{cause}{DEMO_HINT}"
     if isinstance(cause, ForbiddenError):
         return f"{cause}; set {setting_hint('api_key')} to a key that has it"
     if isinstance(cause, TransportError):

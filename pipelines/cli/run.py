@@ -15,6 +15,7 @@ from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.run.demo import DEMO_BASE_URL, DEMO_PROJECTS, demo_consoles
 from gatehouse.pipelines.projects import ALL_PROJECTS, check_name, configured_projects
 from gatehouse.pipelines.run.steps import SELECTABLE, RunOptions, run_extraction, run_projects, single_console_left
+from gatehouse.pipelines.run.scheduled import failure_line
 from gatehouse.pipelines.run.summary import snapshot_line
 from gatehouse.pipelines.models.build import DEFAULT_PARAMETERS, DEFAULT_PROJECT
 
@@ -155,11 +156,10 @@ def handle_projects(args: argparse.Namespace, projects: list[str]) -> int:
         left = single_console_left(destination, projects, args.lock_timeout)
         say(*([left] if left else ()), *([snapshot_line(destination.snapshot_path)] if destination.is_duckdb_file else ()))
     say(*(alerted.lines() if alerted else ()))
-    failed = [outcome for outcome in outcomes if outcome.error]
+    failed = failure_line(outcomes)
     if failed:
         sys.stdout.flush()  # the failures stay the last line, also where stdout and stderr are one stream
-        raise GatehouseError(f"{len(failed)} of {len(outcomes)} projects failed: "
-                             + "; ".join(f"{outcome.project}: {outcome.error}" for outcome in failed))
+        raise GatehouseError(failed)
     return 0
 
 

@@ -33,6 +33,7 @@ log = logging.getLogger("gatehouse.airflow")
 DAG_ID = "gatehouse"
 SCHEDULE = "0 6 * * *"
 ERROR_XCOM = "gatehouse_error"
+PROJECT_ERRORS_XCOM = "gatehouse_project_errors"  # {project: its one line}, when others loaded
 
 
 def destination() -> Any:
@@ -41,23 +42,37 @@ def destination() -> Any:
     return Destination.from_flags(dlt.config.get("gatehouse.destination"), dlt.config.get("gatehouse.duckdb"))
 
 
-def extract(ti: Any = None, source_args: Optional[dict[str, Any]] = None, **_: Any) -> dict[str, Any]:
-    """gatehouse's run; its summary as the task's XCom, or its one-line error for `alerts` before failing."""
+def extract(ti: Any = None, source_args: Optional[dict[str, Any]] = None,
+            projects_args: Optional[dict[str, dict[str, Any]]] = None, **_: Any) -> dict[str, Any]:
+    """gatehouse's run, of every configured project side by side or of the single console; its figures as the
+    task's XCom, by project. A project that fails fails the task after the others loaded, with the one line that
+    names it, left (with each project's reason) for `alerts`."""
     from gatehouse.pipelines.errors import GatehouseError
-    from gatehouse.pipelines.run.steps import RunOptions, run_extraction
-    from gatehouse.sources.console.errors import ConsoleError
+    from gatehouse.pipelines.models.build import DEFAULT_PROJECT
+    from gatehouse.pipelines.run.scheduled import failure_line, run_scheduled
 
     target = destination()
-    try:
-        summary = run_extraction(RunOptions(destination=target, progress=False, source_args=dict(source_args or {})))
-    except (GatehouseError, ConsoleError) as err:
+    outcomes = run_scheduled(target, source_args=source_args, projects_args=projects_args)
+    figures = {}
+    for outcome in outcomes:
+        if outcome.summary is None:
+            continue
+        for line in outcome.summary.lines():
+            log.info("%s: %s", outcome.project, line)
+        summary = outcome.summary
+        figures[outcome.project] = {
+            "rows": sum(summary.rows_loaded.values()), "requests": summary.requests, "new_versions": summary.new_versions,
+            "retired": summary.retired, "load_id": summary.load_id,
+        }  # fmt: skip
+    failed = failure_line(outcomes)
+    if failed:
         if ti is not None:
-            ti.xcom_push(key=ERROR_XCOM, value=str(err))
-        raise GatehouseError(str(err)) from None
-    for line in summary.lines():
-        log.info("%s", line)
-    return {"destination": target.label(), "rows": sum(summary.rows_loaded.values()), "requests": summary.requests,
-            "new_versions": summary.new_versions, "retired": summary.retired, "load_id": summary.load_id}
+            ti.xcom_push(key=ERROR_XCOM, value=failed)
+            ti.xcom_push(key=PROJECT_ERRORS_XCOM, value={o.project: o.error for o in outcomes if o.error and figures})
+        raise GatehouseError(failed)
+    # the single console's figures at the top, as before projects; every project's under "projects"
+    single = figures.get(DEFAULT_PROJECT, {}) if list(figures) == [DEFAULT_PROJECT] else {}
+    return {"destination": target.label(), **single, "projects": figures}
 
 
 def report(reports_dir: Optional[str] = None, **_: Any) -> list[str]:
@@ -75,8 +90,12 @@ def alerts(ti: Any = None, **_: Any) -> list[str]:
     from gatehouse.pipelines.alerts.dispatch import send_alerts
 
     error = ti.xcom_pull(task_ids="extract", key=ERROR_XCOM) if ti is not None else None
+    project_errors = ti.xcom_pull(task_ids="extract", key=PROJECT_ERRORS_XCOM) if ti is not None else None
     try:
-        lines = send_alerts(destination(), run_error=error, after_run=True).lines()
+        if project_errors:  # some projects loaded: what is new in them, and each failed project
+            lines = send_alerts(destination(), project_errors=project_errors, after_run=True).lines()
+        else:
+            lines = send_alerts(destination(), run_error=error, after_run=True).lines()
     except Exception as err:  # noqa: BLE001 - alerting never fails the DAG run; the reason is logged
         lines = [f"alerts: not sent: {str(err).splitlines()[0] if str(err) else type(err).__name__}"]
     for line in lines:

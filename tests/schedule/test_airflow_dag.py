@@ -13,6 +13,7 @@ import types
 from pathlib import Path
 from typing import Any, Iterator
 
+import duckdb
 import pytest
 
 from gatehouse.console_twin import ConsoleTwin
@@ -38,12 +39,13 @@ class FakeTaskInstance:
         return self.xcom.get((task_ids, key))
 
 
-def run_dag(ti: FakeTaskInstance, source_args: dict[str, Any], reports_dir: Path) -> dict[str, Any]:
+def run_dag(ti: FakeTaskInstance, source_args: dict[str, Any], reports_dir: Path,
+            projects_args: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
     """The three callables in the DAG's order, as Airflow calls them: extract's failure does not stop alerts."""
     results: dict[str, Any] = {}
     ti.task_id = "extract"
     try:
-        results["extract"] = airflow_dag.extract(ti=ti, source_args=source_args)
+        results["extract"] = airflow_dag.extract(ti=ti, source_args=source_args, projects_args=projects_args)
         ti.task_id = "report"
         results["report"] = airflow_dag.report(ti=ti, reports_dir=str(reports_dir))
     except GatehouseError as err:
@@ -139,3 +141,33 @@ def test_a_failed_extract_fails_its_task_and_alerts_tells_it(setup):
     [post] = receiver.posts
     assert [a["keys"] for a in post.body["alerts"]] == [["run_failed"]]
     assert failed["error"] in post.body["alerts"][0]["text"] and "wrong-key-for-airflow" not in post.raw
+
+
+def test_every_configured_project_loads_and_the_failing_one_is_named_and_alerted(tmp_path, monkeypatch):
+    from gatehouse.console_twin import Fault, TwinSettings
+
+    twins = {
+        "web": ConsoleTwin(size="small", seed=3),
+        "mobile": ConsoleTwin(size="small", seed=8, settings=TwinSettings(api_key="console-Mb7Qx2Lp9Rt4Vn8Kc3")),
+        "tools": ConsoleTwin(size="small", seed=9, settings=TwinSettings(
+            api_key="console-Tl5Hw8Zr3Jd6Fs2Gy9", faults=[Fault("server_error", rate=1.0)])),
+    }  # fmt: skip
+    for name in twins:  # configured as a scheduler configures them; the tests hand each its twin
+        monkeypatch.setenv(f"SOURCES__CONSOLE__PROJECTS__{name.upper()}__BASE_URL", f"http://{name}.console-twin.invalid")
+    projects_args = {name: twin_args(twin, base_url=f"http://{name}.console-twin.invalid", max_attempts=1)
+                     for name, twin in twins.items()}
+    with receiving() as receiver:
+        monkeypatch.setenv("GATEHOUSE__DUCKDB", str(tmp_path / "gatehouse.duckdb"))
+        monkeypatch.setenv("GATEHOUSE__ALERTS__WEBHOOK_URL", receiver.base_url + "/hook")
+        ti = FakeTaskInstance()
+        done = run_dag(ti, {}, tmp_path / "reports", projects_args)
+        posts = receiver.posts
+    assert done["error"].startswith("1 of 3 projects failed: tools: ") and "gatehouse run --demo" not in done["error"]
+    assert ti.xcom[("extract", airflow_dag.PROJECT_ERRORS_XCOM)].keys() == {"tools"}
+    with duckdb.connect(str(tmp_path / "gatehouse.duckdb"), read_only=True) as con:
+        loaded = dict(con.execute("select project, count(*) from analytics.stg_gates group by 1").fetchall())
+    assert loaded == {name: len(twins[name].organisation.listed_gates()) for name in ("web", "mobile")}
+    alerts = [alert for post in posts for alert in post.body["alerts"]]
+    failed = [alert["keys"] for alert in alerts if alert["keys"][0].startswith("run_failed")]
+    assert failed == [["run_failed:tools"]], [a["keys"] for a in alerts]
+    assert {key.split(":")[1] for keys in (a["keys"] for a in alerts) for key in keys if key.startswith("srm:")} == {"web", "mobile"}

@@ -145,3 +145,46 @@ def test_materialises_on_postgres(twin, postgres_server, tmp_path, monkeypatch):
     # nothing changed: only the exposures' late window is read again, with fewer requests
     assert again["console/cumulative_exposures"]["rows"] < first["console/cumulative_exposures"]["rows"] / 5
     assert again["console/gates"]["requests"] < first["console/gates"]["requests"]
+
+
+def test_every_configured_project_loads_and_the_one_that_fails_is_named(tmp_path):
+    from gatehouse.console_twin import Fault, TwinSettings
+
+    twins = {
+        "web": ConsoleTwin(size="small", seed=3),
+        "mobile": ConsoleTwin(size="small", seed=8, settings=TwinSettings(api_key="console-Mb7Qx2Lp9Rt4Vn8Kc3")),
+        "tools": ConsoleTwin(size="small", seed=9, settings=TwinSettings(
+            api_key="console-Tl5Hw8Zr3Jd6Fs2Gy9", faults=[Fault("server_error", rate=1.0)])),
+    }  # fmt: skip
+
+    class ProjectsGatehouse(GatehouseResource):
+        def projects_args(self) -> dict[str, dict[str, Any]]:
+            return {name: {"base_url": f"http://{name}.console-twin.invalid", "api_key": twin.settings.api_key,
+                           "experiment_ids": twin.experiment_ids, "ingestion_run_ids": twin.ingestion_run_ids,
+                           "transport": twin.transport(), "max_attempts": 1}
+                    for name, twin in twins.items()}  # fmt: skip
+
+    run = definitions.run_asset(sorted(twins))
+    keys = {"/".join(spec.key.path) for spec in run.specs}
+    assert {"console_web/gates", "console_mobile/gates", "console_tools/gates", "analytics/stale_gates"} <= keys
+    assert "console/gates" not in keys
+    graph = definitions.build(run).resolve_asset_graph()
+    assert {"console_web/gates", "console_mobile/gates", "console_tools/gates"} == {
+        "/".join(p.path) for p in graph.get(A(["analytics", "stg_gate_versions"])).parent_keys}
+
+    resource = ProjectsGatehouse(duckdb=str(tmp_path / "gatehouse.duckdb"))
+    result = dagster.materialize([run], resources={"gatehouse": resource}, raise_on_error=False)
+    assert not result.success
+    [failure] = result.get_step_failure_events()
+    description = failure.step_failure_data.user_failure_data.description
+    assert description.startswith("1 of 3 projects failed: tools: ") and "\n" not in description, description
+    assert "gatehouse run --demo" not in description
+    done = materialised(result)
+    for name in ("web", "mobile"):
+        gates = done[f"console_{name}/gates"]
+        assert gates["project"] == name and gates["rows"] == len(twins[name].organisation.listed_gates()) > 0
+        assert gates["destination"] == f"{tmp_path / 'gatehouse.duckdb'} (dataset console_{name})"
+    assert not any(key.startswith("console_tools/") for key in done)
+    assert done["analytics/stale_gates"]["projects"] == "mobile, web"
+    with duckdb.connect(str(tmp_path / "gatehouse.snapshot.duckdb"), read_only=True) as con:
+        assert con.execute("select distinct project from analytics.stg_gates order by 1").fetchall() == [("mobile",), ("web",)]

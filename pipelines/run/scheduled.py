@@ -1,0 +1,60 @@
+"""A run as a scheduler makes it (Dagster's asset, the Airflow DAG's task): what `gatehouse run` loads, every
+configured project side by side or the single console, and alerts after it when asked; every outcome returned,
+never raised, so that the caller records what loaded before it fails with the one line that names what did not."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Optional
+
+from gatehouse.pipelines.errors import DEMO_HINT, GatehouseError
+from gatehouse.pipelines.models.build import DEFAULT_PROJECT
+from gatehouse.pipelines.projects import configured_projects
+from gatehouse.pipelines.run.steps import ProjectOutcome, RunOptions, run_extraction, run_projects
+from gatehouse.pipelines.warehouse.destination import Destination
+from gatehouse.sources.console.errors import ConsoleError
+
+
+def run_scheduled(destination: Destination, *, lock_timeout_s: Optional[float] = None, alerts: bool = False,
+                  projects: Optional[list[str]] = None, source_args: Optional[Mapping[str, Any]] = None,
+                  projects_args: Optional[Mapping[str, Mapping[str, Any]]] = None) -> list[ProjectOutcome]:
+    """Each configured project's outcome (or the single console's, as project `default`), in the order named.
+
+    `projects`: default the configured ones; `source_args`/`projects_args`: the source's arguments beyond dlt's
+    configuration, for the single console and by project (the tests pass twins here)."""
+    projects = configured_projects() if projects is None else projects
+    options = RunOptions(destination=destination, progress=False, lock_timeout_s=lock_timeout_s,
+                         source_args=dict(source_args or {}),
+                         projects_args={name: dict(args) for name, args in (projects_args or {}).items()})
+    if projects:
+        if alerts:
+            from gatehouse.pipelines.alerts.dispatch import run_projects_with_alerts
+
+            outcomes, _ = run_projects_with_alerts(options, projects)
+        else:
+            outcomes = run_projects(options, projects)
+    else:
+        try:
+            if alerts:
+                from gatehouse.pipelines.alerts.dispatch import run_with_alerts
+
+                summary, _ = run_with_alerts(options)
+            else:
+                summary = run_extraction(options)
+            outcomes = [ProjectOutcome(DEFAULT_PROJECT, summary=summary)]
+        except (GatehouseError, ConsoleError) as err:
+            outcomes = [ProjectOutcome(DEFAULT_PROJECT, error=str(err))]
+    for outcome in outcomes:
+        if outcome.error:
+            outcome.error = outcome.error.replace(DEMO_HINT, "")  # no terminal to try it at
+    return outcomes
+
+
+def failure_line(outcomes: list[ProjectOutcome]) -> Optional[str]:
+    """The one line a run that loaded not everything fails with: the single console's error, or each failed
+    project with its reason; None when everything loaded."""
+    failed = [outcome for outcome in outcomes if outcome.error]
+    if not failed:
+        return None
+    if [outcome.project for outcome in outcomes] == [DEFAULT_PROJECT]:
+        return failed[0].error
+    return f"{len(failed)} of {len(outcomes)} projects failed: " + "; ".join(f"{o.project}: {o.error}" for o in failed)
