@@ -28,6 +28,7 @@ from gatehouse.pipelines.alerts.delivery import (
 from gatehouse.pipelines.alerts.ledger import CLEARED, SENT, ensure_ledger, open_keys, record
 from gatehouse.pipelines.warehouse.destination import Destination, Reader, lock_timeout
 from gatehouse.pipelines.errors import GatehouseError
+from gatehouse.pipelines.wording import counted
 from gatehouse.pipelines.run.steps import ProjectOutcome, RunOptions, run_extraction, run_projects
 from gatehouse.pipelines.run.summary import RunSummary
 from gatehouse.sources.console.errors import ConsoleError
@@ -45,14 +46,22 @@ class AlertOutcome:
     """What one alerting did: the messages per channel, and one line per thing that went wrong."""
 
     sent: dict[str, list[Message]] = field(default_factory=dict)
+    # a channel that did not take its messages: how many, and why (they are sent again by the next alerting)
+    undelivered: dict[str, tuple[int, str]] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
     dry_run: bool = False
 
     def lines(self) -> list[str]:
+        """One line per channel and outcome, counted in messages (what a channel is sent)."""
         out = []
         for channel, sent in self.sent.items():
-            verb = "would send" if self.dry_run else "sent"
-            out.append(f"alerts: {verb} {len(sent)} new to {channel}" if sent else f"alerts: nothing new for {channel}")
+            if channel in self.undelivered:
+                count, reason = self.undelivered[channel]
+                out.append(f"alerts: {counted(count, 'message')} not delivered to {channel} ({reason}), kept for the next run")
+            elif sent:
+                out.append(f"alerts: {'would send' if self.dry_run else 'sent'} {counted(len(sent), 'new message')} to {channel}")
+            else:
+                out.append(f"alerts: nothing new for {channel}")
         out += [f"alerts: {problem}" for problem in self.problems]
         return out
 
@@ -127,8 +136,7 @@ def _alert_channel(client: Any, channel: Channel, found: list[Condition], evalua
         if problem is None:
             entries += [(key, m.kind, SENT, m.text) for m in to_send for key in m.keys]
         else:
-            outcome.problems.append(f"{problem}; {sum(len(m.keys) for m in to_send)} alert(s) kept for the next try")
-            outcome.sent[channel.name] = []
+            outcome.undelivered[channel.name] = (len(to_send), problem)
     if entries and client is not None:
         record(client, channel.name, entries)
 

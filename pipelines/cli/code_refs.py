@@ -14,7 +14,8 @@ from dlt.common.exceptions import DltException
 from dlt.destinations.exceptions import DatabaseUndefinedRelation
 from dlt.pipeline.exceptions import PipelineStepFailed
 
-from gatehouse.pipelines.cli.terminal import counted, say
+from gatehouse.pipelines.cli.terminal import say
+from gatehouse.pipelines.wording import counted
 from gatehouse.pipelines.code_refs.scan import (
     DEFAULT_DELIMITERS,
     DEFAULT_EXCLUDES,

@@ -22,7 +22,3 @@ def error(message: Any) -> None:
     its colours, and whatever else in it controls a terminal is shown as an escape."""
     sys.stderr.write(f"gatehouse: error: {tool_message(message)}\n")
 
-
-def counted(number: int, singular: str, plural: str = "") -> str:
-    """`1 dynamic config`, `2 dynamic configs`, `0 gates`."""
-    return f"{number:,} {singular if number == 1 else (plural or singular + 's')}"

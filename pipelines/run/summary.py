@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING, Optional, Sequence
 
 from dlt.destinations.exceptions import DatabaseUndefinedRelation
 
+from gatehouse.pipelines.wording import counted
+
 if TYPE_CHECKING:
     from gatehouse.pipelines.warehouse.destination import Destination
 
@@ -60,7 +62,7 @@ class RunSummary:
             rows, nested = roots.get(table, [0, 0])
             same = self.unchanged.get(table, 0)
             if table not in roots:
-                out.append(f"  {table:<{width}}  unchanged: {same} {'item' if same == 1 else 'items'} read, each as last loaded;"
+                out.append(f"  {table:<{width}}  unchanged: {counted(same, 'item')} read, each as last loaded;"
                            " not loaded again")
                 continue
             extra = f" (+{nested} nested)" if nested else ""
