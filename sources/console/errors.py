@@ -21,18 +21,17 @@ PEM_ARMOUR = re.compile(r"-----(BEGIN|END) [A-Z0-9 ]+-----")
 class SecretRegistry:
     """The secrets of every client made in this process, and a redactor over them.
 
-    A secret is masked wherever it appears, and so is any run of
-    `SECRET_FRAGMENT_LENGTH` or more characters taken from it (case-insensitive),
-    because servers echo truncated keys ("Key: console-xxx..."). Detection slides a
-    window of that length over the text and marks every position covered by a window
-    that is a substring of a secret; each marked run becomes one `***`. Over-masking
-    (two fragments of a key joined) is harmless; under-masking is not.
+    A secret is masked whole wherever it appears, and so are its recognisable beginning and end: servers echo a
+    truncated key ("Key: console-xxx...", "…last8chr"). That is any run of text that starts (or ends) a line of the
+    secret, is `SECRET_FRAGMENT_LENGTH` characters or more (case-insensitive), and, at the start, goes past the
+    secret's scheme (the `console-` every key starts with, which alone says nothing). A run from the middle of a
+    secret is never masked: a key that holds a word (`…INTERNAL…`) leaves the messages with that word readable.
     """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._secrets: set[str] = set()
-        self._fragments: frozenset[str] = frozenset()
+        self._lines: frozenset[str] = frozenset()  # each secret line, lower-case, scheme and all
 
     def add(self, secret: str | None) -> None:
         if not secret:
@@ -41,50 +40,52 @@ class SecretRegistry:
             if secret in self._secrets:
                 return
             self._secrets.add(secret)
-            n = SECRET_FRAGMENT_LENGTH
-            # Line by line, PEM armour aside: "-----BEGIN PRIVATE KEY-----" is the same in every key and
-            # public, and its fragments would mask words such as "privateKey" in every message.
-            lines = [line.lower() for line in secret.splitlines() or [secret] if not PEM_ARMOUR.fullmatch(line.strip())]
-            self._fragments = self._fragments | {line[i : i + n] for line in lines for i in range(len(line) - n + 1)}
+            # Line by line, PEM armour aside: "-----BEGIN PRIVATE KEY-----" is the same in every key and public.
+            lines = [line.strip().lower() for line in secret.splitlines() or [secret] if not PEM_ARMOUR.fullmatch(line.strip())]
+            self._lines = self._lines | {line for line in lines if len(line) >= SECRET_FRAGMENT_LENGTH}
 
     def redact(self, text: str) -> str:
         if not text:
             return text
-        secrets, fragments = self._secrets, self._fragments  # read once: both are replaced, never mutated
-        # Whole first (a multi-line key is one `***`, armour included), then fragments; secrets shorter
-        # than a fragment can only be matched whole.
+        secrets, lines = self._secrets, self._lines  # read once: both are replaced, never mutated
+        # Whole first (a multi-line key is one `***`, armour included), then each line's truncated beginning
+        # and end: the longest run of the line's first (or last) characters at each place they appear.
         for secret in sorted(secrets, key=len, reverse=True):
             text = text.replace(secret, REDACTED)
-        if not fragments:
-            return text
-        n = SECRET_FRAGMENT_LENGTH
+        for line in sorted(lines, key=len, reverse=True):
+            text = _mask_runs(text, line, max(SECRET_FRAGMENT_LENGTH, _scheme_length(line) + 1))
+            reversed_text = _mask_runs(text[::-1], line[::-1], SECRET_FRAGMENT_LENGTH, REDACTED[::-1])
+            text = reversed_text[::-1]
+        return text
+
+
+def _mask_runs(text: str, line: str, shortest: int, mask: str = REDACTED) -> str:
+    """`text` with every run that begins as `line` does, `shortest` characters or more (case-insensitive),
+    masked as far as it goes on matching."""
+    lowered = text.lower()
+    start = lowered.find(line[:shortest])
+    while start != -1:
+        end = start + shortest
+        while end < len(text) and end - start < len(line) and lowered[end] == line[end - start]:
+            end += 1
+        text = text[:start] + mask + text[end:]
         lowered = text.lower()
-        masked = [False] * len(text)
-        for i in range(len(text) - n + 1):
-            if lowered[i : i + n] in fragments:
-                for j in range(i, i + n):
-                    masked[j] = True
-        if not any(masked):
-            return text
-        out: list[str] = []
-        i = 0
-        while i < len(text):
-            if masked[i]:
-                while i < len(text) and masked[i]:
-                    i += 1
-                out.append(REDACTED)
-            else:
-                out.append(text[i])
-                i += 1
-        return "".join(out)
+        start = lowered.find(line[:shortest], start + len(mask))
+    return text
 
 
 secrets = SecretRegistry()
 
 
 def register_secret(secret: str | None) -> None:
-    """Make `secret` (and every long enough part of it) invisible in errors and client logs."""
+    """Make `secret` (whole, and its truncated beginning or end) invisible in errors and client logs."""
     secrets.add(secret)
+
+
+def _scheme_length(secret_line: str) -> int:
+    """The length of a key's scheme, `console-` or `secret-` (up to its first dash, in its first 16 characters)."""
+    dash = secret_line.find("-", 0, 16)
+    return dash + 1 if dash > 0 else 0
 
 
 def redact(text: Any) -> str:
