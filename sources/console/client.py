@@ -392,6 +392,13 @@ class ConsoleClient:
         self._first_request = threading.Lock()
         self._rejected: AuthError | None = None
         self._reads_forbidden: ForbiddenError | None = None
+        # An endpoint whose request gave up on the console's failures (5xx, timeouts, 429s past the retry budget)
+        # is not asked again this run: each of its ids would spend the same budget to fail the same way. Once two
+        # endpoints have given up the console is down: nothing more is asked, and retries waiting are woken, so a
+        # run against a console that fails everything ends within about two requests' retries (docs/reliability.md).
+        self._gave_up: dict[str, ConsoleError] = {}
+        self._gave_up_lock = threading.Lock()
+        self._down = threading.Event()
 
     def __repr__(self) -> str:
         return f"ConsoleClient({self.options!r})"
@@ -699,6 +706,7 @@ class ConsoleClient:
             raise self._rejected
         if self._reads_forbidden is not None and endpoint.method == "GET":
             raise self._reads_forbidden
+        self._raise_if_given_up(endpoint)
         headers = self._headers(endpoint)
         began = self._clock()
         attempt = 0
@@ -740,20 +748,44 @@ class ConsoleClient:
                         if transient.retry_after is not None and transient.retry_after > self.options.max_retry_time
                         else ""
                     )
-                    raise type(error)(
+                    given_up = type(error)(
                         f"{error.message} (gave up after {attempt} attempt{'s' if attempt > 1 else ''} in {spent:.1f} s{asked})",
                         status=error.status,
                         field_errors=error.field_errors,
                         method=error.method,
                         path=error.path,
-                    ) from None
+                    )
+                    if not transient.throttled:  # a quota's long wait is said as such, id by id
+                        self._give_up(endpoint, given_up)
+                    raise given_up from None
                 log.warning(
                     "%s; retry %d/%d in %.2f s", transient.error.message, attempt, self.options.max_attempts - 1, delay
                 )
                 self.stats.record_retry(endpoint.template)
                 if transient.throttled:
                     self.stats.record_throttle_wait(delay)
-                self._sleep(delay)
+                self._pause(delay)
+                self._raise_if_given_up(endpoint)
+
+    def _give_up(self, endpoint: Endpoint, error: ConsoleError) -> None:
+        with self._gave_up_lock:
+            self._gave_up.setdefault(endpoint.template, error)
+            if len(self._gave_up) >= 2:
+                self._down.set()
+
+    def _raise_if_given_up(self, endpoint: Endpoint) -> None:
+        """The error an endpoint (or the whole console) gave up with, raised again instead of asking."""
+        with self._gave_up_lock:
+            error = self._gave_up.get(endpoint.template) or (next(iter(self._gave_up.values())) if self._down.is_set() else None)
+        if error is not None:
+            raise type(error)(error.message, status=error.status, method=error.method, path=error.path)
+
+    def _pause(self, seconds: float) -> None:
+        """The wait before a retry; woken when the console is found down (an injected clock's sleep is its own)."""
+        if self._sleep is time.sleep:
+            self._down.wait(seconds)
+        else:
+            self._sleep(seconds)
 
     def _attempt(
         self,

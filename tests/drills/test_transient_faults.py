@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from gatehouse.console_twin import Fault
@@ -75,3 +77,25 @@ def test_broken_answers_are_retried(drill, reference, kind):
     assert faulted > 0
     assert summary.retries == faulted
     assert_same_tables(drill.snapshot(), reference)
+
+
+def test_a_console_failing_everything_stops_after_two_endpoints_gave_up_with_no_thread_left_behind(
+    drill, quick_backoff, monkeypatch
+):
+    from collections import Counter
+
+    from dlt.common import logger as dlt_logger
+
+    drill.run()  # the state a scheduled run has: the next run starts its per-id reads ahead, side by side
+    drill.twin.settings.faults = [Fault("server_error", rate=1.0)]
+    drill.twin.reset_requests()
+    said: list[str] = []
+    monkeypatch.setattr(dlt_logger, "error", lambda message, *args, **kwargs: said.append(str(message)))
+    message = drill.run_failing()
+    assert "(HTTP 500" in message and "gave up after 6 attempts" in message, message
+    # each endpoint's ids stop once one of them gave up, every endpoint once two did: before, each of the 13
+    # holdouts, series and runs this twin's state names spent its own 6 attempts first (about 100 requests)
+    endpoint = re.compile(r"/[^/]+(?=/cumulative_exposures$)|(?<=/holdouts)/[^/]+$|(?<=/runs)/[^/]+$")
+    asked = Counter(endpoint.sub("/{id}", request.path) for request in drill.twin.requests)
+    assert sum(asked.values()) <= 2 * 6 + len(asked), asked
+    assert not [line for line in said if "thread pool" in line], said
