@@ -17,8 +17,8 @@ examples:
   gatehouse report --duckdb /data/gh.duckdb --out /tmp/reports
   gatehouse report --destination postgres            # the warehouse `gatehouse run --destination postgres` loaded
 
-The notebooks can also be opened in Jupyter: set GATEHOUSE_DUCKDB to the database path first, or
-GATEHOUSE_DESTINATION to a dlt destination name (its credentials from .dlt/ as for `gatehouse run`).
+The notebooks can also be opened in Jupyter: set GATEHOUSE__DUCKDB to the database path first, or
+GATEHOUSE__DESTINATION to a dlt destination name (its credentials from .dlt/ as for `gatehouse run`).
 """
 
 

@@ -1,9 +1,9 @@
 """What every notebook starts with: where the data is, a `view()` over the analysis views, inline charts.
 
-A notebook reads the destination named by GATEHOUSE_DESTINATION (default: the DuckDB file in
-GATEHOUSE_DUCKDB, else gatehouse.duckdb, else demo.duckdb, in the working folder or the project's; on
+A notebook reads the destination named by GATEHOUSE__DESTINATION (default: the DuckDB file in
+GATEHOUSE__DUCKDB, else gatehouse.duckdb, else demo.duckdb, in the working folder or the project's; on
 DuckDB its readers' snapshot); `gatehouse report` sets both for its kernel. Opened by hand
-in Jupyter, set them before the first cell, e.g. `%env GATEHOUSE_DESTINATION=postgres`, with the
+in Jupyter, set them before the first cell, e.g. `%env GATEHOUSE__DESTINATION=postgres`, with the
 destination's credentials in .dlt/ as for `gatehouse run` (DLT_PROJECT_DIR names that folder's parent
 when Jupyter runs elsewhere).
 """
@@ -43,6 +43,10 @@ CHART_STYLE = {
 }
 
 
+# The name the DuckDB path had in the notebooks before it was dlt's setting `gatehouse.duckdb` everywhere: still read.
+LEGACY_DUCKDB_ENV = "GATEHOUSE_DUCKDB"
+
+
 def find_duckdb(duckdb_path: Optional[str] = None) -> Path:
     """The DuckDB file a notebook reads: the path given, else ./gatehouse.duckdb, else the demo's file."""
     names = [Path(duckdb_path)] if duckdb_path else [DEFAULT_DUCKDB, DEMO_DUCKDB]
@@ -56,7 +60,7 @@ def find_duckdb(duckdb_path: Optional[str] = None) -> Path:
     looked = ", ".join(dict.fromkeys(str(folder / candidate) for folder in folders for candidate in names))
     raise GatehouseError(
         f"no database at {looked}: load one with `gatehouse run` (or `gatehouse run --demo`), or set"
-        f" GATEHOUSE_DUCKDB to its path before the first cell"
+        f" GATEHOUSE__DUCKDB to its path before the first cell"
     )
 
 
@@ -189,7 +193,7 @@ class NotebookData:
         if loaded.is_duckdb_file:
             # `gatehouse report` names the snapshot it published; the commands a notebook suggests name the database
             # (a snapshot copied elsewhere without its database is read as it is)
-            found = find_duckdb(duckdb_path)
+            found = find_duckdb(duckdb_path or os.environ.get(LEGACY_DUCKDB_ENV))
             loaded = Destination(duckdb_path=database_of(found) if database_of(found).is_file() else found)
         where = loaded.for_reading()
         where.check_loaded()

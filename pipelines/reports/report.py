@@ -2,7 +2,7 @@
 
 The notebooks (`notebooks/*.ipynb`, package data, committed without outputs) read the data through the
 analysis views only, on whichever destination `gatehouse run` loaded: it reaches their kernel as
-GATEHOUSE_DESTINATION (and GATEHOUSE_DUCKDB for the DuckDB file, its readers' snapshot), read by
+GATEHOUSE__DESTINATION (and GATEHOUSE__DUCKDB for the DuckDB file, its readers' snapshot), read by
 `NotebookData.open` (pipelines/reports/notebook.py). Each report is one
 self-contained HTML file: charts are PNGs inlined as data: URIs, the CSS is inlined, and the page loads no
 script, stylesheet or font from anywhere (nbconvert's lab template minus its require.js, MathJax, Mermaid

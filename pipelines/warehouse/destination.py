@@ -53,8 +53,8 @@ LOCK_TIMEOUT_SETTING = "gatehouse.lock_timeout"  # [gatehouse] lock_timeout = 60
 # Short: a BI tool that polls the file leaves gaps of a fraction of a second, and a wait must not miss them all.
 LOCK_POLL_S = 0.1
 # The notebooks, opened by hand or by `gatehouse report`, find the data through these two settings.
-DESTINATION_ENV = "GATEHOUSE_DESTINATION"
-DUCKDB_ENV = "GATEHOUSE_DUCKDB"
+DESTINATION_ENV = "GATEHOUSE__DESTINATION"
+DUCKDB_ENV = "GATEHOUSE__DUCKDB"
 # DuckDB names a file's catalog after the file: these names would clash with the schemas.
 RESERVED_DUCKDB_NAMES = (DATASET_NAME, "analytics")
 # DuckDB takes 80% of RAM and every core by default; capped, its SCD2 merges spill to disk instead

@@ -29,7 +29,7 @@ def test_notebook_is_committed_without_outputs(name):
     code = [cell for cell in notebook.cells if cell.cell_type == "code"]
     assert all(cell.outputs == [] and cell.execution_count is None for cell in code)
     # unset, NotebookData.open looks for the database from the working folder and the project's
-    assert 'DUCKDB_PATH = os.environ.get("GATEHOUSE_DUCKDB")' in code[0].source
+    assert 'DUCKDB_PATH = os.environ.get("GATEHOUSE__DUCKDB")' in code[0].source
     assert "parameters" in code[0].metadata.get("tags", [])
 
 
@@ -173,7 +173,7 @@ def test_a_notebook_opened_where_there_is_no_database_says_so_and_creates_none(t
         NotebookData.open("", "gatehouse.duckdb")
     assert str(failure.value) == (
         f"no database at {tmp_path / 'gatehouse.duckdb'}: load one with `gatehouse run`"
-        " (or `gatehouse run --demo`), or set GATEHOUSE_DUCKDB to its path before the first cell"
+        " (or `gatehouse run --demo`), or set GATEHOUSE__DUCKDB to its path before the first cell"
     )
     assert list(tmp_path.iterdir()) == []
 

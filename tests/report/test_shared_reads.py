@@ -42,8 +42,8 @@ def test_in_the_report_each_query_is_read_once_and_each_notebook_gets_its_own_co
     second = data.view("select * from analytics.stale_gates")
     assert "added_by_one_notebook" not in second.columns
     assert counted == ["select * from analytics.stale_gates"]
-    monkeypatch.setenv("GATEHOUSE_DESTINATION", "duckdb")
-    monkeypatch.setenv("GATEHOUSE_DUCKDB", str(hand_built_db))
+    monkeypatch.setenv("GATEHOUSE__DESTINATION", "duckdb")
+    monkeypatch.setenv("GATEHOUSE__DUCKDB", str(hand_built_db))
     text = notebook.report_summary("hand_built.duckdb")
     assert counted.count("select * from analytics.stale_gates") == 1  # the summary took the notebook's
     with Destination(duckdb_path=hand_built_db, read_only=True).reader() as reader:
@@ -67,8 +67,8 @@ def test_the_summary_is_read_ahead_once_and_a_failed_read_ahead_is_read_again(ha
 
     monkeypatch.setattr(notebook, "_shared", None)
     notebook.share_reads()
-    monkeypatch.setenv("GATEHOUSE_DESTINATION", "duckdb")
-    monkeypatch.setenv("GATEHOUSE_DUCKDB", str(hand_built_db))
+    monkeypatch.setenv("GATEHOUSE__DESTINATION", "duckdb")
+    monkeypatch.setenv("GATEHOUSE__DUCKDB", str(hand_built_db))
     notebook.read_ahead(["select * from analytics.no_such_view", "select * from analytics.stale_gates"])
     data = NotebookData.open("duckdb", str(hand_built_db))
     assert len(data.view("select * from analytics.stale_gates")) > 0
