@@ -25,7 +25,7 @@ from gatehouse.pipelines.alerts.delivery import (
     post,
     redact,
 )
-from gatehouse.pipelines.alerts.ledger import CLEARED, SENT, ensure_ledger, open_keys, record
+from gatehouse.pipelines.alerts.ledger import CLEARED, KNOWN, SENT, ensure_ledger, open_keys, record
 from gatehouse.pipelines.warehouse.destination import Destination, Reader, lock_timeout
 from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.wording import counted
@@ -50,6 +50,7 @@ class AlertOutcome:
     undelivered: dict[str, tuple[int, str]] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
     dry_run: bool = False
+    marked_known: bool = False
 
     def lines(self) -> list[str]:
         """One line per channel and outcome, counted in messages (what a channel is sent)."""
@@ -58,6 +59,10 @@ class AlertOutcome:
             if channel in self.undelivered:
                 count, reason = self.undelivered[channel]
                 out.append(f"alerts: {counted(count, 'message')} not delivered to {channel} ({reason}), kept for the next run")
+            elif self.marked_known:
+                told = sum(len(message.keys) for message in sent)
+                out.append(f"alerts: {counted(told, 'condition')} marked known for {channel}, none sent;"
+                           " from now on only what is new is sent")
             elif sent:
                 out.append(f"alerts: {'would send' if self.dry_run else 'sent'} {counted(len(sent), 'new message')} to {channel}")
             else:
@@ -75,6 +80,7 @@ def send_alerts(
     timeout_s: Optional[float] = None,
     transport: Optional[httpx.BaseTransport] = None,
     project_errors: Optional[Mapping[str, str]] = None,
+    mark_known: bool = False,
 ) -> AlertOutcome:
     """Sends each channel the conditions it has not been told about, and records them.
 
@@ -82,9 +88,10 @@ def send_alerts(
     load). `after_run`: called by a run, so its outcome is known (a success clears a failure, and the next
     failure is news again). `dry_run`: the messages are returned, nothing is sent or recorded.
     `project_errors`: after a run of several projects, each failed project's line (sent beside what the
-    views show of the projects that loaded).
+    views show of the projects that loaded). `mark_known`: every condition that holds now is recorded as told,
+    and nothing is sent: alerting starts quietly, and the next alerting sends only what is new.
     """
-    outcome = AlertOutcome(dry_run=dry_run)
+    outcome = AlertOutcome(dry_run=dry_run, marked_known=mark_known)
     channels = configured_channels()
     if not channels and not dry_run:
         outcome.problems.append(NO_CHANNEL)
@@ -110,7 +117,8 @@ def send_alerts(
                 ensure_ledger(client)
             for channel in channels:
                 told = set() if channel.url == "" else open_keys(client, channel.name)
-                _alert_channel(client, channel, found, evaluated, told, destination.label(), post_timeout, dry_run, transport, outcome)
+                _alert_channel(client, channel, found, evaluated, told, destination.label(), post_timeout, dry_run, transport, outcome,
+                               mark_known)
     except (GatehouseError, ConsoleError) as err:
         if run_error is None:
             raise
@@ -122,7 +130,8 @@ def send_alerts(
 
 
 def _alert_channel(client: Any, channel: Channel, found: list[Condition], evaluated: set[str], told: set[str],
-                   label: str, timeout_s: float, dry_run: bool, transport: Any, outcome: AlertOutcome) -> None:
+                   label: str, timeout_s: float, dry_run: bool, transport: Any, outcome: AlertOutcome,
+                   mark_known: bool = False) -> None:
     new = [condition for condition in found if condition.key not in told]
     now = {condition.key for condition in found}
     cleared = sorted(key for key in told if _kind(key) in evaluated and key not in now)
@@ -131,7 +140,9 @@ def _alert_channel(client: Any, channel: Channel, found: list[Condition], evalua
     if dry_run:
         return
     entries = [(key, _kind(key), CLEARED, None) for key in cleared]
-    if to_send:
+    if mark_known:
+        entries += [(key, m.kind, KNOWN, m.text) for m in to_send for key in m.keys]
+    elif to_send:
         problem = post(channel, payload(channel, label, to_send), timeout_s, transport)
         if problem is None:
             entries += [(key, m.kind, SENT, m.text) for m in to_send for key in m.keys]

@@ -18,6 +18,8 @@ from gatehouse.pipelines.models.build import SCHEMA, qualified_view_name, render
 TABLE = "alerts_sent"
 SENT = "sent"
 CLEARED = "cleared"
+# Recorded by `gatehouse alerts --mark-known`: what already held when alerting started, as if told, never sent.
+KNOWN = "known"
 _DDL = (
     f"create table if not exists {SCHEMA}.{TABLE} ("
     "channel varchar not null, condition_key varchar not null, kind varchar not null, state varchar not null,"
@@ -33,12 +35,13 @@ def ensure_ledger(client: Any) -> None:
 
 
 def open_keys(client: Any, channel: str) -> set[str]:
-    """Keys of the conditions last sent on `channel` and not cleared since (none before the first alerting)."""
+    """Keys of the conditions last sent (or marked known) on `channel` and not cleared since (none before the
+    first alerting)."""
     try:
         rows = _latest_states(client, channel)
     except DatabaseUndefinedRelation:
         return set()
-    return {key for key, state in rows if state == SENT}
+    return {key for key, state in rows if state in (SENT, KNOWN)}
 
 
 def _latest_states(client: Any, channel: str) -> list:

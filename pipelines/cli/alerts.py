@@ -21,6 +21,7 @@ DESCRIPTION = (
 )
 EPILOG = """\
 examples:
+  gatehouse alerts --mark-known               # once, first: what holds today is known; nothing is sent
   gatehouse alerts --dry-run                  # print what would be sent; nothing is sent or recorded
   gatehouse alerts                            # ./gatehouse.duckdb
   gatehouse alerts --destination postgres
@@ -38,12 +39,17 @@ def register(subparsers: Any) -> None:
     parser = add_command(subparsers, "alerts", help=HELP, description=DESCRIPTION, epilog=EPILOG)
     destinations.add_arguments(parser)
     parser.add_argument("--dry-run", action="store_true", help="print the messages; send and record nothing")
+    parser.add_argument("--mark-known", action="store_true",
+                        help="record everything that holds now as known, send nothing: run it once before the first"
+                        " scheduled alerting, which then sends only what is new")
     parser.set_defaults(handler=handle)
 
 
 def handle(args: argparse.Namespace) -> int:
     destination = destinations.from_arguments(args)
-    outcome = send_alerts(destination, dry_run=args.dry_run, timeout_s=args.lock_timeout)
+    if args.dry_run and args.mark_known:
+        raise GatehouseError("--dry-run and --mark-known: choose one (--mark-known records, --dry-run records nothing)")
+    outcome = send_alerts(destination, dry_run=args.dry_run, timeout_s=args.lock_timeout, mark_known=args.mark_known)
     if NO_CHANNEL in outcome.problems:
         raise GatehouseError(NO_CHANNEL)
     if args.dry_run:
@@ -51,4 +57,4 @@ def handle(args: argparse.Namespace) -> int:
             say(*(f"[{channel}] {message.text}" for message in sent))
     say(*outcome.lines())
     # A channel that failed is not the data's failure, but a scheduler should see it: exit 1, not 2.
-    return 1 if outcome.problems else 0
+    return 1 if outcome.problems or outcome.undelivered else 0

@@ -1,0 +1,54 @@
+"""Alerts start quietly: `gatehouse alerts --mark-known` records what holds today as told, sends nothing, and the
+first scheduled alerting after it sends only what is new."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from gatehouse.console_twin import ConsoleTwin
+from gatehouse.pipelines.alerts.dispatch import run_with_alerts
+from gatehouse.pipelines.cli import main as cli
+from gatehouse.pipelines.run.steps import run_extraction
+from tests.alerts.receiver import Receiver, receiving
+from tests.alerts.test_alerts import SLACK_PATH, WEBHOOK_PATH, conditions_in_views, destination, run_options, webhook_keys
+
+
+@pytest.fixture
+def receiver() -> Iterator[Receiver]:
+    with receiving() as receiver, pytest.MonkeyPatch.context() as env:
+        env.setenv("RUNTIME__SLACK_INCOMING_HOOK", receiver.base_url + SLACK_PATH)
+        env.setenv("GATEHOUSE__ALERTS__WEBHOOK_URL", receiver.base_url + WEBHOOK_PATH)
+        env.setenv("RUNTIME__LOG_LEVEL", "ERROR")
+        yield receiver
+
+
+def test_marking_what_holds_as_known_sends_nothing_and_the_next_alerting_only_what_is_new(receiver, tmp_path: Path, capsys):
+    twin = ConsoleTwin(size="small", seed=3)
+    run_extraction(run_options(twin, tmp_path))
+    known = conditions_in_views(tmp_path)
+    assert len(known) > 20, "a console with a backlog: the flood a first alerting would send"
+
+    capsys.readouterr()
+    assert cli.main(["alerts", "--duckdb", str(tmp_path / "gatehouse.duckdb"), "--mark-known"]) == 0
+    assert receiver.posts == []
+    assert capsys.readouterr().out.splitlines() == [
+        f"alerts: {len(known)} conditions marked known for {channel}, none sent; from now on only what is new is sent"
+        for channel in ("slack", "webhook")
+    ]
+
+    twin.advance(days=1)
+    _, outcome = run_with_alerts(run_options(twin, tmp_path))
+    new = conditions_in_views(tmp_path) - known
+    assert new, "the twin's day brings a new condition (seed 3: an experiment stalls)"
+    assert sorted(webhook_keys(receiver)) == sorted(new)
+    assert outcome.problems == [] and not outcome.undelivered
+
+
+def test_mark_known_and_dry_run_together_are_refused_in_one_line(receiver, tmp_path: Path, capsys):
+    assert cli.main(["alerts", "--duckdb", str(tmp_path / "gatehouse.duckdb"), "--mark-known", "--dry-run"]) == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1] == (
+        "gatehouse: error: --dry-run and --mark-known: choose one (--mark-known records, --dry-run records nothing)"
+    )
