@@ -332,6 +332,11 @@ def summarise(reader: Reader, label: str) -> str:
                        f" ({source.failure_rate:.0%}), the last enqueued {minute(source.last_failed_run_enqueued_at)}")
         return out
 
+    if by_source.empty:
+        # the console cannot list ingestion runs: none named is nothing watched, never "0 with failed runs"
+        lines.append("ingestion sources: no ingestion run is followed, so none is watched; name the runs to follow in"
+                     " sources.console.ingestion_run_ids (SOURCES__CONSOLE__INGESTION_RUN_IDS)")
+        return "\n".join(for_terminal(line) for line in lines)
     lines.append(f"ingestion sources: {source_counts(by_source)}"
                  + (f"; {lists.by_project(lists.SOURCE_ORDER, by_source)}:" if len(failing) else ""))
     lines += per_project(by_source, source_counts, source_rows,

@@ -295,6 +295,7 @@ def run_extraction(options: RunOptions) -> RunSummary:
         step_started=step_started,
         ended_at=time.monotonic(),
         unchanged={table: n for table, n in report.unchanged.items() if n},
+        followed=dict(sorted(report.followed.items())),
     )
 
 

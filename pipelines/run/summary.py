@@ -45,6 +45,8 @@ class RunSummary:
     # Items read and found as last loaded, per table: not normalised nor loaded again. A list counted here
     # whole was left as it is (no SCD2 merge, nothing retired).
     unchanged: dict[str, int] = field(default_factory=dict)
+    # What the run follows that the console cannot list (experiments, ingestion runs): how many, how found.
+    followed: dict[str, str] = field(default_factory=dict)
 
     def lines(self) -> list[str]:
         # The wait is someone else's time: the load's own time is shown apart from it.
@@ -73,6 +75,8 @@ class RunSummary:
             out.append(f"  {table:<{width}}  {rows:>7} rows{extra}")
         for table, id_, reason in self.skipped:
             out.append(f"  skipped {table} {id_}: {reason}")
+        if self.followed:
+            out.append("  followed: " + "; ".join(f"{what} {how}" for what, how in self.followed.items()))
         for change in self.schema_changes:
             out.append(f"  schema: {change}")
         if self.snapshot is not None:

@@ -289,6 +289,9 @@ def experiment_ids_resource(client: ConsoleClient, run: ExtractionRun) -> Iterat
     restarted). One lagging less is late, not concluded, and is requested on every run.
     """
     wanted = run.catalogue.experiment_ids(run.experiment_ids, run.holdout_ids)
+    configured = set(run.experiment_ids)
+    named = len(set(wanted) - configured)
+    run.report.follow("experiments", f"{len(wanted)}: {len(configured)} in experiment_ids, {named} more named by holdouts")
     due = due_experiments(run, wanted, service_today(client))
     try:
         yield from batched(run.read_aheads.in_read_order("cumulative_exposures", due), run.fan_out_batch)
@@ -352,6 +355,9 @@ def ingestion_run_ids_resource(client: ConsoleClient, run: ExtractionRun) -> Ite
         r for r in unique([*run.ingestion_run_ids, *pending])
         if r not in settled and not is_quiet(quiet.get(r), today, run.recheck_concluded_days)
     ]  # fmt: skip
+    configured = set(run.ingestion_run_ids)
+    run.report.follow("ingestion runs", f"{len(configured)} in ingestion_run_ids" if configured else
+                      "none: the console cannot list them; name them in ingestion_run_ids")
     if wanted:
         yield wanted
 

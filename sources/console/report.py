@@ -34,6 +34,8 @@ class ExtractionReport:
     fields_seen: dict[str, set[str]] = field(default_factory=dict)
     # Items read and found as last loaded, per table: not loaded again (sources/console/unchanged.py).
     unchanged: dict[str, int] = field(default_factory=dict)
+    # What the run follows that the interface cannot list (experiments, ingestion runs): how many, and how found.
+    followed: dict[str, str] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _client: Any = field(default=None, repr=False)
     _closers: list[Callable[[], None]] = field(default_factory=list, repr=False)
@@ -92,6 +94,10 @@ class ExtractionReport:
     def add_unchanged(self, table: str, items: int) -> None:
         with self._lock:
             self.unchanged[table] = self.unchanged.get(table, 0) + items
+
+    def follow(self, what: str, how: str) -> None:
+        with self._lock:
+            self.followed[what] = how
 
     def skip(self, table: str, id_: str, reason: str) -> None:
         with self._lock:

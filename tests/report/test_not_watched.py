@@ -1,0 +1,31 @@
+"""What gatehouse does not watch is said, never shown as an all-clear: a console loaded with no ingestion run named
+(the console cannot list them) and with no experiment named beyond what its holdouts name."""
+
+from __future__ import annotations
+
+import re
+
+from tests.drills.conftest import load, make_twin
+from tests.report.conftest import gatehouse
+
+NOT_FOLLOWED = ("ingestion sources: no ingestion run is followed, so none is watched; name the runs to follow in"
+                " sources.console.ingestion_run_ids (SOURCES__CONSOLE__INGESTION_RUN_IDS)")
+
+
+def test_a_console_loaded_without_ingestion_run_ids_is_reported_as_not_watched(tmp_path):
+    twin = make_twin()
+    database = tmp_path / "gatehouse.duckdb"
+    with twin.serve() as base_url:
+        summary = load(twin, base_url, database, ingestion_run_ids=[], experiment_ids=[])
+    [followed] = [line for line in summary.lines() if line.startswith("  followed: ")]
+    found = re.fullmatch(r"  followed: experiments (\d+): 0 in experiment_ids, (\d+) more named by holdouts;"
+                         r" ingestion runs none: the console cannot list them; name them in ingestion_run_ids", followed)
+    assert found and found[1] == found[2] and int(found[1]) > 0, followed  # all of them named by holdouts
+
+    report = gatehouse("report", "--duckdb", str(database), "--out", str(tmp_path / "reports"))
+    assert report.returncode == 0, report.stderr[-2000:]
+    assert NOT_FOLLOWED in report.stdout.splitlines()
+    assert "with failed runs" not in report.stdout
+    page = (tmp_path / "reports" / "ingestion_health.html").read_text()
+    assert "No ingestion run is followed" in page and "SOURCES__CONSOLE__INGESTION_RUN_IDS" in page
+    assert "No source has a failed run" not in page and "sources with failed runs" not in page
