@@ -59,7 +59,7 @@ def test_stale_gates_follow_the_service_rules(console_db):
         """
         select gate_id, staleness, staleness_rank, type_reason, type_reason_source, owner_name, team,
                days_since_modified, days_since_created, days_until_stale, checks_per_hour, rollout_state,
-               referencing_holdout_ids, referencing_config_ids, recommended_action
+               referencing_holdout_ids, referencing_config_ids, console_action
         from analytics.stale_gates order by staleness_rank, gate_id
         """,
     )
@@ -90,6 +90,31 @@ def test_stale_gates_follow_the_service_rules(console_db):
     listed = {row[0] for row in rows}
     assert listed.isdisjoint({"kill_switch", "archived_gate", "beta_users", "recent_exp", "retired_gate"})
 
+
+
+def test_each_stale_gate_has_one_answer_and_code_that_checks_it_is_never_archived(console_db):
+    # the worklist reads the gate's one answer; once a repository is scanned, a gate the code checks is never
+    # "archive the gate: nothing checks it" (archiving it would turn it off for everyone)
+    rows = query(console_db, """
+        select stale_gates.gate_id, stale_gates.code_reference_count, stale_gates.console_action,
+               stale_gates.recommended_action, cleanup_worklist.action
+        from analytics.stale_gates
+        join analytics.cleanup_worklist using (project, gate_id)
+        order by stale_gates.gate_id
+        """)
+    assert rows and all(answer == action for _, _, _, answer, action in rows)
+    referenced = [row for row in rows if row[1]]
+    assert referenced and all("these files" in answer or answer.startswith("ask the owner: still referenced by")
+                              for _, _, _, answer, _ in referenced), referenced
+    assert [(gate, answer) for gate, _, _, answer, _ in rows] == [
+        ("dark_launch", "remove the flag in these files and delete the dead code path"),
+        ("launch_banner", "remove the flag in these files and keep the launched path"),
+        ("new_nav", "find what checks it: checked at run time but referenced in no scanned repository"),
+        ("old_checkout", "ask the owner: still referenced by holdouts and configs"),
+        ("orphan_flag", "find what checks it: checked at run time but referenced in no scanned repository"),
+        ("promo_rollout", "ask the owner: finish or roll back the partial rollout, then remove the flag in these files"),
+        ("search_v2", "archive it in the console: no code references it and nothing checks it"),
+    ]
 
 def test_stale_gates_by_owner_is_a_worklist(console_db):
     rows = query(console_db, "select * from analytics.stale_gates_by_owner order by owner_key")

@@ -12,7 +12,7 @@ referenced in code is matched to the gate of that id in every project, and `proj
 | `code_repository_count`, `code_repositories` | how many and which repositories reference it |
 | `code_locations` | every line that references it as `path:line`, grouped by repository: `api: app/banner.go:2; web: src/banner.ts:3, src/banner.ts:9` |
 | `projects_with_id` | projects with a live gate of this id: above 1, the code references may be another project's gate |
-| `action` | referenced by holdouts, configs or gates: as `stale_gates`; referenced in code: `remove the flag in these files and keep the launched path` (launched, all true), `... and delete the dead code path` (unlaunched, all false, no rules), `remove the flag in these files (nothing checks it at run time), then archive it in the console` (dead check), `ask the owner: finish or roll back the partial rollout, then remove the flag in these files` (forgotten); referenced nowhere and never checked: `archive it in the console: no code references it and nothing checks it`; referenced nowhere but checked: `find what checks it: checked at run time but referenced in no scanned repository` |
+| `action` | `stale_gates.recommended_action`: the one answer for the gate, from the console's state and the code references |
 #}
 with stale_gates as (
     select * from {{ ref('stale_gates') }}
@@ -89,27 +89,7 @@ final as (
         gate_locations.repositories as code_repositories,
         gate_locations.locations as code_locations,
         gate_projects.projects_with_id,
-        case
-            -- without any scan the code is unknown: the console's view of the gate is all there is
-            when stale_gates.code_reference_count is null then stale_gates.recommended_action
-            when stale_gates.recommended_action like 'ask the owner: still referenced by%'
-                then stale_gates.recommended_action
-            when gate_locations.reference_count > 0 then
-                case
-                    when stale_gates.type_reason in ('STALE_PROBABLY_LAUNCHED', 'STALE_ALL_TRUE')
-                        then 'remove the flag in these files and keep the launched path'
-                    when stale_gates.type_reason in ('STALE_PROBABLY_UNLAUNCHED', 'STALE_ALL_FALSE', 'STALE_NO_RULES')
-                        then 'remove the flag in these files and delete the dead code path'
-                    when stale_gates.type_reason = 'STALE_PROBABLY_DEAD_CHECK'
-                        then 'remove the flag in these files (nothing checks it at run time), then archive it in the console'
-                    when stale_gates.type_reason = 'STALE_PROBABLY_FORGOTTEN'
-                        then 'ask the owner: finish or roll back the partial rollout, then remove the flag in these files'
-                    else stale_gates.recommended_action || ', then remove the flag in these files'
-                end
-            when coalesce(stale_gates.checks_per_hour, 0) = 0
-                then 'archive it in the console: no code references it and nothing checks it'
-            else 'find what checks it: checked at run time but referenced in no scanned repository'
-        end as action
+        stale_gates.recommended_action as action
     from stale_gates
     left join gate_locations
         on gate_locations.gate_id = stale_gates.gate_id

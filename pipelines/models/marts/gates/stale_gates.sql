@@ -20,7 +20,8 @@ recommended action) but do not exempt.
 | `days_until_stale` | for `approaching` gates: `stale_after_days` minus days since the later of creation and last change |
 | `code_reference_count` | references in code (`stg_code_references`, gates only); null until some repository was scanned |
 | `code_locations` | the first three lines that reference it, `repository:path:line`, by repository, path, line |
-| `recommended_action` | referenced by anything: `ask the owner: still referenced by holdouts / configs / gates`; launched or all true: `remove the flag and keep the launched path`; unlaunched, all false or no rules (everyone fails): `remove the flag and the dead code path`; dead check: `archive the gate: nothing checks it`; forgotten: `ask the owner: finish or roll back the partial rollout`; empty checks: `ask the owner: its checks return no value` |
+| `console_action` | what the console's state alone says: referenced by anything: `ask the owner: still referenced by holdouts / configs / gates`; launched or all true: `remove the flag and keep the launched path`; unlaunched, all false or no rules (everyone fails): `remove the flag and the dead code path`; dead check: `archive the gate: nothing checks it`; forgotten: `ask the owner: finish or roll back the partial rollout`; empty checks: `ask the owner: its checks return no value` |
+| `recommended_action` | the one answer every list, summary and alert gives: `console_action` until a repository is scanned, and while holdouts, configs or gates reference it; then, referenced in code: `remove the flag in these files and keep the launched path` (launched, all true), `... and delete the dead code path` (unlaunched, all false, no rules), `remove the flag in these files (nothing checks it at run time), then archive it in the console` (dead check), `ask the owner: finish or roll back the partial rollout, then remove the flag in these files` (forgotten); referenced nowhere and never checked: `archive it in the console: no code references it and nothing checks it`; referenced nowhere but checked: `find what checks it: checked at run time but referenced in no scanned repository` |
 #}
 with gates as (
     select * from {{ ref('current_gates') }}
@@ -131,7 +132,7 @@ reasoned as (
     where staleness is not null
 ),
 
-final as (
+console_answered as (
     select
         reasoned.project,
         reasoned.gate_id,
@@ -180,7 +181,7 @@ final as (
             when stale_reason = 'STALE_EMPTY_CHECKS'
                 then 'ask the owner: its checks return no value'
             else 'ask the owner'
-        end as recommended_action,
+        end as console_action,
         last_modifier_name,
         last_modified_at,
         created_at,
@@ -194,6 +195,34 @@ final as (
         on code_reference_counts.gate_id = reasoned.gate_id
     left join first_code_locations
         on first_code_locations.gate_id = reasoned.gate_id
+),
+
+final as (
+    -- The one answer for the gate, read by the worklist, the summary, the alerts and the reports: once a
+    -- repository was scanned, what the code holds decides with the console (archiving a gate that code still
+    -- checks turns it off for everyone).
+    select
+        console_answered.*,
+        case
+            when code_reference_count is null then console_action
+            when console_action like 'ask the owner: still referenced by%' then console_action
+            when code_reference_count > 0 then
+                case
+                    when type_reason in ('STALE_PROBABLY_LAUNCHED', 'STALE_ALL_TRUE')
+                        then 'remove the flag in these files and keep the launched path'
+                    when type_reason in ('STALE_PROBABLY_UNLAUNCHED', 'STALE_ALL_FALSE', 'STALE_NO_RULES')
+                        then 'remove the flag in these files and delete the dead code path'
+                    when type_reason = 'STALE_PROBABLY_DEAD_CHECK'
+                        then 'remove the flag in these files (nothing checks it at run time), then archive it in the console'
+                    when type_reason = 'STALE_PROBABLY_FORGOTTEN'
+                        then 'ask the owner: finish or roll back the partial rollout, then remove the flag in these files'
+                    else console_action || ', then remove the flag in these files'
+                end
+            when coalesce(checks_per_hour, 0) = 0
+                then 'archive it in the console: no code references it and nothing checks it'
+            else 'find what checks it: checked at run time but referenced in no scanned repository'
+        end as recommended_action
+    from console_answered
 )
 
 select * from final
