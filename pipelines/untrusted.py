@@ -11,6 +11,7 @@ a file name passes through the function for that place:
 | terminal, logs, errors | `for_terminal` | C0 (newlines included), DEL, C1 and bidi overrides shown as `\\x1b`, `\\u202e` |
 | Slack text | `for_slack` | as the terminal (line breaks kept), then `& < >` as Slack's entities: no `<!channel>` or `<@U…>` pings |
 | a tool's message quoted, a log line | `tool_message` | its colours (`ESC[...m`) stripped, the rest as the terminal |
+| a CSV cell (`gatehouse sql --format csv`, the report's export) | `for_csv` | a cell a spreadsheet would run as a formula (`= + - @`, tab, CR first) gets a leading `'` |
 | a file or branch name from an id | `file_name` | one path component of `[A-Za-z0-9._-]`, never `.`/`..`, with a digest when altered |
 
 Charts draw data as plain text: `pipelines/reports/notebook.py` turns matplotlib's mathtext off (`$`, `^`, `_`).
@@ -30,6 +31,8 @@ _INVISIBLE = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 _COLOURS = re.compile(r"\x1b\[[0-9;]*m")
 _FILE_NAME_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 _FILE_NAME_MAX = 100
+# What a spreadsheet reads as the start of a formula in a text cell.
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
 def _shown(match: re.Match[str]) -> str:
@@ -62,6 +65,12 @@ def for_slack(text: Any) -> str:
 def tool_message(message: Any) -> str:
     """A message from another tool (a notebook's traceback line, a database's error) without its colours."""
     return visible(_COLOURS.sub("", "" if message is None else str(message)))
+
+
+def for_csv(text: str) -> str:
+    """A CSV text cell: one a spreadsheet would run as a formula (`=`, `+`, `-`, `@`, a tab or a carriage return
+    first) gets a leading `'`, as OWASP advises, so opening the file never runs what a console user typed."""
+    return "'" + text if text[:1] in _FORMULA_STARTS else text
 
 
 def file_name(value: Any) -> str:

@@ -67,7 +67,8 @@ def test_the_wheel_runs_the_demo_the_report_and_the_notebooks(tmp_path):
     shared = {"JUPYTER_PATH": str(Path(sys.prefix) / "share" / "jupyter")}
     run(gatehouse, "run", "--demo", "--no-progress", cwd=work)
     report = run(gatehouse, "report", "--duckdb", "demo.duckdb", cwd=work, **shared)
-    assert report.stdout.splitlines()[-3:] == ["  reports/stale_gates.html", "  reports/exposure_growth.html", "  reports/ingestion_health.html"]
+    assert report.stdout.splitlines()[-4:] == ["  reports/stale_gates.html", "  reports/exposure_growth.html",
+                                               "  reports/ingestion_health.html", "  reports/stale_gates.csv"]
     for name in ("stale_gates", "exposure_growth", "ingestion_health"):
         html = (work / "reports" / f"{name}.html").read_text()
         assert "data:image/png;base64," in html, f"{name}: the notebook ran and drew its charts"

@@ -8,7 +8,7 @@ from typing import Any
 
 from gatehouse.pipelines.cli.parser import add_command
 from gatehouse.pipelines.cli.terminal import say
-from gatehouse.pipelines.reports.report import DEFAULT_OUT, NotebookKernel, ReportsFailed, refresh, write_reports
+from gatehouse.pipelines.reports.report import DEFAULT_OUT, WORKLIST_CSV, NotebookKernel, ReportsFailed, refresh, write_reports
 from gatehouse.pipelines.warehouse import destination as destinations
 
 EPILOG = """\
@@ -50,7 +50,8 @@ def handle(args: argparse.Namespace) -> int:
         except ReportsFailed as err:  # the others are written: said, then the one line of those that were not
             reports, failed = err.written, err
         text = kernel.summary(destination.label())
-    say(text, "reports:", *(f"  {report.html}" for report in reports))
+    exported = [out / WORKLIST_CSV] if (out / WORKLIST_CSV).is_file() else []
+    say(text, "reports:", *(f"  {report.html}" for report in reports), *(f"  {path}" for path in exported))
     if failed is not None:
         raise failed
     return 0

@@ -24,13 +24,11 @@ from sqlglot.errors import ParseError
 from gatehouse.pipelines.warehouse import destination as destinations
 from gatehouse.pipelines.cli.parser import add_command
 from gatehouse.pipelines.errors import GatehouseError, first_line
-from gatehouse.pipelines.untrusted import for_terminal
+from gatehouse.pipelines.untrusted import for_csv, for_terminal
 
 log = logging.getLogger("gatehouse.sql")
 
 FORMATS = ("table", "csv", "json")
-# What a spreadsheet reads as the start of a formula in a text cell.
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 # A table wider than this is cut per cell (with …): a terminal wraps the rest into noise. CSV and JSON are never cut.
 MAX_CELL = 60
 
@@ -157,9 +155,7 @@ def csv_cell(value: Any) -> str:
     first) gets a leading `'`, as OWASP advises, so opening the file never runs what a console user typed;
     numbers, dates and every other text are written as they are (docs/decisions.md, "Console text is untrusted")."""
     text = _plain(value)
-    if isinstance(value, str) and text[:1] in FORMULA_STARTS:
-        return "'" + text
-    return text
+    return for_csv(text) if isinstance(value, str) else text
 
 
 def _plain(value: Any) -> str:

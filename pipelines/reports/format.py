@@ -9,10 +9,13 @@ the HTML report shows.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any, Callable, Iterable, Optional
+from urllib.parse import quote
 
+from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.untrusted import for_html
 
 ELLIPSIS = "…"
@@ -115,6 +118,8 @@ class Column:
     kind: str = "text"
     digits: int = 0
     keep: int = 10
+    # The address a value links to (the console's page of a gate), or None: `link_to(template)`.
+    link: Optional[Callable[[Any], Optional[str]]] = None
 
     @property
     def numeric(self) -> bool:
@@ -130,6 +135,9 @@ class Column:
                     else for_html(shown))
         else:
             body = for_html(self.text(value))
+        href = self.link(value) if self.link is not None and not missing(value) else None
+        if href:
+            body = f'<a href="{for_html(href)}">{body}</a>'
         return f'<td class="{" ".join(classes)}">{body}</td>'
 
     def text(self, value: Any) -> str:
@@ -152,13 +160,16 @@ class Column:
 
 def table(frame: Any, columns: Iterable[Column], *, group: Optional[Callable[[Any], str]] = None,
           group_key: Optional[str] = None, limit: Optional[int] = None, more: str = "",
-          per_group: Optional[int] = None, group_more: str = "") -> str:
+          per_group: Optional[int] = None, group_more: str = "",
+          group_anchor: Optional[Callable[[Any], str]] = None) -> str:
     """The frame's rows as a report table (HTML), at most `limit` of them followed by "…and N more".
 
     With `group_key`, a heading row (`group(row)`, HTML) starts each run of rows sharing that column's value;
     with `per_group` too, each run shows at most that many rows, then a row "…and N more" + `group_more`
     (e.g. " for this owner"), so that one large group does not push the others out of the `limit`.
     `more` completes the "…and N more" line, e.g. "gates: every one is in analytics.stale_gates".
+    `group_anchor(row)`: the id of a group's place in the page (`anchor()`); with `per_group` its "…and N more"
+    links there (the whole group, in another table), without it the heading row carries that id.
     """
     columns = list(columns)
     if group_key is not None and per_group is not None:
@@ -174,15 +185,50 @@ def table(frame: Any, columns: Iterable[Column], *, group: Optional[Callable[[An
         values = row._asdict()
         if group_key is not None and values[group_key] != previous:
             previous = values[group_key]
-            body.append(f'<tr class="gh-group"><th colspan="{len(columns)}">{group(values) if group else for_html(str(previous))}</th></tr>')
+            place = f' id="{group_anchor(values)}"' if group_anchor is not None and per_group is None else ""
+            body.append(f'<tr class="gh-group"{place}><th colspan="{len(columns)}">{group(values) if group else for_html(str(previous))}</th></tr>')
         body.append("<tr>" + "".join(c.cell(values[c.name]) for c in columns) + "</tr>")
         if values.get("gh_hidden_in_group", 0) > 0:
-            body.append(f'<tr class="gh-group-more"><td colspan="{len(columns)}">{ELLIPSIS}and'
-                        f' {int(values["gh_hidden_in_group"]):,} more{for_html(group_more)}</td></tr>')
+            said = f'{ELLIPSIS}and {int(values["gh_hidden_in_group"]):,} more{for_html(group_more)}'
+            if group_anchor is not None:
+                said = f'<a href="#{group_anchor(values)}">{said}</a>'
+            body.append(f'<tr class="gh-group-more"><td colspan="{len(columns)}">{said}</td></tr>')
     rest = len(frame) - len(shown)
     tail = f'<div class="gh-more">{ELLIPSIS}and {rest:,} more{for_html(more)}</div>' if rest > 0 else ""
     return (f"<style>{TABLE_CSS}</style><div class=\"gh-table\"><table><thead><tr>{head}</tr></thead>"
             f"<tbody>{''.join(body)}</tbody></table></div>{tail}")
+
+
+def anchor(prefix: str, *parts: Any) -> str:
+    """An id for a place in a page, from values a console user typed: their digest, never their text."""
+    digest = hashlib.sha256("\x1f".join(str(part) for part in parts).encode("utf-8")).hexdigest()[:12]
+    return f"{prefix}-{digest}"
+
+
+# The console's page of a gate, for the reports' links: `[gatehouse.report] gate_url = "https://…/gates/{id}"`
+# (GATEHOUSE__REPORT__GATE_URL). None by default: gatehouse does not know where your console's pages are.
+GATE_URL_SETTING = "gatehouse.report.gate_url"
+
+
+def gate_url_template() -> Optional[str]:
+    """The configured template of a gate's page in the console, checked; None when not set."""
+    import dlt
+
+    template = dlt.config.get(GATE_URL_SETTING)
+    if not template:
+        return None
+    template = str(template)
+    if not template.startswith(("https://", "http://")) or "{id}" not in template:
+        raise GatehouseError(f"{GATE_URL_SETTING} must be an http(s) address holding {{id}} (the gate's id),"
+                             f" e.g. https://console.example.com/gates/{{id}}; got {template!r}")
+    return template
+
+
+def link_to(template: Optional[str]) -> Optional[Callable[[Any], Optional[str]]]:
+    """A column's link from a URL template holding `{id}` (the value, URL-quoted); None without a template."""
+    if not template:
+        return None
+    return lambda value: template.replace("{id}", quote(str(value), safe=""))
 
 
 def heading(title: Any, *asides: Any) -> str:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import logging
+import csv
 import os
 import subprocess
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -25,8 +26,8 @@ from gatehouse.pipelines.warehouse.destination import Destination, Reader
 from gatehouse.pipelines.code_refs.summary import summary_lines as code_reference_lines
 from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.reports import lists
-from gatehouse.pipelines.untrusted import for_terminal, tool_message
-from gatehouse.pipelines.reports.format import and_more, minute
+from gatehouse.pipelines.untrusted import for_csv, for_terminal, tool_message
+from gatehouse.pipelines.reports.format import and_more, gate_url_template, link_to, minute
 
 log = logging.getLogger("gatehouse.report")
 
@@ -171,6 +172,7 @@ def write_reports(destination: Destination, out: Path, kernel: NotebookKernel | 
         with NotebookKernel(destination.notebook_environment()) as own:
             return write_reports(destination, out, own)
     out.mkdir(parents=True, exist_ok=True)
+    write_worklist_csv(destination, out)
     # Each report is written beside its place and renamed into it once made whole: a reader never opens half a
     # page. Each notebook's HTML is made in a thread while the kernel runs the next one.
     staged: list[Future] = []
@@ -195,6 +197,34 @@ def write_reports(destination: Destination, out: Path, kernel: NotebookKernel | 
     if failures:
         raise ReportsFailed(failures, written)
     return written
+
+
+# Every stale gate, owner by owner, as a file a person can forward: one CSV with the owner's columns first.
+WORKLIST_CSV = "stale_gates.csv"
+WORKLIST_CSV_COLUMNS = ("project", "owner_name", "owner_email", "team", "gate_id", "gate_name", "staleness", "type_reason",
+                        "status", "rollout_state", "days_since_modified", "checks_per_hour", "code_reference_count",
+                        "code_locations", "recommended_action")
+
+
+def write_worklist_csv(destination: Destination, out: Path) -> Path:
+    """`stale_gates.csv` beside the reports: every gate of `analytics.stale_gates` (no top list), in the worklist's
+    order, with its link to the console when `gatehouse.report.gate_url` is set. Cells a spreadsheet would run as a
+    formula are neutralised (`untrusted.for_csv`)."""
+    link = link_to(gate_url_template())
+    with destination.reader() as reader:
+        rows = reader.rows(f"select {', '.join(WORKLIST_CSV_COLUMNS)} from analytics.stale_gates"
+                           " order by project, coalesce(owner_name, owner_email, ''), staleness_rank,"
+                           " days_since_modified desc nulls last, gate_id")
+    path, partial = out / WORKLIST_CSV, out / f".{WORKLIST_CSV}.partial"
+    with partial.open("w", newline="", encoding="utf-8") as file:
+        writer = csv.writer(file)
+        writer.writerow([*WORKLIST_CSV_COLUMNS, *(["console_url"] if link else [])])
+        gate = WORKLIST_CSV_COLUMNS.index("gate_id")
+        for row in rows:
+            cells = [for_csv(value) if isinstance(value, str) else ("" if value is None else str(value)) for value in row]
+            writer.writerow([*cells, *([link(row[gate])] if link else [])])
+    os.replace(partial, path)
+    return path
 
 
 def _write_html(exporter: Future, name: str, notebook: Any, out: Path) -> tuple[Path, Report]:

@@ -13,7 +13,7 @@ from gatehouse.pipelines.alerts.dispatch import run_with_alerts
 from gatehouse.pipelines.cli import main as cli
 from gatehouse.pipelines.run.steps import run_extraction
 from tests.alerts.receiver import Receiver, receiving
-from tests.alerts.test_alerts import SLACK_PATH, WEBHOOK_PATH, conditions_in_views, destination, run_options, webhook_keys
+from tests.alerts.test_alerts import SLACK_PATH, WEBHOOK_PATH, conditions_in_views, run_options, webhook_keys
 
 
 @pytest.fixture

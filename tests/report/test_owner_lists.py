@@ -1,0 +1,61 @@
+"""Every owner's whole list is in the report folder: the worklist's top gates link to each owner's full list on the
+page, and `stale_gates.csv` holds every stale gate with its owner, for a person to forward."""
+
+from __future__ import annotations
+
+import csv
+import re
+
+import duckdb
+
+from gatehouse.pipelines.reports.format import Column, link_to
+from gatehouse.pipelines.reports.report import WORKLIST_CSV, WORKLIST_CSV_COLUMNS, write_worklist_csv
+from gatehouse.pipelines.warehouse.destination import Destination
+
+
+def stale_gate_ids(database) -> set[tuple[str, str]]:
+    with duckdb.connect(str(database), read_only=True) as connection:
+        return set(connection.execute("select project, gate_id from analytics.stale_gates").fetchall())
+
+
+def test_every_stale_gate_of_the_demo_is_in_the_report_folder(demo_reports):
+    expected = stale_gate_ids(demo_reports.database)
+    assert len(expected) > 60
+    page = (demo_reports.out / "stale_gates.html").read_text()
+    full_list = page[page.index("Every gate, owner by owner"):]
+    missing = [gate for _, gate in expected if f'<td class="text">{gate}</td>' not in full_list]
+    assert missing == [], "every stale gate is in some owner's whole list"
+    # each "…and N more for this owner" of the worklist goes to that owner's place in the full list
+    links = re.findall(r'<a href="#(owner-[0-9a-f]{12})">…and (\d+) more for this owner</a>', page)
+    assert links, "the demo has owners with more gates than the worklist shows"
+    for place, _ in links:
+        assert f'<tr class="gh-group" id="{place}">' in full_list
+    with (demo_reports.out / WORKLIST_CSV).open(newline="", encoding="utf-8") as file:
+        rows = list(csv.DictReader(file))
+    assert list(rows[0]) == list(WORKLIST_CSV_COLUMNS)  # no console_url column without a template
+    assert {(row["project"], row["gate_id"]) for row in rows} == expected and len(rows) == len(expected)
+    assert all(row["recommended_action"] for row in rows)
+    assert f"  {demo_reports.out / WORKLIST_CSV}" in demo_reports.stdout.splitlines()
+    assert '<a href="http' not in page, "no link to the console unless its address is configured"
+
+
+def test_with_the_consoles_address_each_gate_links_to_its_page(demo_db, tmp_path, monkeypatch):
+    monkeypatch.setenv("GATEHOUSE__REPORT__GATE_URL", "https://console.example.com/gates/{id}?from=gatehouse")
+    path = write_worklist_csv(Destination(duckdb_path=demo_db).for_reading(), tmp_path)
+    with path.open(newline="", encoding="utf-8") as file:
+        rows = list(csv.DictReader(file))
+    assert rows and all(row["console_url"] == f"https://console.example.com/gates/{row['gate_id']}?from=gatehouse" for row in rows)
+    # an id a console user typed is quoted in the address, and the address escaped in the page
+    cell = Column("gate_id", "Gate", "id", keep=64, link=link_to("https://console.example.com/gates/{id}?a=1&b=2")).cell('x"/><script>')
+    assert cell == ('<td class="text"><a href="https://console.example.com/gates/x%22%2F%3E%3Cscript%3E?a=1&amp;b=2">'
+                    "x&quot;/&gt;&lt;script&gt;</a></td>")
+
+
+def test_a_gate_address_that_is_not_http_is_refused_in_one_line(demo_db, tmp_path, monkeypatch):
+    import pytest
+
+    from gatehouse.pipelines.errors import GatehouseError
+
+    monkeypatch.setenv("GATEHOUSE__REPORT__GATE_URL", "javascript:alert(1)//{id}")
+    with pytest.raises(GatehouseError, match=r"^gatehouse.report.gate_url must be an http\(s\) address holding \{id\}"):
+        write_worklist_csv(Destination(duckdb_path=demo_db).for_reading(), tmp_path)
