@@ -120,6 +120,8 @@ class Column:
     keep: int = 10
     # The address a value links to (the console's page of a gate), or None: `link_to(template)`.
     link: Optional[Callable[[Any], Optional[str]]] = None
+    # What an empty cell says, when empty means something ("never checked"); blank otherwise.
+    empty: str = ""
 
     @property
     def numeric(self) -> bool:
@@ -141,6 +143,8 @@ class Column:
         return f'<td class="{" ".join(classes)}">{body}</td>'
 
     def text(self, value: Any) -> str:
+        if self.empty and missing(value):
+            return self.empty
         if self.kind == "number":
             return number(value, self.digits)
         if self.kind == "duration":

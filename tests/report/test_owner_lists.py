@@ -37,6 +37,10 @@ def test_every_stale_gate_of_the_demo_is_in_the_report_folder(demo_reports):
     assert all(row["recommended_action"] for row in rows)
     assert f"  {demo_reports.out / WORKLIST_CSV}" in demo_reports.stdout.splitlines()
     assert '<a href="http' not in page, "no link to the console unless its address is configured"
+    # a gate the console never saw checked says so in words, not as a blank beside the zeros
+    with duckdb.connect(str(demo_reports.database), read_only=True) as connection:
+        [(never,)] = connection.execute("select count(*) from analytics.stale_gates where checks_per_hour is null").fetchall()
+    assert never > 0 and full_list.count('<td class="num">never checked</td>') == never
 
 
 def test_with_the_consoles_address_each_gate_links_to_its_page(demo_db, tmp_path, monkeypatch):
