@@ -265,9 +265,11 @@ class ConsoleService:
         settings = self.settings
         if settings.max_limit is not None:
             limit = min(limit, settings.max_limit)
-        start = (page - 1) * limit
-        served = [self._shaped(endpoint, item) for item in items[start : start + limit]]
         style = settings.pagination_for(endpoint)
+        # an empty page inserted at `empty_page`: the items it would hold move one page on
+        shifted = style.empty_page is not None and page > style.empty_page
+        start = (page - 1 - shifted) * limit
+        served = [] if page == style.empty_page else [self._shaped(endpoint, item) for item in items[start : start + limit]]
         pagination: dict = {"itemsPerPage": limit, "pageNumber": page}
         if style.total_items:
             pagination["totalItems"] = len(items) + style.total_items_offset
@@ -276,7 +278,7 @@ class ConsoleService:
         elif style.next_page == "back" and page >= 2:
             pagination["nextPage"] = self._link(call, style.next_page, 1, limit)  # back to the first page
         else:
-            more = start + limit < len(items)
+            more = start + limit < len(items) or page == style.empty_page
             pagination["nextPage"] = self._link(call, style.next_page, page + 1, limit) if more else None
         pagination["previousPage"] = self._link(call, style.next_page, page - 1, limit) if page > 1 else None
         pagination["all"] = "" if style.all == "empty" else call.path
@@ -285,7 +287,7 @@ class ConsoleService:
             "dynamic_configs": "Dynamic Configs listed successfully.",
             "qualifying_events": "Qualifying events listed successfully.",
         }[endpoint]
-        envelope = {"message": message, "data": served}
+        envelope = {"message": message, "data": None if page == style.null_data_page else served}
         if not style.omitted:
             envelope["pagination"] = pagination
         answer = Answer(200, encode(envelope))

@@ -58,6 +58,10 @@ class PaginationStyle:
     # True: no `pagination` object at all, as the published dynamic-configs sample answers (the
     # OpenAPI's schema still declares it required). Only an empty page then shows the end.
     omitted: bool = False
+    # An empty page served as this page number, with a nextPage to the rest (every later page one further on).
+    empty_page: int | None = None
+    # This page answers `data: null`.
+    null_data_page: int | None = None
 
     def __post_init__(self) -> None:
         if self.next_page not in NEXT_PAGE_FORMS:
