@@ -17,6 +17,7 @@ import duckdb
 import pytest
 
 from gatehouse.console_twin import ConsoleTwin
+from tests.schedule.conftest import three_projects
 from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.schedule import airflow_dag
 from tests.alerts.receiver import Receiver, receiving
@@ -144,14 +145,7 @@ def test_a_failed_extract_fails_its_task_and_alerts_tells_it(setup):
 
 
 def test_every_configured_project_loads_and_the_failing_one_is_named_and_alerted(tmp_path, monkeypatch):
-    from gatehouse.console_twin import Fault, TwinSettings
-
-    twins = {
-        "web": ConsoleTwin(size="small", seed=3),
-        "mobile": ConsoleTwin(size="small", seed=8, settings=TwinSettings(api_key="console-Mb7Qx2Lp9Rt4Vn8Kc3")),
-        "tools": ConsoleTwin(size="small", seed=9, settings=TwinSettings(
-            api_key="console-Tl5Hw8Zr3Jd6Fs2Gy9", faults=[Fault("server_error", rate=1.0)])),
-    }  # fmt: skip
+    twins = three_projects()
     for name in twins:  # configured as a scheduler configures them; the tests hand each its twin
         monkeypatch.setenv(f"SOURCES__CONSOLE__PROJECTS__{name.upper()}__BASE_URL", f"http://{name}.console-twin.invalid")
     projects_args = {name: twin_args(twin, base_url=f"http://{name}.console-twin.invalid", max_attempts=1)

@@ -11,6 +11,7 @@ import pytest
 dagster = pytest.importorskip("dagster")  # in the `test` extra; the skip only helps a bare install
 
 from gatehouse.console_twin import ConsoleTwin  # noqa: E402
+from tests.schedule.conftest import three_projects  # noqa: E402
 from gatehouse.pipelines.schedule import dagster as definitions  # noqa: E402
 from gatehouse.pipelines.schedule.dagster import GatehouseResource, gatehouse_reports, gatehouse_run  # noqa: E402
 from gatehouse.pipelines.models.build import SOURCE_COLUMNS, view_definitions  # noqa: E402
@@ -148,14 +149,7 @@ def test_materialises_on_postgres(twin, postgres_server, tmp_path, monkeypatch):
 
 
 def test_every_configured_project_loads_and_the_one_that_fails_is_named(tmp_path):
-    from gatehouse.console_twin import Fault, TwinSettings
-
-    twins = {
-        "web": ConsoleTwin(size="small", seed=3),
-        "mobile": ConsoleTwin(size="small", seed=8, settings=TwinSettings(api_key="console-Mb7Qx2Lp9Rt4Vn8Kc3")),
-        "tools": ConsoleTwin(size="small", seed=9, settings=TwinSettings(
-            api_key="console-Tl5Hw8Zr3Jd6Fs2Gy9", faults=[Fault("server_error", rate=1.0)])),
-    }  # fmt: skip
+    twins = three_projects()
 
     class ProjectsGatehouse(GatehouseResource):
         def projects_args(self) -> dict[str, dict[str, Any]]:
