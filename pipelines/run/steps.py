@@ -169,7 +169,26 @@ def console_source(options: RunOptions, report: ExtractionReport) -> DltSource:
     return console(chosen, tables=options.resources, client=client, report=report)
 
 
+@dataclass
+class RunTally:
+    """What one run's steps add up as they go: seconds per step and when each began, rows and load ids per phase,
+    the tables of the phases loaded, and the pipeline once dlt holds data it extracted."""
+
+    steps: dict[str, float] = field(default_factory=dict)
+    step_started: dict[str, float] = field(default_factory=dict)
+    rows: Counter[str] = field(default_factory=Counter)
+    load_ids: list[str] = field(default_factory=list)
+    loaded: list[str] = field(default_factory=list)
+    pending: Optional[dlt.Pipeline] = None
+
+    def timed(self, name: str) -> contextlib.AbstractContextManager[None]:
+        return _timed(self.steps, name, self.step_started)
+
+
 def run_extraction(options: RunOptions) -> RunSummary:
+    """One console's run, step by step: the console check, then the state's reads ahead, an interrupted load
+    finished, the sync, each load phase extracted, normalised and loaded, then the statistics, the SCD2 counts, the
+    views and the readers' snapshot (docs/architecture.md, "One run, step by step")."""
     started = time.monotonic()
     apply_run_defaults()
     report = ExtractionReport()
@@ -182,14 +201,11 @@ def run_extraction(options: RunOptions) -> RunSummary:
 
     destination = options.destination
     timeout_s = lock_timeout(options.lock_timeout_s)
-    steps: dict[str, float] = {}
-    step_started: dict[str, float] = {}
-    loaded: list[str] = []  # the tables of the phases loaded so far
-    # a first run that fails before it loads anything leaves no empty database behind (the next one starts afresh)
+    tally = RunTally()
     if options.project is None:  # several projects: checked once for them all (run_projects)
         check_demo_file(destination, timeout_s, options.demo)
+    # a first run that fails before it loads anything leaves no empty database behind (the next one starts afresh)
     new_file = destination.is_duckdb_file and not destination.duckdb_path.exists()
-    pending: Optional[dlt.Pipeline] = None  # once dlt holds extracted data, the file stays: it loads on the next run
     try:
         with destination.exclusive(timeout_s), contextlib.ExitStack() as file_held:
             # Projects side by side in this process open a DuckDB file one at a time (DuckDB refuses a second
@@ -199,85 +215,29 @@ def run_extraction(options: RunOptions) -> RunSummary:
             check_console(destination, report, options, timeout_s)
             pipeline = destination.pipeline()
             before = schema_columns(pipeline)
-            rows: Counter[str] = Counter()
-            load_ids: list[str] = []
             try:
-                # The per-id reads this run can name (those configured, those the last run's state holds) start before
-                # dlt extracts, so the rate budget is spent while the run syncs and dlt sets up: before the sync too when
-                # this machine holds the state (a fresh one takes it from the destination); a refresh reads from none.
-                held_state = None if options.full_refresh else last_source_state(pipeline, source.name)
-                if held_state:
-                    report.start_reading(held_state)
-                # dlt's steps one by one, as pipeline.run takes them, so that each that opens the DuckDB file
-                # goes through the one bounded wait, and a file taken after extraction costs no request.
-                # A load left pending goes first: syncing with a dataset it never reached would wipe it.
-                if pipeline.has_pending_data:
-                    finish_interrupted_load(destination, pipeline, timeout_s)
-                if options.full_refresh:
-                    # the refresh drops the raw tables, which PostgreSQL refuses while a view reads them; the views
-                    # are applied again at the end of the run
-                    destination.drop_views(timeout_s)
-                with _timed(steps, "sync", step_started):
-                    destination.when_free(pipeline.sync_destination, timeout_s)
+                reading = start_run(options, destination, pipeline, source, report, tally, timeout_s)
                 file_held.close()
-                if not held_state:
+                if not reading:
                     report.start_reading({} if options.full_refresh else last_source_state(pipeline, source.name))
-                # Phase by phase (sources.console.LOAD_PHASES): each is loaded while the reads of the next go on
-                # in the background, so what is left after the last request is the last phase's load alone.
-                with Progress(report, enabled=options.progress, label=options.project or ""), batch_garbage_collection():
-                    phases = load_phases(source)
-                    for number, phase in enumerate(phases):
-                        pending = pipeline
-                        with _timed(steps, "extract", step_started):
-                            pipeline.extract(
-                                phase,
-                                refresh="drop_sources" if options.full_refresh and number == 0 else None,
-                                loader_file_format=LOADER_FILE_FORMAT,
-                            )
-                        # one normalises and writes the file at a time
-                        with destination.writing():
-                            release_freed_memory()
-                            with _timed(steps, "normalize", step_started), normalize_workers_for(pipeline):
-                                normalized = pipeline.normalize()
-                            last = number == len(phases) - 1
-                            rendering = views_ahead(destination, pipeline, before, normalized, timeout_s) if last and options.publish else None
-                            with _timed(steps, "load", step_started):
-                                info = destination.load(pipeline, timeout_s)
-                            if rendering is not None:
-                                rendering.join()
-                        if not last:
-                            # what the last phase's steps would import or read after the last request, while its reads go on
-                            prepare_last_phase()
-                        rows.update({t: n for t, n in normalized.row_counts.items() if not t.startswith("_dlt")})
-                        load_ids.extend(info.loads_ids)
-                        loaded.extend(phase.selected_resources)
+                load_in_phases(options, destination, pipeline, source, report, tally, before, timeout_s)
             except (PipelineStepFailed, ConsoleError) as err:
-                raise GatehouseError(explain(err) + loaded_before(loaded)) from err
+                raise GatehouseError(explain(err) + loaded_before(tally.loaded)) from err
             finally:
                 report.close()
-
             # to the end of the run
             file_held.enter_context(destination.writing())
-            load_id = load_ids[-1] if load_ids else None
-            if load_id is not None:
-                with _timed(steps, "statistics", step_started):
-                    destination.refresh_statistics(timeout_s)
-            new_versions, retired = scd2_counts(destination, load_ids, timeout_s)
-            stats = report.request_stats()
-            snapshot = None
-            if options.publish:
-                with _timed(steps, "views", step_started):
-                    destination.refresh_views(timeout_s)
-                with _timed(steps, "snapshot", step_started):
-                    snapshot = destination.publish_snapshot(timeout_s)
+            ended = end_run(options, destination, tally, timeout_s)
     except BaseException:
-        if new_file and not loaded and not (pending is not None and pending.has_pending_data):
+        if new_file and not tally.loaded and not (tally.pending is not None and tally.pending.has_pending_data):
             destination.remove_unloaded_file()
         raise
     finally:
         waited = destination.waits.seconds
+    new_versions, retired, snapshot = ended
+    stats = report.request_stats()
     return RunSummary(
-        rows_loaded=dict(rows),
+        rows_loaded=dict(tally.rows),
         new_versions=new_versions,
         retired=retired,
         skipped=[(s.table, s.id, s.reason) for s in report.skipped],
@@ -287,16 +247,89 @@ def run_extraction(options: RunOptions) -> RunSummary:
         throttled=stats.get("throttled", 0),
         throttle_wait_s=stats.get("throttle_wait_s", 0.0),
         wall_time_s=time.monotonic() - started,
-        load_id=load_id,
+        load_id=tally.load_ids[-1] if tally.load_ids else None,
         waited_s=waited,
         waited_for=list(destination.waits.holders),
         snapshot=snapshot.path if snapshot else None,
-        steps=steps,
-        step_started=step_started,
+        steps=tally.steps,
+        step_started=tally.step_started,
         ended_at=time.monotonic(),
         unchanged={table: n for table, n in report.unchanged.items() if n},
         followed=dict(sorted(report.followed.items())),
     )
+
+
+def start_run(options: RunOptions, destination: Destination, pipeline: dlt.Pipeline, source: DltSource,
+              report: ExtractionReport, tally: RunTally, timeout_s: float) -> bool:
+    """What comes before the first extract: the reads ahead the state names, an interrupted load finished, the
+    views dropped for a refresh, the sync with the destination. True when the reads ahead have started."""
+    # The per-id reads this run can name (those configured, those the last run's state holds) start before
+    # dlt extracts, so the rate budget is spent while the run syncs and dlt sets up: before the sync too when
+    # this machine holds the state (a fresh one takes it from the destination); a refresh reads from none.
+    held_state = None if options.full_refresh else last_source_state(pipeline, source.name)
+    if held_state:
+        report.start_reading(held_state)
+    # dlt's steps one by one, as pipeline.run takes them, so that each that opens the DuckDB file
+    # goes through the one bounded wait, and a file taken after extraction costs no request.
+    # A load left pending goes first: syncing with a dataset it never reached would wipe it.
+    if pipeline.has_pending_data:
+        finish_interrupted_load(destination, pipeline, timeout_s)
+    if options.full_refresh:
+        # the refresh drops the raw tables, which PostgreSQL refuses while a view reads them; the views
+        # are applied again at the end of the run
+        destination.drop_views(timeout_s)
+    with tally.timed("sync"):
+        destination.when_free(pipeline.sync_destination, timeout_s)
+    return bool(held_state)
+
+
+def load_in_phases(options: RunOptions, destination: Destination, pipeline: dlt.Pipeline, source: DltSource,
+                   report: ExtractionReport, tally: RunTally, before: dict[str, dict[str, str]], timeout_s: float) -> None:
+    """Phase by phase (sources.console.LOAD_PHASES): each is loaded while the reads of the next go on in the
+    background, so what is left after the last request is the last phase's load alone."""
+    with Progress(report, enabled=options.progress, label=options.project or ""), batch_garbage_collection():
+        phases = load_phases(source)
+        for number, phase in enumerate(phases):
+            tally.pending = pipeline
+            with tally.timed("extract"):
+                pipeline.extract(
+                    phase,
+                    refresh="drop_sources" if options.full_refresh and number == 0 else None,
+                    loader_file_format=LOADER_FILE_FORMAT,
+                )
+            last = number == len(phases) - 1
+            # one normalises and writes the file at a time
+            with destination.writing():
+                release_freed_memory()
+                with tally.timed("normalize"), normalize_workers_for(pipeline):
+                    normalized = pipeline.normalize()
+                rendering = views_ahead(destination, pipeline, before, normalized, timeout_s) if last and options.publish else None
+                with tally.timed("load"):
+                    info = destination.load(pipeline, timeout_s)
+                if rendering is not None:
+                    rendering.join()
+            if not last:
+                # what the last phase's steps would import or read after the last request, while its reads go on
+                prepare_last_phase()
+            tally.rows.update({t: n for t, n in normalized.row_counts.items() if not t.startswith("_dlt")})
+            tally.load_ids.extend(info.loads_ids)
+            tally.loaded.extend(phase.selected_resources)
+
+
+def end_run(options: RunOptions, destination: Destination, tally: RunTally,
+            timeout_s: float) -> tuple[dict[str, int], dict[str, int], Any]:
+    """After the last load: the statistics, the SCD2 counts, the views and the readers' snapshot."""
+    if tally.load_ids:
+        with tally.timed("statistics"):
+            destination.refresh_statistics(timeout_s)
+    new_versions, retired = scd2_counts(destination, tally.load_ids, timeout_s)
+    snapshot = None
+    if options.publish:
+        with tally.timed("views"):
+            destination.refresh_views(timeout_s)
+        with tally.timed("snapshot"):
+            snapshot = destination.publish_snapshot(timeout_s)
+    return new_versions, retired, snapshot
 
 
 def views_ahead(destination: Destination, pipeline: dlt.Pipeline, before: dict[str, dict[str, str]], normalized: Any,
