@@ -28,7 +28,7 @@ REASONS = {
     "STALE_PROBABLY_LAUNCHED": "launched",
     "STALE_PROBABLY_UNLAUNCHED": "never launched",
     "STALE_PROBABLY_FORGOTTEN": "forgotten rollout",
-    "STALE_PROBABLY_DEAD_CHECK": "nothing checks it",
+    "STALE_PROBABLY_DEAD_CHECK": "no checks seen",
     "STALE_NO_RULES": "no rules",
     "STALE_ALL_TRUE": "always true",
     "STALE_ALL_FALSE": "always false",

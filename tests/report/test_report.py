@@ -110,7 +110,7 @@ def test_summary_of_the_hand_built_console(hand_built_db):
         " of the most urgent gate first; within an owner marked stale first, then the longest untouched:",
         # Bob's marked gate is the oldest: Bob first, all of his, then Alice's (the HTML worklist's order)
         "  old_checkout                       Bob                marked stale      never launched      189 d  ask the owner: still referenced by holdouts and configs",
-        "  search_v2                          Bob                meets stale rules nothing checks it   150 d  archive it in the console: no code references it and nothing checks it",
+        "  search_v2                          Bob                meets stale rules no checks seen      150 d  archive it in the console: no code references it and nothing checks it",
         "  launch_banner                      Alice              marked stale      launched             90 d  remove the flag in these files and keep the launched path",
         "  promo_rollout                      Alice              meets stale rules forgotten rollout    50 d  ask the owner: finish or roll back the partial rollout, then remove the flag in these files",
         "  new_nav                            Alice              approaching       launched             25 d  find what checks it: checked at run time but referenced in no scanned repository",
