@@ -70,3 +70,15 @@ def console_db(tmp_path_factory) -> Path:
     database = load_console(work / "hand_built.duckdb", work)
     apply_views(database)
     return database
+
+
+@pytest.fixture(autouse=True)
+def _environment_restored():
+    """What a test (or a command it runs in-process: a run applies dlt's run defaults to the environment) sets in
+    the environment ends with it. Left behind, a run's two normalize workers reached a later test's plain
+    `pipeline.run`, which forked them from this process and its server threads; the fork crashed one run in CI."""
+    before = dict(os.environ)
+    yield
+    if os.environ != before:
+        os.environ.clear()
+        os.environ.update(before)
