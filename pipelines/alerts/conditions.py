@@ -118,8 +118,8 @@ def stale_gate_conditions(reader: Reader) -> list[Condition]:
     # 'approaching' is a warning the reports show; a gate that meets the rules or is marked stale is the news.
     rows = reader.rows(
         """
-        select project, gate_id, coalesce(owner_id, owner_name, '(no owner)'), coalesce(owner_name, '(no owner)'),
-               owner_email, staleness, type_reason, recommended_action
+        select project, gate_id, coalesce(owner_name, '(no owner)'), owner_email, is_server_key_owner, contact_name,
+               staleness, type_reason, recommended_action
         from analytics.stale_gates
         where staleness in ('marked stale', 'meets stale rules')
         order by project, gate_id
@@ -129,12 +129,19 @@ def stale_gate_conditions(reader: Reader) -> list[Condition]:
         Condition(
             STALE_GATE,
             _key(STALE_GATE, project, gate_id),
-            f"{gate_id} ({staleness}, {reason}): {action}",
-            group=f"{owner_name} <{owner_email}>" if owner_email else owner_name,
+            f"{gate_id} ({staleness}, {reason}): {action}" + (f"; ask {contact}" if server_key and contact else ""),
+            group=_owner(owner_name, owner_email, server_key),
             project=project,
         )
-        for project, gate_id, _owner_key, owner_name, owner_email, staleness, reason, action in rows
+        for project, gate_id, owner_name, owner_email, server_key, contact, staleness, reason, action in rows
     ]
+
+
+def _owner(name: str, email: str | None, server_key: bool) -> str:
+    # A server key is no one to write to: its gates make one message, each naming who last changed it.
+    if server_key:
+        return "a server key, not a person"
+    return f"{name} <{email}>" if email else name
 
 
 def failed_run_condition(error: str, label: str, project: str = DEFAULT_PROJECT) -> Condition:

@@ -11,6 +11,7 @@ from typing import Any
 from gatehouse.pipelines.reports.format import missing
 
 NO_OWNER = "(no owner)"
+SERVER_KEYS = "(server keys)"
 
 WORKLIST_ORDER = ("grouped by owner, the owner of the most urgent gate first; within an owner marked stale first,"
                   " then the longest untouched")
@@ -66,6 +67,10 @@ def stale_worklist(stale: Any) -> Any:
     frame["owner"] = frame["owner_name"].fillna(frame["owner_email"]).fillna(NO_OWNER)
     # an owner is someone in one project: the same person's gates in two projects are two groups
     frame["owner_key"] = frame["project"] + "/" + frame["owner_id"].fillna(frame["owner"])
+    # server keys are no one to ask: their gates make one group, headed by the people who changed or made them
+    server_key = frame["is_server_key_owner"].fillna(False).astype(bool)
+    frame["owner"] = frame["owner"].where(~server_key, SERVER_KEYS)
+    frame["owner_key"] = frame["owner_key"].where(~server_key, frame["project"] + "/" + SERVER_KEYS)
     frame["reason"] = frame["type_reason"].map(lambda reason: REASONS.get(reason, reason))
     frame = frame.sort_values(["project", "staleness_rank", "days_since_modified", "gate_id"],
                               ascending=[True, True, False, True], na_position="last", kind="stable")
@@ -73,7 +78,15 @@ def stale_worklist(stale: Any) -> Any:
     frame["owner_place"] = frame.groupby("owner_key", sort=False).cumcount().eq(0).cumsum()
     frame["owner_place"] = frame.groupby("owner_key")["owner_place"].transform("min")
     frame["owner_gate_count"] = frame.groupby("owner_key")["gate_id"].transform("count")
+    frame["owner_contacts"] = frame.groupby("owner_key")["contact_name"].transform(_contacts).where(server_key, "")
     return frame.sort_values("owner_place", kind="stable").reset_index(drop=True)
+
+
+def _contacts(names: Any) -> str:
+    """`Ana Ruiz (12), Li Wei (3)`: the people to ask about a group's gates, most gates first."""
+    counts = names.dropna().value_counts()
+    counts = counts.sort_index(kind="stable").sort_values(ascending=False, kind="stable")
+    return ", ".join(f"{name} ({count})" for name, count in counts.items())
 
 
 def reviewed_experiments(growth: Any, srm: Any, names: Any) -> Any:

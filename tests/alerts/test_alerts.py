@@ -97,6 +97,21 @@ def test_a_run_with_alerts_tells_each_channel_every_condition_once(twin, receive
     assert_no_secret(receiver, *outcome.lines())
 
 
+def test_gates_a_server_key_owns_come_in_one_message_that_names_who_to_ask_for_each(workdir):
+    from gatehouse.pipelines.alerts.conditions import GATES_PER_MESSAGE, messages, stale_gate_conditions
+
+    with destination(workdir).reader() as reader:
+        gates = reader.rows("select gate_id, contact_name from analytics.stale_gates where is_server_key_owner"
+                            " and staleness in ('marked stale', 'meets stale rules') order by gate_id")
+        texts = [message.text for message in messages(stale_gate_conditions(reader))]
+    assert 0 < len(gates) <= GATES_PER_MESSAGE, "the twin makes a few gates through the API with a server key"
+    [message] = [text for text in texts if "become stale, owner a server key, not a person:" in text]
+    listed = message.splitlines()[1:]
+    assert [line.split(" ")[3] for line in listed] == [gate_id for gate_id, _ in gates]
+    for line, (_, contact) in zip(listed, gates):
+        assert line.endswith(f"; ask {contact}") if contact else "; ask" not in line
+
+
 def test_an_alerting_with_nothing_new_sends_nothing(receiver, workdir):
     receiver.reset()
     outcome = send_alerts(destination(workdir))

@@ -63,3 +63,21 @@ def test_a_gate_address_that_is_not_http_is_refused_in_one_line(demo_db, tmp_pat
     monkeypatch.setenv("GATEHOUSE__REPORT__GATE_URL", "javascript:alert(1)//{id}")
     with pytest.raises(GatehouseError, match=r"^gatehouse.report.gate_url must be an http\(s\) address holding \{id\}"):
         write_worklist_csv(Destination(duckdb_path=demo_db).for_reading(), tmp_path)
+
+
+def test_gates_a_server_key_owns_are_one_group_that_names_the_people_to_ask(demo_reports):
+    # The twin's console makes some gates through the API with a server key ("CONSOLE API", ownerType SDK_KEY):
+    # such a group is said to be no person, and the people who last changed those gates are named instead.
+    with duckdb.connect(str(demo_reports.database), read_only=True) as connection:
+        groups = connection.execute("select project, owner_key, owner_name, contacts, gate_count from analytics.stale_gates_by_owner"
+                                    " where is_server_key_owner order by project").fetchall()
+        people = connection.execute("select project, contact_name, count(*) from analytics.stale_gates where is_server_key_owner"
+                                    " and contact_name is not null group by all order by 1, 3 desc, 2").fetchall()
+    assert [(project, key, name) for project, key, name, _, _ in groups] == [
+        ("mobile", "(server keys)", "CONSOLE API"), ("web", "(server keys)", "CONSOLE API")]
+    for project, _, _, contacts, count in groups:
+        assert contacts == ", ".join(f"{name} ({n})" for p, name, n in people if p == project)
+        heading = (f'<th colspan="9">{project}: (server keys) <span class="gh-aside">{count} gates'
+                   f' · not a person: ask {contacts}</span></th>')
+        page = (demo_reports.out / "stale_gates.html").read_text()
+        assert page.count(heading) == 2, "in the worklist and in the whole list, once each"

@@ -12,7 +12,9 @@ recommended action) but do not exempt.
 
 | column | meaning |
 |---|---|
-| `gate_id`, `gate_name`, `gate_type`, `status`, `is_enabled`, `owner_id`, `owner_name`, `owner_email`, `team`, `days_since_modified`, `days_since_created`, `checks_per_hour`, `rule_count`, `rollout_state`, `referencing_holdout_ids`, `referencing_config_ids`, `referencing_gate_ids`, `last_modifier_name`, `last_modified_at`, `created_at` | from `current_gates` |
+| `gate_id`, `gate_name`, `gate_type`, `status`, `is_enabled`, `owner_id`, `owner_name`, `owner_email`, `owner_type`, `creator_name`, `team`, `days_since_modified`, `days_since_created`, `checks_per_hour`, `rule_count`, `rollout_state`, `referencing_holdout_ids`, `referencing_config_ids`, `referencing_gate_ids`, `last_modifier_name`, `last_modified_at`, `created_at` | from `current_gates` |
+| `is_server_key_owner` | the owner is not a person: `owner_type` other than `USER` (`SDK_KEY`: made through the console API with a server key, the owner named after the key, such as `CONSOLE API`) |
+| `contact_name` | who to ask: the owner; for a server key, the last person who changed the gate, else the one who made it (null when the key did both) |
 | `staleness` | `marked stale`: the console says `type = STALE`; `meets stale rules`: not marked yet, but the rules above hold now; `approaching`: they will hold within `stale_warning_days` |
 | `staleness_rank` | 1, 2, 3 in that order (for sorting) |
 | `type_reason` | the console's `typeReason` when it marked the gate; otherwise the reason its rules give, in its order: `STALE_PROBABLY_DEAD_CHECK` (no checks: `checks_per_hour` 0 or null), `STALE_PROBABLY_LAUNCHED` (status Launched, or an everyone rule at 100%), `STALE_PROBABLY_UNLAUNCHED` (disabled, or an everyone rule at 0%, or every rule at 0%), `STALE_NO_RULES`, `STALE_PROBABLY_FORGOTTEN` (partly rolled out). `STALE_ALL_TRUE`, `STALE_ALL_FALSE` and `STALE_EMPTY_CHECKS` need check results the console does not expose: only the console gives them |
@@ -89,6 +91,7 @@ assessed as (
         -- "created or modified within the window" keeps a gate fresh: the later of the two counts
         least(gates.days_since_created, gates.days_since_modified) as days_since_touched,
         coalesce(gates.checks_per_hour, 0) > 0 as is_checked,
+        coalesce(gates.owner_type <> 'USER', false) as is_server_key_owner,
         parameters.stale_after_days,
         parameters.stale_warning_days
     from gates
@@ -151,6 +154,14 @@ console_answered as (
         owner_id,
         owner_name,
         owner_email,
+        owner_type,
+        is_server_key_owner,
+        creator_name,
+        -- a server key is no one to ask: the last person who changed the gate is, else the one who made it
+        case
+            when is_server_key_owner then coalesce(nullif(last_modifier_name, owner_name), nullif(creator_name, owner_name))
+            else coalesce(owner_name, owner_email)
+        end as contact_name,
         team,
         days_since_modified,
         days_since_created,

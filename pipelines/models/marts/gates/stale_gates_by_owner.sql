@@ -5,8 +5,10 @@ From `stale_gates`.
 | column | meaning |
 |---|---|
 | `project` | the console |
-| `owner_key` | `owner_id`, else `owner_name`, else `(no owner)` |
-| `owner_name`, `owner_email` | the owner's |
+| `owner_key` | `owner_id`, else `owner_name`, else `(no owner)`; `(server keys)` for every gate a server key owns |
+| `owner_name`, `owner_email` | the owner's (the keys' names for `(server keys)`) |
+| `is_server_key_owner` | the owner is a server key, not a person (see `stale_gates`) |
+| `contacts` | for `(server keys)`: the people to ask (each gate's `contact_name`), most gates first, with their counts (`Ana Ruiz (12), Li Wei (3)`); null for a person |
 | `teams` | distinct teams of those gates, comma-separated |
 | `gate_count`, `marked_stale_count`, `meets_stale_rules_count`, `approaching_count` | gates, in total and by `staleness` |
 | `max_days_since_modified` | the longest-untouched gate |
@@ -19,17 +21,44 @@ with stale_gates as (
 
 owned as (
     select
-        coalesce(owner_id, owner_name, '(no owner)') as owner_key,
+        -- server keys are no one's: their gates make one group, which names the people to ask
+        case
+            when is_server_key_owner then '(server keys)'
+            else coalesce(owner_id, owner_name, '(no owner)')
+        end as owner_key,
         stale_gates.*
     from stale_gates
+),
+
+contact_counts as (
+    select
+        project,
+        owner_key,
+        contact_name,
+        count(*) as gate_count
+    from owned
+    where is_server_key_owner and contact_name is not null
+    group by project, owner_key, contact_name
+),
+
+contacts as (
+    select
+        project,
+        owner_key,
+        string_agg(contact_name || ' (' || cast(gate_count as varchar) || ')', ', '
+                   order by gate_count desc, contact_name) as contacts
+    from contact_counts
+    group by project, owner_key
 ),
 
 final as (
     select
         project,
         owner_key,
-        max(owner_name) as owner_name,
+        string_agg(distinct owner_name, ', ' order by owner_name) as owner_name,
         max(owner_email) as owner_email,
+        bool_or(is_server_key_owner) as is_server_key_owner,
+        max(contacts.contacts) as contacts,
         string_agg(distinct team, ', ' order by team) as teams,
         count(*) as gate_count,
         count(case when staleness = 'marked stale' then 1 end) as marked_stale_count,
@@ -39,6 +68,8 @@ final as (
         sum(coalesce(checks_per_hour, 0)) as checks_per_hour,
         string_agg(gate_id, ', ' order by staleness_rank, days_since_modified desc, gate_id) as gate_ids
     from owned
+    left join contacts
+        using (project, owner_key)
     group by project, owner_key
 )
 
