@@ -112,6 +112,16 @@ def target_text(days_to_target: Any) -> str:
     return "reached" if int(days_to_target) == 0 else f"in {int(days_to_target)} d"
 
 
+def pace_text(per_day: Any, through: Any, status: str) -> str:
+    """`476`, or `476 (its last week, to 2026-10-10)` for a concluded experiment: a pace that is not now's says so."""
+    if missing(per_day):
+        return ""
+    text = f"{per_day:,.0f}"
+    if status == "concluded" and not missing(through):
+        text += f" (its last week, to {through:%Y-%m-%d})"
+    return text
+
+
 def failing_sources(by_source: Any) -> Any:
     """`analytics.ingestion_failure_rate_by_source` rows with a failed run, in SOURCE_ORDER."""
     failing = by_source[by_source["failed_count"] > 0]

@@ -289,7 +289,9 @@ STALE_GATES_SQL = "select * from analytics.stale_gates"
 EXPOSURE_GROWTH_SQL = "select * from analytics.exposure_growth"
 EXPOSURE_SRM_SQL = "select * from analytics.exposure_srm"
 SOURCES_SQL = "select * from analytics.ingestion_failure_rate_by_source order by failure_rate desc nulls last, source_name"
-SUMMARY_FRAMES = (STALE_GATES_SQL, EXPOSURE_GROWTH_SQL, EXPOSURE_SRM_SQL, lists.EXPERIMENT_NAMES_SQL, SOURCES_SQL)
+EXPERIMENT_COVERAGE_SQL = "select * from analytics.experiment_coverage order by project, experiment_id"
+SUMMARY_FRAMES = (STALE_GATES_SQL, EXPOSURE_GROWTH_SQL, EXPOSURE_SRM_SQL, lists.EXPERIMENT_NAMES_SQL, EXPERIMENT_COVERAGE_SQL,
+                  SOURCES_SQL)
 
 
 def summarise(reader: Reader, label: str) -> str:
@@ -347,6 +349,13 @@ def summarise(reader: Reader, label: str) -> str:
     lines.append(f"experiments: {experiment_counts(experiments)}" + (f"; to look at, {order}:" if len(flagged) else ""))
     lines += per_project(experiments, experiment_counts, experiment_rows,
                          shown=lambda rows_of: int(rows_of["review_status"].isin(["SRM", "stalled"]).sum()))
+    coverage = frame(EXPERIMENT_COVERAGE_SQL)
+    unloaded = coverage[~coverage["has_exposures"].astype(bool)]
+    if len(unloaded):
+        ids = [f"{e.project}: {e.experiment_id}" if lists.several_projects(coverage) else e.experiment_id
+               for e in unloaded.head(TOP).itertuples()]
+        lines.append(f"  named by a holdout, no exposures loaded: {', '.join(ids)}" + and_more(len(unloaded), len(ids)).replace("  ", " ", 1))
+    lines.append("  an experiment no holdout names is followed only when its id is in sources.console.experiment_ids")
 
     by_source = frame(SOURCES_SQL)
     failing = lists.failing_sources(by_source)

@@ -14,6 +14,9 @@ NOT_FOLLOWED = ("ingestion sources: no ingestion run is followed, so none is wat
 
 def test_a_console_loaded_without_ingestion_run_ids_is_reported_as_not_watched(tmp_path):
     twin = make_twin()
+    # an experiment a holdout names that the console no longer has: its exposures answer 404
+    gone = next(e for h in twin.organisation.holdouts.values() for e in h["experimentIDs"])
+    del twin.organisation.experiments[gone]
     database = tmp_path / "gatehouse.duckdb"
     with twin.serve() as base_url:
         summary = load(twin, base_url, database, ingestion_run_ids=[], experiment_ids=[])
@@ -29,3 +32,11 @@ def test_a_console_loaded_without_ingestion_run_ids_is_reported_as_not_watched(t
     page = (tmp_path / "reports" / "ingestion_health.html").read_text()
     assert "No ingestion run is followed" in page and "SOURCES__CONSOLE__INGESTION_RUN_IDS" in page
     assert "No source has a failed run" not in page and "sources with failed runs" not in page
+    # experiments: who names those followed, which the console names without exposures, and what adds the others
+    lines = report.stdout.splitlines()
+    assert f"  named by a holdout, no exposures loaded: {gone}" in lines
+    assert "  an experiment no holdout names is followed only when its id is in sources.console.experiment_ids" in lines
+    page = (tmp_path / "reports" / "exposure_growth.html").read_text()
+    assert "<strong>an experiment neither names is not followed</strong>" in page
+    assert "<strong>1 named by a holdout have no exposures loaded</strong>" in page
+    assert f'<td class="text">{gone}</td>' in page

@@ -121,6 +121,7 @@ def test_summary_of_the_hand_built_console(hand_built_db):
         " mismatch first (smallest p first), then stalled:",
         "  exp_skewed                         SRM p=2.4e-06, A 55.6% of exposures (expected 50.0%)",
         "  exp_stalled                        stalled: no new exposure for 5 d",
+        "  an experiment no holdout names is followed only when its id is in sources.console.experiment_ids",
         "ingestion sources: 4 (2 with failed runs); highest failure rate first:",
         "  Events 2                           1 of 2 finished runs failed (50%), the last enqueued 2026-11-19 01:00",
         "  Events 1                           1 of 4 finished runs failed (25%), the last enqueued 2026-11-19 02:00",

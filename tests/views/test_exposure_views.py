@@ -265,3 +265,34 @@ def test_late_days_is_a_view_parameter(writable_db, late_days, statuses):
     rows = query(writable_db, "select experiment_id, lag_days, status from analytics.exposure_growth order by 1")
     experiments = ["exp_ab", "exp_four", "exp_skewed", "exp_solo", "exp_stalled"]
     assert rows == [(experiment, 4, status) for experiment, status in zip(experiments, statuses)]
+
+
+def test_the_consoles_current_day_is_partial_and_left_out_of_the_pace(writable_db):
+    # The 20th is the as-of day: its count still grows. The pace is that of the whole days up to the 19th.
+    add_series(writable_db, {"exp_today": [("18", 100), ("19", 300), ("20", 350)]})
+    daily = query(writable_db, "select exposure_date, new_exposures, is_partial_day from analytics.exposure_daily"
+                               " where experiment_id = 'exp_today' order by exposure_date")
+    assert daily == [(d(18), 100, False), (d(19), 200, False), (d(20), 50, True)]
+    growth = query(writable_db, "select total_exposures, pace_through_date, avg_daily_exposures_7d, status"
+                                " from analytics.exposure_growth where experiment_id = 'exp_today'")
+    assert growth == [(350, d(19), 150.0, "running")]
+    # a series whose only day is the current one has no pace yet, rather than a partial day's
+    add_series(writable_db, {"exp_new": [("20", 40)]})
+    assert query(writable_db, "select total_exposures, pace_through_date, avg_daily_exposures_7d, days_to_target"
+                              " from analytics.exposure_growth where experiment_id = 'exp_new'") == [(40, None, None, None)]
+
+
+def test_experiment_coverage_lists_what_a_holdout_names_with_or_without_exposures(writable_db):
+    with duckdb.connect(str(writable_db)) as connection:
+        # h_q3 names one more experiment, whose exposures never loaded
+        connection.execute("insert into console.holdouts__experiment_i_ds select 'exp_gone', _dlt_root_id, _dlt_parent_id, 1,"
+                           " 'gone-row' from console.holdouts__experiment_i_ds where value = 'exp_ab'")
+    rows = query(writable_db, "select * from analytics.experiment_coverage order by experiment_id")
+    assert rows == [
+        ("default", "exp_ab", "h_q3", True, d(11), d(19)),
+        ("default", "exp_four", None, True, d(19), d(19)),
+        ("default", "exp_gone", "h_q3", False, None, None),
+        ("default", "exp_skewed", None, True, d(18), d(19)),
+        ("default", "exp_solo", None, True, d(17), d(19)),
+        ("default", "exp_stalled", None, True, d(10), d(19)),
+    ]

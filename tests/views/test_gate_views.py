@@ -121,12 +121,12 @@ def test_stale_gates_by_owner_is_a_worklist(console_db):
     assert_rows(
         rows,
         [
-            # a gate with no owner object: not a server key, made by whoever its creator is
-            ("default", "(no owner)", None, None, False, "CONSOLE API (1)", None, 1, 0, 1, 0, 80, 3.0, "orphan_flag"),
+            # a gate with no owner object is not a server key's: no one is named for it
+            ("default", "(no owner)", None, None, False, None, None, 1, 0, 1, 0, 80, 3.0, "orphan_flag"),
             # 120 + 40 + 10 checks an hour; marked first, then by days since modified
-            ("default", "u_alice", "Alice", "alice@example.com", False, "Alice (3)", "Growth", 3, 1, 1, 1, 90, 170.0, "launch_banner, promo_rollout, new_nav"),
-            ("default", "u_bob", "Bob", "bob@example.com", False, "Bob (2)", "Payments, Search", 2, 1, 1, 0, 189, 12.0, "old_checkout, search_v2"),
-            ("default", "u_dan", "Dan", "dan@example.com", False, "Dan (1)", "Search", 1, 0, 1, 0, 60, 7.0, "dark_launch"),
+            ("default", "u_alice", "Alice", "alice@example.com", False, None, "Growth", 3, 1, 1, 1, 90, 170.0, "launch_banner, promo_rollout, new_nav"),
+            ("default", "u_bob", "Bob", "bob@example.com", False, None, "Payments, Search", 2, 1, 1, 0, 189, 12.0, "old_checkout, search_v2"),
+            ("default", "u_dan", "Dan", "dan@example.com", False, None, "Search", 1, 0, 1, 0, 60, 7.0, "dark_launch"),
         ],
     )
 

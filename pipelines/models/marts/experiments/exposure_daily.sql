@@ -1,6 +1,6 @@
 -- grain: one row per experiment, group and day, from the group's first reported day to the experiment's last; key: project, experiment_id, group_id, exposure_date
 {#
-From `stg_cumulative_exposures`.
+From `stg_cumulative_exposures` and `as_of`.
 
 | column | meaning |
 |---|---|
@@ -12,11 +12,16 @@ From `stg_cumulative_exposures`.
 | `new_exposures` | the day's increment: the count minus the previous day's, never negative; the first day's count on the first day |
 | `is_cumulative_drop`, `dropped_exposures` | the count went down from the previous day, and by how much (the drop is flagged, not hidden; `new_exposures` is 0 that day, so a series that dropped sums to more than its last count) |
 | `is_reported` | false on a filled day |
+| `is_partial_day` | the day is the console's current day (`as_of_date`) or later: its count still grows until the day closes, so its new exposures are a part of a day's |
 | `experiment_cumulative_exposures` | sum of the groups' counts that day |
 | `exposure_share` | the group's share of it (null when it is 0) |
 #}
 with recursive exposures as (
     select * from {{ ref('stg_cumulative_exposures') }}
+),
+
+as_of as (
+    select * from {{ ref('as_of') }}
 ),
 
 calendar as (
@@ -147,6 +152,7 @@ final as (
             else 0
         end as dropped_exposures,
         carried.is_reported,
+        coalesce(carried.exposure_date >= as_of.as_of_date, false) as is_partial_day,
         cast(
             sum(carried.cumulative_exposures) over (partition by carried.project, carried.experiment_id, carried.exposure_date) as bigint
         ) as experiment_cumulative_exposures,
@@ -155,6 +161,8 @@ final as (
             0
         ) as exposure_share
     from compared as carried
+    left join as_of
+        on as_of.project = carried.project
 )
 
 select * from final

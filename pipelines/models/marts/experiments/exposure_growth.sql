@@ -8,7 +8,8 @@ From `exposure_daily`, `as_of` and `view_parameters`.
 | `experiment_id`, `group_count` | the experiment and its number of groups |
 | `first_date`, `last_date`, `days_running` | span of the series, in days inclusive |
 | `total_exposures` | sum of the groups' latest cumulative counts |
-| `avg_daily_exposures_7d` | new exposures of the last 7 days of the series divided by the days available (fewer than 7 for a young series) |
+| `pace_through_date` | the last whole day of the series: its last day, or the day before when that is the console's current day, still counting (`exposure_daily.is_partial_day`); for a concluded experiment, a day before it ended: its pace and trend are its own last days', not now's |
+| `avg_daily_exposures_7d` | new exposures of the 7 days up to `pace_through_date` divided by the days available (fewer than 7 for a young series; null when it has no whole day yet) |
 | `previous_avg_daily_exposures_7d` | the same over the 7 days before; null when the series is 7 days or shorter |
 | `trend_pct`, `trend` | relative change of the pace; `up`, `down` or `flat` (within `trend_flat_band`); null without a previous window |
 | `target_sample_size` | the parameter |
@@ -40,6 +41,7 @@ experiment_days as (
         experiment_id,
         exposure_date,
         count(*) as group_count,
+        bool_or(is_partial_day) as is_partial_day,
         cast(sum(cumulative_exposures) as bigint) as cumulative_exposures,
         cast(sum(new_exposures) as bigint) as new_exposures,
         count(case when is_cumulative_drop then 1 end) as drop_count
@@ -56,6 +58,8 @@ spans as (
         experiment_id,
         min(exposure_date) as first_date,
         max(exposure_date) as last_date,
+        -- the current day is still counting: a pace that counted it would read low every morning
+        max(case when not is_partial_day then exposure_date end) as pace_through_date,
         max(group_count) as group_count,
         max(case when new_exposures > 0 then exposure_date end) as last_growth_date,
         cast(sum(drop_count) as bigint) as cumulative_drop_count
@@ -64,22 +68,24 @@ spans as (
 ),
 
 pace as (
-    -- the last 7 days of the series against the 7 before them (fewer when the series is shorter)
+    -- the 7 whole days up to pace_through_date against the 7 before them (fewer when the series is shorter)
     select
         spans.project,
         spans.experiment_id,
         max(case when experiment_days.exposure_date = spans.last_date then experiment_days.cumulative_exposures end) as total_exposures,
-        sum(case when experiment_days.exposure_date > spans.last_date - 7 then experiment_days.new_exposures end) as recent_new_exposures,
-        count(case when experiment_days.exposure_date > spans.last_date - 7 then 1 end) as recent_days,
+        sum(case when experiment_days.exposure_date > spans.pace_through_date - 7 and experiment_days.exposure_date <= spans.pace_through_date
+            then experiment_days.new_exposures end) as recent_new_exposures,
+        count(case when experiment_days.exposure_date > spans.pace_through_date - 7 and experiment_days.exposure_date <= spans.pace_through_date
+            then 1 end) as recent_days,
         sum(
             case
-                when experiment_days.exposure_date > spans.last_date - 14 and experiment_days.exposure_date <= spans.last_date - 7
+                when experiment_days.exposure_date > spans.pace_through_date - 14 and experiment_days.exposure_date <= spans.pace_through_date - 7
                     then experiment_days.new_exposures
             end
         ) as previous_new_exposures,
         count(
             case
-                when experiment_days.exposure_date > spans.last_date - 14 and experiment_days.exposure_date <= spans.last_date - 7
+                when experiment_days.exposure_date > spans.pace_through_date - 14 and experiment_days.exposure_date <= spans.pace_through_date - 7
                     then 1
             end
         ) as previous_days
@@ -121,7 +127,8 @@ rates as (
         spans.last_growth_date,
         spans.cumulative_drop_count,
         pace.total_exposures,
-        cast(pace.recent_new_exposures as double) / pace.recent_days as avg_daily_exposures_7d,
+        spans.pace_through_date,
+        cast(pace.recent_new_exposures as double) / nullif(pace.recent_days, 0) as avg_daily_exposures_7d,
         cast(pace.previous_new_exposures as double) / nullif(pace.previous_days, 0) as previous_avg_daily_exposures_7d
     from spans
     inner join pace
@@ -158,6 +165,7 @@ final as (
         rates.last_date,
         cast(rates.last_date - rates.first_date + 1 as integer) as days_running,
         rates.total_exposures,
+        rates.pace_through_date,
         rates.avg_daily_exposures_7d,
         rates.previous_avg_daily_exposures_7d,
         (rates.avg_daily_exposures_7d - rates.previous_avg_daily_exposures_7d)

@@ -1,0 +1,54 @@
+-- grain: one row per experiment the loaded data names, by a holdout or by its exposures; key: project, experiment_id
+{#
+From `stg_holdout_experiments`, `stg_holdouts` and `stg_cumulative_exposures`.
+
+The console lists no experiments: a run follows those its holdouts name and those in the `experiment_ids` setting
+(`[sources.console]`). An experiment neither names is not followed and appears nowhere, this view included; one a
+holdout names whose exposures never loaded (the console answered with an error or an empty series: the run's
+summary says which) is here with `has_exposures` false.
+
+| column | meaning |
+|---|---|
+| `project` | the console |
+| `experiment_id` | the experiment |
+| `holdout_names` | the holdouts that name it, comma-separated by name; null when none does (it is followed through `experiment_ids`) |
+| `has_exposures` | some exposure was loaded for it |
+| `first_date`, `last_date` | span of its loaded series; null without exposures |
+#}
+with holdout_experiments as (
+    select
+        experiments.project,
+        experiments.experiment_id,
+        string_agg(distinct holdouts.holdout_name, ', ' order by holdouts.holdout_name) as holdout_names
+    from {{ ref('stg_holdout_experiments') }} as experiments
+    inner join {{ ref('stg_holdouts') }} as holdouts
+        on holdouts.project = experiments.project
+        and holdouts.holdout_row_id = experiments.holdout_row_id
+    group by experiments.project, experiments.experiment_id
+),
+
+loaded as (
+    select
+        project,
+        experiment_id,
+        min(exposure_date) as first_date,
+        max(exposure_date) as last_date
+    from {{ ref('stg_cumulative_exposures') }}
+    group by project, experiment_id
+),
+
+final as (
+    select
+        coalesce(holdout_experiments.project, loaded.project) as project,
+        coalesce(holdout_experiments.experiment_id, loaded.experiment_id) as experiment_id,
+        holdout_experiments.holdout_names,
+        loaded.experiment_id is not null as has_exposures,
+        loaded.first_date,
+        loaded.last_date
+    from holdout_experiments
+    full outer join loaded
+        on loaded.project = holdout_experiments.project
+        and loaded.experiment_id = holdout_experiments.experiment_id
+)
+
+select * from final
