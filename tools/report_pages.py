@@ -63,6 +63,26 @@ window.addEventListener('load', function () {
 </script>"""
 
 
+# Each in-page link followed in turn, as a reader's click: where it leads and whether that place is then on screen.
+LINK_PROBE = """<script>
+window.addEventListener('load', function () {
+  var followed = Array.prototype.map.call(document.querySelectorAll('a[href^="#"]'), function (link) {
+    window.scrollTo(0, 0);
+    link.click();
+    var target = document.getElementById(link.getAttribute('href').slice(1));
+    var top = target ? target.getBoundingClientRect().top : null;
+    return {href: link.getAttribute('href'), text: link.textContent, found: !!target,
+            target_text: target ? target.textContent.slice(0, 200) : null, hash: location.hash,
+            on_screen: top !== null && top > -2 && top < window.innerHeight, scrolled: window.scrollY};
+  });
+  var out = document.createElement('pre');
+  out.id = 'link-probe';
+  out.textContent = JSON.stringify(followed);
+  document.body.appendChild(out);
+});
+</script>"""
+
+
 @dataclass(frozen=True)
 class Layout:
     viewport: int
@@ -90,6 +110,18 @@ def layout(browser: str, report: Path, workdir: Path, width: int = WIDTH) -> Lay
         raise RuntimeError(f"no layout from {browser}:\n{dump.stderr[-2000:]}")
     return Layout(**json.loads(found[1].replace("&quot;", '"').replace("&amp;", "&").replace("&lt;", "<")
                                .replace("&gt;", ">")))
+
+
+def followed_links(browser: str, report: Path, workdir: Path, width: int = WIDTH) -> list[dict]:
+    """Every in-page link of the report clicked in the browser at `width`: its href and text, whether its target
+    exists, and whether the click brought the target on screen."""
+    probe = workdir / f"{report.stem}-links.html"
+    probe.write_text(report.read_text(encoding="utf-8").replace("</body>", LINK_PROBE + "</body>"), encoding="utf-8")
+    dump = _run(browser, workdir / "profile", f"--window-size={width},900", "--dump-dom", probe.as_uri())
+    found = re.search(r'<pre id="link-probe">(.*?)</pre>', dump.stdout, re.S)
+    if not found:
+        raise RuntimeError(f"no links from {browser}:\n{dump.stderr[-2000:]}")
+    return json.loads(found[1].replace("&quot;", '"').replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">"))
 
 
 def screenshot(browser: str, report: Path, png: Path, workdir: Path, width: int = WIDTH,

@@ -77,7 +77,36 @@ def test_gates_a_server_key_owns_are_one_group_that_names_the_people_to_ask(demo
         ("mobile", "(server keys)", "CONSOLE API"), ("web", "(server keys)", "CONSOLE API")]
     for project, _, _, contacts, count in groups:
         assert contacts == ", ".join(f"{name} ({n})" for p, name, n in people if p == project)
-        heading = (f'<th colspan="9">{project}: (server keys) <span class="gh-aside">{count} gates'
+        heading = (f'<th colspan="8">{project}: (server keys) <span class="gh-aside">{count} gates'
                    f' · not a person: ask {contacts}</span></th>')
         page = (demo_reports.out / "stale_gates.html").read_text()
         assert page.count(heading) == 2, "in the worklist and in the whole list, once each"
+
+
+def test_at_1280_px_each_more_link_takes_the_reader_to_that_owners_whole_list(headless_browser, demo_reports, tmp_path):
+    import matplotlib.image as mpimg
+
+    from gatehouse.pipelines.reports.lists import WORKLIST_PER_OWNER
+    from tests.report.test_report import ARTEFACTS
+    from tools import report_pages
+
+    report = demo_reports.out / "stale_gates.html"
+    links = [link for link in report_pages.followed_links(headless_browser, report, tmp_path, width=1280)
+             if link["href"].startswith("#owner-")]
+    with duckdb.connect(str(demo_reports.database), read_only=True) as connection:
+        [(crowded,)] = connection.execute("select count(*) from analytics.stale_gates_by_owner where gate_count > ?",
+                                          [WORKLIST_PER_OWNER]).fetchall()
+    assert len(links) == crowded > 0, "one link for each owner the worklist cannot show whole"
+    for link in links:
+        more = int(re.fullmatch(r"…and (\d+) more for this owner", link["text"])[1])
+        # clicked: the address names the owner's place, which is on screen and heads all of the owner's gates
+        assert link["found"] and link["hash"] == link["href"] and link["on_screen"], link
+        assert f" {more + WORKLIST_PER_OWNER} gates" in link["target_text"], link
+    # what a reader sees after the first link, kept beside the whole pages' screenshots
+    ARTEFACTS.mkdir(parents=True, exist_ok=True)
+    landed = links[0]["scrolled"]
+    page = report_pages.screenshot(headless_browser, report, tmp_path / "page.png", tmp_path, width=1280, height=landed + 900)
+    screen = mpimg.imread(page)[landed:landed + 900]
+    mpimg.imsave(ARTEFACTS / "demo-stale_gates-owner-list.png", screen)
+    assert screen.shape[:2] == (900, 1280)
+    assert int((screen[..., :3].max(axis=-1) < 0.4).sum()) > 2000, "the owner's heading and gates are drawn there"
