@@ -8,7 +8,7 @@ from typing import Any
 
 from gatehouse.pipelines.cli.parser import add_command
 from gatehouse.pipelines.cli.terminal import say
-from gatehouse.pipelines.reports.report import DEFAULT_OUT, WORKLIST_CSV, NotebookKernel, ReportsFailed, refresh, write_reports
+from gatehouse.pipelines.reports.report import DEFAULT_OUT, WORKLIST_CSV, NotebookKernels, ReportsFailed, refresh, write_reports
 from gatehouse.pipelines.warehouse import destination as destinations
 
 EPILOG = """\
@@ -39,17 +39,17 @@ def register(subparsers: Any) -> None:
 def handle(args: argparse.Namespace) -> int:
     destination = destinations.from_arguments(args)
     out = Path(args.out)
-    # The kernel starts, and imports what the notebooks use, while the views are refreshed; the summary is made in
-    # it after the notebooks, from the frames they read (the snapshot just published: a run started meanwhile
+    # The kernels start, and import what the notebooks use, while the views are refreshed; the summary is made in
+    # the first after the notebooks, from the frames they read (the snapshot just published: a run started meanwhile
     # never waits), so no view is read twice.
     failed = None
-    with NotebookKernel(destination.notebook_environment()) as kernel:
+    with NotebookKernels(destination.notebook_environment()) as kernels:
         refresh(destination, timeout_s=args.lock_timeout)
         try:
-            reports = write_reports(destination.for_reading(), out, kernel)
+            reports = write_reports(destination.for_reading(), out, kernels)
         except ReportsFailed as err:  # the others are written: said, then the one line of those that were not
             reports, failed = err.written, err
-        text = kernel.summary(destination.label())
+        text = kernels.summary(destination.label())
     exported = [out / WORKLIST_CSV] if (out / WORKLIST_CSV).is_file() else []
     say(text, "reports:", *(f"  {report.html}" for report in reports), *(f"  {path}" for path in exported))
     if failed is not None:

@@ -12,6 +12,7 @@ and widget blocks, which come from CDNs).
 from __future__ import annotations
 
 import ast
+import contextlib
 import logging
 import csv
 import os
@@ -88,10 +89,11 @@ class NotebookKernel:
     The notebooks read one unchanging snapshot: in this kernel each query is read once, for all of them and
     for the terminal summary, made here afterwards from the same frames (`notebook.share_reads`)."""
 
-    def __init__(self, env: dict[str, str]) -> None:
+    def __init__(self, env: dict[str, str], makes_summary: bool = True) -> None:
         self.env = {**os.environ, **env}
         self.manager: Any = None
         self.client: Any = None
+        self.makes_summary = makes_summary
         self.reading_ahead = False
 
     def __enter__(self) -> "NotebookKernel":
@@ -115,9 +117,9 @@ class NotebookKernel:
 
     def fresh(self, env: dict[str, str]) -> None:
         """An empty namespace, and where the next notebook reads (its parameters cell reads the environment);
-        before the first, the summary's queries start to be read ahead."""
+        before the first, in the kernel that makes the summary, the summary's queries start to be read ahead."""
         code = f"%reset -f\nimport os\nos.environ.update({env!r})\ndel os"
-        if not self.reading_ahead:
+        if self.makes_summary and not self.reading_ahead:
             code += f"\n__import__('gatehouse.pipelines.reports.notebook', fromlist=['_']).read_ahead({list(SUMMARY_FRAMES)!r})"
             self.reading_ahead = True
         reply = self._execute(code)
@@ -148,6 +150,39 @@ class NotebookKernel:
             self.manager.shutdown_kernel(now=True)
 
 
+class NotebookKernels:
+    """The notebooks' kernels, started at once: with two cores or more, two, each running its lane of notebooks
+    side by side (the exposures' charts in one, the other two notebooks in the other: about as long), so that the
+    report takes the longest lane, not the sum. The first kernel makes the summary."""
+
+    def __init__(self, env: dict[str, str], count: int | None = None) -> None:
+        count = count or (2 if (os.cpu_count() or 1) >= 2 else 1)
+        self.kernels = [NotebookKernel(env, makes_summary=index == 0) for index in range(count)]
+
+    def __enter__(self) -> "NotebookKernels":
+        with contextlib.ExitStack() as started:
+            for kernel in self.kernels:
+                started.enter_context(kernel)
+            self._stop = started.pop_all()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.close()
+
+    def lanes(self) -> list[tuple[NotebookKernel, tuple[str, ...]]]:
+        if len(self.kernels) == 1:
+            return [(self.kernels[0], NOTEBOOKS)]
+        return list(zip(self.kernels, LANES))
+
+    def summary(self, label: str) -> str:
+        return self.kernels[0].summary(label)
+
+
+# Two lanes of about the same length (the demo's, in seconds: exposure_growth 1.6; stale_gates 1.0 and
+# ingestion_health 0.8), the summary's kernel taking the notebooks whose frames the summary reads most.
+LANES = (("stale_gates", "ingestion_health"), ("exposure_growth",))
+
+
 # What every notebook imports first, imported while the kernel starts (the notebooks import them again); each
 # query read once for all the notebooks of the report and its summary; and what was imported set aside from the
 # garbage collector, which otherwise walks it all at each `%reset -f` (twice) and each full collection.
@@ -165,37 +200,43 @@ class ReportsFailed(GatehouseError):
         self.written = written
 
 
-def write_reports(destination: Destination, out: Path, kernel: NotebookKernel | None = None) -> list[Report]:
+def write_reports(destination: Destination, out: Path, kernels: NotebookKernels | None = None) -> list[Report]:
     """Each notebook executed and written as its report: a report is made or kept on its own, so one notebook
     that fails (its one line in `ReportsFailed`, raised once the others are written) never stops the others."""
-    if kernel is None:
-        with NotebookKernel(destination.notebook_environment()) as own:
+    if kernels is None:
+        with NotebookKernels(destination.notebook_environment()) as own:
             return write_reports(destination, out, own)
     out.mkdir(parents=True, exist_ok=True)
     write_worklist_csv(destination, out)
     # Each report is written beside its place and renamed into it once made whole: a reader never opens half a
-    # page. Each notebook's HTML is made in a thread while the kernel runs the next one.
-    staged: list[Future] = []
+    # page. Each notebook's HTML is made in a thread while the kernels run the next ones.
+    staged: dict[str, Future] = {}
     failures: dict[str, str] = {}
     written: list[Report] = []
     try:
-        with ThreadPoolExecutor(1) as exporting:
+        with ThreadPoolExecutor(1) as exporting, ThreadPoolExecutor(len(kernels.kernels)) as running:
             exporter = exporting.submit(_exporter)
-            for name, notebook, failure in _executed(destination, kernel):
-                if failure is not None:
-                    failures[name] = failure
-                    continue
-                staged.append(exporting.submit(_write_html, exporter, name, notebook, out))
-        for future in staged:
-            partial, report = future.result()
-            os.replace(partial, report.html)
-            written.append(report)
+
+            def run_lane(kernel: NotebookKernel, names: tuple[str, ...]) -> None:
+                for name, notebook, failure in _executed(destination, kernel, names):
+                    if failure is not None:
+                        failures[name] = failure
+                    else:
+                        staged[name] = exporting.submit(_write_html, exporter, name, notebook, out)
+
+            for lane in [running.submit(run_lane, kernel, names) for kernel, names in kernels.lanes()]:
+                lane.result()
+        for name in NOTEBOOKS:
+            if name in staged:
+                partial, report = staged[name].result()
+                os.replace(partial, report.html)
+                written.append(report)
     finally:
-        for future in staged:
+        for future in staged.values():
             if future.done() and future.exception() is None:
                 future.result()[0].unlink(missing_ok=True)
     if failures:
-        raise ReportsFailed(failures, written)
+        raise ReportsFailed({name: failures[name] for name in NOTEBOOKS if name in failures}, written)
     return written
 
 
@@ -234,14 +275,16 @@ def _write_html(exporter: Future, name: str, notebook: Any, out: Path) -> tuple[
     return partial, Report(name, out / f"{name}.html")
 
 
-def _executed(destination: Destination, kernel: NotebookKernel) -> Iterator[tuple[str, Any, Optional[str]]]:
-    """Each notebook executed in turn: (name, the executed notebook, None), or (name, None, why it failed)."""
+def _executed(destination: Destination, kernel: NotebookKernel,
+              names: tuple[str, ...] = NOTEBOOKS) -> Iterator[tuple[str, Any, Optional[str]]]:
+    """Each notebook of `names` executed in turn in `kernel`: (name, the executed notebook, None), or (name, None,
+    why it failed)."""
     import nbformat
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 
     env = destination.notebook_environment()
-    for name in NOTEBOOKS:
+    for name in names:
         path = NOTEBOOK_DIR / f"{name}.ipynb"
         if not path.is_file():
             raise GatehouseError(f"notebook {path} is missing: gatehouse report runs from a checkout of the project")
