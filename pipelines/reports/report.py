@@ -341,11 +341,18 @@ def summarise(reader: Reader, label: str) -> str:
     """A few lines for the terminal, each top list in the report's own order (said on its heading line) and
     ended by "…and N more": the stale-gate worklist, experiments to look at, sources with failed runs. With
     several projects each list is grouped by project: a line per project with its counts, then its top rows."""
-    rows, frame = reader.rows, reader.frame
     # no row before the first extraction: there is no clock to count ages from
-    as_of = [f"as of {at:%Y-%m-%d %H:%M} UTC" for (at,) in rows("select min(as_of_at) from analytics.as_of") if at]
+    as_of = [f"as of {at:%Y-%m-%d %H:%M} UTC" for (at,) in reader.rows("select min(as_of_at) from analytics.as_of") if at]
     lines = [f"gatehouse report: {label}, {as_of[0] if as_of else 'no extraction recorded yet'}"]
+    lines += _stale_gate_lines(reader.frame)
+    lines += code_reference_lines(reader.rows)
+    lines += _experiment_lines(reader.frame)
+    lines += _ingestion_lines(reader.frame)
+    # each line one line, whatever a name in it holds: its control and bidi characters shown as escapes
+    return "\n".join(for_terminal(line) for line in lines)
 
+
+def _stale_gate_lines(frame: Any) -> list[str]:
     worklist = lists.stale_worklist(frame(STALE_GATES_SQL))
 
     def stale_counts(gates: Any) -> str:
@@ -360,10 +367,11 @@ def summarise(reader: Reader, label: str) -> str:
         return [f"{indent}{gate.gate_id:<34} {gate.owner:<18} {gate.staleness:<17} {gate.reason:<18}"
                 f" {gate.days_since_modified:>4} d  {gate.recommended_action}" for gate in top.itertuples()]
 
-    lines.append(f"stale gates: {stale_counts(worklist)}; {lists.by_project(lists.WORKLIST_ORDER, worklist)}:")
-    lines += per_project(worklist, stale_counts, stale_rows)
-    lines += code_reference_lines(rows)
+    return [f"stale gates: {stale_counts(worklist)}; {lists.by_project(lists.WORKLIST_ORDER, worklist)}:",
+            *per_project(worklist, stale_counts, stale_rows)]
 
+
+def _experiment_lines(frame: Any) -> list[str]:
     experiments = lists.reviewed_experiments(
         frame(EXPOSURE_GROWTH_SQL), frame(EXPOSURE_SRM_SQL), frame(lists.EXPERIMENT_NAMES_SQL),
     )
@@ -389,7 +397,7 @@ def summarise(reader: Reader, label: str) -> str:
         return out
 
     order = lists.by_project(f"{lists.EXPERIMENT_ORDER.split(', then')[0]}, then stalled", experiments)
-    lines.append(f"experiments: {experiment_counts(experiments)}" + (f"; to look at, {order}:" if len(flagged) else ""))
+    lines = [f"experiments: {experiment_counts(experiments)}" + (f"; to look at, {order}:" if len(flagged) else "")]
     lines += per_project(experiments, experiment_counts, experiment_rows,
                          shown=lambda rows_of: int(rows_of["review_status"].isin(["SRM", "stalled"]).sum()))
     coverage = frame(EXPERIMENT_COVERAGE_SQL)
@@ -399,9 +407,15 @@ def summarise(reader: Reader, label: str) -> str:
                for e in unloaded.head(TOP).itertuples()]
         lines.append(f"  named by a holdout, no exposures loaded: {', '.join(ids)}" + and_more(len(unloaded), len(ids)).replace("  ", " ", 1))
     lines.append("  an experiment no holdout names is followed only when its id is in sources.console.experiment_ids")
+    return lines
 
+
+def _ingestion_lines(frame: Any) -> list[str]:
     by_source = frame(SOURCES_SQL)
-    failing = lists.failing_sources(by_source)
+    if by_source.empty:
+        # the console cannot list ingestion runs: none named is nothing watched, never "0 with failed runs"
+        return ["ingestion sources: no ingestion run is followed, so none is watched; name the runs to follow in"
+                " sources.console.ingestion_run_ids (SOURCES__CONSOLE__INGESTION_RUN_IDS)"]
 
     def source_counts(sources: Any) -> str:
         return f"{len(sources)} ({len(lists.failing_sources(sources))} with failed runs)"
@@ -414,17 +428,10 @@ def summarise(reader: Reader, label: str) -> str:
                        f" ({source.failure_rate:.0%}), the last enqueued {minute(source.last_failed_run_enqueued_at)}")
         return out
 
-    if by_source.empty:
-        # the console cannot list ingestion runs: none named is nothing watched, never "0 with failed runs"
-        lines.append("ingestion sources: no ingestion run is followed, so none is watched; name the runs to follow in"
-                     " sources.console.ingestion_run_ids (SOURCES__CONSOLE__INGESTION_RUN_IDS)")
-        return "\n".join(for_terminal(line) for line in lines)
-    lines.append(f"ingestion sources: {source_counts(by_source)}"
-                 + (f"; {lists.by_project(lists.SOURCE_ORDER, by_source)}:" if len(failing) else ""))
-    lines += per_project(by_source, source_counts, source_rows,
-                         shown=lambda rows_of: len(lists.failing_sources(rows_of)))
-    # each line one line, whatever a name in it holds: its control and bidi characters shown as escapes
-    return "\n".join(for_terminal(line) for line in lines)
+    failing = lists.failing_sources(by_source)
+    return [f"ingestion sources: {source_counts(by_source)}"
+            + (f"; {lists.by_project(lists.SOURCE_ORDER, by_source)}:" if len(failing) else ""),
+            *per_project(by_source, source_counts, source_rows, shown=lambda rows_of: len(lists.failing_sources(rows_of)))]
 
 
 def per_project(frame: Any, counts: Any, top_rows: Any, shown: Any = len) -> list[str]:

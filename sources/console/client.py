@@ -826,22 +826,7 @@ class ConsoleClient:
         log.debug("%s -> HTTP %d%s", where, status, f" {query}" if query else "")
 
         if 200 <= status < 300:
-            if not response.content.strip():
-                return status, {}  # SCIM answers 200 with no documented body
-            try:
-                body = response.json()
-            except ValueError:
-                body = None
-            if not isinstance(body, dict):
-                if method != "GET" and endpoint.retry:
-                    # An update was done (2xx); only its answer is unreadable, and sending it again would not make
-                    # it readable (SCIM's answer body is not documented at all). A create says what to check instead.
-                    log.warning("%s: HTTP %d with a body that is not a JSON object; the write was accepted", where, status)
-                    return status, {}
-                raise _Retry(
-                    TransportError(f"{where}: HTTP {status} with a malformed or truncated JSON body", status=status, method=method, path=path)
-                )
-            return status, body
+            return status, self._answer_body(response, endpoint, path, where)
 
         server_message, field_errors = _error_body(response)
         if status == 429:
@@ -868,6 +853,28 @@ class ConsoleClient:
                 retry_after=_retry_after(response),
             )
         raise self._client_error(endpoint, where, status, server_message, field_errors, item_id)
+
+    @staticmethod
+    def _answer_body(response: httpx.Response, endpoint: Endpoint, path: str, where: str) -> dict:
+        """A 2xx answer's JSON object; an update whose answer is unreadable is done all the same."""
+        status = response.status_code
+        if not response.content.strip():
+            return {}  # SCIM answers 200 with no documented body
+        try:
+            body = response.json()
+        except ValueError:
+            body = None
+        if isinstance(body, dict):
+            return body
+        if endpoint.method != "GET" and endpoint.retry:
+            # An update was done (2xx); only its answer is unreadable, and sending it again would not make
+            # it readable (SCIM's answer body is not documented at all). A create says what to check instead.
+            log.warning("%s: HTTP %d with a body that is not a JSON object; the write was accepted", where, status)
+            return {}
+        raise _Retry(
+            TransportError(f"{where}: HTTP {status} with a malformed or truncated JSON body", status=status,
+                           method=endpoint.method, path=path)
+        )
 
     def _client_error(
         self, endpoint: Endpoint, where: str, status: int, server_message: str, field_errors: list, item_id: str | None

@@ -92,38 +92,16 @@ def paginate(
             # and the OpenAPI documents 404 for the list: that answer is the end, not a failure.
             log.debug("GET %s: page %d answered 404 after a page without `pagination`: the list is read", path, page)
             return
-        items = body.get("data")
-        if items is None:
-            items = []  # an empty list answered as `data: null`
-        if not isinstance(items, list):
-            raise PaginationError(
-                f"GET {path} page {page}: the answer has no `data` list (got {type(items).__name__})",
-                method="GET",
-                path=path,
-            )
+        items = _page_items(body, path, page)
         pagination = body.get("pagination")
         if not isinstance(pagination, Mapping):
-            # No `pagination` at all (the published dynamic-configs sample has none): nothing says how
-            # many items a page holds, and a server may serve fewer than asked without saying so. A
-            # short page therefore does not end the list; an empty page does (past the end the console
-            # answers `data: []`). A page repeating the one before, in any order (the order of a list is
-            # not documented), means the server ignores `page`.
             served = frozenset(json.dumps(item, sort_keys=True, default=str) for item in items)
-            if items and previous is not None and served <= previous:
-                if len(previous) < limit:
-                    log.debug("GET %s: page %d repeats page %d: the server ignores `page`; the list is read", path, page, page - 1)
-                    return
-                raise PaginationError(
-                    f"GET {path}: page {page} repeats page {page - 1} and nothing says where the list ends "
-                    "(no `pagination`); stopping instead of looping",
-                    method="GET",
-                    path=path,
-                )
+            if _repeats_the_page_before(items, served, previous, limit, path, page):
+                return
             yield Page(items, page, None, None, None, described=False)
             if not items:
                 return
-            previous = served
-            page += 1
+            previous, page = served, page + 1
             continue
         previous = None
         number = _as_int(pagination.get("pageNumber"))
@@ -149,29 +127,70 @@ def paginate(
             # reached, is read past (a console that filters a page after cutting it); without a total an
             # empty page ends the list, or a console that always names a next page would be read for ever.
             return
-        if "nextPage" in pagination:
-            if not next_ref:  # null or "": the last page
-                return
-            next_page, next_limit = _next_from_reference(str(next_ref), path)
-            if next_page is None:
-                log.debug("nextPage %r has no page number: asking for page %d", next_ref, page + 1)
-                next_page = page + 1
-            if next_page <= page:
-                raise PaginationError(
-                    f"GET {path}: page {page} says the next page is {next_page} ({next_ref!r}); "
-                    "stopping instead of looping",
-                    method="GET",
-                    path=path,
-                )
-            page, limit = next_page, next_limit or limit
-            continue
-        # No nextPage at all: go on while the page was full (by what the server says it
-        # serves, else by what we asked) or the total says more are left.
-        full = len(items) >= (items_per_page or limit)
-        more_by_total = total is not None and (page - FIRST_PAGE) * (items_per_page or limit) + len(items) < total
-        if not (full or more_by_total):
+        following = _following_page(pagination, len(items), page, limit, path)
+        if following is None:
             return
-        page += 1
+        page, limit = following
+
+
+def _page_items(body: Mapping[str, Any], path: str, page: int) -> list:
+    items = body.get("data")
+    if items is None:
+        return []  # an empty list answered as `data: null`
+    if not isinstance(items, list):
+        raise PaginationError(
+            f"GET {path} page {page}: the answer has no `data` list (got {type(items).__name__})",
+            method="GET",
+            path=path,
+        )
+    return items
+
+
+def _repeats_the_page_before(items: list, served: frozenset[str], previous: frozenset[str] | None, limit: int,
+                             path: str, page: int) -> bool:
+    """A page without `pagination` (the published dynamic-configs sample has none): nothing says how many items
+    a page holds, and a server may serve fewer than asked without saying so, so a short page does not end the list;
+    an empty one does (past the end the console answers `data: []`). A page repeating the one before, in any order
+    (a list's order is not documented), means the server ignores `page`: the end when the page before was short
+    (all there is), refused when it was full (nothing says where the list ends)."""
+    if not (items and previous is not None and served <= previous):
+        return False
+    if len(previous) < limit:
+        log.debug("GET %s: page %d repeats page %d: the server ignores `page`; the list is read", path, page, page - 1)
+        return True
+    raise PaginationError(
+        f"GET {path}: page {page} repeats page {page - 1} and nothing says where the list ends "
+        "(no `pagination`); stopping instead of looping",
+        method="GET",
+        path=path,
+    )
+
+
+def _following_page(pagination: Mapping[str, Any], served: int, page: int, limit: int,
+                    path: str) -> tuple[int, int] | None:
+    """The page to ask for after `page` and its limit, or None at the end of the list."""
+    items_per_page = _as_int(pagination.get("itemsPerPage"))
+    total = _as_int(pagination.get("totalItems"))
+    if "nextPage" in pagination:
+        next_ref = pagination["nextPage"]
+        if not next_ref:  # null or "": the last page
+            return None
+        next_page, next_limit = _next_from_reference(str(next_ref), path)
+        if next_page is None:
+            log.debug("nextPage %r has no page number: asking for page %d", next_ref, page + 1)
+            next_page = page + 1
+        if next_page <= page:
+            raise PaginationError(
+                f"GET {path}: page {page} says the next page is {next_page} ({next_ref!r}); stopping instead of looping",
+                method="GET",
+                path=path,
+            )
+        return next_page, next_limit or limit
+    # No nextPage at all: go on while the page was full (by what the server says it
+    # serves, else by what we asked) or the total says more are left.
+    full = served >= (items_per_page or limit)
+    more_by_total = total is not None and (page - FIRST_PAGE) * (items_per_page or limit) + served < total
+    return (page + 1, limit) if full or more_by_total else None
 
 
 def _item_key(item: Any, key: str) -> Any:
