@@ -1,8 +1,8 @@
 """One alerting: the conditions now, what each channel has not been told, the POSTs, the ledger.
 
-`send_alerts` is what `gatehouse alerts`, `gatehouse run --alerts`, the Dagster definitions and the
-Airflow DAG call. Nothing in it fails a load: a channel that fails is a line in the outcome, and a
-condition it did not take stays unsent, to be sent by the next alerting.
+`send_alerts` is what `gatehouse alerts`, the Dagster definitions and the Airflow DAG call; `alert_after_run`,
+the last step of a run with alerts (`gatehouse run --alerts`). Nothing in it fails a load: a channel that fails is
+a line in the outcome, and a condition it did not take stays unsent, to be sent by the next alerting.
 """
 
 from __future__ import annotations
@@ -29,8 +29,6 @@ from gatehouse.pipelines.alerts.ledger import CLEARED, KNOWN, SENT, ensure_ledge
 from gatehouse.pipelines.warehouse.destination import Destination, Reader, lock_timeout
 from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.wording import counted
-from gatehouse.pipelines.run.steps import ProjectOutcome, RunOptions, run_extraction, run_projects
-from gatehouse.pipelines.run.summary import RunSummary
 from gatehouse.sources.console.errors import ConsoleError
 
 log = logging.getLogger("gatehouse.alerts")
@@ -156,42 +154,21 @@ def _kind(key: str) -> str:
     return key.split(":", 1)[0]
 
 
-def run_with_alerts(options: RunOptions, *, dry_run: bool = False,
-                    transport: Optional[httpx.BaseTransport] = None) -> tuple[RunSummary, AlertOutcome]:
-    """A run, then its alerts: what is new after a good run, the failure after a failed one (then re-raised).
-
-    Alerting never changes the run's outcome: its own failures are lines in the outcome, logged as warnings.
-    """
+def alert_after_run(destination: Destination, timeout_s: Optional[float], *, run_error: Optional[str] = None,
+                    project_errors: Optional[Mapping[str, str]] = None,
+                    transport: Optional[httpx.BaseTransport] = None) -> AlertOutcome:
+    """The step after a run: what is new after a good run, the failure after a failed one (`run_error`), each
+    failed project of several (`project_errors`). It never raises: alerting never changes the run's outcome, and
+    its own failures are lines in the outcome."""
     try:
-        summary = run_extraction(options)
-    except (GatehouseError, ConsoleError) as err:
-        _log(_alert_safely(options, dry_run, transport, run_error=str(err)))
-        raise
-    return summary, _alert_safely(options, dry_run, transport)
-
-
-def run_projects_with_alerts(options: RunOptions, projects: list[str], *, dry_run: bool = False,
-                             transport: Optional[httpx.BaseTransport] = None) -> tuple[list[ProjectOutcome], AlertOutcome]:
-    """Several projects, then their alerts: what is new in the projects that loaded, and each failed project."""
-    outcomes = run_projects(options, projects)
-    errors = {outcome.project: outcome.error for outcome in outcomes if outcome.error}
-    if len(errors) == len(outcomes):
-        # nothing loaded: the views show the last good loads, only the failures are news
-        return outcomes, _alert_safely(options, dry_run, transport, run_error="; ".join(
-            f"{project}: {error}" for project, error in errors.items()))
-    return outcomes, _alert_safely(options, dry_run, transport, project_errors=errors)
-
-
-def _alert_safely(options: RunOptions, dry_run: bool, transport: Any, run_error: Optional[str] = None,
-                  project_errors: Optional[Mapping[str, str]] = None) -> AlertOutcome:
-    try:
-        return send_alerts(options.destination, dry_run=dry_run, run_error=run_error, after_run=True,
-                           timeout_s=options.lock_timeout_s, transport=transport, project_errors=project_errors)
+        return send_alerts(destination, run_error=run_error, after_run=True, timeout_s=timeout_s, transport=transport,
+                           project_errors=project_errors)
     except Exception as err:  # noqa: BLE001 - alerting must never fail the load; the details go to the debug log
         log.debug("alerting failed", exc_info=True)
         return AlertOutcome(problems=[f"not sent: {redact(str(err).splitlines()[0] if str(err) else type(err).__name__)}"])
 
 
-def _log(outcome: AlertOutcome) -> None:
+def log_outcome(outcome: AlertOutcome) -> None:
+    """An alerting's lines as warnings: after a failed run, where the run's own error is what is printed."""
     for line in outcome.lines():
         log.warning("%s", line)

@@ -121,14 +121,10 @@ def handle_run(args: argparse.Namespace) -> int:
         progress=not args.no_progress,
         lock_timeout_s=args.lock_timeout,
         repoint=args.repoint,
+        alerts=args.alerts,
     )
-    if args.alerts:
-        from gatehouse.pipelines.alerts.dispatch import run_with_alerts
-
-        summary, alerted = run_with_alerts(options)
-    else:
-        summary, alerted = run_extraction(options), None
-    say(f"gatehouse: {options.destination.label()}", *summary.lines(), *(alerted.lines() if alerted else ()))
+    summary = run_extraction(options)
+    say(f"gatehouse: {options.destination.label()}", *summary.lines(), *(summary.alerted.lines() if summary.alerted else ()))
     return 0
 
 
@@ -138,17 +134,12 @@ def handle_projects(args: argparse.Namespace, projects: list[str]) -> int:
     destination = destinations.from_arguments(args)
     options = RunOptions(destination=destination, resources=resources, full_refresh=args.full_refresh,
                          progress=not args.no_progress, lock_timeout_s=args.lock_timeout, repoint=args.repoint,
-                         demo=args.demo)
+                         demo=args.demo, alerts=args.alerts)
     with demo_consoles() if args.demo else contextlib.nullcontext({}) as demo_args:
         if args.demo:
             log.info("demo: projects %s, small console twins in this process at %s", ", ".join(demo_args), DEMO_BASE_URL)
         options.projects_args = demo_args
-        if args.alerts:
-            from gatehouse.pipelines.alerts.dispatch import run_projects_with_alerts
-
-            outcomes, alerted = run_projects_with_alerts(options, projects)
-        else:
-            outcomes, alerted = run_projects(options, projects), None
+        outcomes, alerted = run_projects(options, projects)
     for outcome in outcomes:
         say(f"gatehouse: {destination.for_project(outcome.project).label()}: project {outcome.project}",
             *(outcome.summary.lines() if outcome.summary else (f"  failed: {outcome.error}",)))

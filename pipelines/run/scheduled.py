@@ -22,25 +22,14 @@ def run_scheduled(destination: Destination, *, lock_timeout_s: Optional[float] =
     `projects`: default the configured ones; `source_args`/`projects_args`: the source's arguments beyond dlt's
     configuration, for the single console and by project (the tests pass twins here)."""
     projects = configured_projects() if projects is None else projects
-    options = RunOptions(destination=destination, progress=False, lock_timeout_s=lock_timeout_s,
+    options = RunOptions(destination=destination, progress=False, lock_timeout_s=lock_timeout_s, alerts=alerts,
                          source_args=dict(source_args or {}),
                          projects_args={name: dict(args) for name, args in (projects_args or {}).items()})
     if projects:
-        if alerts:
-            from gatehouse.pipelines.alerts.dispatch import run_projects_with_alerts
-
-            outcomes, _ = run_projects_with_alerts(options, projects)
-        else:
-            outcomes = run_projects(options, projects)
+        outcomes, _ = run_projects(options, projects)
     else:
         try:
-            if alerts:
-                from gatehouse.pipelines.alerts.dispatch import run_with_alerts
-
-                summary, _ = run_with_alerts(options)
-            else:
-                summary = run_extraction(options)
-            outcomes = [ProjectOutcome(DEFAULT_PROJECT, summary=summary)]
+            outcomes = [ProjectOutcome(DEFAULT_PROJECT, summary=run_extraction(options))]
         except (GatehouseError, ConsoleError) as err:
             outcomes = [ProjectOutcome(DEFAULT_PROJECT, error=str(err))]
     for outcome in outcomes:

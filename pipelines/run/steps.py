@@ -24,6 +24,7 @@ from dlt.common.configuration.exceptions import ConfigFieldMissingException, Con
 from dlt.pipeline.exceptions import PipelineStepFailed
 from dlt.sources import DltSource
 
+from gatehouse.pipelines.alerts.dispatch import AlertOutcome, alert_after_run, log_outcome
 from gatehouse.pipelines.run.demo import DEMO_BASE_URL
 from gatehouse.pipelines.warehouse.destination import DEFAULT_DUCKDB, DEMO_DUCKDB, Destination, lock_timeout
 from gatehouse.pipelines.run.drift import fields_gone, schema_changes, schema_columns
@@ -74,6 +75,8 @@ class RunOptions:
     projects_args: dict[str, dict[str, Any]] = field(default_factory=dict)
     # Refresh the views and publish the snapshot after the load (several projects do it once, after all).
     publish: bool = True
+    # Then the alerts step: what is new to each channel, or the run's failure (several projects: once, after all).
+    alerts: bool = False
 
 
 @dataclass
@@ -85,7 +88,7 @@ class ProjectOutcome:
     error: Optional[str] = None
 
 
-def run_projects(options: RunOptions, projects: list[str]) -> list[ProjectOutcome]:
+def run_projects(options: RunOptions, projects: list[str]) -> tuple[list[ProjectOutcome], Optional[AlertOutcome]]:
     """Each project loaded into its own dataset, side by side: a project that fails is recorded with its
     one-line reason and the others still load. The views are refreshed over all projects and the readers'
     snapshot published once, after all of them.
@@ -93,7 +96,8 @@ def run_projects(options: RunOptions, projects: list[str]) -> list[ProjectOutcom
     Each project has its own client and rate limit, so their requests go out together; a DuckDB file
     takes one writer at a time, so they normalise and load it in turn (`Destination.writing`), while
     other destinations take them together, each project in a dataset (and staging dataset) of its own
-    (docs/decisions.md, "Several consoles"). Outcomes come back in the order the projects were named.
+    (docs/decisions.md, "Several consoles"). Outcomes come back in the order the projects were named, with, when
+    `options.alerts`, the alerts step's outcome: what is new in the projects that loaded, and each failed project.
     """
     # What every project shares fails the run in one line, before any project starts: the file's name and
     # folder; and a file removed by hand leaves every project's state stale.
@@ -106,7 +110,7 @@ def run_projects(options: RunOptions, projects: list[str]) -> list[ProjectOutcom
 
     def load(project: str) -> ProjectOutcome:
         project_options = dataclasses.replace(
-            options, project=project, destination=options.destination.for_project(project), publish=False,
+            options, project=project, destination=options.destination.for_project(project), publish=False, alerts=False,
             source_args=dict(options.projects_args.get(project, {})),
         )  # fmt: skip
         try:
@@ -126,7 +130,16 @@ def run_projects(options: RunOptions, projects: list[str]) -> list[ProjectOutcom
             # with every configured project's dataset too, not only those this run loaded (--project web)
             options.destination.refresh_views(timeout_s, known_projects=projects)
         options.destination.publish_snapshot(timeout_s)
-    return outcomes
+    return outcomes, alert_after_projects(options, outcomes) if options.alerts else None
+
+
+def alert_after_projects(options: RunOptions, outcomes: list[ProjectOutcome]) -> AlertOutcome:
+    errors = {outcome.project: outcome.error for outcome in outcomes if outcome.error}
+    if len(errors) == len(outcomes):
+        # nothing loaded: the views show the last good loads, only the failures are news
+        return alert_after_run(options.destination, options.lock_timeout_s,
+                               run_error="; ".join(f"{project}: {error}" for project, error in errors.items()))
+    return alert_after_run(options.destination, options.lock_timeout_s, project_errors=errors)
 
 
 # What a run imports only once it needs it (dlt's arrow and pandas helpers, DuckDB's client, the HTTP
@@ -186,7 +199,21 @@ class RunTally:
 
 
 def run_extraction(options: RunOptions) -> RunSummary:
-    """One console's run, step by step: the console check, then the state's reads ahead, an interrupted load
+    """One console's run: its load (`load_console`), then, with `options.alerts`, the alerts step, which tells
+    what is new after a good load and the failure after a failed one (the failure is then raised as it was)."""
+    try:
+        summary = load_console(options)
+    except (GatehouseError, ConsoleError) as err:
+        if options.alerts:
+            log_outcome(alert_after_run(options.destination, options.lock_timeout_s, run_error=str(err)))
+        raise
+    if options.alerts:
+        summary.alerted = alert_after_run(options.destination, options.lock_timeout_s)
+    return summary
+
+
+def load_console(options: RunOptions) -> RunSummary:
+    """One console's load, step by step: the console check, then the state's reads ahead, an interrupted load
     finished, the sync, each load phase extracted, normalised and loaded, then the statistics, the SCD2 counts, the
     views and the readers' snapshot (docs/architecture.md, "One run, step by step")."""
     started = time.monotonic()

@@ -12,6 +12,7 @@ from dlt.destinations.exceptions import DatabaseUndefinedRelation
 from gatehouse.pipelines.wording import counted
 
 if TYPE_CHECKING:
+    from gatehouse.pipelines.alerts.dispatch import AlertOutcome
     from gatehouse.pipelines.warehouse.destination import Destination
 
 SCD2_TABLES = ("gates", "dynamic_configs")
@@ -47,6 +48,8 @@ class RunSummary:
     unchanged: dict[str, int] = field(default_factory=dict)
     # What the run follows that the console cannot list (experiments, ingestion runs): how many, how found.
     followed: dict[str, str] = field(default_factory=dict)
+    # The alerts step's outcome, when the run had one (`RunOptions.alerts`).
+    alerted: Optional["AlertOutcome"] = None
 
     def lines(self) -> list[str]:
         # The wait is someone else's time: the load's own time is shown apart from it.

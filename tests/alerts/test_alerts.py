@@ -13,7 +13,8 @@ import pytest
 
 from gatehouse.console_twin import ConsoleTwin
 from gatehouse.pipelines.cli import main as cli
-from gatehouse.pipelines.alerts.dispatch import run_with_alerts, send_alerts
+from gatehouse.pipelines.alerts.dispatch import send_alerts
+from tests.alerts.runs import alerting_run
 from gatehouse.pipelines.warehouse.destination import Destination
 from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.run.steps import RunOptions
@@ -79,7 +80,7 @@ def assert_no_secret(receiver: Receiver, *texts: str) -> None:
 
 
 def test_a_run_with_alerts_tells_each_channel_every_condition_once(twin, receiver, workdir):
-    summary, outcome = run_with_alerts(run_options(twin, workdir))
+    summary, outcome = alerting_run(run_options(twin, workdir))
     assert summary.rows_loaded["gates"] > 0
     expected = conditions_in_views(workdir)
     # every kind is present in the small twin's seed 3, so each is exercised
@@ -123,7 +124,7 @@ def test_after_a_day_only_what_is_new_is_sent(twin, receiver, workdir):
     before = conditions_in_views(workdir)
     receiver.reset()
     twin.advance(days=1)
-    run_with_alerts(run_options(twin, workdir))
+    alerting_run(run_options(twin, workdir))
     after = conditions_in_views(workdir)
     assert after - before, "the twin's day should bring a new condition (seed 3: an experiment stalls)"
     assert sorted(webhook_keys(receiver)) == sorted(after - before)
@@ -157,7 +158,7 @@ def test_dry_run_prints_the_messages_and_sends_and_records_nothing(twin, receive
 def test_a_failing_webhook_is_one_line_keeps_the_alerts_and_never_fails_the_run(twin, receiver, workdir, status, delay_s, reason):
     # the SRM rows deleted above are news for the webhook again, and it refuses or hangs
     receiver.reset(status=status, delay_s=delay_s)
-    summary, outcome = run_with_alerts(run_options(twin, workdir))
+    summary, outcome = alerting_run(run_options(twin, workdir))
     assert summary.load_id is not None
     lines = [line for line in outcome.lines() if "webhook" in line]
     # one line for the channel, in the unit the channel is sent: messages, as many as the posts that failed held
@@ -181,16 +182,16 @@ def test_a_failed_run_is_told_once_then_again_after_a_good_run(twin, receiver, w
     receiver.reset()
     for _ in range(2):
         with pytest.raises(GatehouseError) as failed:
-            run_with_alerts(run_options(twin, workdir, api_key=secret))
+            alerting_run(run_options(twin, workdir, api_key=secret))
     [slack] = receiver.on(SLACK_PATH)
     assert slack.body["text"].splitlines()[-1] == f"gatehouse run failed on {workdir / 'gatehouse.duckdb'}: {failed.value}"
     assert webhook_keys(receiver) == ["run_failed"]
     assert secret not in slack.raw
 
-    run_with_alerts(run_options(twin, workdir))
+    alerting_run(run_options(twin, workdir))
     receiver.reset()
     with pytest.raises(GatehouseError):
-        run_with_alerts(run_options(twin, workdir, api_key=secret))
+        alerting_run(run_options(twin, workdir, api_key=secret))
     assert webhook_keys(receiver) == ["run_failed"]
     assert_no_secret(receiver)
 

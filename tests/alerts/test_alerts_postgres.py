@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from gatehouse.console_twin import ConsoleTwin
-from gatehouse.pipelines.alerts.dispatch import run_with_alerts, send_alerts
+from gatehouse.pipelines.alerts.dispatch import send_alerts
+from tests.alerts.runs import alerting_run
 from gatehouse.pipelines.run.steps import RunOptions
 from gatehouse.pipelines.warehouse.destination import Destination
 from tests.alerts.receiver import receiving
@@ -30,7 +31,7 @@ def test_alerts_on_postgres_tell_each_condition_once(postgres_server, tmp_path, 
 
     with receiving() as receiver:
         monkeypatch.setenv("GATEHOUSE__ALERTS__WEBHOOK_URL", receiver.base_url + WEBHOOK_PATH)
-        _, outcome = run_with_alerts(options())
+        _, outcome = alerting_run(options())
         first = conditions_in_views(postgres)
         assert outcome.problems == [] and first
         assert sorted(webhook_keys(receiver)) == sorted(first)
@@ -40,7 +41,7 @@ def test_alerts_on_postgres_tell_each_condition_once(postgres_server, tmp_path, 
         assert receiver.posts == []
 
         twin.advance(days=1)
-        run_with_alerts(options())
+        alerting_run(options())
         after = conditions_in_views(postgres)
         assert after - first
         assert sorted(webhook_keys(receiver)) == sorted(after - first)

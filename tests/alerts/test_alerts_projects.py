@@ -8,7 +8,7 @@ from typing import Iterator
 import pytest
 
 from gatehouse.console_twin import ConsoleHost, Fault
-from gatehouse.pipelines.alerts.dispatch import run_projects_with_alerts
+from tests.alerts.runs import alerting_projects
 from gatehouse.pipelines.run.steps import RunOptions
 from gatehouse.pipelines.warehouse.destination import Destination
 from tests.alerts.receiver import Receiver, receiving
@@ -45,7 +45,7 @@ def test_alerts_of_several_projects(receiver, tmp_path, monkeypatch):
         monkeypatch.setenv(f"SOURCES__CONSOLE__PROJECTS__{name.upper()}__BASE_URL", BASE_URL)
         monkeypatch.setenv(f"SOURCES__CONSOLE__PROJECTS__{name.upper()}__API_KEY", host.twins[name].settings.api_key)
     database = tmp_path / "gatehouse.duckdb"
-    outcomes, alerted = run_projects_with_alerts(options(host, database), ["web", "mobile"])
+    outcomes, alerted = alerting_projects(options(host, database), ["web", "mobile"])
     assert [outcome.error for outcome in outcomes] == [None, None]
     assert alerted.problems == []
     sent = keys(receiver)
@@ -59,7 +59,7 @@ def test_alerts_of_several_projects(receiver, tmp_path, monkeypatch):
     # mobile's console fails: that is the news, and web's conditions are already told
     receiver.reset()
     host.twins["mobile"].settings.faults = [Fault("server_error", rate=1.0)]
-    outcomes, alerted = run_projects_with_alerts(options(host, database), ["web", "mobile"])
+    outcomes, alerted = alerting_projects(options(host, database), ["web", "mobile"])
     assert outcomes[0].error is None and outcomes[1].error is not None
     assert keys(receiver) == ["run_failed:mobile"]
     [alert] = [alert for post in receiver.on(WEBHOOK_PATH) for alert in post.body["alerts"]]
@@ -68,11 +68,11 @@ def test_alerts_of_several_projects(receiver, tmp_path, monkeypatch):
     # it recovers: nothing new to send, and its failure is cleared (the next failure is news again)
     receiver.reset()
     host.twins["mobile"].settings.faults = []
-    outcomes, alerted = run_projects_with_alerts(options(host, database), ["web", "mobile"])
+    outcomes, alerted = alerting_projects(options(host, database), ["web", "mobile"])
     assert [outcome.error for outcome in outcomes] == [None, None]
     assert keys(receiver) == []
 
     receiver.reset()
     host.twins["mobile"].settings.faults = [Fault("server_error", rate=1.0)]
-    run_projects_with_alerts(options(host, database), ["web", "mobile"])
+    alerting_projects(options(host, database), ["web", "mobile"])
     assert keys(receiver) == ["run_failed:mobile"], "a failure after a recovery is news again"

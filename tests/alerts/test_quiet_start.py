@@ -9,7 +9,7 @@ from typing import Iterator
 import pytest
 
 from gatehouse.console_twin import ConsoleTwin
-from gatehouse.pipelines.alerts.dispatch import run_with_alerts
+from tests.alerts.runs import alerting_run
 from gatehouse.pipelines.cli import main as cli
 from gatehouse.pipelines.run.steps import run_extraction
 from tests.alerts.receiver import Receiver, receiving
@@ -40,7 +40,7 @@ def test_marking_what_holds_as_known_sends_nothing_and_the_next_alerting_only_wh
     ]
 
     twin.advance(days=1)
-    _, outcome = run_with_alerts(run_options(twin, tmp_path))
+    _, outcome = alerting_run(run_options(twin, tmp_path))
     new = conditions_in_views(tmp_path) - known
     assert new, "the twin's day brings a new condition (seed 3: an experiment stalls)"
     assert sorted(webhook_keys(receiver)) == sorted(new)

@@ -101,7 +101,7 @@ def test_three_projects_two_load_exactly_the_failing_one_is_named_and_a_rerun_as
         # A rerun with no change: each project asks exactly what its single-project rerun asks.
         for twin in twins.values():
             twin.reset_requests()
-        outcomes = run_projects(RunOptions(destination=Destination(duckdb_path=database), progress=False),
+        outcomes, _ = run_projects(RunOptions(destination=Destination(duckdb_path=database), progress=False),
                                 ["mobile", "tools", "web"])  # fmt: skip
         by_name = {outcome.project: outcome for outcome in outcomes}
         assert by_name["tools"].error and "500" in by_name["tools"].error

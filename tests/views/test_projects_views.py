@@ -47,7 +47,7 @@ def loads(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         for name, twin in twins.items():
             configure_project(env, name, twin, urls[name])
             load(twin, urls[name], paths[name])
-        outcomes = run_projects(RunOptions(destination=Destination(duckdb_path=paths["projects"]), progress=False), list(PROJECTS))
+        outcomes, _ = run_projects(RunOptions(destination=Destination(duckdb_path=paths["projects"]), progress=False), list(PROJECTS))
         assert [outcome.error for outcome in outcomes] == [None, None]
     return paths
 

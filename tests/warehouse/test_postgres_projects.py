@@ -83,7 +83,7 @@ def test_the_views_on_postgres_read_both_projects_and_filter_them(postgres_serve
             monkeypatch.setenv(prefix + "INGESTION_RUN_IDS", json.dumps(twins[name].ingestion_run_ids))
             load(twins[name], url, tmp_path / f"{name}.duckdb")
         postgres = Destination(name="postgres")
-        outcomes = run_projects(RunOptions(destination=postgres, progress=False), ["mobile", "web"])
+        outcomes, _ = run_projects(RunOptions(destination=postgres, progress=False), ["mobile", "web"])
         assert [outcome.error for outcome in outcomes] == [None, None]
 
     keys = {d.name: d.key for d in view_definitions()}
