@@ -6,9 +6,8 @@ import argparse
 from typing import Any
 
 from gatehouse.pipelines.cli.terminal import say
-from gatehouse.pipelines.warehouse import destination as destinations
 from gatehouse.pipelines.alerts.dispatch import NO_CHANNEL, send_alerts
-from gatehouse.pipelines.cli.parser import add_command
+from gatehouse.pipelines.cli.parser import add_command, add_destination_arguments, destination_from
 from gatehouse.pipelines.errors import GatehouseError
 
 HELP = "send alerts on what is new: SRM, stalled experiments, failed ingestion, stale gates"
@@ -37,7 +36,7 @@ thresholds are the views' own: gatehouse views --set srm_p_value_threshold=0.000
 
 def register(subparsers: Any) -> None:
     parser = add_command(subparsers, "alerts", help=HELP, description=DESCRIPTION, epilog=EPILOG)
-    destinations.add_arguments(parser)
+    add_destination_arguments(parser)
     parser.add_argument("--dry-run", action="store_true", help="print the messages; send and record nothing")
     parser.add_argument("--mark-known", action="store_true",
                         help="record everything that holds now as known, send nothing: run it once before the first"
@@ -46,7 +45,7 @@ def register(subparsers: Any) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    destination = destinations.from_arguments(args)
+    destination = destination_from(args)
     if args.dry_run and args.mark_known:
         raise GatehouseError("--dry-run and --mark-known: choose one (--mark-known records, --dry-run records nothing)")
     outcome = send_alerts(destination, dry_run=args.dry_run, timeout_s=args.lock_timeout, mark_known=args.mark_known)

@@ -30,8 +30,7 @@ from gatehouse.pipelines.code_refs.scan import (
     open_repository,
     scan_repository,
 )
-from gatehouse.pipelines.warehouse import destination as destinations
-from gatehouse.pipelines.cli.parser import add_command
+from gatehouse.pipelines.cli.parser import add_command, add_destination_arguments, destination_from
 from gatehouse.pipelines.warehouse.destination import Destination
 from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.errors import explain
@@ -71,7 +70,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--repository-name", metavar="NAME",
                         help="the name the references are stored under (default: the folder's name); one PATH only")
     parser.add_argument("--branch", metavar="NAME", help="the branch to record (default: git's current branch; CI checkouts are often detached)")
-    destinations.add_arguments(parser)
+    add_destination_arguments(parser)
     parser.add_argument("--delimiters", default="", metavar="CHARS",
                         help=f"more characters that delimit an id, besides {DEFAULT_DELIMITERS}, e.g. '<>' or ':'")
     parser.add_argument("--whole-token", action="store_true",
@@ -169,7 +168,7 @@ def handle(args: argparse.Namespace) -> int:
     if duplicates:
         raise GatehouseError(f"two paths are both repository {duplicates[0]!r}: scan them one at a time with --repository-name")
 
-    destination = destinations.from_arguments(args)
+    destination = destination_from(args)
     try:
         # No run loaded yet: every id would be an orphan, and the worklist would say all clear.
         destination.check_loaded(args.lock_timeout)

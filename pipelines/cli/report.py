@@ -6,10 +6,9 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from gatehouse.pipelines.cli.parser import add_command
+from gatehouse.pipelines.cli.parser import add_command, add_destination_arguments, destination_from
 from gatehouse.pipelines.cli.terminal import say
 from gatehouse.pipelines.reports.report import DEFAULT_OUT, WORKLIST_CSV, NotebookKernels, ReportsFailed, refresh, write_reports
-from gatehouse.pipelines.warehouse import destination as destinations
 
 EPILOG = """\
 examples:
@@ -31,13 +30,13 @@ DESCRIPTION = (
 
 def register(subparsers: Any) -> None:
     parser = add_command(subparsers, "report", help=HELP, description=DESCRIPTION, epilog=EPILOG)
-    destinations.add_arguments(parser)
+    add_destination_arguments(parser)
     parser.add_argument("--out", default=str(DEFAULT_OUT), metavar="DIR", help="where the HTML goes (default: %(default)s)")
     parser.set_defaults(handler=handle)
 
 
 def handle(args: argparse.Namespace) -> int:
-    destination = destinations.from_arguments(args)
+    destination = destination_from(args)
     out = Path(args.out)
     # The kernels start, and import what the notebooks use, while the views are refreshed; the summary is made in
     # the first after the notebooks, from the frames they read (the snapshot just published: a run started meanwhile

@@ -10,7 +10,7 @@ from typing import Any
 
 from gatehouse.pipelines.cli.terminal import say
 from gatehouse.pipelines.warehouse import destination as destinations
-from gatehouse.pipelines.cli.parser import add_command
+from gatehouse.pipelines.cli.parser import add_command, add_destination_arguments, destination_from
 from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.run.demo import DEMO_BASE_URL, DEMO_PROJECTS, demo_consoles
 from gatehouse.pipelines.projects import ALL_PROJECTS, check_name, configured_projects
@@ -78,7 +78,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--demo", action="store_true",
                         help=f"run against local console twins of two projects, {' and '.join(DEMO_PROJECTS)} (no account needed),"
                         f" into ./{destinations.DEMO_DUCKDB} unless --duckdb says otherwise")
-    destinations.add_arguments(parser)
+    add_destination_arguments(parser)
     parser.add_argument("--resources", metavar="A,B", help=f"load only these tables: {', '.join(SELECTABLE)}")
     parser.add_argument("--full-refresh", action="store_true", help="drop the console tables and state first")
     parser.add_argument("--repoint", action="store_true",
@@ -92,7 +92,7 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(handler=handle_run)
 
     views = add_command(subparsers, "views", help=VIEWS_HELP, description=VIEWS_DESCRIPTION, epilog=VIEWS_EPILOG)
-    destinations.add_arguments(views)
+    add_destination_arguments(views)
     views.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="set a view parameter (repeatable)")
     views.add_argument("--projects", metavar="A,B",
                        help="show only these projects in the views, kept in analytics.view_projects until changed"
@@ -115,7 +115,7 @@ def handle_run(args: argparse.Namespace) -> int:
         return handle_projects(args, projects)
     resources = [r.strip() for r in args.resources.split(",") if r.strip()] if args.resources else None
     options = RunOptions(
-        destination=destinations.from_arguments(args),
+        destination=destination_from(args),
         resources=resources,
         full_refresh=args.full_refresh,
         progress=not args.no_progress,
@@ -131,7 +131,7 @@ def handle_run(args: argparse.Namespace) -> int:
 def handle_projects(args: argparse.Namespace, projects: list[str]) -> int:
     """Each project into its own dataset; the last line names every project that failed, with its reason."""
     resources = [r.strip() for r in args.resources.split(",") if r.strip()] if args.resources else None
-    destination = destinations.from_arguments(args)
+    destination = destination_from(args)
     options = RunOptions(destination=destination, resources=resources, full_refresh=args.full_refresh,
                          progress=not args.no_progress, lock_timeout_s=args.lock_timeout, repoint=args.repoint,
                          demo=args.demo, alerts=args.alerts)
@@ -170,7 +170,7 @@ def handle_views(args: argparse.Namespace) -> int:
         for name in projects:
             if name != DEFAULT_PROJECT:
                 check_name(name)
-    destination = destinations.from_arguments(args)
+    destination = destination_from(args)
     destination.check_loaded(args.lock_timeout)
     names = destination.apply_views(parameters=parameters or None, timeout_s=args.lock_timeout, projects=projects)
     destination.publish_snapshot(args.lock_timeout)

@@ -21,8 +21,7 @@ from dlt.common.exceptions import DltException
 from sqlglot import exp
 from sqlglot.errors import ParseError
 
-from gatehouse.pipelines.warehouse import destination as destinations
-from gatehouse.pipelines.cli.parser import add_command
+from gatehouse.pipelines.cli.parser import add_command, add_destination_arguments, destination_from
 from gatehouse.pipelines.errors import GatehouseError, first_line
 from gatehouse.pipelines.untrusted import for_csv, for_terminal
 
@@ -52,14 +51,14 @@ Only a query (select, with ..., union, ...) is accepted; anything that would cha
 def register(subparsers: Any) -> None:
     parser = add_command(subparsers, "sql", help=HELP, description=DESCRIPTION, epilog=EPILOG)
     parser.add_argument("query", metavar="SQL", help="one query, DuckDB dialect unless --native")
-    destinations.add_arguments(parser)
+    add_destination_arguments(parser)
     parser.add_argument("--format", choices=FORMATS, default="table", help="output format (default: %(default)s)")
     parser.add_argument("--native", action="store_true", help="send the query as written, in the destination's dialect")
     parser.set_defaults(handler=handle)
 
 
 def handle(args: argparse.Namespace) -> int:
-    destination = destinations.from_arguments(args).for_reading()
+    destination = destination_from(args).for_reading()
     destination.check_loaded(args.lock_timeout)
     with destination.reader(args.lock_timeout) as reader:
         check_read_only(args.query, reader.dialect if args.native else "duckdb")
