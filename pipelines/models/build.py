@@ -302,9 +302,7 @@ def apply_views(
     (`analytics.applied_views` records a digest of the statements last applied; an older gatehouse drops it
     with its other leftovers) and no parameter is given.
     """
-    unknown = sorted(set(parameters or {}) - set(DEFAULT_PARAMETERS))
-    if unknown:
-        raise GatehouseError(f"unknown view parameter(s): {', '.join(unknown)} (known: {', '.join(DEFAULT_PARAMETERS)})")
+    check_parameters(parameters or {})
     definitions = view_definitions()
     with _open(target) as client:
         destination = destination_name or destination_label(client)
@@ -327,6 +325,13 @@ def apply_views(
     log.info("applied %d views on %s over %d project(s): %s", len(statements), destination, len(raw.projects),
              ", ".join(dataset.project or "" for dataset in raw.projects) or "none loaded")
     return [definition.name for definition in definitions]
+
+
+def check_parameters(parameters: Mapping[str, float]) -> None:
+    """A parameter the views do not know is refused in one line naming those they know."""
+    unknown = sorted(set(parameters) - set(DEFAULT_PARAMETERS))
+    if unknown:
+        raise GatehouseError(f"unknown view parameter(s): {', '.join(unknown)} (known: {', '.join(DEFAULT_PARAMETERS)})")
 
 
 def render_views_ahead(client: SqlClientBase[Any], raw: RawTables, rendered_cache: Path) -> None:
