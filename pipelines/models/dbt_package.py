@@ -77,8 +77,6 @@ def package_files(definitions: list[ViewDefinition] | None = None) -> dict[str, 
     files = {
         "dbt_project.yml": _dbt_project(),
         "README.md": _readme(),
-        # makes the folder the package `gatehouse.dbt` that importlib.resources reads in an installed gatehouse
-        "__init__.py": f'"""The dbt package, as package data: `gatehouse views --dbt` builds it ({_GENERATED})."""\n',
         "macros/gatehouse_source_rows.sql": _source_macros(),
         "macros/unique_key.sql": _unique_key_test(),
         "models/staging/src_gatehouse.yml": _sources_yaml(),

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import importlib
 import importlib.util
 import logging
 import os
@@ -21,7 +22,6 @@ import sys
 import tempfile
 import types
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Iterator, Mapping, Optional, Sequence
 
@@ -101,7 +101,9 @@ def build_with_dbt(destination: Destination, parameters: Optional[Mapping[str, f
         runner = dlt.dbt.package(destination.pipeline(), str(project), venv=_this_environment())
         runner.config.package_profiles_dir = str(project)
         try:
-            built = runner.run_all(run_params=["--fail-fast"], additional_vars=variables, destination_dataset_name=DBT_SCHEMA)
+            # run and test, not dlt's run_all: the package has no dependencies and no seeds, and each step is a dbt
+            # process of its own that parses the project again (seconds each)
+            built = runner.run(["--fail-fast"], additional_vars=variables, destination_dataset_name=DBT_SCHEMA)
             tested = runner.test(additional_vars=variables, destination_dataset_name=DBT_SCHEMA)
         except DBTProcessingError as error:
             failed = [f"{result.model_name}: {first_line(result.message)}" for result in error.run_results or []
@@ -118,10 +120,22 @@ def _package_copy() -> Iterator[Path]:
     compiled SQL and its lock file into the project, never into site-packages or a checkout."""
     with tempfile.TemporaryDirectory(prefix="gatehouse-dbt-") as work:
         project = Path(work) / "gatehouse"
-        with resources.as_file(resources.files("gatehouse.dbt")) as installed:
-            shutil.copytree(installed, project, ignore=shutil.ignore_patterns("target", "logs", "dbt_packages", "__pycache__"))
+        shutil.copytree(installed_package(), project, ignore=shutil.ignore_patterns("target", "logs", "dbt_packages", "__pycache__"))
         (project / "profiles.yml").write_text(PROFILES, encoding="utf-8")
         yield project
+
+
+def installed_package() -> Path:
+    """The folder of the installed package, `gatehouse.dbt`.
+
+    It is a namespace package, read through its `__path__`: an `__init__.py` in the checkout's `dbt/` would make it
+    the package `dbt` itself, in place of dbt's, wherever the checkout is on `sys.path` (pytest, `python -m` in it);
+    and importlib.resources cannot read a namespace package of an editable install (its path holds the installer's
+    hook, which is no folder)."""
+    for entry in importlib.import_module("gatehouse.dbt").__path__:
+        if (Path(entry) / "dbt_project.yml").is_file():
+            return Path(entry)
+    raise GatehouseError("gatehouse's dbt package is not installed (no gatehouse/dbt/dbt_project.yml): reinstall gatehouse-console")
 
 
 @contextlib.contextmanager
