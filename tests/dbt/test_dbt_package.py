@@ -19,8 +19,7 @@ from gatehouse.pipelines.warehouse.destination import Destination
 from tests.dbt.conftest import DOWNSTREAM_SCHEMA
 
 DEFINITIONS = view_definitions()
-# gatehouse's tables of view parameters, which the package makes as models of vars
-TABLES = ("view_parameters", "srm_expected_weights")
+TABLES = dbt_package.PARAMETER_MODELS
 
 
 def test_the_committed_package_is_what_make_dbt_writes():
