@@ -189,6 +189,8 @@ def handle_views(args: argparse.Namespace) -> int:
     if args.dbt:
         check_parameters(parameters)
         built = build_with_dbt(destination, parameters, projects, args.lock_timeout)
+        # readers of a DuckDB file open its snapshot: it shows the models too
+        destination.publish_snapshot(args.lock_timeout)
         say(*built.lines(destination.label()))
         return 0
     names = destination.apply_views(parameters=parameters or None, timeout_s=args.lock_timeout, projects=projects)

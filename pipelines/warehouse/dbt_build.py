@@ -106,12 +106,20 @@ def build_with_dbt(destination: Destination, parameters: Optional[Mapping[str, f
             built = runner.run(["--fail-fast"], additional_vars=variables, destination_dataset_name=DBT_SCHEMA)
             tested = runner.test(additional_vars=variables, destination_dataset_name=DBT_SCHEMA)
         except DBTProcessingError as error:
-            failed = [f"{result.model_name}: {first_line(result.message)}" for result in error.run_results or []
-                      if result.status in ("error", "fail")]
+            failed = [f"{result.model_name}: {_reason(result.message or result.status)}"
+                      for result in error.run_results or [] if result.status in ("error", "fail")]
+            more = f"; and {len(failed) - 3} more" if len(failed) > 3 else ""
+            cause = error.dbt_results if isinstance(error.dbt_results, BaseException) else error
             raise GatehouseError(f"dbt {error.command} failed on {destination.label()}: "
-                                 + ("; ".join(failed) or first_line(error.dbt_results or error))) from error
+                                 + ("; ".join(failed[:3]) + more or first_line(cause))) from error
     log.info("dbt built %d models and passed %d tests on %s", len(built), len(tested), destination.label())
     return DbtBuild(tuple(result.model_name for result in built), tuple(result.model_name for result in tested), tuple(chosen))
+
+
+def _reason(message: str) -> str:
+    """dbt's message in one line: the line under its heading (`Runtime Error in test x (models/...)`), else the first."""
+    lines = [line.strip() for line in message.splitlines() if line.strip()]
+    return lines[1] if len(lines) > 1 and " Error in " in lines[0] else (lines[0] if lines else message)
 
 
 @contextlib.contextmanager
