@@ -4,14 +4,14 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo reset-demo test bench install headless-browser docs clean
+.PHONY: demo reset-demo test bench install headless-browser docs dbt clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
 $(STAMP): $(BIN)/python pyproject.toml
 	$(BIN)/python -m pip install -qq --upgrade pip
-	$(BIN)/python -m pip install -qq -e '.[test,bench]'
+	$(BIN)/python -m pip install -qq -e '.[test,bench,dbt]'
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -33,6 +33,10 @@ test: headless-browser $(STAMP)
 # The model sections of docs/data-model.md, from the model files' own docs (pipelines/models/docs.py).
 docs: $(STAMP)
 	$(BIN)/python -m gatehouse.pipelines.models.docs
+
+# The dbt package in dbt/, from the model files (pipelines/models/dbt_package.py); tests/dbt fails when it is stale.
+dbt: $(STAMP)
+	$(BIN)/python -m gatehouse.pipelines.models.dbt_package
 
 bench: $(STAMP)
 	$(BIN)/python -m bench.run

@@ -48,6 +48,9 @@ def test_the_wheel_runs_the_demo_the_report_and_the_notebooks(tmp_path):
         names = archive.namelist()
     assert top_level == {"gatehouse", wheel.name.split("-py3")[0] + ".dist-info"}
     assert "gatehouse/notebooks/stale_gates.ipynb" in names and "gatehouse/pipelines/models/marts/gates/stale_gates.sql" in names
+    # the dbt package that `gatehouse views --dbt` builds, every file of it
+    shipped = {name.removeprefix("gatehouse/dbt/") for name in names if name.startswith("gatehouse/dbt/")}
+    assert shipped == {str(path.relative_to(source / "dbt")) for path in (source / "dbt").rglob("*") if path.is_file()}
 
     env = tmp_path / "env"
     run(sys.executable, "-m", "venv", "--without-pip", env, cwd=tmp_path)
@@ -61,6 +64,8 @@ def test_the_wheel_runs_the_demo_the_report_and_the_notebooks(tmp_path):
     where = run(python, "-c", "import gatehouse.pipelines.reports.report as r; print(r.__file__); print(r.NOTEBOOK_DIR)", cwd=work)
     module, notebooks = where.stdout.split()
     assert module.startswith(str(site)) and notebooks == str(site / "gatehouse" / "notebooks")
+    dbt_package = run(python, "-c", "from gatehouse.pipelines.warehouse.dbt_build import installed_package as p; print(p())", cwd=work)
+    assert dbt_package.stdout.strip() == str(site / "gatehouse" / "dbt")
 
     gatehouse = env / "bin" / "gatehouse"
     # the shared dependencies' data files (nbconvert's templates) are under this environment's prefix

@@ -10,6 +10,7 @@ from typing import Any
 
 from gatehouse.pipelines.cli.terminal import say
 from gatehouse.pipelines.warehouse import destination as destinations
+from gatehouse.pipelines.warehouse.dbt_build import DBT_SCHEMA, build_with_dbt
 from gatehouse.pipelines.cli.parser import add_command, add_destination_arguments, destination_from
 from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.run.demo import DEMO_BASE_URL, DEMO_PROJECTS, demo_consoles
@@ -17,7 +18,7 @@ from gatehouse.pipelines.projects import ALL_PROJECTS, check_name, configured_pr
 from gatehouse.pipelines.run.steps import SELECTABLE, RunOptions, run_extraction, run_projects, single_console_left
 from gatehouse.pipelines.run.scheduled import failure_line
 from gatehouse.pipelines.run.summary import snapshot_line
-from gatehouse.pipelines.models.build import DEFAULT_PARAMETERS, DEFAULT_PROJECT
+from gatehouse.pipelines.models.build import DEFAULT_PARAMETERS, DEFAULT_PROJECT, check_parameters
 
 
 log = logging.getLogger("gatehouse.run")
@@ -55,6 +56,7 @@ examples:
   gatehouse views --destination postgres               # after upgrading gatehouse, or changing a parameter
   gatehouse views --set stall_days=5 --set target_sample_size=20000
   gatehouse views --projects web,mobile                # the views show these projects only (--projects all: every one)
+  gatehouse views --dbt                                # the same models built and tested by dbt (extra [dbt], docs/dbt.md)
 
 parameters (kept in analytics.view_parameters; --set changes them for good):
 """ + "\n".join(f"  {name:<24} {default:g}  {text}" for name, (default, text) in DEFAULT_PARAMETERS.items())
@@ -97,6 +99,9 @@ def register(subparsers: Any) -> None:
     views.add_argument("--projects", metavar="A,B",
                        help="show only these projects in the views, kept in analytics.view_projects until changed"
                        f" (the single console is {DEFAULT_PROJECT}); all: every project")
+    views.add_argument("--dbt", action="store_true",
+                       help=f"build gatehouse's dbt package instead, through dlt's dbt runner, into schema {DBT_SCHEMA}, and run"
+                       " its tests (duckdb and postgres; pip install 'gatehouse-console[dbt]'); --set and --projects become its vars")
     views.set_defaults(handler=handle_views)
 
 
@@ -172,6 +177,13 @@ def handle_views(args: argparse.Namespace) -> int:
                 check_name(name)
     destination = destination_from(args)
     destination.check_loaded(args.lock_timeout)
+    if args.dbt:
+        check_parameters(parameters)
+        built = build_with_dbt(destination, parameters, projects, args.lock_timeout)
+        # readers of a DuckDB file open its snapshot: it shows the models too
+        destination.publish_snapshot(args.lock_timeout)
+        say(*built.lines(destination.label()))
+        return 0
     names = destination.apply_views(parameters=parameters or None, timeout_s=args.lock_timeout, projects=projects)
     destination.publish_snapshot(args.lock_timeout)
     say(f"gatehouse: {destination.label()}: {len(names)} views in schema analytics")

@@ -302,9 +302,7 @@ def apply_views(
     (`analytics.applied_views` records a digest of the statements last applied; an older gatehouse drops it
     with its other leftovers) and no parameter is given.
     """
-    unknown = sorted(set(parameters or {}) - set(DEFAULT_PARAMETERS))
-    if unknown:
-        raise GatehouseError(f"unknown view parameter(s): {', '.join(unknown)} (known: {', '.join(DEFAULT_PARAMETERS)})")
+    check_parameters(parameters or {})
     definitions = view_definitions()
     with _open(target) as client:
         destination = destination_name or destination_label(client)
@@ -327,6 +325,13 @@ def apply_views(
     log.info("applied %d views on %s over %d project(s): %s", len(statements), destination, len(raw.projects),
              ", ".join(dataset.project or "" for dataset in raw.projects) or "none loaded")
     return [definition.name for definition in definitions]
+
+
+def check_parameters(parameters: Mapping[str, float]) -> None:
+    """A parameter the views do not know is refused in one line naming those they know."""
+    unknown = sorted(set(parameters) - set(DEFAULT_PARAMETERS))
+    if unknown:
+        raise GatehouseError(f"unknown view parameter(s): {', '.join(unknown)} (known: {', '.join(DEFAULT_PARAMETERS)})")
 
 
 def render_views_ahead(client: SqlClientBase[Any], raw: RawTables, rendered_cache: Path) -> None:
@@ -432,7 +437,14 @@ def render_query(client: SqlClientBase[Any], sql: str, *, what: str = "query",
     table, quoted identifiers take the destination's case, and the dialect is the destination's own.
     `rewrite`: applied to the parsed statement first (one parse and one generation per statement: they are
     most of the time a first run's views take)."""
-    dialect = destination_dialect(client)
+    return translate(sql, destination_dialect(client), what=what, rewrite=rewrite, transform=lambda node: _qualify(node, client))
+
+
+def translate(sql: str, dialect: str, *, what: str, transform: Callable[[exp.Expression], exp.Expression],
+              rewrite: Optional[Callable[[exp.Expression], exp.Expression]] = None) -> str:
+    """One statement in DuckDB's dialect, in sqlglot's `dialect`: `rewrite` applied to the whole statement, then
+    `transform` to each node (`as_duckdb_means` is left to it). The one translation of the views, whoever
+    applies them (`apply_views`, and the dbt package that `gatehouse.pipelines.models.dbt_package` writes)."""
     try:
         expression = sqlglot.parse_one(sql, read=READ_DIALECT)
     except ParseError as error:
@@ -440,7 +452,7 @@ def render_query(client: SqlClientBase[Any], sql: str, *, what: str = "query",
     if rewrite is not None:
         expression = rewrite(expression)
     # the statement was parsed for this call alone: changed in place, not copied node by node
-    expression = expression.transform(lambda node: _qualify(node, client), copy=False)
+    expression = expression.transform(transform, copy=False)
     try:
         return expression.sql(dialect=dialect, unsupported_level=ErrorLevel.RAISE, pretty=True)
     except UnsupportedError:
@@ -493,7 +505,7 @@ def render_sources(sql: str, raw: RawTables) -> str:
         # each dataset typed its columns by the values it saw first: the same type in every branch
         return "(" + "\n    union all\n    ".join(_dataset_select(table, d, cast=len(holding) > 1) for d in holding) + ")"
 
-    return _SOURCE_REFERENCE.sub(subquery, sql)
+    return SOURCE_REFERENCE.sub(subquery, sql)
 
 
 def _dataset_select(table: str, dataset: RawDataset | None, cast: bool) -> str:
@@ -501,7 +513,7 @@ def _dataset_select(table: str, dataset: RawDataset | None, cast: bool) -> str:
     existing = dataset.columns.get(table) if dataset is not None else None
     columns = []
     for column, kind in SOURCE_COLUMNS[table].items():
-        sql_type = _UNION_TYPES.get(kind, _SQL_TYPES.get(kind, kind)) if cast else _SQL_TYPES.get(kind, kind)
+        sql_type = source_type(kind, in_union=cast)
         if existing is not None and column in existing:
             columns.append(f'cast("{column}" as {sql_type}) as "{column}"' if cast else f'"{column}"')
         else:
@@ -521,6 +533,12 @@ def _dataset_select(table: str, dataset: RawDataset | None, cast: bool) -> str:
             f" or exists (select 1 from {SCHEMA}.view_projects where project = '{dataset.project}')")
 
 
+def source_type(kind: str, in_union: bool = False) -> str:
+    """The DuckDB type of a declared column kind (`SOURCE_COLUMNS`): as a typed null, and in a union of several
+    datasets, where every branch is cast to it."""
+    return _UNION_TYPES.get(kind, _SQL_TYPES.get(kind, kind)) if in_union else _SQL_TYPES.get(kind, kind)
+
+
 READ_DIALECT = "duckdb"
 # A one-row view beside the others: the digest of the statements last applied (`apply_views(unless_current=True)`).
 APPLIED_VIEWS = "applied_views"
@@ -528,7 +546,7 @@ APPLIED_VIEWS = "applied_views"
 # qualified the destination's way.
 _RAW_DATASET = "__gatehouse_raw__"
 _PROJECT_NAME = re.compile(r"[a-z0-9_]+")
-_SOURCE_REFERENCE = re.compile(r"\{\{\s*source\(\s*'([a-z0-9_]+)'\s*\)\s*\}\}")
+SOURCE_REFERENCE = re.compile(r"\{\{\s*source\(\s*'([a-z0-9_]+)'\s*\)\s*\}\}")
 _SQL_TYPES = {"timestamptz": "timestamp with time zone"}
 # In a union of several datasets JSON is text: the staging models read it as text anyway, and a cast to JSON
 # is not the same on every destination (Databricks' TO_JSON would encode a string column's text again).
@@ -579,6 +597,11 @@ def _qualify(node: exp.Expression, client: SqlClientBase[Any]) -> exp.Expression
     if isinstance(node, exp.Identifier) and node.quoted:
         # a quoted name keeps its case: it must be the case the destination stored (Snowflake folds to upper)
         node.set("this", client.capabilities.casefold_identifier(node.this))
+    return as_duckdb_means(node)
+
+
+def as_duckdb_means(node: exp.Expression) -> exp.Expression:
+    """`node`, made to mean in every dialect what it means in DuckDB's, where sqlglot's translation alone differs."""
     if isinstance(node, exp.Extract) and node.name.lower() == "epoch" and not isinstance(node.parent, exp.Cast):
         # DuckDB's epoch is a double; PostgreSQL's a numeric, which would make every duration a decimal
         return exp.cast(node, exp.DataType.build("double"))

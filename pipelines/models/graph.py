@@ -61,6 +61,12 @@ class ViewDefinition:
         return self.name.startswith("stg_")
 
     @property
+    def not_null_key(self) -> tuple[str, ...]:
+        """The key columns that are never null: all, but for a grain that says some rows are under a null project
+        (`code_orphans`: an id no project ever had)."""
+        return tuple(column for column in self.key if not (column == "project" and "a null project" in self.grain))
+
+    @property
     def folder(self) -> str:
         return self.path.rpartition("/")[0]
 

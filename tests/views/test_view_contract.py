@@ -39,8 +39,7 @@ def test_view_is_written_in_house_style(definition):
 @pytest.mark.parametrize("definition", DEFINITIONS, ids=lambda d: d.name)
 def test_key_is_unique_and_not_null(console_db, definition):
     key = ", ".join(definition.key)
-    # code_orphans: an id no project ever had is under a null project, as its grain says
-    not_null = [c for c in definition.key if not (c == "project" and "a null project" in definition.grain)]
+    not_null = definition.not_null_key
     [(rows, keys, null_keys)] = query(
         console_db,
         f"""

@@ -1,0 +1,122 @@
+"""The dbt package built once per warehouse and session, beside gatehouse's own views over the same load.
+
+The load is the hand-built console (`console_db`, tests/conftest.py), the single console, dataset `console` (project
+`default`). DuckDB: that load alone, and the downstream project in `downstream/` (a team's own, which adds the package
+by local path) built by dbt's own runner. PostgreSQL: the same load and again as project `web`, dataset `console_web`,
+so the raw tables are read as a union of two datasets, and the package built by `gatehouse views --dbt` through dlt's
+runner. Each warehouse is built once: a dbt invocation costs seconds.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import dlt
+import duckdb
+import pytest
+import yaml
+
+from tests.views.console_dataset import hand_built_console, load_console
+
+DOWNSTREAM = Path(__file__).parent / "downstream"
+# the dataset of the second project, beside `console`
+PROJECT_DATASET = "console_web"
+DOWNSTREAM_SCHEMA = "team_analytics"
+
+
+@dataclass(frozen=True)
+class DbtBuild:
+    """One warehouse after `dbt build`: dbt's result and a way to read both the views and the models."""
+
+    finished: Any  # the dbt process (returncode, stdout, stderr); None where gatehouse ran it
+    results: Any  # dbt's run_results.json
+    read: Any  # (sql) -> (column names, rows)
+
+
+def load_second_project(destination: Any, work: Path) -> None:
+    pipeline = dlt.pipeline(pipeline_name="hand_built_web", destination=destination, dataset_name=PROJECT_DATASET,
+                            pipelines_dir=str(work / "dlt_web"))
+    for load in (1, 2):
+        pipeline.run(hand_built_console(load))
+
+
+def downstream_project(work: Path) -> Path:
+    """The downstream project copied into `work` (dbt writes into a project's folder), its local package path made
+    absolute as the committed folder resolves it."""
+    project = work / "downstream"
+    shutil.copytree(DOWNSTREAM, project)
+    packages = yaml.safe_load((DOWNSTREAM / "packages.yml").read_text(encoding="utf-8"))
+    for package in packages["packages"]:
+        package["local"] = str((DOWNSTREAM / package["local"]).resolve())
+    (project / "packages.yml").write_text(yaml.safe_dump(packages), encoding="utf-8")
+    return project
+
+
+@pytest.fixture(scope="session")
+def duckdb_build(console_db, tmp_path_factory) -> DbtBuild:
+    work = tmp_path_factory.mktemp("dbt_duckdb")
+    database = work / "hand_built.duckdb"
+    shutil.copyfile(console_db, database)
+    project = downstream_project(work)
+    (work / "profiles.yml").write_text(yaml.safe_dump({"flag_cleanup": {"target": "duckdb", "outputs": {"duckdb": {
+        "type": "duckdb", "path": str(database), "schema": DOWNSTREAM_SCHEMA, "threads": 2}}}}), encoding="utf-8")
+    # in a process of its own: dbt-duckdb keeps its connection to the file open for the rest of the process.
+    # The profile is the only one dbt reads (never a user's ~/.dbt); `deps` installs the package by its path.
+    script = (
+        "import sys\n"
+        "from dbt.cli.main import dbtRunner\n"
+        f"options = ['--project-dir', {str(project)!r}, '--profiles-dir', {str(work)!r}]\n"
+        "quiet = ['--quiet', '--no-send-anonymous-usage-stats']\n"
+        "runner = dbtRunner()\n"
+        "sys.exit(0 if runner.invoke([*quiet, 'deps', *options]).success and runner.invoke([*quiet, 'build', *options]).success else 1)\n"
+    )
+    finished = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=240, cwd=work)
+    results = json.loads((project / "target" / "run_results.json").read_text(encoding="utf-8"))
+
+    def read(sql: str) -> tuple[list[str], list[tuple]]:
+        with duckdb.connect(str(database), read_only=True) as connection:
+            cursor = connection.execute(sql)
+            return [column[0] for column in cursor.description], cursor.fetchall()
+
+    return DbtBuild(finished, results, read)
+
+
+@pytest.fixture(scope="session")
+def postgres_build(postgres_server, tmp_path_factory) -> tuple[DbtBuild, str]:
+    """The same two consoles on PostgreSQL, gatehouse's views applied, then `gatehouse views --dbt`; its output."""
+    from gatehouse.pipelines.cli.main import main
+
+    work = tmp_path_factory.mktemp("dbt_postgres")
+    credentials = postgres_server.database("dbt_package")
+    destination = dlt.destinations.postgres(credentials=credentials)
+    load_console(work / "hand_built.duckdb", work, destination=destination)
+    load_second_project(destination, work)
+    with pytest.MonkeyPatch.context() as env, pytest.MonkeyPatch.context() as capture:
+        env.chdir(work)
+        env.setenv("DESTINATION__POSTGRES__CREDENTIALS", credentials)
+        env.setenv("DLT_DATA_DIR", str(work / "dlt"))
+        assert main(["views", "--destination", "postgres"]) == 0
+        output = work / "views-dbt.txt"
+        with open(output, "w", encoding="utf-8") as stream:
+            capture.setattr("sys.stdout", stream)
+            status = main(["views", "--destination", "postgres", "--dbt"])
+        assert status == 0, output.read_text(encoding="utf-8")
+
+    def read(sql: str) -> tuple[list[str], list[tuple]]:
+        import psycopg2
+
+        connection = psycopg2.connect(credentials)
+        try:
+            with connection.cursor() as cursor:
+                cursor.execute(sql)
+                return [column[0] for column in cursor.description], cursor.fetchall()
+        finally:
+            connection.close()
+
+    return DbtBuild(None, None, read), output.read_text(encoding="utf-8")

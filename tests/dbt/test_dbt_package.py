@@ -1,0 +1,97 @@
+"""The dbt package in dbt/: current with the model files, built and tested by dbt on DuckDB and PostgreSQL, every model
+holding the rows of gatehouse's view of the same name (over one console on DuckDB, two on PostgreSQL), and a team's
+own project building on `stale_gates`."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gatehouse.pipelines.errors import GatehouseError
+from gatehouse.pipelines.models import dbt_package
+from gatehouse.pipelines.models.build import DEFAULT_PARAMETERS
+from gatehouse.pipelines.models.graph import view_definitions
+from gatehouse.pipelines.warehouse.dbt_build import DBT_SCHEMA, build_with_dbt
+from gatehouse.pipelines.warehouse.destination import Destination
+from tests.dbt.conftest import DOWNSTREAM_SCHEMA
+
+DEFINITIONS = view_definitions()
+TABLES = dbt_package.PARAMETER_MODELS
+
+
+def test_the_committed_package_is_what_make_dbt_writes():
+    stale = dbt_package.stale_files()
+    assert not stale, f"dbt/ is stale, run `make dbt`: {', '.join(stale)}"
+
+
+def sorted_rows(read, schema: str, name: str) -> tuple[list[str], list[tuple]]:
+    columns, rows = read(f"select * from {schema}.{name}")
+    return columns, sorted(rows, key=repr)
+
+
+def test_dbt_builds_every_model_and_passes_every_test_on_duckdb(duckdb_build):
+    assert duckdb_build.finished.returncode == 0, duckdb_build.finished.stdout + duckdb_build.finished.stderr
+    statuses = {result["unique_id"]: result["status"] for result in duckdb_build.results["results"]}
+    assert set(statuses.values()) <= {"success", "pass"}
+    models = {unique_id.split(".")[-1] for unique_id in statuses if unique_id.startswith("model.")}
+    assert models == {d.name for d in DEFINITIONS} | set(TABLES) | {"gates_to_remove"}
+    # every key stated on a model's first line is tested: unique, and not null
+    tests = [unique_id.split(".")[2] for unique_id in statuses if unique_id.startswith("test.")]
+    for definition in DEFINITIONS:
+        assert any(test.startswith(("unique_key_", "unique_")) and definition.name in test for test in tests), definition.name
+        assert any(test.startswith("not_null_") and definition.name in test for test in tests) or not definition.not_null_key
+
+
+@pytest.mark.parametrize("name", [d.name for d in DEFINITIONS] + list(TABLES))
+def test_each_model_holds_the_rows_of_the_view_on_duckdb(duckdb_build, name):
+    assert sorted_rows(duckdb_build.read, DOWNSTREAM_SCHEMA, name) == sorted_rows(duckdb_build.read, "analytics", name)
+
+
+def test_the_downstream_project_builds_on_stale_gates(duckdb_build):
+    _, rows = duckdb_build.read(f"select project, gate_id, recommended_action from {DOWNSTREAM_SCHEMA}.gates_to_remove")
+    _, stale = duckdb_build.read(
+        "select project, gate_id, recommended_action from analytics.stale_gates"
+        " where staleness in ('marked stale', 'meets stale rules') and recommended_action like 'remove the flag%'"
+    )
+    assert rows and sorted(rows) == sorted(stale)
+
+
+def test_gatehouse_views_dbt_builds_on_postgres_with_the_destinations_credentials(postgres_build):
+    build, output = postgres_build
+    models = len(DEFINITIONS) + len(TABLES)
+    assert f"postgres: {models} dbt models in schema {DBT_SCHEMA}" in output and "(projects default, web)" in output
+    _, parameters = build.read(f"select name, value from {DBT_SCHEMA}.view_parameters")
+    assert dict(parameters) == {name: default for name, (default, _) in DEFAULT_PARAMETERS.items()}
+
+
+@pytest.mark.parametrize("name", [d.name for d in DEFINITIONS] + list(TABLES))
+def test_each_model_holds_the_rows_of_the_view_on_postgres(postgres_build, name):
+    build, _ = postgres_build
+    columns, rows = sorted_rows(build.read, DBT_SCHEMA, name)
+    assert (columns, rows) == sorted_rows(build.read, "analytics", name)
+    if columns[0] == "project" and name != "code_orphans":
+        assert {row[0] for row in rows} == {"default", "web"}, "both datasets are read"
+
+
+def test_dbt_is_refused_in_one_line_where_the_package_cannot_build():
+    with pytest.raises(GatehouseError, match="builds on duckdb and postgres, not snowflake"):
+        build_with_dbt(Destination(name="snowflake"))
+
+
+def test_gatehouse_views_works_without_dbt_installed(console_db, tmp_path):
+    """`dbt` made unimportable in a new interpreter: `gatehouse views` applies the views, `--dbt` says what to install."""
+    database = tmp_path / "no_dbt.duckdb"
+    database.write_bytes(Path(console_db).read_bytes())
+    script = (
+        "import sys; sys.modules['dbt'] = None\n"
+        "from gatehouse.pipelines.cli.main import main\n"
+        f"assert main(['views', '--duckdb', {str(database)!r}]) == 0\n"
+        f"sys.exit(main(['views', '--duckdb', {str(database)!r}, '--dbt']))\n"
+    )
+    finished = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert finished.returncode == 2, finished.stderr
+    assert f"{len(DEFINITIONS)} views in schema analytics" in finished.stdout
+    assert "gatehouse views --dbt needs dbt and its duckdb adapter: pip install 'gatehouse-console[dbt]'" in finished.stderr
