@@ -16,6 +16,7 @@ import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from tools import headless_browser
 
@@ -101,27 +102,25 @@ def _run(browser: str, profile: Path, *args: str) -> subprocess.CompletedProcess
                           capture_output=True, text=True, timeout=120)
 
 
-def layout(browser: str, report: Path, workdir: Path, width: int = WIDTH) -> Layout:
-    probe = workdir / f"{report.stem}-probe.html"
-    probe.write_text(report.read_text(encoding="utf-8").replace("</body>", PROBE + "</body>"), encoding="utf-8")
+def _probed(browser: str, report: Path, workdir: Path, width: int, script: str, marker: str) -> Any:
+    """The JSON `script` leaves in `<pre id="marker">` once the report, opened at `width`, has loaded."""
+    probe = workdir / f"{report.stem}-{marker}.html"
+    probe.write_text(report.read_text(encoding="utf-8").replace("</body>", script + "</body>"), encoding="utf-8")
     dump = _run(browser, workdir / "profile", f"--window-size={width},900", "--dump-dom", probe.as_uri())
-    found = re.search(r'<pre id="layout-probe">(.*?)</pre>', dump.stdout, re.S)
+    found = re.search(rf'<pre id="{marker}">(.*?)</pre>', dump.stdout, re.S)
     if not found:
-        raise RuntimeError(f"no layout from {browser}:\n{dump.stderr[-2000:]}")
-    return Layout(**json.loads(found[1].replace("&quot;", '"').replace("&amp;", "&").replace("&lt;", "<")
-                               .replace("&gt;", ">")))
+        raise RuntimeError(f"no {marker} from {browser}:\n{dump.stderr[-2000:]}")
+    return json.loads(found[1].replace("&quot;", '"').replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">"))
+
+
+def layout(browser: str, report: Path, workdir: Path, width: int = WIDTH) -> Layout:
+    return Layout(**_probed(browser, report, workdir, width, PROBE, "layout-probe"))
 
 
 def followed_links(browser: str, report: Path, workdir: Path, width: int = WIDTH) -> list[dict]:
     """Every in-page link of the report clicked in the browser at `width`: its href and text, whether its target
     exists, and whether the click brought the target on screen."""
-    probe = workdir / f"{report.stem}-links.html"
-    probe.write_text(report.read_text(encoding="utf-8").replace("</body>", LINK_PROBE + "</body>"), encoding="utf-8")
-    dump = _run(browser, workdir / "profile", f"--window-size={width},900", "--dump-dom", probe.as_uri())
-    found = re.search(r'<pre id="link-probe">(.*?)</pre>', dump.stdout, re.S)
-    if not found:
-        raise RuntimeError(f"no links from {browser}:\n{dump.stderr[-2000:]}")
-    return json.loads(found[1].replace("&quot;", '"').replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">"))
+    return _probed(browser, report, workdir, width, LINK_PROBE, "link-probe")
 
 
 def screenshot(browser: str, report: Path, png: Path, workdir: Path, width: int = WIDTH,

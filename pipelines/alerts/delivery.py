@@ -15,7 +15,7 @@ import dlt
 import httpx
 
 from gatehouse.pipelines.alerts.conditions import Message
-from gatehouse.pipelines.errors import GatehouseError
+from gatehouse.pipelines.settings import seconds_setting
 from gatehouse.pipelines.logs import redacting_filter
 from gatehouse.pipelines.untrusted import for_slack
 
@@ -50,16 +50,7 @@ def configured_channels() -> list[Channel]:
 
 
 def alert_timeout() -> float:
-    configured = dlt.config.get(TIMEOUT_SETTING)
-    if configured is None:
-        return DEFAULT_TIMEOUT_S
-    try:
-        seconds = float(configured)
-    except (TypeError, ValueError):
-        raise GatehouseError(f"{TIMEOUT_SETTING} must be a number of seconds, not {configured!r}") from None
-    if not seconds > 0:
-        raise GatehouseError(f"{TIMEOUT_SETTING} must be more than 0 seconds, not {configured!r}")
-    return seconds
+    return seconds_setting(TIMEOUT_SETTING, DEFAULT_TIMEOUT_S, zero_allowed=False)
 
 
 def redact(text: str) -> str:

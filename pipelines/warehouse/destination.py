@@ -31,6 +31,7 @@ from dlt.common.exceptions import MissingDependencyException
 from dlt.destinations.exceptions import DatabaseUndefinedRelation
 from dlt.destinations.sql_client import SqlClientBase
 
+from gatehouse.pipelines.settings import seconds_setting
 from gatehouse.pipelines.errors import GatehouseError, explain, first_line
 from gatehouse.pipelines.projects import configured_projects
 from gatehouse.pipelines.models import build as views
@@ -723,16 +724,7 @@ def lock_timeout(timeout_s: Optional[float] = None) -> float:
         if not float(timeout_s) >= 0:
             raise GatehouseError(f"--lock-timeout {timeout_s:g}: give 0 or more seconds")
         return float(timeout_s)
-    configured = dlt.config.get(LOCK_TIMEOUT_SETTING)
-    if configured is None:
-        return DEFAULT_LOCK_TIMEOUT_S
-    try:
-        seconds = float(configured)
-    except (TypeError, ValueError):
-        raise GatehouseError(f"{LOCK_TIMEOUT_SETTING} must be a number of seconds, not {configured!r}") from None
-    if not seconds >= 0:
-        raise GatehouseError(f"{LOCK_TIMEOUT_SETTING} must be 0 or more seconds, not {configured!r}")
-    return seconds
+    return seconds_setting(LOCK_TIMEOUT_SETTING, DEFAULT_LOCK_TIMEOUT_S, zero_allowed=True)
 
 
 def _read_holder(handle: Any) -> str:

@@ -157,5 +157,5 @@ def test_make_test_checks_the_browser_before_installing_or_testing():
     steps = [line for line in result.stdout.splitlines() if line.strip()]
     browser = steps.index(".venv-dry-run-never-made/bin/python tools/headless_browser.py")
     assert browser == 1 and steps[0].endswith("-m venv .venv-dry-run-never-made")
-    assert any(re.search(r"pip install .*-e '\.\[test,bench\]'", step) for step in steps[browser + 1:])
+    assert any(re.search(r"pip install .*-e '\.\[test,bench,dbt\]'", step) for step in steps[browser + 1:])
     assert steps[-1] == ".venv-dry-run-never-made/bin/python -m pytest -q -n auto --maxprocesses 4 --dist loadgroup"
