@@ -23,6 +23,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
+from typing import Any
 from email.utils import format_datetime
 from urllib.parse import parse_qs, unquote, urlencode
 
@@ -102,7 +103,7 @@ class Call:
     headers: dict[str, str]
     body: bytes
 
-    def json_body(self) -> object:
+    def json_body(self) -> Any:  # any JSON: each operation validates it (bodies.*_errors) before reading it
         if not self.body.strip():
             return None
         try:
@@ -236,6 +237,7 @@ class ConsoleService:
         return ServiceFailure(status, "Internal server error").answer()
 
     def _throttled(self, settings: TwinSettings, wait: float) -> ServiceFailure:
+        assert settings.rate_limit is not None  # only a rate-limited twin throttles
         requests, window = settings.rate_limit
         seconds = max(1, math.ceil(wait))
         headers = {}
@@ -287,7 +289,7 @@ class ConsoleService:
             "dynamic_configs": "Dynamic Configs listed successfully.",
             "qualifying_events": "Qualifying events listed successfully.",
         }[endpoint]
-        envelope = {"message": message, "data": None if page == style.null_data_page else served}
+        envelope: dict[str, Any] = {"message": message, "data": None if page == style.null_data_page else served}
         if not style.omitted:
             envelope["pagination"] = pagination
         answer = Answer(200, encode(envelope))
@@ -296,8 +298,8 @@ class ConsoleService:
 
     def _link(self, call: Call, form: str, page: int, limit: int) -> str:
         # Filters ride along, so a client that follows the link as it is keeps its filters.
-        paging = [("page", page)] if form == "nolimit" else [("page", page), ("limit", limit)]
-        filters = [
+        paging: list[tuple[str, int | str]] = [("page", page)] if form == "nolimit" else [("page", page), ("limit", limit)]
+        filters: list[tuple[str, int | str]] = [
             (name, value) for name, values in call.query.items() if name not in SINGLE_VALUED for value in values
         ]
         query = urlencode(paging + filters)
@@ -316,20 +318,19 @@ class ConsoleService:
         org = self.organisation
         facts = org.gate_facts
         gates = org.listed_gates()
-        checks: list[Callable[[dict], object]] = []
-        for name in ("idType", "type", "typeReason", "creatorName", "creatorID"):
-            if wanted := set(call.values(name)):
-                checks.append(lambda gate, name=name, wanted=wanted: gate[name] in wanted)
-        if wanted := set(call.values("tags")):
-            checks.append(lambda gate, wanted=wanted: wanted.intersection(gate["tags"]))
-        if wanted := set(call.values("passRate")):
-            checks.append(lambda gate, wanted=wanted: pass_rate(gate, facts[gate["id"]]) in wanted)
-        if wanted := set(call.values("rolloutRate")):
-            checks.append(lambda gate, wanted=wanted: rollout_rate(gate["rules"]) in wanted)
-        if wanted := set(call.values("releasePipelineID")):
-            checks.append(lambda gate, wanted=wanted: facts[gate["id"]].release_pipeline_id in wanted)
-        if checks:
-            gates = [gate for gate in gates if all(check(gate) for check in checks)]
+        # each filter given: what of a gate it compares with its values
+        keys = {name: _member(name) for name in ("idType", "type", "typeReason", "creatorName", "creatorID")}
+        keys["passRate"] = lambda gate: pass_rate(gate, facts[gate["id"]])
+        keys["rolloutRate"] = lambda gate: rollout_rate(gate["rules"])
+        keys["releasePipelineID"] = lambda gate: facts[gate["id"]].release_pipeline_id
+        wanted = {name: set(call.values(name)) for name in (*keys, "tags")}
+        wanted = {name: values for name, values in wanted.items() if values}
+        if wanted:
+            gates = [
+                gate for gate in gates
+                if all(values.intersection(gate["tags"]) if name == "tags" else keys[name](gate) in values
+                       for name, values in wanted.items())
+            ]
         return self._page(call, "gates", gates, page, limit)
 
     def list_dynamic_configs(self, call: Call) -> Answer:
@@ -549,3 +550,8 @@ def _spoil(body: bytes, fault: str) -> bytes:
         return body[: max(1, len(body) // 2)]
     # A body that was never JSON: single-quoted, as a Python repr would write it.
     return body.replace(b'"', b"'") if b'"' in body else b"{'message': 'malformed'"
+
+
+def _member(name: str) -> Callable[[dict], object]:
+    """A gate's member `name`, as a list filter compares it."""
+    return lambda gate: gate[name]

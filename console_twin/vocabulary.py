@@ -216,7 +216,7 @@ SEGMENTS: tuple[str, ...] = ("beta_testers", "internal_employees", "enterprise_a
 # Condition types of the OpenAPI enum with the operator and target values a console would hold for them.
 # `passes_gate`/`fails_gate` are left out: the generator writes them only where it means a gate reference.
 CONDITIONS: dict[str, tuple[str, tuple[object, ...], str | None, str | None]] = {
-    # type: (operator, choices of targetValue, field, customID)
+    # condition type: (operator, choices of targetValue, field, customID)
     "app_version": ("version_gte", (["4.2.0"], ["5.0.0"], ["3.9.1"]), None, None),
     "browser_name": ("any", (["Chrome", "Edge"], ["Safari"], ["Firefox"]), None, None),
     "browser_version": ("version_gte", (["118.0"], ["17.2"]), None, None),

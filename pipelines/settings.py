@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import dlt
 
 from gatehouse.pipelines.errors import GatehouseError
@@ -10,7 +12,7 @@ from gatehouse.pipelines.errors import GatehouseError
 def seconds_setting(name: str, default: float, *, zero_allowed: bool) -> float:
     """A duration setting in seconds, the default when unset; anything else than a number of seconds (more than 0,
     or 0 or more with `zero_allowed`) is one line naming the setting."""
-    configured = dlt.config.get(name)
+    configured: Any = dlt.config.get(name)
     if configured is None:
         return default
     try:

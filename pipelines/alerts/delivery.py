@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Optional
+from typing import Any, Optional
 
 import dlt
 import httpx
@@ -41,7 +41,7 @@ def configured_channels() -> list[Channel]:
     """The channels dlt's configuration names, each URL added to the secrets every log line is redacted of."""
     channels = []
     for name, setting in ((SLACK, SLACK_SETTING), (WEBHOOK, WEBHOOK_SETTING)):
-        url = dlt.secrets.get(setting)
+        url: Any = dlt.secrets.get(setting)
         if url:
             url = str(url).strip()
             redacting_filter.add(url)

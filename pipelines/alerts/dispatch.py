@@ -137,7 +137,7 @@ def _alert_channel(client: Any, channel: Channel, found: list[Condition], evalua
     outcome.sent[channel.name] = to_send
     if dry_run:
         return
-    entries = [(key, _kind(key), CLEARED, None) for key in cleared]
+    entries: list[tuple[str, str, str, Optional[str]]] = [(key, _kind(key), CLEARED, None) for key in cleared]
     if mark_known:
         entries += [(key, m.kind, KNOWN, m.text) for m in to_send for key in m.keys]
     elif to_send:

@@ -9,7 +9,7 @@ itself: whichever machine or scheduler runs next, on DuckDB or a warehouse, read
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from typing import Any, Iterable
+from typing import Any, Iterable, Optional
 
 from dlt.destinations.exceptions import DatabaseUndefinedRelation
 
@@ -59,7 +59,7 @@ def _latest_states(client: Any, channel: str) -> list:
         """, what=f"table {SCHEMA}.{TABLE}")) or []
 
 
-def record(client: Any, channel: str, entries: Iterable[tuple[str, str, str, str]]) -> None:
+def record(client: Any, channel: str, entries: Iterable[tuple[str, str, str, Optional[str]]]) -> None:
     """Appends (condition_key, kind, state, message) rows for `channel`, in one transaction."""
     table = qualified_view_name(client, TABLE)
     now = datetime.now(timezone.utc)

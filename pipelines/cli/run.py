@@ -140,7 +140,10 @@ def handle_projects(args: argparse.Namespace, projects: list[str]) -> int:
     options = RunOptions(destination=destination, resources=resources, full_refresh=args.full_refresh,
                          progress=not args.no_progress, lock_timeout_s=args.lock_timeout, repoint=args.repoint,
                          demo=args.demo, alerts=args.alerts)
-    with demo_consoles() if args.demo else contextlib.nullcontext({}) as demo_args:
+    consoles: contextlib.AbstractContextManager[dict[str, dict[str, Any]]] = contextlib.nullcontext({})
+    if args.demo:
+        consoles = demo_consoles()
+    with consoles as demo_args:
         if args.demo:
             log.info("demo: projects %s, small console twins in this process at %s", ", ".join(demo_args), DEMO_BASE_URL)
         options.projects_args = demo_args

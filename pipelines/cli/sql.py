@@ -89,7 +89,7 @@ def check_read_only(query: str, dialect: str) -> None:
                              " (SHOW, DESCRIBE, SUMMARIZE, EXPLAIN and PRAGMA table_info are read too)")
 
 
-def _statements(query: str, dialect: str) -> list[exp.Expression]:
+def _statements(query: str, dialect: str) -> list[exp.Expr]:
     # sqlglot warns on stderr when it keeps a statement it does not model (EXPLAIN) as a command
     parse_log = logging.getLogger("sqlglot")
     level, parse_log.level = parse_log.level, logging.ERROR
@@ -101,7 +101,7 @@ def _statements(query: str, dialect: str) -> list[exp.Expression]:
         parse_log.level = level
 
 
-def _reads_only(statement: exp.Expression, dialect: str) -> bool:
+def _reads_only(statement: exp.Expr, dialect: str) -> bool:
     if isinstance(statement, (exp.Query, exp.Show)):
         return True
     if isinstance(statement, (exp.Describe, exp.Summarize)):

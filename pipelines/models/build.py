@@ -405,7 +405,7 @@ def render_view(client: SqlClientBase[Any], definition: ViewDefinition, raw: Raw
                         rewrite=without_project_joins if len(raw.projects) <= 1 else None)
 
 
-def without_project_joins(expression: exp.Expression) -> exp.Expression:
+def without_project_joins(expression: exp.Expr) -> exp.Expr:
     """`expression` without the `a.project = b.project` terms of its join conditions, for a database of one
     console (changed in place).
 
@@ -425,13 +425,13 @@ def without_project_joins(expression: exp.Expression) -> exp.Expression:
     return expression
 
 
-def _same_project(term: exp.Expression) -> bool:
+def _same_project(term: exp.Expr) -> bool:
     return isinstance(term, exp.EQ) and all(
         isinstance(side, exp.Column) and side.name == "project" for side in (term.this, term.expression))
 
 
 def render_query(client: SqlClientBase[Any], sql: str, *, what: str = "query",
-                 rewrite: Optional[Callable[[exp.Expression], exp.Expression]] = None) -> str:
+                 rewrite: Optional[Callable[[exp.Expr], exp.Expr]] = None) -> str:
     """Translates one statement written in DuckDB's dialect (as the view files and reports are) for the
     destination of `client`: `analytics.<name>` becomes the destination's qualified name of the view or
     table, quoted identifiers take the destination's case, and the dialect is the destination's own.
@@ -440,8 +440,8 @@ def render_query(client: SqlClientBase[Any], sql: str, *, what: str = "query",
     return translate(sql, destination_dialect(client), what=what, rewrite=rewrite, transform=lambda node: _qualify(node, client))
 
 
-def translate(sql: str, dialect: str, *, what: str, transform: Callable[[exp.Expression], exp.Expression],
-              rewrite: Optional[Callable[[exp.Expression], exp.Expression]] = None) -> str:
+def translate(sql: str, dialect: str, *, what: str, transform: Callable[[exp.Expr], exp.Expr],
+              rewrite: Optional[Callable[[exp.Expr], exp.Expr]] = None) -> str:
     """One statement in DuckDB's dialect, in sqlglot's `dialect`: `rewrite` applied to the whole statement, then
     `transform` to each node (`as_duckdb_means` is left to it). The one translation of the views, whoever
     applies them (`apply_views`, and the dbt package that `gatehouse.pipelines.models.dbt_package` writes)."""
@@ -525,6 +525,7 @@ def _dataset_select(table: str, dataset: RawDataset | None, cast: bool) -> str:
     if existing is None:
         # a from clause even for no rows: BigQuery allows no where without one
         return f"select {selected} from (select 1 as no_rows) as no_rows where 1 = 0"
+    assert dataset is not None  # a table exists only in a dataset
     rows = f'select {selected} from {_RAW_DATASET}{dataset.dataset}."{table}"'
     if table in SHARED_TABLES:
         return rows
@@ -585,7 +586,7 @@ def _run(client: SqlClientBase[Any], step: Any, what: str, destination: str) -> 
         raise GatehouseError(f"{what} failed on {destination}: {first_line(error)}") from error
 
 
-def _qualify(node: exp.Expression, client: SqlClientBase[Any]) -> exp.Expression:
+def _qualify(node: exp.Expr, client: SqlClientBase[Any]) -> exp.Expr:
     if isinstance(node, exp.Table) and node.args.get("db") is not None and (node.db == SCHEMA or node.db.startswith(_RAW_DATASET)):
         dataset = SCHEMA if node.db == SCHEMA else node.db[len(_RAW_DATASET):]
         path = client.make_qualified_table_name_path(node.name, quote=False, dataset_name=dataset)
@@ -600,7 +601,7 @@ def _qualify(node: exp.Expression, client: SqlClientBase[Any]) -> exp.Expression
     return as_duckdb_means(node)
 
 
-def as_duckdb_means(node: exp.Expression) -> exp.Expression:
+def as_duckdb_means(node: exp.Expr) -> exp.Expr:
     """`node`, made to mean in every dialect what it means in DuckDB's, where sqlglot's translation alone differs."""
     if isinstance(node, exp.Extract) and node.name.lower() == "epoch" and not isinstance(node.parent, exp.Cast):
         # DuckDB's epoch is a double; PostgreSQL's a numeric, which would make every duration a decimal
@@ -608,7 +609,7 @@ def as_duckdb_means(node: exp.Expression) -> exp.Expression:
     return node
 
 
-def _default_null_ordering(expression: exp.Expression, dialect: str) -> exp.Expression:
+def _default_null_ordering(expression: exp.Expr, dialect: str) -> exp.Expr:
     null_ordering = sqlglot.Dialect.get_or_raise(dialect).NULL_ORDERING
     relaxed = expression.copy()
     for ordered in relaxed.find_all(exp.Ordered):

@@ -148,7 +148,7 @@ def model_file(definition: ViewDefinition) -> str:
     )
 
 
-def _as_dbt_names(node: exp.Expression) -> exp.Expression:
+def _as_dbt_names(node: exp.Expr) -> exp.Expr:
     """A model or parameter table of `analytics` as a name that `_dbt_call` turns into a `ref()`."""
     if not (isinstance(node, exp.Table) and node.args.get("db") is not None and node.db == SCHEMA):
         return as_duckdb_means(node)

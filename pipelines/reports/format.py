@@ -218,7 +218,7 @@ def gate_url_template() -> Optional[str]:
     """The configured template of a gate's page in the console, checked; None when not set."""
     import dlt
 
-    template = dlt.config.get(GATE_URL_SETTING)
+    template: Any = dlt.config.get(GATE_URL_SETTING)
     if not template:
         return None
     template = str(template)

@@ -27,7 +27,7 @@ from gatehouse.pipelines.untrusted import visible
 log = logging.getLogger("gatehouse.notebook")
 
 # DejaVu Sans ships with matplotlib: the charts need no font (nor anything else) from the network.
-CHART_STYLE = {
+CHART_STYLE: dict[str, Any] = {
     "figure.dpi": 100,
     "font.family": "DejaVu Sans",
     "axes.spines.top": False,
@@ -183,9 +183,9 @@ class NotebookData:
         import pandas as pd
 
         matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        import matplotlib.style
 
-        plt.rcParams.update(CHART_STYLE)
+        matplotlib.style.use(CHART_STYLE)
         pd.set_option("display.max_rows", 60)
         if _shared is not None and (destination, duckdb_path) in _shared.data:
             return _shared.data[(destination, duckdb_path)]

@@ -21,9 +21,9 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from importlib import resources
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator, Optional
+from typing import Any, Iterator, Optional, Protocol
 
-from gatehouse.pipelines.warehouse.destination import Destination, Reader
+from gatehouse.pipelines.warehouse.destination import Destination
 from gatehouse.pipelines.code_refs.summary import summary_lines as code_reference_lines
 from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.reports import lists
@@ -337,7 +337,15 @@ SUMMARY_FRAMES = (STALE_GATES_SQL, EXPOSURE_GROWTH_SQL, EXPOSURE_SRM_SQL, lists.
                   SOURCES_SQL)
 
 
-def summarise(reader: Reader, label: str) -> str:
+class ReadsViews(Protocol):
+    """What the summary reads with: a `Reader`, or a notebook's view of the same views (`notebook._ViewReader`)."""
+
+    def rows(self, sql: str) -> list[tuple]: ...
+
+    def frame(self, sql: str) -> Any: ...
+
+
+def summarise(reader: ReadsViews, label: str) -> str:
     """A few lines for the terminal, each top list in the report's own order (said on its heading line) and
     ended by "…and N more": the stale-gate worklist, experiments to look at, sources with failed runs. With
     several projects each list is grouped by project: a line per project with its counts, then its top rows."""

@@ -33,7 +33,7 @@ def fields_gone(pipeline: dlt.Pipeline, fields_seen: dict[str, set[str]]) -> lis
             continue
         sent = {schema.naming.normalize_identifier(key) for key in seen}
         for column, spec in schema.tables[table]["columns"].items():
-            if column.startswith("_dlt") or "__v_" in column or spec.get("x-normalizer", {}).get("seen-null-first"):
+            if column.startswith("_dlt") or "__v_" in column or (spec.get("x-normalizer") or {}).get("seen-null-first"):
                 continue
             if column.split("__")[0] not in sent:
                 gone.append(f"field no longer sent {table}.{column} (kept, null from now on)")

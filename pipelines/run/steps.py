@@ -21,6 +21,7 @@ from typing import Any, Iterator, Optional
 
 import dlt
 from dlt.common.configuration.exceptions import ConfigFieldMissingException, ConfigurationValueError
+from dlt.common.destination import TLoaderFileFormat
 from dlt.pipeline.exceptions import PipelineStepFailed
 from dlt.sources import DltSource
 
@@ -51,7 +52,7 @@ log = logging.getLogger("gatehouse.run")
 # The tables a user can pick with --resources (the id resources feed them and are not tables).
 SELECTABLE = settings.TABLES
 # Rows are normalised to parquet: dlt's default insert_values format loads about ten times slower.
-LOADER_FILE_FORMAT = "parquet"
+LOADER_FILE_FORMAT: TLoaderFileFormat = "parquet"
 
 
 @dataclass
@@ -332,7 +333,7 @@ def load_in_phases(options: RunOptions, destination: Destination, pipeline: dlt.
                     normalized = pipeline.normalize()
                 rendering = views_ahead(destination, pipeline, before, normalized, timeout_s) if last and options.publish else None
                 with tally.timed("load"):
-                    info = destination.load(pipeline, timeout_s)
+                    info: Any = destination.load(pipeline, timeout_s)
                 if rendering is not None:
                     rendering.join()
             if not last:

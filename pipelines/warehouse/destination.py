@@ -417,7 +417,7 @@ class Destination:
                 pipeline_name=self.pipeline_name,
                 destination=destination,
                 dataset_name=self.dataset_name,
-                pipelines_dir=str(pipelines_dir) if pipelines_dir else None,
+                pipelines_dir=str(pipelines_dir) if pipelines_dir else None,  # type: ignore[arg-type]  # None is dlt's default
             )
         self._pipeline.append(pipeline)
         return pipeline

@@ -10,7 +10,7 @@ import argparse
 import difflib
 import logging
 import textwrap
-from typing import Any, Callable
+from typing import Any, Callable, Mapping, cast
 
 from gatehouse.pipelines.cli.console.connection import open_client
 from gatehouse.pipelines.cli.console.documents import load_document
@@ -208,7 +208,9 @@ def _create_role(args: argparse.Namespace) -> int:
         permissions = _granted_permissions(flag.strip() for value in args.allow for flag in value.split(",") if flag.strip())
     if not name:
         raise GatehouseError("a role needs a name: give NAME (or `name` in --file)")
-    return send_write(args, lambda client, dry_run: client.create_role(name, permissions, dry_run=dry_run), created=f"role {name!r}")
+    # validate_role checks what a file gave (a mapping of flags, else a one-line error)
+    granted = cast(Mapping[str, bool], permissions)
+    return send_write(args, lambda client, dry_run: client.create_role(name, granted, dry_run=dry_run), created=f"role {name!r}")
 
 
 def _granted_permissions(flags: Any) -> dict[str, bool]:
