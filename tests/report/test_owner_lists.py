@@ -110,3 +110,18 @@ def test_at_1280_px_each_more_link_takes_the_reader_to_that_owners_whole_list(he
     mpimg.imsave(ARTEFACTS / "demo-stale_gates-owner-list.png", screen)
     assert screen.shape[:2] == (900, 1280)
     assert int((screen[..., :3].max(axis=-1) < 0.4).sum()) > 2000, "the owner's heading and gates are drawn there"
+
+
+def test_exposures_name_each_experiment_whole_and_a_concluded_ones_pace_as_its_last_week(demo_reports):
+    with duckdb.connect(str(demo_reports.database), read_only=True) as connection:
+        experiments = connection.execute("select experiment_id, status, pace_through_date, avg_daily_exposures_7d"
+                                         " from analytics.exposure_growth").fetchall()
+        [(partial,)] = connection.execute("select count(*) from analytics.exposure_daily where is_partial_day").fetchall()
+    page = (demo_reports.out / "exposure_growth.html").read_text()
+    assert any(status == "concluded" for _, status, _, _ in experiments) and partial > 0
+    for experiment_id, status, through, pace in experiments:
+        assert f'<td class="text">{experiment_id}</td>' in page, "the id whole, not cut behind a hover"
+        if status == "concluded":
+            assert f"{pace:,.0f} (its last week, to {through:%Y-%m-%d})" in page
+    # the current day, still counting, is said to be left out of the charts
+    assert "the current day, still counting, left out" in page
