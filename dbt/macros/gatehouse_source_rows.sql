@@ -5,14 +5,16 @@ The rows of a raw table for a staging model: the union of its rows in the datase
 `gatehouse_projects` (`default` is the dataset of the source, var `gatehouse_schema`; a project `web` is
 `<gatehouse_schema>_web`), `project` first. Each declared column is read, and one a dataset lacks is a typed
 null; a dataset without the table adds no rows. With several datasets every column is cast to one type.
-`code_references` and `code_reference_scans` are no project's: read from the source's dataset, no project column.
+`code_references` and `code_reference_scans` are no project's: read from the source's dataset, no project column
+(no rows before a first `gatehouse code-refs`, or where only projects were loaded and none scanned).
 #}
 {% macro gatehouse_source_rows(table) -%}
 {%- set base = source('gatehouse', table) -%}
 {%- if not execute -%}
 select 1 as parsed
 {%- elif table in gatehouse_shared_tables() -%}
-{{ gatehouse_dataset_rows(table, none, base, gatehouse_present_columns(base), false) }}
+{%- set present = gatehouse_present_columns(base) -%}
+{{ gatehouse_dataset_rows(table, none, base if present else none, present, false) }}
 {%- else -%}
 {%- set holding = [] -%}
 {%- for project in gatehouse_projects() -%}

@@ -1,10 +1,11 @@
 """The dbt package built once per warehouse and session, beside gatehouse's own views over the same load.
 
-The load is the hand-built console (`console_db`, tests/conftest.py), the single console, dataset `console` (project
-`default`). DuckDB: that load alone, and the downstream project in `downstream/` (a team's own, which adds the package
-by local path) built by dbt's own runner. PostgreSQL: the same load and again as project `web`, dataset `console_web`,
-so the raw tables are read as a union of two datasets, and the package built by `gatehouse views --dbt` through dlt's
-runner. Each warehouse is built once: a dbt invocation costs seconds.
+DuckDB: the demo's load (`gatehouse run --demo`: projects mobile and web, datasets `console_mobile` and `console_web`),
+and the downstream project in `downstream/` (a team's own, which adds the package by local path and names those two
+projects) built by dbt's own runner. PostgreSQL: the hand-built console (`console_db`, tests/conftest.py) as the single
+console, dataset `console` (project `default`), and again as project `web`, dataset `console_web`, so the raw tables
+are read as a union of the single console's dataset and a project's, and the package built by `gatehouse views --dbt`
+through dlt's runner. Each warehouse is built once: a dbt invocation costs seconds.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import duckdb
 import pytest
 import yaml
 
+from tests.report.conftest import gatehouse
 from tests.views.console_dataset import hand_built_console, load_console
 
 DOWNSTREAM = Path(__file__).parent / "downstream"
@@ -59,10 +61,11 @@ def downstream_project(work: Path) -> Path:
 
 
 @pytest.fixture(scope="session")
-def duckdb_build(console_db, tmp_path_factory) -> DbtBuild:
+def duckdb_build(tmp_path_factory) -> DbtBuild:
     work = tmp_path_factory.mktemp("dbt_duckdb")
-    database = work / "hand_built.duckdb"
-    shutil.copyfile(console_db, database)
+    database = work / "demo.duckdb"
+    loaded = gatehouse("run", "--demo", "--duckdb", str(database), "--no-progress")
+    assert loaded.returncode == 0, loaded.stderr[-3000:]
     project = downstream_project(work)
     (work / "profiles.yml").write_text(yaml.safe_dump({"flag_cleanup": {"target": "duckdb", "outputs": {"duckdb": {
         "type": "duckdb", "path": str(database), "schema": DOWNSTREAM_SCHEMA, "threads": 2}}}}), encoding="utf-8")

@@ -1,6 +1,6 @@
 """The dbt package in dbt/: current with the model files, built and tested by dbt on DuckDB and PostgreSQL, every model
-holding the rows of gatehouse's view of the same name (over one console on DuckDB, two on PostgreSQL), and a team's
-own project building on `stale_gates`."""
+holding the rows of gatehouse's view of the same name (over the demo's two projects on DuckDB, the single console and
+a project on PostgreSQL), and a team's own project building on `stale_gates`."""
 
 from __future__ import annotations
 
