@@ -205,12 +205,6 @@ def _literal(text: str) -> str:
 # -- the raw tables -----------------------------------------------------------------------------------
 
 def _source_macros() -> str:
-    declared = {table: [[column, kind] for column, kind in columns.items()] for table, columns in SOURCE_COLUMNS.items()}
-    kinds = sorted({kind for columns in SOURCE_COLUMNS.values() for kind in columns.values()})
-    types = {
-        adapter: {kind: [_type_in(dialect, source_type(kind)), _type_in(dialect, source_type(kind, in_union=True))] for kind in kinds}
-        for adapter, dialect in DIALECTS.items()
-    }
     return f"""{{# {_GENERATED}: the raw tables as gatehouse's views read them (pipelines/models/build.py, render_sources) #}}
 
 {{#
@@ -248,7 +242,18 @@ select 1 as parsed
 {{%- endif -%}}
 {{%- endmacro %}}
 
-{{# One dataset's rows of a raw table (relation none: no rows, every column a typed null). #}}
+{_dataset_macros()}"""
+
+
+def _dataset_macros() -> str:
+    """The macros `gatehouse_source_rows` calls: one dataset's rows, its columns, the projects, the declared types."""
+    declared = {table: [[column, kind] for column, kind in columns.items()] for table, columns in SOURCE_COLUMNS.items()}
+    kinds = sorted({kind for columns in SOURCE_COLUMNS.values() for kind in columns.values()})
+    types = {
+        adapter: {kind: [_type_in(dialect, source_type(kind)), _type_in(dialect, source_type(kind, in_union=True))] for kind in kinds}
+        for adapter, dialect in DIALECTS.items()
+    }
+    return f"""{{# One dataset's rows of a raw table (relation none: no rows, every column a typed null). #}}
 {{% macro gatehouse_dataset_rows(table, project, relation, present, cast) -%}}
 {{%- set types = gatehouse_column_types()[target.type] -%}}
 {{%- set selected = [] -%}}
