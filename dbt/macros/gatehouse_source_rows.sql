@@ -5,8 +5,9 @@ The rows of a raw table for a staging model: the union of its rows in the datase
 `gatehouse_projects` (`default` is the dataset of the source, var `gatehouse_schema`; a project `web` is
 `<gatehouse_schema>_web`), `project` first. Each declared column is read, and one a dataset lacks is a typed
 null; a dataset without the table adds no rows. With several datasets every column is cast to one type.
-`code_references` and `code_reference_scans` are no project's: read from the source's dataset, no project column
-(no rows before a first `gatehouse code-refs`, or where only projects were loaded and none scanned).
+`code_references`, `code_reference_scans` and `cleanup_branches` are no project's: read from the source's dataset, no
+project column (no rows before a first `gatehouse code-refs` or `gatehouse cleanup`, or where only projects were
+loaded and none scanned).
 #}
 {% macro gatehouse_source_rows(table) -%}
 {%- set base = source('gatehouse', table) -%}
@@ -89,7 +90,7 @@ select {{ selected | join(', ') }} from {{ relation }}
 {%- endmacro %}
 
 {% macro gatehouse_shared_tables() -%}
-{{ return(["code_references", "code_reference_scans"]) }}
+{{ return(["code_references", "code_reference_scans", "cleanup_branches"]) }}
 {%- endmacro %}
 
 {# Each raw table's declared columns and their kinds (pipelines/models/build.py, SOURCE_COLUMNS). #}
@@ -1034,6 +1035,56 @@ select {{ selected | join(', ') }} from {{ relation }}
         ],
         [
             "unknown_id_count",
+            "bigint"
+        ]
+    ],
+    "cleanup_branches": [
+        [
+            "cleanup_id",
+            "varchar"
+        ],
+        [
+            "made_at",
+            "timestamptz"
+        ],
+        [
+            "project",
+            "varchar"
+        ],
+        [
+            "gate_id",
+            "varchar"
+        ],
+        [
+            "repository",
+            "varchar"
+        ],
+        [
+            "branch",
+            "varchar"
+        ],
+        [
+            "base_commit",
+            "varchar"
+        ],
+        [
+            "commit",
+            "varchar"
+        ],
+        [
+            "cleanup_value",
+            "boolean"
+        ],
+        [
+            "files_changed",
+            "bigint"
+        ],
+        [
+            "checks_replaced",
+            "bigint"
+        ],
+        [
+            "todos",
             "bigint"
         ]
     ]

@@ -28,7 +28,7 @@ console dataset, each with `'<project>' as project` as its first column, so ever
 first and keys on it. The datasets are found in the information schema of the base dataset's database
 (catalog); where it shows one dataset only (BigQuery), the caller names the configured projects
 (`known_projects`) and each one's dataset is looked up on its own. `code_references` and
-`code_reference_scans`, written by `gatehouse code-refs`, are no project's: they are read once, from the
+`code_reference_scans`, written by `gatehouse code-refs`, and `cleanup_branches`, by `gatehouse cleanup`, are no project's: they are read once, from the
 base dataset, without a project column, and the code-reference marts match an id to every project that has it.
 
 Parameters of the analysis views (target sample size, stall days, SRM threshold and weights, ...) live
@@ -232,10 +232,26 @@ SOURCE_COLUMNS: dict[str, dict[str, str]] = {
         "dynamic_config_count": "bigint",
         "unknown_id_count": "bigint",
     },
+    # written by `gatehouse cleanup` (pipelines/cleanup): one row per branch it made
+    "cleanup_branches": {
+        "cleanup_id": "varchar",
+        "made_at": "timestamptz",
+        "project": "varchar",
+        "gate_id": "varchar",
+        "repository": "varchar",
+        "branch": "varchar",
+        "base_commit": "varchar",
+        "commit": "varchar",
+        "cleanup_value": "boolean",
+        "files_changed": "bigint",
+        "checks_replaced": "bigint",
+        "todos": "bigint",
+    },
 }
 
-# Written by `gatehouse code-refs` into the base dataset: no project's, read once and without a project column.
-SHARED_TABLES = ("code_references", "code_reference_scans")
+# Written by `gatehouse code-refs` and `gatehouse cleanup` into the base dataset: no project's, read once and
+# without a project column (a cleanup branch names its gate's project in a column of its own).
+SHARED_TABLES = ("code_references", "code_reference_scans", "cleanup_branches")
 # The project of the base dataset, the single console as it was loaded before there were projects.
 DEFAULT_PROJECT = "default"
 # A dataset is a console's once a run recorded an extraction in it.

@@ -12,7 +12,7 @@ from pathlib import Path
 import dlt
 
 from gatehouse.pipelines.code_refs.scan import Hit, Repository, RepositoryScan, ScanStats
-from gatehouse.sources.code_refs import code_references_source
+from gatehouse.sources.code_refs import cleanup_branches_source, code_references_source
 
 SCANNED_AT = datetime(2026, 11, 21, 9, 0, tzinfo=timezone.utc)
 WEB = Repository(Path("/src/web"), "web", True, "main", "a" * 40)
@@ -49,8 +49,24 @@ def scans() -> list[RepositoryScan]:
     ]
 
 
+def branch(cleanup_id: str, made_at: datetime, gate_id: str, repository: str, value: bool, commit: str) -> dict:
+    return {"cleanup_id": cleanup_id, "made_at": made_at, "project": "default", "gate_id": gate_id,
+            "repository": repository, "branch": f"gatehouse/cleanup/{gate_id}", "base_commit": "a" * 40,
+            "commit": commit, "cleanup_value": value, "files_changed": 1, "checks_replaced": 2, "todos": 0}
+
+
+# What `gatehouse cleanup` recorded: launch_banner's branch in web made twice (deleted and made again: the newer
+# one counts), dark_launch's in api.
+CLEANUP_BRANCHES = [
+    branch("cleanup_1", datetime(2026, 11, 21, 10, 0, tzinfo=timezone.utc), "launch_banner", "web", True, "c" * 40),
+    branch("cleanup_2", datetime(2026, 11, 22, 10, 0, tzinfo=timezone.utc), "launch_banner", "web", True, "d" * 40),
+    branch("cleanup_2", datetime(2026, 11, 22, 10, 0, tzinfo=timezone.utc), "dark_launch", "api", False, "e" * 40),
+]
+
+
 def load_code_references(pipeline: dlt.Pipeline) -> None:
     pipeline.run(code_references_source(scans()))
+    pipeline.run(cleanup_branches_source(CLEANUP_BRANCHES))
 
 
 # The code-reference lines of `gatehouse report`'s summary once these scans are loaded into the hand-built console.

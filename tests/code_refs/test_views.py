@@ -89,3 +89,32 @@ def test_without_any_scan_the_code_is_unknown_not_absent(tmp_path):
     )
     assert rows == [("launch_banner", None, False, 0, True), ("search_v2", None, False, 0, True)]
     assert query(database, "select count(*) from analytics.code_orphans") == [(0,)]
+
+
+def test_cleanup_decisions_give_a_value_only_where_every_user_gets_the_same_answer(console_db):
+    rows = query(console_db, "select gate_id, cleanup_value, cleanup_state, decision, cleanup_branches"
+                             " from analytics.cleanup_decisions order by gate_id")
+    assert rows == [
+        # every rule at 0% (a staff rule, not an everyone rule): every user fails; its branch in api
+        ("dark_launch", False, "branch made", "every rule passes 0%: every user fails", "api: gatehouse/cleanup/dark_launch"),
+        # Launched; its branch made twice in web: named once
+        ("launch_banner", True, "branch made", "launched in the console: every user passes", "web: gatehouse/cleanup/launch_banner"),
+        ("new_nav", None, "not stale yet", "not stale yet: stale in 5 days", None),
+        # Disabled, but holdout h_q3 still names it
+        ("old_checkout", None, "needs a person", "referenced by holdouts h_q3: an experiment's analysis still reads it", None),
+        ("orphan_flag", False, "ready", "no rules: every user fails", None),
+        ("promo_rollout", None, "needs a person",
+         "forgotten: partly rolled out for a long time; finish or roll back the rollout first", None),
+        # 50% of two users, never checked
+        ("search_v2", None, "needs a person", "partial rollout: its rules pass some users only", None),
+    ]
+
+
+def test_stg_cleanup_branches_marks_the_newest_branch_of_a_gate_in_a_repository(console_db):
+    rows = query(console_db, "select cleanup_id, gate_id, repository, commit_sha, cleanup_value, is_latest"
+                             " from analytics.stg_cleanup_branches order by gate_id, made_at")
+    assert rows == [
+        ("cleanup_2", "dark_launch", "api", "e" * 40, False, True),
+        ("cleanup_1", "launch_banner", "web", "c" * 40, True, False),
+        ("cleanup_2", "launch_banner", "web", "d" * 40, True, True),
+    ]
