@@ -1,9 +1,10 @@
-"""The `code_references` dlt source: what a scan of code repositories found (`gatehouse code-refs`).
+"""The `code_references` dlt source: what a scan of code repositories found (`gatehouse code-refs`), and the
+branches `gatehouse cleanup` made from it.
 
-Its tables, `code_references` (replaced per repository) and `code_reference_scans` (history), land in the
-console data's dataset (`console`) under their own dlt schema `code_references`, so a `gatehouse run`
-and a scan never rewrite each other's tables. The scans come in from the scanner as objects of the
-shapes in scans.py.
+Its tables, `code_references` (replaced per repository), `code_reference_scans` (history) and `cleanup_branches`
+(history), land in the console data's dataset (`console`) under their own dlt schema `code_references`, so a
+`gatehouse run` and a scan never rewrite each other's tables. The scans come in from the scanner as objects of the
+shapes in scans.py; the branches as rows of `cleanup_branches`' columns.
 """
 
 from __future__ import annotations
@@ -106,6 +107,36 @@ def code_reference_scans(scans: Sequence[RepositoryScan], known_ids: Optional[se
             "dynamic_config_count": counts.dynamic_configs,
             "unknown_id_count": counts.unknown_ids,
         }
+
+
+@dlt.resource(
+    name="cleanup_branches",
+    write_disposition="append",
+    primary_key=("cleanup_id", "project", "gate_id", "repository"),
+    columns={
+        "cleanup_id": {"data_type": "text", "nullable": False},
+        "made_at": {"data_type": "timestamp"},
+        "project": {"data_type": "text", "nullable": False},
+        "gate_id": {"data_type": "text", "nullable": False},
+        "repository": {"data_type": "text", "nullable": False},
+        "branch": {"data_type": "text"},
+        "base_commit": {"data_type": "text"},
+        "commit": {"data_type": "text"},
+        "cleanup_value": {"data_type": "bool"},
+        "files_changed": {"data_type": "bigint"},
+        "checks_replaced": {"data_type": "bigint"},
+        "todos": {"data_type": "bigint"},
+    },
+)
+def cleanup_branches(branches: Sequence[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    """Table `cleanup_branches`: one row per gate, project and repository per cleanup (append), the branches made."""
+    yield from branches
+
+
+@dlt.source(name=SCHEMA_NAME, max_table_nesting=0)
+def cleanup_branches_source(branches: Sequence[dict[str, Any]]) -> Any:
+    """The branches one `gatehouse cleanup` made, into the same schema as the scans: one schema for the code's tables."""
+    return (cleanup_branches(branches),)
 
 
 @dlt.source(name=SCHEMA_NAME, max_table_nesting=0)
