@@ -31,7 +31,7 @@ Start with:
 def build_parser() -> argparse.ArgumentParser:
     # Imported here so that `gatehouse --help` stays quick and a broken optional
     # command cannot stop the others from loading.
-    from gatehouse.pipelines.cli import alerts, code_refs, console, report, run, sql, twin
+    from gatehouse.pipelines.cli import alerts, cleanup, code_refs, console, report, run, sql, twin
 
     parser = argparse.ArgumentParser(
         prog="gatehouse",
@@ -41,7 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-v", "--verbose", action="count", default=0, help="more log output (-vv for debug)")
     parser.add_argument("--version", action="version", version=f"gatehouse {installed_version()}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for module in (run, report, sql, code_refs, alerts, console, twin):
+    for module in (run, report, sql, code_refs, cleanup, alerts, console, twin):
         module.register(commands)
     return parser
 

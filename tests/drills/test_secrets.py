@@ -250,6 +250,9 @@ def test_no_command_leaks_a_secret(tmp_path):
         assert scanned.code == 0, scanned.err
         unreachable = gatehouse(["code-refs", "app", "--destination", "postgres"])
         assert unreachable.code == 2, unreachable.err
+        cleaned = gatehouse(["cleanup", "--all", "--repo", str(repository_checking_a_decided_gate(work)), "--duckdb",
+                             "gatehouse.duckdb"])
+        assert cleaned.code == 0 and "made 1 branch" in cleaned.out, cleaned.err
         with ThreadPoolExecutor(max_workers=3) as pool:
             report = pool.submit(gatehouse, ["report", "--duckdb", "gatehouse.duckdb", "--out", "reports"])
             served = pool.submit(serve_twin, env, work)
@@ -287,6 +290,21 @@ def test_no_command_leaks_a_secret(tmp_path):
     assert not leaks_in_files(work), f"secrets in files: {leaks_in_files(work)}"
     assert not leaks_in_files(home), f"secrets in files under HOME: {leaks_in_files(home)}"
     assert list(work.glob("reports/*.html")), "the reports were written and scanned"
+
+
+def repository_checking_a_decided_gate(work: Path) -> Path:
+    """A git repository whose one file checks a gate the loaded data decides: `gatehouse cleanup` makes its branch."""
+    with duckdb.connect(str(work / "gatehouse.duckdb"), read_only=True) as connection:
+        [(gate_id,)] = connection.execute("select gate_id from analytics.cleanup_decisions where is_decided"
+                                          " order by gate_id limit 1").fetchall()
+    root = work / "service"
+    root.mkdir()
+    (root / "checkout.py").write_text(f'from statsig import statsig\n\n\ndef enabled(user):\n'
+                                      f'    return statsig.check_gate(user, "{gate_id}")\n')
+    identity = ["-c", "user.name=Test Person", "-c", "user.email=test@example.com"]
+    for args in (["init", "--quiet"], ["add", "."], [*identity, "commit", "--quiet", "-m", "a check"]):
+        subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True)
+    return root
 
 
 def serve_twin(env: dict[str, str], work: Path) -> CommandOutput:

@@ -1,0 +1,135 @@
+"""The git side of `gatehouse cleanup`: a temporary work tree at the base commit, and a branch of one commit per gate.
+
+The user's checkout is never touched: its branch, index and files stay as they are, whatever it holds. Every
+rewrite happens in a work tree of its own (`git worktree add --detach`, in a temporary folder outside the
+repository), which is removed when the cleanup ends, failed or not. A branch is only ever created, never moved:
+one that exists already (a person may be working on it) is left alone. Nothing is pushed.
+
+Commits are made with `--no-verify`: the repository's own hooks are programs of whoever wrote them, and a hook that
+formats or lints would change the reviewed diff that `--dry-run` showed.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import subprocess
+import tempfile
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator, Optional, Sequence
+
+from gatehouse.pipelines.errors import GatehouseError
+from gatehouse.pipelines.untrusted import file_name
+
+log = logging.getLogger("gatehouse.cleanup")
+
+BRANCH_PREFIX = "gatehouse/cleanup/"
+# Who commits when the repository names no one (a CI machine): git refuses to commit without a name.
+FALLBACK_IDENTITY = ("gatehouse", "gatehouse@localhost")
+# git's own messages are told apart by their words: never translated
+_GIT_ENV = {"LC_ALL": "C", "GIT_TERMINAL_PROMPT": "0"}
+# the diff a person reviews and `git apply` reads: the same options for --dry-run and the branch
+DIFF_OPTIONS = ("--no-color", "--no-ext-diff", "--no-textconv", "--src-prefix=a/", "--dst-prefix=b/")
+
+
+def git(root: Path, *args: str, stdin: Optional[bytes] = None, env: Optional[dict[str, str]] = None) -> bytes:
+    """Runs git in `root`; its error, when it fails, is the one line raised."""
+    done = subprocess.run(["git", "-C", str(root), *args], input=stdin, capture_output=True, check=False,
+                          env={**os.environ, **_GIT_ENV, **(env or {})})
+    if done.returncode != 0:
+        said = done.stderr.decode("utf-8", errors="replace").strip()
+        message = (said.splitlines()[0] if said else "").removeprefix("fatal: ")
+        raise GatehouseError(f"git {args[0]} failed in {root}: {message or f'exit code {done.returncode}'}")
+    return done.stdout
+
+
+def branch_for(gate_id: str) -> str:
+    """`gatehouse/cleanup/<gate>`: the id as one safe name (pipelines/untrusted.py), never a ref git refuses."""
+    name = file_name(gate_id)
+    if ".." in name or name.endswith(".lock") or name.startswith("-"):
+        name = file_name(f"\0{gate_id}")  # a digest of its own: git refuses these shapes of a ref component
+    return BRANCH_PREFIX + name
+
+
+def branch_exists(root: Path, branch: str) -> bool:
+    done = subprocess.run(["git", "-C", str(root), "rev-parse", "--verify", "--quiet", f"refs/heads/{branch}"],
+                          capture_output=True, check=False, env={**os.environ, **_GIT_ENV})
+    return done.returncode == 0
+
+
+def resolve_commit(root: Path, ref: str) -> str:
+    """The commit `ref` names, as a full hash; one line when it names none."""
+    if ref.startswith("-"):
+        raise GatehouseError(f"--base {ref!r}: give a branch, a tag or a commit")
+    try:
+        return git(root, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}").decode().strip()
+    except GatehouseError:
+        raise GatehouseError(f"--base {ref}: no such commit in {root}") from None
+
+
+@dataclass
+class Worktree:
+    """A detached work tree at the base commit, for this cleanup only."""
+
+    root: Path  # the repository the branches are made in
+    path: Path
+    base_commit: str
+
+    def reset(self) -> None:
+        """Back to the base commit, every change of the gate before undone (a rewrite only ever changes tracked
+        files: no file to clean). git compares the index with the commit, so this costs little in a large tree."""
+        git(self.path, "checkout", "--quiet", "--detach", "--force", self.base_commit)
+
+    def read(self, path: str) -> bytes:
+        return (self.path / path).read_bytes()
+
+    def write(self, path: str, data: bytes) -> None:
+        (self.path / path).write_bytes(data)
+
+    def diff(self, paths: Sequence[str]) -> str:
+        """The unified diff of `paths` against the base commit: what the branch will hold."""
+        if not paths:
+            return ""
+        return git(self.path, "diff", *DIFF_OPTIONS, self.base_commit, "--", *paths).decode("utf-8", errors="replace")
+
+    def commit_branch(self, branch: str, message: str, paths: Sequence[str]) -> str:
+        """Creates `branch` at a commit of `paths` on top of the base and returns the commit. The work tree stays
+        detached (at that commit, until `reset`): the branch is checked out nowhere."""
+        git(self.path, "add", "--", *paths)
+        git(self.path, "commit", "--quiet", "--no-verify", "--file=-", stdin=message.encode("utf-8"), env=_identity(self.root))
+        commit = git(self.path, "rev-parse", "HEAD").decode().strip()
+        # `branch` creates, never moves: a branch made meanwhile by someone else makes this fail, not vanish
+        git(self.path, "branch", "--no-track", "--end-of-options", branch, commit)
+        return commit
+
+
+def _identity(root: Path) -> dict[str, str]:
+    """The repository's own author when it has one; otherwise gatehouse's, so a CI machine can commit."""
+    env: dict[str, str] = {}
+    for key, variable, fallback in (("user.name", "GIT_AUTHOR_NAME", FALLBACK_IDENTITY[0]),
+                                    ("user.email", "GIT_AUTHOR_EMAIL", FALLBACK_IDENTITY[1])):
+        done = subprocess.run(["git", "-C", str(root), "config", "--get", key], capture_output=True, check=False)
+        if done.returncode != 0 and variable not in os.environ:
+            env[variable] = env[variable.replace("AUTHOR", "COMMITTER")] = fallback
+    return env
+
+
+@contextmanager
+def base_worktree(root: Path, base_commit: str) -> Iterator[Worktree]:
+    """A temporary detached work tree of `root` at `base_commit`, removed afterwards, whatever happens."""
+    folder = Path(tempfile.mkdtemp(prefix="gatehouse-cleanup-"))
+    path = folder / "tree"
+    git(root, "worktree", "add", "--quiet", "--detach", str(path), base_commit)
+    try:
+        yield Worktree(root, path, base_commit)
+    finally:
+        try:
+            git(root, "worktree", "remove", "--force", str(path))
+        except GatehouseError as err:
+            log.warning("%s; removing the folder and pruning", err)
+            shutil.rmtree(path, ignore_errors=True)
+            subprocess.run(["git", "-C", str(root), "worktree", "prune"], capture_output=True, check=False)
+        shutil.rmtree(folder, ignore_errors=True)

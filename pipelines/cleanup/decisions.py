@@ -1,0 +1,115 @@
+"""Which gates `gatehouse cleanup` may rewrite, and with which value: read from one view, `analytics.cleanup_decisions`.
+
+The view decides (pipelines/models/marts/gates/cleanup_decisions.sql); this module only reads it and picks the
+gates a command names. A gate id that several projects hold is decided only when every project that holds it
+decides the same value: a repository's code is no one project's, and which project's flag it checks, the code does
+not say.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping, Optional, Sequence
+
+DECISION_COLUMNS = (
+    "project", "gate_id", "gate_name", "staleness", "type_reason", "type_reason_source", "gate_type", "status",
+    "rollout_state", "checks_per_hour", "days_untouched", "contact_name", "cleanup_value", "decision",
+)
+
+
+@dataclass(frozen=True)
+class GateDecision:
+    """One gate of one project as `analytics.cleanup_decisions` has it."""
+
+    project: str
+    gate_id: str
+    gate_name: Optional[str]
+    staleness: str
+    type_reason: Optional[str]
+    type_reason_source: Optional[str]
+    gate_type: Optional[str]
+    status: Optional[str]
+    rollout_state: Optional[str]
+    checks_per_hour: Optional[float]
+    days_untouched: Optional[int]
+    contact_name: Optional[str]
+    cleanup_value: Optional[bool]
+    decision: str
+
+    @property
+    def is_decided(self) -> bool:
+        return self.cleanup_value is not None
+
+
+@dataclass(frozen=True)
+class Choice:
+    """What the command does with one gate id: its value, or why it is left to a person."""
+
+    gate_id: str
+    decisions: tuple[GateDecision, ...]  # every project's row for the id (none: not stale, or not loaded)
+    value: Optional[bool]
+    reason: str
+
+
+def read_decisions(reader: Any) -> list[GateDecision]:
+    names = ", ".join(DECISION_COLUMNS)
+    rows = reader.rows(f"select {names} from analytics.cleanup_decisions order by gate_id, project")
+    return [GateDecision(**dict(zip(DECISION_COLUMNS, row))) for row in rows]
+
+
+def read_referencing_repositories(reader: Any) -> dict[str, list[str]]:
+    """gate id -> the repositories whose last scan found it, by name."""
+    rows = reader.rows("select distinct entity_id, repository from analytics.stg_code_references"
+                       " where entity_type = 'gate' order by entity_id, repository")
+    found: dict[str, list[str]] = {}
+    for gate_id, repository in rows:
+        found.setdefault(gate_id, []).append(repository)
+    return found
+
+
+def choose(decisions: Sequence[GateDecision], gate_ids: Sequence[str], every_decided: bool,
+           projects: Sequence[str] = ()) -> list[Choice]:
+    """The named gates (and, with `every_decided`, every stale gate), each with its value or why it is left alone."""
+    by_id: dict[str, list[GateDecision]] = {}
+    for decision in decisions:
+        if not projects or decision.project in projects:
+            by_id.setdefault(decision.gate_id, []).append(decision)
+    # --all: every stale gate, so the undecided ones are listed with their reasons too
+    wanted = list(dict.fromkeys([*gate_ids, *(by_id if every_decided else ())]))
+    return [_choice(gate_id, tuple(by_id.get(gate_id, ()))) for gate_id in wanted]
+
+
+def _choice(gate_id: str, rows: tuple[GateDecision, ...]) -> Choice:
+    if not rows:
+        return Choice(gate_id, rows, None, "not stale, or no such gate loaded")
+    undecided = [row for row in rows if not row.is_decided]
+    if undecided:
+        row = undecided[0]
+        where = f" (project {row.project})" if len(rows) > 1 else ""
+        return Choice(gate_id, rows, None, f"{row.decision}{where}")
+    values = {row.cleanup_value for row in rows}
+    if len(values) > 1:
+        said = ", ".join(f"{row.project} {str(row.cleanup_value).lower()}" for row in rows)
+        return Choice(gate_id, rows, None, f"its projects decide differently ({said}): which one the code checks, it does not say")
+    return Choice(gate_id, rows, rows[0].cleanup_value, rows[0].decision)
+
+
+def evidence_rows(choice: Choice, files: Mapping[str, str], other_repositories: Sequence[str]) -> list[tuple[str, str]]:
+    """The evidence a commit message carries, as (what, value) rows; `files` maps each changed path to what was done."""
+    rows: list[tuple[str, str]] = []
+    for decision in choice.decisions:
+        prefix = f"{decision.project}: " if len(choice.decisions) > 1 else ""
+        reason = f"{decision.type_reason or '–'} ({decision.type_reason_source or 'unknown'})"
+        checks = "never checked" if decision.checks_per_hour in (None, 0) else f"{decision.checks_per_hour:g}"
+        rows += [
+            (f"{prefix}console type and reason", f"{decision.gate_type or '–'}, {reason}"),
+            (f"{prefix}status", decision.status or "–"),
+            (f"{prefix}days untouched", "–" if decision.days_untouched is None else str(decision.days_untouched)),
+            (f"{prefix}checks per hour", checks),
+            (f"{prefix}rollout", decision.rollout_state or "–"),
+        ]
+    value = str(choice.value).lower()
+    rows.append(("value chosen", f"{value}: {choice.reason}"))
+    rows += [("file changed", f"{path}: {done}") for path, done in files.items()]
+    rows.append(("other repositories referencing it", ", ".join(other_repositories) if other_repositories else "none scanned"))
+    return rows

@@ -1,0 +1,584 @@
+"""A gate's checks in one file replaced by the gate's decided value, and what that makes constant simplified.
+
+Pure: text in, text out; no git, no database. One engine for the six languages: ast-grep (tree-sitter with every
+grammar built in, `ast-grep-py`) finds the nodes, and a small set of rules, the same in every language, rewrites
+them until none applies:
+
+1. each check of the gate (the SDKs' documented call forms, `CHECKS`) becomes a placeholder of its value, an
+   identifier no code holds (`__gatehouse_true__`), so that the rules below touch only what the rewrite made;
+2. `not`/`!` of a placeholder, a placeholder in parentheses, `and`/`or`/`&&`/`||` with one, a ternary or
+   conditional expression on one, an `if`/`elif`/`else if` on one (the live branch kept in place, re-indented; the
+   dead one deleted; a Python block left empty gets `pass`), and a local variable that holds one and is never
+   assigned again (inlined, its declaration deleted);
+3. statements after a `return`, `raise` or `throw` that a rule brought into a block are unreachable: deleted;
+4. a placeholder left is a use the rules cannot simplify (an argument, a returned value, a field): it becomes the
+   literal with a `TODO(gatehouse)` comment at the end of its line;
+5. an import the rewrite left unused (the SDK's client or hook) is removed: Python, TypeScript/JavaScript, Java,
+   Kotlin, Go. Swift's `import Statsig` names a module, not what was used, and is left.
+
+Why not Piranha, which cleans up Java and Go (and only replaces the call in Python and TypeScript): one set of rules
+for six languages gives one behaviour to review, one count of what was replaced and what was left with a TODO, and
+the same parse check, and it needs no second engine with a Rust panic that escapes `Exception` for the language
+names it does not know. The rules are kept to what is certain: an expression the value does not decide
+(`enabled and other()` → `other()` is certain; `other() and False` is left as it is, `other()` may have effects).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Iterator, Mapping, Optional
+
+TRUE, FALSE = "__gatehouse_true__", "__gatehouse_false__"
+NAME = re.compile(r"[A-Za-z_$][\w$]*")
+TODO = "TODO(gatehouse)"
+
+LANGUAGE_BY_SUFFIX: Mapping[str, str] = {
+    ".py": "python", ".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "tsx", ".jsx": "tsx",
+    ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".java": "java", ".kt": "kotlin", ".kts": "kotlin",
+    ".go": "go", ".swift": "swift",
+}
+# The service's SDK checks: called with the gate's id as its first argument, or its second after the user.
+BOOLEAN_CHECKS = frozenset({
+    "check_gate", "check_gate_with_exposure_logging_disabled", "checkGate", "checkGateSync",
+    "checkGateWithExposureLoggingDisabled", "useGateValue", "CheckGate", "CheckGateWithExposureLoggingDisabled",
+})
+# Calls that give a gate object: a check once its `.value` is read.
+OBJECT_CHECKS = frozenset({"get_feature_gate", "getFeatureGate", "useFeatureGate", "useGate"})
+# Java's asynchronous check: a check once its future is read with `.get()`.
+FUTURE_CHECKS = frozenset({"checkGateAsync"})
+
+LITERALS = {"python": ("True", "False")}
+# where `and`/`&&` take and give booleans only
+TYPED_BOOLEANS = frozenset({"java", "kotlin", "go", "swift"})
+COMMENT = {"python": "#"}
+CALL = {"python": "call", "java": "method_invocation"}  # call_expression elsewhere
+IF = {"kotlin": "if_expression"}  # if_statement elsewhere
+BLOCK_KINDS = frozenset({"block", "statement_block", "statements", "statement_list", "control_structure_body", "function_body"})
+UNARY = frozenset({"not_operator", "unary_expression", "prefix_expression"})
+BINARY = frozenset({"boolean_operator", "binary_expression", "conjunction_expression", "disjunction_expression"})
+TERNARY = frozenset({"conditional_expression", "ternary_expression"})
+PARENS = frozenset({"parenthesized_expression", "tuple_expression"})
+EXITS = frozenset({"return_statement", "raise_statement", "throw_statement", "control_transfer_statement",
+                   "jump_expression"})
+FUNCTIONS = frozenset({
+    "function_definition", "function_declaration", "method_declaration", "arrow_function", "function_expression",
+    "method_definition", "constructor_declaration", "func_literal", "lambda_literal", "anonymous_function",
+    "generator_function_declaration", "function_body",
+})
+# An identifier in these is a name of something else (an attribute, a keyword argument), not the variable.
+MEMBER_PARENTS = frozenset({
+    "attribute", "member_expression", "field_access", "navigation_suffix", "keyword_argument", "selector_expression",
+    "pair", "property_identifier", "value_argument_label",
+})
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    text: str  # the whole file after the rewrite (the same text when nothing matched)
+    replaced: int  # checks of the gate replaced by its value
+    todos: int  # of those, uses the rules cannot simplify: the literal and a TODO(gatehouse) comment
+
+
+def language_of(path: str) -> Optional[str]:
+    dot = path.rfind(".")
+    return LANGUAGE_BY_SUFFIX.get(path[dot:].lower()) if dot >= 0 else None
+
+
+def _parse(text: str, language: str) -> Any:
+    # imported here, the one place: every other command starts without loading the parsers
+    from ast_grep_py import SgRoot
+
+    return SgRoot(text, language).root()
+
+
+def parse_errors(text: str, language: str) -> list[str]:
+    """The places `text` does not parse as `language` (none: []): Python's own compiler; tree-sitter's ERROR nodes
+    and the zero-width nodes it inserts where a token is missing, for the others."""
+    if language == "python":
+        try:
+            compile(text, "<rewritten>", "exec", dont_inherit=True)
+        except SyntaxError as err:
+            return [f"line {err.lineno}: {err.msg}"]
+        return []
+    errors = []
+    for node in _walk(_parse(text, language)):
+        span = node.range()
+        if node.kind() == "ERROR" or (span.start.index == span.end.index and not node.children() and node.kind() != "source_file"):
+            errors.append(f"line {span.start.line + 1}: {'unexpected text' if node.kind() == 'ERROR' else 'missing ' + node.kind()}")
+    return errors
+
+
+def _walk(node: Any) -> Iterator[Any]:
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(reversed(current.children()))
+
+
+def rewrite_checks(text: str, language: str, gate_id: str, value: bool) -> Rewrite:
+    """`text` with every check of `gate_id` replaced by `value` and what that makes constant simplified."""
+    placeholder = TRUE if value else FALSE
+    root = _parse(text, language)
+    edits, receivers = [], set()
+    for node, receiver in _checks(root, language, gate_id):
+        start = node.range().start.index
+        # Swift's grammar reads `!Statsig.checkGate(…)` as `(!Statsig).checkGate(…)`: the `!` stays outside
+        bang = len(node.text()) - len(node.text().lstrip("!"))
+        edits.append(_Edit(start + bang, node.range().end.index, placeholder))
+        receivers.add(receiver)
+    if not edits:
+        return Rewrite(text, 0, 0)
+    text = _commit(root, edits, text)
+    for _ in range(200):  # each round applies at least one rule; a file has far fewer
+        changed = _simplify_once(text, language)
+        if changed is None:
+            break
+        text = changed
+    text, todos = _literals(text, language)
+    text = _unused_imports(text, language, receivers)
+    return Rewrite(text, len(edits), todos)
+
+
+def _unused_imports(text: str, language: str, names: set[str]) -> str:
+    """Import statements that bind only names the rewrite left unused (the SDK's client, its hooks), removed;
+    blank lines their removal leaves behind go too."""
+    root = _parse(text, language)
+    imports = [(node, bound) for node in _walk(root) if (bound := _bound_names(node, language))]
+    inside_imports = [node for node, _ in imports]
+    used = {leaf.text() for leaf in _walk(root) if _is_named_leaf(leaf) and not any(_inside(leaf, node) for node in inside_imports)}
+    removable = [node for node, bound in imports if set(bound) & names and not set(bound) & used]
+    if not removable:
+        return text
+    removed = _commit(root, [_delete_statement(node, text, language) for node in removable], text)
+    return removed.lstrip("\n") if not text.startswith("\n") else removed
+
+
+# -- finding the checks ---------------------------------------------------------------------------------------
+
+def _checks(root: Any, language: str, gate_id: str) -> Iterator[tuple[Any, str]]:
+    """(the node to replace, the name the call was reached through) for each check of `gate_id`."""
+    quoted = {f'"{gate_id}"', f"'{gate_id}'", f"`{gate_id}`"}
+    for call in root.find_all(kind=CALL.get(language, "call_expression")):
+        name, receiver = _callee(call, language)
+        if name not in BOOLEAN_CHECKS | OBJECT_CHECKS | FUTURE_CHECKS:
+            continue
+        arguments = _arguments(call, language)[:2]
+        if not any(argument.text() in quoted for argument in arguments):
+            continue
+        node = call
+        parent = call.parent()
+        if name in OBJECT_CHECKS:
+            if parent is None or not parent.text().endswith(".value") or parent.kind() in CALL.values():
+                continue  # the gate object itself: not a check the rules know
+            node = parent
+        elif name in FUTURE_CHECKS:
+            if parent is None or parent.kind() != "method_invocation" or parent.field("name").text() != "get":
+                continue
+            node = parent
+        outer = node.parent()
+        if outer is not None and outer.kind() == "await_expression":
+            node = outer
+        yield node, receiver
+
+
+def _callee(call: Any, language: str) -> tuple[str, str]:
+    """The called name and the name it is reached through (`statsig` of `statsig.check_gate`)."""
+    if language == "java":
+        name = call.field("name").text()
+        target = call.field("object")
+        return name, _leaves(target)[0] if target is not None else name
+    function = call.field("function") or call.named_children()[0]
+    leaves = _leaves(function)
+    return leaves[-1], leaves[0]
+
+
+def _leaves(node: Any) -> list[str]:
+    """The names in `node`, in order (Swift's grammar puts a leading `!` in the callee: not a name)."""
+    return [leaf.text() for leaf in _walk(node) if _is_named_leaf(leaf) and NAME.fullmatch(leaf.text())] or [node.text()]
+
+
+def _is_named_leaf(node: Any) -> bool:
+    # ast-grep's is_named_leaf() is true of punctuation too
+    return bool(node.is_named() and node.is_leaf())
+
+
+def _arguments(call: Any, language: str) -> list[Any]:
+    container = call.field("arguments")
+    if container is None:
+        suffix = next((child for child in call.named_children() if child.kind() in ("call_suffix", "argument_list", "arguments")), None)
+        container = suffix
+        if suffix is not None and suffix.kind() == "call_suffix":
+            container = next((child for child in suffix.named_children() if child.kind() == "value_arguments"), None)
+    if container is None:
+        return []
+    arguments = []
+    for argument in container.named_children():
+        if argument.kind() == "value_argument":  # Kotlin, Swift: `withName: "id"`, the expression last
+            argument = argument.named_children()[-1]
+        arguments.append(argument)
+    return arguments
+
+
+# -- the rules --------------------------------------------------------------------------------------------------
+
+def _simplify_once(text: str, language: str) -> Optional[str]:
+    """The text after one round of one rule, or None when no rule applies."""
+    root = _parse(text, language)
+    for rule in (_negation, _parentheses, _boolean, _ternary, _conditional, _variable, _unreachable):
+        edits = [edit for node in _walk(root) if (edit := rule(node, language, text)) is not None]
+        if edits:
+            return _commit(root, edits, text)
+    return None
+
+
+def _commit(root: Any, edits: list[Any], text: str) -> str:
+    """The edits applied to `text` (character offsets, as ast-grep gives them); of overlapping edits the first
+    wins, and the others wait for the next round."""
+    flat = [edit for item in edits for edit in (item if isinstance(item, _Many) else [item])]
+    kept: list[Any] = []
+    for edit in sorted(flat, key=lambda edit: (edit.start_pos, edit.end_pos)):
+        if not kept or edit.start_pos >= kept[-1].end_pos:
+            kept.append(edit)
+    for edit in reversed(kept):
+        text = text[:edit.start_pos] + edit.inserted_text + text[edit.end_pos:]
+    return text
+
+
+def _constant(node: Optional[Any]) -> Optional[bool]:
+    text = node.text() if node is not None else None
+    return True if text == TRUE else False if text == FALSE else None
+
+
+def _placeholder(value: bool) -> str:
+    return TRUE if value else FALSE
+
+
+def _negation(node: Any, language: str, text: str) -> Any:
+    if node.kind() in UNARY and node.text()[:1] in "!n":
+        operand = _constant(node.named_children()[-1])
+        if operand is not None and node.text().lstrip("!not( \t").rstrip(") \t") in (TRUE, FALSE):
+            return node.replace(_placeholder(not operand))
+    return None
+
+
+def _parentheses(node: Any, language: str, text: str) -> Any:
+    parent, inner = node.parent(), _only_child(node)
+    # an if's or while's own parentheses (TypeScript, Java) are its syntax, not an expression's
+    if node.kind() in PARENS and inner is not None and _constant(inner) is not None and not (
+            parent is not None and parent.kind().endswith("_statement") and parent.kind() != "expression_statement"):
+        return node.replace(inner.text())
+    return None
+
+
+def _only_child(node: Any) -> Optional[Any]:
+    children = node.named_children()
+    return children[0] if len(children) == 1 else None
+
+
+def _boolean(node: Any, language: str, text: str) -> Any:
+    if node.kind() not in BINARY:
+        return None
+    children = node.named_children()
+    if len(children) != 2:
+        return None
+    left, right = children
+    operator = text_between(node, left, right)
+    conjunction = operator in ("and", "&&")
+    if operator not in ("and", "or", "&&", "||"):
+        return None
+    first = _constant(left)
+    if first is not None:  # `True and x` is x, `False and x` is False: x is never evaluated
+        return node.replace(right.text() if first == conjunction else _placeholder(first))
+    # `x and True` is x where only truth counts; `x and False` is left: x may have effects. In Python and JavaScript
+    # `x and True` is True, not x, when x is truthy: only in a condition are the two the same.
+    if _constant(right) == conjunction and (language in TYPED_BOOLEANS or _in_condition(node)):
+        return node.replace(left.text())
+    return None
+
+
+def _in_condition(node: Any) -> bool:
+    """Only `node`'s truth is read: it is (inside parentheses, `not` and boolean operators) an if's, elif's, while's or
+    ternary's condition."""
+    child, parent = node, node.parent()
+    while parent is not None and (parent.kind() in PARENS | UNARY | BINARY):
+        child, parent = parent, parent.parent()
+    if parent is None:
+        return False
+    if parent.kind() in ("if_statement", "elif_clause", "while_statement", "do_statement"):
+        return parent.field("condition") == child
+    if parent.kind() in TERNARY:
+        return parent.field("condition") == child
+    return False
+
+
+def text_between(node: Any, left: Any, right: Any) -> str:
+    start = left.range().end.index - node.range().start.index
+    end = right.range().start.index - node.range().start.index
+    return node.text()[start:end].strip()
+
+
+def _ternary(node: Any, language: str, text: str) -> Any:
+    if node.kind() not in TERNARY:
+        return None
+    children = node.named_children()
+    if len(children) != 3:
+        return None
+    # Python: `a if condition else b`; the others: `condition ? a : b`
+    condition, chosen, other = (children[1], children[0], children[2]) if language == "python" else children
+    value = _constant(condition)
+    if value is None:
+        return None
+    return node.replace((chosen if value else other).text())
+
+
+def _conditional(node: Any, language: str, text: str) -> Any:
+    if node.kind() == "elif_clause":
+        return _elif(node, text)
+    if node.kind() != IF.get(language, "if_statement"):
+        return None
+    condition = node.field("condition") if language not in ("kotlin", "swift") else node.named_children()[0]
+    if condition is not None and condition.kind() in PARENS and language != "python":
+        condition = _only_child(condition)
+    value = _constant(condition)
+    if value is None:
+        return None
+    live = _branch(node, language, value)
+    if live is None:
+        return _delete_statement(node, text, language)
+    if live.kind() == IF.get(language, "if_statement") or (language == "python" and live.kind() == "elif_clause"):
+        # the first elif becomes the if, the clauses after it kept; an `else if` chain's next if stands alone
+        return node.replace(("if" + live.text()[4:] + _after(node, live, text)) if live.kind() == "elif_clause" else live.text())
+    return _inline(node, live, text, language)
+
+
+def _after(node: Any, live: Any, text: str) -> str:
+    """What follows `live` inside `node` (a Python elif chain's later clauses): kept."""
+    return text[live.range().end.index:node.range().end.index]
+
+
+def _branch(node: Any, language: str, value: bool) -> Optional[Any]:
+    """The statement or block that runs: the consequence when `value`, else the alternative (None: nothing runs)."""
+    if language == "python":
+        if value:
+            return node.field("consequence")
+        alternatives = [child for child in node.named_children() if child.kind() in ("elif_clause", "else_clause")]
+        if not alternatives:
+            return None
+        first = alternatives[0]
+        return first if first.kind() == "elif_clause" else first.field("body") or first.named_children()[-1]
+    bodies = [child for child in node.named_children()[1:] if child.kind() not in ("else",)]
+    if language in ("kotlin", "swift"):
+        return bodies[0] if value else (bodies[1] if len(bodies) > 1 else None)
+    if value:
+        return node.field("consequence")
+    alternative = node.field("alternative")
+    if alternative is None:
+        return None
+    if alternative.kind() == "else_clause":
+        return alternative.named_children()[-1]
+    return alternative
+
+
+def _elif(node: Any, text: str) -> Any:
+    value = _constant(node.field("condition"))
+    if value is None:
+        return None
+    if not value:  # never taken: the clause goes, from its line's start
+        start = text.rfind("\n", 0, node.range().start.index) + 1
+        return _Edit(start, _line_end(text, node.range().end.index), "")
+    # always taken when reached: it is the else, and the clauses after it are never reached
+    statement = node.parent()
+    block = node.field("consequence")
+    return _Edit(node.range().start.index, statement.range().end.index, "else:" + text[node.range().start.index:][
+        text[node.range().start.index:].index(":") + 1:block.range().end.index - node.range().start.index])
+
+
+def _inline(node: Any, live: Any, text: str, language: str) -> Any:
+    """`node` (an if) replaced by the statements of `live`, re-indented to the if's own column."""
+    indent = _indentation(text, node.range().start.index)
+    if live.kind() in BLOCK_KINDS or live.kind() == "block":
+        body = _block_body(live, text, language)
+    else:
+        body = live.text()
+    if not body.strip():
+        return _delete_statement(node, text, language)
+    lines = body.split("\n")
+    inner = next((_leading(line) for line in lines[1:] + lines[:1] if line.strip()), "")
+    deeper = inner[len(indent):] if inner.startswith(indent) else ""
+    fixed = [lines[0].strip()] + [line[len(deeper):] if line.startswith(indent + deeper) else line for line in lines[1:]]
+    return node.replace("\n".join(fixed).rstrip())
+
+
+def _block_body(block: Any, text: str, language: str) -> str:
+    """A block's statements as written, from the first to the last, their own indentation kept."""
+    statements = block.named_children()
+    if len(statements) == 1 and statements[0].kind() in ("statements", "statement_list"):
+        statements = statements[0].named_children()
+    if not statements:
+        return ""
+    start = statements[0].range().start.index
+    return _indentation(text, start) + text[start:statements[-1].range().end.index]
+
+
+def _indentation(text: str, index: int) -> str:
+    line_start = text.rfind("\n", 0, index) + 1
+    return _leading(text[line_start:index])
+
+
+def _leading(line: str) -> str:
+    return line[: len(line) - len(line.lstrip(" \t"))]
+
+
+def _line_end(text: str, index: int) -> int:
+    end = text.find("\n", index)
+    return len(text) if end < 0 else end + 1
+
+
+@dataclass(frozen=True)
+class _Edit:
+    """An edit by character offsets, where a node's own replace cannot say it (whole lines)."""
+
+    start_pos: int
+    end_pos: int
+    inserted_text: str
+
+
+def _delete_statement(node: Any, text: str, language: str) -> Any:
+    """`node` deleted with its line when it is alone on it; a Python block left empty gets `pass`."""
+    parent = node.parent()
+    if language == "python" and parent is not None and parent.kind() == "block" and len(parent.named_children()) == 1:
+        return node.replace("pass")
+    start, end = node.range().start.index, node.range().end.index
+    line_start = text.rfind("\n", 0, start) + 1
+    if not text[line_start:start].strip() and not text[end:_line_end(text, end)].strip():
+        line_end = _line_end(text, end)
+        after = _line_end(text, line_end)
+        before = text.rfind("\n", 0, max(line_start - 1, 0)) + 1
+        blank_before = line_start == 0 or not text[before:line_start].strip()
+        # an import between blank lines takes one of them along; the last of a group, the blank line before it
+        if blank_before and after > line_end and not text[line_end:after].strip():
+            line_end = after
+        elif blank_before and line_start > 0 and text[line_end:after].strip()[:1] in (")", "}"):
+            line_start = before
+        return _Edit(line_start, line_end, "")
+    return node.replace("")
+
+
+def _variable(node: Any, language: str, text: str) -> Any:
+    """A local variable assigned a placeholder once and never again: its uses become the placeholder (this round),
+    its declaration goes (a later round, once no use is left)."""
+    found = _declaration(node, language)
+    if found is None:
+        return None
+    name, value = found
+    scope = next((ancestor for ancestor in node.ancestors() if ancestor.kind() in FUNCTIONS), node.get_root().root())
+    uses = [identifier for identifier in _walk(scope) if _is_named_leaf(identifier) and identifier.text() == name
+            and identifier.kind() in ("identifier", "simple_identifier") and not _is_member(identifier)]
+    declared = [use for use in uses if _inside(use, node)]
+    others = [use for use in uses if not _inside(use, node)]
+    if len(declared) != 1 or any(_is_assigned(use) for use in others):
+        return None
+    if others:
+        return _Many([use.replace(value.text()) for use in others])
+    return _delete_statement(node, text, language)
+
+
+class _Many(list):  # several edits from one rule on one node
+    pass
+
+
+def _declaration(node: Any, language: str) -> Optional[tuple[str, Any]]:
+    kind = node.kind()
+    children = node.named_children()
+    if language == "python" and kind == "expression_statement" and len(children) == 1 and children[0].kind() == "assignment":
+        target, value = children[0].field("left"), children[0].field("right")
+        if target is not None and target.kind() == "identifier" and _constant(value) is not None:
+            return target.text(), value
+    if kind in ("lexical_declaration", "variable_declaration", "local_variable_declaration"):
+        declarators = [child for child in children if child.kind() == "variable_declarator"]
+        if len(declarators) == 1:
+            name, value = declarators[0].field("name"), declarators[0].field("value")
+            if name is not None and name.kind() == "identifier" and _constant(value) is not None:
+                return name.text(), value
+    if kind == "property_declaration" and _constant(children[-1] if children else None) is not None:
+        names = [leaf for child in children[:-1] for leaf in _walk(child) if leaf.kind() == "simple_identifier"]
+        if len(names) == 1 and "var " not in node.text()[:8]:
+            return names[0].text(), children[-1]
+    if kind == "short_var_declaration":
+        left, right = node.field("left"), node.field("right")
+        if left is not None and right is not None and len(left.named_children()) == 1 and len(right.named_children()) == 1:
+            if _constant(right.named_children()[0]) is not None:
+                return left.named_children()[0].text(), right.named_children()[0]
+    return None
+
+
+def _inside(node: Any, container: Any) -> bool:
+    start, end = container.range().start.index, container.range().end.index
+    return start <= node.range().start.index and node.range().end.index <= end
+
+
+def _is_member(identifier: Any) -> bool:
+    parent = identifier.parent()
+    return parent is not None and parent.kind() in MEMBER_PARENTS and parent.named_children()[0] != identifier
+
+
+def _is_assigned(identifier: Any) -> bool:
+    parent = identifier.parent()
+    if parent is None:
+        return False
+    if parent.kind() in ("assignment", "augmented_assignment", "assignment_expression", "augmented_assignment_expression",
+                         "update_expression", "directly_assignable_expression", "assignment_statement", "inc_statement",
+                         "dec_statement"):
+        return parent.named_children()[0] == identifier
+    return parent.kind() in ("expression_list",) and parent.parent() is not None and parent.parent().kind() == "assignment_statement"
+
+
+def _unreachable(node: Any, language: str, text: str) -> Any:
+    """Statements after a `return`, `raise` or `throw` in the same block (an inlined branch that exits): deleted."""
+    if node.kind() not in BLOCK_KINDS:
+        return None
+    statements = [child for child in node.named_children() if child.kind() != "comment"]
+    for statement in statements[:-1]:
+        if statement.kind() in EXITS or (statement.kind() == "expression_statement" and statement.named_children()
+                                         and statement.named_children()[0].kind() in EXITS):
+            return _Edit(_line_end(text, statement.range().end.index), _line_end(text, statements[-1].range().end.index), "")
+    return None
+
+
+# -- what is left ---------------------------------------------------------------------------------------------
+
+def _literals(text: str, language: str) -> tuple[str, int]:
+    """Each placeholder left becomes the literal, with a TODO(gatehouse) comment once on its line."""
+    true, false = LITERALS.get(language, ("true", "false"))
+    comment = COMMENT.get(language, "//")
+    lines = text.split("\n")
+    todos = 0
+    for number, line in enumerate(lines):
+        count = line.count(TRUE) + line.count(FALSE)
+        if count:
+            todos += count
+            lines[number] = (line.replace(TRUE, true).replace(FALSE, false)
+                             + f"  {comment} {TODO}: the gate's value, used where gatehouse cannot simplify it")
+    return "\n".join(lines), todos
+
+
+def _bound_names(node: Any, language: str) -> list[str]:
+    """The names an import statement binds ([]: not an import, or one whose names this cannot tell)."""
+    kind = node.kind()
+    if language == "python" and kind in ("import_statement", "import_from_statement"):
+        imported = node.named_children()[1 if kind == "import_from_statement" else 0:]
+        return [_leaves(name)[-1] for name in imported]
+    if language in ("typescript", "tsx", "javascript") and kind == "import_statement":
+        clause = next((child for child in node.named_children() if child.kind() == "import_clause"), None)
+        return [leaf.text() for leaf in _walk(clause) if leaf.kind() == "identifier"] if clause is not None else []
+    if language in ("java", "kotlin") and kind in ("import_declaration", "import_header") and "*" not in node.text():
+        return _leaves(node)[-1:]
+    if language == "go" and kind == "import_spec":
+        alias, path = node.field("name"), node.field("path")
+        if alias is not None:
+            return [alias.text()]
+        # a package's name is not in its path; the service's Go SDK (github.com/statsig-io/go-sdk) is `statsig`
+        return ["statsig"] if path is not None and "statsig" in path.text() else []
+    return []

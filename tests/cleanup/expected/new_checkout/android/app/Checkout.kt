@@ -1,0 +1,17 @@
+package com.example.app
+
+import com.statsig.androidsdk.Statsig
+
+class Checkout {
+    fun screen(): String {
+        return "new"
+    }
+
+    fun banner(): String? {
+        val text = if (Statsig.checkGate("old_banner")) "old" else null
+        if (!Statsig.checkGate("old_banner") || isTablet()) {
+            log("no old banner")
+        }
+        return text
+    }
+}

@@ -1,0 +1,20 @@
+package flags
+
+import (
+	"fmt"
+
+	statsig "github.com/statsig-io/go-sdk"
+)
+
+func Banner(user statsig.User) {
+	if statsig.CheckGate(user, "old_banner") {
+		fmt.Println("old banner")
+	} else {
+		fmt.Println("plain banner")
+	}
+	fmt.Println("new checkout")
+}
+
+func Half(user statsig.User) bool {
+	return statsig.CheckGate(user, "half_rollout")
+}

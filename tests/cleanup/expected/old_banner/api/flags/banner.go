@@ -1,0 +1,20 @@
+package flags
+
+import (
+	"fmt"
+
+	statsig "github.com/statsig-io/go-sdk"
+)
+
+func Banner(user statsig.User) {
+	fmt.Println("plain banner")
+	enabled := statsig.CheckGate(user, "new_checkout")
+	if !enabled {
+		return
+	}
+	fmt.Println("new checkout")
+}
+
+func Half(user statsig.User) bool {
+	return statsig.CheckGate(user, "half_rollout")
+}

@@ -1,0 +1,33 @@
+from statsig import statsig
+
+from app.pages import beta_page, new_page, old_page
+
+
+def checkout_page(user):
+    if statsig.check_gate(user, "new_checkout"):
+        return new_page(user)
+    return old_page(user)
+
+
+def banner(user):
+    return None
+
+
+def layout(user):
+    if user.is_beta:
+        columns = 2
+    else:
+        columns = 1
+    return columns
+
+
+def summary(user, cart):
+    express = cart.small and statsig.get_feature_gate(user, "new_checkout").value
+    label = "new" if statsig.check_gate(user, "new_checkout") else "old"
+    if statsig.check_gate(user, "half_rollout"):
+        label += " (half)"
+    return label, express
+
+
+def audit(user):
+    record("new_checkout", statsig.check_gate(user, "new_checkout"))

@@ -1,0 +1,21 @@
+package com.example.app
+
+import com.statsig.androidsdk.Statsig
+
+class Checkout {
+    fun screen(): String {
+        val useNew = Statsig.checkGate("new_checkout")
+        if (useNew) {
+            return "new"
+        }
+        return "old"
+    }
+
+    fun banner(): String? {
+        val text = if (Statsig.checkGate("old_banner")) "old" else null
+        if (!Statsig.checkGate("old_banner") || isTablet()) {
+            log("no old banner")
+        }
+        return text
+    }
+}

@@ -1,0 +1,133 @@
+"""`gatehouse cleanup` on the sample repository: a branch a decided gate holding exactly the expected files, each
+parsing; the evidence in its commit; the person's checkout byte-identical; --dry-run's diff the branch's own."""
+
+from __future__ import annotations
+
+import duckdb
+
+from gatehouse.pipelines.cleanup.branches import DIFF_OPTIONS
+from gatehouse.pipelines.cleanup.rewrite import language_of, parse_errors
+from tests.cleanup.conftest import EXPECTED, SAMPLE, git, tree_bytes
+
+DECIDED = ("new_checkout", "old_banner")
+
+
+def checkout_state(root) -> tuple:
+    """What a person working in the repository sees: branch, commit, status, every file, the branches, the work trees."""
+    return (git(root, "symbolic-ref", "HEAD"), git(root, "rev-parse", "HEAD"), git(root, "status", "--porcelain"),
+            tree_bytes(root), git(root, "for-each-ref", "--format=%(refname) %(objectname)"),
+            git(root, "worktree", "list", "--porcelain"))
+
+
+def with_work_in_progress(root) -> None:
+    """A person's uncommitted edit and untracked file: the cleanup must leave both as they are."""
+    first = sorted(path for path in SAMPLE.rglob("*") if path.is_file())[0].relative_to(SAMPLE)
+    (root / first).write_bytes((root / first).read_bytes() + b"\n# my edit, not committed\n")
+    (root / "notes.txt").write_text("untracked\n")
+
+
+def expected_tree(gate_id: str) -> dict[str, bytes]:
+    tree = tree_bytes(SAMPLE)
+    tree.update(tree_bytes(EXPECTED / gate_id))
+    return tree
+
+
+def branch_tree(root, branch: str) -> dict[str, bytes]:
+    paths = git(root, "ls-tree", "-r", "-z", "--name-only", branch).split("\0")
+    return {path: git_bytes(root, f"{branch}:{path}") for path in paths if path}
+
+
+def git_bytes(root, spec: str) -> bytes:
+    import subprocess
+
+    return subprocess.run(["git", "-C", str(root), "show", spec], capture_output=True, check=True).stdout
+
+
+def test_each_decided_gate_gets_a_branch_of_the_expected_files_and_the_checkout_is_untouched(repository, database, gatehouse):
+    with_work_in_progress(repository)
+    before = checkout_state(repository)
+    done = gatehouse("cleanup", *DECIDED, "half_rollout", "--repo", str(repository), "--duckdb", str(database))
+    assert done.code == 0, done.err
+    assert checkout_state(repository)[:4] == before[:4]
+    assert git(repository, "worktree", "list", "--porcelain") == before[5]
+    branches = git(repository, "for-each-ref", "--format=%(refname:short)", "refs/heads/gatehouse").split()
+    assert branches == [f"gatehouse/cleanup/{gate_id}" for gate_id in DECIDED]
+    base = git(repository, "rev-parse", "main").strip()
+    for gate_id in DECIDED:
+        branch = f"gatehouse/cleanup/{gate_id}"
+        assert git(repository, "rev-parse", f"{branch}^").strip() == base, "one commit on the base"
+        tree = branch_tree(repository, branch)
+        assert tree == expected_tree(gate_id)
+        for path in tree_bytes(EXPECTED / gate_id):
+            assert parse_errors(tree[path].decode(), language_of(path)) == [], path
+    assert "half_rollout: needs a person: forgotten: partly rolled out for a long time; finish or roll back the rollout first" in done.out
+    assert done.out.splitlines()[-1].startswith("3 gates: made 2 branches, 1 need a person, 0 without a check to rewrite")
+
+
+def test_the_commit_carries_the_evidence(repository, database, gatehouse):
+    assert gatehouse("cleanup", "new_checkout", "--repo", str(repository), "--duckdb", str(database)).code == 0
+    message = git(repository, "log", "-1", "--format=%B", "gatehouse/cleanup/new_checkout")
+    lines = message.rstrip("\n").splitlines()
+    assert lines[0] == "Remove stale gate new_checkout: it is always true"
+    changed = sorted(tree_bytes(EXPECTED / "new_checkout"))
+    evidence = {line[:35].rstrip(): line[35:] for line in lines if line[:1].isalpha() and "  " in line}
+    assert evidence["console type and reason"] == "STALE, STALE_PROBABLY_LAUNCHED (service)"
+    assert evidence["status"] == "Launched"
+    assert evidence["days untouched"] == "172"  # 2026-06-01 to the load of 2026-11-20
+    assert evidence["checks per hour"] == "250"
+    assert evidence["rollout"] == "100%"
+    assert evidence["value chosen"] == "true: launched in the console: every user passes"
+    assert evidence["other repositories referencing it"] == "none scanned"
+    assert [line.split()[2].rstrip(":") for line in lines if line.startswith("file changed")] == changed
+    assert lines[-1] == "Made by gatehouse cleanup from the console data loaded as of 2026-11-20 12:00 UTC."
+
+
+def test_dry_run_prints_the_diff_the_branches_hold_and_writes_nothing(repository, database, gatehouse):
+    before = checkout_state(repository)
+    dry = gatehouse("cleanup", "--all", "--repo", str(repository), "--duckdb", str(database), "--dry-run")
+    assert dry.code == 0, dry.err
+    assert checkout_state(repository) == before
+    assert "half_rollout: needs a person" in dry.err and "diff --git" not in dry.err
+    made = gatehouse("cleanup", "--all", "--repo", str(repository), "--duckdb", str(database))
+    assert made.code == 0, made.err
+    branch_diffs = "".join(git(repository, "diff", *DIFF_OPTIONS, "main", f"gatehouse/cleanup/{gate_id}")
+                           for gate_id in DECIDED)
+    assert dry.out == branch_diffs and dry.out.startswith("diff --git")
+
+
+def test_the_worklist_shows_the_branches_and_who_must_decide(repository, database, gatehouse):
+    assert gatehouse("cleanup", "--all", "--repo", str(repository), "--duckdb", str(database)).code == 0
+    with duckdb.connect(str(database), read_only=True) as connection:
+        rows = connection.sql("select gate_id, cleanup_value, cleanup_state, cleanup_branches from analytics.cleanup_decisions"
+                              " order by gate_id").fetchall()
+    assert rows == [
+        ("half_rollout", None, "needs a person", None),
+        ("new_checkout", True, "branch made", "web: gatehouse/cleanup/new_checkout"),
+        ("old_banner", False, "branch made", "web: gatehouse/cleanup/old_banner"),
+    ]
+
+
+def test_a_branch_that_exists_is_left_as_it_is(repository, database, gatehouse):
+    git(repository, "branch", "gatehouse/cleanup/new_checkout", "main")
+    kept = git(repository, "rev-parse", "gatehouse/cleanup/new_checkout")
+    done = gatehouse("cleanup", "new_checkout", "--repo", str(repository), "--duckdb", str(database))
+    assert done.code == 0, done.err
+    assert git(repository, "rev-parse", "gatehouse/cleanup/new_checkout") == kept
+    assert ("new_checkout (true): branch gatehouse/cleanup/new_checkout exists already: left as it is"
+            " (delete it to make it again)") in done.out
+
+
+def test_what_cannot_be_cleaned_up_is_one_line(repository, database, gatehouse, tmp_path):
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    (plain / "a.py").write_text("x = 1\n")
+    cases = {
+        ("cleanup", "--repo", str(plain), "--all"): f"{plain}: not a git repository; cleanup makes a branch for each gate, so it needs one",
+        ("cleanup", "--repo", str(repository)): "name the gates to clean up, or give --all for every decided one",
+        ("cleanup", "--repo", str(repository), "--all", "--base", "no-such-ref"): f"--base no-such-ref: no such commit in {repository}",
+    }
+    for argv, line in cases.items():
+        done = gatehouse(*argv, "--duckdb", str(database))
+        assert (done.code, done.err) == (2, f"gatehouse: error: {line}\n")
+    done = gatehouse("cleanup", "no_such_gate", "--repo", str(repository), "--duckdb", str(database))
+    assert done.code == 0 and "no_such_gate: left alone: not stale, or no such gate loaded" in done.out
