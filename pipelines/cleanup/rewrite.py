@@ -49,6 +49,17 @@ OBJECT_CHECKS = frozenset({"get_feature_gate", "getFeatureGate", "useFeatureGate
 FUTURE_CHECKS = frozenset({"checkGateAsync"})
 
 LITERALS = {"python": ("True", "False")}
+# what can be read without effect (`_pure`): names and literals, and these made of them
+PURE_LEAVES = frozenset({
+    "identifier", "simple_identifier", "property_identifier", "field_identifier", "string", "string_literal",
+    "line_string_literal", "interpreted_string_literal", "integer", "float", "number", "integer_literal",
+    "int_literal", "decimal_integer_literal", "true", "false", "none", "null", "null_literal", "nil", "boolean_literal",
+    "this", "self",
+})
+PURE_COMPOUNDS = frozenset({
+    "attribute", "member_expression", "field_access", "navigation_expression", "navigation_suffix",
+    "selector_expression", "comparison_operator", "equality_expression", "comparison_expression",
+})
 # where `and`/`&&` take and give booleans only
 TYPED_BOOLEANS = frozenset({"java", "kotlin", "go", "swift"})
 COMMENT = {"python": "#"}
@@ -148,11 +159,35 @@ def _unused_imports(text: str, language: str, names: set[str]) -> str:
     imports = [(node, bound) for node in _walk(root) if (bound := _bound_names(node, language))]
     inside_imports = [node for node, _ in imports]
     used = {leaf.text() for leaf in _walk(root) if _is_named_leaf(leaf) and not any(_inside(leaf, node) for node in inside_imports)}
-    removable = [node for node, bound in imports if set(bound) & names and not set(bound) & used]
-    if not removable:
+    edits = []
+    for node, bound in imports:
+        unused = set(bound) & names - used
+        if unused and not set(bound) & used:
+            edits.append(_delete_statement(node, text, language))
+        elif unused:  # `import { useFeatureGate, useGateValue }` with one of them left unused: that one goes
+            edits += [_without_name(name, text) for name in _named_imports(node, language) if name.text() in unused]
+    if not edits:
         return text
-    removed = _commit(root, [_delete_statement(node, text, language) for node in removable], text)
+    removed = _commit(root, edits, text)
     return removed.lstrip("\n") if not text.startswith("\n") else removed
+
+
+def _named_imports(node: Any, language: str) -> list[Any]:
+    """The nodes naming each import of a statement that lists several (`{ a, b }`, `from m import a, b`)."""
+    if language == "python" and node.kind() == "import_from_statement":
+        return [name for name in node.named_children()[1:] if name.kind() == "dotted_name"]
+    return [specifier.named_children()[0] for specifier in _walk(node) if specifier.kind() == "import_specifier"
+            and len(specifier.named_children()) == 1]
+
+
+def _without_name(name: Any, text: str) -> "_Edit":
+    """`name` out of an import's list, with the comma and blanks that separate it from the next (or the one before)."""
+    start, end = name.range().start.index, name.range().end.index
+    after = re.match(r"\s*,\s*", text[end:])
+    if after:
+        return _Edit(start, end + after.end(), "")
+    before = re.search(r",\s*$", text[:start])
+    return _Edit(before.start() if before else start, end, "")
 
 
 # -- finding the checks ---------------------------------------------------------------------------------------
@@ -226,7 +261,7 @@ def _arguments(call: Any, language: str) -> list[Any]:
 def _simplify_once(text: str, language: str) -> Optional[str]:
     """The text after one round of one rule, or None when no rule applies."""
     root = _parse(text, language)
-    for rule in (_negation, _parentheses, _boolean, _ternary, _conditional, _variable, _unreachable):
+    for rule in (_negation, _parentheses, _boolean, _ternary, _conditional, _guard, _jsx, _variable, _unreachable):
         edits = [edit for node in _walk(root) if (edit := rule(node, language, text)) is not None]
         if edits:
             return _commit(root, edits, text)
@@ -291,11 +326,25 @@ def _boolean(node: Any, language: str, text: str) -> Any:
     first = _constant(left)
     if first is not None:  # `True and x` is x, `False and x` is False: x is never evaluated
         return node.replace(right.text() if first == conjunction else _placeholder(first))
-    # `x and True` is x where only truth counts; `x and False` is left: x may have effects. In Python and JavaScript
-    # `x and True` is True, not x, when x is truthy: only in a condition are the two the same.
-    if _constant(right) == conjunction and (language in TYPED_BOOLEANS or _in_condition(node)):
+    # `x and True` is x where only truth counts: in Python and JavaScript `x and True` is True, not x, when x is a
+    # truthy non-boolean, so there only in a condition. `x and False` is False when x has no effects to keep.
+    second = _constant(right)
+    if second is None or not (language in TYPED_BOOLEANS or _in_condition(node)):
+        return None
+    if second == conjunction:
         return node.replace(left.text())
+    if _pure(left):
+        return node.replace(_placeholder(second))
     return None
+
+
+def _pure(node: Any) -> bool:
+    """Evaluating `node` has no effect: names, attributes, literals and comparisons of them (no call, no assignment)."""
+    if node.kind() in PURE_LEAVES or _constant(node) is not None:
+        return True
+    if node.kind() in PURE_COMPOUNDS | PARENS | UNARY | BINARY:
+        return all(_pure(child) for child in node.named_children())
+    return False
 
 
 def _in_condition(node: Any) -> bool:
@@ -464,6 +513,28 @@ def _delete_statement(node: Any, text: str, language: str) -> Any:
             line_start = before
         return _Edit(line_start, line_end, "")
     return node.replace("")
+
+
+def _guard(node: Any, language: str, text: str) -> Any:
+    """Swift's `guard condition else { exit }`: a guard that always passes goes; one that never does is its exit."""
+    if node.kind() != "guard_statement":
+        return None
+    value = _constant(node.named_children()[0])
+    if value is None:
+        return None
+    if value:
+        return _delete_statement(node, text, language)
+    body = next((child for child in node.named_children() if child.kind() == "statements"), None)
+    return _inline(node, body, text, language) if body is not None else None
+
+
+def _jsx(node: Any, language: str, text: str) -> Any:
+    """`{<Element />}` in JSX, the ternary it held decided: the element itself."""
+    if node.kind() == "jsx_expression" and (inner := _only_child(node)) is not None and inner.kind().startswith("jsx_"):
+        parent = node.parent()
+        if parent is not None and parent.kind() == "jsx_element":  # an attribute's value must stay in braces
+            return node.replace(inner.text())
+    return None
 
 
 def _variable(node: Any, language: str, text: str) -> Any:

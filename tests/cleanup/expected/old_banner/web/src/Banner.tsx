@@ -1,5 +1,5 @@
 import React from "react";
-import { useFeatureGate, useGateValue } from "@statsig/react-bindings";
+import { useFeatureGate } from "@statsig/react-bindings";
 
 export function Banner(): JSX.Element {
   return <PlainBanner />;
