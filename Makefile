@@ -43,6 +43,7 @@ bench: $(STAMP)
 	$(BIN)/python -m bench.analysis_layer
 	$(BIN)/python -m bench.dagster_assets
 	$(BIN)/python -m bench.projects
+	$(BIN)/python -m bench.cleanup
 
 # The demo from scratch, the installed environment kept: its database, snapshot, pipeline state and reports.
 reset-demo:
