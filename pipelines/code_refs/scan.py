@@ -25,6 +25,7 @@ import stat
 import subprocess
 import sysconfig
 import tempfile
+from collections import deque
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -41,10 +42,16 @@ DEFAULT_EXCLUDES = ("node_modules", "vendor", "third_party", "*.min.js", "*.min.
 BINARY_PROBE_BYTES = 8000
 TEXT_MAX_CHARS = 200
 CHUNK_FILES = 200  # files per task of the fork pool
+# the probe's open(): never through a symlink put in place since the lstat; no newline translation on Windows
+PROBE_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
 # rg processes started while the files are still being probed (each compiles the ids anew, about 0.1 s for 20,000)
-RIPGREP_BATCHES = 3
+RIPGREP_BATCHES = 2
+RIPGREP_MIN_BATCH = 1000  # files
 # escaped in a literal of rg's regex syntax (Rust's regex::escape escapes these)
-RUST_REGEX_META = frozenset("\\.+*?()|[]{}^$#&-~")
+RUST_ESCAPES = {
+    **{ord(char): "\\" + char for char in "\\.+*?()|[]{}^$#&-~"},
+    **{code: f"\\x{{{code:X}}}" for code in (*range(32), 127)},
+}
 TOKEN_CHARS = rb"A-Za-z0-9_\-"
 TOKEN_BYTE = re.compile(rb"[" + TOKEN_CHARS + rb"]")
 
@@ -168,11 +175,13 @@ class Matcher:
         # Cheap substring tests that rule most files out before the call regex runs.
         self.check_call_probes = tuple({name[-4:] for name in self.check_call_kinds})
 
-    def hits(self, data: bytes, path: str, check_calls: bool = True) -> list[Hit]:
-        """Every reference in one file's bytes, in file order. `check_calls=False`: the caller knows the file holds
-        no check-call name (the prefilter's word), so the call regex is not run."""
+    def hits(self, data: bytes, path: str, check_calls: bool = True, references: bool = True, first_line: int = 1) -> list[Hit]:
+        """Every reference in one file's bytes, in file order. The prefilter asks for one kind only: the literals,
+        tokens and aliases of a line (`check_calls=False`; each is on one line, and found on its own the line has
+        the same columns and text; `first_line` is its number), or the check calls of a file (`references=False`; a
+        call may span lines)."""
         found: dict[tuple[int, str, str], tuple[str, str]] = {}
-        for offset, key, table, kind in self._literals_and_tokens(data):
+        for offset, key, table, kind in self._literals_and_tokens(data) if references else ():
             entities, matched = table[key]
             for entity in entities:
                 found.setdefault((offset, entity.entity_type, entity.entity_id),
@@ -182,7 +191,7 @@ class Matcher:
                 if match[3] not in self.literal_keys:
                     entity_id = match[3].decode("utf-8", errors="replace")
                     found[(match.start(3), self.check_call_kinds[match[1]], entity_id)] = (entity_id, CHECK_CALL)
-        return self._positioned(data, path, found)
+        return self._positioned(data, path, found, first_line)
 
     def _literals_and_tokens(self, data: bytes) -> Iterator[tuple[int, bytes, dict[bytes, tuple[list[Entity], str]], str]]:
         """(offset, key, its table, LITERAL or TOKEN) of every literal, then every token, that is a key."""
@@ -201,11 +210,11 @@ class Matcher:
                     if (not offset or data[offset - 1] not in self.token_bytes) and (end == len(data) or data[end] not in self.token_bytes):
                         yield offset, key, self.token, TOKEN
 
-    def _positioned(self, data: bytes, path: str, found: dict[tuple[int, str, str], tuple[str, str]]) -> list[Hit]:
+    def _positioned(self, data: bytes, path: str, found: dict[tuple[int, str, str], tuple[str, str]], first_line: int) -> list[Hit]:
         # Positions are found walking forward from hit to hit: looking back to the start of the file for each
         # hit made a file with many hits (a flags export, one long JSON line) quadratic in its size.
         hits: list[Hit] = []
-        line, counted_to = 1, 0  # newlines counted in data[:counted_to]
+        line, counted_to = first_line, 0  # newlines counted in data[:counted_to]
         line_start, line_text = 0, ""
         column, column_to = 1, 0  # column is the character count of data[line_start:column_to], plus one
         for (offset, entity_type, entity_id), (matched, kind) in sorted(found.items()):
@@ -418,13 +427,11 @@ def _read_text(root: Path, path: str, max_file_bytes: Optional[int], stats: Scan
         if max_file_bytes is not None and status.st_size > max_file_bytes:
             stats.skipped_large.append(path)
             return None
-        with open(full, "rb") as handle:
-            # the probe first: a large binary file is never read whole
-            head = handle.read(BINARY_PROBE_BYTES)
-            if b"\0" in head:
-                stats.skipped_binary += 1
-                return None
-            data = head + handle.read() if whole else head
+        # the probe first: a large binary file is never read whole
+        data = _read_whole(full) if whole else _read_head(full, min(status.st_size, BINARY_PROBE_BYTES))
+        if b"\0" in data[:BINARY_PROBE_BYTES]:
+            stats.skipped_binary += 1
+            return None
     except (IsADirectoryError, FileNotFoundError):
         return None  # a submodule's folder; a file tracked but deleted in the work tree: nothing to scan
     except OSError:
@@ -473,8 +480,9 @@ def scan_repository(
     rg = ripgrep() if use_ripgrep else None
     if use_ripgrep and rg is None:
         log.info("ripgrep (rg) is not installed: every file is read by the Python scanner, which is slower")
-    if rg is not None:
-        hits, stats = _scan_prefiltered(repository.root, kept, matcher, max_file_bytes, workers, rg)
+    if rg is not None and "\n" not in matcher.rules.delimiters:  # a newline delimiter: literals over lines
+        # rg is the parallel part: the Python left is a probe of each file and the few lines rg finds
+        hits, stats = _scan_prefiltered(repository.root, kept, matcher, max_file_bytes, rg)
     elif workers > 1 and len(kept) > 1:
         hits, stats = _scan_in_pool(repository.root, kept, matcher, max_file_bytes, workers)
     else:
@@ -490,44 +498,62 @@ def scan_repository(
 
 
 def _scan_prefiltered(
-    root: Path, paths: Sequence[str], matcher: Matcher, max_file_bytes: Optional[int], workers: int, rg: str
+    root: Path, paths: Sequence[str], matcher: Matcher, max_file_bytes: Optional[int], rg: str
 ) -> tuple[list[Hit], ScanStats]:
     """The files probed here (what is skipped, and why, counted as without ripgrep), the text files searched by rg,
-    and the few it finds matched in Python. A text file counts as scanned, and its bytes, whether rg alone read
-    it or Python too."""
+    and only the lines (or, for check calls, the files) it finds matched in Python. A text file counts as scanned,
+    and its bytes, whether rg alone read it or Python too. The work overlaps: rg searches a batch while the next
+    is probed, and the lines of a batch rg is done with are matched between two probes."""
     stats = ScanStats(files_listed=len(paths))
-    text: list[str] = []
+    hits: list[Hit] = []
+    pending: deque[RipgrepBatch] = deque()
     with tempfile.TemporaryDirectory(prefix="gatehouse-rg-") as work:
         search = RipgrepSearch(rg, root, matcher, Path(work))
-        # rg starts on the first files while the next are probed; each rg compiles the ids anew, so a few batches
-        batch = max(1, -(-len(paths) // RIPGREP_BATCHES))
-        for start in range(0, len(paths), batch):
-            probed = [path for path in paths[start : start + batch] if _read_text(root, path, max_file_bytes, stats, whole=False) is not None]
-            search.start(probed)
-            text += probed
-        found = search.finish()
-    if found is None:
-        candidates = [(path, True) for path in text]
-    else:
-        ids, calls = found.get("ids", set()), found.get("calls", set())
-        candidates = [(path, path in calls) for path in text if path in ids or path in calls]
-    log.debug("ripgrep: %s of %s text files may hold a reference", len(candidates), len(text))
-    if workers > 1 and len(candidates) > 2 * CHUNK_FILES:
-        return _match_in_pool(root, candidates, matcher, workers), stats
-    return _match_files(root, candidates, matcher), stats
+        # each rg compiles the ids anew (about 0.1 s of CPU for 20,000): a few batches, not one per file
+        size = max(RIPGREP_MIN_BATCH, -(-len(paths) // RIPGREP_BATCHES))
+        for start in range(0, len(paths), size):
+            probed = [path for path in paths[start : start + size] if _read_text(root, path, max_file_bytes, stats, whole=False) is not None]
+            pending.append(search.start(probed))
+            while pending and pending[0].done():
+                hits += pending.popleft().hits(root, matcher)
+        for batch in pending:
+            hits += batch.hits(root, matcher)
+    return hits, stats
 
 
-def _match_files(root: Path, candidates: Sequence[tuple[str, bool]], matcher: Matcher) -> list[Hit]:
-    """The hits in files rg found: (path, whether it holds a check-call name). Already counted as scanned."""
+def _match_files(root: Path, files: Sequence[tuple[str, bool, bool]], matcher: Matcher) -> list[Hit]:
+    """The hits in whole files: (path, check calls?, references?), already counted as scanned."""
     hits: list[Hit] = []
-    for path, check_calls in candidates:
+    for path, check_calls, references in files:
         try:
             with open(os.path.join(root, path), "rb") as handle:
                 data = handle.read()
         except OSError:
-            continue  # gone or changed since it was probed: as if it had been read before
-        hits += matcher.hits(data, shown_path(path), check_calls)
+            continue  # gone since it was probed: as if it had gone before
+        hits += matcher.hits(data, shown_path(path), check_calls, references)
     return hits
+
+
+def _read_whole(full: str) -> bytes:
+    with open(full, "rb") as handle:
+        head = handle.read(BINARY_PROBE_BYTES)
+        return head if b"\0" in head else head + handle.read()
+
+
+def _read_head(full: str, size: int) -> bytes:
+    """The first `size` bytes, read without Python's file objects: the prefilter's probe of every file spent a third
+    of its time making them."""
+    fd = os.open(full, PROBE_OPEN_FLAGS)
+    try:
+        head = os.read(fd, size)
+        while 0 < len(head) < size:  # a short read, which a regular file seldom gives
+            more = os.read(fd, size - len(head))
+            if not more:
+                break
+            head += more
+        return head
+    finally:
+        os.close(fd)
 
 
 def ripgrep() -> Optional[str]:
@@ -540,96 +566,123 @@ def ripgrep() -> Optional[str]:
 
 
 def _rust_literal(text: str) -> str:
-    """`text` as a literal in rg's (Rust's) regex syntax: its metacharacters escaped, a control character by number."""
-    return "".join(
-        "\\" + char if char in RUST_REGEX_META else char if char.isprintable() else f"\\x{{{ord(char):X}}}" for char in text
-    )
+    """`text` as a literal in rg's (Rust's) regex syntax: its metacharacters escaped, a control character by number
+    (a newline would end the pattern's line)."""
+    return text.translate(RUST_ESCAPES)
 
 
-def ripgrep_patterns(matcher: Matcher) -> tuple[list[str], list[str]]:
-    """rg's patterns, one a line: for the files that may hold a literal, token or alias (an id between two
-    delimiters: a bare id found 7 times more files on the bench tree, each then read by Python), and for those
-    that may hold a check call (its name: the call's own regex needs what rg lacks, a look-behind and a
-    back-reference). Each is a superset: a file neither finds holds no hit of that kind."""
+def ripgrep_patterns(matcher: Matcher) -> list[str]:
+    """rg's patterns, one a line, whose lines hold every hit: an id between two delimiters (a bare id matched 18
+    times more lines on the bench tree, each then matched by Python), a token or alias bare, and a check-call
+    name (the call's own regex needs what rg lacks, a look-behind and a back-reference, and may span lines: the
+    file of a line with a name is read whole)."""
     bare = sorted(matcher.matchable_token_keys)
     delimited = sorted(matcher.matchable_literal_keys - matcher.matchable_token_keys)
     delimiters = matcher.rules.delimiters
     if not delimiters.isascii():
         # rg's class is of characters, the scanner's of bytes: a multi-byte delimiter is several delimiters here
         bare, delimited = sorted(set(bare) | set(delimited)), []
-    id_patterns = [_rust_literal(key.decode("utf-8")) for key in bare]
+    patterns = [_rust_literal(key.decode("utf-8")) for key in (*bare, *sorted(matcher.check_call_kinds))]
     if delimited:
         around = "[" + "".join(_rust_literal(char) for char in delimiters) + "]"
-        id_patterns.append(around + "(?:" + "|".join(_rust_literal(key.decode("utf-8")) for key in delimited) + ")" + around)
-    call_patterns = [_rust_literal(name.decode("utf-8")) for name in sorted(matcher.check_call_kinds)]
-    return id_patterns, call_patterns
+        patterns.append(around + "(?:" + "|".join(_rust_literal(key.decode("utf-8")) for key in delimited) + ")" + around)
+    return patterns
+
+
+class RipgrepBatch:
+    """The rg processes searching one batch of text files (more than one when the names fill an argument list);
+    they print the lines that may hold a hit."""
+
+    def __init__(self, paths: Sequence[str]) -> None:
+        self.paths = paths
+        self.searches: list[tuple[subprocess.Popen, IO[bytes]]] = []
+        self.failed = False
+
+    def done(self) -> bool:
+        return all(process.poll() is not None for process, _ in self.searches)
+
+    def hits(self, root: Path, matcher: Matcher) -> list[Hit]:
+        """The hits in the lines rg found, and the check calls in the files of those with a call's name; in every
+        file, when an rg failed (exit code 2: a file it could not read, which the scanner may read all the same)."""
+        output = b""
+        for process, out in self.searches:
+            if process.wait() not in (0, 1):
+                log.warning("ripgrep exited with code %s: these %s files are read by the Python scanner",
+                            process.returncode, len(self.paths))
+                self.failed = True
+            out.seek(0)
+            output += out.read()
+            out.close()
+        if self.failed:
+            return _match_files(root, [(path, True, True) for path in self.paths], matcher)
+        hits: list[Hit] = []
+        with_calls: dict[str, None] = {}
+        for path, number, line in _ripgrep_lines(output):
+            if path not in with_calls and any(name in line for name in matcher.check_call_kinds):
+                with_calls[path] = None
+            hits += matcher.hits(line, shown_path(path), check_calls=False, first_line=number)
+        return hits + _match_files(root, [(path, True, False) for path in with_calls], matcher)
+
+
+def _ripgrep_lines(output: bytes) -> Iterator[tuple[str, int, bytes]]:
+    """(path, line number, line) of rg's `path NUL number : line LF` (a name may hold a newline, a line a NUL)."""
+    at = 0
+    while at < len(output):
+        name_end = output.index(b"\0", at)
+        number_end = output.index(b":", name_end)
+        line_end = output.index(b"\n", number_end)
+        yield (output[at:name_end].decode("utf-8", errors="surrogateescape"), int(output[name_end + 1 : number_end]),
+               output[number_end + 1 : line_end])
+        at = line_end + 1
 
 
 class RipgrepSearch:
-    """rg processes listing which of the files given may hold a hit (ids) and which a check call (names), started
-    a batch at a time while the next files are probed, so that rg's search and Python's probe overlap."""
+    """Starts rg on batches of text files."""
 
     # rg reads exactly the files given, as the scanner would: no ignore files or configuration of its own, hidden
     # files too, every file as text (the probe has dropped binary ones; a NUL after the probe's bytes does not
-    # stop the scanner, so must not stop rg), bytes as they are (no transcoding of a UTF-16 byte-order mark).
-    FLAGS = ("--files-with-matches", "--null", "--no-config", "--no-ignore", "--hidden", "--text", "--encoding", "none",
-             "--case-sensitive", "--no-messages")
+    # stop the scanner, so must not stop rg), bytes as they are (no transcoding of a UTF-16 byte-order mark). It
+    # prints each line found with its file and number, bytes as read: no colour, no context, no heading.
+    FLAGS = ("--no-config", "--no-ignore", "--hidden", "--text", "--encoding", "none", "--case-sensitive", "--no-messages",
+             "--null", "--with-filename", "--line-number", "--no-column", "--no-heading", "--color", "never")
 
     def __init__(self, rg: str, root: Path, matcher: Matcher, work: Path) -> None:
         self.rg, self.root, self.work = rg, root, work
-        self.searches: list[tuple[str, subprocess.Popen, IO[bytes]]] = []
-        self.patterns: dict[str, Path] = {}
-        for kind, patterns in zip(("ids", "calls"), ripgrep_patterns(matcher)):
-            if patterns:
-                self.patterns[kind] = work / f"{kind}.txt"
-                self.patterns[kind].write_text("".join(pattern + "\n" for pattern in patterns), encoding="utf-8")
+        self.patterns = work / "patterns.txt"
+        self.patterns.write_text("".join(pattern + "\n" for pattern in ripgrep_patterns(matcher)), encoding="utf-8")
         # the argument list (paths, the rest of argv and the environment) is bounded by ARG_MAX: half of it
         arg_max = os.sysconf("SC_ARG_MAX") if hasattr(os, "sysconf") else 32_768
         environment = sum(len(key) + len(value) + 2 for key, value in os.environ.items())
         self.argv_bytes = max(4096, arg_max // 2 - environment)
-        self.failed = False
 
-    def start(self, paths: Sequence[str]) -> None:
-        batch: list[bytes] = []
+    def start(self, paths: Sequence[str]) -> RipgrepBatch:
+        batch = RipgrepBatch(paths)
+        names: list[bytes] = []
         size = 0
         for path in paths:
             # the name's own bytes (surrogateescape gives back a name that is not UTF-8); `--` before the paths
             # keeps a leading dash a name; a pointer and a NUL each in the argument list
             encoded = os.fsencode(path)
-            if batch and size + len(encoded) + 9 > self.argv_bytes:
-                self._start(batch)
-                batch, size = [], 0
-            batch.append(encoded)
+            if names and size + len(encoded) + 9 > self.argv_bytes:
+                self._start(batch, names)
+                names, size = [], 0
+            names.append(encoded)
             size += len(encoded) + 9
-        if batch:
-            self._start(batch)
+        if names:
+            self._start(batch, names)
+        return batch
 
-    def _start(self, paths: list[bytes]) -> None:
-        for kind, patterns in self.patterns.items():
-            out = tempfile.TemporaryFile(dir=self.work)  # a file, not a pipe: rg never waits for this process to read
-            try:
-                process = subprocess.Popen([self.rg, *self.FLAGS, "-f", str(patterns), "--", *paths], cwd=self.root,
-                                           stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.DEVNULL)
-            except OSError as err:
-                log.warning("ripgrep (%s) did not start (%s): every file is read by the Python scanner", self.rg, err)
-                self.failed = True
-                out.close()
-                return
-            self.searches.append((kind, process, out))
-
-    def finish(self) -> Optional[dict[str, set[str]]]:
-        """The files each kind found (paths as given); None when an rg failed: then every file is a candidate."""
-        found: dict[str, set[str]] = {kind: set() for kind in self.patterns}
-        for kind, process, out in self.searches:
-            # 0: found, 1: none found, 2: an error (a file that could not be read: the scanner may read it all the same)
-            if process.wait() not in (0, 1):
-                if not self.failed:
-                    log.warning("ripgrep exited with code %s: every file is read by the Python scanner", process.returncode)
-                self.failed = True
-            out.seek(0)
-            found[kind].update(name.decode("utf-8", errors="surrogateescape") for name in out.read().split(b"\0") if name)
+    def _start(self, batch: RipgrepBatch, names: list[bytes]) -> None:
+        out = tempfile.TemporaryFile(dir=self.work)  # a file, not a pipe: rg never waits for this process to read
+        try:
+            process = subprocess.Popen([self.rg, *self.FLAGS, "-f", str(self.patterns), "--", *names], cwd=self.root,
+                                       stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.DEVNULL)
+        except OSError as err:
+            log.warning("ripgrep (%s) did not start (%s): the files are read by the Python scanner", self.rg, err)
+            batch.failed = True
             out.close()
-        return None if self.failed else found
+            return
+        batch.searches.append((process, out))
 
 
 def _chunks(paths: Sequence[T], size: int) -> Iterator[Sequence[T]]:
@@ -658,22 +711,3 @@ def _scan_in_pool(
         _worker_matcher = None
     return hits, stats
 
-
-def _match_chunk(task: tuple[str, Sequence[tuple[str, bool]]]) -> list[Hit]:
-    assert _worker_matcher is not None
-    return _match_files(Path(task[0]), task[1], _worker_matcher)
-
-
-def _match_in_pool(root: Path, candidates: Sequence[tuple[str, bool]], matcher: Matcher, workers: int) -> list[Hit]:
-    import multiprocessing
-
-    global _worker_matcher
-    _worker_matcher = matcher
-    hits: list[Hit] = []
-    try:
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
-            for chunk_hits in pool.imap_unordered(_match_chunk, ((str(root), chunk) for chunk in _chunks(candidates, CHUNK_FILES))):
-                hits += chunk_hits
-    finally:
-        _worker_matcher = None
-    return hits

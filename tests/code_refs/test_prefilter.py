@@ -84,15 +84,16 @@ def test_ripgrep_is_installed_with_the_package():
 @pytest.mark.parametrize("rules", RULES)
 @pytest.mark.parametrize("workers", [1, 2])
 def test_the_prefilter_finds_what_the_python_scanner_finds(repository, rules, workers, monkeypatch):
-    matched: list[str] = []
-    match_files = scan._match_files
-    monkeypatch.setattr(scan, "_match_files", lambda root, candidates, m: matched.extend(p for p, _ in candidates) or match_files(root, candidates, m))
+    matched: list[str] = []  # files Python read whole, or read lines of
+    match_files, lines = scan._match_files, scan._ripgrep_lines
+    monkeypatch.setattr(scan, "_match_files", lambda root, files, m: matched.extend(f[0] for f in files) or match_files(root, files, m))
+    monkeypatch.setattr(scan, "_ripgrep_lines", lambda output: [line for line in lines(output) if not matched.append(line[0])])
     (hits, stats), (expected_hits, expected_stats) = both(repository, Matcher(ENTITIES, rules), workers)
     assert hits == expected_hits
     assert stats == expected_stats
     assert len(expected_hits) > 10 and any(hit.match_kind == CHECK_CALL for hit in hits)
     # rg did prefilter: files with no id were not read by Python
-    assert matched and "nothing.txt" not in matched and "empty.txt" not in matched
+    assert "src/app.py" in matched and "nothing.txt" not in matched and "empty.txt" not in matched
 
 
 def test_a_plain_folder_with_a_fifo_and_the_pool(tmp_path):
@@ -114,7 +115,7 @@ def test_more_paths_than_one_argument_list_holds(repository, monkeypatch):
     monkeypatch.setattr(scan.subprocess, "Popen", lambda argv, **kw: started.append(argv) or popen(argv, **kw))
     (hits, stats), (expected_hits, expected_stats) = both(repository, Matcher(ENTITIES), workers=1)
     assert hits == expected_hits and stats == expected_stats
-    assert len(started) > 2 * scan.RIPGREP_BATCHES  # two searches (ids, calls) per batch, batches split further
+    assert len(started) > 2 * scan.RIPGREP_BATCHES  # batches split further
 
 
 def test_without_ripgrep_the_python_scanner_reads_every_file(repository, monkeypatch, caplog):
