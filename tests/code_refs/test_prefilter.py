@@ -44,6 +44,7 @@ FILES = {
     "src/crlf.txt": b'"pricing"\r\n\'dark-mode\'\r\n',
     "src/one token.yaml": b"gate: new_checkout\nprice: pricing\n",
     "-leading.py": b'check("-leading-dash")\n',
+    "odd\nname:1:.py": b'check("pricing")\n',  # rg's output is path NUL number ':' line: the name is read to the NUL
     ".env": b"FLAG='new_checkout'\n",
     ".ignore": b"src/\n*.py\n",  # rg's own ignore files: not the scanner's rules
     ".rgignore": b"*\n",
@@ -128,13 +129,14 @@ def test_without_ripgrep_the_python_scanner_reads_every_file(repository, monkeyp
     ]
 
 
-def test_a_failing_ripgrep_falls_back_to_reading_every_file(repository, monkeypatch, tmp_path):
+def test_a_failing_ripgrep_falls_back_to_reading_every_file(repository, monkeypatch, tmp_path, caplog):
     failing = tmp_path / "rg"
-    failing.write_text("#!/bin/sh\nexit 2\n")
+    failing.write_text("#!/bin/sh\necho 'rg: compiled regex exceeds size limit of 104857600' >&2\nexit 2\n")
     failing.chmod(0o755)
     monkeypatch.setattr(scan, "ripgrep", lambda: str(failing))
     (hits, stats), (expected_hits, expected_stats) = both(repository, Matcher(ENTITIES), workers=1)
     assert hits == expected_hits and stats == expected_stats
+    assert "ripgrep exited with code 2 (rg: compiled regex exceeds size limit of 104857600): these" in caplog.text
 
 
 def reference_hits(matcher: Matcher, data: bytes) -> set[tuple]:
