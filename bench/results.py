@@ -324,7 +324,7 @@ def results_table(report: BenchReport) -> list[str]:
                 if failed:
                     rows.append([size, JOB_TITLES[job], f"0/{len(failed)}", f"failed: {failed[0].error}"] + [""] * 9)
                 continue
-            median = lambda metric: report.median(size, job, metric)  # noqa: E731
+            median = lambda metric, size=size, job=job: report.median(size, job, metric)  # noqa: E731
             gatehouse = job in GATEHOUSE_JOBS
             rows.append([
                 size,
@@ -349,7 +349,7 @@ def ratio_table(report: BenchReport) -> list[str]:
     rows = []
     for size in report.sizes:
         for alternative in ALTERNATIVES:
-            ratio = lambda metric: report.paired_ratio(size, GATEHOUSE_FULL, alternative, metric)  # noqa: E731
+            ratio = lambda metric, size=size, alternative=alternative: report.paired_ratio(size, GATEHOUSE_FULL, alternative, metric)  # noqa: E731
             if not report.runs_of(size, alternative):
                 continue
             rows.append([
@@ -371,7 +371,7 @@ def steps_table(report: BenchReport) -> list[str]:
         for job in (*GATEHOUSE_JOBS, *ALTERNATIVES):
             if not report.runs_of(size, job):
                 continue
-            median = lambda metric: report.median(size, job, metric)  # noqa: E731
+            median = lambda metric, size=size, job=job: report.median(size, job, metric)  # noqa: E731
             rows.append([
                 size,
                 JOB_TITLES[job],

