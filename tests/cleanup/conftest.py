@@ -13,13 +13,12 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-from dataclasses import dataclass
 from pathlib import Path
 
 import dlt
 import pytest
 
-from gatehouse.pipelines.cli.main import main
+from tests.code_refs.conftest import gatehouse  # noqa: F401 - the command run in-process, its output captured
 from tests.views.console_dataset import EVERYONE, SECOND_LOAD_AT, console_pipeline, gate, rule
 
 HERE = Path(__file__).parent
@@ -90,23 +89,6 @@ def repository(tmp_path, monkeypatch) -> Path:
     git(root, "add", ".")
     git(root, "commit", "--quiet", "-m", "the sample")
     return root
-
-
-@dataclass
-class Finished:
-    code: int
-    out: str
-    err: str
-
-
-@pytest.fixture
-def gatehouse(capsys):
-    def run(*argv: str) -> Finished:
-        code = main(list(argv))
-        captured = capsys.readouterr()
-        return Finished(code, captured.out, captured.err)
-
-    return run
 
 
 def tree_bytes(root: Path) -> dict[str, bytes]:

@@ -1,0 +1,11 @@
+"""The suite's own scheduling (tests/conftest.py): the longest files it starts first are files that exist."""
+
+from pathlib import Path
+
+from tests.conftest import LONGEST_FIRST
+
+
+def test_the_longest_files_named_are_test_files():
+    tests = Path(__file__).parent
+    assert [name for name in LONGEST_FIRST if not (tests / name).is_file()] == []
+    assert len(set(LONGEST_FIRST)) == len(LONGEST_FIRST)
