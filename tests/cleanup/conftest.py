@@ -94,4 +94,4 @@ def repository(tmp_path, monkeypatch) -> Path:
 def tree_bytes(root: Path) -> dict[str, bytes]:
     """Every file of the work tree (not .git), by path: what a person sees in their checkout."""
     return {str(path.relative_to(root)): path.read_bytes() for path in sorted(root.rglob("*"))
-            if path.is_file() and ".git" not in path.relative_to(root).parts}
+            if path.is_file() and not {".git", "__pycache__"} & set(path.relative_to(root).parts)}

@@ -158,4 +158,6 @@ def test_make_test_checks_the_browser_before_installing_or_testing():
     browser = steps.index(".venv-dry-run-never-made/bin/python tools/headless_browser.py")
     assert browser == 1 and steps[0].endswith("-m venv .venv-dry-run-never-made")
     assert any(re.search(r"pip install .*-e '\.\[test,bench,dbt\]'", step) for step in steps[browser + 1:])
-    assert steps[-1] == ".venv-dry-run-never-made/bin/python -m pytest -q -n auto --maxprocesses 4 --dist loadgroup"
+    workers = min(4, (os.cpu_count() or 1) + 1)
+    assert steps[-2:] == [".venv-dry-run-never-made/bin/python -m compileall -q sources pipelines console_twin",
+                          f".venv-dry-run-never-made/bin/python -m pytest -q -n {workers} --dist loadgroup"]
