@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from typing import Callable, Iterator, Optional, Sequence
+from typing import Callable, Iterator, Mapping, Optional, Sequence
 
 from gatehouse.pipelines.cleanup.branches import Worktree, branch_exists, branch_for
 from gatehouse.pipelines.cleanup.decisions import Choice, evidence_rows
@@ -147,10 +147,9 @@ def commit_message(patch: GatePatch, other_repositories: Sequence[str], loaded_a
     return "\n".join(visible(line) for line in lines) + "\n"
 
 
-def patch_gates(worktree: Worktree, choices: Sequence[Choice], excludes: Sequence[str], *, dry_run: bool,
+def patch_gates(worktree: Worktree, choices: Sequence[Choice], found: Mapping[str, Sequence[str]], *, dry_run: bool,
                 message: Callable[[GatePatch], str]) -> Iterator[GatePatch]:
-    """Each decided gate's patch, in order; one scan of the base commit finds every gate's files."""
-    decided = [choice for choice in choices if choice.value is not None]
-    found = find_checks(worktree, [choice.gate_id for choice in decided], excludes) if decided else {}
-    for choice in decided:
-        yield patch_gate(worktree, choice, found.get(choice.gate_id, []), dry_run=dry_run, message=message)
+    """Each decided gate's patch, in order, over the files `found` names for it (`find_checks`)."""
+    for choice in choices:
+        if choice.value is not None:
+            yield patch_gate(worktree, choice, found.get(choice.gate_id, []), dry_run=dry_run, message=message)

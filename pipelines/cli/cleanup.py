@@ -8,14 +8,14 @@ import sys
 import uuid
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from dlt.common.exceptions import DltException
 from dlt.pipeline.exceptions import PipelineStepFailed
 
 from gatehouse.pipelines.cleanup.branches import base_worktree, resolve_commit
 from gatehouse.pipelines.cleanup.decisions import Choice, choose, read_decisions, read_referencing_repositories
-from gatehouse.pipelines.cleanup.patch import GatePatch, commit_message, patch_gates
+from gatehouse.pipelines.cleanup.patch import GatePatch, commit_message, find_checks, patch_gates
 from gatehouse.pipelines.cli.parser import add_command, add_destination_arguments, destination_from
 from gatehouse.pipelines.cli.terminal import say
 from gatehouse.pipelines.code_refs.scan import DEFAULT_EXCLUDES, Repository, ScanInputError, open_repository
@@ -81,10 +81,6 @@ def handle(args: argparse.Namespace) -> int:
     as_of = f"{last.service_time:%Y-%m-%d %H:%M} UTC" if last.service_time else "an unknown time"
     # the diffs go to standard output (for `git apply`), what happened to standard error
     out = sys.stderr if args.dry_run else sys.stdout
-    for choice in choices:
-        if choice.value is None:
-            said = "needs a person" if choice.decisions else "left alone"
-            say(f"{choice.gate_id}: {said}: {choice.reason}", file=out)
 
     def message(patch: GatePatch) -> str:
         others = [name for name in referencing.get(patch.choice.gate_id, []) if name != repository.name]
@@ -92,15 +88,23 @@ def handle(args: argparse.Namespace) -> int:
 
     patches = []
     with base_worktree(repository.root, base_commit) as worktree:
-        for patch in patch_gates(worktree, choices, DEFAULT_EXCLUDES, dry_run=args.dry_run, message=message):
+        # one scan of the base commit for every gate, decided or not: an undecided gate this code names is listed
+        found = find_checks(worktree, [choice.gate_id for choice in choices], DEFAULT_EXCLUDES)
+        for choice in choices:
+            if choice.value is None and (not args.all or choice.gate_id in found):
+                said = "needs a person" if choice.decisions else "left alone"
+                where = f" (named in {counted(len(found[choice.gate_id]), 'file')} here)" if choice.gate_id in found else ""
+                say(f"{choice.gate_id}: {said}: {choice.reason}{where}", file=out)
+        for patch in patch_gates(worktree, choices, found, dry_run=args.dry_run, message=message):
             patches.append(patch)
             if args.dry_run and patch.diff:
                 sys.stdout.write(patch.diff)
-            say(*_patch_lines(patch, args.dry_run), file=out)
+            if not (args.all and patch.skipped and not patch.left and patch.choice.gate_id not in found):
+                say(*_patch_lines(patch, args.dry_run), file=out)  # --all: a gate this code never names goes unsaid
     made = [patch for patch in patches if patch.commit]
     if made:
         _record(destination, repository, base_commit, made, args.lock_timeout)
-    say(_summary(choices, patches, args.dry_run), file=out)
+    say(_summary(choices, patches, found, args.dry_run), file=out)
     return 0
 
 
@@ -128,13 +132,16 @@ def _patch_lines(patch: GatePatch, dry_run: bool) -> list[str]:
     return lines
 
 
-def _summary(choices: Sequence[Choice], patches: Sequence[GatePatch], dry_run: bool) -> str:
+def _summary(choices: Sequence[Choice], patches: Sequence[GatePatch], found: Mapping[str, Sequence[str]],
+             dry_run: bool) -> str:
     branched = [patch for patch in patches if patch.diff]
     existing = sum(1 for patch in patches if patch.skipped and patch.skipped.startswith("branch "))
+    undecided = [choice for choice in choices if choice.value is None and choice.decisions]
+    named_here = sum(1 for choice in undecided if choice.gate_id in found)
     parts = [
         f"{'would make' if dry_run else 'made'} {counted(len(branched), 'branch', 'branches')}",
-        f"{sum(1 for choice in choices if choice.value is None and choice.decisions)} need a person",
-        f"{len(patches) - len(branched) - existing} without a check to rewrite",
+        f"{len(undecided)} need a person ({named_here} named in this repository; all in analytics.cleanup_decisions)",
+        f"{len(patches) - len(branched) - existing} without a check to rewrite here",
     ]
     not_stale = sum(1 for choice in choices if not choice.decisions)
     if not_stale:
