@@ -145,3 +145,14 @@ def test_a_bench_rewriting_its_section_keeps_the_code_refs_section_that_follows_
     assert results.read_text() == (
         f"## Results\n\nload\n\n## Dagster assets\n\nnew figures\n\n{code_refs}\n## Three projects\n\nfigures\n"
     )
+
+
+def test_the_cleanup_section_has_a_row_per_command_with_its_figures():
+    from bench.cleanup import render
+    from bench.code_refs import Run
+
+    section = render([Run("cleanup --all --dry-run", 29.64, 570_000_000, 0, True, {}),
+                      Run("cleanup --all", 72.6, 569_400_000, 0, True, {})], files=32_086, branches=200)
+    assert section.startswith("## gatehouse cleanup on the bench tree\n")
+    assert "(32,086 tracked\nfiles)" in section and "Branches made: 200." in section
+    assert section.splitlines()[-2:] == ["| cleanup --all --dry-run | 29.6 | 570 |", "| cleanup --all | 72.6 | 569 |"]
