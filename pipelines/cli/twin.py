@@ -129,6 +129,9 @@ def serve_twin(args: argparse.Namespace) -> int:
     stop = threading.Event()
     # A terminating supervisor gets the same clean stop as Ctrl-C.
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    # Ctrl-C stops the twin even when it was started with SIGINT ignored, which a child inherits: from a
+    # background job of a non-interactive shell, or from a test worker (pytest-xdist ignores SIGINT).
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         with twin.serve(port=args.port) as base_url:
             _print_instructions(twin, base_url, args)

@@ -190,3 +190,26 @@ def test_twin_serve_refuses_a_bad_port_or_latency_in_one_line(argv, message, cap
         main(["twin", "serve", *argv])
     assert stop.value.code == 2
     assert capsys.readouterr().err.splitlines()[-1] == f"gatehouse twin serve: error: {message}"
+
+
+def test_gatehouse_twin_serve_stops_on_ctrl_c_when_started_with_it_ignored():
+    # A child inherits an ignored SIGINT (pytest-xdist's workers ignore it; so does a background job of a
+    # non-interactive shell): the twin used to serve on through Ctrl-C, and the tests above hung under xdist.
+    server = subprocess.Popen(
+        [gatehouse_command(), "twin", "serve", "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
+    )
+    try:
+        while (line := server.stdout.readline()) not in ("", "Press Ctrl-C to stop.\n"):
+            pass
+        assert line == "Press Ctrl-C to stop.\n"
+        server.send_signal(signal.SIGINT)
+        out, err = server.communicate(timeout=10)
+    finally:
+        server.kill()
+        server.wait()
+    assert server.returncode == 0, err
+    assert out == "Console twin stopped.\n"
