@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import tempfile
 from pathlib import Path
+from typing import Callable
 
 import pytest
 
@@ -25,10 +27,20 @@ def _isolated_configuration() -> Path:
     shutil.copyfile(Path(__file__).resolve().parents[1] / ".dlt" / "config.toml", folder / ".dlt" / "config.toml")
     os.environ["DLT_PROJECT_DIR"] = str(folder)
     os.environ["DLT_DATA_DIR"] = str(folder / "global")
+    # The suite's reports run their notebooks in one kernel: its workers already keep the cores busy, and a second
+    # kernel per report was one more start-up and set of imports each. The demo's session report runs two lanes
+    # (tests/report/conftest.py), as a report does by default on two cores.
+    os.environ["GATEHOUSE__REPORT__KERNELS"] = "1"
     return folder
 
 
 ISOLATED_PROJECT = _isolated_configuration()
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    # Each process of the suite (the controller and every xdist worker) made its own folder: each removes it
+    # (left behind, every run added a few to the temporary folder).
+    shutil.rmtree(ISOLATED_PROJECT, ignore_errors=True)
 
 from bench.postgres_server import PostgresServer  # noqa: E402 - after the configuration is isolated
 from gatehouse.pipelines.warehouse.destination import apply_views  # noqa: E402
@@ -70,18 +82,46 @@ LONGEST_FIRST = (
 )
 
 
+# Test files that share an expensive session fixture run on one worker, so that it is made once: the demo's load and
+# reports (tests/report/conftest.py: `gatehouse run --demo`, then `gatehouse report`) were made on two workers.
+SHARED_FIXTURE_GROUPS = {
+    "report/test_report.py": "demo_reports",
+    "report/test_owner_lists.py": "demo_reports",
+}
+
+
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own hook reads the marks
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Under `make test` (pytest-xdist, `--dist loadgroup`) each file's tests run on one worker, in order,
     and so do all the console-command tests: some last tests check what the tests before them did
-    (the twin saw every operation fail and succeed; test_zz_secret_scan scans the commands' transcript).
-    The longest files come first (`LONGEST_FIRST`); within a file the order is the file's own."""
+    (the twin saw every operation fail and succeed; test_zz_secret_scan scans the commands' transcript);
+    so do the files that share an expensive fixture (`SHARED_FIXTURE_GROUPS`). The longest files come first (`LONGEST_FIRST`); within a file the order is the file's own."""
     tests = Path(__file__).parent
     rank = {tests / name: position for position, name in enumerate(LONGEST_FIRST)}
+    shared = {tests / name: group for name, group in SHARED_FIXTURE_GROUPS.items()}
     for item in items:
-        group = "console_commands" if COMMANDS in item.path.parents else str(item.path)
+        group = "console_commands" if COMMANDS in item.path.parents else shared.get(item.path, str(item.path))
         item.add_marker(pytest.mark.xdist_group(group))
     items[:] = sorted(items, key=lambda item: rank.get(item.path, len(rank)))  # stable: each file keeps its order
+
+
+def made_once(tmp_path_factory: pytest.TempPathFactory, name: str, make: Callable[[Path], Path]) -> Path:
+    """What `make(folder)` returns, made once per `pytest` command however many workers ask: the first to ask
+    makes it (the others wait on a lock), in the temporary folder the workers share, and each gets its path.
+    For session data that only the test's reading: every worker loading the same reference again cost a
+    load each."""
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent  # the workers' folders (popen-gw0, ...) share this one
+    folder = root / f"made-once-{name}"
+    with open(root / f"made-once-{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        done = folder / ".made"
+        if not done.exists():
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir()
+            done.write_text(str(make(folder).relative_to(folder)))
+        return folder / done.read_text()
 
 
 @pytest.fixture(scope="session")

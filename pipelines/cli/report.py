@@ -16,6 +16,10 @@ examples:
   gatehouse report --duckdb /data/gh.duckdb --out /tmp/reports
   gatehouse report --destination postgres            # the warehouse `gatehouse run --destination postgres` loaded
 
+settings ([gatehouse.report] in .dlt/config.toml, or the environment):
+  gatehouse.report.gate_url  GATEHOUSE__REPORT__GATE_URL  each gate links to https://…/gates/{id} (default: no link)
+  gatehouse.report.kernels   GATEHOUSE__REPORT__KERNELS   1 or 2 notebook kernels side by side (default: 2 on 2+ cores)
+
 The notebooks can also be opened in Jupyter: set GATEHOUSE__DUCKDB to the database path first, or
 GATEHOUSE__DESTINATION to a dlt destination name (its credentials from .dlt/ as for `gatehouse run`).
 """

@@ -156,7 +156,7 @@ class NotebookKernels:
     report takes the longest lane, not the sum. The first kernel makes the summary."""
 
     def __init__(self, env: dict[str, str], count: int | None = None) -> None:
-        count = count or (2 if (os.cpu_count() or 1) >= 2 else 1)
+        count = count or kernel_count()
         self.kernels = [NotebookKernel(env, makes_summary=index == 0) for index in range(count)]
 
     def __enter__(self) -> "NotebookKernels":
@@ -176,6 +176,26 @@ class NotebookKernels:
 
     def summary(self, label: str) -> str:
         return self.kernels[0].summary(label)
+
+
+# How many kernels run the notebooks: `[gatehouse.report] kernels = 1` (GATEHOUSE__REPORT__KERNELS) where the report
+# shares a small machine with other work (a scheduler's worker, a test suite): one kernel costs one start-up and
+# one set of imports less and takes about the sum of the lanes instead of the longest.
+KERNELS_SETTING = "gatehouse.report.kernels"
+
+
+def kernel_count() -> int:
+    """The configured number of kernels, 1 or 2; by default 2 with two cores or more, else 1. Anything else is
+    one line naming the setting, before any kernel starts or any report is written."""
+    import dlt
+
+    configured: Any = dlt.config.get(KERNELS_SETTING)
+    if configured is None:
+        return 2 if (os.cpu_count() or 1) >= 2 else 1
+    if str(configured).strip() not in ("1", "2"):
+        raise GatehouseError(f"{KERNELS_SETTING} must be 1 or 2 (the notebooks run in one kernel or two lanes),"
+                             f" not {configured!r}")
+    return int(configured)
 
 
 # Two lanes of about the same length (the demo's, in seconds: exposure_growth 1.6; stale_gates 1.0 and

@@ -30,6 +30,7 @@ from gatehouse.pipelines.cli.main import main
 from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.warehouse.destination import Destination
 from gatehouse.pipelines.run.steps import RunOptions, RunSummary, run_extraction
+from tests.conftest import made_once
 from tests.drills.snapshot import Snapshot, snapshot
 
 ORG_SIZE = "small"
@@ -90,7 +91,7 @@ def reference_database(directory: Path, prepare: Callable[[ConsoleTwin], None] |
 @pytest.fixture(scope="session")
 def reference_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One fault-free run of the organisation: its DuckDB file (pipeline state beside it). Copy, never change."""
-    return reference_database(tmp_path_factory.mktemp("reference"))
+    return made_once(tmp_path_factory, "drills-reference", reference_database)
 
 
 @pytest.fixture(scope="session")
@@ -119,7 +120,8 @@ def copy_database(source: Path, target: Path, base_url: str | None = None) -> Pa
 @pytest.fixture(scope="session")
 def reference_after_two_runs(tmp_path_factory: pytest.TempPathFactory) -> Snapshot:
     """Two fault-free runs of the unchanged organisation (extraction_runs holds two rows)."""
-    return snapshot(reference_database(tmp_path_factory.mktemp("reference2"), runs=2))
+    path = made_once(tmp_path_factory, "drills-reference-two-runs", lambda folder: reference_database(folder, runs=2))
+    return snapshot(path)
 
 
 @dataclass
@@ -212,6 +214,7 @@ def clean_environment(**extra: str) -> dict[str, str]:
         # DLT_PROJECT_DIR too: a command reads the .dlt/ of the folder it runs in, as a user's does
         if not name.startswith(("SOURCES__", "DESTINATION__", "GATEHOUSE_", "RUNTIME__", "EXTRACT__", "LOAD__", "NORMALIZE__",
                                 "DLT_PROJECT_DIR"))
+        or name == "GATEHOUSE__REPORT__KERNELS"  # the suite's own (tests/conftest.py)
     }
     return {**kept, "RUNTIME__DLTHUB_TELEMETRY": "false", **extra}
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -13,11 +14,11 @@ import pytest
 from tools import headless_browser as browser_setup
 
 
-def gatehouse(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
-    """The installed `gatehouse` command (or the module, when the entry point is not on disk)."""
+def gatehouse(*args: str, timeout: float = 300, **env: str) -> subprocess.CompletedProcess:
+    """The installed `gatehouse` command (or the module, when the entry point is not on disk), with `env` added."""
     script = Path(sys.executable).with_name("gatehouse")
     command = [str(script)] if script.exists() else [sys.executable, "-m", "gatehouse.pipelines.cli.main"]
-    return subprocess.run([*command, *args], capture_output=True, text=True, timeout=timeout)
+    return subprocess.run([*command, *args], capture_output=True, text=True, timeout=timeout, env={**os.environ, **env})
 
 
 @dataclass(frozen=True)
@@ -39,7 +40,8 @@ def demo_db(tmp_path_factory) -> Path:
 def demo_reports(demo_db, tmp_path_factory) -> DemoReports:
     # executing the notebooks is the slow part (a kernel each): once per session
     out = tmp_path_factory.mktemp("reports")
-    result = gatehouse("report", "--duckdb", str(demo_db), "--out", str(out))
+    # two kernels, each running its lane of notebooks: a report's default on two cores (the suite's is one)
+    result = gatehouse("report", "--duckdb", str(demo_db), "--out", str(out), GATEHOUSE__REPORT__KERNELS="2")
     assert result.returncode == 0, f"gatehouse report failed:\n{result.stderr[-3000:]}"
     return DemoReports(demo_db, out, result.stdout)
 

@@ -162,6 +162,19 @@ def test_an_out_folder_that_cannot_be_made_is_one_line(hand_built_db, tmp_path, 
     assert line == f"gatehouse: error: cannot use {tmp_path / 'taken' / 'reports'}: a file is where a folder is needed"
 
 
+@pytest.mark.parametrize("kernels", ["3", "0", "two"])
+def test_a_kernel_count_other_than_one_or_two_is_one_line_and_nothing_is_written(kernels, hand_built_db, tmp_path,
+                                                                                   monkeypatch, capsys):
+    database = tmp_path / "flags.duckdb"
+    database.write_bytes(hand_built_db.read_bytes())
+    before = database.read_bytes()
+    monkeypatch.setenv("GATEHOUSE__REPORT__KERNELS", kernels)
+    assert main(["report", "--duckdb", str(database), "--out", str(tmp_path / "out")]) == 2
+    assert capsys.readouterr().err.strip() == (f"gatehouse: error: gatehouse.report.kernels must be 1 or 2 (the notebooks"
+                                               f" run in one kernel or two lanes), not {kernels!r}")
+    assert not (tmp_path / "out").exists() and database.read_bytes() == before
+
+
 def test_a_notebook_opened_where_there_is_no_database_says_so_and_creates_none(tmp_path, monkeypatch):
     # Jupyter starts a kernel in the notebook's folder: ./gatehouse.duckdb used to be created there, empty,
     # and the first view failed with DuckDB's 'Table with name as_of does not exist'
