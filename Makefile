@@ -28,13 +28,14 @@ headless-browser: $(BIN)/python
 
 # One worker more than the cores, at most four: much of the suite waits on loopback, rate limits and subprocesses, and
 # on 2 cores a third worker took a fresh clone's suite from 9:47 to 9:03. Each test file, and the console-command
-# tests together, stay on one worker (tests/conftest.py). The package is compiled first: where Python may not write
-# bytecode itself (PYTHONDONTWRITEBYTECODE), each of the suite's hundreds of `gatehouse` processes compiled it again.
+# tests together, stay on one worker; the longest files start first (tests/conftest.py), in that order since xdist's
+# own reorder is off. The package is compiled first: where Python may not write bytecode itself
+# (PYTHONDONTWRITEBYTECODE), each of the suite's hundreds of `gatehouse` processes compiled it again.
 WORKERS = $(shell $(PYTHON) -c "import os; print(min(4, (os.cpu_count() or 1) + 1))")
 
 test: headless-browser $(STAMP)
 	$(BIN)/python -m compileall -q sources pipelines console_twin
-	$(BIN)/python -m pytest -q -n $(WORKERS) --dist loadgroup
+	$(BIN)/python -m pytest -q -n $(WORKERS) --dist loadgroup --no-loadscope-reorder
 
 # The model sections of docs/data-model.md, from the model files' own docs (pipelines/models/docs.py).
 docs: $(STAMP)

@@ -53,32 +53,41 @@ POSTGRES_TIMEZONE = "America/New_York"
 COMMANDS = Path(__file__).parent / "commands"
 
 
-# The longest test files, longest first (seconds each on 2 cores, from `pytest --durations=0`, 2026-11-25). They
-# start first: the workers then end together on short files, instead of one finishing a long file while the other
-# waits (the last three minutes of a run had one worker idle). A file not listed starts after them, in its order.
+# The longest test files, longest first (seconds of a worker each, session fixtures they made included, from a fresh
+# clone's `pytest -v` under three workers on 2 cores, 2026-11-27). They start first: the workers then end together on
+# short files, instead of one finishing a long file while the others wait. A file not listed starts after them, in
+# its order. `make test` keeps this order (`--no-loadscope-reorder`): pytest-xdist otherwise starts the files with the
+# most tests first, and the longest drills, one or two tests each, started last (the final minute had one worker).
 LONGEST_FIRST = (
-    "drills/test_one_console.py",  # 56-94
-    "drills/test_secrets.py",  # 52-57
-    "drills/test_load.py",  # 50
-    "dbt/test_dbt_package.py",  # 44-51
-    "drills/test_database_in_use.py",  # 24-59
-    "drills/test_paging_faults.py",  # 20-54
-    "drills/test_shape_drift.py",  # 20-45
-    "drills/test_transient_faults.py",  # 20-43
-    "drills/test_moving_lists.py",  # 28-41
-    "schedule/test_dagster.py",  # 34
-    "drills/test_concurrent_changes.py",  # 24-34
-    "test_lint.py",  # 23-30
-    "code_refs/test_command.py",  # 31
-    "drills/test_projects.py",  # 20-29
-    "warehouse/test_postgres_run.py",  # 21-26
-    "drills/test_process_killed.py",  # 26
-    "report/test_report.py",  # 25
-    "views/test_projects_views.py",  # 24
-    "report/test_hostile_text.py",  # 22
-    "test_docs_commands.py",  # 18-22
+    "dbt/test_dbt_package.py",  # 102 (the PostgreSQL server's start included)
+    "drills/test_one_console.py",  # 83
+    "drills/test_secrets.py",  # 72
+    "drills/test_concurrent_changes.py",  # 51
+    "views/test_projects_views.py",  # 46
+    "drills/test_load.py",  # 43
+    "warehouse/test_postgres_run.py",  # 43
+    "commands/test_bad_input.py",  # 40, the console-command tests together
+    "drills/test_transient_faults.py",  # 41
+    "drills/test_late_exposures.py",  # 37
+    "report/test_report.py",  # 37, with report/test_owner_lists.py
+    "drills/test_process_killed.py",  # 37
+    "drills/test_database_in_use.py",  # 37
+    "code_refs/test_command.py",  # 35
+    "drills/test_projects.py",  # 32
+    "drills/test_moving_lists.py",  # 32
+    "drills/test_paging_faults.py",  # 32
+    "source/test_quiet_runs.py",  # 31
+    "drills/test_shape_drift.py",  # 30
+    "drills/test_unchanged_lists.py",  # 28
+    "views/test_view_contract.py",  # 27
+    "test_lint.py",  # 26
+    "drills/test_number_columns.py",  # 25
+    "schedule/test_airflow_dag.py",  # 24
+    "schedule/test_dagster.py",  # 21
+    "test_docs_commands.py",  # 21
+    "views/test_destinations_agree.py",  # 20
     "test_wheel.py",  # 20
-    "schedule/test_airflow_dag.py",  # 21
+    "drills/test_schema_drift.py",  # 19
 )
 
 
