@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
 import tempfile
 from pathlib import Path
 
@@ -82,6 +83,32 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         group = "console_commands" if COMMANDS in item.path.parents else str(item.path)
         item.add_marker(pytest.mark.xdist_group(group))
     items[:] = sorted(items, key=lambda item: rank.get(item.path, len(rank)))  # stable: each file keeps its order
+
+
+def closed_port() -> int:
+    """A loopback port nothing listens on: bound to find a free one, and closed again once it is known."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture
+def record_calls(monkeypatch):
+    """Spies on a function and lets it run: `record_calls(Reader, "frame", lambda self, sql: sql)` wraps
+    `Reader.frame` for the test and returns a list to which each call appends what `record` makes of its arguments."""
+
+    def spy(owner, name: str, record):
+        calls = []
+        original = getattr(owner, name)
+
+        def recording(*args, **kwargs):
+            calls.append(record(*args, **kwargs))
+            return original(*args, **kwargs)
+
+        monkeypatch.setattr(owner, name, recording)
+        return calls
+
+    return spy
 
 
 @pytest.fixture(scope="session")
