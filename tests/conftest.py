@@ -5,6 +5,7 @@ from __future__ import annotations
 import fcntl
 import os
 import shutil
+import socket
 import tempfile
 from pathlib import Path
 from typing import Callable
@@ -114,6 +115,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items[:] = sorted(items, key=lambda item: rank.get(item.path, len(rank)))  # stable: each file keeps its order
 
 
+<<<<<<< HEAD
 def made_once(tmp_path_factory: pytest.TempPathFactory, name: str, make: Callable[[Path], Path]) -> Path:
     """What `make(folder)` returns, made once per `pytest` command however many workers ask: the first to ask
     makes it (the others wait on a lock), in the temporary folder the workers share, and each gets its path.
@@ -131,6 +133,32 @@ def made_once(tmp_path_factory: pytest.TempPathFactory, name: str, make: Callabl
             folder.mkdir()
             done.write_text(str(make(folder).relative_to(folder)))
         return folder / done.read_text()
+=======
+def closed_port() -> int:
+    """A loopback port nothing listens on: bound to find a free one, and closed again once it is known."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture
+def record_calls(monkeypatch):
+    """Spies on a function and lets it run: `record_calls(Reader, "frame", lambda self, sql: sql)` wraps
+    `Reader.frame` for the test and returns a list to which each call appends what `record` makes of its arguments."""
+
+    def spy(owner, name: str, record):
+        calls = []
+        original = getattr(owner, name)
+
+        def recording(*args, **kwargs):
+            calls.append(record(*args, **kwargs))
+            return original(*args, **kwargs)
+
+        monkeypatch.setattr(owner, name, recording)
+        return calls
+
+    return spy
+>>>>>>> wt-dups
 
 
 @pytest.fixture(scope="session")

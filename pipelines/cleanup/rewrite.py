@@ -312,13 +312,19 @@ def _only_child(node: Any) -> Optional[Any]:
     return children[0] if len(children) == 1 else None
 
 
-def _boolean(node: Any, language: str, text: str) -> Any:
-    if node.kind() not in BINARY:
+def _operands(node: Any, kinds: frozenset[str], count: int) -> Optional[list[Any]]:
+    """The `count` operands of `node` when it is of one of `kinds` and has exactly that many; else None."""
+    if node.kind() not in kinds:
         return None
     children = node.named_children()
-    if len(children) != 2:
+    return children if len(children) == count else None
+
+
+def _boolean(node: Any, language: str, text: str) -> Any:
+    operands = _operands(node, BINARY, 2)
+    if operands is None:
         return None
-    left, right = children
+    left, right = operands
     operator = text_between(node, left, right)
     conjunction = operator in ("and", "&&")
     if operator not in ("and", "or", "&&", "||"):
@@ -369,10 +375,8 @@ def text_between(node: Any, left: Any, right: Any) -> str:
 
 
 def _ternary(node: Any, language: str, text: str) -> Any:
-    if node.kind() not in TERNARY:
-        return None
-    children = node.named_children()
-    if len(children) != 3:
+    children = _operands(node, TERNARY, 3)
+    if children is None:
         return None
     # Python: `a if condition else b`; the others: `condition ? a : b`
     condition, chosen, other = (children[1], children[0], children[2]) if language == "python" else children

@@ -14,7 +14,8 @@ then the name). A ref to an unknown model, models reading each other in a cycle,
 naming a view of `analytics` without `ref()` are refused with one line (`GatehouseError`) naming them.
 
 The files are Jinja templates: `macros/*.sql` holds the macros that write SQL shared by several models once (the
-staging columns gates and dynamic configs share, `macros/entity_kinds.sql`), imported by the models that use them.
+staging columns gates and dynamic configs share, `macros/entity_kinds.sql`; a join's condition, project first,
+`macros/joins.sql`), imported by the models that use them.
 """
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ import pytest
 from gatehouse.pipelines.cli.code_refs import project_lines
 from gatehouse.pipelines.code_refs.scan import DYNAMIC_CONFIG, GATE, Entity, Hit
 from tests.code_refs.conftest import commit_files, query
+from tests.conftest import closed_port
 
 REFERENCES = """
     select repository, branch, path, line, "column", entity_type, entity_id, text, matched, match_kind
@@ -196,12 +197,7 @@ def test_help_explains_with_examples(gatehouse, capsys):
 
 
 def test_an_unreachable_destination_is_one_line_without_its_password(tmp_path, gatehouse, monkeypatch):
-    import socket
-
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]  # closed once the probe is
-    monkeypatch.setenv("DESTINATION__POSTGRES__CREDENTIALS", f"postgresql://loader:pw-sentinel-91@127.0.0.1:{port}/dw")
+    monkeypatch.setenv("DESTINATION__POSTGRES__CREDENTIALS", f"postgresql://loader:pw-sentinel-91@127.0.0.1:{closed_port()}/dw")
     monkeypatch.chdir(tmp_path)
     web = tmp_path / "web"
     commit_files(web, {"a.py": 'check("new_nav")\n'})
@@ -212,17 +208,28 @@ def test_an_unreachable_destination_is_one_line_without_its_password(tmp_path, g
 
 
 @pytest.mark.parametrize("as_git", [True, False], ids=["repository", "plain folder"])
-def test_a_file_name_that_is_not_utf8_is_loaded_with_a_replacement_character(as_git, database, tmp_path, gatehouse):
-    # file names are bytes on POSIX; one saved in Latin-1 ('café.py') is not valid UTF-8 and used to fail the load
-    web = tmp_path / "web"
+@pytest.mark.parametrize(
+    ("folder", "file", "repository", "path"),
+    [
+        # file names are bytes on POSIX; one saved in Latin-1 ('café.py') is not valid UTF-8 and used to fail the load
+        (b"web", b"caf\xe9.py", "web", "caf\N{REPLACEMENT CHARACTER}.py"),
+        # git could not list a repository under such a folder (its path was decoded with replacement characters),
+        # and a plain folder's name failed the load
+        (b"r\xe9po", b"a.py", "r\N{REPLACEMENT CHARACTER}po", "a.py"),
+    ],
+    ids=["file name", "folder name"],
+)
+def test_a_name_that_is_not_utf8_is_scanned_and_loaded_with_a_replacement_character(
+    folder, file, repository, path, as_git, database, tmp_path, gatehouse
+):
+    web = tmp_path / os.fsdecode(folder)
     web.mkdir()
-    name = os.fsdecode(b"caf\xe9.py")
-    (web / name).write_text('check("new_nav")\n')
+    (web / os.fsdecode(file)).write_text('check("new_nav")\n')
     if as_git:
         commit_files(web, {})
     run = gatehouse("code-refs", str(web), "--duckdb", str(database))
     assert run.code == 0, run.err
-    assert references_by_repository(database) == [("web", "caf\N{REPLACEMENT CHARACTER}.py", 1, "new_nav")]
+    assert references_by_repository(database) == [(repository, path, 1, "new_nav")]
 
 
 def test_symlinks_and_special_files_are_counted_as_skipped(database, tmp_path, gatehouse):
@@ -237,20 +244,6 @@ def test_symlinks_and_special_files_are_counted_as_skipped(database, tmp_path, g
         "scripts: 1 reference to 1 gate and 0 dynamic configs, 0 of these ids the console does not have",
         "  1 files scanned (0.0 MB), skipped: 2 symlinks or special files",
     ]
-
-
-@pytest.mark.parametrize("as_git", [True, False], ids=["repository", "plain folder"])
-def test_a_folder_name_that_is_not_utf8_is_scanned_and_named_with_a_replacement_character(as_git, database, tmp_path, gatehouse):
-    # git could not list a repository under such a folder (its path was decoded with replacement characters),
-    # and a plain folder's name failed the load
-    web = tmp_path / os.fsdecode(b"r\xe9po")
-    web.mkdir()
-    (web / "a.py").write_text('check("new_nav")\n')
-    if as_git:
-        commit_files(web, {})
-    run = gatehouse("code-refs", str(web), "--duckdb", str(database))
-    assert run.code == 0, run.err
-    assert references_by_repository(database) == [("r\N{REPLACEMENT CHARACTER}po", "a.py", 1, "new_nav")]
 
 
 def test_a_database_a_notebook_holds_is_waited_for_then_given_up_on_in_one_line(database, tmp_path, gatehouse):

@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
 import sys
 import threading
 from dataclasses import dataclass, field
@@ -30,7 +29,7 @@ from gatehouse.pipelines.cli.main import main
 from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.warehouse.destination import Destination
 from gatehouse.pipelines.run.steps import RunOptions, RunSummary, run_extraction
-from tests.conftest import made_once
+from tests.conftest import closed_port, made_once
 from tests.drills.snapshot import Snapshot, snapshot
 
 ORG_SIZE = "small"
@@ -192,9 +191,7 @@ class ThrottleBurst:
 
 def closed_port_url() -> str:
     """A loopback address nothing listens on: a console that refuses every connection."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return f"http://127.0.0.1:{probe.getsockname()[1]}"
+    return f"http://127.0.0.1:{closed_port()}"
 
 
 def gatehouse_command() -> list[str]:

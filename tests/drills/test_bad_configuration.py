@@ -7,13 +7,13 @@ database loaded before by a fault-free run: the failed run must leave it exactly
 from __future__ import annotations
 
 import os
-import socket
 from dataclasses import dataclass
 from typing import Callable
 
 import pytest
 
 from gatehouse.pipelines.cli.main import main
+from tests.conftest import closed_port
 from tests.drills.conftest import copy_database, make_twin
 from tests.drills.snapshot import assert_same_tables, snapshot
 
@@ -24,12 +24,6 @@ pytestmark = pytest.mark.usefixtures("quick_backoff")
 KEY = "console-Qv7Xk2Lp9Rt4Zm8Wn3"
 WRONG_KEY = "console-Hj4Bd8Sx1Ny6Pc5Gt7"
 NO_PERMISSION_KEY = "console-Ue2Ka9Wf3Mr7Yb6Do4"
-
-
-def closed_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,6 @@ import base64
 import gzip
 import json
 import signal
-import socket
 import subprocess
 import zlib
 from concurrent.futures import ThreadPoolExecutor
@@ -26,6 +25,7 @@ import yaml
 
 from gatehouse.console_twin import ConsoleTwin, TwinSettings
 from gatehouse.pipelines.cli.main import build_parser
+from tests.conftest import closed_port
 from tests.drills.conftest import ORG_SEED, ORG_SIZE, clean_environment, gatehouse_command
 from tests.secret_scan import CommandOutput, leak_check
 
@@ -53,12 +53,6 @@ SECRETS = {
     "motherduck token": "mdtk-Ef8Uc1Wq4Oj7Zp3Ng",
 }
 leaks = leak_check(SECRETS)
-
-
-def closed_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def leaf_commands() -> set[tuple[str, ...]]:

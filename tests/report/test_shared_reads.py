@@ -11,16 +11,9 @@ from gatehouse.pipelines.warehouse.destination import Destination, Reader
 
 
 @pytest.fixture
-def counted(monkeypatch):
-    reads = []
-    original = Reader.frame
-
-    def frame(self, sql):
-        reads.append(sql)
-        return original(self, sql)
-
-    monkeypatch.setattr(Reader, "frame", frame)
-    return reads
+def counted(record_calls):
+    """The queries read from the database, one entry a read."""
+    return record_calls(Reader, "frame", lambda self, sql: sql)
 
 
 def test_a_notebook_opened_by_hand_reads_afresh(hand_built_db, counted, monkeypatch):

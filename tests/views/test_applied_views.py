@@ -24,17 +24,9 @@ def applied(writable_db):
 
 
 @pytest.fixture
-def drops(monkeypatch):
+def drops(record_calls):
     """How many times the views were dropped and applied again."""
-    calls = []
-    original = views._drop_views
-
-    def counting(client, names):
-        calls.append(names)
-        return original(client, names)
-
-    monkeypatch.setattr(views, "_drop_views", counting)
-    return calls
+    return record_calls(views, "_drop_views", lambda client, names: names)
 
 
 def test_current_views_are_left_as_they_are(applied, drops):

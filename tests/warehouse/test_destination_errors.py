@@ -3,13 +3,13 @@ what to do, and nothing already loaded is touched."""
 
 from __future__ import annotations
 
-import socket
 import subprocess
 import sys
 
 import pytest
 
 from gatehouse.pipelines.cli.main import main
+from tests.conftest import closed_port
 
 COMMANDS = {
     "run": ["run", "--no-progress"],
@@ -20,12 +20,6 @@ PASSWORD = "pw-Xq81-never-shown"
 # As on a machine where `pip install "dlt[postgres]"` was never run: psycopg2 cannot be imported. In a
 # process of its own, so that no other test meets dlt's postgres modules half imported.
 WITHOUT_DRIVER = "import sys; sys.modules['psycopg2'] = None; from gatehouse.pipelines.cli.main import main; sys.exit(main(sys.argv[1:]))"
-
-
-def closed_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 @pytest.fixture

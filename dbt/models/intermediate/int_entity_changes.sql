@@ -124,8 +124,8 @@ WITH versions AS (
     AND rule_conditions.rule_row_id = rules.rule_row_id
   LEFT JOIN rule_variants
     ON rule_variants.project = rules.project
-    AND rules.entity_type = 'dynamic_config'
     AND rule_variants.rule_row_id = rules.rule_row_id
+    AND rules.entity_type = 'dynamic_config'
   GROUP BY
     rules.project,
     rules.entity_type,
@@ -399,8 +399,8 @@ WITH versions AS (
     AND rule_conditions.rule_row_id = rules.rule_row_id
   LEFT JOIN rule_variants
     ON rule_variants.project = rules.project
-    AND rules.entity_type = 'dynamic_config'
     AND rule_variants.rule_row_id = rules.rule_row_id
+    AND rules.entity_type = 'dynamic_config'
   GROUP BY
     rules.project,
     rules.entity_type,

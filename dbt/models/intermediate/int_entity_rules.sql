@@ -88,8 +88,8 @@ WITH rules AS (
     AND rule_audiences.rule_row_id = rules.rule_row_id
   LEFT JOIN variant_counts
     ON variant_counts.project = rules.project
-    AND rules.entity_type = 'dynamic_config'
     AND variant_counts.config_rule_row_id = rules.rule_row_id
+    AND rules.entity_type = 'dynamic_config'
 )
 SELECT
   *
@@ -182,8 +182,8 @@ WITH rules AS (
     AND rule_audiences.rule_row_id = rules.rule_row_id
   LEFT JOIN variant_counts
     ON variant_counts.project = rules.project
-    AND rules.entity_type = 'dynamic_config'
     AND variant_counts.config_rule_row_id = rules.rule_row_id
+    AND rules.entity_type = 'dynamic_config'
 )
 SELECT
   *

@@ -14,6 +14,7 @@ variants.
 | `previous_version`, `version`, `previous_status`, `status`, `previous_gate_type`, `gate_type`, `previous_type_reason`, `type_reason`, `previous_is_enabled`, `is_enabled`, `previous_default_value`, `default_value`, `previous_rule_count`, `rule_count` | before and after; for `retired` the "after" side is null. A gate's type and a config's default value are null for the other kind |
 | `version_id` | the version the row is about |
 #}
+{% from 'macros/joins.sql' import join_on %}
 {% from 'macros/imports.sql' import imports %}
 {% from 'macros/entity_kinds.sql' import stack_entity_kinds %}
 {# What `changed_fields` calls each attribute that differs from the previous version's. #}
@@ -78,9 +79,7 @@ rule_conditions as (
         ) as conditions_fingerprint
     from conditions
     left join condition_targets
-        on condition_targets.project = conditions.project
-        and condition_targets.entity_type = conditions.entity_type
-        and condition_targets.condition_row_id = conditions.condition_row_id
+        {{ join_on('condition_targets', 'conditions', 'entity_type', 'condition_row_id') }}
     group by conditions.project, conditions.entity_type, conditions.rule_row_id
 ),
 
@@ -111,13 +110,10 @@ version_rules as (
         ) as rules_fingerprint
     from rules
     left join rule_conditions
-        on rule_conditions.project = rules.project
-        and rule_conditions.entity_type = rules.entity_type
-        and rule_conditions.rule_row_id = rules.rule_row_id
+        {{ join_on('rule_conditions', 'rules', 'entity_type', 'rule_row_id') }}
     left join rule_variants
-        on rule_variants.project = rules.project
+        {{ join_on('rule_variants', 'rules', 'rule_row_id') }}
         and rules.entity_type = 'dynamic_config'
-        and rule_variants.rule_row_id = rules.rule_row_id
     group by rules.project, rules.entity_type, rules.version_id
 ),
 
@@ -133,9 +129,7 @@ sequenced as (
 {% endfor %}
     from versions
     left join version_rules
-        on version_rules.project = versions.project
-        and version_rules.entity_type = versions.entity_type
-        and version_rules.version_id = versions.version_id
+        {{ join_on('version_rules', 'versions', 'entity_type', 'version_id') }}
     window entity_history as (partition by versions.project, versions.entity_type, versions.entity_id order by versions.valid_from)
 ),
 

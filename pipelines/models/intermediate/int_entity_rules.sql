@@ -13,6 +13,7 @@ rule: whether everyone may pass it, and its variants.
 | `is_everyone_rule` | all its conditions are the console's Everyone condition (`public`), or it has none |
 | `variant_count` | a config rule's variants; 0 for a gate |
 #}
+{% from 'macros/joins.sql' import join_on %}
 {% from 'macros/entity_kinds.sql' import stack_entity_kinds %}
 with rules as (
     {{ stack_entity_kinds(
@@ -66,13 +67,10 @@ final as (
         coalesce(variant_counts.variant_count, 0) as variant_count
     from rules
     left join rule_audiences
-        on rule_audiences.project = rules.project
-        and rule_audiences.entity_type = rules.entity_type
-        and rule_audiences.rule_row_id = rules.rule_row_id
+        {{ join_on('rule_audiences', 'rules', 'entity_type', 'rule_row_id') }}
     left join variant_counts
-        on variant_counts.project = rules.project
+        {{ join_on('variant_counts', 'rules', 'config_rule_row_id = rule_row_id') }}
         and rules.entity_type = 'dynamic_config'
-        and variant_counts.config_rule_row_id = rules.rule_row_id
 )
 
 select * from final

@@ -15,6 +15,7 @@ and holdouts: what `int_entity_changes`, the `current_*` marts and `code_orphans
 | `rule_count` | its rules |
 | `holdout_ids` | its `holdoutIDs`, comma-separated; null when none |
 #}
+{% from 'macros/joins.sql' import join_on %}
 {% from 'macros/entity_kinds.sql' import stack_entity_kinds %}
 with rules as (
     {{ stack_entity_kinds('rules', ['version_id']) }}
@@ -66,13 +67,9 @@ final as (
         holdout_lists.holdout_ids
     from versions
     left join rule_counts
-        on rule_counts.project = versions.project
-        and rule_counts.entity_type = versions.entity_type
-        and rule_counts.version_id = versions.version_id
+        {{ join_on('rule_counts', 'versions', 'entity_type', 'version_id') }}
     left join holdout_lists
-        on holdout_lists.project = versions.project
-        and holdout_lists.entity_type = versions.entity_type
-        and holdout_lists.version_id = versions.version_id
+        {{ join_on('holdout_lists', 'versions', 'entity_type', 'version_id') }}
 )
 
 select * from final

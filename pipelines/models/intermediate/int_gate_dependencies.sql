@@ -12,6 +12,7 @@ versions only). Read by `gate_references` and `current_dynamic_configs`.
 | `condition_type` | `passes_gate` or `fails_gate` |
 | `referenced_gate_id` | the gate it names (existing or not; a gate may name itself) |
 #}
+{% from 'macros/joins.sql' import join_on %}
 {% from 'macros/entity_kinds.sql' import stack_entity_kinds %}
 with versions as (
     {{ stack_entity_kinds('versions', ['version_id', 'id as entity_id'], ['is_current']) }}
@@ -41,17 +42,11 @@ final as (
         targets.target_value as referenced_gate_id
     from versions
     inner join rules
-        on rules.project = versions.project
-        and rules.entity_type = versions.entity_type
-        and rules.version_id = versions.version_id
+        {{ join_on('rules', 'versions', 'entity_type', 'version_id') }}
     inner join conditions
-        on conditions.project = rules.project
-        and conditions.entity_type = rules.entity_type
-        and conditions.rule_row_id = rules.rule_row_id
+        {{ join_on('conditions', 'rules', 'entity_type', 'rule_row_id') }}
     inner join targets
-        on targets.project = conditions.project
-        and targets.entity_type = conditions.entity_type
-        and targets.condition_row_id = conditions.condition_row_id
+        {{ join_on('targets', 'conditions', 'entity_type', 'condition_row_id') }}
     where versions.is_current
         and conditions.condition_type in ('passes_gate', 'fails_gate')
 )

@@ -46,6 +46,15 @@ versions.version,
     versions._dlt_load_id as load_id
 {%- endmacro %}
 
+{#
+`days_since_created`, `days_since_modified`: whole days (24 h) from the `created_at` / `last_modified_at` of the
+relation aliased `alias` (a live gate or config) to `as_of.as_of_at`.
+#}
+{% macro days_since_changes(alias) -%}
+cast(floor((extract(epoch from as_of.as_of_at) - extract(epoch from {{ alias }}.created_at)) / 86400) as integer) as days_since_created,
+        cast(floor((extract(epoch from as_of.as_of_at) - extract(epoch from {{ alias }}.last_modified_at)) / 86400) as integer) as days_since_modified
+{%- endmacro %}
+
 {# The columns of stg_<kind>_rules, read from a raw rules table aliased `rules`. #}
 {% macro rule_columns(entity_type) -%}
 {% set prefix = entity_kinds[entity_type] %}

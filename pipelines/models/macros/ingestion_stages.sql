@@ -19,9 +19,14 @@ followed by a newer status (the console retried after them). Called at a column'
         count(case when status like '%error' and status_position > 0 then 1 end) as retry_count
 {%- endmacro %}
 
-{# `seconds_to_<stage>`: from `enqueued_at` to each of `stages` in the columns `<times>.<stage>_at`. #}
-{% macro seconds_to_stages(times, enqueued_at) -%}
+{#
+`seconds_to_<stage>`: from `enqueued_at` to each of `stages` in the columns `<times>.<stage>_at`; then
+`last_status_at`, `<times>.last_status_at`, and `duration_seconds`, from `enqueued_at` to it.
+#}
+{% macro stage_durations(times, enqueued_at) -%}
 {% for stage in stages %}
-{{ ",\n        " if not loop.first else "" }}extract(epoch from {{ times }}.{{ stage }}_at) - extract(epoch from {{ enqueued_at }}) as seconds_to_{{ stage }}
-{%- endfor %}
+{{ "        " if not loop.first else "" }}extract(epoch from {{ times }}.{{ stage }}_at) - extract(epoch from {{ enqueued_at }}) as seconds_to_{{ stage }},
+{% endfor %}
+        {{ times }}.last_status_at,
+        extract(epoch from {{ times }}.last_status_at) - extract(epoch from {{ enqueued_at }}) as duration_seconds
 {%- endmacro %}

@@ -5,6 +5,10 @@ WITH configs AS (
   SELECT
     *
   FROM {{ ref('stg_dynamic_configs') }}
+), as_of AS (
+  SELECT
+    *
+  FROM {{ ref('as_of') }}
 ), versions AS (
   SELECT
     *
@@ -23,10 +27,6 @@ WITH configs AS (
   FROM {{ ref('int_gate_dependencies') }}
   WHERE
     entity_type = 'dynamic_config'
-), as_of AS (
-  SELECT
-    *
-  FROM {{ ref('as_of') }}
 ), variant_counts AS (
   SELECT
     config_rules.project,
@@ -108,6 +108,10 @@ WITH configs AS (
   SELECT
     *
   FROM {{ ref('stg_dynamic_configs') }}
+), as_of AS (
+  SELECT
+    *
+  FROM {{ ref('as_of') }}
 ), versions AS (
   SELECT
     *
@@ -126,10 +130,6 @@ WITH configs AS (
   FROM {{ ref('int_gate_dependencies') }}
   WHERE
     entity_type = 'dynamic_config'
-), as_of AS (
-  SELECT
-    *
-  FROM {{ ref('as_of') }}
 ), variant_counts AS (
   SELECT
     config_rules.project,

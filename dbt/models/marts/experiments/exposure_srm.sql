@@ -11,7 +11,7 @@ WITH RECURSIVE daily AS (
   FROM {{ ref('srm_expected_weights') }}
 ), parameters AS (
   SELECT
-    MAX(CASE WHEN name = 'srm_p_value_threshold' THEN value END) AS p_value_threshold
+    MAX(CASE WHEN name = 'srm_p_value_threshold' THEN value END) AS srm_p_value_threshold
   FROM {{ ref('view_parameters') }}
 ), last_dates AS (
   SELECT
@@ -199,8 +199,8 @@ WITH RECURSIVE daily AS (
       THEN 1.0
       ELSE p_values.p_value
     END AS p_value, /* the series and the erfc fit can overshoot [0, 1] by rounding; greatest/least would also turn null into 0 */
-    parameters.p_value_threshold,
-    COALESCE(p_values.p_value < parameters.p_value_threshold, FALSE) AS srm_detected,
+    parameters.srm_p_value_threshold AS p_value_threshold,
+    COALESCE(p_values.p_value < parameters.srm_p_value_threshold, FALSE) AS srm_detected,
     test_statistics.most_deviating_group_id,
     test_statistics.most_deviating_group_name,
     test_statistics.most_deviating_observed_share,
@@ -225,7 +225,7 @@ WITH RECURSIVE daily AS (
   FROM {{ ref('srm_expected_weights') }}
 ), parameters AS (
   SELECT
-    MAX(CASE WHEN name = 'srm_p_value_threshold' THEN value END) AS p_value_threshold
+    MAX(CASE WHEN name = 'srm_p_value_threshold' THEN value END) AS srm_p_value_threshold
   FROM {{ ref('view_parameters') }}
 ), last_dates AS (
   SELECT
@@ -415,8 +415,8 @@ WITH RECURSIVE daily AS (
       THEN 1.0
       ELSE p_values.p_value
     END AS p_value, /* the series and the erfc fit can overshoot [0, 1] by rounding; greatest/least would also turn null into 0 */
-    parameters.p_value_threshold,
-    COALESCE(p_values.p_value < parameters.p_value_threshold, FALSE) AS srm_detected,
+    parameters.srm_p_value_threshold AS p_value_threshold,
+    COALESCE(p_values.p_value < parameters.srm_p_value_threshold, FALSE) AS srm_detected,
     test_statistics.most_deviating_group_id,
     test_statistics.most_deviating_group_name,
     test_statistics.most_deviating_observed_share,

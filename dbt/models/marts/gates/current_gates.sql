@@ -5,6 +5,14 @@ WITH gates AS (
   SELECT
     *
   FROM {{ ref('stg_gates') }}
+), gate_references AS (
+  SELECT
+    *
+  FROM {{ ref('gate_references') }}
+), as_of AS (
+  SELECT
+    *
+  FROM {{ ref('as_of') }}
 ), versions AS (
   SELECT
     *
@@ -17,14 +25,6 @@ WITH gates AS (
   FROM {{ ref('int_entity_rules') }}
   WHERE
     entity_type = 'gate'
-), gate_references AS (
-  SELECT
-    *
-  FROM {{ ref('gate_references') }}
-), as_of AS (
-  SELECT
-    *
-  FROM {{ ref('as_of') }}
 ), rule_summary AS (
   SELECT
     gate_rules.project,
@@ -149,6 +149,14 @@ WITH gates AS (
   SELECT
     *
   FROM {{ ref('stg_gates') }}
+), gate_references AS (
+  SELECT
+    *
+  FROM {{ ref('gate_references') }}
+), as_of AS (
+  SELECT
+    *
+  FROM {{ ref('as_of') }}
 ), versions AS (
   SELECT
     *
@@ -161,14 +169,6 @@ WITH gates AS (
   FROM {{ ref('int_entity_rules') }}
   WHERE
     entity_type = 'gate'
-), gate_references AS (
-  SELECT
-    *
-  FROM {{ ref('gate_references') }}
-), as_of AS (
-  SELECT
-    *
-  FROM {{ ref('as_of') }}
 ), rule_summary AS (
   SELECT
     gate_rules.project,

@@ -160,11 +160,11 @@ WITH gates AS (
       THEN 'remove the flag and keep the launched path'
       WHEN stale_reason IN ('STALE_PROBABLY_UNLAUNCHED', 'STALE_ALL_FALSE', 'STALE_NO_RULES')
       THEN 'remove the flag and the dead code path'
-      WHEN stale_reason = 'STALE_PROBABLY_DEAD_CHECK'
+      WHEN stale_reason IN ('STALE_PROBABLY_DEAD_CHECK')
       THEN 'archive the gate: nothing checks it'
-      WHEN stale_reason = 'STALE_PROBABLY_FORGOTTEN'
+      WHEN stale_reason IN ('STALE_PROBABLY_FORGOTTEN')
       THEN 'ask the owner: finish or roll back the partial rollout'
-      WHEN stale_reason = 'STALE_EMPTY_CHECKS'
+      WHEN stale_reason IN ('STALE_EMPTY_CHECKS')
       THEN 'ask the owner: its checks return no value'
       ELSE 'ask the owner'
     END AS console_action,
@@ -202,9 +202,9 @@ WITH gates AS (
         THEN 'remove the flag in these files and keep the launched path'
         WHEN type_reason IN ('STALE_PROBABLY_UNLAUNCHED', 'STALE_ALL_FALSE', 'STALE_NO_RULES')
         THEN 'remove the flag in these files and delete the dead code path'
-        WHEN type_reason = 'STALE_PROBABLY_DEAD_CHECK'
+        WHEN type_reason IN ('STALE_PROBABLY_DEAD_CHECK')
         THEN 'remove the flag in these files (nothing checks it at run time), then archive it in the console'
-        WHEN type_reason = 'STALE_PROBABLY_FORGOTTEN'
+        WHEN type_reason IN ('STALE_PROBABLY_FORGOTTEN')
         THEN 'ask the owner: finish or roll back the partial rollout, then remove the flag in these files'
         ELSE console_action || ', then remove the flag in these files'
       END
@@ -377,11 +377,11 @@ WITH gates AS (
       THEN 'remove the flag and keep the launched path'
       WHEN stale_reason IN ('STALE_PROBABLY_UNLAUNCHED', 'STALE_ALL_FALSE', 'STALE_NO_RULES')
       THEN 'remove the flag and the dead code path'
-      WHEN stale_reason = 'STALE_PROBABLY_DEAD_CHECK'
+      WHEN stale_reason IN ('STALE_PROBABLY_DEAD_CHECK')
       THEN 'archive the gate: nothing checks it'
-      WHEN stale_reason = 'STALE_PROBABLY_FORGOTTEN'
+      WHEN stale_reason IN ('STALE_PROBABLY_FORGOTTEN')
       THEN 'ask the owner: finish or roll back the partial rollout'
-      WHEN stale_reason = 'STALE_EMPTY_CHECKS'
+      WHEN stale_reason IN ('STALE_EMPTY_CHECKS')
       THEN 'ask the owner: its checks return no value'
       ELSE 'ask the owner'
     END AS console_action,
@@ -419,9 +419,9 @@ WITH gates AS (
         THEN 'remove the flag in these files and keep the launched path'
         WHEN type_reason IN ('STALE_PROBABLY_UNLAUNCHED', 'STALE_ALL_FALSE', 'STALE_NO_RULES')
         THEN 'remove the flag in these files and delete the dead code path'
-        WHEN type_reason = 'STALE_PROBABLY_DEAD_CHECK'
+        WHEN type_reason IN ('STALE_PROBABLY_DEAD_CHECK')
         THEN 'remove the flag in these files (nothing checks it at run time), then archive it in the console'
-        WHEN type_reason = 'STALE_PROBABLY_FORGOTTEN'
+        WHEN type_reason IN ('STALE_PROBABLY_FORGOTTEN')
         THEN 'ask the owner: finish or roll back the partial rollout, then remove the flag in these files'
         ELSE console_action || ', then remove the flag in these files'
       END

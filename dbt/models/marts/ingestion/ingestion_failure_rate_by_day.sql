@@ -13,7 +13,7 @@ WITH run_health AS (
     COUNT(CASE WHEN outcome = 'succeeded' THEN 1 END) AS succeeded_count,
     COUNT(CASE WHEN outcome = 'failed' THEN 1 END) AS failed_count,
     COUNT(CASE WHEN outcome = 'running' THEN 1 END) AS running_count,
-    CAST(COUNT(CASE WHEN outcome = 'failed' THEN 1 END) AS DOUBLE) /* over finished runs only: a running one has not failed (yet) */ / NULLIF(COUNT(CASE WHEN outcome IN ('succeeded', 'failed') THEN 1 END), 0) AS failure_rate,
+    CAST(COUNT(CASE WHEN outcome = 'failed' THEN 1 END) AS DOUBLE) /* over finished runs only: a running one has not failed (yet), an incomplete source was stopped by another */ / NULLIF(COUNT(CASE WHEN outcome IN ('succeeded', 'failed') THEN 1 END), 0) AS failure_rate,
     CAST(SUM(retry_count) AS BIGINT) AS retry_count,
     AVG(CASE WHEN outcome = 'succeeded' THEN duration_seconds END) AS avg_succeeded_duration_seconds
   FROM run_health
@@ -37,7 +37,7 @@ WITH run_health AS (
     COUNT(CASE WHEN outcome = 'succeeded' THEN 1 END) AS succeeded_count,
     COUNT(CASE WHEN outcome = 'failed' THEN 1 END) AS failed_count,
     COUNT(CASE WHEN outcome = 'running' THEN 1 END) AS running_count,
-    CAST(COUNT(CASE WHEN outcome = 'failed' THEN 1 END) AS DOUBLE PRECISION) /* over finished runs only: a running one has not failed (yet) */ / NULLIF(COUNT(CASE WHEN outcome IN ('succeeded', 'failed') THEN 1 END), 0) AS failure_rate,
+    CAST(COUNT(CASE WHEN outcome = 'failed' THEN 1 END) AS DOUBLE PRECISION) /* over finished runs only: a running one has not failed (yet), an incomplete source was stopped by another */ / NULLIF(COUNT(CASE WHEN outcome IN ('succeeded', 'failed') THEN 1 END), 0) AS failure_rate,
     CAST(SUM(retry_count) AS BIGINT) AS retry_count,
     AVG(CASE WHEN outcome = 'succeeded' THEN duration_seconds END) AS avg_succeeded_duration_seconds
   FROM run_health

@@ -14,7 +14,7 @@ WITH source_health AS (
     COUNT(CASE WHEN outcome = 'failed' THEN 1 END) AS failed_count,
     COUNT(CASE WHEN outcome = 'running' THEN 1 END) AS running_count,
     COUNT(CASE WHEN outcome = 'incomplete' THEN 1 END) AS incomplete_count,
-    CAST(COUNT(CASE WHEN outcome = 'failed' THEN 1 END) AS DOUBLE) /* over the source's finished runs: neither running nor stopped by another source's failure */ / NULLIF(COUNT(CASE WHEN outcome IN ('succeeded', 'failed') THEN 1 END), 0) AS failure_rate,
+    CAST(COUNT(CASE WHEN outcome = 'failed' THEN 1 END) AS DOUBLE) /* over finished runs only: a running one has not failed (yet), an incomplete source was stopped by another */ / NULLIF(COUNT(CASE WHEN outcome IN ('succeeded', 'failed') THEN 1 END), 0) AS failure_rate,
     CAST(SUM(retry_count) AS BIGINT) AS retry_count,
     AVG(CASE WHEN outcome = 'succeeded' THEN duration_seconds END) AS avg_succeeded_duration_seconds,
     MAX(CASE WHEN outcome = 'failed' THEN enqueued_at END) AS last_failed_run_enqueued_at
@@ -40,7 +40,7 @@ WITH source_health AS (
     COUNT(CASE WHEN outcome = 'failed' THEN 1 END) AS failed_count,
     COUNT(CASE WHEN outcome = 'running' THEN 1 END) AS running_count,
     COUNT(CASE WHEN outcome = 'incomplete' THEN 1 END) AS incomplete_count,
-    CAST(COUNT(CASE WHEN outcome = 'failed' THEN 1 END) AS DOUBLE PRECISION) /* over the source's finished runs: neither running nor stopped by another source's failure */ / NULLIF(COUNT(CASE WHEN outcome IN ('succeeded', 'failed') THEN 1 END), 0) AS failure_rate,
+    CAST(COUNT(CASE WHEN outcome = 'failed' THEN 1 END) AS DOUBLE PRECISION) /* over finished runs only: a running one has not failed (yet), an incomplete source was stopped by another */ / NULLIF(COUNT(CASE WHEN outcome IN ('succeeded', 'failed') THEN 1 END), 0) AS failure_rate,
     CAST(SUM(retry_count) AS BIGINT) AS retry_count,
     AVG(CASE WHEN outcome = 'succeeded' THEN duration_seconds END) AS avg_succeeded_duration_seconds,
     MAX(CASE WHEN outcome = 'failed' THEN enqueued_at END) AS last_failed_run_enqueued_at

@@ -13,9 +13,10 @@ From `stg_dynamic_configs`, its current version in `int_entity_versions` (rule c
 | `holdout_ids` | its `holdoutIDs` |
 | `version_seen_at`, `config_version_id` | as for gates |
 #}
-with configs as (
-    select * from {{ ref('stg_dynamic_configs') }}
-),
+{% from 'macros/entity_kinds.sql' import days_since_changes %}
+{% from 'macros/joins.sql' import join_on %}
+{% from 'macros/imports.sql' import imports %}
+with {{ imports(configs='stg_dynamic_configs', as_of='as_of') }},
 
 versions as (
     select * from {{ ref('int_entity_versions') }}
@@ -32,10 +33,6 @@ gate_dependencies as (
     where entity_type = 'dynamic_config'
 ),
 
-as_of as (
-    select * from {{ ref('as_of') }}
-),
-
 variant_counts as (
     select
         config_rules.project,
@@ -43,8 +40,7 @@ variant_counts as (
         cast(sum(config_rules.variant_count) as bigint) as variant_count
     from configs
     inner join config_rules
-        on config_rules.project = configs.project
-        and config_rules.version_id = configs.config_version_id
+        {{ join_on('config_rules', 'configs', 'version_id = config_version_id') }}
     group by config_rules.project, config_rules.version_id
 ),
 
@@ -78,8 +74,7 @@ final as (
         configs.created_at,
         configs.last_modifier_name,
         configs.last_modified_at,
-        cast(floor((extract(epoch from as_of.as_of_at) - extract(epoch from configs.created_at)) / 86400) as integer) as days_since_created,
-        cast(floor((extract(epoch from as_of.as_of_at) - extract(epoch from configs.last_modified_at)) / 86400) as integer) as days_since_modified,
+        {{ days_since_changes('configs') }},
         versions.rule_count,
         coalesce(variant_counts.variant_count, 0) as variant_count,
         gate_lists.referenced_gate_ids,
@@ -88,16 +83,13 @@ final as (
         configs.config_version_id
     from configs
     inner join versions
-        on versions.project = configs.project
-        and versions.version_id = configs.config_version_id
+        {{ join_on('versions', 'configs', 'version_id = config_version_id') }}
     inner join as_of
         on as_of.project = configs.project
     left join variant_counts
-        on variant_counts.project = configs.project
-        and variant_counts.version_id = configs.config_version_id
+        {{ join_on('variant_counts', 'configs', 'version_id = config_version_id') }}
     left join gate_lists
-        on gate_lists.project = configs.project
-        and gate_lists.version_id = configs.config_version_id
+        {{ join_on('gate_lists', 'configs', 'version_id = config_version_id') }}
 )
 
 select * from final

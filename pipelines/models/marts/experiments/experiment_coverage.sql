@@ -15,6 +15,7 @@ summary says which) is here with `has_exposures` false.
 | `has_exposures` | some exposure was loaded for it |
 | `first_date`, `last_date` | span of its loaded series; null without exposures |
 #}
+{% from 'macros/joins.sql' import join_on %}
 with holdout_experiments as (
     select
         experiments.project,
@@ -22,8 +23,7 @@ with holdout_experiments as (
         string_agg(distinct holdouts.holdout_name, ', ' order by holdouts.holdout_name) as holdout_names
     from {{ ref('stg_holdout_experiments') }} as experiments
     inner join {{ ref('stg_holdouts') }} as holdouts
-        on holdouts.project = experiments.project
-        and holdouts.holdout_row_id = experiments.holdout_row_id
+        {{ join_on('holdouts', 'experiments', 'holdout_row_id') }}
     group by experiments.project, experiments.experiment_id
 ),
 
@@ -47,8 +47,7 @@ final as (
         loaded.last_date
     from holdout_experiments
     full outer join loaded
-        on loaded.project = holdout_experiments.project
-        and loaded.experiment_id = holdout_experiments.experiment_id
+        {{ join_on('loaded', 'holdout_experiments', 'experiment_id') }}
 )
 
 select * from final

@@ -16,6 +16,7 @@ From `stg_cumulative_exposures` and `as_of`.
 | `experiment_cumulative_exposures` | sum of the groups' counts that day |
 | `exposure_share` | the group's share of it (null when it is 0) |
 #}
+{% from 'macros/joins.sql' import join_on %}
 with recursive exposures as (
     select * from {{ ref('stg_cumulative_exposures') }}
 ),
@@ -69,8 +70,7 @@ group_days as (
         calendar.calendar_date as exposure_date
     from group_spans
     inner join experiment_spans
-        on experiment_spans.project = group_spans.project
-        and experiment_spans.experiment_id = group_spans.experiment_id
+        {{ join_on('experiment_spans', 'group_spans', 'experiment_id') }}
     inner join calendar
         on calendar.calendar_date between group_spans.first_date and experiment_spans.last_date
 ),
@@ -99,10 +99,7 @@ reported as (
         ) as group_name
     from group_days
     left join exposures
-        on exposures.project = group_days.project
-        and exposures.experiment_id = group_days.experiment_id
-        and exposures.group_id = group_days.group_id
-        and exposures.exposure_date = group_days.exposure_date
+        {{ join_on('exposures', 'group_days', 'experiment_id', 'group_id', 'exposure_date') }}
 ),
 
 carried as (

@@ -23,16 +23,13 @@ From `exposure_daily`, `as_of` and `view_parameters`.
 | `is_late` | "late: the service has not computed the last days": `lag_days` from 2 to `late_days`, and the series reaches (to a day) the newest day the service computed for any experiment, so the whole computation lags; the source requests such a series on every run, and the missing days load when the service catches up |
 | `status` | one word: `concluded`, `stalled` (wins over late: the computed days already show the stall), `late` or `running` |
 #}
+{% from 'macros/view_parameters.sql' import view_parameters %}
+{% from 'macros/joins.sql' import join_on %}
 {% from 'macros/imports.sql' import imports %}
 with {{ imports(daily='exposure_daily', as_of='as_of') }},
 
 parameters as (
-    select
-        max(case when name = 'target_sample_size' then value end) as target_sample_size,
-        max(case when name = 'stall_days' then value end) as stall_days,
-        max(case when name = 'trend_flat_band' then value end) as trend_flat_band,
-        max(case when name = 'late_days' then value end) as late_days
-    from analytics.view_parameters
+    {{ view_parameters('target_sample_size', 'stall_days', 'trend_flat_band', 'late_days') }}
 ),
 
 experiment_days as (
@@ -91,8 +88,7 @@ pace as (
         ) as previous_days
     from spans
     inner join experiment_days
-        on experiment_days.project = spans.project
-        and experiment_days.experiment_id = spans.experiment_id
+        {{ join_on('experiment_days', 'spans', 'experiment_id') }}
     group by spans.project, spans.experiment_id
 ),
 
@@ -132,8 +128,7 @@ rates as (
         cast(pace.previous_new_exposures as double) / nullif(pace.previous_days, 0) as previous_avg_daily_exposures_7d
     from spans
     inner join pace
-        on pace.project = spans.project
-        and pace.experiment_id = spans.experiment_id
+        {{ join_on('pace', 'spans', 'experiment_id') }}
     inner join as_of
         on as_of.project = spans.project
     inner join computation

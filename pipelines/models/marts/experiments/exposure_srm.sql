@@ -14,6 +14,8 @@ From `exposure_daily` (each group's latest cumulative count), `srm_expected_weig
 | `srm_detected` | `p_value < p_value_threshold`; false when there is nothing to test |
 | `most_deviating_group_id`, `most_deviating_group_name`, `most_deviating_observed_share`, `most_deviating_expected_share` | the group whose observed share is furthest from its expected one |
 #}
+{% from 'macros/view_parameters.sql' import view_parameters %}
+{% from 'macros/joins.sql' import join_on %}
 with recursive daily as (
     select * from {{ ref('exposure_daily') }}
 ),
@@ -23,9 +25,7 @@ weights as (
 ),
 
 parameters as (
-    select
-        max(case when name = 'srm_p_value_threshold' then value end) as p_value_threshold
-    from analytics.view_parameters
+    {{ view_parameters('srm_p_value_threshold') }}
 ),
 
 last_dates as (
@@ -46,9 +46,7 @@ observed as (
         daily.cumulative_exposures as observed_exposures
     from daily
     inner join last_dates
-        on last_dates.project = daily.project
-        and last_dates.experiment_id = daily.experiment_id
-        and last_dates.last_date = daily.exposure_date
+        {{ join_on('last_dates', 'daily', 'experiment_id', 'last_date = exposure_date') }}
 ),
 
 weight_coverage as (
@@ -80,8 +78,7 @@ expected as (
         sum(observed.observed_exposures) over (partition by observed.project, observed.experiment_id) as total_exposures
     from observed
     inner join weight_coverage
-        on weight_coverage.project = observed.project
-        and weight_coverage.experiment_id = observed.experiment_id
+        {{ join_on('weight_coverage', 'observed', 'experiment_id') }}
     left join weights
         on weights.experiment_id = observed.experiment_id
         and weights.group_id = observed.group_id
@@ -192,11 +189,9 @@ p_values as (
         end as p_value
     from testable
     inner join normal_tails
-        on normal_tails.project = testable.project
-        and normal_tails.experiment_id = testable.experiment_id
+        {{ join_on('normal_tails', 'testable', 'experiment_id') }}
     left join series_sums
-        on series_sums.project = testable.project
-        and series_sums.experiment_id = testable.experiment_id
+        {{ join_on('series_sums', 'testable', 'experiment_id') }}
 ),
 
 final as (
@@ -214,8 +209,8 @@ final as (
             when p_values.p_value > 1 then 1.0
             else p_values.p_value
         end as p_value,
-        parameters.p_value_threshold,
-        coalesce(p_values.p_value < parameters.p_value_threshold, false) as srm_detected,
+        parameters.srm_p_value_threshold as p_value_threshold,
+        coalesce(p_values.p_value < parameters.srm_p_value_threshold, false) as srm_detected,
         test_statistics.most_deviating_group_id,
         test_statistics.most_deviating_group_name,
         test_statistics.most_deviating_observed_share,
@@ -223,8 +218,7 @@ final as (
     from test_statistics
     cross join parameters
     left join p_values
-        on p_values.project = test_statistics.project
-        and p_values.experiment_id = test_statistics.experiment_id
+        {{ join_on('p_values', 'test_statistics', 'experiment_id') }}
 )
 
 select * from final

@@ -29,6 +29,7 @@ read differently, and a person looks.
 | `cleanup_branches` | the branches `gatehouse cleanup` made for it, `repository: branch`, by repository; null when none |
 | `cleanup_state` | `branch made`, `ready` (decided, no branch yet), `needs a person`, or `not stale yet` (approaching) |
 #}
+{% from 'macros/joins.sql' import join_on %}
 with stale_gates as (
     select * from {{ ref('stale_gates') }}
 ),
@@ -140,8 +141,7 @@ final as (
         end as cleanup_state
     from decided
     left join gate_branches
-        on gate_branches.project = decided.project
-        and gate_branches.gate_id = decided.gate_id
+        {{ join_on('gate_branches', 'decided', 'gate_id') }}
 )
 
 select * from final

@@ -18,10 +18,10 @@ From `stg_gates`, its current version in `int_entity_versions` (rule count, hold
 | `version_seen_at` | when gatehouse first loaded this version (`valid_from`) |
 | `gate_version_id` | the current version's row |
 #}
+{% from 'macros/entity_kinds.sql' import days_since_changes %}
+{% from 'macros/joins.sql' import join_on %}
 {% from 'macros/imports.sql' import imports %}
-with gates as (
-    select * from {{ ref('stg_gates') }}
-),
+with {{ imports(gates='stg_gates', gate_references='gate_references', as_of='as_of') }},
 
 versions as (
     select * from {{ ref('int_entity_versions') }}
@@ -32,8 +32,6 @@ gate_rules as (
     select * from {{ ref('int_entity_rules') }}
     where entity_type = 'gate'
 ),
-
-{{ imports(gate_references='gate_references', as_of='as_of') }},
 
 rule_summary as (
     select
@@ -46,8 +44,7 @@ rule_summary as (
         count(case when gate_rules.is_everyone_rule and gate_rules.pass_percentage <= 0 then 1 end) > 0 as has_everyone_rule_at_0
     from gates
     inner join gate_rules
-        on gate_rules.project = gates.project
-        and gate_rules.version_id = gates.gate_version_id
+        {{ join_on('gate_rules', 'gates', 'version_id = gate_version_id') }}
     group by gate_rules.project, gate_rules.version_id
 ),
 
@@ -85,8 +82,7 @@ final as (
         gates.last_modifier_name,
         gates.last_modified_at,
         gates.version,
-        cast(floor((extract(epoch from as_of.as_of_at) - extract(epoch from gates.created_at)) / 86400) as integer) as days_since_created,
-        cast(floor((extract(epoch from as_of.as_of_at) - extract(epoch from gates.last_modified_at)) / 86400) as integer) as days_since_modified,
+        {{ days_since_changes('gates') }},
         versions.rule_count,
         rule_summary.min_pass_percentage,
         rule_summary.max_pass_percentage,
@@ -108,16 +104,13 @@ final as (
         gates.gate_version_id
     from gates
     inner join versions
-        on versions.project = gates.project
-        and versions.version_id = gates.gate_version_id
+        {{ join_on('versions', 'gates', 'version_id = gate_version_id') }}
     inner join as_of
         on as_of.project = gates.project
     left join rule_summary
-        on rule_summary.project = gates.project
-        and rule_summary.version_id = gates.gate_version_id
+        {{ join_on('rule_summary', 'gates', 'version_id = gate_version_id') }}
     left join reference_lists
-        on reference_lists.project = gates.project
-        and reference_lists.referenced_gate_id = gates.gate_id
+        {{ join_on('reference_lists', 'gates', 'referenced_gate_id = gate_id') }}
 )
 
 select * from final

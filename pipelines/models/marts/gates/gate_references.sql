@@ -6,6 +6,7 @@
 | `referrer_kind` | `gate`: another live gate's rule condition of type `passes_gate` / `fails_gate` names it in its target values; `dynamic_config`: the same in a live config's rule; `holdout`: a holdout lists it in `gateIDs` or as `targetingGateID`, or the gate lists the holdout in its own `holdoutIDs` |
 | `referrer_id` | the gate, config or holdout id |
 #}
+{% from 'macros/joins.sql' import join_on %}
 {% from 'macros/imports.sql' import imports %}
 with {{ imports(
     gates='stg_gates',
@@ -34,8 +35,7 @@ from_holdouts as (
         holdouts.holdout_id as referrer_id
     from holdouts
     inner join holdout_gates
-        on holdout_gates.project = holdouts.project
-        and holdout_gates.holdout_row_id = holdouts.holdout_row_id
+        {{ join_on('holdout_gates', 'holdouts', 'holdout_row_id') }}
 
     union all
 
@@ -57,8 +57,7 @@ from_holdouts as (
         gate_holdouts.holdout_id as referrer_id
     from gates
     inner join gate_holdouts
-        on gate_holdouts.project = gates.project
-        and gate_holdouts.gate_version_id = gates.gate_version_id
+        {{ join_on('gate_holdouts', 'gates', 'gate_version_id') }}
 ),
 
 all_references as (
@@ -75,8 +74,7 @@ final as (
         all_references.referrer_id
     from all_references
     inner join gates
-        on gates.project = all_references.project
-        and gates.gate_id = all_references.referenced_gate_id
+        {{ join_on('gates', 'all_references', 'gate_id = referenced_gate_id') }}
 )
 
 select * from final

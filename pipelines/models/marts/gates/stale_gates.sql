@@ -25,6 +25,29 @@ recommended action) but do not exempt.
 | `console_action` | what the console's state alone says: referenced by anything: `ask the owner: still referenced by holdouts / configs / gates`; launched or all true: `remove the flag and keep the launched path`; unlaunched, all false or no rules (everyone fails): `remove the flag and the dead code path`; dead check: `archive the gate: nothing checks it`; forgotten: `ask the owner: finish or roll back the partial rollout`; empty checks: `ask the owner: its checks return no value` |
 | `recommended_action` | the one answer every list, summary and alert gives: `console_action` until a repository is scanned, and while holdouts, configs or gates reference it; then, referenced in code: `remove the flag in these files and keep the launched path` (launched, all true), `... and delete the dead code path` (unlaunched, all false, no rules), `remove the flag in these files (nothing checks it at run time), then archive it in the console` (dead check), `ask the owner: finish or roll back the partial rollout, then remove the flag in these files` (forgotten); referenced nowhere and never checked: `archive it in the console: no code references it and nothing checks it`; referenced nowhere but checked: `find what checks it: checked at run time but referenced in no scanned repository` |
 #}
+{% from 'macros/view_parameters.sql' import view_parameters %}
+{#
+What to do about a stale gate, by its stale reason: in the console (`console_action`), and in the files too once
+a scan found code that references the gate (`recommended_action`; a reason without one there gives the console
+action, then the files). A reason not listed is the owner's to answer.
+#}
+{% set reason_actions = [
+    (["STALE_PROBABLY_LAUNCHED", "STALE_ALL_TRUE"],
+        "remove the flag and keep the launched path",
+        "remove the flag in these files and keep the launched path"),
+    (["STALE_PROBABLY_UNLAUNCHED", "STALE_ALL_FALSE", "STALE_NO_RULES"],
+        "remove the flag and the dead code path",
+        "remove the flag in these files and delete the dead code path"),
+    (["STALE_PROBABLY_DEAD_CHECK"],
+        "archive the gate: nothing checks it",
+        "remove the flag in these files (nothing checks it at run time), then archive it in the console"),
+    (["STALE_PROBABLY_FORGOTTEN"],
+        "ask the owner: finish or roll back the partial rollout",
+        "ask the owner: finish or roll back the partial rollout, then remove the flag in these files"),
+    (["STALE_EMPTY_CHECKS"],
+        "ask the owner: its checks return no value",
+        none),
+] %}
 with gates as (
     select * from {{ ref('current_gates') }}
 ),
@@ -76,10 +99,7 @@ first_code_locations as (
 ),
 
 parameters as (
-    select
-        max(case when name = 'stale_after_days' then value end) as stale_after_days,
-        max(case when name = 'stale_warning_days' then value end) as stale_warning_days
-    from analytics.view_parameters
+    {{ view_parameters('stale_after_days', 'stale_warning_days') }}
 ),
 
 assessed as (
@@ -181,16 +201,10 @@ console_answered as (
                 case when referencing_config_ids is not null then 'configs' end,
                 case when referencing_gate_ids is not null then 'gates' end
             )
-            when stale_reason in ('STALE_PROBABLY_LAUNCHED', 'STALE_ALL_TRUE')
-                then 'remove the flag and keep the launched path'
-            when stale_reason in ('STALE_PROBABLY_UNLAUNCHED', 'STALE_ALL_FALSE', 'STALE_NO_RULES')
-                then 'remove the flag and the dead code path'
-            when stale_reason = 'STALE_PROBABLY_DEAD_CHECK'
-                then 'archive the gate: nothing checks it'
-            when stale_reason = 'STALE_PROBABLY_FORGOTTEN'
-                then 'ask the owner: finish or roll back the partial rollout'
-            when stale_reason = 'STALE_EMPTY_CHECKS'
-                then 'ask the owner: its checks return no value'
+{% for reasons, console_action, _ in reason_actions %}
+            when stale_reason in ('{{ reasons | join("', '") }}')
+                then '{{ console_action }}'
+{% endfor %}
             else 'ask the owner'
         end as console_action,
         last_modifier_name,
@@ -219,14 +233,10 @@ final as (
             when console_action like 'ask the owner: still referenced by%' then console_action
             when code_reference_count > 0 then
                 case
-                    when type_reason in ('STALE_PROBABLY_LAUNCHED', 'STALE_ALL_TRUE')
-                        then 'remove the flag in these files and keep the launched path'
-                    when type_reason in ('STALE_PROBABLY_UNLAUNCHED', 'STALE_ALL_FALSE', 'STALE_NO_RULES')
-                        then 'remove the flag in these files and delete the dead code path'
-                    when type_reason = 'STALE_PROBABLY_DEAD_CHECK'
-                        then 'remove the flag in these files (nothing checks it at run time), then archive it in the console'
-                    when type_reason = 'STALE_PROBABLY_FORGOTTEN'
-                        then 'ask the owner: finish or roll back the partial rollout, then remove the flag in these files'
+{% for reasons, _, code_action in reason_actions if code_action %}
+                    when type_reason in ('{{ reasons | join("', '") }}')
+                        then '{{ code_action }}'
+{% endfor %}
                     else console_action || ', then remove the flag in these files'
                 end
             when coalesce(checks_per_hour, 0) = 0

@@ -16,8 +16,9 @@ From `stg_ingestion_runs`, `stg_ingestion_run_statuses`, `stg_ingestion_run_sour
 | `source_count` | sources listed in `sources` |
 | `failed_source_count`, `failed_sources` | sources whose latest status in the granular history is an error |
 #}
+{% from 'macros/joins.sql' import join_on %}
 {% from 'macros/imports.sql' import imports %}
-{% from 'macros/ingestion_stages.sql' import stages, stage_times, seconds_to_stages %}
+{% from 'macros/ingestion_stages.sql' import stages, stage_times, stage_durations %}
 with {{ imports(
     runs='stg_ingestion_runs',
     run_statuses='stg_ingestion_run_statuses',
@@ -78,14 +79,11 @@ timed as (
         failed_sources.failed_sources
     from runs
     left join stage_times
-        on stage_times.project = runs.project
-        and stage_times.run_row_id = runs.run_row_id
+        {{ join_on('stage_times', 'runs', 'run_row_id') }}
     left join source_counts
-        on source_counts.project = runs.project
-        and source_counts.run_row_id = runs.run_row_id
+        {{ join_on('source_counts', 'runs', 'run_row_id') }}
     left join failed_sources
-        on failed_sources.project = runs.project
-        and failed_sources.run_row_id = runs.run_row_id
+        {{ join_on('failed_sources', 'runs', 'run_row_id') }}
 ),
 
 final as (
@@ -97,9 +95,7 @@ final as (
         outcome,
         enqueued_at,
         cast(enqueued_at as date) as enqueued_date,
-        {{ seconds_to_stages('timed', 'timed.enqueued_at') }},
-        last_status_at,
-        extract(epoch from last_status_at) - extract(epoch from enqueued_at) as duration_seconds,
+        {{ stage_durations('timed', 'timed.enqueued_at') }},
         error_count,
         retry_count,
         source_count,

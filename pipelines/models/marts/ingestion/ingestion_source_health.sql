@@ -12,8 +12,9 @@ Sources listed in `sources` or in the granular history; statuses over all date s
 | `seconds_to_*`, `last_status_at`, `duration_seconds` | as for runs, from the run's `enqueued_at`, the earliest arrival at each stage over all date stamps |
 | `error_count`, `retry_count` | as for runs, within each date stamp's history |
 #}
+{% from 'macros/joins.sql' import join_on %}
 {% from 'macros/imports.sql' import imports %}
-{% from 'macros/ingestion_stages.sql' import stage_times, seconds_to_stages %}
+{% from 'macros/ingestion_stages.sql' import stage_times, stage_durations %}
 with {{ imports(
     runs='stg_ingestion_runs',
     run_health='ingestion_run_health',
@@ -51,11 +52,9 @@ statuses as (
         source_statuses.status_at
     from source_histories
     inner join source_date_stamps
-        on source_date_stamps.project = source_histories.project
-        and source_date_stamps.source_history_row_id = source_histories.source_history_row_id
+        {{ join_on('source_date_stamps', 'source_histories', 'source_history_row_id') }}
     inner join source_statuses
-        on source_statuses.project = source_date_stamps.project
-        and source_statuses.source_date_row_id = source_date_stamps.source_date_row_id
+        {{ join_on('source_statuses', 'source_date_stamps', 'source_date_row_id') }}
 ),
 
 stage_times as (
@@ -90,26 +89,18 @@ final as (
         run_health.enqueued_at,
         run_health.enqueued_date,
         coalesce(stage_times.date_stamp_count, 0) as date_stamp_count,
-        {{ seconds_to_stages('stage_times', 'run_health.enqueued_at') }},
-        stage_times.last_status_at,
-        extract(epoch from stage_times.last_status_at) - extract(epoch from run_health.enqueued_at) as duration_seconds,
+        {{ stage_durations('stage_times', 'run_health.enqueued_at') }},
         coalesce(stage_times.error_count, 0) as error_count,
         coalesce(stage_times.retry_count, 0) as retry_count
     from run_source_names
     inner join runs
-        on runs.project = run_source_names.project
-        and runs.run_row_id = run_source_names.run_row_id
+        {{ join_on('runs', 'run_source_names', 'run_row_id') }}
     inner join run_health
-        on run_health.project = runs.project
-        and run_health.run_id = runs.run_id
+        {{ join_on('run_health', 'runs', 'run_id') }}
     left join source_histories
-        on source_histories.project = run_source_names.project
-        and source_histories.run_row_id = run_source_names.run_row_id
-        and source_histories.source_name = run_source_names.source_name
+        {{ join_on('source_histories', 'run_source_names', 'run_row_id', 'source_name') }}
     left join stage_times
-        on stage_times.project = run_source_names.project
-        and stage_times.run_row_id = run_source_names.run_row_id
-        and stage_times.source_name = run_source_names.source_name
+        {{ join_on('stage_times', 'run_source_names', 'run_row_id', 'source_name') }}
 )
 
 select * from final
