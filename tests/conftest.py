@@ -115,7 +115,6 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items[:] = sorted(items, key=lambda item: rank.get(item.path, len(rank)))  # stable: each file keeps its order
 
 
-<<<<<<< HEAD
 def made_once(tmp_path_factory: pytest.TempPathFactory, name: str, make: Callable[[Path], Path]) -> Path:
     """What `make(folder)` returns, made once per `pytest` command however many workers ask: the first to ask
     makes it (the others wait on a lock), in the temporary folder the workers share, and each gets its path.
@@ -133,7 +132,8 @@ def made_once(tmp_path_factory: pytest.TempPathFactory, name: str, make: Callabl
             folder.mkdir()
             done.write_text(str(make(folder).relative_to(folder)))
         return folder / done.read_text()
-=======
+
+
 def closed_port() -> int:
     """A loopback port nothing listens on: bound to find a free one, and closed again once it is known."""
     with socket.socket() as probe:
@@ -158,7 +158,6 @@ def record_calls(monkeypatch):
         return calls
 
     return spy
->>>>>>> wt-dups
 
 
 @pytest.fixture(scope="session")
