@@ -32,7 +32,6 @@ import stat
 import subprocess
 import sysconfig
 import tempfile
-from collections import deque
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -51,15 +50,33 @@ TEXT_MAX_CHARS = 200
 CHUNK_FILES = 200  # files per task of the fork pool
 # the probe's open(): never through a symlink put in place since the lstat; no newline translation on Windows
 PROBE_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
-# rg processes started while the files are still being probed: each compiles the ids anew (0.15 s of CPU and
-# 75 MB for 20,000), and on the bench tree three were no faster than two
+# rg processes given files by name (`paths` given, or the walk failed): each compiles the ids anew (0.15 s of CPU
+# and 75 MB for 20,000), and on the bench tree three were no faster than two
 RIPGREP_BATCHES = 2
 RIPGREP_MIN_BATCH = 1000  # files
+# Names rg's walk does not open: nearly always binary (a text file among them is searched apart, as a hidden one
+# is). On the bench tree, compiled Python and shared libraries are two thirds of the files.
+WALK_SKIPS = (
+    "*.pyc", "*.pyo", "*.so", "*.so.*", "*.dylib", "*.dll", "*.exe", "*.o", "*.a", "*.lib", "*.class", "*.jar",
+    "*.png", "*.jpg", "*.jpeg", "*.gif", "*.ico", "*.webp", "*.bmp", "*.tif", "*.tiff", "*.pdf",
+    "*.zip", "*.gz", "*.tgz", "*.bz2", "*.xz", "*.zst", "*.7z", "*.whl", "*.egg",
+    "*.woff", "*.woff2", "*.ttf", "*.otf", "*.eot", "*.mp3", "*.mp4", "*.mov", "*.wav", "*.ogg", "*.wasm",
+    "*.sqlite", "*.db", "*.duckdb", "*.parquet", "*.npy", "*.npz", "*.pkl",
+)
+WALK_ROOT = "./"  # the walk's path: rg prints each name after it
+WALK_PREFIX = len(WALK_ROOT)
+NUL_READ_BYTES = 1 << 20  # the buffer the rest of a text file is read into for a late NUL
+# Text files the walk did not search whole, matched in Python up to this size each and in all; the others by rg
+# given their names (its start, compiling the ids, is worth it for this much)
+PYTHON_MATCH_MAX_FILE_BYTES = 2_000_000
+PYTHON_MATCH_BYTES = 16_000_000
 # escaped in a literal of rg's regex syntax (Rust's regex::escape escapes these)
 RUST_ESCAPES = {
     **{ord(char): "\\" + char for char in "\\.+*?()|[]{}^$#&-~"},
     **{code: f"\\x{{{code:X}}}" for code in (*range(32), 127)},
 }
+# what rg prints, in its output, after the lines of a file it stopped searching at a NUL (its binary test)
+RIPGREP_BINARY_WARNING = re.compile(rb'([^\0]*?): WARNING: stopped searching binary file after match \(found "\\0" byte around offset \d+\)\n')
 TOKEN_CHARS = rb"A-Za-z0-9_\-"
 TOKEN_BYTE = re.compile(rb"[" + TOKEN_CHARS + rb"]")
 
@@ -186,12 +203,21 @@ class Matcher:
         )
         # Cheap substring tests that rule most files out before the call regex runs.
         self.check_call_probes = tuple({name[-4:] for name in self.check_call_kinds})
+        # Where a call's name starts, the only places the call regex can match: each name that does not start with
+        # another (`checkGate` finds `checkGateSync` too)
+        self.check_call_starts = tuple(sorted(
+            name for name in self.check_call_kinds
+            if not any(other != name and name.startswith(other) for other in self.check_call_kinds)
+        ))
 
-    def hits(self, data: bytes, path: str, check_calls: bool = True, references: bool = True, first_line: int = 1) -> list[Hit]:
+    def hits(
+        self, data: bytes, path: str, check_calls: bool = True, references: bool = True,
+        line_numbers: Optional[Sequence[int]] = None,
+    ) -> list[Hit]:
         """Every reference in one file's bytes, in file order. The prefilter asks for one kind only: the literals,
-        tokens and aliases of a line (`check_calls=False`; each is on one line, and found on its own the line has
-        the same columns and text; `first_line` is its number), or the check calls of a file (`references=False`; a
-        call may span lines)."""
+        tokens and aliases of some of a file's lines (`check_calls=False`; each is on one line, and found among other
+        lines the line has the same columns and text; `data` is those lines joined by newlines, `line_numbers` their
+        numbers in the file), or the check calls of a file (`references=False`; a call may span lines)."""
         found: dict[tuple[int, str, str], tuple[str, str]] = {}
         for offset, key, table, kind in self._literals_and_tokens(data) if references else ():
             entities, matched = table[key]
@@ -199,11 +225,33 @@ class Matcher:
                 found.setdefault((offset, entity.entity_type, entity.entity_id),
                                  (matched, kind if matched == entity.entity_id else ALIAS))
         if check_calls and self.check_calls is not None and any(probe in data for probe in self.check_call_probes):
-            for match in self.check_calls.finditer(data):
+            for match in self._check_call_matches(data):
                 if match[3] not in self.literal_keys:
                     entity_id = match[3].decode("utf-8", errors="replace")
                     found[(match.start(3), self.check_call_kinds[match[1]], entity_id)] = (entity_id, CHECK_CALL)
-        return self._positioned(data, path, found, first_line)
+        return self._positioned(data, path, found, line_numbers)
+
+    def _check_call_matches(self, data: bytes) -> Iterator[re.Match[bytes]]:
+        """The call regex's matches, those finditer() gives, tried only where a call's name starts: finditer() tries the
+        regex at every byte (its look-behind leaves re no literal to skip ahead to), which took most of a long file's
+        time. Like finditer(), a match starting inside the one before is not one."""
+        assert self.check_calls is not None
+        if b"" in self.check_call_starts:  # an empty name: the regex can match anywhere
+            yield from self.check_calls.finditer(data)
+            return
+        starts: set[int] = set()
+        for name in self.check_call_starts:
+            at = data.find(name)
+            while at >= 0:
+                starts.add(at)
+                at = data.find(name, at + 1)
+        end = 0
+        for start in sorted(starts):
+            if start >= end:
+                match = self.check_calls.match(data, start)
+                if match is not None:
+                    yield match
+                    end = match.end()
 
     def _literals_and_tokens(self, data: bytes) -> Iterator[tuple[int, bytes, dict[bytes, tuple[list[Entity], str]], str]]:
         """(offset, key, its table, LITERAL or TOKEN) of every literal, then every token, that is a key."""
@@ -222,11 +270,13 @@ class Matcher:
                     if (not offset or data[offset - 1] not in self.token_bytes) and (end == len(data) or data[end] not in self.token_bytes):
                         yield offset, key, self.token, TOKEN
 
-    def _positioned(self, data: bytes, path: str, found: dict[tuple[int, str, str], tuple[str, str]], first_line: int) -> list[Hit]:
+    def _positioned(
+        self, data: bytes, path: str, found: dict[tuple[int, str, str], tuple[str, str]], line_numbers: Optional[Sequence[int]]
+    ) -> list[Hit]:
         # Positions are found walking forward from hit to hit: looking back to the start of the file for each
         # hit made a file with many hits (a flags export, one long JSON line) quadratic in its size.
         hits: list[Hit] = []
-        line, counted_to = first_line, 0  # newlines counted in data[:counted_to]
+        line, counted_to = 1, 0  # newlines counted in data[:counted_to]
         line_start, line_text = 0, ""
         column, column_to = 1, 0  # column is the character count of data[line_start:column_to], plus one
         for (offset, entity_type, entity_id), (matched, kind) in sorted(found.items()):
@@ -244,7 +294,8 @@ class Matcher:
             column += len(data[column_to:offset].decode("utf-8", errors="replace"))
             column_to = offset
             text = excerpt(line_text, column - 1, len(matched))
-            hits.append(Hit(entity_type, entity_id, path, line, column, text, matched, kind))
+            number = line if line_numbers is None else line_numbers[line - 1]
+            hits.append(Hit(entity_type, entity_id, path, number, column, text, matched, kind))
         return hits
 
 
@@ -405,6 +456,34 @@ def is_excluded(path: str, globs: Sequence[str]) -> bool:
     return False
 
 
+def kept_paths(paths: Sequence[str], globs: Sequence[str]) -> list[str]:
+    """The paths `is_excluded` keeps, the globs applied all at once: those without a `/` as one regex, tried on each
+    folder's names once (not again for each of its files) and on each file's name; those with one as one regex on
+    the whole path."""
+    if not globs:
+        return list(paths)
+    anchored = [glob.strip("/") for glob in globs]
+    on_names = [glob for glob in anchored if "/" not in glob]
+    on_paths = [glob for glob in anchored if "/" in glob]
+    name_match = re.compile("|".join(fnmatch.translate(glob) for glob in on_names)).match if on_names else None
+    path_match = (re.compile("|".join(fnmatch.translate(glob) + "|" + fnmatch.translate(glob + "/*") for glob in on_paths)).match
+                  if on_paths else None)
+    excluded_folders: dict[str, bool] = {"": False}
+    kept = []
+    for path in paths:
+        if path_match is not None and path_match(path):
+            continue
+        if name_match is not None:
+            folder, _, name = path.rpartition("/")
+            excluded = excluded_folders.get(folder)
+            if excluded is None:
+                excluded = excluded_folders[folder] = any(name_match(part) for part in folder.split("/"))
+            if excluded or name_match(name):
+                continue
+        kept.append(path)
+    return kept
+
+
 def scan_files(
     root: Path,
     paths: Sequence[str],
@@ -421,10 +500,9 @@ def scan_files(
     return hits, stats
 
 
-def _read_text(root: Path, path: str, max_file_bytes: Optional[int], stats: ScanStats, whole: bool = True) -> Optional[bytes]:
+def _read_text(root: Path, path: str, max_file_bytes: Optional[int], stats: ScanStats) -> Optional[bytes]:
     """The bytes of a file the scanner reads, counted as scanned; None for one it skips, counted as skipped (or
-    not at all: a submodule's folder, a file deleted since it was listed). `whole=False` reads only the binary
-    probe, for the prefilter, which reads the rest; the file is counted as scanned, all of its bytes."""
+    not at all: a submodule's folder, a file deleted since it was listed). The prefilter's `_probe` counts alike."""
     full = os.path.join(root, path)
     try:
         status = os.lstat(full)
@@ -440,7 +518,7 @@ def _read_text(root: Path, path: str, max_file_bytes: Optional[int], stats: Scan
             stats.skipped_large.append(path)
             return None
         # the probe first: a large binary file is never read whole
-        data = _read_whole(full) if whole else _read_head(full, min(status.st_size, BINARY_PROBE_BYTES))
+        data = _read_whole(full)
         if b"\0" in data[:BINARY_PROBE_BYTES]:
             stats.skipped_binary += 1
             return None
@@ -450,7 +528,7 @@ def _read_text(root: Path, path: str, max_file_bytes: Optional[int], stats: Scan
         stats.unreadable.append(path)
         return None
     stats.files_scanned += 1
-    stats.bytes_scanned += len(data) if whole else status.st_size
+    stats.bytes_scanned += len(data)
     return data
 
 
@@ -486,22 +564,33 @@ def scan_repository(
     """Every reference in the repository (or in `paths` of it), sorted by path, line and column. With ripgrep
     (`use_ripgrep` and an rg binary), rg finds the lines that may hold one and only those are matched in Python;
     the hits and the counts are the same as without."""
-    listed = list(paths) if paths is not None else list_files(repository)
-    kept = [path for path in listed if not is_excluded(path, excludes)]
-    excluded = len(listed) - len(kept)
     rg = ripgrep() if use_ripgrep else None
     if use_ripgrep and rg is None:
         log.info("ripgrep (rg) is not installed: every file is read by the Python scanner, which is slower")
-    if rg is not None and "\n" not in matcher.rules.delimiters:  # a newline delimiter: literals over lines
-        # no pool: rg searches beside the probe, and the Python left (a probe of each file, the few lines rg
-        # finds) took less than a pool's start and the hits' return through it
-        hits, stats = _scan_prefiltered(repository.root, kept, matcher, max_file_bytes, rg)
-    elif workers > 1 and len(kept) > 1:
-        hits, stats = _scan_in_pool(repository.root, kept, matcher, max_file_bytes, workers)
-    else:
-        hits, stats = scan_files(repository.root, kept, matcher, max_file_bytes)
+    prefilter = rg is not None and "\n" not in matcher.rules.delimiters  # a newline delimiter: literals over lines
+    work = Path(tempfile.mkdtemp(prefix="gatehouse-rg-")) if prefilter else None
+    walk: Optional[RipgrepWalk] = None
+    try:
+        if rg is not None and work is not None and paths is None:
+            # before the listing: rg compiles the ids while git lists the files
+            walk = RipgrepWalk(rg, repository.root, matcher, max_file_bytes, work)
+        listed = list(paths) if paths is not None else list_files(repository)
+        kept = kept_paths(listed, excludes)
+        if rg is not None and work is not None:
+            # no pool: rg searches beside the probe, and the Python left (a probe of each file, the few lines rg
+            # finds) took less than a pool's start and the hits' return through it
+            hits, stats = _scan_prefiltered(repository.root, kept, matcher, max_file_bytes, rg, work, walk)
+        elif workers > 1 and len(kept) > 1:
+            hits, stats = _scan_in_pool(repository.root, kept, matcher, max_file_bytes, workers)
+        else:
+            hits, stats = scan_files(repository.root, kept, matcher, max_file_bytes)
+    finally:
+        if walk is not None:
+            walk.close()
+        if work is not None:
+            shutil.rmtree(work, ignore_errors=True)
     stats.files_listed = len(listed)
-    stats.skipped_excluded = excluded
+    stats.skipped_excluded = len(listed) - len(kept)
     hits.sort(key=lambda hit: (hit.path, hit.line, hit.column, hit.entity_type, hit.entity_id))
     for path in stats.skipped_large:
         log.info("skipped %s: larger than %s bytes", path, max_file_bytes)
@@ -511,27 +600,121 @@ def scan_repository(
 
 
 def _scan_prefiltered(
-    root: Path, paths: Sequence[str], matcher: Matcher, max_file_bytes: Optional[int], rg: str
+    root: Path, paths: Sequence[str], matcher: Matcher, max_file_bytes: Optional[int], rg: str, work: Path,
+    walk: Optional["RipgrepWalk"],
 ) -> tuple[list[Hit], ScanStats]:
     """The files probed here (what is skipped, and why, counted as without ripgrep), the text files searched by rg,
     and only the lines (or, for check calls, the files) it finds matched in Python. A text file counts as scanned,
-    and its bytes, whether rg alone read it or Python too. The work overlaps: rg searches a batch while the next
-    is probed, and the lines of a batch rg is done with are matched between two probes."""
+    and its bytes, whether rg alone read it or Python too.
+
+    With a walk (the whole repository): its lines are those of the text files it searched whole; the other text
+    files (not walked: ignored but tracked, hidden, a WALK_SKIPS name; or with a NUL after the probe's bytes, where
+    rg's binary test stops) are matched here, or by rg given their names when large. Without (`paths` given, or the
+    walk failed): rg is given the text files' names."""
     stats = ScanStats(files_listed=len(paths))
-    hits: list[Hit] = []
-    pending: deque[RipgrepBatch] = deque()
-    with tempfile.TemporaryDirectory(prefix="gatehouse-rg-") as work:
-        search = RipgrepSearch(rg, root, matcher, Path(work))
+    text, late = _probe(root, paths, max_file_bytes, stats, late_nul=walk is not None)
+    walked = walk.result() if walk is not None else None
+    if walked is None:
+        search = RipgrepSearch(rg, root, matcher, work)
         # each rg compiles the ids anew: a few batches, not one per file
-        size = max(RIPGREP_MIN_BATCH, -(-len(paths) // RIPGREP_BATCHES))
-        for start in range(0, len(paths), size):
-            probed = [path for path in paths[start : start + size] if _read_text(root, path, max_file_bytes, stats, whole=False) is not None]
-            pending.append(search.start(probed))
-            while pending and pending[0].done():
-                hits += pending.popleft().hits(root, matcher)
-        for batch in pending:
-            hits += batch.hits(root, matcher)
+        names = list(text)
+        size = max(RIPGREP_MIN_BATCH, -(-len(names) // RIPGREP_BATCHES))
+        batches = [search.start(names[start : start + size]) for start in range(0, len(names), size)]
+        return [hit for batch in batches for hit in batch.hits(root, matcher)], stats
+    visited, output = walked
+    runs = list(_ripgrep_files(output, WALK_PREFIX))
+    # a file rg stopped at a NUL though the probe found none (changed since): searched apart, as a late NUL is
+    stopped = {path for path, _, lines in runs if not lines}
+    searched = {path for path in text if path in visited and path not in late and path not in stopped}
+    in_python: list[str] = []
+    by_name: list[str] = []
+    budget = PYTHON_MATCH_BYTES
+    for path, size in text.items():
+        if path not in searched:
+            if size <= PYTHON_MATCH_MAX_FILE_BYTES and size <= budget:
+                in_python.append(path)
+                budget -= size
+            else:
+                by_name.append(path)
+    # the large ones by rg, while the small ones are matched here
+    batch = RipgrepSearch(rg, root, matcher, work).start(by_name) if by_name else None
+    hits = _match_files(root, [(path, True, True) for path in in_python], matcher)
+    hits += _line_hits(root, runs, matcher, searched)
+    if batch is not None:
+        hits += batch.hits(root, matcher)
     return hits, stats
+
+
+def _probe(
+    root: Path, paths: Sequence[str], max_file_bytes: Optional[int], stats: ScanStats, late_nul: bool = False
+) -> tuple[dict[str, int], set[str]]:
+    """What `_read_text` counts of each file (a text file's bytes read only as far as the binary test), in one loop with the names looked up relative to the
+    root's descriptor (joining the paths took a quarter of the probe's time): the text files, with their sizes, and
+    (`late_nul`) those with a NUL after the probe's bytes, text here but binary to rg's own test, which stops there."""
+    text: dict[str, int] = {}
+    late: set[str] = set()
+    relative = os.stat in os.supports_dir_fd and os.open in os.supports_dir_fd and os.stat in os.supports_follow_symlinks
+    root_fd = os.open(root, os.O_RDONLY) if relative else None
+    prefix = "" if relative else os.path.join(root, "")
+    status_of, open_, read, close, is_regular, is_folder = os.stat, os.open, os.read, os.close, stat.S_ISREG, stat.S_ISDIR
+    buffer = bytearray(NUL_READ_BYTES) if late_nul else bytearray()
+    scanned = binary = special = total = 0
+    try:
+        for path in paths:
+            try:
+                status = status_of(prefix + path, dir_fd=root_fd, follow_symlinks=False)
+                if not is_regular(status.st_mode):
+                    # a submodule's folder is not counted; a FIFO, socket, device or symlink is (see _read_text)
+                    if not is_folder(status.st_mode):
+                        special += 1
+                    continue
+                size = status.st_size
+                if max_file_bytes is not None and size > max_file_bytes:
+                    stats.skipped_large.append(path)
+                    continue
+                fd = open_(prefix + path, PROBE_OPEN_FLAGS, dir_fd=root_fd)
+                try:
+                    wanted = size if size < BINARY_PROBE_BYTES else BINARY_PROBE_BYTES
+                    head = read(fd, wanted)
+                    if len(head) < wanted:
+                        head = _read_rest(fd, head, wanted)
+                    if b"\0" in head:
+                        binary += 1
+                        continue
+                    if late_nul and size > wanted and _nul_follows(fd, buffer):
+                        late.add(path)
+                finally:
+                    close(fd)
+            except (IsADirectoryError, FileNotFoundError):
+                continue
+            except OSError:
+                stats.unreadable.append(path)
+                continue
+            scanned += 1
+            total += size
+            text[path] = size
+    finally:
+        if root_fd is not None:
+            close(root_fd)
+    stats.files_scanned += scanned
+    stats.bytes_scanned += total
+    stats.skipped_binary += binary
+    stats.skipped_special += special
+    return text, late
+
+
+def _nul_follows(fd: int, buffer: bytearray) -> bool:
+    """Whether the rest of the file holds a NUL (read into one buffer, not into new bytes); one that cannot be read
+    says yes: the file is then read by the Python scanner, which decides."""
+    try:
+        while True:
+            got = os.readv(fd, [buffer])
+            if not got:
+                return False
+            if buffer.find(0, 0, got) >= 0:
+                return True
+    except OSError:
+        return True
 
 
 def _match_files(root: Path, files: Sequence[tuple[str, bool, bool]], matcher: Matcher) -> list[Hit]:
@@ -553,20 +736,14 @@ def _read_whole(full: str) -> bytes:
         return head if b"\0" in head else head + handle.read()
 
 
-def _read_head(full: str, size: int) -> bytes:
-    """The first `size` bytes, read without Python's file objects: the prefilter's probe of every file spent a third
-    of its time making them."""
-    fd = os.open(full, PROBE_OPEN_FLAGS)
-    try:
-        head = os.read(fd, size)
-        while 0 < len(head) < size:  # a short read, which a regular file seldom gives
-            more = os.read(fd, size - len(head))
-            if not more:
-                break
-            head += more
-        return head
-    finally:
-        os.close(fd)
+def _read_rest(fd: int, head: bytes, size: int) -> bytes:
+    """`head` completed to `size` bytes after a short read, which a regular file seldom gives (or to its end)."""
+    while 0 < len(head) < size:
+        more = os.read(fd, size - len(head))
+        if not more:
+            break
+        head += more
+    return head
 
 
 def ripgrep() -> Optional[str]:
@@ -602,6 +779,46 @@ def ripgrep_patterns(matcher: Matcher) -> list[str]:
     return patterns
 
 
+def _pattern_file(matcher: Matcher, work: Path) -> Path:
+    """rg's patterns in a file of the work folder, written once for every rg of a scan."""
+    patterns = work / "patterns.txt"
+    if not patterns.exists():
+        patterns.write_text("".join(pattern + "\n" for pattern in ripgrep_patterns(matcher)), encoding="utf-8")
+    return patterns
+
+
+def _start_rg(argv: list[str], root: Path, work: Path) -> Optional[tuple[subprocess.Popen, IO[bytes], IO[bytes]]]:
+    """An rg process writing to two files of the work folder (files, not pipes: rg never waits for this process to
+    read); None if it did not start."""
+    out, err = tempfile.TemporaryFile(dir=work), tempfile.TemporaryFile(dir=work)
+    try:
+        process = subprocess.Popen(argv, cwd=root, stdin=subprocess.DEVNULL, stdout=out, stderr=err)
+    except OSError as error:
+        log.warning("ripgrep (%s) did not start (%s): the files are read by the Python scanner", argv[0], error)
+        out.close()
+        err.close()
+        return None
+    return process, out, err
+
+
+def _finish_rg(started: tuple[subprocess.Popen, IO[bytes], IO[bytes]], what: str) -> Optional[bytes]:
+    """What an rg printed; None when it failed (exit code 2: a file or folder it could not read, a pattern too
+    large), said in the log with the first line of its messages."""
+    process, out, err = started
+    try:
+        if process.wait() not in (0, 1):
+            # e.g. "compiled regex exceeds size limit" (some 100,000 ids)
+            err.seek(0)
+            reason = err.read().decode("utf-8", errors="replace").strip().splitlines()[:1]
+            log.warning("ripgrep exited with code %s%s: %s", process.returncode, f" ({reason[0]})" if reason else "", what)
+            return None
+        out.seek(0)
+        return out.read()
+    finally:
+        out.close()
+        err.close()
+
+
 class RipgrepBatch:
     """The rg processes searching one batch of text files (more than one when the names fill an argument list);
     they print the lines that may hold a hit."""
@@ -618,39 +835,67 @@ class RipgrepBatch:
         """The hits in the lines rg found, and the check calls in the files of those with a call's name; in every
         file, when an rg failed (exit code 2: a file it could not read, which the scanner may read all the same)."""
         output = b""
-        for process, out, err in self.searches:
-            if process.wait() not in (0, 1):
-                # e.g. "compiled regex exceeds size limit" (some 100,000 ids)
-                err.seek(0)
-                reason = err.read().decode("utf-8", errors="replace").strip().splitlines()[:1]
-                log.warning("ripgrep exited with code %s%s: these %s files are read by the Python scanner",
-                            process.returncode, f" ({reason[0]})" if reason else "", len(self.paths))
+        for search in self.searches:
+            printed = _finish_rg(search, f"these {len(self.paths)} files are read by the Python scanner")
+            if printed is None:
                 self.failed = True
-            out.seek(0)
-            output += out.read()
-            out.close()
-            err.close()
+            else:
+                output += printed
         if self.failed:
             return _match_files(root, [(path, True, True) for path in self.paths], matcher)
-        hits: list[Hit] = []
-        with_calls: dict[str, None] = {}
-        for path, number, line in _ripgrep_lines(output):
-            if path not in with_calls and any(name in line for name in matcher.check_call_kinds):
-                with_calls[path] = None
-            hits += matcher.hits(line, shown_path(path), check_calls=False, first_line=number)
-        return hits + _match_files(root, [(path, True, False) for path in with_calls], matcher)
+        return _line_hits(root, _ripgrep_files(output), matcher)
 
 
-def _ripgrep_lines(output: bytes) -> Iterator[tuple[str, int, bytes]]:
-    """(path, line number, line) of rg's `path NUL number : line LF` (a name may hold a newline, a line a NUL)."""
-    at = 0
-    while at < len(output):
-        name_end = output.index(b"\0", at)
+def _line_hits(root: Path, runs: Iterable[tuple[str, list[int], list[bytes]]], matcher: Matcher,
+               keep: Optional[set[str]] = None) -> list[Hit]:
+    """The hits in the lines of rg's output (`_ripgrep_files`; of the files in `keep`, all without), and the check
+    calls in the files of those with a call's name, read whole."""
+    hits: list[Hit] = []
+    with_calls: dict[str, None] = {}
+    # a line holding a call's name: its file is read whole for the calls, which may span lines
+    names = matcher.check_call_starts if matcher.check_calls is not None else ()
+    for path, numbers, lines in runs:
+        if not lines or (keep is not None and path not in keep):
+            continue
+        # the lines of a file at once: one call, not one a line, which took most of the time of matching them
+        data = b"\n".join(lines)
+        if any(name in data for name in names):
+            with_calls[path] = None
+        hits += matcher.hits(data, shown_path(path), check_calls=False, line_numbers=numbers)
+    return hits + _match_files(root, [(path, True, False) for path in with_calls], matcher)
+
+
+def _ripgrep_files(output: bytes, prefix: int = 0) -> Iterator[tuple[str, list[int], list[bytes]]]:
+    """(path, line numbers, lines) of each run of one file's lines in rg's `path NUL number : line LF` (a name may
+    hold a newline, a line a NUL), without the first `prefix` characters of the path (the walk's `./`); (path, [], [])
+    of a file rg stopped searching at a NUL after printing lines of it (its warning has no NUL: `path: WARNING: ...`)."""
+    at, end = 0, len(output)
+    path = b""
+    numbers: list[int] = []
+    lines: list[bytes] = []
+    while at < end:
+        name_end = output.find(b"\0", at)
+        if name_end < 0 or 0 <= output.find(b"\n", at, name_end):  # a warning, or a name with a newline
+            warning = RIPGREP_BINARY_WARNING.match(output, at, name_end if name_end >= 0 else end)
+            if warning is not None:
+                if lines:
+                    yield path[prefix:].decode("utf-8", errors="surrogateescape"), numbers, lines
+                path, numbers, lines = b"", [], []
+                yield warning[1][prefix:].decode("utf-8", errors="surrogateescape"), [], []
+                at = warning.end()
+                continue
         number_end = output.index(b":", name_end)
         line_end = output.index(b"\n", number_end)
-        yield (output[at:name_end].decode("utf-8", errors="surrogateescape"), int(output[name_end + 1 : number_end]),
-               output[number_end + 1 : line_end])
+        name = output[at:name_end]
+        if name != path:
+            if lines:
+                yield path[prefix:].decode("utf-8", errors="surrogateescape"), numbers, lines
+            path, numbers, lines = name, [], []
+        numbers.append(int(output[name_end + 1 : number_end]))
+        lines.append(output[number_end + 1 : line_end])
         at = line_end + 1
+    if lines:
+        yield path[prefix:].decode("utf-8", errors="surrogateescape"), numbers, lines
 
 
 class RipgrepSearch:
@@ -665,8 +910,7 @@ class RipgrepSearch:
 
     def __init__(self, rg: str, root: Path, matcher: Matcher, work: Path) -> None:
         self.rg, self.root, self.work = rg, root, work
-        self.patterns = work / "patterns.txt"
-        self.patterns.write_text("".join(pattern + "\n" for pattern in ripgrep_patterns(matcher)), encoding="utf-8")
+        self.patterns = _pattern_file(matcher, work)
         # the argument list (paths, the rest of argv and the environment) is bounded by ARG_MAX: half of it
         arg_max = os.sysconf("SC_ARG_MAX") if hasattr(os, "sysconf") else 32_768
         environment = sum(len(key) + len(value) + 2 for key, value in os.environ.items())
@@ -690,18 +934,61 @@ class RipgrepSearch:
         return batch
 
     def _start(self, batch: RipgrepBatch, names: list[bytes]) -> None:
-        # files, not pipes: rg never waits for this process to read
-        out, err = tempfile.TemporaryFile(dir=self.work), tempfile.TemporaryFile(dir=self.work)
-        try:
-            process = subprocess.Popen([self.rg, *self.FLAGS, "-f", str(self.patterns), "--", *names], cwd=self.root,
-                                       stdin=subprocess.DEVNULL, stdout=out, stderr=err)
-        except OSError as error:
-            log.warning("ripgrep (%s) did not start (%s): the files are read by the Python scanner", self.rg, error)
+        started = _start_rg([self.rg, *self.FLAGS, "-f", str(self.patterns), "--", *names], self.root, self.work)  # type: ignore[list-item]
+        if started is None:
             batch.failed = True
-            out.close()
-            err.close()
-            return
-        batch.searches.append((process, out, err))
+        else:
+            batch.searches.append(started)
+
+
+class RipgrepWalk:
+    """One rg searching the whole repository as it walks it, for the lines that may hold a hit, started before the
+    files are listed (its start, compiling 20,000 ids, overlaps the listing and the probe), and one listing the files
+    that walk visits (`rg --files`, the same walk): their lines are used, of the tracked text files; the other text
+    files are searched apart (`_scan_prefiltered`). One walk compiles the ids once, where rg given the files' names
+    needs one process per argument list; and rg reads the folders in parallel, where the names' list is read in
+    Python first."""
+
+    # rg's own walk: .gitignore, .git/info/exclude and the global excludes honoured, hidden files skipped (a tracked
+    # one is searched apart), not rg's own .ignore and .rgignore (whose files are often tracked), no configuration,
+    # rg's binary test (a NUL in what it reads: it stops there); the known binary names not opened at all
+    WALK = ("--no-config", "--no-ignore-dot", "--no-ignore-messages")
+    SEARCH = ("--encoding", "none", "--case-sensitive", "--null", "--with-filename", "--line-number", "--no-column",
+              "--no-heading", "--color", "never")
+
+    def __init__(self, rg: str, root: Path, matcher: Matcher, max_file_bytes: Optional[int], work: Path) -> None:
+        walk = [*self.WALK]
+        for glob in WALK_SKIPS:
+            walk += ["--iglob", "!" + glob]
+        if max_file_bytes is not None:
+            walk += ["--max-filesize", str(max_file_bytes)]
+        patterns = _pattern_file(matcher, work)
+        self.search = _start_rg([rg, *walk, *self.SEARCH, "-f", str(patterns), "--", WALK_ROOT], root, work)
+        self.files = _start_rg([rg, *walk, "--files", "--null", "--", WALK_ROOT], root, work) if self.search else None
+
+    def result(self) -> Optional[tuple[set[str], bytes]]:
+        """(the files the walk visited, the lines it printed), or None when an rg failed: then nothing of the walk is
+        used (the text files are given to rg by name)."""
+        what = "the text files are searched by name instead"
+        listed = _finish_rg(self.files, what) if self.files is not None else None
+        output = _finish_rg(self.search, what) if self.search is not None else None
+        self.search = self.files = None
+        if listed is None or output is None:
+            return None
+        visited = {name[WALK_PREFIX:] for name in listed.decode("utf-8", errors="surrogateescape").split("\0") if name}
+        return visited, output
+
+    def close(self) -> None:
+        """Stops an rg still running (the listing failed) and closes its files."""
+        for started in (self.search, self.files):
+            if started is not None:
+                process, out, err = started
+                if process.poll() is None:
+                    process.kill()
+                process.wait()
+                out.close()
+                err.close()
+        self.search = self.files = None
 
 
 def _chunks(paths: Sequence[T], size: int) -> Iterator[Sequence[T]]:
