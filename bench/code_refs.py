@@ -23,7 +23,6 @@ import logging
 import os
 import re
 import shutil
-import statistics
 import subprocess
 import sys
 import sysconfig
@@ -32,9 +31,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-import psutil
-
-from bench.processes import REPO, child_environment, tree_rss
+# Only what the measured scanner process (--scan-job, this module too) needs is imported here: psutil, statistics
+# and bench.processes (psutil again) are imported where used, in the bench's own process.
 from bench.results_md import (
     CODE_REFS_SECTION_END as SECTION_END,
     CODE_REFS_SECTION_START as SECTION_START,
@@ -44,6 +42,7 @@ from bench.results_md import (
 
 log = logging.getLogger("bench.code_refs")
 
+REPO = Path(__file__).resolve().parents[1]
 OUT_DIR = BENCH_OUT_DIR / "code_refs"
 ID_COUNT = 20_000
 TREE_IDS = 200  # ids that occur in the tree as string literals
@@ -66,6 +65,10 @@ class Run:
 def measure(label: str, argv: list[str], cwd: Path, timeout_s: float, stdout_path: Path) -> Run:
     """Runs argv, polling the resident memory of its process tree; stdout goes to a file. Lines reported: the
     scanner's hits, git grep's `path:line:` lines, rg's lines (it numbers them only on a terminal)."""
+    import psutil
+
+    from bench.processes import child_environment, tree_rss
+
     with open(stdout_path, "wb") as out:
         started = time.perf_counter()
         child = subprocess.Popen(argv, cwd=cwd, env=child_environment(), stdout=out, stderr=subprocess.DEVNULL)
@@ -98,6 +101,8 @@ def measure(label: str, argv: list[str], cwd: Path, timeout_s: float, stdout_pat
 
 def median_run(runs: list[Run]) -> Run:
     """One side's alternating runs as one: the median wall time, the highest peak; every wall time in the detail."""
+    import statistics
+
     walls = sorted(run.wall_s for run in runs)
     detail = {**runs[0].detail, "walls": [round(run.wall_s, 2) for run in runs]}
     return Run(runs[0].label, statistics.median(walls), max(run.peak_rss_bytes for run in runs), runs[0].lines,
@@ -164,8 +169,16 @@ def scan_job(tree: Path, ids_file: Path, limit_files: Optional[int], workers: in
 def run(anchor_timeout_s: float, workers: int, repeats: int = REPEATS) -> list[Run]:
     """The runs, in render()'s order: the scanner on a quarter of the files, on all of them (median), git grep,
     the scanner and git grep with 1,000 ids, rg (median)."""
+    import compileall
+
+    from bench.processes import child_environment
+
     tree = OUT_DIR / "tree"
     build_tree(tree)
+    # The measured processes read the scanner's and this module's compiled bytecode, as an installed package's (pip
+    # compiles it): where Python may not write bytecode (PYTHONDONTWRITEBYTECODE) each would compile them anew.
+    for folder in (REPO / "bench", REPO / "pipelines"):
+        compileall.compile_dir(folder, maxlevels=0 if folder.name == "bench" else 10, quiet=1)
     ids_file, subset_file = OUT_DIR / "ids.txt", OUT_DIR / "ids-1000.txt"
     # In a child: the twin's large organisation would stay in this process, and a child forked from it
     # starts with its pages (the kernel's peak-memory figure of every measured process would include them).
