@@ -24,6 +24,7 @@ does not grow with the tree.
 from __future__ import annotations
 
 import fnmatch
+import itertools
 import logging
 import os
 import re
@@ -35,7 +36,7 @@ import tempfile
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import IO, Iterable, Iterator, Mapping, Optional, Sequence, TypeVar
+from typing import IO, Callable, Iterable, Iterator, Mapping, Optional, Sequence, TypeVar
 
 log = logging.getLogger("gatehouse.code_refs")
 T = TypeVar("T")
@@ -61,11 +62,12 @@ WALK_SKIPS = (
     "*.png", "*.jpg", "*.jpeg", "*.gif", "*.ico", "*.webp", "*.bmp", "*.tif", "*.tiff", "*.pdf",
     "*.zip", "*.gz", "*.tgz", "*.bz2", "*.xz", "*.zst", "*.7z", "*.whl", "*.egg",
     "*.woff", "*.woff2", "*.ttf", "*.otf", "*.eot", "*.mp3", "*.mp4", "*.mov", "*.wav", "*.ogg", "*.wasm",
-    "*.sqlite", "*.db", "*.duckdb", "*.parquet", "*.npy", "*.npz", "*.pkl",
+    "*.mo", "*.dat", "*.sqlite", "*.db", "*.duckdb", "*.parquet", "*.npy", "*.npz", "*.pkl",
 )
 WALK_ROOT = "./"  # the walk's path: rg prints each name after it
 WALK_PREFIX = len(WALK_ROOT)
 NUL_READ_BYTES = 1 << 20  # the buffer the rest of a text file is read into for a late NUL
+PROBE_STEP = 2048  # files probed between two looks at the lines rg has printed
 # Text files the walk did not search whole, matched in Python up to this size each and in all; the others by rg
 # given their names (its start, compiling the ids, is worth it for this much)
 PYTHON_MATCH_MAX_FILE_BYTES = 2_000_000
@@ -188,9 +190,14 @@ class Matcher:
         self.literal_keys = frozenset(self.literal)
         self.token_keys = frozenset(self.token)
         # the keys a candidate can equal: a literal holds no delimiter or newline, a token only token bytes
-        self.matchable_literal_keys = frozenset(
-            key for key in self.literal if key and b"\n" not in key and not self.delimiter_bytes.intersection(key)
-        )
+        unmatchable = delimiter_bytes + b"\n"
+        if len(b"".join(self.literal).translate(None, unmatchable)) == sum(map(len, self.literal)):
+            # no key holds a delimiter or newline (the usual case): not each key looked at
+            self.matchable_literal_keys = frozenset(key for key in self.literal if key)
+        else:
+            self.matchable_literal_keys = frozenset(
+                key for key in self.literal if key and b"\n" not in key and not self.delimiter_bytes.intersection(key)
+            )
         self.matchable_token_keys = frozenset(key for key in self.token if key and self.token_bytes.issuperset(key))
         self.check_call_kinds = {
             **{name.encode(): DYNAMIC_CONFIG for name in rules.config_check_calls},
@@ -613,47 +620,34 @@ def _scan_prefiltered(
     rg's binary test stops) are matched here, or by rg given their names when large. Without (`paths` given, or the
     walk failed): rg is given the text files' names."""
     stats = ScanStats(files_listed=len(paths))
-    text, late = _probe(root, paths, max_file_bytes, stats, late_nul=walk is not None)
-    walked = walk.result() if walk is not None else None
-    if walked is None:
-        search = RipgrepSearch(rg, root, matcher, work)
+    text: dict[str, int] = {}
+    late: set[str] = set()
+    # between parts of the probe, what can be done of the rest is: rg's lines so far matched, the files it leaves out
+    # matched here, while it still searches, not after
+    _probe(root, paths, max_file_bytes, stats, text, late, late_nul=walk is not None,
+           between=(lambda: walk.settle(root, matcher, text, late)) if walk is not None else None)
+    settled = walk.finish(root, matcher, text, late) if walk is not None else None
+    if settled is None:
         # each rg compiles the ids anew: a few batches, not one per file
         names = list(text)
         size = max(RIPGREP_MIN_BATCH, -(-len(names) // RIPGREP_BATCHES))
-        batches = [search.start(names[start : start + size]) for start in range(0, len(names), size)]
-        return [hit for batch in batches for hit in batch.hits(root, matcher)], stats
-    visited, output = walked
-    runs = list(_ripgrep_files(output, WALK_PREFIX))
-    # a file rg stopped at a NUL though the probe found none (changed since): searched apart, as a late NUL is
-    stopped = {path for path, _, lines in runs if not lines}
-    searched = {path for path in text if path in visited and path not in late and path not in stopped}
-    in_python: list[str] = []
-    by_name: list[str] = []
-    budget = PYTHON_MATCH_BYTES
-    for path, size in text.items():
-        if path not in searched:
-            if size <= PYTHON_MATCH_MAX_FILE_BYTES and size <= budget:
-                in_python.append(path)
-                budget -= size
-            else:
-                by_name.append(path)
-    # the large ones by rg, while the small ones are matched here
-    batch = RipgrepSearch(rg, root, matcher, work).start(by_name) if by_name else None
-    hits = _match_files(root, [(path, True, True) for path in in_python], matcher)
-    hits += _line_hits(root, runs, matcher, searched)
-    if batch is not None:
-        hits += batch.hits(root, matcher)
-    return hits, stats
+        hits, by_name = [], [names[start : start + size] for start in range(0, len(names), size)]
+    else:
+        hits, by_name = settled[0], [settled[1]] if settled[1] else []
+    search = RipgrepSearch(rg, root, matcher, work) if by_name else None
+    batches = [search.start(names) for names in by_name] if search is not None else []
+    return hits + [hit for batch in batches for hit in batch.hits(root, matcher)], stats
 
 
 def _probe(
-    root: Path, paths: Sequence[str], max_file_bytes: Optional[int], stats: ScanStats, late_nul: bool = False
-) -> tuple[dict[str, int], set[str]]:
-    """What `_read_text` counts of each file (a text file's bytes read only as far as the binary test), in one loop with the names looked up relative to the
-    root's descriptor (joining the paths took a quarter of the probe's time): the text files, with their sizes, and
-    (`late_nul`) those with a NUL after the probe's bytes, text here but binary to rg's own test, which stops there."""
-    text: dict[str, int] = {}
-    late: set[str] = set()
+    root: Path, paths: Sequence[str], max_file_bytes: Optional[int], stats: ScanStats, text: dict[str, int],
+    late: set[str], late_nul: bool = False, between: Optional[Callable[[], None]] = None,
+) -> None:
+    """What `_read_text` counts of each file (a text file's bytes read only as far as the binary test), in one loop
+    with the names looked up relative to the root's descriptor (joining the paths took a quarter of the probe's time):
+    the text files, with their sizes, into `text`, and (`late_nul`) those with a NUL after the probe's bytes, text
+    here but binary to rg's own test, which stops there, into `late`. `between` is called after each PROBE_STEP
+    files."""
     relative = os.stat in os.supports_dir_fd and os.open in os.supports_dir_fd and os.stat in os.supports_follow_symlinks
     root_fd = os.open(root, os.O_RDONLY) if relative else None
     prefix = "" if relative else os.path.join(root, "")
@@ -661,39 +655,42 @@ def _probe(
     buffer = bytearray(NUL_READ_BYTES) if late_nul else bytearray()
     scanned = binary = special = total = 0
     try:
-        for path in paths:
-            try:
-                status = status_of(prefix + path, dir_fd=root_fd, follow_symlinks=False)
-                if not is_regular(status.st_mode):
-                    # a submodule's folder is not counted; a FIFO, socket, device or symlink is (see _read_text)
-                    if not is_folder(status.st_mode):
-                        special += 1
-                    continue
-                size = status.st_size
-                if max_file_bytes is not None and size > max_file_bytes:
-                    stats.skipped_large.append(path)
-                    continue
-                fd = open_(prefix + path, PROBE_OPEN_FLAGS, dir_fd=root_fd)
+        for start in range(0, len(paths), PROBE_STEP):
+            if start and between is not None:
+                between()
+            for path in paths[start : start + PROBE_STEP]:
                 try:
-                    wanted = size if size < BINARY_PROBE_BYTES else BINARY_PROBE_BYTES
-                    head = read(fd, wanted)
-                    if len(head) < wanted:
-                        head = _read_rest(fd, head, wanted)
-                    if b"\0" in head:
-                        binary += 1
+                    status = status_of(prefix + path, dir_fd=root_fd, follow_symlinks=False)
+                    if not is_regular(status.st_mode):
+                        # a submodule's folder is not counted; a FIFO, socket, device or symlink is (see _read_text)
+                        if not is_folder(status.st_mode):
+                            special += 1
                         continue
-                    if late_nul and size > wanted and _nul_follows(fd, buffer, size - wanted):
-                        late.add(path)
-                finally:
-                    close(fd)
-            except (IsADirectoryError, FileNotFoundError):
-                continue
-            except OSError:
-                stats.unreadable.append(path)
-                continue
-            scanned += 1
-            total += size
-            text[path] = size
+                    size = status.st_size
+                    if max_file_bytes is not None and size > max_file_bytes:
+                        stats.skipped_large.append(path)
+                        continue
+                    fd = open_(prefix + path, PROBE_OPEN_FLAGS, dir_fd=root_fd)
+                    try:
+                        wanted = size if size < BINARY_PROBE_BYTES else BINARY_PROBE_BYTES
+                        head = read(fd, wanted)
+                        if len(head) < wanted:
+                            head = _read_rest(fd, head, wanted)
+                        if b"\0" in head:
+                            binary += 1
+                            continue
+                        if late_nul and size > wanted and _nul_follows(fd, buffer, size - wanted):
+                            late.add(path)
+                    finally:
+                        close(fd)
+                except (IsADirectoryError, FileNotFoundError):
+                    continue
+                except OSError:
+                    stats.unreadable.append(path)
+                    continue
+                scanned += 1
+                total += size
+                text[path] = size
     finally:
         if root_fd is not None:
             close(root_fd)
@@ -701,7 +698,6 @@ def _probe(
     stats.bytes_scanned += total
     stats.skipped_binary += binary
     stats.skipped_special += special
-    return text, late
 
 
 def _nul_follows(fd: int, buffer: bytearray, size: int) -> bool:
@@ -851,33 +847,38 @@ class RipgrepBatch:
                 output += printed
         if self.failed:
             return _match_files(root, [(path, True, True) for path in self.paths], matcher)
-        return _line_hits(root, _ripgrep_files(output), matcher)
+        return _line_hits(root, _ripgrep_runs(output)[0], matcher)
 
 
-def _line_hits(root: Path, runs: Iterable[tuple[str, list[int], list[bytes]]], matcher: Matcher,
-               keep: Optional[set[str]] = None) -> list[Hit]:
-    """The hits in the lines of rg's output (`_ripgrep_files`; of the files in `keep`, all without), and the check
-    calls in the files of those with a call's name, read whole."""
+def _line_hits(root: Path, runs: Iterable[tuple[str, list[int], list[bytes]]], matcher: Matcher) -> list[Hit]:
+    """The hits in the lines of rg's output (`_ripgrep_runs`), and the check calls in the files of those with a
+    call's name, read whole."""
     hits: list[Hit] = []
     with_calls: dict[str, None] = {}
-    # a line holding a call's name: its file is read whole for the calls, which may span lines
-    names = matcher.check_call_starts if matcher.check_calls is not None else ()
     for path, numbers, lines in runs:
-        if not lines or (keep is not None and path not in keep):
-            continue
-        # the lines of a file at once: one call, not one a line, which took most of the time of matching them
-        data = b"\n".join(lines)
-        if any(name in data for name in names):
-            with_calls[path] = None
-        hits += matcher.hits(data, shown_path(path), check_calls=False, line_numbers=numbers)
+        if lines:
+            hits += _run_hits(matcher, path, numbers, lines, with_calls)
     return hits + _match_files(root, [(path, True, False) for path in with_calls], matcher)
 
 
-def _ripgrep_files(output: bytes, prefix: int = 0) -> Iterator[tuple[str, list[int], list[bytes]]]:
+def _run_hits(matcher: Matcher, path: str, numbers: list[int], lines: list[bytes], with_calls: dict[str, None]) -> list[Hit]:
+    """The hits in some lines of a file; the file is put in `with_calls` if one holds a call's name (the file is then
+    read whole for its calls, which may span lines)."""
+    # the lines of a file at once: one call, not one a line, which took most of the time of matching them
+    data = b"\n".join(lines)
+    if matcher.check_calls is not None and any(name in data for name in matcher.check_call_starts):
+        with_calls[path] = None
+    return matcher.hits(data, shown_path(path), check_calls=False, line_numbers=numbers)
+
+
+def _ripgrep_runs(output: bytes, prefix: int = 0) -> tuple[list[tuple[str, list[int], list[bytes]]], int]:
     """(path, line numbers, lines) of each run of one file's lines in rg's `path NUL number : line LF` (a name may
     hold a newline, a line a NUL), without the first `prefix` characters of the path (the walk's `./`); (path, [], [])
-    of a file rg stopped searching at a NUL after printing lines of it (its warning has no NUL: `path: WARNING: ...`)."""
-    at, end = 0, len(output)
+    of a file rg stopped searching at a NUL after printing lines of it (its warning has no NUL: `path: WARNING: ...`).
+    And how many bytes that is: output read while rg writes may end in an unfinished line, left for later."""
+    runs: list[tuple[str, list[int], list[bytes]]] = []
+    at = done = 0
+    end = len(output)
     path = b""
     numbers: list[int] = []
     lines: list[bytes] = []
@@ -887,23 +888,28 @@ def _ripgrep_files(output: bytes, prefix: int = 0) -> Iterator[tuple[str, list[i
             warning = RIPGREP_BINARY_WARNING.match(output, at, name_end if name_end >= 0 else end)
             if warning is not None:
                 if lines:
-                    yield path[prefix:].decode("utf-8", errors="surrogateescape"), numbers, lines
+                    runs.append((path[prefix:].decode("utf-8", errors="surrogateescape"), numbers, lines))
                 path, numbers, lines = b"", [], []
-                yield warning[1][prefix:].decode("utf-8", errors="surrogateescape"), [], []
-                at = warning.end()
+                runs.append((warning[1][prefix:].decode("utf-8", errors="surrogateescape"), [], []))
+                at = done = warning.end()
                 continue
-        number_end = output.index(b":", name_end)
-        line_end = output.index(b"\n", number_end)
+            if name_end < 0:
+                break
+        number_end = output.find(b":", name_end)
+        line_end = output.find(b"\n", number_end) if number_end >= 0 else -1
+        if line_end < 0:
+            break
         name = output[at:name_end]
         if name != path:
             if lines:
-                yield path[prefix:].decode("utf-8", errors="surrogateescape"), numbers, lines
+                runs.append((path[prefix:].decode("utf-8", errors="surrogateescape"), numbers, lines))
             path, numbers, lines = name, [], []
         numbers.append(int(output[name_end + 1 : number_end]))
         lines.append(output[number_end + 1 : line_end])
-        at = line_end + 1
+        at = done = line_end + 1
     if lines:
-        yield path[prefix:].decode("utf-8", errors="surrogateescape"), numbers, lines
+        runs.append((path[prefix:].decode("utf-8", errors="surrogateescape"), numbers, lines))
+    return runs, done
 
 
 class RipgrepSearch:
@@ -975,17 +981,102 @@ class RipgrepWalk:
         # one thread: listing names took more CPU in two, for no gain beside the search's two
         self.files = _start_rg([rg, *walk, "--threads", "1", "--files", "--null", "--", WALK_ROOT], root, work) if self.search else None
 
-    def result(self) -> Optional[tuple[set[str], bytes]]:
-        """(the files the walk visited, the lines it printed), or None when an rg failed: then nothing of the walk is
-        used (the text files are given to rg by name)."""
-        what = "the text files are searched by name instead"
-        listed = _finish_rg(self.files, what) if self.files is not None else None
-        output = _finish_rg(self.search, what) if self.search is not None else None
-        self.search = self.files = None
-        if listed is None or output is None:
+        # what match_lines() has found: each file's hits, those with a call's name, those rg stopped at a NUL
+        self.hits: dict[str, list[Hit]] = {}
+        self.with_calls: dict[str, None] = {}
+        self.stopped: set[str] = set()
+        self.read_to = 0
+        self.unparsed = b""
+        # what settle() has done: the files the walk visited (once rg --files is done), the text files seen, the
+        # hits of the calls in files whose lines rg printed, those of the text files left out (matched here), those
+        # left to rg given their names; the bytes Python may still match
+        self.visited: Optional[set[str]] = None
+        self.listing_failed = False
+        self.text_seen = 0
+        self.call_hits: dict[str, list[Hit]] = {}
+        self.apart_hits: dict[str, list[Hit]] = {}
+        self.by_name: list[str] = []
+        self.budget = PYTHON_MATCH_BYTES
+
+    def settle(self, root: Path, matcher: Matcher, text: dict[str, int], late: set[str], final: bool = False) -> None:
+        """What can be done before the walk ends: its lines so far matched; once the visited files are known, each
+        text file probed since the last call that the walk leaves out matched here (or put aside for rg by name, when
+        large), and the calls of each file whose lines hold a call's name and which the walk searched. A file rg
+        stops at a NUL though the probe found none (changed since) is searched apart by finish()."""
+        self.match_lines(matcher)
+        if self.visited is None and not self.listing_failed and self.files is not None:
+            if not final and self.files[0].poll() is None:
+                return
+            listed = _finish_rg(self.files, "the text files are searched by name instead")
+            self.files = None
+            if listed is None:
+                self.listing_failed = True
+                return
+            self.visited = {name[WALK_PREFIX:] for name in listed.decode("utf-8", errors="surrogateescape").split("\0") if name}
+        visited = self.visited
+        if visited is None:
+            return
+        apart: list[str] = []
+        for path in itertools.islice(text, self.text_seen, None):
+            if path not in visited or path in late:
+                apart.append(path)
+        self.text_seen = len(text)
+        self._apart(root, matcher, text, apart)
+        calls = [path for path in self.with_calls if path not in self.call_hits and path in text and path in visited and path not in late]
+        for path in calls:
+            self.call_hits[path] = _match_files(root, [(path, True, False)], matcher)
+
+    def _apart(self, root: Path, matcher: Matcher, text: dict[str, int], paths: Iterable[str]) -> None:
+        """Text files the walk did not search whole: matched here, or put aside for rg by name when large."""
+        for path in paths:
+            size = text[path]
+            if size <= PYTHON_MATCH_MAX_FILE_BYTES and size <= self.budget:
+                self.apart_hits[path] = _match_files(root, [(path, True, True)], matcher)
+                self.budget -= size
+            else:
+                self.by_name.append(path)
+
+    def finish(self, root: Path, matcher: Matcher, text: dict[str, int], late: set[str]) -> Optional[tuple[list[Hit], list[str]]]:
+        """Once both rg are done, the last of settle(): the hits of every text file (those the walk searched whole from
+        its lines and their calls, the others matched here) and the text files left to rg by name; None when an rg
+        failed: then nothing of the walk is used (the text files are given to rg by name)."""
+        search, self.search = self.search, None
+        if search is not None and search[0].wait() in (0, 1):
+            self.search = search
+            self.settle(root, matcher, text, late, final=True)
+            self.search = None
+        output = _finish_rg(search, "the text files are searched by name instead") if search is not None else None
+        visited = self.visited
+        if output is None or visited is None:
             return None
-        visited = {name[WALK_PREFIX:] for name in listed.decode("utf-8", errors="surrogateescape").split("\0") if name}
-        return visited, output
+        stopped = [path for path in self.stopped if path in text and path in visited and path not in late]
+        self._apart(root, matcher, text, [path for path in stopped if path not in self.apart_hits])
+        searched = {path for path in text if path in visited and path not in late and path not in self.stopped}
+        hits = [hit for path, found in self.hits.items() if path in searched for hit in found]
+        for path in self.with_calls:
+            if path in searched:
+                hits += self.call_hits[path] if path in self.call_hits else _match_files(root, [(path, True, False)], matcher)
+        hits += [hit for found in self.apart_hits.values() for hit in found]
+        return hits, self.by_name
+
+    def match_lines(self, matcher: Matcher) -> None:
+        """Matches the lines rg has printed since the last call (an unfinished one waits for the next)."""
+        if self.search is None:
+            return
+        out = self.search[1].fileno()
+        # read at an offset: rg writes through the same open file, whose position must stay where rg left it
+        new = os.pread(out, max(0, os.fstat(out).st_size - self.read_to), self.read_to)
+        if not new:
+            return
+        self.read_to += len(new)
+        self.unparsed += new
+        runs, used = _ripgrep_runs(self.unparsed, WALK_PREFIX)
+        self.unparsed = self.unparsed[used:]
+        for path, numbers, lines in runs:
+            if lines:
+                self.hits.setdefault(path, []).extend(_run_hits(matcher, path, numbers, lines, self.with_calls))
+            else:
+                self.stopped.add(path)
 
     def close(self) -> None:
         """Stops an rg still running (the listing failed) and closes its files."""

@@ -85,11 +85,15 @@ def both(root, matcher, workers, max_file_bytes=20_000, paths=None):
 def record_python_reads(monkeypatch) -> list[str]:
     """The files Python reads whole, or reads rg's lines of (relative paths)."""
     matched: list[str] = []
-    match_files, files = scan._match_files, scan._ripgrep_files
+    match_files, runs = scan._match_files, scan._ripgrep_runs
+
+    def recorded_runs(output, prefix=0):
+        found, used = runs(output, prefix)
+        matched.extend(run[0] for run in found)
+        return found, used
+
     monkeypatch.setattr(scan, "_match_files", lambda root, found, m: matched.extend(f[0] for f in found) or match_files(root, found, m))
-    monkeypatch.setattr(scan, "_ripgrep_files", lambda output, prefix=0: [
-        run for run in files(output, prefix) if not matched.append(run[0])
-    ])
+    monkeypatch.setattr(scan, "_ripgrep_runs", recorded_runs)
     return matched
 
 
@@ -293,3 +297,25 @@ def test_check_calls_are_found_where_a_name_starts_as_finditer_finds_them():
         data = b"".join(generator.choice(pieces) for _ in range(generator.randrange(1, 25)))
         expected = [(m.start(), m.end(), m.groups()) for m in matcher.check_calls.finditer(data)]
         assert [(m.start(), m.end(), m.groups()) for m in matcher._check_call_matches(data)] == expected, data
+
+
+def test_rg_output_read_while_rg_writes_is_parsed_a_whole_line_at_a_time():
+    output = (b"./a.py\x001:x = 'pricing'\n./a.py\x003:y\x00z \"new_checkout\"\n./odd\nname:1:.py\x0012:\"pricing\"\n"
+              b"./late.txt\x001:\"pricing\"\n./late.txt: WARNING: stopped searching binary file after match"
+              b" (found \"\\0\" byte around offset 200011)\n./b.js\x00120:f(`dark-mode`)\n")
+    whole, used = scan._ripgrep_runs(output, 2)
+    assert used == len(output)
+    assert [(path, numbers) for path, numbers, _ in whole] == [
+        ("a.py", [1, 3]), ("odd\nname:1:.py", [12]), ("late.txt", [1]), ("late.txt", []), ("b.js", [120])
+    ]
+
+    def flat(runs):
+        return [(path, number, line) for path, numbers, lines in runs for number, line in zip(numbers, lines)] + [
+            path for path, _, lines in runs if not lines]
+
+    for cut in range(len(output) + 1):
+        first, used = scan._ripgrep_runs(output[:cut], 2)
+        assert used <= cut
+        rest, used_rest = scan._ripgrep_runs(output[used:], 2)
+        assert used + used_rest == len(output)
+        assert sorted(flat(first + rest), key=str) == sorted(flat(whole), key=str), cut
