@@ -319,3 +319,14 @@ def test_rg_output_read_while_rg_writes_is_parsed_a_whole_line_at_a_time():
         rest, used_rest = scan._ripgrep_runs(output[used:], 2)
         assert used + used_rest == len(output)
         assert sorted(flat(first + rest), key=str) == sorted(flat(whole), key=str), cut
+
+
+def test_a_tracked_file_made_a_fifo_or_a_folder_is_probed_as_before(walk_sample):
+    (walk_sample / "data" / "plain.txt").unlink()
+    os.mkfifo(walk_sample / "data" / "plain.txt")  # opened without waiting for a writer, then told apart
+    (walk_sample / "notes.log").unlink()
+    (walk_sample / "notes.log").mkdir()  # as a submodule's folder: not counted
+    (hits, stats), (expected_hits, expected_stats) = both(walk_sample, Matcher(ENTITIES), workers=1, max_file_bytes=None)
+    assert hits == expected_hits and stats == expected_stats
+    assert (stats.files_scanned, stats.skipped_special) == (7, 2)
+    assert {hit.path for hit in hits} >= {"src/app.py", "data/late.txt"} and "data/plain.txt" not in {hit.path for hit in hits}
