@@ -70,24 +70,36 @@ def measure(label: str, argv: list[str], cwd: Path, timeout_s: float, stdout_pat
 
     from bench.processes import child_environment, tree_rss
 
+    import threading
+
     with open(stdout_path, "wb") as out:
         started = time.perf_counter()
         child = subprocess.Popen(argv, cwd=cwd, env=child_environment(), stdout=out, stderr=subprocess.DEVNULL)
         watched = psutil.Process(child.pid)
-        peak, finished, cpu = 0, True, 0.0
+        peak = [0]
+        done = threading.Event()
+
         # Polled only: the kernel's high-water mark (ru_maxrss) survives exec, so it would count the pages
-        # of this process that the child started with.
-        while True:
-            peak = max(peak, tree_rss(watched))
-            pid, _status, usage = os.wait4(child.pid, os.WNOHANG)
-            if pid:
-                cpu = usage.ru_utime + usage.ru_stime
-                break
-            if time.perf_counter() - started > timeout_s:
-                finished = False
-                child.kill()
-            time.sleep(POLL_S)
+        # of this process that the child started with. In a thread: the wait below returns when the child
+        # ends, not at the next poll (the wall time is not rounded up to POLL_S).
+        def poll() -> None:
+            while not done.is_set():
+                peak[0] = max(peak[0], tree_rss(watched))
+                done.wait(POLL_S)
+
+        poller = threading.Thread(target=poll, daemon=True)
+        poller.start()
+        timer = threading.Timer(timeout_s, child.kill)
+        timer.start()
+        _pid, _status, usage = os.wait4(child.pid, 0)
         wall = time.perf_counter() - started
+        finished = timer.is_alive()
+        timer.cancel()
+        done.set()
+        poller.join()
+        child.returncode = 0  # reaped above: Popen must not wait for it again
+        cpu = usage.ru_utime + usage.ru_stime
+        peak_rss = peak[0]
     data = stdout_path.read_bytes()
     detail: dict = {}
     if argv[1:3] == ["-m", "bench.code_refs"] and finished and data.strip():
@@ -98,7 +110,7 @@ def measure(label: str, argv: list[str], cwd: Path, timeout_s: float, stdout_pat
         lines = data.count(b"\n")
     else:
         lines = len(_grep_locations(stdout_path))
-    return Run(label, wall, peak, lines, finished, detail, cpu)
+    return Run(label, wall, peak_rss, lines, finished, detail, cpu)
 
 
 def median_run(runs: list[Run]) -> Run:
