@@ -328,14 +328,15 @@ Measured on {machine}, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}.
 
 
 def write_section(section: str, results: Path = RESULTS_MD) -> None:
-    """Puts the section into RESULTS.md, replacing an earlier one (the load bench keeps it when it rewrites the file)."""
+    """Puts the section into RESULTS.md, where an earlier one was (the sections after it stay after it), else at the
+    end (the load bench keeps it when it rewrites the file)."""
     text = results.read_text() if results.exists() else ""
-    text = strip_section(text).rstrip("\n") + "\n\n" + section
+    pattern = re.compile(re.escape(SECTION_START) + r".*?" + re.escape(SECTION_END) + r"\n?", flags=re.S)
+    if pattern.search(text):
+        text = pattern.sub(lambda _: section, text, count=1)
+    else:
+        text = text.rstrip("\n") + "\n\n" + section
     results.write_text(text)
-
-
-def strip_section(text: str) -> str:
-    return re.sub(re.escape(SECTION_START) + r".*?" + re.escape(SECTION_END) + r"\n?", "", text, flags=re.S)
 
 
 def existing_section(results: Path = RESULTS_MD) -> str:

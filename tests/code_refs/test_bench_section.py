@@ -17,6 +17,11 @@ def test_section_is_added_then_replaced(tmp_path):
     assert results.read_text() == "# Benchmark results\n\nload figures\n\n" + section("second")
     assert existing_section(results) == section("second")
     assert existing_section(tmp_path / "missing.md") == ""
+    # replaced where it is: a section after it stays after it
+    results.write_text(results.read_text() + "\n## gatehouse cleanup on the bench tree\n\ncleanup figures\n")
+    write_section(section("third"), results)
+    assert results.read_text() == ("# Benchmark results\n\nload figures\n\n" + section("third")
+                                   + "\n## gatehouse cleanup on the bench tree\n\ncleanup figures\n")
 
 
 def test_the_section_puts_the_scanner_beside_git_grep_and_ripgrep():
