@@ -441,7 +441,8 @@ def list_files(repository: Repository) -> list[str]:
         listed = _git(repository.root, "ls-files", "-z", "--full-name")
         if listed is None:
             raise ScanInputError(f"{repository.root}: git cannot list the tracked files")
-        return [entry.decode("utf-8", errors="surrogateescape") for entry in listed.split(b"\0") if entry]
+        # decoded at once, then split: the same names as decoding each (a NUL is one byte, a name never holds one)
+        return [entry for entry in listed.decode("utf-8", errors="surrogateescape").split("\0") if entry]
     paths = []
     unreadable = []
 
