@@ -608,6 +608,11 @@ def scan_repository(
             shutil.rmtree(work, ignore_errors=True)
     stats.files_listed = len(listed)
     stats.skipped_excluded = len(listed) - len(kept)
+    # in the order of the listing whichever way the files were read (a pool's workers finish in any order)
+    if len(stats.skipped_large) > 1 or len(stats.unreadable) > 1:
+        order = {path: at for at, path in enumerate(kept)}
+        stats.skipped_large.sort(key=order.__getitem__)
+        stats.unreadable.sort(key=order.__getitem__)
     hits.sort(key=lambda hit: (hit.path, hit.line, hit.column, hit.entity_type, hit.entity_id))
     for path in stats.skipped_large:
         log.info("skipped %s: larger than %s bytes", path, max_file_bytes)

@@ -337,3 +337,11 @@ def test_without_pread_or_readv_the_walk_is_read_once_rg_is_done(walk_sample, mo
     monkeypatch.delattr(os, "readv")
     (hits, stats), (expected_hits, expected_stats) = both(walk_sample, Matcher(ENTITIES), workers=1, max_file_bytes=None)
     assert hits == expected_hits and stats == expected_stats and len(hits) == 9
+
+
+def test_skipped_files_are_listed_in_the_listing_order_whichever_way_they_were_read(tmp_path):
+    write(tmp_path, {f"many/{n:04}.py": b'check("new_checkout")\n' + (b"#" * 200 if n % 50 == 0 else b"")
+                     for n in range(4 * scan.CHUNK_FILES)})
+    (hits, stats), (expected_hits, expected_stats) = both(tmp_path, Matcher(ENTITIES), workers=2, max_file_bytes=100)
+    assert hits == expected_hits and stats == expected_stats
+    assert stats.skipped_large == [f"many/{n:04}.py" for n in range(0, 4 * scan.CHUNK_FILES, 50)]
