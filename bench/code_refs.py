@@ -23,7 +23,6 @@ import logging
 import os
 import re
 import shutil
-import statistics
 import subprocess
 import sys
 import sysconfig
@@ -32,9 +31,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-import psutil
-
-from bench.processes import REPO, child_environment, tree_rss
+# Only what the measured scanner process (--scan-job, this module too) needs is imported here: psutil, statistics
+# and bench.processes (psutil again) are imported where used, in the bench's own process.
 from bench.results_md import (
     CODE_REFS_SECTION_END as SECTION_END,
     CODE_REFS_SECTION_START as SECTION_START,
@@ -44,6 +42,7 @@ from bench.results_md import (
 
 log = logging.getLogger("bench.code_refs")
 
+REPO = Path(__file__).resolve().parents[1]
 OUT_DIR = BENCH_OUT_DIR / "code_refs"
 ID_COUNT = 20_000
 TREE_IDS = 200  # ids that occur in the tree as string literals
@@ -61,28 +60,46 @@ class Run:
     lines: int
     finished: bool
     detail: dict
+    cpu_s: float = 0.0  # user and system time of the process and the processes it waited for (the scanner's rg)
 
 
 def measure(label: str, argv: list[str], cwd: Path, timeout_s: float, stdout_path: Path) -> Run:
     """Runs argv, polling the resident memory of its process tree; stdout goes to a file. Lines reported: the
     scanner's hits, git grep's `path:line:` lines, rg's lines (it numbers them only on a terminal)."""
+    import psutil
+
+    from bench.processes import child_environment, tree_rss
+
+    import threading
+
     with open(stdout_path, "wb") as out:
         started = time.perf_counter()
         child = subprocess.Popen(argv, cwd=cwd, env=child_environment(), stdout=out, stderr=subprocess.DEVNULL)
         watched = psutil.Process(child.pid)
-        peak, finished = 0, True
+        peak = [0]
+        done = threading.Event()
+
         # Polled only: the kernel's high-water mark (ru_maxrss) survives exec, so it would count the pages
-        # of this process that the child started with.
-        while True:
-            peak = max(peak, tree_rss(watched))
-            pid, _status, _usage = os.wait4(child.pid, os.WNOHANG)
-            if pid:
-                break
-            if time.perf_counter() - started > timeout_s:
-                finished = False
-                child.kill()
-            time.sleep(POLL_S)
+        # of this process that the child started with. In a thread: the wait below returns when the child
+        # ends, not at the next poll (the wall time is not rounded up to POLL_S).
+        def poll() -> None:
+            while not done.is_set():
+                peak[0] = max(peak[0], tree_rss(watched))
+                done.wait(POLL_S)
+
+        poller = threading.Thread(target=poll, daemon=True)
+        poller.start()
+        timer = threading.Timer(timeout_s, child.kill)
+        timer.start()
+        _pid, _status, usage = os.wait4(child.pid, 0)
         wall = time.perf_counter() - started
+        finished = timer.is_alive()
+        timer.cancel()
+        done.set()
+        poller.join()
+        child.returncode = 0  # reaped above: Popen must not wait for it again
+        cpu = usage.ru_utime + usage.ru_stime
+        peak_rss = peak[0]
     data = stdout_path.read_bytes()
     detail: dict = {}
     if argv[1:3] == ["-m", "bench.code_refs"] and finished and data.strip():
@@ -93,15 +110,18 @@ def measure(label: str, argv: list[str], cwd: Path, timeout_s: float, stdout_pat
         lines = data.count(b"\n")
     else:
         lines = len(_grep_locations(stdout_path))
-    return Run(label, wall, peak, lines, finished, detail)
+    return Run(label, wall, peak_rss, lines, finished, detail, cpu)
 
 
 def median_run(runs: list[Run]) -> Run:
-    """One side's alternating runs as one: the median wall time, the highest peak; every wall time in the detail."""
+    """One side's alternating runs as one: the median wall and CPU times, the highest peak; every wall time in the
+    detail."""
+    import statistics
+
     walls = sorted(run.wall_s for run in runs)
     detail = {**runs[0].detail, "walls": [round(run.wall_s, 2) for run in runs]}
     return Run(runs[0].label, statistics.median(walls), max(run.peak_rss_bytes for run in runs), runs[0].lines,
-               all(run.finished for run in runs), detail)
+               all(run.finished for run in runs), detail, statistics.median(run.cpu_s for run in runs))
 
 
 def site_packages() -> Path:
@@ -164,8 +184,16 @@ def scan_job(tree: Path, ids_file: Path, limit_files: Optional[int], workers: in
 def run(anchor_timeout_s: float, workers: int, repeats: int = REPEATS) -> list[Run]:
     """The runs, in render()'s order: the scanner on a quarter of the files, on all of them (median), git grep,
     the scanner and git grep with 1,000 ids, rg (median)."""
+    import compileall
+
+    from bench.processes import child_environment
+
     tree = OUT_DIR / "tree"
     build_tree(tree)
+    # The measured processes read the scanner's and this module's compiled bytecode, as an installed package's (pip
+    # compiles it): where Python may not write bytecode (PYTHONDONTWRITEBYTECODE) each would compile them anew.
+    for folder in (REPO / "bench", REPO / "pipelines"):
+        compileall.compile_dir(folder, maxlevels=0 if folder.name == "bench" else 10, quiet=1)
     ids_file, subset_file = OUT_DIR / "ids.txt", OUT_DIR / "ids-1000.txt"
     # In a child: the twin's large organisation would stay in this process, and a child forked from it
     # starts with its pages (the kernel's peak-memory figure of every measured process would include them).
@@ -276,9 +304,12 @@ default flags) ran one after the other, alternating, and each row gives the medi
 {rows}
 
 - Against ripgrep: the scanner took {wall(full)} s ({walls(full)}), `rg -F -f` {wall(rg)} s ({walls(rg)}):
-  {against_rg}. The scanner runs rg itself as a prefilter (over the text files, for the lines with an id between
-  delimiters), but also lists the tracked files, probes each one in Python (what is skipped and why, as counted
-  without rg) and matches the lines rg found by the scanner's rules.
+  {against_rg}; CPU time (user and system, the scanner's with the rg it runs) {full.cpu_s:.2f} s against
+  {rg.cpu_s:.2f} s (medians). The scanner runs rg itself, one walk of the repository (for the lines with an id
+  between delimiters, a token or a call's name) beside one listing of the files that walk visits, started before
+  git lists the tracked files; meanwhile it probes each tracked file in Python (what is skipped and why, as counted
+  without rg), matches the lines rg has found so far by the scanner's rules, and matches here the text files the
+  walk leaves out (ignored but tracked, hidden, a NUL after the first 8,000 bytes).
 - Against git grep: the scanner is {speed}. git grep matches each fixed
   string on its own: with {SUBSET_IDS:,} ids it took {wall(anchor_subset)} s, so its time grows with the number of ids
   (linearly, {ID_COUNT:,} would take about {anchor_subset.wall_s * ID_COUNT / SUBSET_IDS / 60:,.0f} min); the scanner's does not
@@ -297,14 +328,15 @@ Measured on {machine}, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}.
 
 
 def write_section(section: str, results: Path = RESULTS_MD) -> None:
-    """Puts the section into RESULTS.md, replacing an earlier one (the load bench keeps it when it rewrites the file)."""
+    """Puts the section into RESULTS.md, where an earlier one was (the sections after it stay after it), else at the
+    end (the load bench keeps it when it rewrites the file)."""
     text = results.read_text() if results.exists() else ""
-    text = strip_section(text).rstrip("\n") + "\n\n" + section
+    pattern = re.compile(re.escape(SECTION_START) + r".*?" + re.escape(SECTION_END) + r"\n?", flags=re.S)
+    if pattern.search(text):
+        text = pattern.sub(lambda _: section, text, count=1)
+    else:
+        text = text.rstrip("\n") + "\n\n" + section
     results.write_text(text)
-
-
-def strip_section(text: str) -> str:
-    return re.sub(re.escape(SECTION_START) + r".*?" + re.escape(SECTION_END) + r"\n?", "", text, flags=re.S)
 
 
 def existing_section(results: Path = RESULTS_MD) -> str:

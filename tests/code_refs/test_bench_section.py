@@ -17,6 +17,11 @@ def test_section_is_added_then_replaced(tmp_path):
     assert results.read_text() == "# Benchmark results\n\nload figures\n\n" + section("second")
     assert existing_section(results) == section("second")
     assert existing_section(tmp_path / "missing.md") == ""
+    # replaced where it is: a section after it stays after it
+    results.write_text(results.read_text() + "\n## gatehouse cleanup on the bench tree\n\ncleanup figures\n")
+    write_section(section("third"), results)
+    assert results.read_text() == ("# Benchmark results\n\nload figures\n\n" + section("third")
+                                   + "\n## gatehouse cleanup on the bench tree\n\ncleanup figures\n")
 
 
 def test_the_section_puts_the_scanner_beside_git_grep_and_ripgrep():
@@ -35,5 +40,6 @@ def test_the_section_puts_the_scanner_beside_git_grep_and_ripgrep():
     assert "| git grep -F -f, 20,000 ids | 600.0 | 50 | 55 |" in text
     assert "the scanner took 1.00 s (median of 3: 1.20, 0.90, 1.00), `rg -F -f` 0.80 s (median of 3: 0.80, 1.10, 0.70)" in text
     assert "1.25x rg's time (the target is rg's time: not met)" in text
+    assert "CPU time (user and system, the scanner's with the rg it runs)" in text
     faster = median_run([run("scanner, all files", 0.6, 10, files=100, bytes=4_000_000)])
     assert "at or below rg's time, the target" in render([runs[0], faster, *runs[2:]], 2, "a machine")
