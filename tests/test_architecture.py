@@ -1,6 +1,6 @@
 """The house's structure, checked: imports run one way, with no circle anywhere, and each package keeps to
 its side (`pipelines` uses `sources`; `sources` knows nothing of `pipelines`; the twin stands alone; nothing
-outside tests/ imports from tests/).
+outside tests/ imports from tests/); and no function outside bench/ and tests/ is longer than a screen.
 
 Every import counts, at module level, under TYPE_CHECKING or inside a function: a circle that only a type
 checker sees, or that a late import hides, is still a circle. `from package import module` is an edge to the
@@ -118,3 +118,34 @@ def test_each_package_keeps_to_its_side():
             if any(name == other or name.startswith(other + ".") for other in forbidden[side]):
                 crossing.append((module, name))
     assert crossing == []
+
+
+# One screen: what a reader takes in at once. The house's measures, kept by the suite rather than remembered.
+LONGEST_FUNCTION = 80
+SOURCE_FUNCTION = 60
+
+
+def function_lengths() -> dict[str, tuple[int, list[str]]]:
+    """Each function outside bench/ and tests/: its length in lines (decorators included) and its decorators."""
+    lengths = {}
+    for module, path in modules().items():
+        if module.startswith("bench"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                start = min([node.lineno, *(decorator.lineno for decorator in node.decorator_list)])
+                decorators = [ast.unparse(decorator) for decorator in node.decorator_list]
+                lengths[f"{module}:{node.lineno} {node.name}"] = (node.end_lineno - start + 1, decorators)
+    return lengths
+
+
+def test_no_function_outside_bench_and_tests_is_longer_than_a_screen():
+    lengths = function_lengths()
+    assert [name for name, (lines, _) in lengths.items() if lines > LONGEST_FUNCTION] == []
+
+
+def test_each_dlt_source_fits_one_screen():
+    sources = {name: lines for name, (lines, decorators) in function_lengths().items()
+               if any(decorator.startswith("dlt.source") for decorator in decorators)}
+    assert len(sources) == 3  # the console's, and the code references' two
+    assert {name: lines for name, lines in sources.items() if lines > SOURCE_FUNCTION} == {}
