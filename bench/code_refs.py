@@ -137,6 +137,9 @@ def build_tree(tree: Path) -> None:
     shutil.copytree(site_packages(), tree, symlinks=True, ignore=shutil.ignore_patterns(".git"))
     git = ["git", "-C", str(tree), "-c", "user.email=bench@example.com", "-c", "user.name=bench"]
     subprocess.run(git + ["init", "-q"], check=True)
+    # never a `git gc --auto` in the background (36,000 loose objects start one at the commit): it took both cores
+    # for a minute while the first measured runs ran
+    subprocess.run(git + ["config", "gc.auto", "0"], check=True)
     # site-packages holds a few .gitignore files of its own: what git tracks is what both sides read
     subprocess.run(git + ["add", "-A", "."], check=True, capture_output=True)
     subprocess.run(git + ["commit", "-q", "-m", "site-packages"], check=True)

@@ -61,7 +61,7 @@ def test_the_wheel_runs_the_demo_the_report_and_the_notebooks(tmp_path):
 
     work = tmp_path / "work"
     work.mkdir()
-    where = run(python, "-c", "import gatehouse.pipelines.reports.report as r; print(r.__file__); print(r.NOTEBOOK_DIR)", cwd=work)
+    where = run(python, "-c", "import gatehouse.pipelines.reports.lanes as r; print(r.__file__); print(r.NOTEBOOK_DIR)", cwd=work)
     module, notebooks = where.stdout.split()
     assert module.startswith(str(site)) and notebooks == str(site / "gatehouse" / "notebooks")
     dbt_package = run(python, "-c", "from gatehouse.pipelines.warehouse.dbt_build import installed_package as p; print(p())", cwd=work)

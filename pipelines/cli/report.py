@@ -8,7 +8,7 @@ from typing import Any
 
 from gatehouse.pipelines.cli.parser import add_command, add_destination_arguments, destination_from
 from gatehouse.pipelines.cli.terminal import say
-from gatehouse.pipelines.reports.report import DEFAULT_OUT, WORKLIST_CSV, NotebookKernels, ReportsFailed, refresh, write_reports
+from gatehouse.pipelines.reports.report import DEFAULT_OUT, WORKLIST_CSV, NotebookLanes, ReportsFailed, refresh, write_reports
 
 EPILOG = """\
 examples:
@@ -18,7 +18,7 @@ examples:
 
 settings ([gatehouse.report] in .dlt/config.toml, or the environment):
   gatehouse.report.gate_url  GATEHOUSE__REPORT__GATE_URL  each gate links to https://…/gates/{id} (default: no link)
-  gatehouse.report.kernels   GATEHOUSE__REPORT__KERNELS   1 or 2 notebook kernels side by side (default: 2 on 2+ cores)
+  gatehouse.report.kernels   GATEHOUSE__REPORT__KERNELS   1 or 2 notebook processes side by side (default: 2 on 2+ cores)
 
 The notebooks can also be opened in Jupyter: set GATEHOUSE__DUCKDB to the database path first, or
 GATEHOUSE__DESTINATION to a dlt destination name (its credentials from .dlt/ as for `gatehouse run`).
@@ -42,17 +42,17 @@ def register(subparsers: Any) -> None:
 def handle(args: argparse.Namespace) -> int:
     destination = destination_from(args)
     out = Path(args.out)
-    # The kernels start, and import what the notebooks use, while the views are refreshed; the summary is made in
-    # the first after the notebooks, from the frames they read (the snapshot just published: a run started meanwhile
-    # never waits), so no view is read twice.
+    # The notebooks' processes start, and import what the notebooks use, while the views are refreshed; the summary
+    # is made in the first after its notebooks, from the frames they read (the snapshot just published: a run
+    # started meanwhile never waits), so no view is read twice.
     failed = None
-    with NotebookKernels(destination.notebook_environment()) as kernels:
+    with NotebookLanes(destination.label()) as lanes:
         refresh(destination, timeout_s=args.lock_timeout)
         try:
-            reports = write_reports(destination.for_reading(), out, kernels)
+            reports = write_reports(destination.for_reading(), out, lanes)
         except ReportsFailed as err:  # the others are written: said, then the one line of those that were not
             reports, failed = err.written, err
-        text = kernels.summary(destination.label())
+        text = lanes.summary()
     exported = [out / WORKLIST_CSV] if (out / WORKLIST_CSV).is_file() else []
     say(text, "reports:", *(f"  {report.html}" for report in reports), *(f"  {path}" for path in exported))
     if failed is not None:

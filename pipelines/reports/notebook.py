@@ -2,7 +2,7 @@
 
 A notebook reads the destination named by GATEHOUSE__DESTINATION (default: the DuckDB file in
 GATEHOUSE__DUCKDB, else gatehouse.duckdb, else demo.duckdb, in the working folder or the project's; on
-DuckDB its readers' snapshot); `gatehouse report` sets both for its kernel. Opened by hand
+DuckDB its readers' snapshot); `gatehouse report` sets both for its notebooks. Opened by hand
 in Jupyter, set them before the first cell, e.g. `%env GATEHOUSE__DESTINATION=postgres`, with the
 destination's credentials in .dlt/ as for `gatehouse run` (DLT_PROJECT_DIR names that folder's parent
 when Jupyter runs elsewhere).
@@ -76,7 +76,7 @@ def _project_folders() -> list[Path]:
 
 
 class _SharedReads:
-    """What the notebooks of one `gatehouse report` have read, in their one kernel (`share_reads`)."""
+    """What the notebooks of one `gatehouse report` have read, in their process (`share_reads`)."""
 
     def __init__(self) -> None:
         self.data: dict[tuple[Optional[str], Optional[str]], "NotebookData"] = {}
@@ -109,7 +109,7 @@ _shared: Optional[_SharedReads] = None
 
 
 def share_reads() -> None:
-    """From here on in this kernel, each query's frame is read once and each `NotebookData.open` of the same data
+    """From here on in this process, each query's frame is read once and each `NotebookData.open` of the same data
     gives the same reader: `gatehouse report` runs its notebooks, then its summary, over one snapshot that does not
     change meanwhile. Never in a notebook opened by hand, where a cell run again reads the data afresh."""
     global _shared
@@ -118,7 +118,7 @@ def share_reads() -> None:
 
 def read_ahead(queries: list[str]) -> None:
     """Reads `queries` in a thread, on a connection of its own, while the notebooks run: `gatehouse report` names
-    its summary's, which the notebooks read too, so that a warehouse computes them while the kernel draws charts.
+    its summary's, which the notebooks read too, so that a warehouse computes them while the notebooks draw charts.
     A query the thread could not read is read by the first notebook that asks for it, as it would be without."""
     if _shared is None:
         return
@@ -141,23 +141,6 @@ def read_ahead(queries: list[str]) -> None:
             log.debug("no read-ahead", exc_info=True)
 
     threading.Thread(target=read_all, name="gatehouse-read-ahead", daemon=True).start()
-
-
-def report_summary(label: str) -> str:
-    """`gatehouse report`'s terminal summary, from the frames its notebooks read in this kernel."""
-    from gatehouse.pipelines.reports.report import summarise
-
-    # opened as the notebooks' parameters cell opens it: the reader they used
-    data = NotebookData.open(os.environ.get(DESTINATION_ENV, DEFAULT_NAME), os.environ.get(DUCKDB_ENV))
-    return summarise(_ViewReader(data), label)
-
-
-class _ViewReader:
-    """A `Reader` whose frames are the notebook's `view()`: the ones already read are not read again."""
-
-    def __init__(self, data: "NotebookData") -> None:
-        self.rows = data.reader.rows
-        self.frame = data.view
 
 
 class NotebookData:

@@ -1,7 +1,7 @@
 """The reports: the notebooks run headless against the destination into HTML, and the terminal summary.
 
 The notebooks (`notebooks/*.ipynb`, package data, committed without outputs) read the data through the
-analysis views only, on whichever destination `gatehouse run` loaded: it reaches their kernel as
+analysis views only, on whichever destination `gatehouse run` loaded: it reaches them as
 GATEHOUSE__DESTINATION (and GATEHOUSE__DUCKDB for the DuckDB file, its readers' snapshot), read by
 `NotebookData.open` (pipelines/reports/notebook.py). Each report is one
 self-contained HTML file: charts are PNGs inlined as data: URIs, the CSS is inlined, and the page loads no
@@ -11,32 +11,27 @@ and widget blocks, which come from CDNs).
 
 from __future__ import annotations
 
-import ast
-import contextlib
-import logging
 import csv
+import logging
 import os
-import subprocess
+import re
 from concurrent.futures import Future, ThreadPoolExecutor
-from importlib import resources
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator, Optional, Protocol
+from typing import Any, Protocol
 
 from gatehouse.pipelines.warehouse.destination import Destination
 from gatehouse.pipelines.code_refs.summary import summary_lines as code_reference_lines
 from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.reports import lists
-from gatehouse.pipelines.untrusted import for_csv, for_terminal, tool_message
+from gatehouse.pipelines.reports.lanes import NOTEBOOK_DIR, Lane
+from gatehouse.pipelines.untrusted import for_csv, for_terminal
 from gatehouse.pipelines.reports.format import and_more, gate_url_template, link_to, minute
 
 log = logging.getLogger("gatehouse.report")
 
-# Package data: the checkout's notebooks/ in an editable install, site-packages/gatehouse/notebooks from a wheel.
-NOTEBOOK_DIR = Path(str(resources.files("gatehouse.notebooks")))
 NOTEBOOKS = ("stale_gates", "exposure_growth", "ingestion_health")
 DEFAULT_OUT = Path("reports")
-CELL_TIMEOUT_S = 300
 TOP = 5
 
 OFFLINE_TEMPLATE = """\
@@ -80,134 +75,69 @@ def summary(destination: Destination, timeout_s: float | None = None) -> str:
         return summarise(reader, destination.label())
 
 
-class NotebookKernel:
-    """One Python kernel for all the notebooks, started at once: its start-up and the imports the notebooks
-    need (pandas, matplotlib, dlt's SQL client: seconds) are paid once, not once per notebook, and overlap the
-    work done before the first notebook. Each notebook begins with an empty namespace (`%reset -f`), as it
-    would in a fresh kernel, so one that leaned on another's variables would fail here as in Jupyter.
+class NotebookLanes:
+    """The processes that run the notebooks (pipelines/reports/lanes.py), started at once so that their imports
+    overlap the views' refresh: with two cores or more, two, each running its lane of notebooks side by side (the
+    exposures' charts in one, the other two notebooks in the other: about as long), so that the report takes the
+    longest lane, not the sum. The first lane makes the terminal summary afterwards, from the frames its
+    notebooks read (`notebook.share_reads`: each query read once, the summary's read ahead)."""
 
-    The notebooks read one unchanging snapshot: in this kernel each query is read once, for all of them and
-    for the terminal summary, made here afterwards from the same frames (`notebook.share_reads`)."""
+    def __init__(self, summary_label: str, count: int | None = None, folder: Path = NOTEBOOK_DIR) -> None:
+        self.summary_label = summary_label
+        self.folder = folder
+        self.count = count or kernel_count()
+        self.lanes: list[Lane] = []
 
-    def __init__(self, env: dict[str, str], makes_summary: bool = True) -> None:
-        self.env = {**os.environ, **env}
-        self.manager: Any = None
-        self.client: Any = None
-        self.makes_summary = makes_summary
-        self.reading_ahead = False
-
-    def __enter__(self) -> "NotebookKernel":
-        from jupyter_client.manager import KernelManager
-
-        self.manager = KernelManager(kernel_name="python3")
-        # The kernel's own stderr only says it talks over loopback TCP; errors come back through the client.
-        self.manager.start_kernel(env=self.env, cwd=str(NOTEBOOK_DIR), stderr=subprocess.DEVNULL,
-                                  extra_arguments=[f"--IPKernelApp.exec_lines={PRELOAD!r}"])
-        return self
-
-    def ready(self) -> Any:
-        if self.client is None:
-            self.client = self.manager.client()
-            self.client.start_channels()
-            try:
-                self.client.wait_for_ready(timeout=CELL_TIMEOUT_S)
-            except RuntimeError as err:
-                raise GatehouseError(f"the notebooks' Python kernel did not start: {_last_line(err)}") from err
-        return self.client
-
-    def fresh(self, env: dict[str, str]) -> None:
-        """An empty namespace, and where the next notebook reads (its parameters cell reads the environment);
-        before the first, in the kernel that makes the summary, the summary's queries start to be read ahead."""
-        code = f"%reset -f\nimport os\nos.environ.update({env!r})\ndel os"
-        if self.makes_summary and not self.reading_ahead:
-            code += f"\n__import__('gatehouse.pipelines.reports.notebook', fromlist=['_']).read_ahead({list(SUMMARY_FRAMES)!r})"
-            self.reading_ahead = True
-        reply = self._execute(code)
-        if reply["status"] != "ok":
-            raise GatehouseError(f"the notebooks' Python kernel failed to reset: {reply.get('evalue')}")
-
-    def summary(self, label: str) -> str:
-        """The terminal summary, from what the notebooks just read (run after them, in this kernel)."""
-        expression = f"__import__('gatehouse.pipelines.reports.notebook', fromlist=['_']).report_summary({label!r})"
-        reply = self._execute("", user_expressions={"summary": expression})
-        result = reply.get("user_expressions", {}).get("summary", {}) if reply["status"] == "ok" else reply
-        if result.get("status") != "ok":
-            raise GatehouseError(f"the summary failed: {result.get('ename')}: {result.get('evalue')}")
-        return str(ast.literal_eval(result["data"]["text/plain"]))
-
-    def _execute(self, code: str, **options: Any) -> dict:
-        client = self.ready()
-        msg_id = client.execute(code, silent=True, store_history=False, **options)
-        while True:
-            reply = client.get_shell_msg(timeout=CELL_TIMEOUT_S)
-            if reply["parent_header"].get("msg_id") == msg_id:
-                return reply["content"]
-
-    def __exit__(self, *exc: object) -> None:
-        if self.client is not None:
-            self.client.stop_channels()
-        if self.manager is not None and self.manager.has_kernel:
-            self.manager.shutdown_kernel(now=True)
-
-
-class NotebookKernels:
-    """The notebooks' kernels, started at once: with two cores or more, two, each running its lane of notebooks
-    side by side (the exposures' charts in one, the other two notebooks in the other: about as long), so that the
-    report takes the longest lane, not the sum. The first kernel makes the summary."""
-
-    def __init__(self, env: dict[str, str], count: int | None = None) -> None:
-        count = count or kernel_count()
-        self.kernels = [NotebookKernel(env, makes_summary=index == 0) for index in range(count)]
-
-    def __enter__(self) -> "NotebookKernels":
-        with contextlib.ExitStack() as started:
-            for kernel in self.kernels:
-                started.enter_context(kernel)
-            self._stop = started.pop_all()
+    def __enter__(self) -> "NotebookLanes":
+        try:
+            for _ in range(self.count):
+                self.lanes.append(Lane(summary_of_the_notebooks))
+        except BaseException:
+            self.__exit__()
+            raise
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._stop.close()
+        for lane in self.lanes:
+            lane.stop()
 
-    def lanes(self) -> list[tuple[NotebookKernel, tuple[str, ...]]]:
-        if len(self.kernels) == 1:
-            return [(self.kernels[0], NOTEBOOKS)]
-        return list(zip(self.kernels, LANES))
+    def plan(self) -> list[tuple[Lane, tuple[str, ...]]]:
+        if len(self.lanes) == 1:
+            return [(self.lanes[0], NOTEBOOKS)]
+        return list(zip(self.lanes, LANES))
 
-    def summary(self, label: str) -> str:
-        return self.kernels[0].summary(label)
+    def start(self, env: dict[str, str]) -> None:
+        for index, (lane, names) in enumerate(self.plan()):
+            lane.start(env, names, (self.summary_label, list(SUMMARY_FRAMES)) if index == 0 else None, self.folder)
+
+    def summary(self) -> str:
+        """The terminal summary, made by the first lane after its notebooks."""
+        return self.lanes[0].summary()
 
 
-# How many kernels run the notebooks: `[gatehouse.report] kernels = 1` (GATEHOUSE__REPORT__KERNELS) where the report
-# shares a small machine with other work (a scheduler's worker, a test suite): one kernel costs one start-up and
-# one set of imports less and takes about the sum of the lanes instead of the longest.
+# How many lanes run the notebooks: `[gatehouse.report] kernels = 1` (GATEHOUSE__REPORT__KERNELS) where the report
+# shares a small machine with other work (a scheduler's worker, a test suite): one lane costs one set of imports
+# less and takes about the sum of the lanes instead of the longest. (The name is the Jupyter kernels they once were.)
 KERNELS_SETTING = "gatehouse.report.kernels"
 
 
 def kernel_count() -> int:
-    """The configured number of kernels, 1 or 2; by default 2 with two cores or more, else 1. Anything else is
-    one line naming the setting, before any kernel starts or any report is written."""
+    """The configured number of lanes, 1 or 2; by default 2 with two cores or more, else 1. Anything else is
+    one line naming the setting, before any lane starts or any report is written."""
     import dlt
 
     configured: Any = dlt.config.get(KERNELS_SETTING)
     if configured is None:
         return 2 if (os.cpu_count() or 1) >= 2 else 1
     if str(configured).strip() not in ("1", "2"):
-        raise GatehouseError(f"{KERNELS_SETTING} must be 1 or 2 (the notebooks run in one kernel or two lanes),"
-                             f" not {configured!r}")
+        raise GatehouseError(f"{KERNELS_SETTING} must be 1 or 2 (the notebooks run in one process or two side by"
+                             f" side), not {configured!r}")
     return int(configured)
 
 
-# Two lanes of about the same length (the demo's, in seconds: exposure_growth 1.6; stale_gates 1.0 and
-# ingestion_health 0.8), the summary's kernel taking the notebooks whose frames the summary reads most.
+# Two lanes of about the same length (the demo's, in seconds: exposure_growth 1.5; stale_gates 0.9 and
+# ingestion_health 0.5), the summary's lane taking the notebooks whose frames the summary reads most.
 LANES = (("stale_gates", "ingestion_health"), ("exposure_growth",))
-
-
-# What every notebook imports first, imported while the kernel starts (the notebooks import them again); each
-# query read once for all the notebooks of the report and its summary; and what was imported set aside from the
-# garbage collector, which otherwise walks it all at each `%reset -f` (twice) and each full collection.
-PRELOAD = ("import pandas, matplotlib; matplotlib.use('Agg'); import matplotlib.pyplot, gatehouse.pipelines.reports.notebook;"
-           " gatehouse.pipelines.reports.notebook.share_reads(); import gc; gc.freeze()")
 
 
 class ReportsFailed(GatehouseError):
@@ -220,41 +150,45 @@ class ReportsFailed(GatehouseError):
         self.written = written
 
 
-def write_reports(destination: Destination, out: Path, kernels: NotebookKernels | None = None) -> list[Report]:
+def write_reports(destination: Destination, out: Path, lanes: NotebookLanes | None = None) -> list[Report]:
     """Each notebook executed and written as its report: a report is made or kept on its own, so one notebook
     that fails (its one line in `ReportsFailed`, raised once the others are written) never stops the others."""
-    if kernels is None:
-        with NotebookKernels(destination.notebook_environment()) as own:
+    if lanes is None:
+        with NotebookLanes(destination.label()) as own:
             return write_reports(destination, out, own)
+    lanes.start(destination.notebook_environment())
     out.mkdir(parents=True, exist_ok=True)
     write_worklist_csv(destination, out)
     # Each report is written beside its place and renamed into it once made whole: a reader never opens half a
-    # page. Each notebook's HTML is made in a thread while the kernels run the next ones.
-    staged: dict[str, Future] = {}
+    # page. Each notebook's HTML is made here as it arrives, while the lanes run the next ones.
+    staged: dict[str, tuple[Path, Report]] = {}
     failures: dict[str, str] = {}
     written: list[Report] = []
     try:
-        with ThreadPoolExecutor(1) as exporting, ThreadPoolExecutor(len(kernels.kernels)) as running:
+        with ThreadPoolExecutor(1) as exporting, ThreadPoolExecutor(len(lanes.lanes)) as receiving:
             exporter = exporting.submit(_exporter)
+            pending: dict[str, Future] = {}
 
-            def run_lane(kernel: NotebookKernel, names: tuple[str, ...]) -> None:
-                for name, notebook, failure in _executed(destination, kernel, names):
-                    if failure is not None:
-                        failures[name] = failure
+            def receive(lane: Lane, names: tuple[str, ...]) -> None:
+                for name, executed, failure in lane.results(names):
+                    if executed is None:
+                        failures[name] = failure or "it failed"
                     else:
-                        staged[name] = exporting.submit(_write_html, exporter, name, notebook, out)
+                        pending[name] = exporting.submit(_write_html, exporter, name, executed, out)
 
-            for lane in [running.submit(run_lane, kernel, names) for kernel, names in kernels.lanes()]:
+            for lane in [receiving.submit(receive, lane, names) for lane, names in lanes.plan()]:
                 lane.result()
+            for name, made in pending.items():
+                staged[name] = made.result()
         for name in NOTEBOOKS:
             if name in staged:
-                partial, report = staged[name].result()
+                partial, report = staged[name]
                 os.replace(partial, report.html)
                 written.append(report)
     finally:
-        for future in staged.values():
-            if future.done() and future.exception() is None:
-                future.result()[0].unlink(missing_ok=True)
+        for partial, report in staged.values():
+            if report not in written:
+                partial.unlink(missing_ok=True)
     if failures:
         raise ReportsFailed({name: failures[name] for name in NOTEBOOKS if name in failures}, written)
     return written
@@ -288,47 +222,39 @@ def write_worklist_csv(destination: Destination, out: Path) -> Path:
     return path
 
 
-def _write_html(exporter: Future, name: str, notebook: Any, out: Path) -> tuple[Path, Report]:
+def _write_html(exporter: Future, name: str, executed: str, out: Path) -> tuple[Path, Report]:
+    import nbformat
+
+    notebook = nbformat.reads(executed, as_version=4)
     html, _ = exporter.result().from_notebook_node(notebook, resources={"metadata": {"name": notebook.metadata.get("title", name)}})
     partial = out / f".{name}.html.partial"
     partial.write_text(html, encoding="utf-8")
     return partial, Report(name, out / f"{name}.html")
 
 
-def _executed(destination: Destination, kernel: NotebookKernel,
-              names: tuple[str, ...] = NOTEBOOKS) -> Iterator[tuple[str, Any, Optional[str]]]:
-    """Each notebook of `names` executed in turn in `kernel`: (name, the executed notebook, None), or (name, None,
-    why it failed)."""
-    import nbformat
-    from nbclient import NotebookClient
-    from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
-
-    env = destination.notebook_environment()
-    for name in names:
-        path = NOTEBOOK_DIR / f"{name}.ipynb"
-        if not path.is_file():
-            raise GatehouseError(f"notebook {path} is missing: gatehouse report runs from a checkout of the project")
-        notebook = nbformat.read(path, as_version=4)
-        log.info("executing %s", path.name)
-        kernel.fresh(env)
-        client = NotebookClient(notebook, timeout=CELL_TIMEOUT_S, kernel_name="python3", km=kernel.manager)
-        client.kc = kernel.client
-        try:
-            client.execute()
-        except CellExecutionError as err:
-            log.debug("notebook %s failed", path.name, exc_info=True)
-            yield name, None, f"notebook {path.name} failed: {_last_line(err)}"
-            continue
-        except (CellTimeoutError, DeadKernelError) as err:
-            raise GatehouseError(f"notebook {path.name} did not finish: {_last_line(err)}") from err
-        yield name, notebook, None
-
-
 def _exporter():
     import jinja2
     from nbconvert import HTMLExporter
+    from nbconvert.exporters.templateexporter import TemplateExporter
+    from nbconvert.filters.highlight import Highlight2HTML
+    from nbconvert.filters.widgetsdatatypefilter import WidgetsDataTypeFilter
 
-    exporter = HTMLExporter(
+    class OfflineHTMLExporter(HTMLExporter):
+        """nbconvert's HTML export without its last step, which parses the whole page again (BeautifulSoup) to give
+        an image without alternative text a placeholder and each output `tabindex="0"`: 3.7 s for the large
+        organisation's worklist, longer than its notebook. Every image here has its text (`show`, and the
+        template's image block); the outputs are made focusable by `_focusable`."""
+
+        def from_notebook_node(self, nb: Any, resources: Any = None, **kw: Any) -> tuple[str, dict]:
+            # what HTMLExporter.from_notebook_node does before its parse (nbconvert 7)
+            resources = self._init_resources(resources)
+            self.register_filter("highlight_code", self.filters.get("highlight_code", Highlight2HTML(parent=self)))
+            self.register_filter("filter_data_type", WidgetsDataTypeFilter(notebook_metadata=self._nb_metadata, parent=self,
+                                                                           resources=resources))
+            html, resources = TemplateExporter.from_notebook_node(self, nb, resources, **kw)
+            return _focusable(html), resources
+
+    exporter = OfflineHTMLExporter(
         template_name="lab",
         exclude_input=True,
         exclude_input_prompt=True,
@@ -340,13 +266,17 @@ def _exporter():
     return exporter
 
 
-def _last_line(err: Exception) -> str:
-    """The last line of a tool's error, its colours stripped: IPython colours the tracebacks it reports."""
-    lines = [line for line in str(err).splitlines() if tool_message(line).strip()]
-    return tool_message(lines[-1]).strip() if lines else type(err).__name__
+# A cell's text or an output, as the template writes its element (what a notebook shows is inside it, its text
+# escaped: it cannot hold this start of a tag)
+FOCUSABLE_ELEMENT = re.compile(r'(<div class="[^"<>]*\b(?:jp-OutputArea-output|jp-Cell-inputWrapper)\b[^"<>]*")')
 
 
-# The frames the summary reads, word for word as the notebooks read them: in the report's kernel each is read once,
+def _focusable(html: str) -> str:
+    """Each cell's text and each output reachable with the keyboard (`tabindex="0"`), as nbconvert makes them."""
+    return FOCUSABLE_ELEMENT.sub(r'\1 tabindex="0"', html)
+
+
+# The frames the summary reads, word for word as the notebooks read them: in the report's first lane each is read once,
 # ahead, while the first notebook runs.
 STALE_GATES_SQL = "select * from analytics.stale_gates"
 EXPOSURE_GROWTH_SQL = "select * from analytics.exposure_growth"
@@ -358,11 +288,23 @@ SUMMARY_FRAMES = (STALE_GATES_SQL, EXPOSURE_GROWTH_SQL, EXPOSURE_SRM_SQL, lists.
 
 
 class ReadsViews(Protocol):
-    """What the summary reads with: a `Reader`, or a notebook's view of the same views (`notebook._ViewReader`)."""
+    """What the summary reads with: a `Reader`, or a notebook's view of the same views (`summary_of_the_notebooks`)."""
 
     def rows(self, sql: str) -> list[tuple]: ...
 
     def frame(self, sql: str) -> Any: ...
+
+
+def summary_of_the_notebooks(label: str) -> str:
+    """The terminal summary, in a notebooks' lane after its notebooks, from the frames they read (the reader they
+    used, opened as their parameters cell opens it): no view is read again."""
+    from types import SimpleNamespace
+
+    from gatehouse.pipelines.reports.notebook import NotebookData
+    from gatehouse.pipelines.warehouse.destination import DEFAULT_NAME, DESTINATION_ENV, DUCKDB_ENV
+
+    data = NotebookData.open(os.environ.get(DESTINATION_ENV, DEFAULT_NAME), os.environ.get(DUCKDB_ENV))
+    return summarise(SimpleNamespace(rows=data.reader.rows, frame=data.view), label)
 
 
 def summarise(reader: ReadsViews, label: str) -> str:

@@ -16,7 +16,8 @@ from pathlib import Path
 import sqlglot
 from sqlglot import exp
 
-from gatehouse.pipelines.reports.report import NOTEBOOK_DIR, NOTEBOOKS
+from gatehouse.pipelines.reports.lanes import NOTEBOOK_DIR
+from gatehouse.pipelines.reports.report import NOTEBOOKS
 from gatehouse.pipelines.run.steps import SELECTABLE
 from gatehouse.pipelines.models.build import READ_DIALECT, SCHEMA, SOURCE_COLUMNS, view_definitions
 

@@ -12,7 +12,8 @@ from matplotlib import image as mpimg
 
 from gatehouse.pipelines.cli.main import main
 from gatehouse.pipelines.warehouse.destination import Destination
-from gatehouse.pipelines.reports.report import NOTEBOOK_DIR, NOTEBOOKS, summarise
+from gatehouse.pipelines.reports.lanes import NOTEBOOK_DIR
+from gatehouse.pipelines.reports.report import NOTEBOOKS, summarise
 from gatehouse.pipelines.warehouse.destination import apply_views
 from tests.code_refs.hand_built import SUMMARY_LINES
 from tools import report_pages
@@ -171,7 +172,7 @@ def test_a_kernel_count_other_than_one_or_two_is_one_line_and_nothing_is_written
     monkeypatch.setenv("GATEHOUSE__REPORT__KERNELS", kernels)
     assert main(["report", "--duckdb", str(database), "--out", str(tmp_path / "out")]) == 2
     assert capsys.readouterr().err.strip() == (f"gatehouse: error: gatehouse.report.kernels must be 1 or 2 (the notebooks"
-                                               f" run in one kernel or two lanes), not {kernels!r}")
+                                               f" run in one process or two side by side), not {kernels!r}")
     assert not (tmp_path / "out").exists() and database.read_bytes() == before
 
 

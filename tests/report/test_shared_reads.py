@@ -6,7 +6,7 @@ import pytest
 
 from gatehouse.pipelines.reports import lists, notebook
 from gatehouse.pipelines.reports.notebook import NotebookData
-from gatehouse.pipelines.reports.report import summarise
+from gatehouse.pipelines.reports.report import summarise, summary_of_the_notebooks
 from gatehouse.pipelines.warehouse.destination import Destination, Reader
 
 
@@ -37,7 +37,7 @@ def test_in_the_report_each_query_is_read_once_and_each_notebook_gets_its_own_co
     assert counted == ["select * from analytics.stale_gates"]
     monkeypatch.setenv("GATEHOUSE__DESTINATION", "duckdb")
     monkeypatch.setenv("GATEHOUSE__DUCKDB", str(hand_built_db))
-    text = notebook.report_summary("hand_built.duckdb")
+    text = summary_of_the_notebooks("hand_built.duckdb")
     assert counted.count("select * from analytics.stale_gates") == 1  # the summary took the notebook's
     with Destination(duckdb_path=hand_built_db, read_only=True).reader() as reader:
         assert text == summarise(reader, "hand_built.duckdb")
@@ -47,7 +47,8 @@ def test_every_query_of_the_summary_is_one_a_notebook_reads():
     # word for word: else the summary would read it a second time, and the read-ahead would be wasted
     import json
 
-    from gatehouse.pipelines.reports.report import NOTEBOOK_DIR, NOTEBOOKS, SUMMARY_FRAMES
+    from gatehouse.pipelines.reports.lanes import NOTEBOOK_DIR
+    from gatehouse.pipelines.reports.report import NOTEBOOKS, SUMMARY_FRAMES
 
     sources = "\n".join("".join(cell["source"]) for name in NOTEBOOKS
                         for cell in json.loads((NOTEBOOK_DIR / f"{name}.ipynb").read_text())["cells"])

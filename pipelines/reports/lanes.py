@@ -1,0 +1,292 @@
+"""The notebooks of one `gatehouse report`, executed by IPython in processes of the command's own.
+
+A Jupyter kernel is a new Python that imports IPython, ZeroMQ, pandas, matplotlib and dlt before its first cell:
+1.5 to 2 s of a report of 5 to 6, on a machine whose cores the command's own work already keeps busy. A lane
+here is a process forked from the command, which starts with dlt and the package already imported: it imports
+what the notebooks draw with while the command refreshes the views, waits for the word to start, then runs its
+notebooks one after the other in IPython's shell (the one a Jupyter kernel runs: the same display system, `%`
+magics and last-expression results), each from an empty namespace (`%reset -f`) as in a fresh kernel. What a cell
+displays, prints and returns becomes the notebook's outputs, as a kernel's messages would; figures left open at
+a cell's end are shown, as Jupyter's inline backend shows them. Each executed notebook (or the one line of why it
+failed) goes back to the command over a pipe.
+
+Where forking is unsafe (another thread runs in the command: a scheduler's process) or impossible (Windows), a
+lane is a new Python instead (multiprocessing's spawn), which costs its imports but nothing else changes.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import logging
+import multiprocessing
+import os
+import signal
+import sys
+import threading
+from importlib import resources
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any, Callable, Iterator, Optional
+
+from gatehouse.pipelines.errors import GatehouseError
+
+# Package data: the checkout's notebooks/ in an editable install, site-packages/gatehouse/notebooks from a wheel.
+NOTEBOOK_DIR = Path(str(resources.files("gatehouse.notebooks")))
+# a cell (or a lane's imports) silent for this long is stopped: the report says which notebook did not finish
+CELL_TIMEOUT_S = 300.0
+
+
+class LaneFailed(GatehouseError):
+    """A lane's process ended, or one of its cells ran over the time limit: its notebooks did not finish."""
+
+
+def run_lane(conn: Connection, summarise: Callable[[str], str]) -> None:
+    """A lane's whole life, in its own process: the imports, the word to start, each notebook in turn, then the
+    terminal summary if asked (`summarise(label)`, after the summary's queries were read ahead while the notebooks
+    ran). Every failure goes back as one line."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C stops the command, which stops its lanes
+    # what the lane itself prints goes nowhere, as a kernel's own output: its notebooks' is in their outputs
+    null = os.open(os.devnull, os.O_WRONLY)
+    for descriptor in (1, 2):
+        os.dup2(null, descriptor)
+    os.chdir(NOTEBOOK_DIR)  # where Jupyter starts a notebook's kernel
+    logging.disable(logging.CRITICAL)  # a forked lane shares the command's log handlers: it says nothing itself
+    try:
+        shell = _Shell.start()
+        conn.send(("ready",))
+        order = conn.recv()
+        if order is None:  # the command stopped before the notebooks (the views could not be refreshed)
+            return
+        env, folder, names, summary = order
+        from gatehouse.pipelines.reports import notebook as helpers
+
+        os.environ.update(env)
+        helpers.share_reads()
+        if summary is not None:
+            helpers.read_ahead(summary[1])
+        for name in names:
+            conn.send(("notebook", name, *shell.execute(Path(folder) / f"{name}.ipynb", conn)))
+        if summary is not None:
+            conn.send(("summary", summarise(summary[0])))
+    except (BrokenPipeError, EOFError, ConnectionResetError):
+        pass  # the command has gone: nothing to say to anyone
+    except Exception as err:
+        with contextlib.suppress(OSError):
+            conn.send(("failed", str(err) if isinstance(err, GatehouseError) else f"{type(err).__name__}: {err}"))
+
+
+class _Shell:
+    """IPython's shell in this process, its outputs gathered into the cell being run."""
+
+    def __init__(self, shell: Any) -> None:
+        self.shell = shell
+
+    @classmethod
+    def start(cls) -> "_Shell":
+        # What every notebook imports first, imported before the word to start; then what was imported set aside
+        # from the garbage collector, which otherwise walks it all at each `%reset -f` and each full collection.
+        import gc
+
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot  # noqa: F401
+        import nbformat  # noqa: F401
+        import pandas  # noqa: F401
+        from IPython.core.interactiveshell import InteractiveShell
+
+        import gatehouse.pipelines.reports.notebook  # noqa: F401
+
+        shell = _capturing_shell(InteractiveShell)
+        gc.freeze()
+        return cls(shell)
+
+    def execute(self, path: Path, conn: Connection) -> tuple[Optional[str], Optional[str]]:
+        """(the executed notebook as JSON, None), or (None, why it failed). Each cell's start is said on `conn`: the
+        command can tell a cell that runs over the limit."""
+        import nbformat
+
+        if not path.is_file():
+            raise GatehouseError(f"notebook {path} is missing: gatehouse report runs from a checkout of the project")
+        notebook = nbformat.read(path, as_version=4)
+        self.shell.run_line_magic("reset", "-f")
+        count = 0
+        for cell in notebook.cells:
+            if cell.cell_type != "code":
+                continue
+            count += 1
+            conn.send(("cell", count))
+            outputs: list[dict] = []
+            with _gathered(self.shell, outputs, count):
+                result = self.shell.run_cell(cell.source, store_history=False)
+                if result.success:
+                    _show_open_figures()
+            cell.outputs = [nbformat.from_dict(output) for output in outputs]
+            cell.execution_count = count
+            failure = result.error_before_exec or result.error_in_exec
+            if failure is not None:
+                return None, f"notebook {path.name} failed: {type(failure).__name__}: {failure}"
+        return nbformat.writes(notebook), None
+
+
+def _capturing_shell(base: Any) -> Any:
+    """The shell, its displays and results going to the cell's outputs (`_gathered`), not to the terminal."""
+    from IPython.core.displayhook import DisplayHook
+    from IPython.core.displaypub import DisplayPublisher
+    from traitlets import Type
+
+    class Publisher(DisplayPublisher):
+        outputs: Optional[list] = None
+
+        def publish(self, data: dict, metadata: Optional[dict] = None, source: Any = None, *, transient: Any = None,
+                    update: bool = False, **kwargs: Any) -> None:
+            if self.outputs is not None:
+                self.outputs.append({"output_type": "display_data", "data": _encoded(data), "metadata": metadata or {}})
+
+        def clear_output(self, wait: bool = False) -> None:
+            if self.outputs is not None:
+                self.outputs.clear()
+
+    class Results(DisplayHook):
+        outputs: Optional[list] = None
+        count = 0
+
+        def write_output_prompt(self) -> None:
+            pass
+
+        def write_format_data(self, format_dict: dict, md_dict: Optional[dict] = None) -> None:
+            if self.outputs is not None:
+                self.outputs.append({"output_type": "execute_result", "data": _encoded(format_dict),
+                                     "metadata": md_dict or {}, "execution_count": self.count})
+
+        def finish_displayhook(self) -> None:
+            pass
+
+    class Shell(base):
+        display_pub_class = Type(Publisher)
+        displayhook_class = Type(Results)
+
+    shell = Shell.instance(colors="NoColor")  # tracebacks in the outputs as plain text
+    return shell
+
+
+@contextlib.contextmanager
+def _gathered(shell: Any, outputs: list, count: int) -> Iterator[None]:
+    """While a cell runs: its displays, result, printed text and tracebacks into `outputs`."""
+    saved = sys.stdout, sys.stderr
+    shell.display_pub.outputs = shell.displayhook.outputs = outputs
+    shell.displayhook.count = count
+    sys.stdout, sys.stderr = _Stream("stdout", outputs), _Stream("stderr", outputs)
+    try:
+        yield
+    finally:
+        sys.stdout, sys.stderr = saved
+        shell.display_pub.outputs = shell.displayhook.outputs = None
+
+
+class _Stream:
+    """A cell's stdout or stderr: consecutive writes to one stream are one output, as Jupyter shows them."""
+
+    def __init__(self, name: str, outputs: list) -> None:
+        self.name, self.outputs = name, outputs
+
+    def write(self, text: str) -> int:
+        last = self.outputs[-1] if self.outputs else None
+        if last is not None and last.get("output_type") == "stream" and last["name"] == self.name:
+            last["text"] += text
+        else:
+            self.outputs.append({"output_type": "stream", "name": self.name, "text": text})
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return False
+
+
+def _encoded(data: dict) -> dict:
+    """A display's data as a notebook holds it: binary (a PNG) as base64 text, as a kernel sends it."""
+    return {mime: base64.b64encode(value).decode("ascii") if isinstance(value, bytes) else value
+            for mime, value in data.items()}
+
+
+def _show_open_figures() -> None:
+    """Figures a cell left open, shown as Jupyter's inline backend shows them at the cell's end."""
+    import matplotlib.pyplot as plt
+
+    from gatehouse.pipelines.reports.notebook import show
+
+    for number in plt.get_fignums():
+        show(plt.figure(number), "chart")
+
+
+def start_method() -> str:
+    """Fork where that is safe: only this thread runs (a scheduler's process runs others, whose locks a fork would
+    copy held) and the platform forks; else spawn."""
+    return "fork" if "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1 else "spawn"
+
+
+class Lane:
+    """One lane of notebooks: its process, started at once, and the pipe to it."""
+
+    def __init__(self, summarise: Callable[[str], str]) -> None:
+        context: Any = multiprocessing.get_context(start_method())
+        self.conn, theirs = context.Pipe()
+        self.process = context.Process(target=run_lane, args=(theirs, summarise), name="gatehouse-notebooks", daemon=True)
+        self.process.start()
+        theirs.close()
+        self.started = False
+
+    def start(self, env: dict[str, str], names: tuple[str, ...], summary: Optional[tuple[str, list[str]]],
+              folder: Path = NOTEBOOK_DIR) -> None:
+        """The word to start: where to read, which notebooks of `folder`, and whether to make the summary afterwards
+        (its label and the queries it reads, read ahead)."""
+        self._receive("the notebooks' process did not start")
+        self.conn.send((env, str(folder), names, summary))
+        self.started = True
+
+    def results(self, names: tuple[str, ...]) -> Iterator[tuple[str, Optional[str], Optional[str]]]:
+        """(name, the executed notebook's JSON, None) or (name, None, why it failed), as each finishes."""
+        for name in names:
+            _, done, notebook, failure = self._receive(f"notebook {name}.ipynb did not finish")
+            yield done, notebook, failure
+
+    def summary(self) -> str:
+        return str(self._receive("the summary did not finish")[1])
+
+    def _receive(self, what: str) -> tuple:
+        """The lane's next message other than a cell's start. A lane silent for the time limit (a cell, or its
+        start, over it), gone, or failing is one line."""
+        while True:
+            if not self.conn.poll(CELL_TIMEOUT_S):
+                self.stop()
+                raise LaneFailed(f"{what}: nothing finished in {CELL_TIMEOUT_S:g} s")
+            try:
+                message = self.conn.recv()
+            except (EOFError, OSError):
+                raise LaneFailed(f"{what}: its process ended{self._how_it_ended()}") from None
+            if message[0] == "failed":
+                raise LaneFailed(f"{what}: {message[1]}")
+            if message[0] != "cell":
+                return message
+
+    def _how_it_ended(self) -> str:
+        self.process.join(5)
+        code = self.process.exitcode
+        if code is None:
+            return ""
+        return f" (signal {signal.Signals(-code).name})" if code < 0 else f" (exit status {code})"
+
+    def stop(self) -> None:
+        """The lane stopped and reaped, whatever it was doing."""
+        if not self.started:
+            with contextlib.suppress(OSError):
+                self.conn.send(None)
+            self.started = True
+        self.conn.close()
+        self.process.join(0.5 if self.process.exitcode is None else None)
+        if self.process.exitcode is None:
+            self.process.kill()
+            self.process.join()

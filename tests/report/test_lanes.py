@@ -1,0 +1,132 @@
+"""The processes that run the report's notebooks: outputs as a kernel gives them, and every way a lane can fail is
+one line, the other notebooks still made."""
+
+from __future__ import annotations
+
+import shutil
+
+import nbformat
+import pytest
+
+from gatehouse.pipelines.reports import lanes
+from gatehouse.pipelines.reports.lanes import NOTEBOOK_DIR, Lane, LaneFailed
+from gatehouse.pipelines.reports.report import NOTEBOOKS, NotebookLanes, ReportsFailed, write_reports
+from gatehouse.pipelines.warehouse.destination import Destination
+
+
+def notebook(folder, name, *cells):
+    book = nbformat.v4.new_notebook()
+    book.cells = [nbformat.v4.new_markdown_cell("# a heading")] + [nbformat.v4.new_code_cell(source) for source in cells]
+    nbformat.write(book, folder / f"{name}.ipynb")
+
+
+def outputs(executed: str) -> list[list[dict]]:
+    return [[dict(output) for output in cell.outputs]
+            for cell in nbformat.reads(executed, as_version=4).cells if cell.cell_type == "code"]
+
+
+@pytest.fixture(params=["fork", "spawn"])
+def start_method(request, monkeypatch):
+    monkeypatch.setattr(lanes, "start_method", lambda: request.param)
+    return request.param
+
+
+def test_a_lane_gives_each_notebook_the_outputs_a_kernel_gives(start_method, tmp_path):
+    notebook(tmp_path, "first",
+             "import os\nx = 1\nprint('hello')\nprint('again')\n1 + 1",
+             "from IPython.display import Markdown, display\ndisplay(Markdown('**bold**'))\nos.environ['GATEHOUSE__DESTINATION']",
+             "import matplotlib.pyplot as plt\nfigure = plt.figure(figsize=(1, 1))",
+             "import sys\nprint('careful', file=sys.stderr)\nos.getcwd()")
+    notebook(tmp_path, "second", "'x' in dir()")
+    lane = Lane(str.upper)
+    try:
+        lane.start({"GATEHOUSE__DESTINATION": "postgres"}, ("first", "second"), ("label", []), tmp_path)
+        (first, executed, failure), (second, executed_second, _) = lane.results(("first", "second"))
+        summary = lane.summary()
+    finally:
+        lane.stop()
+    assert (first, second, failure, summary) == ("first", "second", None, "LABEL")
+    printed, shown, drawn, warned = outputs(executed)
+    assert printed == [{"output_type": "stream", "name": "stdout", "text": "hello\nagain\n"},
+                       {"output_type": "execute_result", "data": {"text/plain": "2"}, "metadata": {}, "execution_count": 1}]
+    assert shown == [
+        {"output_type": "display_data", "data": {"text/markdown": "**bold**", "text/plain": "<IPython.core.display.Markdown object>"},
+         "metadata": {}},
+        {"output_type": "execute_result", "data": {"text/plain": "'postgres'"}, "metadata": {}, "execution_count": 2},
+    ]
+    # a figure left open is shown at the cell's end, as Jupyter's inline backend shows it
+    [image] = drawn
+    assert image["output_type"] == "display_data" and image["data"]["image/png"].startswith("iVBORw0KGgo")
+    assert image["metadata"] == {"image/png": {"alt": "chart"}}
+    # Jupyter starts a notebook's kernel in the notebooks' folder
+    assert warned == [{"output_type": "stream", "name": "stderr", "text": "careful\n"},
+                      {"output_type": "execute_result", "data": {"text/plain": repr(str(NOTEBOOK_DIR))}, "metadata": {},
+                       "execution_count": 4}]
+    # each notebook starts from an empty namespace, as in a fresh kernel
+    assert outputs(executed_second) == [[{"output_type": "execute_result", "data": {"text/plain": "False"}, "metadata": {},
+                                          "execution_count": 1}]]
+
+
+def test_a_failing_cell_is_one_line_and_the_next_notebook_still_runs(tmp_path):
+    notebook(tmp_path, "bad", "1 / 0", "raise SystemExit('never run')")
+    notebook(tmp_path, "good", "'fine'")
+    lane = Lane(str)
+    try:
+        lane.start({}, ("bad", "good"), None, tmp_path)
+        results = list(lane.results(("bad", "good")))
+    finally:
+        lane.stop()
+    assert [(name, failure) for name, _, failure in results] == [
+        ("bad", "notebook bad.ipynb failed: ZeroDivisionError: division by zero"), ("good", None)]
+    assert results[0][1] is None and outputs(results[1][1])[0][0]["data"] == {"text/plain": "'fine'"}
+
+
+def test_a_lane_whose_process_dies_is_one_line(tmp_path):
+    notebook(tmp_path, "dies", "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)")
+    lane = Lane(str)
+    try:
+        lane.start({}, ("dies",), None, tmp_path)
+        with pytest.raises(LaneFailed) as failure:
+            list(lane.results(("dies",)))
+    finally:
+        lane.stop()
+    assert str(failure.value) == "notebook dies.ipynb did not finish: its process ended (signal SIGKILL)"
+
+
+def test_a_cell_over_the_time_limit_is_stopped_with_its_lane(tmp_path, monkeypatch):
+    monkeypatch.setattr(lanes, "CELL_TIMEOUT_S", 1.0)
+    notebook(tmp_path, "slow", "'quick'", "import time\ntime.sleep(600)")
+    lane = Lane(str)
+    try:
+        lane.start({}, ("slow",), None, tmp_path)
+        with pytest.raises(LaneFailed) as failure:
+            list(lane.results(("slow",)))
+        assert lane.process.exitcode is not None  # stopped, not left running
+    finally:
+        lane.stop()
+    assert str(failure.value) == "notebook slow.ipynb did not finish: nothing finished in 1 s"
+
+
+def test_a_report_whose_notebook_fails_keeps_its_earlier_version_and_writes_the_others(hand_built_db, tmp_path):
+    folder = tmp_path / "notebooks"
+    shutil.copytree(NOTEBOOK_DIR, folder, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
+    broken = nbformat.read(folder / "exposure_growth.ipynb", as_version=4)
+    broken.cells.append(nbformat.v4.new_code_cell("raise ValueError('a bad day')"))
+    nbformat.write(broken, folder / "exposure_growth.ipynb")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "exposure_growth.html").write_text("yesterday's")
+    database = tmp_path / "flags.duckdb"
+    database.write_bytes(hand_built_db.read_bytes())
+    destination = Destination(duckdb_path=database, read_only=True)
+    with NotebookLanes(destination.label(), count=2, folder=folder) as running:
+        with pytest.raises(ReportsFailed) as failure:
+            write_reports(destination, out, running)
+        summary = running.summary()
+    assert str(failure.value) == ("report exposure_growth not made (notebook exposure_growth.ipynb failed: ValueError: a bad"
+                                  " day): its earlier version, if any, is kept")
+    assert [report.notebook for report in failure.value.written] == [name for name in NOTEBOOKS if name != "exposure_growth"]
+    assert (out / "exposure_growth.html").read_text() == "yesterday's"
+    assert sorted(path.name for path in out.iterdir()) == ["exposure_growth.html", "ingestion_health.html", "stale_gates.csv",
+                                                           "stale_gates.html"]
+    assert summary.startswith(f"gatehouse report: {database}, as of ")
