@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import logging
 import os
 import sys
@@ -107,5 +108,14 @@ def describe_os_error(err: OSError) -> str:
     return f"cannot use {where}: {reason}"
 
 
+def command() -> int:
+    """The `gatehouse` command: `main`, at the end of the process. Python's collection at exit would walk every
+    object the command made, for nothing (0.3 s after a report): they are set aside from it (`gc.freeze`); each
+    is still released, and every exit handler runs. Not in `main`, which a test calls many times in one process."""
+    code = main()
+    gc.freeze()
+    return code
+
+
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    sys.exit(command())

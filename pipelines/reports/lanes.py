@@ -41,20 +41,50 @@ class LaneFailed(GatehouseError):
     """A lane's process ended, or one of its cells ran over the time limit: its notebooks did not finish."""
 
 
-def run_lane(conn: Connection, summarise: Callable[[str], str]) -> None:
-    """A lane's whole life, in its own process: the imports, the word to start, each notebook in turn, then the
-    terminal summary if asked (`summarise(label)`, after the summary's queries were read ahead while the notebooks
-    ran). Every failure goes back as one line."""
+def run_lanes(conns: list[Connection], ended: Connection, summarise: Callable[[str], str]) -> None:
+    """The lanes' whole life, from the first lane's process: what the notebooks import, imported once; then each
+    further lane forked from it, everything imported, while the first runs its own (`run_lane`). How each forked
+    lane ended (its wait status) goes to the command on `ended`."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C stops the command, which stops its lanes
-    # what the lane itself prints goes nowhere, as a kernel's own output: its notebooks' is in their outputs
+    # what a lane itself prints goes nowhere, as a kernel's own output: its notebooks' is in their outputs
     null = os.open(os.devnull, os.O_WRONLY)
     for descriptor in (1, 2):
         os.dup2(null, descriptor)
     os.chdir(NOTEBOOK_DIR)  # where Jupyter starts a notebook's kernel
     logging.disable(logging.CRITICAL)  # a forked lane shares the command's log handlers: it says nothing itself
     try:
+        _Shell.prepare()
+    except Exception as err:
+        for conn in conns:
+            _say_failed(conn, err)
+        return
+    forked = []
+    for conn in conns[1:]:
+        pid = os.fork()
+        if pid == 0:
+            for other in (*conns, ended):
+                if other is not conn:
+                    other.close()
+            try:
+                run_lane(conn, summarise)
+            finally:
+                os._exit(0)
+        forked.append(pid)
+        conn.close()
+    run_lane(conns[0], summarise)
+    for pid in forked:
+        _, status = os.waitpid(pid, 0)
+        with contextlib.suppress(OSError):
+            ended.send((pid, status))
+
+
+def run_lane(conn: Connection, summarise: Callable[[str], str]) -> None:
+    """One lane, its process prepared: the word to start, each notebook in turn, then the terminal summary if asked
+    (`summarise(label)`, after the summary's queries were read ahead while the notebooks ran). Every failure goes
+    back as one line."""
+    try:
         shell = _Shell.start()
-        conn.send(("ready",))
+        conn.send(("ready", os.getpid()))
         order = conn.recv()
         if order is None:  # the command stopped before the notebooks (the views could not be refreshed)
             return
@@ -72,8 +102,12 @@ def run_lane(conn: Connection, summarise: Callable[[str], str]) -> None:
     except (BrokenPipeError, EOFError, ConnectionResetError):
         pass  # the command has gone: nothing to say to anyone
     except Exception as err:
-        with contextlib.suppress(OSError):
-            conn.send(("failed", str(err) if isinstance(err, GatehouseError) else f"{type(err).__name__}: {err}"))
+        _say_failed(conn, err)
+
+
+def _say_failed(conn: Connection, err: Exception) -> None:
+    with contextlib.suppress(OSError):
+        conn.send(("failed", str(err) if isinstance(err, GatehouseError) else f"{type(err).__name__}: {err}"))
 
 
 class _Shell:
@@ -82,10 +116,11 @@ class _Shell:
     def __init__(self, shell: Any) -> None:
         self.shell = shell
 
-    @classmethod
-    def start(cls) -> "_Shell":
-        # What every notebook imports first, imported before the word to start; then what was imported set aside
-        # from the garbage collector, which otherwise walks it all at each `%reset -f` and each full collection.
+    @staticmethod
+    def prepare() -> None:
+        """What every notebook imports first, imported before the word to start (and before the other lanes are
+        forked); then what was imported set aside from the garbage collector, which otherwise walks it all at each
+        `%reset -f` and each full collection."""
         import gc
 
         import matplotlib
@@ -94,13 +129,18 @@ class _Shell:
         import matplotlib.pyplot  # noqa: F401
         import nbformat  # noqa: F401
         import pandas  # noqa: F401
-        from IPython.core.interactiveshell import InteractiveShell
+        from IPython.core.interactiveshell import InteractiveShell  # noqa: F401
 
         import gatehouse.pipelines.reports.notebook  # noqa: F401
 
-        shell = _capturing_shell(InteractiveShell)
         gc.freeze()
-        return cls(shell)
+
+    @classmethod
+    def start(cls) -> "_Shell":
+        """The shell of this lane, made after the fork: it holds no thread nor file (no history is kept)."""
+        from IPython.core.interactiveshell import InteractiveShell
+
+        return cls(_capturing_shell(InteractiveShell))
 
     def execute(self, path: Path, conn: Connection) -> tuple[Optional[str], Optional[str]]:
         """(the executed notebook as JSON, None), or (None, why it failed). Each cell's start is said on `conn`: the
@@ -167,8 +207,12 @@ def _capturing_shell(base: Any) -> Any:
         display_pub_class = Type(Publisher)
         displayhook_class = Type(Results)
 
-    shell = Shell.instance(colors="NoColor")  # tracebacks in the outputs as plain text
-    return shell
+    from traitlets.config import Config
+
+    # no history: a kernel's would go to an SQLite file in the user's IPython folder, written by a thread
+    config = Config()
+    config.HistoryManager.enabled = False
+    return Shell.instance(config=config, colors="NoColor")  # tracebacks in the outputs as plain text
 
 
 @contextlib.contextmanager
@@ -228,33 +272,87 @@ def start_method() -> str:
     return "fork" if "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1 else "spawn"
 
 
-class Lane:
-    """One lane of notebooks: its process, started at once, and the pipe to it."""
+class Lanes:
+    """The lanes of one report: the first a process of the command's (forked where `start_method` allows, else
+    spawned), the others forked from it once it has imported what the notebooks use; a pipe to each."""
 
-    def __init__(self, summarise: Callable[[str], str]) -> None:
+    def __init__(self, count: int, summarise: Callable[[str], str]) -> None:
         context: Any = multiprocessing.get_context(start_method())
-        self.conn, theirs = context.Pipe()
-        self.process = context.Process(target=run_lane, args=(theirs, summarise), name="gatehouse-notebooks", daemon=True)
+        if not hasattr(os, "fork"):
+            count = 1  # the other lanes are forked from the first: where nothing forks, one lane runs them all
+        pipes = [context.Pipe() for _ in range(count)]
+        self.ended, ended = context.Pipe(duplex=False)
+        theirs = [pipe[1] for pipe in pipes]
+        self.process = context.Process(target=run_lanes, args=(theirs, ended, summarise), name="gatehouse-notebooks",
+                                       daemon=True)
         self.process.start()
-        theirs.close()
+        for conn in (*theirs, ended):
+            conn.close()
+        self.lanes = [Lane(self, conn) for conn, _ in pipes]
+        self.statuses: dict[int, int] = {}
+
+    def how_it_ended(self, lane: "Lane") -> str:
+        """How a lane's process ended, as its wait status says: the first lane's from multiprocessing, a forked one's
+        from the first lane, which waits for it."""
+        if lane is self.lanes[0] or lane.pid is None:
+            self.process.join(5)
+            code = self.process.exitcode
+            if code is None:
+                return ""
+            return f" (signal {signal.Signals(-code).name})" if code < 0 else f" (exit status {code})"
+        while lane.pid not in self.statuses and self.ended.poll(5):
+            try:
+                pid, status = self.ended.recv()
+            except (EOFError, OSError):
+                break
+            self.statuses[pid] = status
+        status = self.statuses.get(lane.pid)
+        if status is None:
+            return ""
+        if os.WIFSIGNALED(status):
+            return f" (signal {signal.Signals(os.WTERMSIG(status)).name})"
+        return f" (exit status {os.WEXITSTATUS(status)})"
+
+    def stop(self) -> None:
+        """Every lane stopped and reaped, whatever it was doing."""
+        for lane in self.lanes:
+            lane.stop()
+        self.process.join(0.5 if self.process.exitcode is None else None)
+        if self.process.exitcode is None:
+            self.process.kill()
+            self.process.join()
+        self.ended.close()
+
+
+class Lane:
+    """One lane of notebooks: the pipe to its process."""
+
+    def __init__(self, group: Lanes, conn: Connection) -> None:
+        self.group, self.conn = group, conn
+        self.pid: Optional[int] = None
         self.started = False
+        self.finished = False  # all it was asked for received, or its process gone: nothing of it left to stop
+        self.makes_summary = False
 
     def start(self, env: dict[str, str], names: tuple[str, ...], summary: Optional[tuple[str, list[str]]],
               folder: Path = NOTEBOOK_DIR) -> None:
         """The word to start: where to read, which notebooks of `folder`, and whether to make the summary afterwards
         (its label and the queries it reads, read ahead)."""
-        self._receive("the notebooks' process did not start")
+        self.pid = self._receive("the notebooks' process did not start")[1]
         self.conn.send((env, str(folder), names, summary))
-        self.started = True
+        self.started, self.makes_summary = True, summary is not None
 
     def results(self, names: tuple[str, ...]) -> Iterator[tuple[str, Optional[str], Optional[str]]]:
         """(name, the executed notebook's JSON, None) or (name, None, why it failed), as each finishes."""
         for name in names:
             _, done, notebook, failure = self._receive(f"notebook {name}.ipynb did not finish")
+            self.finished = done == names[-1] and not self.makes_summary
             yield done, notebook, failure
 
     def summary(self) -> str:
-        return str(self._receive("the summary did not finish")[1])
+        made = str(self._receive("the summary did not finish")[1])
+        self.finished = True
+        return made
 
     def _receive(self, what: str) -> tuple:
         """The lane's next message other than a cell's start. A lane silent for the time limit (a cell, or its
@@ -266,27 +364,22 @@ class Lane:
             try:
                 message = self.conn.recv()
             except (EOFError, OSError):
-                raise LaneFailed(f"{what}: its process ended{self._how_it_ended()}") from None
+                self.finished = True
+                raise LaneFailed(f"{what}: its process ended{self.group.how_it_ended(self)}") from None
             if message[0] == "failed":
                 raise LaneFailed(f"{what}: {message[1]}")
             if message[0] != "cell":
                 return message
 
-    def _how_it_ended(self) -> str:
-        self.process.join(5)
-        code = self.process.exitcode
-        if code is None:
-            return ""
-        return f" (signal {signal.Signals(-code).name})" if code < 0 else f" (exit status {code})"
-
     def stop(self) -> None:
-        """The lane stopped and reaped, whatever it was doing."""
+        """The lane told to stop before it started, or killed if it runs."""
         if not self.started:
             with contextlib.suppress(OSError):
                 self.conn.send(None)
             self.started = True
-        self.conn.close()
-        self.process.join(0.5 if self.process.exitcode is None else None)
-        if self.process.exitcode is None:
-            self.process.kill()
-            self.process.join()
+        elif self.pid is not None and not self.finished:
+            self.finished = True
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGKILL)
+        if not self.conn.closed:
+            self.conn.close()

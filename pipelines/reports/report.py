@@ -24,7 +24,7 @@ from gatehouse.pipelines.warehouse.destination import Destination
 from gatehouse.pipelines.code_refs.summary import summary_lines as code_reference_lines
 from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.reports import lists
-from gatehouse.pipelines.reports.lanes import NOTEBOOK_DIR, Lane
+from gatehouse.pipelines.reports.lanes import NOTEBOOK_DIR, Lane, Lanes
 from gatehouse.pipelines.untrusted import for_csv, for_terminal
 from gatehouse.pipelines.reports.format import and_more, gate_url_template, link_to, minute
 
@@ -86,20 +86,17 @@ class NotebookLanes:
         self.summary_label = summary_label
         self.folder = folder
         self.count = count or kernel_count()
+        self.group: Lanes | None = None
         self.lanes: list[Lane] = []
 
     def __enter__(self) -> "NotebookLanes":
-        try:
-            for _ in range(self.count):
-                self.lanes.append(Lane(summary_of_the_notebooks))
-        except BaseException:
-            self.__exit__()
-            raise
+        self.group = Lanes(self.count, summary_of_the_notebooks)
+        self.lanes = self.group.lanes
         return self
 
     def __exit__(self, *exc: object) -> None:
-        for lane in self.lanes:
-            lane.stop()
+        if self.group is not None:
+            self.group.stop()
 
     def plan(self) -> list[tuple[Lane, tuple[str, ...]]]:
         if len(self.lanes) == 1:

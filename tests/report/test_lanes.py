@@ -9,7 +9,7 @@ import nbformat
 import pytest
 
 from gatehouse.pipelines.reports import lanes
-from gatehouse.pipelines.reports.lanes import NOTEBOOK_DIR, Lane, LaneFailed
+from gatehouse.pipelines.reports.lanes import NOTEBOOK_DIR, LaneFailed, Lanes
 from gatehouse.pipelines.reports.report import NOTEBOOKS, NotebookLanes, ReportsFailed, write_reports
 from gatehouse.pipelines.warehouse.destination import Destination
 
@@ -38,13 +38,14 @@ def test_a_lane_gives_each_notebook_the_outputs_a_kernel_gives(start_method, tmp
              "import matplotlib.pyplot as plt\nfigure = plt.figure(figsize=(1, 1))",
              "import sys\nprint('careful', file=sys.stderr)\nos.getcwd()")
     notebook(tmp_path, "second", "'x' in dir()")
-    lane = Lane(str.upper)
+    group = Lanes(1, str.upper)
+    lane = group.lanes[0]
     try:
         lane.start({"GATEHOUSE__DESTINATION": "postgres"}, ("first", "second"), ("label", []), tmp_path)
         (first, executed, failure), (second, executed_second, _) = lane.results(("first", "second"))
         summary = lane.summary()
     finally:
-        lane.stop()
+        group.stop()
     assert (first, second, failure, summary) == ("first", "second", None, "LABEL")
     printed, shown, drawn, warned = outputs(executed)
     assert printed == [{"output_type": "stream", "name": "stdout", "text": "hello\nagain\n"},
@@ -70,40 +71,49 @@ def test_a_lane_gives_each_notebook_the_outputs_a_kernel_gives(start_method, tmp
 def test_a_failing_cell_is_one_line_and_the_next_notebook_still_runs(tmp_path):
     notebook(tmp_path, "bad", "1 / 0", "raise SystemExit('never run')")
     notebook(tmp_path, "good", "'fine'")
-    lane = Lane(str)
+    group = Lanes(1, str)
+    lane = group.lanes[0]
     try:
         lane.start({}, ("bad", "good"), None, tmp_path)
         results = list(lane.results(("bad", "good")))
     finally:
-        lane.stop()
+        group.stop()
     assert [(name, failure) for name, _, failure in results] == [
         ("bad", "notebook bad.ipynb failed: ZeroDivisionError: division by zero"), ("good", None)]
     assert results[0][1] is None and outputs(results[1][1])[0][0]["data"] == {"text/plain": "'fine'"}
 
 
-def test_a_lane_whose_process_dies_is_one_line(tmp_path):
+@pytest.mark.parametrize("lane", [0, 1])
+def test_a_lane_whose_process_dies_is_one_line_and_the_other_lane_goes_on(lane, tmp_path):
+    # the first lane is the command's child, the second forked from it: how each ended reaches the command
     notebook(tmp_path, "dies", "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)")
-    lane = Lane(str)
+    notebook(tmp_path, "lives", "'alive'")
+    group = Lanes(2, str)
     try:
-        lane.start({}, ("dies",), None, tmp_path)
+        group.lanes[lane].start({}, ("dies",), None, tmp_path)
+        group.lanes[1 - lane].start({}, ("lives",), None, tmp_path)
         with pytest.raises(LaneFailed) as failure:
-            list(lane.results(("dies",)))
+            list(group.lanes[lane].results(("dies",)))
+        [(_, executed, _)] = group.lanes[1 - lane].results(("lives",))
     finally:
-        lane.stop()
+        group.stop()
     assert str(failure.value) == "notebook dies.ipynb did not finish: its process ended (signal SIGKILL)"
+    assert outputs(executed)[0][0]["data"] == {"text/plain": "'alive'"}
 
 
 def test_a_cell_over_the_time_limit_is_stopped_with_its_lane(tmp_path, monkeypatch):
     monkeypatch.setattr(lanes, "CELL_TIMEOUT_S", 1.0)
     notebook(tmp_path, "slow", "'quick'", "import time\ntime.sleep(600)")
-    lane = Lane(str)
+    group = Lanes(1, str)
+    lane = group.lanes[0]
     try:
         lane.start({}, ("slow",), None, tmp_path)
         with pytest.raises(LaneFailed) as failure:
             list(lane.results(("slow",)))
-        assert lane.process.exitcode is not None  # stopped, not left running
+        group.process.join(5)
+        assert group.process.exitcode == -9  # stopped, not left running
     finally:
-        lane.stop()
+        group.stop()
     assert str(failure.value) == "notebook slow.ipynb did not finish: nothing finished in 1 s"
 
 
