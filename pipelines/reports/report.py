@@ -82,8 +82,8 @@ class NotebookLanes:
     longest lane, not the sum. The first lane makes the terminal summary afterwards, from the frames its
     notebooks read (`notebook.share_reads`: each query read once, the summary's read ahead)."""
 
-    def __init__(self, summary_label: str, count: int | None = None, folder: Path = NOTEBOOK_DIR) -> None:
-        self.summary_label = summary_label
+    def __init__(self, summary_label: str | None, count: int | None = None, folder: Path = NOTEBOOK_DIR) -> None:
+        self.summary_label = summary_label  # None: no summary (a scheduler's report has no terminal)
         self.folder = folder
         self.count = count or kernel_count()
         self.group: Lanes | None = None
@@ -105,7 +105,8 @@ class NotebookLanes:
 
     def start(self, env: dict[str, str]) -> None:
         for index, (lane, names) in enumerate(self.plan()):
-            lane.start(env, names, (self.summary_label, list(SUMMARY_FRAMES)) if index == 0 else None, self.folder)
+            label = self.summary_label if index == 0 else None
+            lane.start(env, names, (label, list(SUMMARY_FRAMES)) if label is not None else None, self.folder)
 
     def summary(self) -> str:
         """The terminal summary, made by the first lane after its notebooks."""
@@ -151,7 +152,7 @@ def write_reports(destination: Destination, out: Path, lanes: NotebookLanes | No
     """Each notebook executed and written as its report: a report is made or kept on its own, so one notebook
     that fails (its one line in `ReportsFailed`, raised once the others are written) never stops the others."""
     if lanes is None:
-        with NotebookLanes(destination.label()) as own:
+        with NotebookLanes(None) as own:
             return write_reports(destination, out, own)
     lanes.start(destination.notebook_environment())
     out.mkdir(parents=True, exist_ok=True)
