@@ -31,6 +31,8 @@ from typing import Any, Callable, Iterator, Optional
 
 from gatehouse.pipelines.errors import GatehouseError
 
+log = logging.getLogger("gatehouse.report")
+
 # Package data: the checkout's notebooks/ in an editable install, site-packages/gatehouse/notebooks from a wheel.
 NOTEBOOK_DIR = Path(str(resources.files("gatehouse.notebooks")))
 # a cell (or a lane's imports) silent for this long is stopped: the report says which notebook did not finish
@@ -277,7 +279,9 @@ class Lanes:
     spawned), the others forked from it once it has imported what the notebooks use; a pipe to each."""
 
     def __init__(self, count: int, summarise: Callable[[str], str]) -> None:
-        context: Any = multiprocessing.get_context(start_method())
+        method = start_method()
+        log.debug("the notebooks' first lane: %s (%d thread(s) in this process)", method, threading.active_count())
+        context: Any = multiprocessing.get_context(method)
         if not hasattr(os, "fork"):
             count = 1  # the other lanes are forked from the first: where nothing forks, one lane runs them all
         pipes = [context.Pipe() for _ in range(count)]
