@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gatehouse.pipelines.untrusted import file_name, for_html, for_slack, for_terminal, tool_message, visible
+from gatehouse.pipelines.untrusted import all_visible, file_name, for_html, for_slack, for_terminal, tool_message, visible
 
 
 @pytest.mark.parametrize(("text", "shown"), [
@@ -45,3 +45,11 @@ def test_a_tools_colours_are_stripped_and_anything_else_shown():
 ])
 def test_a_file_name_from_an_id_never_leaves_its_folder(identifier, name):
     assert file_name(identifier) == name
+
+
+def test_all_visible_is_one_search_over_a_column_and_finds_what_visible_would_escape():
+    assert all_visible(["plain", None, 3.5, "names typed by colleagues", ""])
+    assert all_visible([])
+    for hidden in ("\x1b[31m", "\u202e", "\x00", "\u2066", "line\nbreak", "\x9b"):
+        assert not all_visible(["plain", None, f"a{hidden}b"]), repr(hidden)
+        assert visible(f"a{hidden}b") != f"a{hidden}b"

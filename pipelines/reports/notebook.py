@@ -22,7 +22,7 @@ from typing import Any, Optional
 
 from gatehouse.pipelines.warehouse.destination import DEFAULT_DUCKDB, DEFAULT_NAME, DEMO_DUCKDB, DESTINATION_ENV, DUCKDB_ENV, Destination, database_of
 from gatehouse.pipelines.errors import GatehouseError
-from gatehouse.pipelines.untrusted import visible
+from gatehouse.pipelines.untrusted import all_visible, visible
 
 log = logging.getLogger("gatehouse.notebook")
 
@@ -218,7 +218,7 @@ def shown_as_text(frame: Any) -> Any:
     from pandas.api.types import is_object_dtype, is_string_dtype
 
     for column in frame.columns:
-        if is_object_dtype(frame[column]) or is_string_dtype(frame[column]):
+        if (is_object_dtype(frame[column]) or is_string_dtype(frame[column])) and not all_visible(frame[column]):
             frame[column] = frame[column].map(lambda value: visible(value) if isinstance(value, str) else value)
     return frame
 
