@@ -375,15 +375,19 @@ class Lane:
             if message[0] != "cell":
                 return message
 
+    def kill(self) -> None:
+        """The lane's process killed if it is still at work (its pipe then ends: whoever waits on it wakes)."""
+        if self.started and self.pid is not None and not self.finished:
+            self.finished = True
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGKILL)
+
     def stop(self) -> None:
-        """The lane told to stop before it started, or killed if it runs."""
+        """The lane told to stop before it started, or killed if it runs; its pipe closed."""
         if not self.started:
             with contextlib.suppress(OSError):
                 self.conn.send(None)
             self.started = True
-        elif self.pid is not None and not self.finished:
-            self.finished = True
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(self.pid, signal.SIGKILL)
+        self.kill()
         if not self.conn.closed:
             self.conn.close()

@@ -98,6 +98,11 @@ class NotebookLanes:
         if self.group is not None:
             self.group.stop()
 
+    def kill(self) -> None:
+        """Every lane still at work stopped at once."""
+        for lane in self.lanes:
+            lane.kill()
+
     def plan(self) -> list[tuple[Lane, tuple[str, ...]]]:
         if len(self.lanes) == 1:
             return [(self.lanes[0], NOTEBOOKS)]
@@ -159,13 +164,12 @@ def write_reports(destination: Destination, out: Path, lanes: NotebookLanes | No
     write_worklist_csv(destination, out)
     # Each report is written beside its place and renamed into it once made whole: a reader never opens half a
     # page. Each notebook's HTML is made here as it arrives, while the lanes run the next ones.
-    staged: dict[str, tuple[Path, Report]] = {}
+    pending: dict[str, Future] = {}
     failures: dict[str, str] = {}
     written: list[Report] = []
     try:
         with ThreadPoolExecutor(1) as exporting, ThreadPoolExecutor(len(lanes.lanes)) as receiving:
             exporter = exporting.submit(_exporter)
-            pending: dict[str, Future] = {}
 
             def receive(lane: Lane, names: tuple[str, ...]) -> None:
                 for name, executed, failure in lane.results(names):
@@ -174,19 +178,22 @@ def write_reports(destination: Destination, out: Path, lanes: NotebookLanes | No
                     else:
                         pending[name] = exporting.submit(_write_html, exporter, name, executed, out)
 
-            for lane in [receiving.submit(receive, lane, names) for lane, names in lanes.plan()]:
-                lane.result()
-            for name, made in pending.items():
-                staged[name] = made.result()
+            try:
+                for lane in [receiving.submit(receive, lane, names) for lane, names in lanes.plan()]:
+                    lane.result()
+            except BaseException:  # Ctrl-C, a lane that failed: the others stop now, not at their next cell
+                lanes.kill()
+                raise
         for name in NOTEBOOKS:
-            if name in staged:
-                partial, report = staged[name]
+            if name in pending:
+                partial, report = pending[name].result()
                 os.replace(partial, report.html)
                 written.append(report)
     finally:
-        for partial, report in staged.values():
-            if report not in written:
-                partial.unlink(missing_ok=True)
+        # what was made but not put in place (an export or a rename failed, or the command was stopped)
+        for made in pending.values():
+            if made.done() and made.exception() is None:
+                made.result()[0].unlink(missing_ok=True)
     if failures:
         raise ReportsFailed({name: failures[name] for name in NOTEBOOKS if name in failures}, written)
     return written

@@ -4,6 +4,8 @@ one line, the other notebooks still made."""
 from __future__ import annotations
 
 import shutil
+import time
+from pathlib import Path
 
 import nbformat
 import pytest
@@ -18,6 +20,14 @@ def notebook(folder, name, *cells):
     book = nbformat.v4.new_notebook()
     book.cells = [nbformat.v4.new_markdown_cell("# a heading")] + [nbformat.v4.new_code_cell(source) for source in cells]
     nbformat.write(book, folder / f"{name}.ipynb")
+
+
+def running(pid: int) -> bool:
+    """Whether the process runs (a zombie, dead but not yet reaped by whoever adopted it, does not)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
 
 
 def outputs(executed: str) -> list[list[dict]]:
@@ -149,3 +159,25 @@ def test_a_report_whose_notebook_fails_keeps_its_earlier_version_and_writes_the_
     assert sorted(path.name for path in out.iterdir()) == ["exposure_growth.html", "ingestion_health.html", "stale_gates.csv",
                                                            "stale_gates.html"]
     assert summary.startswith(f"gatehouse report: {database}, as of ")
+
+
+def test_a_lane_that_dies_stops_the_other_at_once_and_leaves_no_half_made_report(hand_built_db, tmp_path):
+    # the first lane: a notebook made, then one whose process dies; the second lane's notebook would run 600 s
+    folder = tmp_path / "notebooks"
+    folder.mkdir()
+    notebook(folder, "stale_gates", "'made'")
+    notebook(folder, "ingestion_health", "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)")
+    notebook(folder, "exposure_growth", "import time\ntime.sleep(600)")
+    out = tmp_path / "out"
+    database = tmp_path / "flags.duckdb"
+    database.write_bytes(hand_built_db.read_bytes())
+    destination = Destination(duckdb_path=database, read_only=True)
+    started = time.monotonic()
+    with NotebookLanes(None, count=2, folder=folder) as report_lanes:
+        with pytest.raises(LaneFailed) as failure:
+            write_reports(destination, out, report_lanes)
+        second = report_lanes.lanes[1].pid
+    assert str(failure.value) == "notebook ingestion_health.ipynb did not finish: its process ended (signal SIGKILL)"
+    assert time.monotonic() - started < 60  # the sleeping lane was stopped, not waited for
+    assert not running(second)
+    assert sorted(path.name for path in out.iterdir()) == ["stale_gates.csv"]  # no report, no .partial file
