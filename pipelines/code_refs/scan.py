@@ -32,6 +32,7 @@ import logging
 import os
 import re
 import shutil
+import signal
 import stat
 import subprocess
 import sysconfig
@@ -1145,14 +1146,25 @@ def _scan_in_pool(
     context = multiprocessing.get_context("fork")
     hits: list[Hit] = []
     stats = ScanStats()
+    pool = context.Pool(workers, initializer=_stoppable_worker)
     try:
-        with context.Pool(workers) as pool:
-            # small chunks keep both workers busy to the end; results are only hits, so memory stays flat
-            tasks = ((str(root), chunk, max_file_bytes) for chunk in _chunks(paths, CHUNK_FILES))
-            for chunk_hits, chunk_stats in pool.imap_unordered(_scan_chunk, tasks):
-                hits += chunk_hits
-                stats.merge(chunk_stats)
+        # small chunks keep both workers busy to the end; results are only hits, so memory stays flat
+        tasks = ((str(root), chunk, max_file_bytes) for chunk in _chunks(paths, CHUNK_FILES))
+        for chunk_hits, chunk_stats in pool.imap_unordered(_scan_chunk, tasks):
+            hits += chunk_hits
+            stats.merge(chunk_stats)
+        # Each worker told there is no more work, and waited for: not `terminate()` (what `with Pool` does), which
+        # drains the queue the workers' end-of-work markers are in and then relies on SIGTERM, so that a worker
+        # forked from a process ignoring SIGTERM (a test runner's worker, some schedulers') waited for ever.
+        pool.close()
+        pool.join()
     finally:
+        pool.terminate()  # after join(), nothing left to stop; on an error, the workers stopped
         _worker_matcher = None
     return hits, stats
+
+
+def _stoppable_worker() -> None:
+    """A pool worker dies of SIGTERM whatever the process it was forked from did with that signal."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
