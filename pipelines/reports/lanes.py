@@ -46,7 +46,7 @@ class LaneFailed(GatehouseError):
 def run_lanes(conns: list[Connection], ended: Connection, summarise: Callable[[str], str]) -> None:
     """The lanes' whole life, from the first lane's process: what the notebooks import, imported once; then each
     further lane forked from it, everything imported, while the first runs its own (`run_lane`). How each forked
-    lane ended (its wait status) goes to the command on `ended`."""
+    lane ended (its exit code, a signal's negative) goes to the command on `ended`."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C stops the command, which stops its lanes
     # what a lane itself prints goes nowhere, as a kernel's own output: its notebooks' is in their outputs
     null = os.open(os.devnull, os.O_WRONLY)
@@ -77,7 +77,7 @@ def run_lanes(conns: list[Connection], ended: Connection, summarise: Callable[[s
     for pid in forked:
         _, status = os.waitpid(pid, 0)
         with contextlib.suppress(OSError):
-            ended.send((pid, status))
+            ended.send((pid, os.waitstatus_to_exitcode(status)))  # as multiprocessing gives the first lane's
 
 
 def run_lane(conn: Connection, summarise: Callable[[str], str]) -> None:
@@ -293,29 +293,25 @@ class Lanes:
         for conn in (*theirs, ended):
             conn.close()
         self.lanes = [Lane(self, conn) for conn, _ in pipes]
-        self.statuses: dict[int, int] = {}
+        self.exit_codes: dict[int, int] = {}
 
     def how_it_ended(self, lane: "Lane") -> str:
-        """How a lane's process ended, as its wait status says: the first lane's from multiprocessing, a forked one's
+        """How a lane's process ended, as its exit code says: the first lane's from multiprocessing, a forked one's
         from the first lane, which waits for it."""
         if lane is self.lanes[0] or lane.pid is None:
             self.process.join(5)
             code = self.process.exitcode
-            if code is None:
-                return ""
-            return f" (signal {signal.Signals(-code).name})" if code < 0 else f" (exit status {code})"
-        while lane.pid not in self.statuses and self.ended.poll(5):
-            try:
-                pid, status = self.ended.recv()
-            except (EOFError, OSError):
-                break
-            self.statuses[pid] = status
-        status = self.statuses.get(lane.pid)
-        if status is None:
+        else:
+            while lane.pid not in self.exit_codes and self.ended.poll(5):
+                try:
+                    pid, code = self.ended.recv()
+                except (EOFError, OSError):
+                    break
+                self.exit_codes[pid] = code
+            code = self.exit_codes.get(lane.pid)
+        if code is None:
             return ""
-        if os.WIFSIGNALED(status):
-            return f" (signal {signal.Signals(os.WTERMSIG(status)).name})"
-        return f" (exit status {os.WEXITSTATUS(status)})"
+        return f" (signal {signal.Signals(-code).name})" if code < 0 else f" (exit status {code})"
 
     def stop(self) -> None:
         """Every lane stopped and reaped, whatever it was doing."""

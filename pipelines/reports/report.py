@@ -87,16 +87,18 @@ class NotebookLanes:
         self.folder = folder
         self.count = count or kernel_count()
         self.group: Lanes | None = None
-        self.lanes: list[Lane] = []
 
     def __enter__(self) -> "NotebookLanes":
         self.group = Lanes(self.count, summary_of_the_notebooks)
-        self.lanes = self.group.lanes
         return self
 
     def __exit__(self, *exc: object) -> None:
         if self.group is not None:
             self.group.stop()
+
+    @property
+    def lanes(self) -> list[Lane]:
+        return self.group.lanes if self.group is not None else []
 
     def kill(self) -> None:
         """Every lane still at work stopped at once."""
