@@ -133,8 +133,9 @@ class _Shell:
         import pandas  # noqa: F401
         from IPython.core.interactiveshell import InteractiveShell  # noqa: F401
 
-        import gatehouse.pipelines.reports.notebook  # noqa: F401
+        from gatehouse.pipelines.reports import notebook
 
+        notebook.import_readers()
         gc.freeze()
 
     @classmethod

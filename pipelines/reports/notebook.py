@@ -75,6 +75,15 @@ def _project_folders() -> list[Path]:
     return folders
 
 
+def import_readers() -> None:
+    """What a notebook's first read imports, imported ahead (`gatehouse report` does it once, before its notebooks'
+    processes fork): DuckDB, and sqlglot's DuckDB dialect, in which every query a notebook reads is written."""
+    import duckdb  # noqa: F401
+    import sqlglot
+
+    sqlglot.Dialect.get_or_raise("duckdb")
+
+
 class _SharedReads:
     """What the notebooks of one `gatehouse report` have read, in their process (`share_reads`)."""
 
@@ -179,8 +188,13 @@ class NotebookData:
             found = find_duckdb(duckdb_path or os.environ.get(LEGACY_DUCKDB_ENV))
             loaded = Destination(duckdb_path=database_of(found) if database_of(found).is_file() else found)
         where = loaded.for_reading()
-        where.check_loaded()
+        where.check_readable()
         data = cls(where, loaded)
+        try:
+            where.check_loaded(reader=data.reader)  # on the notebook's own connection: one open of the file
+        except BaseException:
+            data.close()
+            raise
         if _shared is not None:
             _shared.data[(destination, duckdb_path)] = data
         return data

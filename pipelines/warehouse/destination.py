@@ -278,37 +278,53 @@ class Destination:
             if tables:
                 client.execute_sql("analyze " + ", ".join(client.make_qualified_table_name(table) for table in tables))
 
-    def check_loaded(self, timeout_s: Optional[float] = None, known_projects: Sequence[str] = ()) -> LastExtraction:
+    def check_loaded(self, timeout_s: Optional[float] = None, known_projects: Sequence[str] = (),
+                     reader: Optional["Reader"] = None) -> LastExtraction:
         """The last extraction this dataset holds, or with several projects the newest any project's holds;
         fails with one line when no run has loaded any.
 
         A missing file, an empty one, or one a failed first run left behind all hold no console: reading
         them would report nothing to do, an all-clear nobody measured. `known_projects`: the projects whose
         datasets are looked up one by one where the information schema shows one dataset at a time (BigQuery);
-        by default the configured ones, as for the views.
+        by default the configured ones, as for the views. `reader`: one already open on this destination, used
+        for every look (else one connection is opened for them all).
         """
-        self.check_serves_views()
-        if self.is_duckdb_file and not self.duckdb_path.is_file():
-            raise GatehouseError(f"no database at {self.duckdb_path}: {LOAD_HINT}")
-        last = self.last_extraction(timeout_s)
-        if last is None and not self.is_project:
-            # several projects: the base dataset holds none of them, each its own dataset
-            found = self.console_extractions(timeout_s, known_projects).values()
-            last = max(found, key=lambda extraction: extraction.service_time, default=None)
+        self.check_readable()
+        with contextlib.ExitStack() as opened:
+            if reader is None:
+                reader = opened.enter_context(self.reader(timeout_s))
+            last = reader.last_extraction()
+            if last is None and not self.is_project:
+                # several projects: the base dataset holds none of them, each its own dataset
+                found = self._extractions(reader, known_projects).values()
+                last = max(found, key=lambda extraction: extraction.service_time, default=None)
         if last is None:
             raise GatehouseError(
                 f"no run has loaded {self.label()} yet (it holds no extraction): {LOAD_HINT}; nothing was read or written"
             )
         return last
 
+    def check_readable(self) -> None:
+        """One line, before any connection, where nothing can be read: a destination the views do not serve, a
+        DuckDB file that is not there."""
+        self.check_serves_views()
+        if self.is_duckdb_file and not self.duckdb_path.is_file():
+            raise GatehouseError(f"no database at {self.duckdb_path}: {LOAD_HINT}")
+
     def console_extractions(self, timeout_s: Optional[float] = None, known_projects: Sequence[str] = ()) -> dict[str, LastExtraction]:
         """The newest extraction of every console dataset in the database (the single console's and each
         project's), by dataset; {} for a file not made yet."""
-        datasets = self.console_datasets(timeout_s, known_projects)
-        if not datasets:
+        if (self.is_duckdb_file and not self.duckdb_path.is_file()) or not self.serves_views:
             return {}
         with self.reader(timeout_s) as reader:
-            found = {dataset: reader.last_extraction(dataset) for dataset in datasets.values()}
+            return self._extractions(reader, known_projects)
+
+    def _extractions(self, reader: "Reader", known_projects: Sequence[str]) -> dict[str, LastExtraction]:
+        """`console_extractions` on a reader already open: the datasets and their extractions on one connection."""
+        if not self.serves_views:
+            return {}
+        datasets = _console_datasets(reader.client, known_projects)
+        found = {dataset: reader.last_extraction(dataset) for dataset in datasets.values()}
         return {dataset: extraction for dataset, extraction in found.items() if extraction is not None}
 
     def console_datasets(self, timeout_s: Optional[float] = None, known_projects: Sequence[str] = ()) -> dict[str, str]:
@@ -317,7 +333,7 @@ class Destination:
         if (self.is_duckdb_file and not self.duckdb_path.is_file()) or not self.serves_views:
             return {}
         with self.sql_client(timeout_s) as client:
-            return {str(raw.project): raw.dataset for raw in views.raw_tables(client, _known(known_projects)).projects}
+            return _console_datasets(client, known_projects)
 
     def last_extraction(self, timeout_s: Optional[float] = None) -> Optional[LastExtraction]:
         """The newest extraction the dataset holds and its console, or None when no run has loaded it."""
@@ -683,6 +699,10 @@ class Reader:
         base_url = row.get("console_base_url")
         console = ConsoleIdentity(base_url, row.get("console_key_fingerprint")) if base_url else None
         return LastExtraction(row.get("service_time") or row.get("started_at"), console)
+
+
+def _console_datasets(client: Any, known_projects: Sequence[str]) -> dict[str, str]:
+    return {str(raw.project): raw.dataset for raw in views.raw_tables(client, _known(known_projects)).projects}
 
 
 def _in_utc(value: Any) -> Any:

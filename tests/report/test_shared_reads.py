@@ -7,6 +7,7 @@ import pytest
 from gatehouse.pipelines.reports import lists, notebook
 from gatehouse.pipelines.reports.notebook import NotebookData
 from gatehouse.pipelines.reports.report import summarise, summary_of_the_notebooks
+from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.warehouse.destination import Destination, Reader
 
 
@@ -41,6 +42,30 @@ def test_in_the_report_each_query_is_read_once_and_each_notebook_gets_its_own_co
     assert counted.count("select * from analytics.stale_gates") == 1  # the summary took the notebook's
     with Destination(duckdb_path=hand_built_db, read_only=True).reader() as reader:
         assert text == summarise(reader, "hand_built.duckdb")
+
+
+def test_a_notebook_opens_the_database_once_to_check_and_read_it(demo_db, record_calls, monkeypatch):
+    # the demo has two projects: the newest extraction is looked up in each project's dataset, on the same connection
+    monkeypatch.setattr(notebook, "_shared", None)
+    opened = record_calls(Destination, "_connect_duckdb", lambda self: self.duckdb_path.name)
+    data = NotebookData.open("duckdb", str(demo_db))
+    try:
+        assert data.view("select count(*) as gates from analytics.stale_gates")["gates"][0] > 0
+    finally:
+        data.close()
+    assert opened == ["demo.snapshot.duckdb"]
+
+
+def test_a_notebook_on_a_database_no_run_loaded_is_one_line_and_leaves_nothing_open(tmp_path, record_calls, monkeypatch):
+    import duckdb
+
+    monkeypatch.setattr(notebook, "_shared", None)
+    empty = tmp_path / "gatehouse.duckdb"
+    duckdb.connect(str(empty)).close()
+    closed = record_calls(NotebookData, "close", lambda self: self.destination.duckdb_path.name)
+    with pytest.raises(GatehouseError, match="no run has loaded .* yet"):
+        NotebookData.open("duckdb", str(empty))
+    assert closed == ["gatehouse.duckdb"]
 
 
 def test_every_query_of_the_summary_is_one_a_notebook_reads():
