@@ -35,8 +35,10 @@ log = logging.getLogger("gatehouse.report")
 
 # Package data: the checkout's notebooks/ in an editable install, site-packages/gatehouse/notebooks from a wheel.
 NOTEBOOK_DIR = Path(str(resources.files("gatehouse.notebooks")))
-# a cell (or a lane's imports) silent for this long is stopped: the report says which notebook did not finish
+# a cell silent for this long is stopped: the report says which notebook did not finish
 CELL_TIMEOUT_S = 300.0
+# a lane's process not started (its imports not done) after this long is stopped: the report says so
+START_TIMEOUT_S = 300.0
 
 
 class LaneFailed(GatehouseError):
@@ -294,6 +296,7 @@ class Lanes:
         for conn in (*theirs, ended):
             conn.close()
         self.lanes = [Lane(self, conn) for conn, _ in pipes]
+        self.lanes[0].pid = self.process.pid
         self.exit_codes: dict[int, int] = {}
 
     def how_it_ended(self, lane: "Lane") -> str:
@@ -330,7 +333,8 @@ class Lane:
 
     def __init__(self, group: Lanes, conn: Connection) -> None:
         self.group, self.conn = group, conn
-        self.pid: Optional[int] = None
+        self.pid: Optional[int] = None  # the first lane's from the start, a forked lane's from its first message
+        self.ready = False  # its process has started: its imports are done
         self.started = False
         self.finished = False  # all it was asked for received, or its process gone: nothing of it left to stop
         self.makes_summary = False
@@ -338,8 +342,9 @@ class Lane:
     def start(self, env: dict[str, str], names: tuple[str, ...], summary: Optional[tuple[str, list[str]]],
               folder: Path = NOTEBOOK_DIR) -> None:
         """The word to start: where to read, which notebooks of `folder`, and whether to make the summary afterwards
-        (its label and the queries it reads, read ahead)."""
-        self.pid = self._receive("the notebooks' process did not start")[1]
+        (its label and the queries it reads, read ahead). Sent at once, not once the process has started: it reads
+        the word when its imports are done, and the command meanwhile does its own part (the CSV, the exporter) on
+        the core the imports leave."""
         self.conn.send((env, str(folder), names, summary))
         self.started, self.makes_summary = True, summary is not None
 
@@ -356,24 +361,28 @@ class Lane:
         return made
 
     def _receive(self, what: str) -> tuple:
-        """The lane's next message other than a cell's start. A lane silent for the time limit (a cell, or its
-        start, over it), gone, or failing is one line."""
+        """The lane's next message other than its start (its process id, kept) or a cell's. A lane silent for the
+        time limit (its start, or a cell, over it), gone, or failing is one line."""
         while True:
-            if not self.conn.poll(CELL_TIMEOUT_S):
+            waiting, limit = (what, CELL_TIMEOUT_S) if self.ready else ("the notebooks' process did not start", START_TIMEOUT_S)
+            if not self.conn.poll(limit):
                 self.stop()
-                raise LaneFailed(f"{what}: nothing finished in {CELL_TIMEOUT_S:g} s")
+                raise LaneFailed(f"{waiting}: nothing finished in {limit:g} s")
             try:
                 message = self.conn.recv()
             except (EOFError, OSError):
                 self.finished = True
-                raise LaneFailed(f"{what}: its process ended{self.group.how_it_ended(self)}") from None
+                raise LaneFailed(f"{waiting}: its process ended{self.group.how_it_ended(self)}") from None
             if message[0] == "failed":
-                raise LaneFailed(f"{what}: {message[1]}")
-            if message[0] != "cell":
+                raise LaneFailed(f"{waiting}: {message[1]}")
+            if message[0] == "ready":
+                self.pid, self.ready = message[1], True
+            elif message[0] != "cell":
                 return message
 
     def kill(self) -> None:
-        """The lane's process killed if it is still at work (its pipe then ends: whoever waits on it wakes)."""
+        """The lane's process killed if it is still at work (its pipe then ends: whoever waits on it wakes). A forked
+        lane that has not said its process id yet finds its pipe closed (`stop`) when it does, and ends there."""
         if self.started and self.pid is not None and not self.finished:
             self.finished = True
             with contextlib.suppress(ProcessLookupError):
