@@ -120,9 +120,15 @@ def test_a_lane_whose_process_dies_is_one_line_and_the_other_lane_goes_on(lane, 
     assert outputs(executed)[0][0]["data"] == {"text/plain": "'alive'"}
 
 
-def test_a_cell_over_the_time_limit_is_stopped_with_its_lane(tmp_path, monkeypatch):
-    monkeypatch.setattr(lanes, "CELL_TIMEOUT_S", 1.0)  # a cell's limit: the lane's start (imports) has its own
-    notebook(tmp_path, "slow", "'quick'", "import time\ntime.sleep(600)")
+@pytest.mark.parametrize("limit, seconds, cells, said", [
+    # a cell's limit, the lane's start (its imports) not counted in it
+    ("CELL_TIMEOUT_S", 1.0, ("'quick'", "import time\ntime.sleep(600)"), "notebook slow.ipynb did not finish: nothing finished in 1 s"),
+    # the start's limit: the imports alone take a good part of a second
+    ("START_TIMEOUT_S", 0.01, ("'quick'",), "the notebooks' process did not start: nothing finished in 0.01 s"),
+])
+def test_a_lane_over_a_time_limit_is_one_line_and_is_stopped(limit, seconds, cells, said, tmp_path, monkeypatch):
+    monkeypatch.setattr(lanes, limit, seconds)
+    notebook(tmp_path, "slow", *cells)
     group = Lanes(1, str)
     lane = group.lanes[0]
     try:
@@ -133,22 +139,7 @@ def test_a_cell_over_the_time_limit_is_stopped_with_its_lane(tmp_path, monkeypat
         assert group.process.exitcode == -9  # stopped, not left running
     finally:
         group.stop()
-    assert str(failure.value) == "notebook slow.ipynb did not finish: nothing finished in 1 s"
-
-
-def test_a_lane_that_does_not_start_in_time_is_one_line_and_is_stopped(tmp_path, monkeypatch):
-    monkeypatch.setattr(lanes, "START_TIMEOUT_S", 0.01)  # its imports alone take a good part of a second
-    notebook(tmp_path, "quick", "'quick'")
-    group = Lanes(1, str)
-    try:
-        group.lanes[0].start({}, ("quick",), None, tmp_path)
-        with pytest.raises(LaneFailed) as failure:
-            list(group.lanes[0].results(("quick",)))
-        group.process.join(5)
-        assert group.process.exitcode == -9  # stopped, not left running
-    finally:
-        group.stop()
-    assert str(failure.value) == "the notebooks' process did not start: nothing finished in 0.01 s"
+    assert str(failure.value) == said
 
 
 def test_a_report_whose_notebook_fails_keeps_its_earlier_version_and_writes_the_others(hand_built_db, tmp_path):
