@@ -319,10 +319,9 @@ class Destination:
         with self.reader(timeout_s) as reader:
             return self._extractions(reader, known_projects)
 
-    def _extractions(self, reader: "Reader", known_projects: Sequence[str]) -> dict[str, LastExtraction]:
+    @staticmethod
+    def _extractions(reader: "Reader", known_projects: Sequence[str]) -> dict[str, LastExtraction]:
         """`console_extractions` on a reader already open: the datasets and their extractions on one connection."""
-        if not self.serves_views:
-            return {}
         datasets = _console_datasets(reader.client, known_projects)
         found = {dataset: reader.last_extraction(dataset) for dataset in datasets.values()}
         return {dataset: extraction for dataset, extraction in found.items() if extraction is not None}
