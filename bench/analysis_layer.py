@@ -38,7 +38,7 @@ COMMANDS = {"views": ["views"], "report": ["report", "--out", "reports"]}
 
 def gatehouse(args: list[str], env: dict[str, str], cwd: Path) -> float:
     started = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "gatehouse.pipelines.cli.main", *args], env=env, cwd=cwd,
+    done = subprocess.run([sys.executable, "-m", "gatehouse.pipelines.cli", *args], env=env, cwd=cwd,
                           capture_output=True, text=True, timeout=1800)  # fmt: skip
     elapsed = time.perf_counter() - started
     if done.returncode != 0:

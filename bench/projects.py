@@ -60,7 +60,7 @@ def project_environment(twins: dict[str, TwinProcess]) -> dict[str, str]:
 
 def run_gatehouse(arguments: list[str], env: dict[str, str], workdir: Path) -> tuple[float, int]:
     """One `gatehouse run` process: its wall time and peak memory (bytes)."""
-    command = [sys.executable, "-m", "gatehouse.pipelines.cli.main", "run", "--no-progress", *arguments]
+    command = [sys.executable, "-m", "gatehouse.pipelines.cli", "run", "--no-progress", *arguments]
     started = time.perf_counter()
     child = subprocess.Popen(command, cwd=workdir, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     peak = 0

@@ -17,7 +17,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 def gatehouse_process(*argv: str, env: dict[str, str]) -> subprocess.CompletedProcess:
     script = Path(sys.executable).with_name("gatehouse")
-    command = [str(script)] if script.exists() else [sys.executable, "-m", "gatehouse.pipelines.cli.main"]
+    command = [str(script)] if script.exists() else [sys.executable, "-m", "gatehouse.pipelines.cli"]
     base = {name: value for name, value in os.environ.items() if not name.startswith(("SOURCES__CONSOLE__", "GATEHOUSE_"))}
     done = subprocess.run([*command, *argv], env={**base, **env}, cwd=REPO, capture_output=True, text=True, timeout=60)
     record(list(argv), done.returncode, done.stdout, done.stderr)

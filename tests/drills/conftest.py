@@ -196,7 +196,7 @@ def closed_port_url() -> str:
 
 def gatehouse_command() -> list[str]:
     script = Path(sys.executable).with_name("gatehouse")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "gatehouse.pipelines.cli.main"]
+    return [str(script)] if script.exists() else [sys.executable, "-m", "gatehouse.pipelines.cli"]
 
 
 def clean_environment(**extra: str) -> dict[str, str]:

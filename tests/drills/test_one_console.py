@@ -365,7 +365,7 @@ def test_a_reader_polling_every_third_of_a_second_never_shows_in_five_runs_outpu
         try:
             for day in range(5):
                 twin.advance(days=1)
-                done = subprocess.run([sys.executable, "-m", "gatehouse.pipelines.cli.main", "run", "--duckdb",
+                done = subprocess.run([sys.executable, "-m", "gatehouse.pipelines.cli", "run", "--duckdb",
                                        str(database), "--no-progress", "--lock-timeout", "60"],
                                       env=environment, cwd=tmp_path, capture_output=True, text=True, timeout=300)
                 assert done.returncode == 0, done.stderr[-3000:]

@@ -50,7 +50,7 @@ def test_a_first_run_that_fails_leaves_no_empty_database(tmp_path, capsys, monke
     ["sql", "select * from range(100000)"],
 ], ids=["sql csv", "sql table"])
 def test_a_reader_closing_the_pipe_ends_the_command_quietly(console_db, argv):
-    command = f"{sys.executable} -m gatehouse.pipelines.cli.main {' '.join(argv[:-1])} --duckdb {console_db} '{argv[-1]}' | head -1"
+    command = f"{sys.executable} -m gatehouse.pipelines.cli {' '.join(argv[:-1])} --duckdb {console_db} '{argv[-1]}' | head -1"
     done = subprocess.run(["bash", "-o", "pipefail", "-c", command], capture_output=True, text=True, timeout=120,
                           env=clean_environment())
     assert done.stderr == "" and done.returncode == 0, done.stderr[-2000:]

@@ -136,7 +136,7 @@ def test_a_toml_file_that_does_not_parse_is_one_line(tmp_path, file_name, argv):
     (tmp_path / ".dlt").mkdir()
     (tmp_path / ".dlt" / file_name).write_text(text)
     env = {name: value for name, value in os.environ.items() if not name.startswith(("SOURCES__", "GATEHOUSE", "DLT_"))}
-    done = subprocess.run([sys.executable, "-m", "gatehouse.pipelines.cli.main", *argv], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    done = subprocess.run([sys.executable, "-m", "gatehouse.pipelines.cli", *argv], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 2
     assert error_line(done.stderr) == f"gatehouse: error: ./.dlt/{file_name} is not valid TOML: {reason}"
     assert "Traceback" not in done.stderr and "console-key" not in done.stderr

@@ -17,7 +17,7 @@ from tools import headless_browser as browser_setup
 def gatehouse(*args: str, timeout: float = 300, **env: str) -> subprocess.CompletedProcess:
     """The installed `gatehouse` command (or the module, when the entry point is not on disk), with `env` added."""
     script = Path(sys.executable).with_name("gatehouse")
-    command = [str(script)] if script.exists() else [sys.executable, "-m", "gatehouse.pipelines.cli.main"]
+    command = [str(script)] if script.exists() else [sys.executable, "-m", "gatehouse.pipelines.cli"]
     return subprocess.run([*command, *args], capture_output=True, text=True, timeout=timeout, env={**os.environ, **env})
 
 
