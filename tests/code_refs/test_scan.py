@@ -197,6 +197,27 @@ def test_a_repository_is_read_through_its_tracked_files(repository, workers):
     )
 
 
+@pytest.mark.parametrize("collecting", [True, False])
+def test_a_scan_leaves_python_s_collector_as_it_found_it(repository, monkeypatch, collecting):
+    # a scan holds the cyclic collector while it runs; afterwards it is on or off as before, after a failure too
+    import gc
+
+    from gatehouse.pipelines.code_refs import scan
+
+    repo = open_repository(repository)
+    (gc.enable if collecting else gc.disable)()
+    try:
+        hits, _ = scan_repository(repo, Matcher(ENTITIES))
+        assert gc.isenabled() is collecting
+        monkeypatch.setattr(scan, "list_files", lambda repository: (_ for _ in ()).throw(OSError("the listing failed")))
+        with pytest.raises(OSError, match="the listing failed"):
+            scan_repository(repo, Matcher(ENTITIES))
+        assert gc.isenabled() is collecting
+    finally:
+        gc.enable()
+    assert hits
+
+
 def test_a_plain_folder_is_read_whole_except_version_control(tmp_path):
     write(tmp_path, {"a/b.go": b'x := "pricing"\n', ".git/config": b'"pricing"', "c.txt": b"'new_checkout'"})
     repo = open_repository(tmp_path, name="plain")
