@@ -178,6 +178,7 @@ def write_reports(destination: Destination, out: Path, lanes: NotebookLanes | No
                     if executed is None:
                         failures[name] = failure or "it failed"
                     else:
+                        log.info("executed %s.ipynb", name)  # progress, as each notebook is done
                         pending[name] = exporting.submit(_write_html, exporter, name, executed, out)
 
             try:

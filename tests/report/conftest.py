@@ -38,7 +38,7 @@ def demo_db(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def demo_reports(demo_db, tmp_path_factory) -> DemoReports:
-    # executing the notebooks is the slow part (a kernel each): once per session
+    # executing the notebooks is the slow part: once per session
     out = tmp_path_factory.mktemp("reports")
     # two kernels, each running its lane of notebooks: a report's default on two cores (the suite's is one)
     result = gatehouse("report", "--duckdb", str(demo_db), "--out", str(out), GATEHOUSE__REPORT__KERNELS="2")
