@@ -13,7 +13,7 @@ from typing import Callable, Iterator, Mapping, Optional, Sequence
 
 from gatehouse.pipelines.cleanup.branches import Worktree, branch_exists, branch_for
 from gatehouse.pipelines.cleanup.decisions import Choice, evidence_rows
-from gatehouse.pipelines.cleanup.rewrite import language_of, parse_errors, rewrite_checks
+from gatehouse.pipelines.cleanup.rewrite import Unsafe, language_of, parse_errors, rewrite_checks
 from gatehouse.pipelines.code_refs.scan import CHECK_CALL, GATE, LITERAL, Entity, Hit, Matcher, Repository, scan_repository
 from gatehouse.pipelines.untrusted import visible
 from gatehouse.pipelines.wording import counted
@@ -109,7 +109,11 @@ def _rewrite_file(worktree: Worktree, patch: GatePatch, path: str, value: bool) 
     if parse_errors(text, language):
         patch.left[path] = f"does not parse as {language} before the rewrite"
         return
-    rewrite = rewrite_checks(text, language, patch.choice.gate_id, value)
+    try:
+        rewrite = rewrite_checks(text, language, patch.choice.gate_id, value)
+    except Unsafe as why:
+        patch.left[path] = str(why)
+        return
     if rewrite.replaced == 0:
         patch.left[path] = "names the gate, but not in a check the rewrite knows"
         return

@@ -77,11 +77,32 @@ FUNCTIONS = frozenset({
     "method_definition", "constructor_declaration", "func_literal", "lambda_literal", "anonymous_function",
     "generator_function_declaration", "function_body",
 })
-# An identifier in these is a name of something else (an attribute, a keyword argument), not the variable.
-MEMBER_PARENTS = frozenset({
-    "attribute", "member_expression", "field_access", "navigation_suffix", "keyword_argument", "selector_expression",
-    "pair", "property_identifier", "value_argument_label",
+# Where an identifier names something else than the variable: after the object in these (`obj.name`)...
+MEMBER_PARENTS = frozenset({"attribute", "member_expression", "field_access", "selector_expression"})
+# ...anywhere in these (`.name` in Kotlin and Swift, an argument's label)...
+NAME_PARENTS = frozenset({"navigation_suffix", "value_argument_label", "property_identifier"})
+# ...and first in these (`name=` of a keyword argument; its value is a use)
+KEYWORD_PARENTS = frozenset({"keyword_argument"})
+# The containers of a list of statements: an if there can be replaced by several statements. Anywhere else (an
+# `else if`, a loop's body without braces, an if used as a value) one statement or expression must stay one.
+STATEMENT_LISTS = frozenset({
+    "module", "block", "program", "statement_block", "statements", "statement_list", "switch_case", "switch_default",
+    "switch_block_statement_group", "expression_case", "default_case", "type_case",
 })
+# Statements that declare a name in their block: unwrapped into the enclosing one, the name could clash there
+DECLARATIONS = frozenset({
+    "lexical_declaration", "variable_declaration", "local_variable_declaration", "short_var_declaration",
+    "var_declaration", "const_declaration", "property_declaration", "function_declaration", "class_declaration",
+    "generator_function_declaration", "local_class_declaration", "type_declaration",
+})
+# What must not be deleted even when unreachable: a JavaScript function or `var` is hoisted (used before it, from
+# above), a Go label can be jumped to; a `yield` makes its Python or JavaScript function a generator
+HOISTED = frozenset({"function_declaration", "generator_function_declaration", "variable_declaration",
+                     "labeled_statement", "yield", "yield_expression"})
+
+
+class Unsafe(Exception):
+    """A file the rewrite cannot change with certainty; `str()` says why, for the list of places left."""
 
 
 @dataclass(frozen=True)
@@ -213,7 +234,7 @@ def _checks(root: Any, language: str, gate_id: str) -> Iterator[tuple[Any, str]]
                 continue
             node = parent
         outer = node.parent()
-        if outer is not None and outer.kind() == "await_expression":
+        if outer is not None and outer.kind() in ("await_expression", "await"):  # Python's node is `await`
             node = outer
         yield node, receiver
 
@@ -261,7 +282,7 @@ def _arguments(call: Any, language: str) -> list[Any]:
 def _simplify_once(text: str, language: str) -> Optional[str]:
     """The text after one round of one rule, or None when no rule applies."""
     root = _parse(text, language)
-    for rule in (_negation, _parentheses, _boolean, _ternary, _conditional, _guard, _jsx, _variable, _unreachable):
+    for rule in (_negation, _parentheses, _boolean, _ternary, _conditional, _guard, _jsx, _variable):
         edits = [edit for node in _walk(root) if (edit := rule(node, language, text)) is not None]
         if edits:
             return _commit(root, edits, text)
@@ -331,14 +352,14 @@ def _boolean(node: Any, language: str, text: str) -> Any:
         return None
     first = _constant(left)
     if first is not None:  # `True and x` is x, `False and x` is False: x is never evaluated
-        return node.replace(right.text() if first == conjunction else _placeholder(first))
+        return node.replace(_standing_for(node, right) if first == conjunction else _placeholder(first))
     # `x and True` is x where only truth counts: in Python and JavaScript `x and True` is True, not x, when x is a
     # truthy non-boolean, so there only in a condition. `x and False` is False when x has no effects to keep.
     second = _constant(right)
     if second is None or not (language in TYPED_BOOLEANS or _in_condition(node)):
         return None
     if second == conjunction:
-        return node.replace(left.text())
+        return node.replace(_standing_for(node, left))
     if _pure(left):
         return node.replace(_placeholder(second))
     return None
@@ -383,7 +404,16 @@ def _ternary(node: Any, language: str, text: str) -> Any:
     value = _constant(condition)
     if value is None:
         return None
-    return node.replace((chosen if value else other).text())
+    return node.replace(_standing_for(node, chosen if value else other))
+
+
+def _standing_for(node: Any, operand: Any) -> str:
+    """`operand` in place of `node`, the expression it was part of: in parentheses where, alone, it would read as
+    something else (an object literal as an arrow function's body, or at a statement's start, reads as a block)."""
+    parent = node.parent()
+    if operand.kind() == "object" and parent is not None and parent.kind() in ("arrow_function", "expression_statement"):
+        return f"({operand.text()})"
+    return operand.text()
 
 
 def _conditional(node: Any, language: str, text: str) -> Any:
@@ -395,15 +425,44 @@ def _conditional(node: Any, language: str, text: str) -> Any:
     if condition is not None and condition.kind() in PARENS and language != "python":
         condition = _only_child(condition)
     value = _constant(condition)
-    if value is None:
-        return None
+    if value is None or node.field("initializer") is not None:
+        return None  # Go's `if x := f(); check {`: the statement before the condition runs either way
     live = _branch(node, language, value)
+    if not _in_statement_list(node):
+        return _in_place(node, live, language)
     if live is None:
         return _delete_statement(node, text, language)
     if live.kind() == IF.get(language, "if_statement") or (language == "python" and live.kind() == "elif_clause"):
         # the first elif becomes the if, the clauses after it kept; an `else if` chain's next if stands alone
         return node.replace(("if" + live.text()[4:] + _after(node, live, text)) if live.kind() == "elif_clause" else live.text())
     return _inline(node, live, text, language)
+
+
+def _in_statement_list(node: Any) -> bool:
+    parent = node.parent()
+    return parent is not None and parent.kind() in STATEMENT_LISTS
+
+
+def _in_place(node: Any, live: Optional[Any], language: str) -> Any:
+    """An if where one statement or expression must stay one (`else if`, a loop's body, Kotlin's or Swift's if as a
+    value): the live block as it is, braces and all (an empty one when nothing runs), where a block is a statement;
+    in Kotlin and Swift (where braces alone make a closure) only a branch of one statement or expression, as it is."""
+    if language in ("kotlin", "swift"):
+        statements = _statements(live) if live is not None and live.kind() in BLOCK_KINDS else [live]
+        if len(statements) != 1 or statements[0] is None or statements[0].kind() in DECLARATIONS:
+            return None  # left as `if (true)`, with a TODO for a person
+        return node.replace(statements[0].text())
+    if language == "python":
+        return None
+    return node.replace(live.text() if live is not None else "{}")
+
+
+def _statements(block: Any) -> list[Any]:
+    """A block's statements (within Kotlin's and Swift's `statements`), comments left out."""
+    statements = block.named_children()
+    if len(statements) == 1 and statements[0].kind() in ("statements", "statement_list"):
+        statements = statements[0].named_children()
+    return [statement for statement in statements if "comment" not in statement.kind()]
 
 
 def _after(node: Any, live: Any, text: str) -> str:
@@ -449,19 +508,73 @@ def _elif(node: Any, text: str) -> Any:
 
 
 def _inline(node: Any, live: Any, text: str, language: str) -> Any:
-    """`node` (an if) replaced by the statements of `live`, re-indented to the if's own column."""
+    """`node` (an if) replaced by the statements of `live`, re-indented to the if's own column. When they end in a
+    `return`, `raise` or `throw`, the statements after the if in its block are unreachable: deleted too (Java refuses
+    unreachable code), unless one is hoisted or makes a generator (HOISTED)."""
     indent = _indentation(text, node.range().start.index)
-    if live.kind() in BLOCK_KINDS or live.kind() == "block":
-        body = _block_body(live, text, language)
-    else:
-        body = live.text()
+    is_block = live.kind() in BLOCK_KINDS or live.kind() == "block"
+    statements = _statements(live) if is_block else [live]
+    if language != "python" and _clashes(node, statements):
+        return _in_place(node, live, language)
+    body = _block_body(live, text, language) if is_block else live.text()
     if not body.strip():
         return _delete_statement(node, text, language)
     lines = body.split("\n")
     inner = next((_leading(line) for line in lines[1:] + lines[:1] if line.strip()), "")
     deeper = inner[len(indent):] if inner.startswith(indent) else ""
     fixed = [lines[0].strip()] + [line[len(deeper):] if line.startswith(indent + deeper) else line for line in lines[1:]]
-    return node.replace("\n".join(fixed).rstrip())
+    replaced = node.replace("\n".join(fixed).rstrip())
+    after = _following(node)
+    if statements and _exits(statements[-1]) and after and not any(
+            kind in HOISTED for statement in after for kind in (leaf.kind() for leaf in _walk(statement))):
+        return _Many([replaced, _Edit(_line_end(text, node.range().end.index), _line_end(text, after[-1].range().end.index), "")])
+    return replaced
+
+
+def _exits(statement: Any) -> bool:
+    return statement.kind() in EXITS or (statement.kind() == "expression_statement" and bool(statement.named_children())
+                                         and statement.named_children()[0].kind() in EXITS)
+
+
+def _following(node: Any) -> list[Any]:
+    """The statements after `node` in its block."""
+    parent = node.parent()
+    siblings = [child for child in parent.named_children() if "comment" not in child.kind()] if parent is not None else []
+    return [sibling for sibling in siblings if sibling.range().start.index >= node.range().end.index]
+
+
+def _clashes(node: Any, statements: list[Any]) -> bool:
+    """Whether a name `statements` declare (unwrapped from their block into the if's) is named elsewhere in the
+    if's block too: there it would be declared twice, or change what another use of the name refers to."""
+    declared = set()
+    for statement in statements:
+        if statement is not None and statement.kind() in DECLARATIONS:
+            names = _declared_names(statement)
+            if not names:
+                return True  # a declaration whose names this cannot tell: kept in its block
+            declared |= names
+    if not declared:
+        return False
+    parent = node.parent()
+    return parent is not None and any(
+        _is_named_leaf(leaf) and leaf.text() in declared and not _inside(leaf, node) for leaf in _walk(parent))
+
+
+def _declared_names(statement: Any) -> set[str]:
+    name = statement.field("name")
+    if name is not None:
+        return {name.text()}
+    if statement.kind() == "short_var_declaration":
+        left = statement.field("left")
+        return {leaf.text() for leaf in left.named_children()} if left is not None else set()
+    names = set()
+    for child in _walk(statement):
+        if child.kind() in ("variable_declarator", "var_spec", "const_spec"):
+            found = child.field("name")
+            names |= {found.text()} if found is not None else {leaf.text() for leaf in child.named_children()[:1]}
+        elif child.kind() in ("variable_declaration", "pattern") and statement.kind() == "property_declaration":
+            names |= {leaf.text() for leaf in _walk(child) if leaf.kind() in ("simple_identifier", "bound_identifier")}
+    return names
 
 
 def _block_body(block: Any, text: str, language: str) -> str:
@@ -533,11 +646,16 @@ def _guard(node: Any, language: str, text: str) -> Any:
 
 
 def _jsx(node: Any, language: str, text: str) -> Any:
-    """`{<Element />}` in JSX, the ternary it held decided: the element itself."""
-    if node.kind() == "jsx_expression" and (inner := _only_child(node)) is not None and inner.kind().startswith("jsx_"):
+    """`{<Element />}` in JSX, the ternary it held decided: the element itself; `{true}` or `{false}` (an `&&` decided),
+    which React renders as nothing: deleted."""
+    if node.kind() == "jsx_expression" and (inner := _only_child(node)) is not None:
         parent = node.parent()
-        if parent is not None and parent.kind() == "jsx_element":  # an attribute's value must stay in braces
+        if parent is None or parent.kind() != "jsx_element":  # an attribute's value must stay in braces
+            return None
+        if inner.kind().startswith("jsx_"):
             return node.replace(inner.text())
+        if _constant(inner) is not None:
+            return _delete_statement(node, text, language)
     return None
 
 
@@ -548,9 +666,15 @@ def _variable(node: Any, language: str, text: str) -> Any:
     if found is None:
         return None
     name, value = found
-    scope = next((ancestor for ancestor in node.ancestors() if ancestor.kind() in FUNCTIONS), node.get_root().root())
-    uses = [identifier for identifier in _walk(scope) if _is_named_leaf(identifier) and identifier.text() == name
-            and identifier.kind() in ("identifier", "simple_identifier") and not _is_member(identifier)]
+    # a module's or a class's variable is read from elsewhere too (an import, an attribute): never inlined
+    scope = next((ancestor for ancestor in node.ancestors() if ancestor.kind() in FUNCTIONS), None)
+    if scope is None:
+        return None
+    leaves = [leaf for leaf in _walk(scope) if _is_named_leaf(leaf) and leaf.text() == name]
+    if any(leaf.kind().startswith("shorthand_property_identifier") for leaf in leaves):
+        return None  # `{ name }` is `{ name: name }`: the key would go with the variable
+    uses = [identifier for identifier in leaves
+            if identifier.kind() in ("identifier", "simple_identifier") and not _is_member(identifier)]
     declared = [use for use in uses if _inside(use, node)]
     others = [use for use in uses if not _inside(use, node)]
     if len(declared) != 1 or any(_is_assigned(use) for use in others):
@@ -596,7 +720,14 @@ def _inside(node: Any, container: Any) -> bool:
 
 def _is_member(identifier: Any) -> bool:
     parent = identifier.parent()
-    return parent is not None and parent.kind() in MEMBER_PARENTS and parent.named_children()[0] != identifier
+    if parent is None:
+        return False
+    first = parent.named_children()[0] == identifier
+    if parent.kind() in MEMBER_PARENTS:
+        return not first
+    if parent.kind() in KEYWORD_PARENTS:
+        return first
+    return parent.kind() in NAME_PARENTS
 
 
 def _is_assigned(identifier: Any) -> bool:
@@ -610,33 +741,32 @@ def _is_assigned(identifier: Any) -> bool:
     return parent.kind() in ("expression_list",) and parent.parent() is not None and parent.parent().kind() == "assignment_statement"
 
 
-def _unreachable(node: Any, language: str, text: str) -> Any:
-    """Statements after a `return`, `raise` or `throw` in the same block (an inlined branch that exits): deleted."""
-    if node.kind() not in BLOCK_KINDS:
-        return None
-    statements = [child for child in node.named_children() if child.kind() != "comment"]
-    for statement in statements[:-1]:
-        if statement.kind() in EXITS or (statement.kind() == "expression_statement" and statement.named_children()
-                                         and statement.named_children()[0].kind() in EXITS):
-            return _Edit(_line_end(text, statement.range().end.index), _line_end(text, statements[-1].range().end.index), "")
-    return None
-
-
 # -- what is left ---------------------------------------------------------------------------------------------
 
 def _literals(text: str, language: str) -> tuple[str, int]:
-    """Each placeholder left becomes the literal, with a TODO(gatehouse) comment once on its line."""
+    """Each placeholder left becomes the literal, with a TODO(gatehouse) comment once on its line. A line that ends
+    inside a string or JSX text (where the comment would be text) raises `Unsafe`."""
     true, false = LITERALS.get(language, ("true", "false"))
-    comment = COMMENT.get(language, "//")
+    note = f"{COMMENT.get(language, '//')} {TODO}: the gate's value, used where gatehouse cannot simplify it"
     lines = text.split("\n")
-    todos = 0
+    todos = marked = 0
     for number, line in enumerate(lines):
         count = line.count(TRUE) + line.count(FALSE)
         if count:
             todos += count
-            lines[number] = (line.replace(TRUE, true).replace(FALSE, false)
-                             + f"  {comment} {TODO}: the gate's value, used where gatehouse cannot simplify it")
-    return "\n".join(lines), todos
+            marked += 1
+            lines[number] = line.replace(TRUE, true).replace(FALSE, false) + "  " + note
+    if not todos:
+        return text, 0
+    before = _comments_holding(text, note, language) if note in text else 0
+    text = "\n".join(lines)
+    if _comments_holding(text, note, language) - before < marked:
+        raise Unsafe("the gate's value is used inside a string or JSX text, where no comment can mark it")
+    return text, todos
+
+
+def _comments_holding(text: str, note: str, language: str) -> int:
+    return sum(1 for node in _walk(_parse(text, language)) if "comment" in node.kind() and note in node.text())
 
 
 def _bound_names(node: Any, language: str) -> list[str]:
