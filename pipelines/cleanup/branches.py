@@ -5,8 +5,10 @@ rewrite happens in a work tree of its own (`git worktree add --detach`, in a tem
 repository), which is removed when the cleanup ends, failed or not. A branch is only ever created, never moved:
 one that exists already (a person may be working on it) is left alone. Nothing is pushed.
 
-Commits are made with `--no-verify`: the repository's own hooks are programs of whoever wrote them, and a hook that
-formats or lints would change the reviewed diff that `--dry-run` showed.
+No hook of the repository runs (every git command here is told of no hooks folder, and commits are made with
+`--no-verify`): the hooks are programs of whoever wrote them, and one that formats or lints at a checkout or commit
+would change the reviewed diff that `--dry-run` showed. The temporary work tree holds every tracked file, whatever
+sparse checkout the repository uses: a check in a file outside the sparse set is rewritten too.
 """
 
 from __future__ import annotations
@@ -31,13 +33,16 @@ BRANCH_PREFIX = "gatehouse/cleanup/"
 FALLBACK_IDENTITY = ("gatehouse", "gatehouse@localhost")
 # git's own messages are told apart by their words: never translated
 _GIT_ENV = {"LC_ALL": "C", "GIT_TERMINAL_PROMPT": "0"}
+# given to every git command of the cleanup: no hook (`post-checkout`, `post-commit`, `reference-transaction`) nor
+# file-system monitor runs, and a sparse checkout does not leave files out of the temporary work tree
+_GIT_CONFIG = ("-c", f"core.hooksPath={os.devnull}", "-c", "core.fsmonitor=false", "-c", "core.sparseCheckout=false")
 # the diff a person reviews and `git apply` reads: the same options for --dry-run and the branch
 DIFF_OPTIONS = ("--no-color", "--no-ext-diff", "--no-textconv", "--src-prefix=a/", "--dst-prefix=b/")
 
 
 def git(root: Path, *args: str, stdin: Optional[bytes] = None, env: Optional[dict[str, str]] = None) -> bytes:
     """Runs git in `root`; its error, when it fails, is the one line raised."""
-    done = subprocess.run(["git", "-C", str(root), *args], input=stdin, capture_output=True, check=False,
+    done = subprocess.run(["git", *_GIT_CONFIG, "-C", str(root), *args], input=stdin, capture_output=True, check=False,
                           env={**os.environ, **_GIT_ENV, **(env or {})})
     if done.returncode != 0:
         said = done.stderr.decode("utf-8", errors="replace").strip()
@@ -50,7 +55,9 @@ def branch_for(gate_id: str) -> str:
     """`gatehouse/cleanup/<gate>`: the id as one safe name (pipelines/untrusted.py), never a ref git refuses."""
     name = file_name(gate_id)
     if ".." in name or name.endswith(".lock") or name.startswith("-"):
-        name = file_name(f"\0{gate_id}")  # a digest of its own: git refuses these shapes of a ref component
+        # shapes git refuses in a ref's component: the dots made `_` and the whole id's digest appended (file_name's
+        # own, of an id it changed), so two ids never share a branch
+        name = file_name(f"\0{gate_id}").replace(".", "_").lstrip("-")
     return BRANCH_PREFIX + name
 
 

@@ -134,3 +134,21 @@ def test_what_cannot_be_cleaned_up_is_one_line(repository, database, gatehouse, 
         assert (done.code, done.err) == (2, f"gatehouse: error: {line}\n")
     done = gatehouse("cleanup", "no_such_gate", "--repo", str(repository), "--duckdb", str(database))
     assert done.code == 0 and "no_such_gate: left alone: not stale, or no such gate loaded" in done.out
+
+
+def test_no_hook_runs_and_a_sparse_checkout_leaves_no_file_out(repository, database, gatehouse, tmp_path):
+    # hooks that would mark their run, and change the files, at each step the cleanup's git commands take
+    ran = tmp_path / "hooks-ran"
+    hooks = repository / ".git" / "hooks"
+    for hook in ("post-checkout", "post-commit", "reference-transaction", "pre-commit", "commit-msg"):
+        (hooks / hook).write_text(f"#!/bin/sh\necho {hook} >> '{ran}'\necho '# formatted' >> web/src/menu.ts\nexit 0\n")
+        (hooks / hook).chmod(0o755)
+    # a person who works on one folder only: the checks in the other files are rewritten all the same
+    git(repository, "sparse-checkout", "set", "--no-cone", "/api/")
+    assert not (repository / "web").exists()
+    done = gatehouse("cleanup", "new_checkout", "--repo", str(repository), "--duckdb", str(database))
+    assert done.code == 0, done.err
+    assert not ran.exists(), ran.read_text()
+    tree = branch_tree(repository, "gatehouse/cleanup/new_checkout")
+    assert tree == expected_tree("new_checkout")
+    assert not (repository / "web").exists()  # the person's sparse checkout as it was

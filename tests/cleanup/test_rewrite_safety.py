@@ -277,3 +277,14 @@ def test_a_value_left_inside_a_string_leaves_the_file(language, text):
     # a TODO comment at the line's end would be part of the string
     with pytest.raises(Unsafe, match="inside a string or JSX text"):
         rewrite_checks(text, language, "g", True)
+
+
+@pytest.mark.parametrize("gate_id", ["x..y", "a.lock", "-lead", "feat/x", "..", "a...b", "ok.name"])
+def test_every_gate_id_makes_a_branch_name_git_takes(gate_id):
+    import subprocess
+
+    from gatehouse.pipelines.cleanup.branches import branch_for
+
+    branch = branch_for(gate_id)
+    checked = subprocess.run(["git", "check-ref-format", "--branch", branch], capture_output=True, text=True)
+    assert checked.returncode == 0 and checked.stdout.strip() == branch, checked.stderr
