@@ -106,6 +106,9 @@ def _rewrite_file(worktree: Worktree, patch: GatePatch, path: str, value: bool) 
     except UnicodeDecodeError:
         patch.left[path] = "not UTF-8 text"
         return
+    # a byte-order mark is the file's, not the code's (Python's compiler refuses it in text): kept as it was
+    bom = "\ufeff" if text.startswith("\ufeff") else ""
+    text = text[len(bom):]
     if parse_errors(text, language):
         patch.left[path] = f"does not parse as {language} before the rewrite"
         return
@@ -123,7 +126,7 @@ def _rewrite_file(worktree: Worktree, patch: GatePatch, path: str, value: bool) 
                     visible(patch.choice.gate_id), visible(errors[0]))
         patch.left[path] = "the rewrite would not parse"
         return
-    worktree.write(path, rewrite.text.encode("utf-8"))
+    worktree.write(path, (bom + rewrite.text).encode("utf-8"))
     patch.files.append(FileRewrite(path, rewrite.replaced, rewrite.todos))
     if any(f"{quote}{patch.choice.gate_id}{quote}" in rewrite.text for quote in "\"'`"):
         patch.left[path] = "still names the gate after the rewrite, in a use the rewrite does not know"

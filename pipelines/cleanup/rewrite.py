@@ -183,9 +183,10 @@ def _unused_imports(text: str, language: str, names: set[str]) -> str:
     edits = []
     for node, bound in imports:
         unused = set(bound) & names - used
-        if unused and not set(bound) & used:
+        if unused and set(bound) == unused:
             edits.append(_delete_statement(node, text, language))
-        elif unused:  # `import { useFeatureGate, useGateValue }` with one of them left unused: that one goes
+        elif unused:  # `import { useFeatureGate, useGateValue }` with one of them left unused: that one goes; a
+            # name that was unused already (a re-export, `from .client import check_gate, VERSION`) stays
             edits += [_without_name(name, text) for name in _named_imports(node, language) if name.text() in unused]
     if not edits:
         return text
@@ -271,6 +272,8 @@ def _arguments(call: Any, language: str) -> list[Any]:
         return []
     arguments = []
     for argument in container.named_children():
+        if "comment" in argument.kind():
+            continue  # `user,  # who` across lines
         if argument.kind() == "value_argument":  # Kotlin, Swift: `withName: "id"`, the expression last
             argument = argument.named_children()[-1]
         arguments.append(argument)
@@ -516,14 +519,22 @@ def _inline(node: Any, live: Any, text: str, language: str) -> Any:
     statements = _statements(live) if is_block else [live]
     if language != "python" and _clashes(node, statements):
         return _in_place(node, live, language)
-    body = _block_body(live, text, language) if is_block else live.text()
-    if not body.strip():
+    kept = [statement for statement in statements if statement is not None]
+    if not kept:
         return _delete_statement(node, text, language)
-    lines = body.split("\n")
-    inner = next((_leading(line) for line in lines[1:] + lines[:1] if line.strip()), "")
-    deeper = inner[len(indent):] if inner.startswith(indent) else ""
-    fixed = [lines[0].strip()] + [line[len(deeper):] if line.startswith(indent + deeper) else line for line in lines[1:]]
-    replaced = node.replace("\n".join(fixed).rstrip())
+    start, end = kept[0].range().start.index, kept[-1].range().end.index
+    # each line moved left by as much as the first statement's is deeper than the if; a line that starts inside a
+    # string (a Python triple-quoted one, a template literal) is the string's text: left as it is
+    deeper = _indentation(text, start)[len(indent):] if _indentation(text, start).startswith(indent) else ""
+    strings = [(found.range().start.index, found.range().end.index) for statement in kept for found in _walk(statement)
+               if ("string" in found.kind() or "template" in found.kind()) and "\n" in found.text()]
+    lines, offset = text[start:end].split("\n"), start
+    fixed = lines[:1]
+    for previous, line in zip(lines, lines[1:]):
+        offset += len(previous) + 1  # where `line` starts in `text`
+        inside = any(first < offset < last for first, last in strings)
+        fixed.append(line[len(deeper):] if not inside and line.startswith(indent + deeper) else line)
+    replaced = node.replace("\n".join(fixed))
     after = _following(node)
     if statements and _exits(statements[-1]) and after and not any(
             kind in HOISTED for statement in after for kind in (leaf.kind() for leaf in _walk(statement))):
@@ -575,17 +586,6 @@ def _declared_names(statement: Any) -> set[str]:
         elif child.kind() in ("variable_declaration", "pattern") and statement.kind() == "property_declaration":
             names |= {leaf.text() for leaf in _walk(child) if leaf.kind() in ("simple_identifier", "bound_identifier")}
     return names
-
-
-def _block_body(block: Any, text: str, language: str) -> str:
-    """A block's statements as written, from the first to the last, their own indentation kept."""
-    statements = block.named_children()
-    if len(statements) == 1 and statements[0].kind() in ("statements", "statement_list"):
-        statements = statements[0].named_children()
-    if not statements:
-        return ""
-    start = statements[0].range().start.index
-    return _indentation(text, start) + text[start:statements[-1].range().end.index]
 
 
 def _indentation(text: str, index: int) -> str:
@@ -738,7 +738,10 @@ def _is_assigned(identifier: Any) -> bool:
                          "update_expression", "directly_assignable_expression", "assignment_statement", "inc_statement",
                          "dec_statement"):
         return parent.named_children()[0] == identifier
-    return parent.kind() in ("expression_list",) and parent.parent() is not None and parent.parent().kind() == "assignment_statement"
+    # Go: `a, err = f()` and `a, err := f()`, which assigns `a` again when it is declared already
+    statement = parent.parent() if parent.kind() == "expression_list" else None
+    return statement is not None and statement.kind() in ("assignment_statement", "short_var_declaration") and (
+        statement.field("left") == parent)
 
 
 # -- what is left ---------------------------------------------------------------------------------------------

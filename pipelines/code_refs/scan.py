@@ -219,9 +219,10 @@ class Matcher:
             **{name.encode(): GATE for name in rules.gate_check_calls},
         }
         names = b"|".join(re.escape(name) for name in sorted(self.check_call_kinds, key=len, reverse=True))
-        # name( "id"  or  name(user, "id"): the id is the first or second argument
+        # name( "id"  or  name(user, "id"): the id is the first or second argument, whole (`"check" + "out"` is not
+        # the gate `check`: a comma or the call's end follows)
         self.check_calls = (
-            re.compile(rb"(?<![\w$])(" + names + rb")\s*\(\s*(?:[\w$.\[\]]+\s*,\s*)?([\"'`])([^\"'`\n]+)\2")
+            re.compile(rb"(?<![\w$])(" + names + rb")\s*\(\s*(?:[\w$.\[\]]+\s*,\s*)?([\"'`])([^\"'`\n]+)\2(?=\s*[,)])")
             if names else None
         )
         # Cheap substring tests that rule most files out before the call regex runs.

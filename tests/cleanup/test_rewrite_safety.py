@@ -256,6 +256,81 @@ CASES = {
         """, """
         const style = (u) => ({ color: "red" });
         """),
+    # what the rewrite must keep as it was
+    "a variable Go assigns again with :=": ("go", True, """
+        package main
+
+        func f(u User) error {
+        	enabled := statsig.CheckGate(u, "g")
+        	enabled, err := other()
+        	if enabled {
+        		a()
+        	}
+        	return err
+        }
+        """, """
+        package main
+
+        func f(u User) error {
+        	enabled := true""" + SLASHES + """
+        	enabled, err := other()
+        	if enabled {
+        		a()
+        	}
+        	return err
+        }
+        """),
+    "a triple-quoted string in the kept block": ("python", True, '''
+        def f(user):
+            if statsig.check_gate(user, "g"):
+                q = """
+        select 1
+          from t
+        """
+                run(q)
+        ''', '''
+        def f(user):
+            q = """
+        select 1
+          from t
+        """
+            run(q)
+        '''),
+    "a kept block that starts with a loop": ("python", True, """
+        def f(user, xs):
+            if statsig.check_gate(user, "g"):
+                for x in xs:
+                    a(x)
+                b()
+        """, """
+        def f(user, xs):
+            for x in xs:
+                a(x)
+            b()
+        """),
+    "a comment among the check's arguments": ("python", True, """
+        def f(user):
+            if statsig.check_gate(
+                user,  # who
+                "g",
+            ):
+                a()
+        """, """
+        def f(user):
+            a()
+        """),
+    "an import that names something else unused": ("python", True, """
+        from .client import check_gate, FLAGS_VERSION
+
+        def f(user):
+            if check_gate(user, "g"):
+                a()
+        """, """
+        from .client import FLAGS_VERSION
+
+        def f(user):
+            a()
+        """),
 }
 
 
@@ -288,3 +363,20 @@ def test_every_gate_id_makes_a_branch_name_git_takes(gate_id):
     branch = branch_for(gate_id)
     checked = subprocess.run(["git", "check-ref-format", "--branch", branch], capture_output=True, text=True)
     assert checked.returncode == 0 and checked.stdout.strip() == branch, checked.stderr
+
+
+def test_windows_line_endings_stay_as_they_were():
+    before = 'function f(u) {\r\n  if (Statsig.checkGate(u, "g")) {\r\n    a();\r\n    b();\r\n  }\r\n}\r\n'
+    assert rewrite_checks(before, "typescript", "g", True).text == "function f(u) {\r\n  a();\r\n  b();\r\n}\r\n"
+
+
+def test_a_byte_order_mark_is_kept_and_the_file_rewritten(tmp_path):
+    from gatehouse.pipelines.cleanup.branches import Worktree
+    from gatehouse.pipelines.cleanup.decisions import Choice
+    from gatehouse.pipelines.cleanup.patch import GatePatch, _rewrite_file
+
+    (tmp_path / "flags.py").write_bytes(b'\xef\xbb\xbfdef f(user):\n    if statsig.check_gate(user, "g"):\n        a()\n')
+    patch = GatePatch(Choice("g", (), True, "launched"), "gatehouse/cleanup/g")
+    _rewrite_file(Worktree(tmp_path, tmp_path, "base"), patch, "flags.py", True)
+    assert patch.left == {}
+    assert (tmp_path / "flags.py").read_bytes() == b"\xef\xbb\xbfdef f(user):\n    a()\n"

@@ -30,3 +30,18 @@ def test_an_orphan_call_of_each_sdk_form_is_found(tmp_path, path, source, expect
     write(tmp_path, {path: source.encode() + b"\n"})
     hits, _ = scan_repository(open_repository(tmp_path), Matcher(KNOWN))
     assert [(h.path, h.line, h.entity_type, h.entity_id, h.match_kind) for h in hits] == [(path, 1, *expected, "check_call")]
+
+
+@pytest.mark.parametrize("source", [
+    'on = check_gate(user, "check" + "out")',
+    "on = checkGate(user, 'new_' + suffix)",
+    'on = statsig.CheckGate(user, "prefix_"+name)',
+])
+def test_an_id_built_by_concatenation_is_no_orphan_call(source):
+    # only the literal that is the whole argument is an id: "check" here is a piece of one, not a gate
+    assert Matcher(KNOWN).hits(source.encode(), "app.py") == []
+
+
+def test_a_call_across_lines_with_its_arguments_whole_is_found():
+    source = b'on = check_gate(\n    user,\n    "ghost_gate"\n)\nother = checkGate("ghost_two", { disableExposure: true })\n'
+    assert [(h.line, h.entity_id) for h in Matcher(KNOWN).hits(source, "app.py")] == [(3, "ghost_gate"), (5, "ghost_two")]
