@@ -77,7 +77,7 @@ def patch_gate(worktree: Worktree, choice: Choice, paths: Sequence[str], *, dry_
     The work tree is back at the base commit afterwards."""
     assert choice.value is not None
     patch = GatePatch(choice, branch_for(choice.gate_id))
-    if not dry_run and branch_exists(worktree.root, patch.branch):
+    if branch_exists(worktree.root, patch.branch):  # said by --dry-run too: the run would leave it as it is
         patch.skipped = f"branch {patch.branch} exists already: left as it is (delete it to make it again)"
         return patch
     try:

@@ -113,11 +113,16 @@ def test_the_worklist_shows_the_branches_and_who_must_decide(repository, databas
 def test_a_branch_that_exists_is_left_as_it_is(repository, database, gatehouse):
     git(repository, "branch", "gatehouse/cleanup/new_checkout", "main")
     kept = git(repository, "rev-parse", "gatehouse/cleanup/new_checkout")
+    said = ("new_checkout (true): branch gatehouse/cleanup/new_checkout exists already: left as it is"
+            " (delete it to make it again)")
+    # --dry-run says what the run will do: leave it
+    dry = gatehouse("cleanup", "new_checkout", "--repo", str(repository), "--duckdb", str(database), "--dry-run")
+    assert dry.code == 0, dry.err
+    assert said in dry.err and dry.out == ""  # no diff: nothing would be made
     done = gatehouse("cleanup", "new_checkout", "--repo", str(repository), "--duckdb", str(database))
     assert done.code == 0, done.err
     assert git(repository, "rev-parse", "gatehouse/cleanup/new_checkout") == kept
-    assert ("new_checkout (true): branch gatehouse/cleanup/new_checkout exists already: left as it is"
-            " (delete it to make it again)") in done.out
+    assert said in done.out
 
 
 def test_what_cannot_be_cleaned_up_is_one_line(repository, database, gatehouse, tmp_path):
