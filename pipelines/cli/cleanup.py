@@ -86,24 +86,28 @@ def handle(args: argparse.Namespace) -> int:
         others = [name for name in referencing.get(patch.choice.gate_id, []) if name != repository.name]
         return commit_message(patch, others, as_of)
 
-    patches = []
-    with base_worktree(repository.root, base_commit) as worktree:
-        # one scan of the base commit for every gate, decided or not: an undecided gate this code names is listed
-        found = find_checks(worktree, [choice.gate_id for choice in choices], DEFAULT_EXCLUDES)
-        for choice in choices:
-            if choice.value is None and (not args.all or choice.gate_id in found):
-                said = "needs a person" if choice.decisions else "left alone"
-                where = f" (named in {counted(len(found[choice.gate_id]), 'file')} here)" if choice.gate_id in found else ""
-                say(f"{choice.gate_id}: {said}: {choice.reason}{where}", file=out)
-        for patch in patch_gates(worktree, choices, found, dry_run=args.dry_run, message=message):
-            patches.append(patch)
-            if args.dry_run and patch.diff:
-                sys.stdout.write(patch.diff)
-            if not (args.all and patch.skipped and not patch.left and patch.choice.gate_id not in found):
-                say(*_patch_lines(patch, args.dry_run), file=out)  # --all: a gate this code never names goes unsaid
-    made = [patch for patch in patches if patch.commit]
-    if made:
-        _record(destination, repository, base_commit, made, args.lock_timeout)
+    patches: list[GatePatch] = []
+    found: dict[str, list[str]] = {}
+    try:
+        with base_worktree(repository.root, base_commit) as worktree:
+            # one scan of the base commit for every gate, decided or not: an undecided gate this code names is listed
+            found.update(find_checks(worktree, [choice.gate_id for choice in choices], DEFAULT_EXCLUDES))
+            for choice in choices:
+                if choice.value is None and (not args.all or choice.gate_id in found):
+                    said = "needs a person" if choice.decisions else "left alone"
+                    where = f" (named in {counted(len(found[choice.gate_id]), 'file')} here)" if choice.gate_id in found else ""
+                    say(f"{choice.gate_id}: {said}: {choice.reason}{where}", file=out)
+            for patch in patch_gates(worktree, choices, found, dry_run=args.dry_run, message=message):
+                patches.append(patch)
+                if args.dry_run and patch.diff:
+                    sys.stdout.write(patch.diff)
+                if not (args.all and patch.skipped and not patch.left and patch.choice.gate_id not in found):
+                    say(*_patch_lines(patch, args.dry_run), file=out)  # --all: a gate this code never names goes unsaid
+    finally:
+        # the branches made are recorded whatever stopped the others (git failing on one gate): they exist
+        made = [patch for patch in patches if patch.commit]
+        if made:
+            _record(destination, repository, base_commit, made, args.lock_timeout)
     say(_summary(choices, patches, found, args.dry_run), file=out)
     return 0
 

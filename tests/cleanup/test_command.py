@@ -157,3 +157,27 @@ def test_no_hook_runs_and_a_sparse_checkout_leaves_no_file_out(repository, datab
     tree = branch_tree(repository, "gatehouse/cleanup/new_checkout")
     assert tree == expected_tree("new_checkout")
     assert not (repository / "web").exists()  # the person's sparse checkout as it was
+
+
+def test_a_branch_made_before_git_fails_on_another_gate_is_recorded(repository, database, gatehouse, monkeypatch):
+    from gatehouse.pipelines.cleanup import branches
+    from gatehouse.pipelines.errors import GatehouseError
+
+    made = branches.Worktree.commit_branch
+
+    def fails_the_second(self, branch, message, paths):
+        if branch.endswith("old_banner"):
+            raise GatehouseError("git branch failed in the repository: cannot lock ref")
+        return made(self, branch, message, paths)
+
+    monkeypatch.setattr(branches.Worktree, "commit_branch", fails_the_second)
+    done = gatehouse("cleanup", "--all", "--repo", str(repository), "--duckdb", str(database))
+    assert done.code != 0 and "cannot lock ref" in done.err
+    with duckdb.connect(str(database), read_only=True) as connection:
+        rows = connection.sql("select gate_id, cleanup_state, cleanup_branches from analytics.cleanup_decisions"
+                              " order by gate_id").fetchall()
+    assert rows == [
+        ("half_rollout", "needs a person", None),
+        ("new_checkout", "branch made", "web: gatehouse/cleanup/new_checkout"),
+        ("old_banner", "ready", None),
+    ]
