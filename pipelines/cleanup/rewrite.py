@@ -81,8 +81,8 @@ FUNCTIONS = frozenset({
 MEMBER_PARENTS = frozenset({"attribute", "member_expression", "field_access", "selector_expression"})
 # ...anywhere in these (`.name` in Kotlin and Swift, an argument's label)...
 NAME_PARENTS = frozenset({"navigation_suffix", "value_argument_label", "property_identifier"})
-# ...and first in these (`name=` of a keyword argument; its value is a use)
-KEYWORD_PARENTS = frozenset({"keyword_argument"})
+# ...and first of several in these (`name=` of a keyword argument, Kotlin's `name = value`; the value is a use)
+KEYWORD_PARENTS = frozenset({"keyword_argument", "value_argument"})
 # The containers of a list of statements: an if there can be replaced by several statements. Anywhere else (an
 # `else if`, a loop's body without braces, an if used as a value) one statement or expression must stay one.
 STATEMENT_LISTS = frozenset({
@@ -726,7 +726,7 @@ def _is_member(identifier: Any) -> bool:
     if parent.kind() in MEMBER_PARENTS:
         return not first
     if parent.kind() in KEYWORD_PARENTS:
-        return first
+        return first and len(parent.named_children()) > 1
     return parent.kind() in NAME_PARENTS
 
 

@@ -331,6 +331,16 @@ CASES = {
         def f(user):
             a()
         """),
+    "Kotlin's named argument": ("kotlin", True, """
+        fun f() {
+            val enabled = Statsig.checkGate("g")
+            render(enabled = enabled)
+        }
+        """, """
+        fun f() {
+            render(enabled = true)""" + SLASHES + """
+        }
+        """),
 }
 
 
