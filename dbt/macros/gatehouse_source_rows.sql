@@ -98,6 +98,10 @@ select {{ selected | join(', ') }} from {{ relation }}
 {{ return({
     "extraction_runs": [
         [
+            "_dlt_load_id",
+            "varchar"
+        ],
+        [
             "extraction_id",
             "varchar"
         ],

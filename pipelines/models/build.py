@@ -105,6 +105,7 @@ _STATUS_ENTRY = {**_DLT_NESTED, "status": "varchar", "status_timestamp": "timest
 
 SOURCE_COLUMNS: dict[str, dict[str, str]] = {
     "extraction_runs": {
+        "_dlt_load_id": "varchar",
         "extraction_id": "varchar",
         "service_time": "timestamptz",
         "started_at": "timestamptz",

@@ -17,7 +17,7 @@ import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Optional
+from typing import Any, Iterator, Optional, Sequence
 
 import dlt
 from dlt.common.configuration.exceptions import ConfigFieldMissingException, ConfigurationValueError
@@ -109,13 +109,15 @@ def run_projects(options: RunOptions, projects: list[str]) -> tuple[list[Project
     apply_run_defaults()
     import_before_threads()
 
+    tallies = {project: RunTally() for project in projects}
+
     def load(project: str) -> ProjectOutcome:
         project_options = dataclasses.replace(
             options, project=project, destination=options.destination.for_project(project), publish=False, alerts=False,
             source_args=dict(options.projects_args.get(project, {})),
         )  # fmt: skip
         try:
-            return ProjectOutcome(project, summary=run_extraction(project_options))
+            return ProjectOutcome(project, summary=run_extraction(project_options, tallies[project]))
         except (GatehouseError, ConsoleError) as err:
             return ProjectOutcome(project, error=str(err))
         except Exception as err:  # any other failure is this project's alone; the others still load
@@ -124,13 +126,17 @@ def run_projects(options: RunOptions, projects: list[str]) -> tuple[list[Project
 
     with one_normalize_worker(), ThreadPoolExecutor(max_workers=len(projects), thread_name_prefix="gatehouse-project") as pool:
         outcomes = list(pool.map(load, projects))
+    timeout_s = lock_timeout(options.lock_timeout_s)
     if any(outcome.summary for outcome in outcomes):
-        timeout_s = lock_timeout(options.lock_timeout_s)
         # once, over every project's dataset (the views read them all), as a single console's run does
         with options.destination.exclusive(timeout_s):
             # with every configured project's dataset too, not only those this run loaded (--project web)
             options.destination.refresh_views(timeout_s, known_projects=projects)
         options.destination.publish_snapshot(timeout_s)
+    elif any(tally.views_dropped for tally in tallies.values()):
+        # every project failed, one after dropping the views: they answer again, over what was there
+        with options.destination.exclusive(timeout_s):
+            restore_views(options.destination, timeout_s, known_projects=projects)
     return outcomes, alert_after_projects(options, outcomes) if options.alerts else None
 
 
@@ -186,24 +192,30 @@ def console_source(options: RunOptions, report: ExtractionReport) -> DltSource:
 @dataclass
 class RunTally:
     """What one run's steps add up as they go: seconds per step and when each began, rows and load ids per phase,
-    the tables of the phases loaded, and the pipeline once dlt holds data it extracted."""
+    the tables of the phases loaded, the pipeline once dlt holds data it extracted, and whether the views were
+    dropped."""
 
     steps: dict[str, float] = field(default_factory=dict)
     step_started: dict[str, float] = field(default_factory=dict)
     rows: Counter[str] = field(default_factory=Counter)
     load_ids: list[str] = field(default_factory=list)
     loaded: list[str] = field(default_factory=list)
+    # the tables of every phase of the run, in load order
+    planned: list[str] = field(default_factory=list)
     pending: Optional[dlt.Pipeline] = None
+    # The analysis views were dropped for a load that drops tables: applied again whatever happens next.
+    views_dropped: bool = False
 
     def timed(self, name: str) -> contextlib.AbstractContextManager[None]:
         return _timed(self.steps, name, self.step_started)
 
 
-def run_extraction(options: RunOptions) -> RunSummary:
+def run_extraction(options: RunOptions, tally: Optional[RunTally] = None) -> RunSummary:
     """One console's run: its load (`load_console`), then, with `options.alerts`, the alerts step, which tells
-    what is new after a good load and the failure after a failed one (the failure is then raised as it was)."""
+    what is new after a good load and the failure after a failed one (the failure is then raised as it was).
+    `tally`: the caller's, to read what the run did when it fails (several projects)."""
     try:
-        summary = load_console(options)
+        summary = load_console(options, tally)
     except (GatehouseError, ConsoleError) as err:
         if options.alerts:
             log_outcome(alert_after_run(options.destination, options.lock_timeout_s, run_error=str(err)))
@@ -213,10 +225,11 @@ def run_extraction(options: RunOptions) -> RunSummary:
     return summary
 
 
-def load_console(options: RunOptions) -> RunSummary:
+def load_console(options: RunOptions, tally: Optional[RunTally] = None) -> RunSummary:
     """One console's load, step by step: the console check, then the state's reads ahead, an interrupted load
     finished, the sync, each load phase extracted, normalised and loaded, then the statistics, the SCD2 counts, the
-    views and the readers' snapshot (docs/architecture.md, "One run, step by step")."""
+    views and the readers' snapshot (docs/architecture.md, "One run, step by step"). Views dropped on the way (a
+    refresh, an interrupted load finished) are applied again when the run fails, over what the database holds."""
     started = time.monotonic()
     apply_run_defaults()
     report = ExtractionReport()
@@ -229,7 +242,7 @@ def load_console(options: RunOptions) -> RunSummary:
 
     destination = options.destination
     timeout_s = lock_timeout(options.lock_timeout_s)
-    tally = RunTally()
+    tally = tally if tally is not None else RunTally()
     if options.project is None:  # several projects: checked once for them all (run_projects)
         check_demo_file(destination, timeout_s, options.demo)
     # a first run that fails before it loads anything leaves no empty database behind (the next one starts afresh)
@@ -244,15 +257,21 @@ def load_console(options: RunOptions) -> RunSummary:
             pipeline = destination.pipeline()
             before = schema_columns(pipeline)
             try:
-                reading = start_run(options, destination, pipeline, source, report, tally, timeout_s)
+                try:
+                    reading = start_run(options, destination, pipeline, source, report, tally, timeout_s)
+                    file_held.close()
+                    if not reading:
+                        report.start_reading({} if options.full_refresh else last_source_state(pipeline, source.name))
+                    load_in_phases(options, destination, pipeline, source, report, tally, before, timeout_s)
+                except (PipelineStepFailed, ConsoleError) as err:
+                    raise GatehouseError(explain(err) + loaded_before(tally, options.full_refresh)) from err
+                finally:
+                    report.close()
+            except BaseException:
                 file_held.close()
-                if not reading:
-                    report.start_reading({} if options.full_refresh else last_source_state(pipeline, source.name))
-                load_in_phases(options, destination, pipeline, source, report, tally, before, timeout_s)
-            except (PipelineStepFailed, ConsoleError) as err:
-                raise GatehouseError(explain(err) + loaded_before(tally.loaded)) from err
-            finally:
-                report.close()
+                if tally.views_dropped and options.publish:  # several projects: applied once, after all (run_projects)
+                    restore_views(destination, timeout_s)
+                raise
             # to the end of the run
             file_held.enter_context(destination.writing())
             ended = end_run(options, destination, tally, timeout_s)
@@ -301,10 +320,12 @@ def start_run(options: RunOptions, destination: Destination, pipeline: dlt.Pipel
     # goes through the one bounded wait, and a file taken after extraction costs no request.
     # A load left pending goes first: syncing with a dataset it never reached would wipe it.
     if pipeline.has_pending_data:
+        tally.views_dropped = True
         finish_interrupted_load(destination, pipeline, timeout_s)
     if options.full_refresh:
-        # the refresh drops the raw tables, which PostgreSQL refuses while a view reads them; the views
-        # are applied again at the end of the run
+        # each phase drops its raw tables as it loads them, which PostgreSQL refuses while a view reads them;
+        # the views are applied again at the end of the run, or after its failure
+        tally.views_dropped = True
         destination.drop_views(timeout_s)
     with tally.timed("sync"):
         destination.when_free(pipeline.sync_destination, timeout_s)
@@ -314,15 +335,18 @@ def start_run(options: RunOptions, destination: Destination, pipeline: dlt.Pipel
 def load_in_phases(options: RunOptions, destination: Destination, pipeline: dlt.Pipeline, source: DltSource,
                    report: ExtractionReport, tally: RunTally, before: dict[str, dict[str, str]], timeout_s: float) -> None:
     """Phase by phase (sources.console.LOAD_PHASES): each is loaded while the reads of the next go on in the
-    background, so what is left after the last request is the last phase's load alone."""
+    background, so what is left after the last request is the last phase's load alone. A full refresh drops each
+    phase's own tables and resource state in that phase's load (dlt's `drop_resources`), so a run that fails in a
+    later phase leaves that phase's tables as they were, never dropped and not reloaded."""
     with Progress(report, enabled=options.progress, label=options.project or ""), batch_garbage_collection():
         phases = load_phases(source)
+        tally.planned = [table for phase in phases for table in phase.selected_resources]
         for number, phase in enumerate(phases):
             tally.pending = pipeline
             with tally.timed("extract"):
                 pipeline.extract(
                     phase,
-                    refresh="drop_sources" if options.full_refresh and number == 0 else None,
+                    refresh="drop_resources" if options.full_refresh else None,
                     loader_file_format=LOADER_FILE_FORMAT,
                 )
             last = number == len(phases) - 1
@@ -376,12 +400,29 @@ def views_ahead(destination: Destination, pipeline: dlt.Pipeline, before: dict[s
     return destination.render_views_ahead(loading, timeout_s)
 
 
-def loaded_before(tables: list[str]) -> str:
-    """What a run that failed had loaded before it did (whole tables, its extraction not recorded), or nothing."""
-    tables = [t for t in tables if t in SELECTABLE]
+def loaded_before(tally: RunTally, full_refresh: bool = False) -> str:
+    """What a run that failed had loaded before it did (whole tables, its extraction not recorded), or nothing;
+    for a full refresh, the tables it did not reach, which keep what they held."""
+    tables = [t for t in tally.loaded if t in SELECTABLE]
     if not tables:
         return ""
+    if full_refresh:
+        kept = [t for t in tally.planned if t not in tally.loaded]
+        return (f" (--full-refresh reloaded before the failure: {', '.join(tables)}; {', '.join(kept)} kept as"
+                " they were)")
     return f" (loaded before the failure: {', '.join(tables)}; the run is not recorded in extraction_runs)"
+
+
+def restore_views(destination: Destination, timeout_s: float, known_projects: Sequence[str] = ()) -> None:
+    """After a failed run that dropped the views: applied again over what the database holds, so they still answer.
+    The run's own failure is what the user sees: one that keeps the views away is logged (`gatehouse views`)."""
+    try:
+        with destination.writing():
+            destination.refresh_views(timeout_s, known_projects=known_projects)
+    except Exception as err:  # the run's failure is raised; this one is said beside it
+        log.warning("the analysis views could not be applied again after the failure (%s); `gatehouse views` applies"
+                    " them", explain(err))
+        log.debug("applying the views after a failed run", exc_info=True)
 
 
 def last_source_state(pipeline: dlt.Pipeline, source_name: str) -> dict[str, Any]:

@@ -12,7 +12,13 @@ WITH extraction_runs AS (
     project,
     service_time,
     finished_at,
-    ROW_NUMBER() OVER (PARTITION BY project ORDER BY started_at DESC, extraction_id DESC) AS recency
+    ROW_NUMBER() OVER (
+      PARTITION BY project
+      ORDER BY LEAST(
+        COALESCE(service_time, finished_at, started_at),
+        COALESCE(started_at, service_time, finished_at)
+      ) DESC, load_id DESC, extraction_id DESC
+    ) AS recency
   FROM extraction_runs
 ), final AS (
   SELECT
@@ -41,7 +47,10 @@ WITH extraction_runs AS (
     finished_at,
     ROW_NUMBER() OVER (
       PARTITION BY project
-      ORDER BY started_at DESC NULLS LAST, extraction_id DESC NULLS LAST
+      ORDER BY LEAST(
+        COALESCE(service_time, finished_at, started_at),
+        COALESCE(started_at, service_time, finished_at)
+      ) DESC NULLS LAST, load_id DESC NULLS LAST, extraction_id DESC NULLS LAST
     ) AS recency
   FROM extraction_runs
 ), final AS (

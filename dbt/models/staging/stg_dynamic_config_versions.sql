@@ -3,7 +3,17 @@
 {% if target.type == 'duckdb' %}
 SELECT
   versions.project,
-  versions._dlt_id AS config_version_id,
+  versions._dlt_id || CASE
+    WHEN ROW_NUMBER() OVER (
+      PARTITION BY versions.project, versions._dlt_id
+      ORDER BY versions._dlt_valid_from, versions._dlt_load_id
+    ) = 1
+    THEN ''
+    ELSE '~' || CAST(ROW_NUMBER() OVER (
+      PARTITION BY versions.project, versions._dlt_id
+      ORDER BY versions._dlt_valid_from, versions._dlt_load_id
+    ) - 1 AS TEXT)
+  END AS config_version_id,
   versions.id AS config_id,
   versions.name AS config_name,
   versions.description,
@@ -36,7 +46,17 @@ FROM ({{ gatehouse_source_rows('dynamic_configs') }}) AS versions
 {% elif target.type == 'postgres' %}
 SELECT
   versions.project,
-  versions._dlt_id AS config_version_id,
+  versions._dlt_id || CASE
+    WHEN ROW_NUMBER() OVER (
+      PARTITION BY versions.project, versions._dlt_id
+      ORDER BY versions._dlt_valid_from, versions._dlt_load_id
+    ) = 1
+    THEN ''
+    ELSE '~' || CAST(ROW_NUMBER() OVER (
+      PARTITION BY versions.project, versions._dlt_id
+      ORDER BY versions._dlt_valid_from, versions._dlt_load_id
+    ) - 1 AS TEXT)
+  END AS config_version_id,
   versions.id AS config_id,
   versions.name AS config_name,
   versions.description,

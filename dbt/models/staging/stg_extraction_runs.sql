@@ -6,7 +6,8 @@ SELECT
   extraction_runs.extraction_id,
   CAST(extraction_runs.service_time AS TIMESTAMPTZ) AT TIME ZONE 'UTC' AS service_time,
   CAST(extraction_runs.started_at AS TIMESTAMPTZ) AT TIME ZONE 'UTC' AS started_at,
-  CAST(extraction_runs.finished_at AS TIMESTAMPTZ) AT TIME ZONE 'UTC' AS finished_at
+  CAST(extraction_runs.finished_at AS TIMESTAMPTZ) AT TIME ZONE 'UTC' AS finished_at,
+  extraction_runs._dlt_load_id AS load_id
 FROM ({{ gatehouse_source_rows('extraction_runs') }}) AS extraction_runs
 {% elif target.type == 'postgres' %}
 SELECT
@@ -14,7 +15,8 @@ SELECT
   extraction_runs.extraction_id,
   CAST(extraction_runs.service_time AS TIMESTAMPTZ) AT TIME ZONE 'UTC' AS service_time,
   CAST(extraction_runs.started_at AS TIMESTAMPTZ) AT TIME ZONE 'UTC' AS started_at,
-  CAST(extraction_runs.finished_at AS TIMESTAMPTZ) AT TIME ZONE 'UTC' AS finished_at
+  CAST(extraction_runs.finished_at AS TIMESTAMPTZ) AT TIME ZONE 'UTC' AS finished_at,
+  extraction_runs._dlt_load_id AS load_id
 FROM ({{ gatehouse_source_rows('extraction_runs') }}) AS extraction_runs
 {% else %}
 {{ gatehouse_unsupported_target() }}

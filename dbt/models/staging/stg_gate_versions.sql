@@ -3,7 +3,17 @@
 {% if target.type == 'duckdb' %}
 SELECT
   versions.project,
-  versions._dlt_id AS gate_version_id,
+  versions._dlt_id || CASE
+    WHEN ROW_NUMBER() OVER (
+      PARTITION BY versions.project, versions._dlt_id
+      ORDER BY versions._dlt_valid_from, versions._dlt_load_id
+    ) = 1
+    THEN ''
+    ELSE '~' || CAST(ROW_NUMBER() OVER (
+      PARTITION BY versions.project, versions._dlt_id
+      ORDER BY versions._dlt_valid_from, versions._dlt_load_id
+    ) - 1 AS TEXT)
+  END AS gate_version_id,
   versions.id AS gate_id,
   versions.name AS gate_name,
   versions.description,
@@ -37,7 +47,17 @@ FROM ({{ gatehouse_source_rows('gates') }}) AS versions
 {% elif target.type == 'postgres' %}
 SELECT
   versions.project,
-  versions._dlt_id AS gate_version_id,
+  versions._dlt_id || CASE
+    WHEN ROW_NUMBER() OVER (
+      PARTITION BY versions.project, versions._dlt_id
+      ORDER BY versions._dlt_valid_from, versions._dlt_load_id
+    ) = 1
+    THEN ''
+    ELSE '~' || CAST(ROW_NUMBER() OVER (
+      PARTITION BY versions.project, versions._dlt_id
+      ORDER BY versions._dlt_valid_from, versions._dlt_load_id
+    ) - 1 AS TEXT)
+  END AS gate_version_id,
   versions.id AS gate_id,
   versions.name AS gate_name,
   versions.description,

@@ -1,4 +1,4 @@
--- grain: one row per rule of a version of a gate or a dynamic config, every version of both; key: project, entity_type, rule_row_id
+-- grain: one row per rule of a version of a gate or a dynamic config, every version of both; key: project, entity_type, version_id, rule_row_id
 {#
 The rules of both kinds in one, from `stg_gate_rules` and `stg_dynamic_config_rules`, with what the marts ask of a
 rule: whether everyone may pass it, and its variants.

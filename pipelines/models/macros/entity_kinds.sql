@@ -8,13 +8,40 @@ two kinds with an `entity_type` column.
 staging models' names: `stg_gate_rules`, `stg_dynamic_config_rules`), with the prefix of its staging models' key
 columns (`gate_version_id`, `config_version_id`).
 #}
-{% from 'macros/nested_lists.sql' import list_values %}
 {% set entity_kinds = {"gate": "gate", "dynamic_config": "config"} %}
+{% set entity_tables = {"gate": "gates", "dynamic_config": "dynamic_configs"} %}
+
+{#
+A version's key, read from a raw scd2 table aliased `alias`: its row's `_dlt_id`, unless an earlier row has it too.
+dlt's scd2 `_dlt_id` is the hash of the row's whole content, its lists included: a gate or config that returns to an
+earlier content (a count back to what it was, no version bump) is inserted again under the retired row's hash, and its
+nested rows (rules, holdout ids) are stored once, for both. The second row of a hash is `<_dlt_id>~1`, the third
+`~2`, in the order they became valid: a key unique per row hash and `valid_from`, and the first row's never changes.
+#}
+{% macro version_key(alias) -%}
+{{ alias }}._dlt_id || case
+        when row_number() over (partition by {{ alias }}.project, {{ alias }}._dlt_id order by {{ alias }}._dlt_valid_from, {{ alias }}._dlt_load_id) = 1 then ''
+        else '~' || cast(row_number() over (partition by {{ alias }}.project, {{ alias }}._dlt_id order by {{ alias }}._dlt_valid_from, {{ alias }}._dlt_load_id) - 1 as varchar)
+    end
+{%- endmacro %}
+
+{#
+The versions of a kind by the row hash their nested rows name as `_dlt_parent_id`: `project`, `row_hash`,
+`version_id`. The staging models of a version's lists join it (`join_on(..., 'row_hash = _dlt_parent_id')`), so that a
+content two versions share is listed under each of them, once.
+#}
+{% macro versions_by_row_hash(entity_type) -%}
+select
+        versions.project,
+        versions._dlt_id as row_hash,
+        {{ version_key('versions') }} as version_id
+    from {{ source(entity_tables[entity_type]) }} as versions
+{%- endmacro %}
 
 {# A version's identity: the first columns of stg_<kind>_versions, read from a raw table aliased `versions`. #}
 {% macro version_identity(entity_type) -%}
 {% set prefix = entity_kinds[entity_type] %}
-versions._dlt_id as {{ prefix }}_version_id,
+{{ version_key('versions') }} as {{ prefix }}_version_id,
     versions.id as {{ prefix }}_id,
     versions.name as {{ prefix }}_name,
     versions.description,
@@ -55,11 +82,11 @@ cast(floor((extract(epoch from as_of.as_of_at) - extract(epoch from {{ alias }}.
         cast(floor((extract(epoch from as_of.as_of_at) - extract(epoch from {{ alias }}.last_modified_at)) / 86400) as integer) as days_since_modified
 {%- endmacro %}
 
-{# The columns of stg_<kind>_rules, read from a raw rules table aliased `rules`. #}
+{# The columns of stg_<kind>_rules, read from a raw rules table aliased `rules` joined to `versions_by_row_hash` aliased `versions`. #}
 {% macro rule_columns(entity_type) -%}
 {% set prefix = entity_kinds[entity_type] %}
 rules._dlt_id as {{ prefix }}_rule_row_id,
-    rules._dlt_parent_id as {{ prefix }}_version_id,
+    versions.version_id as {{ prefix }}_version_id,
     rules._dlt_list_idx as rule_position,
     rules.id as rule_id,
     rules.base_id as rule_base_id,
@@ -92,9 +119,11 @@ target_values._dlt_parent_id as {{ entity_kinds[entity_type] }}_condition_row_id
     ) as target_value
 {%- endmacro %}
 
-{# The columns of stg_<kind>_holdouts, from a raw holdoutIDs table aliased `holdout_ids`. #}
+{# The columns of stg_<kind>_holdouts, from a raw holdoutIDs table aliased `holdout_ids` joined to `versions_by_row_hash` aliased `versions`. #}
 {% macro holdout_columns(entity_type) -%}
-{{ list_values('holdout_ids', parent=entity_kinds[entity_type] ~ '_version_id', position='holdout_position', value='holdout_id') }}
+versions.version_id as {{ entity_kinds[entity_type] }}_version_id,
+    holdout_ids._dlt_list_idx as holdout_position,
+    holdout_ids.value as holdout_id
 {%- endmacro %}
 
 {#

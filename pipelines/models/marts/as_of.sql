@@ -5,10 +5,15 @@ stay right when the console's clock is not ours and do not grow between runs. Be
 recorded (or when none recorded a time) there is no row, and the views that count ages (`current_gates`,
 `current_dynamic_configs` and what reads them, `exposure_growth`) have no rows either.
 
+The last extraction is the one whose time is latest by the earlier of its two clocks, the console's (`service_time`)
+and this machine's (`started_at`; dlt's load ids are read from the same clock): a clock that ran ahead at one run,
+the scheduler host's or the console's, then cannot hold `as_of` at that run once it is set right; one behind puts its
+run earlier, until the next run. Ties go to the later load (`load_id`).
+
 | column | meaning |
 |---|---|
 | `project` | the console |
-| `as_of_at` | of the last extraction in `stg_extraction_runs` that recorded a time (the latest `started_at`): its `service_time`, the console's `Date` header; its own `finished_at` when the console sent none |
+| `as_of_at` | of the last extraction in `stg_extraction_runs` that recorded a time: its `service_time`, the console's `Date` header; its own `finished_at` when the console sent none |
 | `as_of_date` | its date |
 | `is_service_clock` | false when `finished_at` was used |
 #}
@@ -22,7 +27,13 @@ ranked_extractions as (
         project,
         service_time,
         finished_at,
-        row_number() over (partition by project order by started_at desc, extraction_id desc) as recency
+        row_number() over (
+            partition by project
+            order by
+                least(coalesce(service_time, finished_at, started_at), coalesce(started_at, service_time, finished_at)) desc,
+                load_id desc,
+                extraction_id desc
+        ) as recency
     from extraction_runs
 ),
 

@@ -1,6 +1,7 @@
 -- grain: one row per version of a dynamic config, the whole scd2 history; key: project, config_version_id
 {#
-From `console.dynamic_configs`: `config_version_id` ← `_dlt_id`; `config_id` ← `id`; `config_name` ← `name`;
+From `console.dynamic_configs`: `config_version_id` ← `_dlt_id` (`~1`, `~2` on a later row of the same content, as for
+gates); `config_id` ← `id`; `config_name` ← `name`;
 `description`; `id_type`; `status`; `is_enabled`; `is_template`; `team`; `team_id`; `owner_id`, `owner_name`,
 `owner_type`, `owner_email` ← `owner__owner_*`; `release_pipeline_id`; `default_value` (the JSON as text);
 `version`; `created_at`; `creator_id`, `creator_name`, `creator_email`; `last_modified_at`; `last_modifier_id`,

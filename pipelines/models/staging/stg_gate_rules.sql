@@ -1,10 +1,19 @@
--- grain: one row per rule of a gate version; key: project, gate_rule_row_id
+-- grain: one row per rule of a gate version; key: project, gate_version_id, gate_rule_row_id
 {#
-From `console.gates__rules`: `gate_rule_row_id` ← `_dlt_id`; `gate_version_id` ← `_dlt_parent_id`; `rule_position`;
-`rule_id` ← `id`; `rule_base_id` ← `base_id`; `rule_name` ← `name`; `pass_percentage` (double).
+From `console.gates__rules`: `gate_rule_row_id` ← `_dlt_id`; `gate_version_id`, the version whose row is its
+`_dlt_parent_id` (versions of the same content share their stored rules: each is listed under each of them, so a
+rule row's id repeats across such versions); `rule_position`; `rule_id` ← `id`; `rule_base_id` ← `base_id`;
+`rule_name` ← `name`; `pass_percentage` (double).
 #}
-{% from 'macros/entity_kinds.sql' import rule_columns %}
+{% from 'macros/joins.sql' import join_on %}
+{% from 'macros/entity_kinds.sql' import rule_columns, versions_by_row_hash %}
+with versions as (
+    {{ versions_by_row_hash('gate') }}
+)
+
 select
     rules.project,
     {{ rule_columns('gate') }}
 from {{ source('gates__rules') }} as rules
+inner join versions
+    {{ join_on('versions', 'rules', 'row_hash = _dlt_parent_id') }}

@@ -1,6 +1,7 @@
 -- grain: one row per version of a gate, the whole scd2 history; key: project, gate_version_id
 {#
-From `console.gates`: `gate_version_id` ← `_dlt_id`; `gate_id` ← `id`; `gate_name` ← `name`; `description`;
+From `console.gates`: `gate_version_id` ← `_dlt_id`, with `~1`, `~2` on a later row of the same content (a gate that
+returned to an earlier content shares that row's `_dlt_id`: macros/entity_kinds.sql `version_key`); `gate_id` ← `id`; `gate_name` ← `name`; `description`;
 `id_type`; `status` (`In Progress`, `Launched`, `Disabled`, `Archived`); `gate_type` ← `type` (TEMPORARY, PERMANENT,
 STALE, TEMPLATE); `type_reason`; `is_enabled`; `checks_per_hour` (double; null when the console gives none); `team`;
 `owner_id`, `owner_name`, `owner_type`, `owner_email` ← `owner__owner_*`; `requires_review` ←
