@@ -779,11 +779,15 @@ def duckdb_credentials(path: Path) -> Any:
     dlt parses a string with SQLAlchemy's URL parser when SQLAlchemy is installed, importing it for that
     alone: 0.1 s of every run before its first request (large twin, no-change rerun), and nothing else in
     a run needs it. The fields are the same either way, and config (`global_config`...) still resolves.
+
+    The path is made absolute here, from the folder the command runs in: dlt would resolve a relative one against
+    the folder the pipeline's first run started in (kept in its state), and load into another file than the one
+    named (run from a subfolder, or from a copy of the project's folder).
     """
     from dlt.destinations.impl.duckdb.configuration import DuckDbCredentials
 
     credentials = DuckDbCredentials()
-    credentials.database = str(path)
+    credentials.database = os.path.abspath(path)
     return credentials
 
 
