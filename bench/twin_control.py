@@ -17,7 +17,6 @@ import argparse
 import json
 import sys
 from collections import Counter
-from datetime import timedelta
 from typing import Any
 
 from bench.floor import OrganisationShape, RateLimit
@@ -29,7 +28,6 @@ from gatehouse.sources.console.settle import is_settled
 API = source_settings.API_PREFIX
 LIST_ENDPOINTS = ("gates", "dynamic_configs", "qualifying_events")
 FAN_OUT_ENDPOINTS = ("holdouts", "experiments", "ingestion_runs")
-SETTLE_AFTER = timedelta(hours=source_settings.DEFAULT_SETTLE_AFTER_HOURS)
 
 
 def endpoint_of(path: str) -> str:
@@ -70,7 +68,7 @@ class TwinControl:
         return {
             run_id
             for run_id in self.twin.ingestion_run_ids
-            if is_settled(org.ingestion_run(run_id), self.twin.now, SETTLE_AFTER)
+            if is_settled(org.ingestion_run(run_id))
         }
 
     def concluded_experiments(self) -> int:

@@ -80,14 +80,14 @@ def listed_versions(
 ) -> Iterator[Any]:
     """The pages of `gates` and `dynamic_configs`, read alike: the whole list every run, then each id
     listed last run and missing now confirmed by `confirm(absences, missing) -> the live ones` before
-    the SCD2 merge retires it. Yielded only once complete, and only when it differs from the list last
-    loaded (`ListContent`, resource state `loaded_digest`); with no last load to compare with, page by
-    page as read. The first page carries `hints(numbers)` when
+    the SCD2 merge retires it. Yielded only once complete, the last copy of each gate or config read (a newer
+    one served later in the list replaces it), and only when it differs from the list last loaded
+    (`ListContent`, resource state `loaded_digest`). The first page carries `hints(numbers)` when
     the destination stores a number column as bigint."""
     retype = numbers.check_destination(dlt.current.source_schema())
     state = list_state()
     absences = AbsenceCheck(state, table)
-    content = ListContent(state)
+    content = ListContent(state, "id")
 
     def hinted(page: list[dict]) -> Any:
         nonlocal retype
@@ -104,24 +104,19 @@ def listed_versions(
             run.report.add(table, len(page))
             run.report.add_fields(table, page)
             content.add(page)
-            if not content.spooled:
-                yield hinted(page)
         if live := absences.finish(lambda missing: confirm(absences, missing)):
             arrays_as_lists(live, arrays)
             run.catalogue.record_list_page(table, live)
             run.report.add(table, len(live), pages=0)
             content.add(live)
-            if not content.spooled:
-                yield hinted(live)
         run.catalogue.complete_list(table)
         # Only now, with the whole list in, can it be told unchanged: then nothing is yielded, so the SCD2
         # merge does not run and retires nothing; any change yields the whole list, so retirement stays exact.
         if content.same_as_loaded(state):
             run.report.add_unchanged(table, content.items)
             return
-        if content.spooled:
-            for page in content.pages(page_size):
-                yield hinted(page)
+        for page in content.pages(page_size):
+            yield hinted(page)
     finally:
         content.close()
 
@@ -170,22 +165,19 @@ def dynamic_configs(client: ConsoleClient, run: ExtractionRun) -> Iterator[list[
 
 @dlt.resource(name="qualifying_events", primary_key="name", write_disposition="merge")
 def qualifying_events(client: ConsoleClient, run: ExtractionRun) -> Iterator[list[dict]]:
-    """Table `qualifying_events`, key `name`: merged, whole list every run, loaded only when it differs
-    from the list last loaded (resource state `loaded_digest`)."""
+    """Table `qualifying_events`, key `name`: merged, whole list every run (the last copy of each event read),
+    loaded only when it differs from the list last loaded (resource state `loaded_digest`)."""
     state = list_state()
-    content = ListContent(state)
+    content = ListContent(state, "name")
     try:
         for page in client.list_qualifying_events(page_size=content.read_page_size(client.options.page_size)):
             run.report.add("qualifying_events", len(page))
             run.report.add_fields("qualifying_events", page)
             content.add(page)
-            if not content.spooled:
-                yield page
         if content.same_as_loaded(state):
             run.report.add_unchanged("qualifying_events", content.items)
             return
-        if content.spooled:
-            yield from content.pages(client.options.page_size)
+        yield from content.pages(client.options.page_size)
     finally:
         content.close()
 
@@ -268,7 +260,7 @@ def holdouts(ids: list[str], client: ConsoleClient, run: ExtractionRun) -> Itera
             run.report.skip("holdouts", holdout_id, holdout.message)
             continue
         arrays_as_lists([holdout], HOLDOUT_ARRAYS)
-        run.catalogue.record_holdout(holdout)
+        run.catalogue.record_holdout(holdout_id, holdout)
         found.append(holdout)
         if digests.changed(holdout_id, holdout):
             changed.append(holdout)
@@ -338,7 +330,7 @@ def cumulative_exposures(ids: list[str], client: ConsoleClient, run: ExtractionR
 
 @dlt.resource(name="ingestion_run_ids", selected=False)
 def ingestion_run_ids_resource(client: ConsoleClient, run: ExtractionRun) -> Iterator[list[str]]:
-    """Run ids, no table: configured ones plus loaded runs that have not settled, never a settled one,
+    """Run ids, no table: configured ones plus loaded runs that have not completed, never a completed one,
     and a quiet run (status unchanged for `quiet_run_after_days`) only every `recheck_concluded_days`.
 
     All in one item: the transformer streams them from one worker thread. Several batches would
@@ -346,14 +338,16 @@ def ingestion_run_ids_resource(client: ConsoleClient, run: ExtractionRun) -> Ite
     of reading the lists (measured: the gates list then started only after 38 s of runs).
     """
     state = ingestion_runs_state("ingestion_runs")
-    settled = set(state.get("settled", []))
+    complete = set(state.get("complete", []))
     pending = state.get("pending", {})
     quiet: dict[str, str] = state.get("quiet", {})
+    # Runs an older version settled, errors among them: asked once more (state.IngestionRunsState).
+    settled_before = state.get("settled", [])
     # This runs before any answer: the service's clock is estimated from the offset the last run saw.
     today = estimated_service_now(state.get("clock_offset_s", 0.0)).date()
     wanted = [
-        r for r in unique([*run.ingestion_run_ids, *pending])
-        if r not in settled and not is_quiet(quiet.get(r), today, run.recheck_concluded_days)
+        r for r in unique([*run.ingestion_run_ids, *pending, *settled_before])
+        if r not in complete and not is_quiet(quiet.get(r), today, run.recheck_concluded_days)
     ]  # fmt: skip
     configured = set(run.ingestion_run_ids)
     run.report.follow("ingestion runs", f"{len(configured)} in ingestion_run_ids" if configured else
@@ -374,13 +368,14 @@ def ingestion_runs(ids: list[str], client: ConsoleClient, run: ExtractionRun) ->
     """Table `ingestion_runs`, key `run_id`: merged; fed by `ingestion_run_ids`; `runHistory` and
     `granularHistory` nested.
 
-    A run is requested until it settles (pulse_complete, or an error status unchanged for
-    `settle_after_hours` by the service's clock); then never again. A run answered as last loaded is
+    A run is requested until it completes (pulse_complete); then never again. Any other status may still move
+    (an error is retried by the service), so a run whose status has not moved for `quiet_run_after_days` by the
+    service's clock is quiet: requested again every `recheck_concluded_days`. A run answered as last loaded is
     not loaded again (resource state `loaded_digests`).
     """
     # Named: this runs in a worker thread, where dlt cannot tell which resource asks.
     state = ingestion_runs_state("ingestion_runs")
-    settled: list[str] = state.setdefault("settled", [])
+    complete: list[str] = state.setdefault("complete", [])
     pending: dict[str, str] = state.setdefault("pending", {})
     quiet: dict[str, str] = state.setdefault("quiet", {})
     digests = AnswerDigests(state)
@@ -395,9 +390,9 @@ def ingestion_runs(ids: list[str], client: ConsoleClient, run: ExtractionRun) ->
             runs.append(answer)
             if digests.changed(run_id, answer):
                 changed.append(answer)
-            if is_settled(answer, now, run.settle_after):
+            if is_settled(answer):
                 digests.forget(run_id)  # never asked again
-                settled.append(run_id)
+                complete.append(run_id)
                 pending.pop(run_id, None)
                 quiet.pop(run_id, None)
             else:
@@ -411,6 +406,8 @@ def ingestion_runs(ids: list[str], client: ConsoleClient, run: ExtractionRun) ->
         run.report.add_unchanged("ingestion_runs", digests.unchanged - unchanged_before)
         if changed:
             yield changed
+    # Every run an older version settled was in `ids` (ingestion_run_ids): each is now in `complete` or `pending`.
+    state.pop("settled", None)
     if client.server_time is not None:
         state["clock_offset_s"] = clock_offset_s(client.server_time)
 
@@ -452,10 +449,9 @@ def console(
     client = client or ConsoleClient(settings.client_options())
     run = ExtractionRun.start(
         client, report, experiment_ids=settings.experiment_ids, holdout_ids=settings.holdout_ids,
-        ingestion_run_ids=settings.ingestion_run_ids, settle_after_hours=settings.settle_after_hours,
-        quiet_run_after_days=settings.quiet_run_after_days, recheck_concluded_days=settings.recheck_concluded_days,
-        late_exposure_days=settings.late_exposure_days, max_workers=settings.max_workers,
-        tables=TABLES if tables is None else tables,
+        ingestion_run_ids=settings.ingestion_run_ids, quiet_run_after_days=settings.quiet_run_after_days,
+        recheck_concluded_days=settings.recheck_concluded_days, late_exposure_days=settings.late_exposure_days,
+        max_workers=settings.max_workers, tables=TABLES if tables is None else tables,
     )  # fmt: skip
     # A caller that has the pipeline's state before dlt extracts starts the reads ahead then (report.start_reading).
     run.report.on_start_reading(partial(start_reads_ahead, client, run))

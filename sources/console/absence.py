@@ -26,7 +26,9 @@ class AbsenceCheck:
     listed last run (resource state `listed`, id -> `version`) and missing now is confirmed before it may
     be retired; a live one is added to the run's items. A run where nothing left the list asks nothing
     more. Without a record (the first run, or the first after upgrading) the read is the strict one:
-    `totalItems` checked, one re-read, `PaginationError` if still inconsistent.
+    `totalItems` checked, one re-read; a count that still disagrees is accepted only when the two passes
+    served the same items, each once, with an unchanging count, to a null `nextPage` (nothing moved, so the
+    count counts what the console does not list), and is a `PaginationError` otherwise (paging.read_complete).
     """
 
     def __init__(self, state: ListState, name: str) -> None:
@@ -87,13 +89,12 @@ def live_dynamic_configs(client: ConsoleClient, ids: Sequence[str], room: int) -
     """The dynamic configs among `ids` still listed, by a second read of the list (there is no single read).
 
     Asked as one page of `room` items: one answer is a snapshot no deletion can shift. A console that
-    serves fewer a page gets the strict complete read (`totalItems` checked), which fails rather than
-    confirm an absence it could not see.
+    serves fewer a page gets the strict complete read (`totalItems` checked, and when it disagrees twice, two
+    passes that must agree with each other), which fails rather than confirm an absence it could not see.
     """
     wanted = set(ids)
-    return [
-        config
-        for page in client.list_dynamic_configs(page_size=max(room, client.options.page_size))
-        for config in page
-        if config["id"] in wanted
-    ]
+    live: dict[str, dict[str, Any]] = {}
+    for page in client.list_dynamic_configs(page_size=max(room, client.options.page_size)):
+        # the last copy of a config wins: the complete read yields one again only when it is newer
+        live.update((config["id"], config) for config in page if config["id"] in wanted)
+    return list(live.values())

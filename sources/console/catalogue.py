@@ -44,7 +44,7 @@ class Catalogue:
         self._lock = threading.Lock()
         self._list_holdout_refs: dict[str, list[str]] = {}  # list name -> referenced holdout ids
         self._complete_lists: set[str] = set()
-        self._holdout_experiments: dict[str, list[str]] = {}  # holdout id -> experiment ids
+        self._holdout_experiments: dict[str, list[str]] = {}  # holdout id asked for -> experiment ids
         self._holdouts_missing: set[str] = set()
         # The holdouts the run reads, once the lists gave them (holdout_ids): when all are answered, the
         # experiments are known.
@@ -61,9 +61,11 @@ class Catalogue:
             self._complete_lists.add(list_name)
             self._list_holdout_refs[list_name] = unique(self._list_holdout_refs.get(list_name, []))
 
-    def record_holdout(self, holdout: dict[str, Any]) -> None:
+    def record_holdout(self, holdout_id: str, holdout: dict[str, Any]) -> None:
+        """`holdout` as answered for `holdout_id`, the id asked for: kept under that id, which is the one looked up
+        (a console that matches ids case-insensitively answers its own spelling in `id`)."""
         with self._lock:
-            self._holdout_experiments[holdout["id"]] = list(as_list(holdout.get("experimentIDs")) or [])
+            self._holdout_experiments[holdout_id] = list(as_list(holdout.get("experimentIDs")) or [])
 
     def record_missing_holdout(self, holdout_id: str) -> None:
         with self._lock:
@@ -92,6 +94,6 @@ class Catalogue:
             if isinstance(holdout, ConsoleError):
                 self.record_missing_holdout(holdout_id)
             else:
-                self.record_holdout(holdout)
+                self.record_holdout(holdout_id, holdout)
         from_holdouts = [e for h in holdout_ids for e in self._holdout_experiments.get(h, [])]
         return unique([*configured, *from_holdouts])

@@ -40,7 +40,6 @@ class ConsoleSettings(BaseConfiguration):
     timeout: float = settings.DEFAULT_TIMEOUT_S
     max_attempts: int = settings.DEFAULT_MAX_ATTEMPTS
     max_retry_time: float = settings.DEFAULT_MAX_RETRY_TIME_S
-    settle_after_hours: float = settings.DEFAULT_SETTLE_AFTER_HOURS
     quiet_run_after_days: float = settings.DEFAULT_QUIET_RUN_AFTER_DAYS
     recheck_concluded_days: int = settings.DEFAULT_RECHECK_CONCLUDED_DAYS
     late_exposure_days: int = settings.DEFAULT_LATE_EXPOSURE_DAYS

@@ -9,11 +9,14 @@ the qualifying-events sample points at another path altogether
 `limit` taken from nextPage's query (our limit when it has none). This can never send the
 key to another host or path, and works for every form seen.
 
-An answer without any `pagination` object (the dynamic-configs sample) is paged until an empty page.
+A list ends where `nextPage` is null, whatever came before: an empty page naming a next page is read past
+(up to MAX_EMPTY_PAGES_IN_A_ROW in a row). An answer without any `pagination` object (the dynamic-configs
+sample) is paged until an empty page.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 from dataclasses import dataclass
@@ -21,7 +24,7 @@ from typing import Any, Callable, Generator, Iterator, Mapping
 from urllib.parse import parse_qs, urlsplit
 
 from gatehouse.sources.console.errors import NotFoundError, PaginationError
-from gatehouse.sources.console.settings import FIRST_PAGE, LOGGER_NAME
+from gatehouse.sources.console.settings import FIRST_PAGE, LOGGER_NAME, MAX_EMPTY_PAGES_IN_A_ROW
 
 log = logging.getLogger(LOGGER_NAME)
 
@@ -38,6 +41,8 @@ class Page:
     items_per_page: int | None
     # False when the answer had no `pagination` object: nothing then says whether more pages follow.
     described: bool = True
+    # True when the console said this is the last page (`nextPage` null or empty), not when we inferred it.
+    last: bool = False
 
 
 def _as_int(value: Any) -> int | None:
@@ -65,10 +70,6 @@ def _next_from_reference(reference: str, list_path: str) -> tuple[int | None, in
     return page, (limit if limit and limit > 0 else None)
 
 
-# Empty pages in a row that are read past when the console names a next page and its total is not reached.
-MAX_EMPTY_PAGES_READ_PAST = 3
-
-
 def paginate(
     fetch: FetchPage,
     path: str,
@@ -81,7 +82,7 @@ def paginate(
     base = {k: v for k, v in (params or {}).items() if v is not None and k not in ("page", "limit")}
     page, limit = max(FIRST_PAGE, start_page), page_size
     previous: frozenset[str] | None = None  # the last page's items, when it came without a `pagination` object
-    served_so_far, empty_in_a_row = 0, 0
+    empty_in_a_row = 0
     while True:
         try:
             body = fetch(path, {**base, "page": page, "limit": limit})
@@ -115,21 +116,24 @@ def paginate(
         items_per_page = _as_int(pagination.get("itemsPerPage"))
         total = _as_int(pagination.get("totalItems"))
         next_ref = pagination.get("nextPage")
-        yield Page(items, page, total, next_ref if isinstance(next_ref, str) else None, items_per_page)
-        served_so_far += len(items)
-        empty_in_a_row = 0 if items else empty_in_a_row + 1
-
-        if not items and not (
-            next_ref and total is not None and start_page == FIRST_PAGE and served_so_far < total
-            and empty_in_a_row <= MAX_EMPTY_PAGES_READ_PAST
-        ):  # fmt: skip
-            # Past the end. An empty page the console says is followed by more, with a `totalItems` not yet
-            # reached, is read past (a console that filters a page after cutting it); without a total an
-            # empty page ends the list, or a console that always names a next page would be read for ever.
-            return
+        names_next = "nextPage" in pagination
+        yield Page(items, page, total, next_ref if isinstance(next_ref, str) else None, items_per_page,
+                   last=names_next and not next_ref)
+        if not items and not names_next:
+            return  # past the end, and nothing says more follow
         following = _following_page(pagination, len(items), page, limit, path)
         if following is None:
             return
+        # An empty page naming a next page is not the end: a console may serve fewer items than asked, none when
+        # it filters a page after cutting it (gap-decisions), and nextPage is null only on the last page.
+        empty_in_a_row = 0 if items else empty_in_a_row + 1
+        if empty_in_a_row >= MAX_EMPTY_PAGES_IN_A_ROW:
+            raise PaginationError(
+                f"GET {path}: {empty_in_a_row} empty pages in a row each name a next page (page {page} names "
+                f"{next_ref!r}); stopping instead of reading for ever",
+                method="GET",
+                path=path,
+            )
         page, limit = following
 
 
@@ -201,75 +205,151 @@ def _item_key(item: Any, key: str) -> Any:
     return value
 
 
+# What is kept of the copy of an item yielded last: its `lastModifiedTime` and `version` (None where absent or not
+# whole numbers), and without either, a digest of its content (not the item: a list's memory follows one page).
+Copy = tuple[Any, Any, Any]
+
+
+def _copy_of(item: Any) -> Copy:
+    if not isinstance(item, Mapping):
+        return None, None, None
+    modified, version = _as_int(item.get("lastModifiedTime")), _as_int(item.get("version"))
+    if modified is None and version is None:
+        content = json.dumps(item, sort_keys=True, default=str).encode()
+        return None, None, hashlib.blake2b(content, digest_size=16).digest()
+    return modified, version, None
+
+
+def _replaces(later: Copy, kept: Copy) -> bool:
+    """Whether a copy served later replaces the one yielded: when it is newer by `lastModifiedTime`, else by
+    `version`; with neither to compare, when it differs (the later served is the later read)."""
+    compared = [(newer, older) for newer, older in zip(later[:2], kept[:2]) if newer is not None and older is not None]
+    for newer, older in compared:
+        if newer != older:
+            return newer > older
+    if compared:
+        return False  # the same version served again
+    return later != kept
+
+
+@dataclass
+class _Pass:
+    keys: set[Any]
+    served: int  # items served, repeats included
+    totals: list[int]
+    ended_at_null: bool  # the last page said it was the last (`nextPage` null)
+
+    @property
+    def total(self) -> int | None:
+        return self.totals[-1] if self.totals else None
+
+    @property
+    def changed(self) -> bool:
+        return len(set(self.totals)) > 1
+
+    @property
+    def agrees_with_total(self) -> bool:
+        return self.total is None or (len(self.keys) == self.total and not self.changed)
+
+
 def read_complete(
     pages: Callable[[], Iterator[Page]], path: str, key: str = "id", *, check_total: bool = True, keep_incomplete: bool = False
 ) -> Iterator[list[dict]]:
-    """A complete read of a list whose pages can shift while we read (items created or deleted).
+    """A complete read of a list whose pages can shift while we read (items created, changed or deleted).
 
-    One pass, de-duplicated by `key`. With `check_total=False` that is all: the caller confirms
-    every absence itself (see `gatehouse.sources.console.absence.AbsenceCheck`), so a list that moved
-    costs nothing more and fails nothing. Otherwise, if the last page's `totalItems` disagrees with the
-    number of distinct items seen, or `totalItems` changed from one page to the next (an item
-    deleted from a page already read shifts a later item past the page boundary: the count can
-    still agree while that item was never served), read once more and yield only items not yet
-    seen; if the re-read is not consistent either, raise `PaginationError`, or with `keep_incomplete`
-    (a list whose items are merged, never retired) log it and end with what both passes read.
+    One pass, de-duplicated by `key`: an item served again is left out, unless this copy is newer (a greater
+    `lastModifiedTime`, else `version`; without either, a copy that differs): then it is yielded again, in a later
+    page, and replaces the one yielded before. A caller keeps the last copy of each key.
+
+    With `check_total=False` that is all: the caller confirms every absence itself (see
+    `gatehouse.sources.console.absence.AbsenceCheck`), so a list that moved costs nothing more and fails nothing.
+    Otherwise, if the last page's `totalItems` disagrees with the number of distinct items seen, or `totalItems`
+    changed from one page to the next (an item deleted from a page already read shifts a later item past the page
+    boundary: the count can still agree while that item was never served), read once more and yield only items not
+    yet seen (or newer copies). If the re-read disagrees too, the list is accepted with a warning when the two
+    passes agree with each other: the same items, each served once, `totalItems` the same on every page of both,
+    each pass ended by a null `nextPage` (the console counts what it does not list, e.g. archived items; a moving
+    list does not serve the same items twice over). Otherwise `PaginationError`, or with `keep_incomplete` (a list
+    whose items are merged, never retired) a warning and what both passes read.
     """
-    seen: set[Any] = set()
+    seen: dict[Any, Copy] = {}
 
-    def one_pass() -> Generator[list[dict], None, tuple[int, list[int]]]:
-        distinct_in_pass: set[Any] = set()
-        totals: list[int] = []
+    def one_pass() -> Generator[list[dict], None, _Pass]:
+        read = _Pass(set(), 0, [], False)
         for page in pages():
             fresh = []
             for item in page.items:
-                k = _item_key(item, key)
-                distinct_in_pass.add(k)
-                if k not in seen:
-                    seen.add(k)
+                k, copy = _item_key(item, key), _copy_of(item)
+                read.keys.add(k)
+                read.served += 1
+                if k not in seen or _replaces(copy, seen[k]):
+                    seen[k] = copy
                     fresh.append(item)
             if page.total_items is not None:
-                totals.append(page.total_items)
+                read.totals.append(page.total_items)
+            read.ended_at_null = page.last
             if fresh:
                 yield fresh
-        return len(distinct_in_pass), totals
+        return read
 
-    for attempt in (1, 2):
-        distinct, totals = yield from one_pass()
-        if not check_total:
-            return
-        total = totals[-1] if totals else None
-        changed = len(set(totals)) > 1
-        if total is None or (distinct == total and not changed):
-            return
-        if attempt == 1:
-            log.warning(
-                "GET %s: read %d distinct items but the console reports %d%s: reading the list once more",
-                path,
-                distinct,
-                total,
-                f" (totalItems changed from {totals[0]} while reading)" if changed else "",
-            )
+    first = yield from one_pass()
+    if not check_total or first.agrees_with_total:
+        return
+    log.warning(
+        "GET %s: read %d distinct items but the console reports %d%s: reading the list once more",
+        path,
+        len(first.keys),
+        first.total,
+        f" (totalItems changed from {first.totals[0]} while reading)" if first.changed else "",
+    )
+    second = yield from one_pass()
+    if second.agrees_with_total:
+        return
+    distinct, total = len(second.keys), second.total
+    if _passes_agree(first, second):
+        log.warning(
+            "GET %s: two passes served the same %d items, each once, but the console reports %d (totalItems); "
+            "keeping the list as served",
+            path, distinct, total,
+        )  # fmt: skip
+        return
     if keep_incomplete:
         log.warning(
             "GET %s: a second pass saw %d distinct items but the console reports %d (totalItems); keeping what was read",
             path, distinct, total,
         )  # fmt: skip
         return
-    if changed:
+    raise _incomplete(path, second)
+
+
+def _incomplete(path: str, second: _Pass) -> PaginationError:
+    """The one line for a list whose second pass still disagrees with its `totalItems`."""
+    if second.changed:
         why = (
-            f"the list changed while it was read (totalItems went from {totals[0]} to {total}): "
+            f"the list changed while it was read (totalItems went from {second.totals[0]} to {second.total}): "
             "try again when fewer changes are being made"
         )
     else:
         why = (
-            "nothing changed while it was read, so the console's totalItems disagrees with the items it "
-            "serves: the next run tries again; if this persists, report it to the console's support"
+            "the two passes did not serve the same items, each once, to a null nextPage, so what the count "
+            "leaves out cannot be told: the next run tries again; if this persists, report it to the console's support"
         )
-    raise PaginationError(
-        f"GET {path}: the list could not be read completely: a second pass saw {distinct} distinct items "
-        f"but the console reports {total} (totalItems); nothing is loaded from an incomplete list, so no "
+    return PaginationError(
+        f"GET {path}: the list could not be read completely: a second pass saw {len(second.keys)} distinct items "
+        f"but the console reports {second.total} (totalItems); nothing is loaded from an incomplete list, so no "
         f"item is retired by mistake ({why})",
         method="GET",
         path=path,
     )
+
+
+def _passes_agree(first: _Pass, second: _Pass) -> bool:
+    """Two passes that served the same items, each once, with one unchanging `totalItems`, to a null `nextPage`:
+    nothing moved while they were read, so the count, not the list, is off. A list that moves shifts page
+    boundaries, which shows as an item served twice, a total that changes, or passes that differ."""
+    return (
+        first.keys == second.keys
+        and len(first.keys) == first.served and len(second.keys) == second.served
+        and set(first.totals) == set(second.totals) and len(set(second.totals)) == 1
+        and first.ended_at_null and second.ended_at_null
+    )  # fmt: skip

@@ -25,7 +25,6 @@ class ExtractionRun:
     experiment_ids: list[str]
     holdout_ids: list[str]
     ingestion_run_ids: list[str]
-    settle_after: timedelta
     quiet_after: timedelta
     recheck_concluded_days: int
     late_exposure_days: int
@@ -48,7 +47,6 @@ class ExtractionRun:
         experiment_ids: Optional[Sequence[str]] = None,
         holdout_ids: Optional[Sequence[str]] = None,
         ingestion_run_ids: Optional[Sequence[str]] = None,
-        settle_after_hours: float = settings.DEFAULT_SETTLE_AFTER_HOURS,
         quiet_run_after_days: float = settings.DEFAULT_QUIET_RUN_AFTER_DAYS,
         recheck_concluded_days: int = settings.DEFAULT_RECHECK_CONCLUDED_DAYS,
         late_exposure_days: int = settings.DEFAULT_LATE_EXPOSURE_DAYS,
@@ -65,7 +63,6 @@ class ExtractionRun:
             experiment_ids=unique(experiment_ids or []),
             holdout_ids=unique(holdout_ids or []),
             ingestion_run_ids=unique(ingestion_run_ids or []),
-            settle_after=timedelta(hours=settle_after_hours),
             quiet_after=timedelta(days=quiet_run_after_days),
             recheck_concluded_days=recheck_concluded_days,
             late_exposure_days=late_exposure_days,

@@ -50,6 +50,10 @@ DEFAULT_PAGE_SIZE = 2000
 # the large organisation's rerun after a day of changes peaked at 489 MB, against 429 MB at 1 (bench, issue 28).
 SPOOLED_PAGE_FACTOR = 2.5
 FIRST_PAGE = 1  # `page` is 1-based
+# Empty pages in a row read past while the console names a next page (a console that filters a page after cutting
+# it serves an empty page mid-list: archived items are not listed). Past this, a console naming next pages for ever
+# fails the read (PaginationError) rather than being read for ever or cut short.
+MAX_EMPTY_PAGES_IN_A_ROW = 100
 
 # --- HTTP behaviour ---
 DEFAULT_TIMEOUT_S = 30.0
@@ -195,10 +199,9 @@ GATE_TYPE_REASONS: tuple[str, ...] = (
 RATE_FILTERS: tuple[str, ...] = ("0", "100", "INBETWEEN")
 
 # --- the dlt source (sources/console/__init__.py) ---
-# An ingestion run in an error status that has not moved for this long is settled: never requested again.
-DEFAULT_SETTLE_AFTER_HOURS = 24.0
-# An ingestion run in any other status that has not moved for this long is quiet (stuck, or forgotten by
-# the service): requested again only every DEFAULT_RECHECK_CONCLUDED_DAYS, in case it moves.
+# An ingestion run in any status but pulse_complete (an error too: the service retries it) that has not moved
+# for this long is quiet (stuck, given up, or forgotten by the service): requested again only every
+# DEFAULT_RECHECK_CONCLUDED_DAYS, in case it moves.
 DEFAULT_QUIET_RUN_AFTER_DAYS = 7
 # A concluded experiment (its series silent for more than DEFAULT_LATE_EXPOSURE_DAYS), or a quiet ingestion
 # run, is requested again only this often.

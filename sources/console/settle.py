@@ -1,5 +1,5 @@
-"""When asking again is no longer needed: an ingestion run that settled (complete, or an error that
-stopped moving), one gone quiet, and the re-check of what is quiet or concluded."""
+"""When asking again is no longer needed: an ingestion run that settled (complete), one gone quiet, and the
+re-check of what is quiet or concluded."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ def run_status_since(run: dict[str, Any]) -> datetime | None:
 
 
 def readable_time(value: Any) -> datetime | None:
-    """`parse_timestamp`, or None for a value that is not a time: such a run is never settled by its age."""
+    """`parse_timestamp`, or None for a value that is not a time: such a run never goes quiet by its age."""
     if not isinstance(value, str) or not value.strip():
         return None
     try:
@@ -36,23 +36,20 @@ def readable_time(value: Any) -> datetime | None:
         return None
 
 
-def is_settled(run: dict[str, Any], now: datetime, settle_after: timedelta) -> bool:
-    """A run is settled when it completed, or when an error status has not moved for `settle_after`.
+def is_settled(run: dict[str, Any]) -> bool:
+    """A run is settled, never to change again, only when it completed (`FINAL_RUN_STATUSES`).
 
-    An error is not final (the service retries: download_error is followed by download_started),
-    hence the waiting time rather than treating every error as the end.
+    An error is not final: the service retries (download_error is followed by download_started), at times more
+    than a day later, so a run in an error status is asked again like any other, less often once quiet.
     """
-    status = run.get("latestStatus") or ""
-    if status in FINAL_RUN_STATUSES:
-        return True
-    return status.endswith("_error") and has_gone_quiet(run, now, settle_after)
+    return (run.get("latestStatus") or "") in FINAL_RUN_STATUSES
 
 
 def has_gone_quiet(run: dict[str, Any], now: datetime, quiet_after: timedelta) -> bool:
     """Whether the run's status has not moved for `quiet_after` (a time that cannot be read never counts).
 
-    An error status that quiet has settled (`is_settled`); any other may still move (nothing says a
-    status other than pulse_complete is final), so such a run is only requested less often (`is_quiet`).
+    Any status but a final one may still move (errors included), so such a run is only requested less often
+    (`is_quiet`), never dropped.
     """
     since = run_status_since(run)
     return since is not None and now - since >= quiet_after

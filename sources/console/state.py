@@ -40,7 +40,10 @@ class ExposuresState(AnswersState, total=False):
 class IngestionRunsState(AnswersState, total=False):
     """`ingestion_runs`."""
 
-    # runs that settled: never asked again
+    # runs that completed (pulse_complete, settle.is_settled): never asked again
+    complete: list[str]
+    # written by older versions, which also settled a run whose error status had not moved for a day: an error is
+    # not final, so each is asked once more (and recorded in `complete` or `pending`), then this entry is dropped
     settled: list[str]
     # run id -> its last status, for runs still moving
     pending: dict[str, str]

@@ -6,7 +6,7 @@ merges every one of its rows to write nothing. So each list's content is hashed 
 spooled to a temporary file; once the whole list is in, a digest equal to the one recorded when it was
 last yielded means nothing changed, and nothing is yielded: dlt then makes no load job for the table,
 the merge does not run, and no row is retired. Any difference, one field of one item, yields the whole
-list again, so retirement stays exact.
+list again from the spool, so retirement stays exact.
 
 Per-id answers (holdouts, exposure series, ingestion runs) are merged, not retired: an answer equal to
 the one last yielded for that id is simply left out.
@@ -46,31 +46,42 @@ class ListContent:
     """One list's items as read, spooled to disk, and the digest of the whole (order of items aside).
 
     Memory follows one page: items are kept as bytes in a temporary file, not as objects, until the
-    list is complete and its digest is compared with the last loaded one.
+    list is complete and its digest is compared with the last loaded one. Each item is kept once, its last
+    copy by `key`: the complete read yields an item again when a newer copy of it is served later in the list
+    (paging.read_complete), and an SCD2 merge handed both copies would keep both as current. So even a list with
+    no last load to compare with is handed to dlt only once read whole.
     """
 
-    def __init__(self, state: ListState) -> None:
-        # Without a digest of a last load (the first run, or the first after a refresh) the list is loaded
-        # whatever it holds: its pages are yielded as they come (`spooled` False) and only digested.
-        self.spooled = isinstance(state.get("loaded_digest"), str)
-        self._spool = tempfile.TemporaryFile(prefix="gatehouse-list-") if self.spooled else None
-        self._item_digests: list[bytes] = []  # one per item, in the order read
+    def __init__(self, state: ListState, key: str) -> None:
+        # With a digest of a last load, the list is only compared until it is read whole (read_page_size).
+        self.compared = isinstance(state.get("loaded_digest"), str)
+        self._key = key
+        self._spool = tempfile.TemporaryFile(prefix="gatehouse-list-")
+        self._item_digests: list[bytes | None] = []  # one per item, in the order read; None once a later copy replaced it
+        self._positions: dict[Any, int] = {}  # key -> the index of its last copy
+        self._replaced = 0
 
     def add(self, page: Sequence[dict[str, Any]]) -> None:
         for item in page:
             data = orjson.dumps(item, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS)
+            key = item.get(self._key)
+            if isinstance(key, (str, int)):
+                earlier = self._positions.get(key)
+                if earlier is not None:
+                    self._item_digests[earlier] = None
+                    self._replaced += 1
+                self._positions[key] = len(self._item_digests)
             self._item_digests.append(hashlib.blake2b(data, digest_size=16).digest())
-            if self._spool is not None:
-                self._spool.write(_LENGTH.pack(len(data)))
-                self._spool.write(data)
+            self._spool.write(_LENGTH.pack(len(data)))
+            self._spool.write(data)
 
     @property
     def items(self) -> int:
-        return len(self._item_digests)
+        return len(self._item_digests) - self._replaced
 
     def digest(self) -> str:
         whole = hashlib.blake2b(CONTENT_RULES.encode(), digest_size=16)
-        for item_digest in sorted(self._item_digests):
+        for item_digest in sorted(d for d in self._item_digests if d is not None):
             whole.update(item_digest)
         return whole.hexdigest()
 
@@ -84,20 +95,22 @@ class ListContent:
         return False
 
     def read_page_size(self, page_size: int) -> int:
-        """Items a page to ask for: a spooled list holds a page as objects only while it is digested, so it is read
-        in larger pages (settings.SPOOLED_PAGE_FACTOR), fewer requests of the rate limit; otherwise `page_size`."""
-        return max(page_size, round(page_size * settings.SPOOLED_PAGE_FACTOR)) if self.spooled else page_size
+        """Items a page to ask for: a list compared with its last load holds a page as objects only while it is
+        digested, so it is read in larger pages (settings.SPOOLED_PAGE_FACTOR), fewer requests of the rate limit;
+        otherwise `page_size`."""
+        return max(page_size, round(page_size * settings.SPOOLED_PAGE_FACTOR)) if self.compared else page_size
 
     def pages(self, page_size: int) -> Iterator[list[dict[str, Any]]]:
-        """The items again, in the order read (as the service sent them, after the caller's reshaping), in pages of
-        at most `page_size`; only when `spooled`."""
-        if self._spool is None:
-            raise RuntimeError("a list read without a last load to compare with was yielded as read, not spooled")
+        """The last copy of each item, in the order read (as the service sent them, after the caller's reshaping),
+        in pages of at most `page_size`."""
         self._spool.seek(0)
         page: list[dict[str, Any]] = []
-        for _ in range(self.items):
+        for item_digest in self._item_digests:
             (length,) = _LENGTH.unpack(self._spool.read(_LENGTH.size))
-            page.append(orjson.loads(self._spool.read(length)))
+            data = self._spool.read(length)
+            if item_digest is None:
+                continue  # replaced by a later copy
+            page.append(orjson.loads(data))
             if len(page) >= page_size:
                 yield page
                 page = []
@@ -105,8 +118,7 @@ class ListContent:
             yield page
 
     def close(self) -> None:
-        if self._spool is not None:
-            self._spool.close()
+        self._spool.close()
 
 
 class AnswerDigests:

@@ -70,19 +70,17 @@ def test_a_next_page_that_never_advances_fails_clearly_and_loads_nothing(drill, 
 
 @pytest.mark.parametrize("offset", [2, -2])
 def test_a_total_items_that_disagrees_with_the_items_served(drill, reference, reference_after_two_runs, offset):
-    # A first run has no list of the last run to confirm absences against, so it trusts only a list
-    # whose totalItems agrees: read twice, both passes disagree, the run loads nothing.
+    # A console whose totalItems counts what it does not list (archived gates) or leaves some out. A first run has
+    # no list of the last run to confirm absences against: it reads the list twice, and both passes serve the same
+    # gates, each once, with one unchanging total, to a null nextPage. Nothing moved: the list is loaded as served.
     drill.twin.settings.pagination = {"gates": PaginationStyle(total_items_offset=offset)}
 
-    message = drill.run_failing()
-
-    assert "/console/v1/gates" in message and "totalItems" in message, message
-    assert not drill.duckdb_path.exists() or "console.gates" not in drill.snapshot(), "nothing is loaded"
-    drill.heal()
     drill.run()
+
+    pages = [r.query["page"][0] for r in drill.twin.requests if r.path == "/console/v1/gates"]
+    assert len(pages) >= 2 and pages == pages[: len(pages) // 2] * 2, pages
     assert_same_tables(drill.snapshot(), reference)
     # Later runs confirm each absence by reading the gate itself, so the count no longer matters.
-    drill.twin.settings.pagination = {"gates": PaginationStyle(total_items_offset=offset)}
     drill.run()
     assert_same_tables(drill.snapshot(), reference_after_two_runs)
 

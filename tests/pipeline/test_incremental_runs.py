@@ -11,9 +11,10 @@ from datetime import timedelta
 
 from gatehouse.console_twin import ConsoleTwin
 from gatehouse.sources.console.exposures import has_concluded
-from gatehouse.sources.console.settle import is_settled
+from gatehouse.sources.console.settings import DEFAULT_QUIET_RUN_AFTER_DAYS
+from gatehouse.sources.console.settle import has_gone_quiet, is_settled
 
-SETTLE_AFTER = timedelta(hours=24)
+QUIET_AFTER = timedelta(days=DEFAULT_QUIET_RUN_AFTER_DAYS)
 
 
 def expected_holdout_ids(twin: ConsoleTwin) -> set[str]:
@@ -114,11 +115,13 @@ def test_first_run_loads_every_table_with_the_rows_the_console_holds(loader, twi
 def test_a_rerun_without_changes_writes_no_version_and_requests_no_settled_run(loader, twin):
     loader.run()
     versions_before = loader.query("select count(*) from console.gates")[0][0]
-    settled = {
-        run_id for run_id in twin.ingestion_run_ids
-        if is_settled(twin.organisation.ingestion_run(run_id), twin.now, SETTLE_AFTER)
-    }
+    settled = {run_id for run_id in twin.ingestion_run_ids if is_settled(twin.organisation.ingestion_run(run_id))}
     assert settled, "the twin's organisation should hold settled runs"
+    # found quiet by the first run (status unchanged for a week), so not asked for again before the weekly re-check
+    quiet = {
+        run_id for run_id in set(twin.ingestion_run_ids) - settled
+        if has_gone_quiet(twin.organisation.ingestion_run(run_id), twin.now, QUIET_AFTER)
+    }
     twin.reset_requests()
 
     summary = loader.run()
@@ -127,7 +130,7 @@ def test_a_rerun_without_changes_writes_no_version_and_requests_no_settled_run(l
     assert summary.retired == {"gates": 0, "dynamic_configs": 0}
     assert loader.query("select count(*) from console.gates")[0][0] == versions_before
     requested_runs = run_requests(twin)
-    assert requested_runs == set(twin.ingestion_run_ids) - settled
+    assert requested_runs == set(twin.ingestion_run_ids) - settled - quiet
     # Concluded experiments (series silent for more than late_exposure_days) are not asked for again;
     # one that ended more recently might be a late computation and is.
     today = twin.now.date()
@@ -182,7 +185,7 @@ def test_after_the_console_moves_on_the_rerun_adds_exactly_what_changed(loader, 
     assert moved, "running experiments gain a day"
 
     # Unsettled runs were requested again and moved forward; settled ones were not requested.
-    settled_before = {r for r, run in runs_before.items() if is_settled(run, twin.now - timedelta(days=4), SETTLE_AFTER)}
+    settled_before = {r for r, run in runs_before.items() if is_settled(run)}
     assert not (run_requests(twin) & settled_before)
     loaded_runs = dict(loader.query("select run_id, latest_status from console.ingestion_runs"))
     for run_id in set(twin.ingestion_run_ids) - settled_before:

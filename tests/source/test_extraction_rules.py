@@ -7,7 +7,7 @@ import pytest
 from gatehouse.sources.console.errors import NotFoundError
 from gatehouse.sources.console.catalogue import Catalogue
 from gatehouse.sources.console.exposures import exposure_rows
-from gatehouse.sources.console.settle import is_settled
+from gatehouse.sources.console.settle import has_gone_quiet, is_settled
 
 SERIES = [
     {"groupID": "g1", "groupName": "Control", "results": [
@@ -80,29 +80,31 @@ def run(status, hours_ago):
     ["2026-10-31t06:00:00.000z", "2026-10-31T06:00:00.000", "2026-10-31T06:00:00Z", "2026-10-31T07:00:00+01:00"],
     ids=["lower-case", "no-offset", "no-millis", "offset"],
 )
-def test_a_run_stamped_in_any_iso_8601_form_settles_by_its_age(stamp):
+def test_a_run_stamped_in_any_iso_8601_form_goes_quiet_by_its_age(stamp):
     failed = {"latestStatus": "download_error", "runHistory": [{"statusTimestamp": stamp, "status": "download_error"}]}
-    assert is_settled(failed, NOW, timedelta(hours=24)) is True
-    assert is_settled(failed, NOW, timedelta(hours=49)) is False
+    assert has_gone_quiet(failed, NOW, timedelta(hours=48)) is True
+    assert has_gone_quiet(failed, NOW, timedelta(hours=49)) is False
 
 
-def test_a_run_whose_times_cannot_be_read_is_never_settled_by_its_age():
+def test_a_run_whose_times_cannot_be_read_never_goes_quiet_by_its_age():
     unreadable = {"latestStatus": "download_error", "lastUpdatedAt": "yesterday", "runHistory": [{"statusTimestamp": "n/a"}]}
-    assert is_settled(unreadable, NOW, timedelta(hours=24)) is False
+    assert has_gone_quiet(unreadable, NOW, timedelta(hours=24)) is False
 
 
 @pytest.mark.parametrize(
     ("status", "hours_ago", "settled"),
     [
         ("pulse_complete", 0, True),
-        ("download_error", 25, True),
+        # an error is not final: the service retries it, at times more than a day later
+        ("download_error", 25, False),
+        ("download_error", 24 * 30, False),
         ("download_error", 23, False),
         ("metrics_started", 100, False),
         ("enqueued", 0, False),
     ],
 )
-def test_settled_runs(status, hours_ago, settled):
-    assert is_settled(run(status, hours_ago), NOW, timedelta(hours=24)) is settled
+def test_only_a_completed_run_is_settled(status, hours_ago, settled):
+    assert is_settled(run(status, hours_ago)) is settled
 
 
 class FakeClient:
@@ -145,10 +147,26 @@ def test_catalogue_uses_what_the_lists_recorded_without_reading_again():
 def test_catalogue_reads_lists_and_holdouts_it_has_not_seen():
     client = FakeClient()
     catalogue = Catalogue(client)
-    catalogue.record_holdout({"id": "h1", "experimentIDs": ["e1", "e_shared"]})
+    catalogue.record_holdout("h1", {"id": "h1", "experimentIDs": ["e1", "e_shared"]})
     assert catalogue.experiment_ids(["e0", "e1"], ["missing"]) == ["e0", "e1", "e_shared", "e_h2", "e_h3"]
     # The lists were read once each; only holdouts not recorded yet were fetched.
     assert client.calls == ["gates", "dynamic_configs", "holdout:missing", "holdout:h2", "holdout:h3"]
+
+
+def test_a_holdout_answered_under_another_spelling_is_kept_under_the_id_asked_for():
+    # A console that matches ids case-insensitively answers its own spelling in `id`.
+    client = FakeClient()
+    client.get_holdout = lambda holdout_id: {"id": holdout_id.lower(), "experimentIDs": [f"e_{holdout_id.lower()}"]}
+    catalogue = Catalogue(client)
+    catalogue.record_list_page("gates", [{"id": "a", "holdoutIDs": ["H1"]}])
+    catalogue.complete_list("gates")
+    catalogue.record_list_page("dynamic_configs", [])
+    catalogue.complete_list("dynamic_configs")
+    catalogue.record_holdout("H1", {"id": "h1", "experimentIDs": ["e_h1"]})
+
+    assert catalogue.holdouts_answered(["H1"]) is True
+    assert catalogue.experiment_ids([], []) == ["e_h1"]
+    assert client.calls == [], "a holdout answered once is not read again"
 
 
 @pytest.mark.parametrize(

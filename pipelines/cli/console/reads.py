@@ -172,12 +172,21 @@ def _entity_handler(read: EntityRead):
     return handle
 
 
+def _key_of(item: Any, key: str, at: int) -> Any:
+    """An item's key in a list read; an item without a usable one is its own (never merged with another)."""
+    value = item.get(key) if isinstance(item, dict) else None
+    return value if isinstance(value, (str, int, float)) else ("unkeyed", at)
+
+
 def _list_handler(read: ListRead):
     def handle(args: argparse.Namespace) -> int:
         filters = {spec.param: getattr(args, f"filter_{spec.param}") for spec in read.filters}
         with open_client(args) as client:
             if args.page is None and args.limit is None:
-                items = [item for batch in client.iter_list(read.path, filters, key=read.key) for item in batch]
+                # a key yielded again is a newer copy of its item (edited while the list was paged): the last wins
+                by_key = {_key_of(item, read.key, at): item for at, item in enumerate(
+                    item for batch in client.iter_list(read.path, filters, key=read.key) for item in batch)}
+                items = list(by_key.values())
                 requests = client.stats.snapshot()["requests"]
                 log.info("%d %s (%d request%s)", len(items), read.noun, requests, "" if requests == 1 else "s")
             else:
