@@ -8,10 +8,11 @@ a file name passes through the function for that place:
 | output | function | rule |
 |---|---|---|
 | HTML (reports, tooltips) | `for_html` | control and bidi characters made visible, then `& < > " '` as entities |
-| terminal, logs, errors | `for_terminal` | C0 (newlines included), DEL, C1 and bidi overrides shown as `\\x1b`, `\\u202e` |
+| terminal, logs, errors | `for_terminal` | C0 (newlines included), DEL, C1, bidi and every other invisible character shown as `\\x1b`, `\\u202e` |
 | Slack text | `for_slack` | as the terminal (line breaks kept), then `& < >` as Slack's entities: no `<!channel>` or `<@U…>` pings |
 | a tool's message quoted, a log line | `tool_message` | its colours (`ESC[...m`) stripped, the rest as the terminal |
-| a CSV cell (`gatehouse sql --format csv`, the report's export) | `for_csv` | a cell a spreadsheet would run as a formula (`= + - @`, tab, CR first) gets a leading `'` |
+| a CSV cell (`gatehouse sql --format csv`, the report's export) | `for_csv` | as the terminal (line breaks kept), then a cell a spreadsheet would run as a formula (`= + - @`, tab, CR first) gets a leading `'` |
+| JSON a person may read (`gatehouse console ... --format json`) | `for_json` | the characters the terminal escapes written as JSON escapes (`\\u202e`): the same data |
 | a file or branch name from an id | `file_name` | one path component of `[A-Za-z0-9._-]`, never `.`/`..`, with a digest when altered |
 
 Charts draw data as plain text: `pipelines/reports/notebook.py` turns matplotlib's mathtext off (`$`, `^`, `_`).
@@ -24,20 +25,38 @@ import html
 import re
 from typing import Any, Iterable
 
-# C0 controls, DEL and C1 controls; the bidirectional embeddings, overrides and isolates.
-_INVISIBLE = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+# What a reader cannot see, or what changes how the rest reads: C0 controls, DEL and C1 controls; every format
+# character (Unicode's Cf: the bidirectional marks, embeddings, overrides and isolates, zero-width spaces and joiners,
+# the soft hyphen, the byte-order mark, the invisible operators, interlinear annotations, the tag characters that
+# hide text); the line and paragraph separators; variation selectors and the combining grapheme joiner; the fillers
+# that draw as blanks (Hangul's). An emoji sequence joined by U+200D shows its joiner as an escape: the price of
+# never letting `gate\u200bname` pass for `gatename`. tests/test_untrusted.py checks every Cf character is here.
+_INVISIBLE = re.compile(
+    "[\x00-\x1f\x7f-\x9f\u00ad\u034f\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u115f\u1160\u180b-\u180f"
+    "\u200b-\u200f\u2028-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb\U000110bd\U000110cd"
+    "\U00013430-\U0001345f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff]"
+)
 # The colours tools print (ANSI SGR, `ESC[...m`): stripped from a tool's message. Any other sequence, a screen
 # clear or a hyperlink, is shown as its escape like every control character: it is no tool's colour.
 _COLOURS = re.compile(r"\x1b\[[0-9;]*m")
 _FILE_NAME_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 _FILE_NAME_MAX = 100
+_DIGESTED = re.compile(r"-[0-9a-f]{8}$")  # how `file_name` ends a name it altered
 # What a spreadsheet reads as the start of a formula in a text cell.
 _FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
 def _shown(match: re.Match[str]) -> str:
     code = ord(match.group())
-    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+
+
+def _json_escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    code -= 0x10000  # beyond the first plane: JSON's escape is a surrogate pair
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
 
 
 def visible(value: Any) -> str:
@@ -74,19 +93,32 @@ def tool_message(message: Any) -> str:
 
 
 def for_csv(text: str) -> str:
-    """A CSV text cell: one a spreadsheet would run as a formula (`=`, `+`, `-`, `@`, a tab or a carriage return
+    """A CSV text cell: its control and invisible characters shown as escapes (as the terminal shows them: a CSV
+    printed or `cat` runs no escape sequence, a spreadsheet shows no reordered text), its line breaks kept (the
+    cell is quoted); then one a spreadsheet would run as a formula (`=`, `+`, `-`, `@`, a tab or a carriage return
     first) gets a leading `'`, as OWASP advises, so opening the file never runs what a console user typed."""
+    if not all_visible((text,)):
+        text = "\n".join(visible(line) for line in text.split("\n"))
     return "'" + text if text[:1] in _FORMULA_STARTS else text
+
+
+def for_json(dumped: str) -> str:
+    """JSON text (`json.dumps(..., ensure_ascii=False)`) with every character `visible` would escape written as a
+    JSON escape (`\\u202e`): the same data for a program that parses it, nothing a terminal runs or reorders for a
+    person who reads it; other text (accents, scripts) stays as it is. A raw tab or line break in `dumped` is its
+    layout (`indent=`): json.dumps writes those of a string as `\\t`, `\\n`."""
+    return _INVISIBLE.sub(lambda match: match.group() if match.group() in "\t\n\r" else _json_escape(match), dumped)
 
 
 def file_name(value: Any) -> str:
     """One safe path component made from an id: it never leaves its folder, whatever the id holds.
 
     An id that is already safe is kept as it is; any other gets its unsafe runs replaced by `_` and a short
-    digest of the whole id appended, so two ids never share a file."""
+    digest of the whole id appended, so two ids never share a file. A safe id that ends as such a name does
+    (`a_b-c14cddc0`, which `a/b` becomes) gets a digest too: typed as an id, it would take `a/b`'s name."""
     text = "" if value is None else str(value)
     safe = _FILE_NAME_UNSAFE.sub("_", text).strip(".")[:_FILE_NAME_MAX]
-    if safe == text and safe:
+    if safe == text and safe and not _DIGESTED.search(safe):
         return safe
     digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:8]
     return f"{safe or 'id'}-{digest}"

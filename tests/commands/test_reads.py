@@ -213,3 +213,23 @@ def test_forbidden_key_is_one_line(argv, twin, gatehouse, monkeypatch):
     run = gatehouse(*argv)
     assert run.code == 2
     assert "403" in run.error_line
+
+
+HOSTILE = "\x1b[2J\x1b]8;;http://evil.example\x07click\x1b]8;;\x07 \u202eevil\u202c gate\u200bname \x9b2J\x7f"
+
+
+def test_console_text_reaches_the_terminal_as_escapes_in_both_formats(twin, gatehouse):
+    gate = first_gate(twin)
+    twin.organisation.gates[gate]["name"] = HOSTILE
+    twin.organisation.gates[gate]["tags"] = ["\x1b[31mred", "ok"]
+    table = gatehouse("gate", gate, "--format", "table")
+    assert table.code == 0, table.err
+    [name] = [line for line in table.out.splitlines() if line.startswith("name ")]
+    # escaped, then cut to the table's cell width like any long value
+    assert name.split(None, 1)[1] == "\\x1b[2J\\x1b]8;;http://evil.example\\x07click\\x1b]8;;\\x07 \\u202eevil\\u202c gate\\u…"
+    listed = gatehouse("gates", "--format", "table")
+    shown = gatehouse("gate", gate)  # JSON, the default: the same data, escaped
+    for run in (table, listed, shown):
+        assert run.code == 0, run.err
+        assert not any(char in run.out for char in "\x1b\x07\x9b\x7f\u202e\u200b"), run.out[:400]
+    assert shown.json()["name"] == HOSTILE and shown.json()["tags"] == ["\x1b[31mred", "ok"]

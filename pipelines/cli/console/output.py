@@ -7,6 +7,7 @@ import sys
 from datetime import datetime, timezone
 from typing import Any, Iterable, Sequence
 
+from gatehouse.pipelines.untrusted import for_json, for_terminal
 from gatehouse.sources.console.errors import redact
 
 FORMATS = ("json", "table")
@@ -16,7 +17,8 @@ COLUMN_GAP = "  "
 
 
 def print_json(value: Any) -> None:
-    sys.stdout.write(json.dumps(value, indent=2, ensure_ascii=False, default=str) + "\n")
+    # console text, as the console holds it, with nothing in it a terminal would run or reorder (for_json)
+    sys.stdout.write(for_json(json.dumps(value, indent=2, ensure_ascii=False, default=str)) + "\n")
 
 
 def print_entity(entity: Any, output_format: str) -> None:
@@ -58,7 +60,7 @@ def _cell(column: str, value: Any) -> str:
         text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
     else:
         text = str(value)
-    text = " ".join(text.split())
+    text = for_terminal(" ".join(text.split()))
     return text if len(text) <= TABLE_CELL_LIMIT else text[: TABLE_CELL_LIMIT - 1] + "…"
 
 
