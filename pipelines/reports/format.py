@@ -77,6 +77,21 @@ def short(text: Any, keep: int = 10) -> tuple[str, Optional[str]]:
     return full[:keep] + ELLIPSIS, full
 
 
+# A chart's tick label or panel title, at most this long: one long name (an owner's, typed in the console) would
+# otherwise take the chart's width and squeeze the layout until every other label is cut.
+CHART_LABEL_CHARS = 40
+
+
+def chart_label(text: Any) -> str:
+    """`text` for a chart's axis or panel title, its middle cut (an ellipsis marks it) when longer than
+    CHART_LABEL_CHARS: ids that share a start, or an end, still read apart."""
+    full = "" if missing(text) else str(text)
+    if len(full) <= CHART_LABEL_CHARS:
+        return full
+    head = (CHART_LABEL_CHARS - 1) * 3 // 5
+    return full[:head] + ELLIPSIS + full[len(full) - (CHART_LABEL_CHARS - 1 - head):]
+
+
 def number(value: Any, digits: int = 0) -> str:
     if missing(value):
         return ""

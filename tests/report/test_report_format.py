@@ -75,3 +75,14 @@ def test_a_grouped_table_caps_rows_per_group_and_says_how_many_more_for_each():
 def test_a_terminal_list_ends_with_how_many_more():
     assert and_more(38, 5) == "  …and 33 more"
     assert and_more(5, 5) == ""
+
+
+def test_a_chart_label_is_cut_in_its_middle_and_keeps_ids_apart():
+    from gatehouse.pipelines.reports.format import CHART_LABEL_CHARS, chart_label
+
+    assert chart_label("Emma Johansson") == "Emma Johansson"
+    assert chart_label(None) == ""
+    long_a, long_b = "checkout_" + "x" * 60 + "_variant_a", "checkout_" + "x" * 60 + "_variant_b"
+    assert len(chart_label(long_a)) == CHART_LABEL_CHARS
+    assert chart_label(long_a) != chart_label(long_b)
+    assert chart_label(long_a).startswith("checkout_") and chart_label(long_a).endswith("_variant_a")
