@@ -52,7 +52,10 @@ def missing_setting_keys(traces: Any) -> list[str]:
 
 
 def config_file_problem(err: BaseException) -> Optional[str]:
-    """One line for a `.dlt/*.toml` that does not parse, wherever dlt raised it (on the first setting read)."""
+    """One line for a `.dlt/*.toml` that does not parse, or a setting whose value dlt cannot read (a connection
+    string of the wrong form), wherever dlt raised it (on the first setting read). The value is never shown: it
+    may be a secret, and the parser's own message quotes it."""
+    from dlt.common.configuration.exceptions import InvalidNativeValue
     from dlt.common.configuration.providers.toml import TomlProviderReadException
 
     seen = set()
@@ -66,9 +69,20 @@ def config_file_problem(err: BaseException) -> Optional[str]:
             # the parser quotes the character it stopped at, which may be part of a secret
             reason = re.sub(r"Unexpected character: '.*?' at", "Unexpected character at", reason)
             return f"{' or '.join(paths)} is not valid TOML: {reason}"
+        if isinstance(current, InvalidNativeValue):
+            key, form = CONNECTION_STRINGS.get(current.spec.__name__, ("", "the destination's connection string"))
+            where = f"{key} ({key.upper().replace('.', '__')})" if key else "the destination's credentials"
+            return (f"{where}: its value cannot be read as {current.spec.__name__} (the value is not shown); write it"
+                    f" as {form}, or as its fields in .dlt/secrets.toml")
         current = current.__cause__ or current.__context__
     return None
 
+
+# The setting and the form of a connection string, for the line that says one cannot be read (dlt names only the
+# credentials' class).
+CONNECTION_STRINGS = {
+    "PostgresCredentials": ("destination.postgres.credentials", "postgresql://user:password@host:5432/database"),
+}
 
 # What a person at a terminal can try instead; a scheduler's failure leaves it out (pipelines/run/scheduled.py).
 DEMO_HINT = "; or try `gatehouse run --demo`"

@@ -63,3 +63,21 @@ def test_the_version_is_the_installed_distributions(capsys):
     assert shown.value.code == 0
     from importlib.metadata import version
     assert capsys.readouterr().out == f"gatehouse {version('gatehouse-console')}\n"
+
+
+@pytest.mark.parametrize("argv", [
+    ["sql", "--destination", "postgres", "select 1"],
+    ["run", "--destination", "postgres", "--no-progress"],
+], ids=["sql", "run"])
+def test_a_connection_string_of_the_wrong_form_is_one_line_that_never_shows_it(argv, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("DESTINATION__POSTGRES__CREDENTIALS", "gatehouse:S3cretPW@127.0.0.1:5432/gh")  # no scheme
+    monkeypatch.setenv("SOURCES__CONSOLE__BASE_URL", "http://127.0.0.1:9")
+    monkeypatch.setenv("SOURCES__CONSOLE__API_KEY", "console-key-for-no-console")
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert error_lines(err) == [
+        "gatehouse: error: destination.postgres.credentials (DESTINATION__POSTGRES__CREDENTIALS): its value cannot be"
+        " read as PostgresCredentials (the value is not shown); write it as postgresql://user:password@host:5432/database,"
+        " or as its fields in .dlt/secrets.toml"]
+    assert "S3cretPW" not in err and "Traceback" not in err
