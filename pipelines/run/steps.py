@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator, Optional, Sequence
 
 import dlt
+from dlt.common.runtime import signals
 from dlt.common.configuration.exceptions import ConfigFieldMissingException, ConfigurationValueError
 from dlt.common.destination import TLoaderFileFormat
 from dlt.pipeline.exceptions import PipelineStepFailed
@@ -257,16 +258,24 @@ def load_console(options: RunOptions, tally: Optional[RunTally] = None) -> RunSu
             pipeline = destination.pipeline()
             before = schema_columns(pipeline)
             try:
-                try:
-                    reading = start_run(options, destination, pipeline, source, report, tally, timeout_s)
-                    file_held.close()
-                    if not reading:
-                        report.start_reading({} if options.full_refresh else last_source_state(pipeline, source.name))
-                    load_in_phases(options, destination, pipeline, source, report, tally, before, timeout_s)
-                except (PipelineStepFailed, ConsoleError) as err:
-                    raise GatehouseError(explain(err) + loaded_before(tally, options.full_refresh)) from err
-                finally:
-                    report.close()
+                # dlt's steps each take Ctrl-C (and SIGTERM) as a request to stop at their next checkpoint, then fail
+                # with whatever that stop broke ("generator already executing"); held over all of them, the signal
+                # is known here, and the run ends as interrupted: no failure to report, none to alert about
+                with signals.intercepted_signals():
+                    try:
+                        reading = start_run(options, destination, pipeline, source, report, tally, timeout_s)
+                        file_held.close()
+                        if not reading:
+                            report.start_reading({} if options.full_refresh else last_source_state(pipeline, source.name))
+                        load_in_phases(options, destination, pipeline, source, report, tally, before, timeout_s)
+                    except (PipelineStepFailed, ConsoleError) as err:
+                        if signals.was_signal_received():
+                            raise KeyboardInterrupt from err
+                        raise GatehouseError(explain(err) + loaded_before(tally, options.full_refresh)) from err
+                    finally:
+                        report.close()
+                    if signals.was_signal_received():
+                        raise KeyboardInterrupt  # loaded: the rest of the run (views, snapshot) is not done
             except BaseException:
                 file_held.close()
                 if tally.views_dropped and options.publish:  # several projects: applied once, after all (run_projects)

@@ -81,3 +81,30 @@ def test_a_connection_string_of_the_wrong_form_is_one_line_that_never_shows_it(a
         " read as PostgresCredentials (the value is not shown); write it as postgresql://user:password@host:5432/database,"
         " or as its fields in .dlt/secrets.toml"]
     assert "S3cretPW" not in err and "Traceback" not in err
+
+
+def test_ctrl_c_during_a_run_is_said_as_interrupted_not_as_a_failure(tmp_path, capsys, monkeypatch):
+    import signal
+
+    from gatehouse.pipelines.run import steps
+    from gatehouse.sources.console.errors import ConsoleError
+
+    def interrupted(*args, **kwargs):
+        # what Ctrl-C does while dlt extracts: each step takes the signal as a request to stop (its handler set
+        # over the step), then fails with whatever the stop broke
+        from dlt.common.runtime import signals
+
+        with signals.intercepted_signals():
+            signal.raise_signal(signal.SIGINT)
+            raise ConsoleError("generator already executing")
+
+    monkeypatch.setattr(steps, "load_in_phases", interrupted)
+    twin = make_twin()
+    monkeypatch.chdir(tmp_path)
+    with twin.serve() as base_url:
+        monkeypatch.setenv("SOURCES__CONSOLE__BASE_URL", base_url)
+        monkeypatch.setenv("SOURCES__CONSOLE__API_KEY", twin.settings.api_key)
+        assert main(["run", "--duckdb", "flags.duckdb", "--no-progress"]) == 130
+    err = capsys.readouterr().err
+    assert err.splitlines()[-1] == "gatehouse: interrupted" and "error" not in err
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # the command's own handler is back
