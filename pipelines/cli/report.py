@@ -9,6 +9,7 @@ from typing import Any
 from gatehouse.pipelines.cli.parser import add_command, add_destination_arguments, destination_from
 from gatehouse.pipelines.cli.terminal import say
 from gatehouse.pipelines.reports.report import DEFAULT_OUT, WORKLIST_CSV, NotebookLanes, ReportsFailed, refresh, write_reports
+from gatehouse.pipelines.warehouse.read_only import cannot_be_written, reading_as_it_is
 
 EPILOG = """\
 examples:
@@ -47,9 +48,13 @@ def handle(args: argparse.Namespace) -> int:
     # started meanwhile never waits), so no view is read twice.
     failed = None
     with NotebookLanes(destination.label()) as lanes:
-        refresh(destination, timeout_s=args.lock_timeout)
+        if cannot_be_written(destination):  # a read-only mount: read it as it is, if its views are current
+            reading = reading_as_it_is(destination, args.lock_timeout)
+        else:
+            refresh(destination, timeout_s=args.lock_timeout)
+            reading = destination.for_reading()
         try:
-            reports = write_reports(destination.for_reading(), out, lanes)
+            reports = write_reports(reading, out, lanes)
         except ReportsFailed as err:  # the others are written: said, then the one line of those that were not
             reports, failed = err.written, err
         text = lanes.summary()

@@ -24,6 +24,7 @@ from sqlglot.errors import ParseError
 from gatehouse.pipelines.cli.parser import add_command, add_destination_arguments, destination_from
 from gatehouse.pipelines.errors import GatehouseError, first_line
 from gatehouse.pipelines.untrusted import for_csv, for_terminal
+from gatehouse.pipelines.warehouse.read_only import read_only
 
 log = logging.getLogger("gatehouse.sql")
 
@@ -44,7 +45,10 @@ examples:
   gatehouse sql --destination postgres --format json "select * from analytics.ingestion_failure_rate_by_source"
   gatehouse sql --destination postgres --native "select now()"     # the warehouse's own dialect, untranslated
 
-Only a query (select, with ..., union, ...) is accepted; anything that would change the data is refused.
+Only a query (select, with ..., union, ...) is accepted; anything that would change the data is refused,
+in a CTE or subquery too. DuckDB is read from a file opened read-only and PostgreSQL in a read-only
+transaction, so the server refuses a function that writes as well; on Snowflake, BigQuery and Databricks
+only the check of the statement stands: connect with a role that may only read.
 """
 
 
@@ -63,7 +67,8 @@ def handle(args: argparse.Namespace) -> int:
     with destination.reader(args.lock_timeout) as reader:
         check_read_only(args.query, reader.dialect if args.native else "duckdb")
         try:
-            names, rows = reader.table(args.query, translate=not args.native)
+            with read_only(reader):
+                names, rows = reader.table(args.query, translate=not args.native)
         except GatehouseError:
             raise
         except (DltException, Exception) as err:  # the database's own words, first line
@@ -75,17 +80,28 @@ def handle(args: argparse.Namespace) -> int:
 # PRAGMAs that only read: a table's columns, the tables, the file's size.
 READ_ONLY_PRAGMAS = ("table_info", "show", "show_tables", "show_tables_expanded", "database_size", "storage_info")
 
+# What writes, defines, locks or changes the session, wherever it sits in a statement: PostgreSQL runs
+# `with d as (delete ... returning 1) select ...` as a query, and `select ... into` creates a table.
+CHANGES = (exp.Insert, exp.Update, exp.Delete, exp.Merge, exp.Copy, exp.Create, exp.Drop, exp.Alter,
+           exp.TruncateTable, exp.Into, exp.Lock, exp.Command, exp.Pragma, exp.Set, exp.Use, exp.Attach,
+           exp.Detach, exp.Install, exp.LoadData, exp.Transaction, exp.Commit, exp.Rollback, exp.Grant,
+           exp.Revoke, exp.Comment, exp.Analyze, exp.Refresh, exp.Cache, exp.Uncache, exp.Export, exp.Kill,
+           exp.Declare, exp.Execute)  # fmt: skip
+# How the refusal names a clause whose sqlglot name is not what a person wrote.
+SPELLED: dict[type, str] = {exp.TruncateTable: "TRUNCATE", exp.Into: "SELECT INTO", exp.Transaction: "BEGIN"}
+
 
 def check_read_only(query: str, dialect: str) -> None:
     """One statement that only reads: `gatehouse sql` never changes what was loaded. A query, or what describes
-    the data: SHOW, DESCRIBE, SUMMARIZE, EXPLAIN of a query, and the PRAGMAs that only read (`READ_ONLY_PRAGMAS`)."""
+    the data: SHOW, DESCRIBE, SUMMARIZE, EXPLAIN of a query, and the PRAGMAs that only read (`READ_ONLY_PRAGMAS`);
+    nothing in it, in a CTE or a subquery either, that writes (`CHANGES`). On PostgreSQL the query then runs in a
+    read-only transaction (`warehouse/read_only.py`), which refuses what no parse can see (a function that writes)."""
     statements = _statements(query, dialect)
     if len(statements) != 1:
         raise GatehouseError(f"give one query, not {len(statements)} statements")
-    statement = statements[0]
-    if not _reads_only(statement, dialect):
-        kind = statement.key.upper() if not isinstance(statement, exp.Command) else str(statement.this).upper()
-        raise GatehouseError(f"only a query is run here, not {kind}: gatehouse sql never changes the data"
+    change = _first_change(statements[0], dialect)
+    if change is not None:
+        raise GatehouseError(f"only a query is run here, not {_spelled(change)}: gatehouse sql never changes the data"
                              " (SHOW, DESCRIBE, SUMMARIZE, EXPLAIN and PRAGMA table_info are read too)")
 
 
@@ -101,24 +117,32 @@ def _statements(query: str, dialect: str) -> list[exp.Expr]:
         parse_log.level = level
 
 
-def _reads_only(statement: exp.Expr, dialect: str) -> bool:
-    if isinstance(statement, (exp.Query, exp.Show)):
-        return True
-    if isinstance(statement, (exp.Describe, exp.Summarize)):
-        # of a table, or of a query
-        return not isinstance(statement.this, exp.Expression) or isinstance(statement.this, (exp.Table, exp.Query))
+def _first_change(statement: exp.Expr, dialect: str) -> exp.Expr | None:
+    """The first part of `statement` that is not a read (the statement itself when it is not one), else None."""
     if isinstance(statement, exp.Pragma):
         pragma = statement.this
         name = pragma.name if isinstance(pragma, exp.Expression) else str(pragma)
-        return name.lower() in READ_ONLY_PRAGMAS
+        return None if name.lower() in READ_ONLY_PRAGMAS else statement
     if isinstance(statement, exp.Command) and str(statement.this).upper() == "EXPLAIN":
         rest = statement.expression.name if isinstance(statement.expression, exp.Expression) else str(statement.expression)
         rest = rest.strip()
         if rest.upper().startswith("ANALYZE "):
-            rest = rest[len("ANALYZE "):]
+            rest = rest[len("ANALYZE "):]  # which runs the query: what it explains is checked as if run
         inner = _statements(rest, dialect)
-        return len(inner) == 1 and isinstance(inner[0], exp.Query)
-    return False
+        if len(inner) != 1 or not isinstance(inner[0], exp.Query):
+            return statement
+        return _first_change(inner[0], dialect)
+    if not isinstance(statement, (exp.Query, exp.Show, exp.Describe, exp.Summarize)):
+        return statement
+    return next((node for node in statement.walk() if isinstance(node, CHANGES)), None)
+
+
+def _spelled(node: exp.Expr) -> str:
+    if isinstance(node, exp.Command):
+        return str(node.this).upper()
+    if isinstance(node, exp.Lock):
+        return "FOR UPDATE" if node.args.get("update") else "FOR SHARE"
+    return SPELLED.get(type(node), node.key.upper())
 
 
 def write(names: Sequence[str], rows: Sequence[tuple], output_format: str, out: Any) -> None:

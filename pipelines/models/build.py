@@ -38,11 +38,13 @@ overwritten afterwards, so a value set with `apply_views(..., parameters=...)` o
 `analytics.srm_expected_weights(experiment_id, group_id, weight)`. A third, `analytics.view_projects(project)`,
 created empty, filters the views to projects: empty, they show every project; otherwise only the projects it
 lists (the filter is in each source subquery, so every view agrees). `apply_views(..., projects=[...])` and
-`gatehouse views --projects web,mobile` set it, `projects=[]` and `--projects all` empty it.
+`gatehouse views --projects web,mobile` set it, `projects=[]` and `--projects all` empty it; a project neither
+loaded nor configured is refused (`check_projects`).
 """
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
 import logging
@@ -324,9 +326,7 @@ def apply_views(
     with _open(target) as client:
         destination = destination_name or destination_label(client)
         raw = _run(client, lambda c: raw_tables(c, known_projects), "reading the raw tables' columns", destination)
-        unloaded = sorted(set(projects or ()) - {dataset.project for dataset in raw.projects})
-        if unloaded:
-            log.warning("no loaded dataset for project(s) %s: the views show none of their rows", ", ".join(unloaded))
+        check_projects(projects or (), raw, known_projects)
         statements = _rendered(client, definitions, raw, rendered_cache)
         digest = _digest(statements)
         if unless_current and not parameters and projects is None and _applied_digest(client, definitions) == digest:
@@ -344,11 +344,43 @@ def apply_views(
     return [definition.name for definition in definitions]
 
 
+def views_are_current(target: SqlClientBase[Any], *, known_projects: Sequence[str] = (),
+                      rendered_cache: Path | None = None) -> bool:
+    """The destination holds every view as `apply_views` would make them now, so applying them would change nothing.
+    Only reads (`rendered_cache` is read, and kept where it can be): it can be asked of a database opened read-only."""
+    definitions = view_definitions()
+    with _open(target) as client:
+        raw = raw_tables(client, known_projects)
+        return _applied_digest(client, definitions) == _digest(_rendered(client, definitions, raw, rendered_cache))
+
+
 def check_parameters(parameters: Mapping[str, float]) -> None:
     """A parameter the views do not know is refused in one line naming those they know."""
     unknown = sorted(set(parameters) - set(DEFAULT_PARAMETERS))
     if unknown:
         raise GatehouseError(f"unknown view parameter(s): {', '.join(unknown)} (known: {', '.join(DEFAULT_PARAMETERS)})")
+
+
+def check_projects(projects: Sequence[str], raw: RawTables, known_projects: Sequence[str]) -> None:
+    """A project the views are limited to must be loaded here or configured: the filter is kept in
+    `analytics.view_projects` for every later refresh, and a mistyped name would empty every view for good,
+    reports and alerts reading nothing as all clear. A configured project not loaded yet is a warning."""
+    loaded = {str(dataset.project) for dataset in raw.projects}
+    known = sorted(loaded | set(known_projects))
+    unknown = [name for name in dict.fromkeys(projects) if name not in known]
+    if unknown:
+        named = []
+        for name in unknown:
+            close = difflib.get_close_matches(name, known, n=1)
+            named.append(name + (f" (did you mean {close[0]}?)" if close else ""))
+        raise GatehouseError(
+            f"unknown project{'s' if len(unknown) > 1 else ''} {', '.join(named)}: the views show the projects loaded or"
+            f" configured here ({', '.join(known) or 'none'}); nothing was changed"
+        )
+    unloaded = sorted(set(projects) - loaded)
+    if unloaded:
+        log.warning("no loaded dataset for project(s) %s yet: the views show none of their rows until a run loads them",
+                    ", ".join(unloaded))
 
 
 def render_views_ahead(client: SqlClientBase[Any], raw: RawTables, rendered_cache: Path) -> None:

@@ -258,24 +258,7 @@ def load_console(options: RunOptions, tally: Optional[RunTally] = None) -> RunSu
             pipeline = destination.pipeline()
             before = schema_columns(pipeline)
             try:
-                # dlt's steps each take Ctrl-C (and SIGTERM) as a request to stop at their next checkpoint, then fail
-                # with whatever that stop broke ("generator already executing"); held over all of them, the signal
-                # is known here, and the run ends as interrupted: no failure to report, none to alert about
-                with signals.intercepted_signals():
-                    try:
-                        reading = start_run(options, destination, pipeline, source, report, tally, timeout_s)
-                        file_held.close()
-                        if not reading:
-                            report.start_reading({} if options.full_refresh else last_source_state(pipeline, source.name))
-                        load_in_phases(options, destination, pipeline, source, report, tally, before, timeout_s)
-                    except (PipelineStepFailed, ConsoleError) as err:
-                        if signals.was_signal_received():
-                            raise KeyboardInterrupt from err
-                        raise GatehouseError(explain(err) + loaded_before(tally, options.full_refresh)) from err
-                    finally:
-                        report.close()
-                    if signals.was_signal_received():
-                        raise KeyboardInterrupt  # loaded: the rest of the run (views, snapshot) is not done
+                extract_and_load(options, pipeline, source, report, tally, before, timeout_s, file_held)
             except BaseException:
                 file_held.close()
                 if tally.views_dropped and options.publish:  # several projects: applied once, after all (run_projects)
@@ -313,6 +296,31 @@ def load_console(options: RunOptions, tally: Optional[RunTally] = None) -> RunSu
         unchanged={table: n for table, n in report.unchanged.items() if n},
         followed=dict(sorted(report.followed.items())),
     )
+
+
+def extract_and_load(options: RunOptions, pipeline: dlt.Pipeline, source: DltSource, report: ExtractionReport,
+                     tally: RunTally, before: dict[str, dict[str, str]], timeout_s: float,
+                     file_held: contextlib.ExitStack) -> None:
+    """The run's start (`start_run`; the file let go after it), the reads ahead, then each load phase. dlt's steps
+    each take Ctrl-C (and SIGTERM) as a request to stop at their next checkpoint, then fail with whatever that stop
+    broke ("generator already executing"); held over all of them, the signal is known here, and the run ends as
+    interrupted (KeyboardInterrupt): no failure to report, none to alert about."""
+    destination = options.destination
+    with signals.intercepted_signals():
+        try:
+            reading = start_run(options, destination, pipeline, source, report, tally, timeout_s)
+            file_held.close()
+            if not reading:
+                report.start_reading({} if options.full_refresh else last_source_state(pipeline, source.name))
+            load_in_phases(options, destination, pipeline, source, report, tally, before, timeout_s)
+        except (PipelineStepFailed, ConsoleError) as err:
+            if signals.was_signal_received():
+                raise KeyboardInterrupt from err
+            raise GatehouseError(explain(err) + loaded_before(tally, options.full_refresh)) from err
+        finally:
+            report.close()
+        if signals.was_signal_received():
+            raise KeyboardInterrupt  # loaded: the rest of the run (views, snapshot) is not done
 
 
 def start_run(options: RunOptions, destination: Destination, pipeline: dlt.Pipeline, source: DltSource,

@@ -3,7 +3,8 @@
 Secrets (access token, password, private key, key passphrase) come from `--secrets-file`, else
 from an environment variable, else (single-line secrets only, and only when stdin is a terminal)
 from a hidden prompt. They are registered for redaction as soon as they are read, so neither the
-dry-run output nor any error or log line can show them.
+dry-run output nor any error or log line can show them. One typed as an option, in any spelling, is
+refused before anything is read (`secret_options.py`).
 """
 
 from __future__ import annotations
@@ -35,7 +36,6 @@ class Setting:
 class Secret:
     field: str
     env: str
-    refused_options: tuple[str, ...]  # what people would type; refused without being echoed
     promptable: bool = True  # a private key spans lines: no prompt
 
 
@@ -63,7 +63,7 @@ WAREHOUSES: dict[str, Warehouse] = {
                 Setting("oauthClientID", "--oauth-client-id", "OAuth client id"),
                 Setting("consoleComputePath", "--console-compute-path", "separate path for the console's interactive queries"),
             ),
-            (Secret("accessToken", "GATEHOUSE_DATABRICKS_ACCESS_TOKEN", ("--access-token", "--token")),),
+            (Secret("accessToken", "GATEHOUSE_DATABRICKS_ACCESS_TOKEN"),),
             ("accessToken",),
         ),
         Warehouse(
@@ -77,9 +77,9 @@ WAREHOUSES: dict[str, Warehouse] = {
                 Setting("consoleComputeWarehouse", "--console-compute-warehouse", "separate warehouse for the console's queries"),
             ),
             (
-                Secret("serviceUserPassword", "GATEHOUSE_SNOWFLAKE_PASSWORD", ("--password", "--service-user-password")),
-                Secret("privateKey", "GATEHOUSE_SNOWFLAKE_PRIVATE_KEY", ("--private-key",), promptable=False),
-                Secret("keyPassPhrase", "GATEHOUSE_SNOWFLAKE_KEY_PASSPHRASE", ("--key-passphrase", "--key-pass-phrase")),
+                Secret("serviceUserPassword", "GATEHOUSE_SNOWFLAKE_PASSWORD"),
+                Secret("privateKey", "GATEHOUSE_SNOWFLAKE_PRIVATE_KEY", promptable=False),
+                Secret("keyPassPhrase", "GATEHOUSE_SNOWFLAKE_KEY_PASSPHRASE"),
             ),
             ("serviceUserPassword", "privateKey"),  # password or key-pair authentication
         ),
@@ -90,7 +90,7 @@ WAREHOUSES: dict[str, Warehouse] = {
                 Setting("stagingDataset", "--staging-dataset", "dataset for intermediate tables (writable)", required=True),
                 Setting("consoleComputeProject", "--console-compute-project", "separate project for the console's queries"),
             ),
-            (Secret("privateKey", "GATEHOUSE_BIGQUERY_PRIVATE_KEY", ("--private-key",), promptable=False),),
+            (Secret("privateKey", "GATEHOUSE_BIGQUERY_PRIVATE_KEY", promptable=False),),
             ("privateKey",),
         ),
     )
@@ -125,13 +125,6 @@ examples:
 """
 
 
-class _RefuseSecret(argparse.Action):
-    """Swallows a secret typed as an option so that it is reported, but never echoed or sent."""
-
-    def __call__(self, parser, namespace, values, option_string=None) -> None:
-        namespace.secret_option = option_string
-
-
 def register(commands, parents: list[argparse.ArgumentParser], formatter) -> None:
     connection = commands.add_parser(
         "wh-connection", help="set the data-warehouse connection", formatter_class=formatter,
@@ -158,19 +151,11 @@ def register(commands, parents: list[argparse.ArgumentParser], formatter) -> Non
                 help=f"{setting.help}{' (required)' if setting.required else ''}",
             )
     parser.add_argument("--secrets-file", metavar="F", help="JSON or YAML file with the secrets (see below)")
-    refused = sorted({option for warehouse in WAREHOUSES.values() for secret in warehouse.secrets for option in secret.refused_options})
-    parser.add_argument(*refused, nargs="?", action=_RefuseSecret, dest="secret_option", default=None, help=argparse.SUPPRESS)
     parser.set_defaults(handler=_set_connection)
 
 
 def _set_connection(args: argparse.Namespace) -> int:
     warehouse = WAREHOUSES[args.warehouse]
-    if args.secret_option:
-        raise GatehouseError(
-            f"{args.secret_option} is not accepted: secrets are never taken from the command line, where shell "
-            "history and process lists keep them (rotate it if it was real); use an environment variable or "
-            "--secrets-file, see `gatehouse console wh-connection set --help`"
-        )
     member = _settings(args, warehouse)
     # Secrets are read once the client's settings are known to be good, so nobody is prompted
     # for a password only to be told the API key is missing; still before anything is sent.
