@@ -32,8 +32,11 @@ def build_parser() -> argparse.ArgumentParser:
     # Imported here so that `gatehouse --help` stays quick and a broken optional
     # command cannot stop the others from loading.
     from gatehouse.pipelines.cli import alerts, cleanup, code_refs, console, report, run, sql, twin
+    from gatehouse.pipelines.cli.secret_options import SecretRefusingParser
 
-    parser = argparse.ArgumentParser(
+    # every command's parser is of this class too (argparse makes a command's parser of its parent's class): a
+    # secret typed as an option is refused without argparse quoting it (secret_options.py)
+    parser = SecretRefusingParser(
         prog="gatehouse",
         description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -48,7 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None, parser: argparse.ArgumentParser | None = None) -> int:
     args = (parser or build_parser()).parse_args(argv)
-    configure_logging(args.verbose)
+    configure_logging(getattr(args, "verbose", 0))  # a refused secret option leaves only its refusal (secret_options)
     try:
         return int(args.handler(args) or 0)
     except (GatehouseError, ConsoleError) as err:

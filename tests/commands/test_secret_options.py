@@ -59,3 +59,19 @@ def test_an_option_a_command_has_is_not_taken_for_a_secret(twin, gatehouse, tmp_
     run = gatehouse(*DATABRICKS, "--secrets-file", str(secrets), "--dry-run")
     assert run.code == 0, run.err
     assert '"accessToken": "***"' in run.out and twin.requests == []
+
+
+@pytest.mark.parametrize("argv", [
+    ["run", "--api-key", "console-sentinel-key-0001", "--no-progress"],
+    ["sql", "--password=sentinel-password-0002", "select 1"],
+    ["report", "--token", "-sentinel-token-0003"],
+    ["--apiKey", "console-sentinel-key-0004", "views"],
+], ids=["run", "sql", "report", "before any command"])
+def test_a_secret_typed_as_an_option_of_any_command_is_refused_without_its_value(argv, capsys):
+    from gatehouse.pipelines.cli.main import main
+
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    option = next(argument.split("=")[0] for argument in argv if argument.startswith("--") and "progress" not in argument)
+    assert captured.err.strip().splitlines()[-1] == REFUSED.format(option)
+    assert "sentinel" not in captured.err + captured.out

@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 
 from gatehouse.pipelines.cli.console import reads, warehouse, writes
-from gatehouse.pipelines.cli.console.secret_options import SecretRefusingParser
 
 DESCRIPTION = """\
 Run one operation of the console interface: read a gate, list stale gates, unarchive a
@@ -45,9 +44,6 @@ def register(subparsers) -> None:
         "console", help="run one operation of the console interface (reads and writes)",
         description=DESCRIPTION, epilog=EPILOG, formatter_class=formatter,
     )
-    # The top-level parser makes argparse's own parsers; this one reads every console command's arguments first,
-    # so that a secret typed as an option is never quoted by argparse (secret_options.py).
-    console.__class__ = SecretRefusingParser
     console.add_argument("--base-url", metavar="URL", help=BASE_URL_HELP)
     # Accepted after the command too (`gatehouse console gate X --base-url URL`); SUPPRESS keeps
     # the subcommand from overwriting a value given before it.

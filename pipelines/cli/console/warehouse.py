@@ -4,7 +4,7 @@ Secrets (access token, password, private key, key passphrase) come from `--secre
 from an environment variable, else (single-line secrets only, and only when stdin is a terminal)
 from a hidden prompt. They are registered for redaction as soon as they are read, so neither the
 dry-run output nor any error or log line can show them. One typed as an option, in any spelling, is
-refused before anything is read (`secret_options.py`).
+refused before anything is read (`pipelines/cli/secret_options.py`).
 """
 
 from __future__ import annotations

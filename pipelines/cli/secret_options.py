@@ -1,5 +1,5 @@
-"""A secret typed as an option of `gatehouse console` (`--accessToken X`, `--password=X`, `--api_key X`...): refused
-in one line naming the option, its value never shown. argparse would echo it ("unrecognized arguments: --accessToken
+"""A secret typed as an option of any `gatehouse` command (`--accessToken X`, `--password=X`, `--api_key X`...):
+refused in one line naming the option, its value never shown. argparse would echo it ("unrecognized arguments: --accessToken
 dapi-..."), so such an option and its value are taken out before argparse reads anything."""
 
 from __future__ import annotations
@@ -29,9 +29,9 @@ REFUSAL = (
 
 
 class SecretRefusingParser(argparse.ArgumentParser):
-    """The parser of `gatehouse console`: before parsing, an option no console command knows whose name looks like
-    a secret is taken out with the argument after it (its value, even one starting with `-`); the command then
-    only refuses it."""
+    """The parser of `gatehouse` and (argparse makes them of their parent's class) of each of its commands: before
+    parsing, an option the command does not know whose name looks like a secret is taken out with the argument
+    after it (its value, even one starting with `-`); the command then only refuses it."""
 
     def parse_known_args(self, args: Sequence[str] | None = None, namespace: Any = None) -> Any:
         arguments = list(sys.argv[1:] if args is None else args)
