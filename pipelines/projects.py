@@ -16,7 +16,7 @@ from typing import Any, Mapping, Optional
 
 import dlt
 
-from gatehouse.pipelines.errors import GatehouseError
+from gatehouse.pipelines.errors import DEMO_HINT, GatehouseError
 from gatehouse.pipelines.models.build import DEFAULT_PROJECT, STAGING_SUFFIX
 from gatehouse.sources.console.config import ConsoleSettings, resolve_settings
 
@@ -72,6 +72,20 @@ def setting_key(project: str, setting: str) -> str:
 
 def setting_variable(project: str, setting: str) -> str:
     return f"{_ENV_PREFIX}{project.upper()}__{setting.upper()}"
+
+
+def as_projects(message: str, project: str) -> str:
+    """A failure's one line as the project's: the console settings it names (`sources.console.api_key
+    (SOURCES__CONSOLE__API_KEY)`, said by the client, which knows no projects) are the project's own, and a
+    project's user is told no demo to try (its settings are what to fix)."""
+    message = message.replace(DEMO_HINT, "")
+    message = _CONSOLE_SETTING.sub(lambda found: setting_key(project, found[1]), message)
+    return _CONSOLE_VARIABLE.sub(lambda found: setting_variable(project, found[1]), message)
+
+
+# a console setting a message names, not already a project's
+_CONSOLE_SETTING = re.compile(r"\bsources\.console\.(?!projects\.)([a-z_]+)")
+_CONSOLE_VARIABLE = re.compile(r"\bSOURCES__CONSOLE__(?!PROJECTS__)([A-Z_]+)")
 
 
 def project_settings(project: str, **given: Any) -> ConsoleSettings:

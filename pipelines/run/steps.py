@@ -36,7 +36,7 @@ from gatehouse.pipelines.logs import redacting_filter
 from gatehouse.pipelines.models import graph
 from gatehouse.pipelines.models.build import DEFAULT_PROJECT
 from gatehouse.pipelines.run.progress import Progress
-from gatehouse.pipelines.projects import project_settings
+from gatehouse.pipelines.projects import as_projects, project_settings
 from gatehouse.pipelines.run.recovery import settle_committed_jobs
 from gatehouse.pipelines.run.summary import RunSummary, scd2_counts
 from gatehouse.pipelines.run.tuning import (
@@ -120,7 +120,7 @@ def run_projects(options: RunOptions, projects: list[str]) -> tuple[list[Project
         try:
             return ProjectOutcome(project, summary=run_extraction(project_options, tallies[project]))
         except (GatehouseError, ConsoleError) as err:
-            return ProjectOutcome(project, error=str(err))
+            return ProjectOutcome(project, error=as_projects(str(err), project))
         except Exception as err:  # any other failure is this project's alone; the others still load
             log.exception("project %s failed", project)
             return ProjectOutcome(project, error=explain(err))

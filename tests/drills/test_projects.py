@@ -155,3 +155,15 @@ def test_switching_from_one_console_to_projects_warns_that_the_single_consoles_d
     )
     with duckdb.connect(database, read_only=True) as connection:
         assert sorted(connection.execute("select distinct project from analytics.stg_gates").fetchall()) == [("default",), ("web",)]
+
+
+def test_a_project_whose_key_is_refused_is_told_its_own_setting_and_no_demo(tmp_path, monkeypatch, capsys):
+    twin = make_twin()
+    with twin.serve() as base_url:
+        monkeypatch.setenv("SOURCES__CONSOLE__PROJECTS__WEB__BASE_URL", base_url)
+        monkeypatch.setenv("SOURCES__CONSOLE__PROJECTS__WEB__API_KEY", "console-a-key-the-twin-refuses")
+        assert main(["run", "--duckdb", str(tmp_path / "gatehouse.duckdb"), "--no-progress"]) == 2
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert last.startswith("gatehouse: error: 1 of 1 projects failed: web: "), last
+    assert "check sources.console.projects.web.api_key / SOURCES__CONSOLE__PROJECTS__WEB__API_KEY" in last, last
+    assert "--demo" not in last and "sources.console.api_key" not in last and "SOURCES__CONSOLE__API_KEY" not in last
