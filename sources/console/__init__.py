@@ -20,26 +20,28 @@ from dlt.common.schema.typing import TScd2StrategyDict
 from dlt.sources import DltResource, DltSource
 
 from gatehouse.sources.console.absence import AbsenceCheck, live_dynamic_configs, live_gates
-from gatehouse.sources.console.catalogue import batched, unique
+from gatehouse.sources.console.catalogue import NoLongerFollowed, batched, unique
 from gatehouse.sources.console.client import ConsoleClient
 from gatehouse.sources.console.clock import clock_offset_s, estimated_service_now, service_today, utc_now
 from gatehouse.sources.console.columns import (
     CONFIG_ARRAYS,
     GATE_ARRAYS,
     HOLDOUT_ARRAYS,
+    DELETED_COLUMN,
     JSON,
     NumberColumns,
     arrays_as_lists,
     config_hints,
     config_numbers,
+    deleted_rows,
     gate_hints,
     gate_numbers,
     holdout_numbers,
 )
 from gatehouse.sources.console.config import ConsoleSettings
-from gatehouse.sources.console.errors import ConfigurationError, ConsoleError
+from gatehouse.sources.console.errors import ConfigurationError, ConsoleError, NotFoundError
 from gatehouse.sources.console.identity import identify
-from gatehouse.sources.console.exposures import EXPOSURE_ROW_SCHEMA, exposure_rows, has_concluded
+from gatehouse.sources.console.exposures import EXPOSURE_ROW_SCHEMA, changed_series_rows, exposure_rows, has_concluded
 from gatehouse.sources.console.report import ExtractionReport
 from gatehouse.sources.console.run import ExtractionRun
 from gatehouse.sources.console.settings import TABLES
@@ -131,7 +133,9 @@ def gates(client: ConsoleClient, run: ExtractionRun) -> Iterator[list[dict]]:
     """
 
     def confirm(absences: AbsenceCheck, missing: list[str]) -> list[dict]:
-        return live_gates(client, missing, absences.before or {})
+        # Room for every gate seen or missing, and a page of creations on top.
+        room = len(absences.seen) + len(missing) + client.options.page_size
+        return live_gates(client, missing, room)
 
     yield from listed_versions(
         run, "gates", run.gate_numbers, gate_hints, GATE_ARRAYS, client.list_gates, confirm, client.options.page_size
@@ -163,10 +167,12 @@ def dynamic_configs(client: ConsoleClient, run: ExtractionRun) -> Iterator[list[
     )
 
 
-@dlt.resource(name="qualifying_events", primary_key="name", write_disposition="merge")
+@dlt.resource(name="qualifying_events", primary_key="name", write_disposition="merge", columns=DELETED_COLUMN)
 def qualifying_events(client: ConsoleClient, run: ExtractionRun) -> Iterator[list[dict]]:
     """Table `qualifying_events`, key `name`: merged, whole list every run (the last copy of each event read),
-    loaded only when it differs from the list last loaded (resource state `loaded_digest`)."""
+    loaded only when it differs from the list last loaded (resource state `loaded_digest`). The list is read
+    complete, so a name last loaded (resource state `loaded_keys`) and missing now was removed from the console:
+    its row is deleted."""
     state = list_state()
     content = ListContent(state, "name")
     try:
@@ -174,10 +180,16 @@ def qualifying_events(client: ConsoleClient, run: ExtractionRun) -> Iterator[lis
             run.report.add("qualifying_events", len(page))
             run.report.add_fields("qualifying_events", page)
             content.add(page)
+        loaded = state.get("loaded_keys")
+        names = content.keys
+        state["loaded_keys"] = names
         if content.same_as_loaded(state):
             run.report.add_unchanged("qualifying_events", content.items)
             return
         yield from content.pages(client.options.page_size)
+        read = set(names)
+        if removed := [name for name in loaded or () if name not in read]:
+            yield deleted_rows("name", removed)
     finally:
         content.close()
 
@@ -235,41 +247,64 @@ def read_found_exposures_ahead(client: ConsoleClient, run: ExtractionRun) -> Non
 
 
 @dlt.resource(name="holdout_ids", selected=False)
-def holdout_ids_resource(client: ConsoleClient, run: ExtractionRun) -> Iterator[list[str]]:
+def holdout_ids_resource(client: ConsoleClient, run: ExtractionRun) -> Iterator[list[str] | NoLongerFollowed]:
     """Holdout ids, no table: configured ones plus those referenced by gates and dynamic configs, in batches
-    (those read ahead first, in the order they were read)."""
+    (those read ahead first, in the order they were read); then the holdouts loaded before and no longer followed."""
     try:
         wanted = run.catalogue.holdout_ids(run.holdout_ids)
         run.catalogue.holdouts_wanted = wanted
         yield from batched(run.read_aheads.in_read_order("holdouts", wanted), run.fan_out_batch)
     finally:
         run.read_aheads.finish("holdouts")
+    followed = set(wanted)
+    loaded = list(answers_state("holdouts").get("loaded_digests", {}))
+    if unfollowed := [holdout_id for holdout_id in loaded if holdout_id not in followed]:
+        yield NoLongerFollowed(unfollowed)
     read_found_exposures_ahead(client, run)  # none wanted: the transformer never runs
 
 
-@dlt.transformer(name="holdouts", primary_key="id", write_disposition="merge", columns=holdout_numbers().hints())
-def holdouts(ids: list[str], client: ConsoleClient, run: ExtractionRun) -> Iterator[Any]:
+@dlt.transformer(
+    name="holdouts", primary_key="id", write_disposition="merge", columns={**holdout_numbers().hints(), **DELETED_COLUMN}
+)
+def holdouts(ids: list[str] | NoLongerFollowed, client: ConsoleClient, run: ExtractionRun) -> Iterator[Any]:
     """Table `holdouts`, key `id`: merged; fed by `holdout_ids`, fetched concurrently, unknown ids reported
-    and skipped; a holdout answered as last loaded is not loaded again (resource state `loaded_digests`)."""
+    and skipped; a holdout answered as last loaded is not loaded again (resource state `loaded_digests`).
+
+    The table holds the holdouts the run follows: a loaded one that answers 404, or that no configuration, gate
+    or dynamic config names any more (`NoLongerFollowed`), is deleted (by the id it was answered as, resource
+    state `answered_ids`)."""
+    state = answers_state()
+    answered_ids: dict[str, str] = state.setdefault("answered_ids", {})
+    digests = AnswerDigests(state)
+    if isinstance(ids, NoLongerFollowed):
+        yield deleted_rows("id", [answered_ids.pop(holdout_id, holdout_id) for holdout_id in ids.ids])
+        for holdout_id in ids.ids:
+            digests.forget(holdout_id)
+        return
     retype = run.holdout_numbers.check_destination(dlt.current.source_schema())
-    digests = AnswerDigests(answers_state())
-    found, changed = [], []
+    found, changed, gone = [], [], []
     for holdout_id, holdout in run.read_aheads.fetch_many("holdouts", client, client.get_holdout, ids):
         if isinstance(holdout, ConsoleError):  # unknown or refused: reported, skipped
             run.catalogue.record_missing_holdout(holdout_id)
             run.report.skip("holdouts", holdout_id, holdout.message)
+            if isinstance(holdout, NotFoundError) and digests.loaded(holdout_id):
+                gone.append(answered_ids.pop(holdout_id, holdout_id))
+                digests.forget(holdout_id)
             continue
         arrays_as_lists([holdout], HOLDOUT_ARRAYS)
         run.catalogue.record_holdout(holdout_id, holdout)
         found.append(holdout)
+        if holdout.get("id") not in (None, holdout_id):
+            answered_ids[holdout_id] = holdout["id"]
         if digests.changed(holdout_id, holdout):
             changed.append(holdout)
     run.report.add("holdouts", len(found), pages=0)
     run.report.add_fields("holdouts", found)
     run.report.add_unchanged("holdouts", digests.unchanged)
     read_found_exposures_ahead(client, run)
-    if changed:
-        yield dlt.mark.with_hints(changed, dlt.mark.make_hints(columns=run.holdout_numbers.hints())) if retype else changed
+    if rows := [*changed, *deleted_rows("id", gone)]:
+        hints = {**run.holdout_numbers.hints(), **DELETED_COLUMN}
+        yield dlt.mark.with_hints(rows, dlt.mark.make_hints(columns=hints)) if retype else rows
 
 
 @dlt.resource(name="experiment_ids", selected=False)
@@ -298,11 +333,14 @@ def cumulative_exposures(ids: list[str], client: ConsoleClient, run: ExtractionR
 
     Incremental per experiment (resource state `last_day`): only days on or after the last
     loaded day of its most lagging group are loaded; that day again because its count still grows
-    until the day closes. A series answered as last loaded loads nothing (resource state `loaded_digests`).
+    until the day closes. A series answered as last loaded loads nothing (resource state `loaded_digests`);
+    one whose earlier days differ from those loaded (re-stated by the service; resource state
+    `earlier_days_digest`) loads every day again.
     """
     state = exposures_state()
     last_day: dict[str, str] = state.setdefault("last_day", {})
     concluded: dict[str, str] = state.setdefault("concluded", {})
+    earlier_days: dict[str, str] = state.setdefault("earlier_days_digest", {})
     digests = AnswerDigests(state)
     rows: list[dict] = []
     answers = run.read_aheads.fetch_many("cumulative_exposures", client, client.get_cumulative_exposures, ids)
@@ -310,10 +348,15 @@ def cumulative_exposures(ids: list[str], client: ConsoleClient, run: ExtractionR
         if isinstance(series, ConsoleError):
             run.report.skip("cumulative_exposures", experiment_id, series.message)
             continue
-        new_rows, read_from, newest = exposure_rows(experiment_id, series, last_day.get(experiment_id))
-        # A series as last loaded holds no day that is not loaded already, with its count.
-        if digests.changed(experiment_id, series):
+        # A series as last loaded holds no day that is not loaded already, with its count (a series loaded before
+        # the earlier days were digested is loaded whole once: a day it re-stated then may be stale).
+        if digests.changed(experiment_id, series) or experiment_id not in earlier_days:
+            new_rows, read_from, newest, earlier_days[experiment_id] = changed_series_rows(
+                experiment_id, series, last_day.get(experiment_id), earlier_days.get(experiment_id)
+            )
             rows.extend(new_rows)
+        else:
+            _, read_from, newest = exposure_rows(experiment_id, series, last_day.get(experiment_id))
         if read_from is not None:
             last_day[experiment_id] = read_from
         today = service_today(client)

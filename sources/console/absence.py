@@ -4,7 +4,7 @@ each is gone (deleted or archived) before the SCD2 merge may retire it."""
 from __future__ import annotations
 
 import logging
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 from gatehouse.sources.console.client import ConsoleClient
 from gatehouse.sources.console.errors import NotFoundError, ValidationError
@@ -68,25 +68,32 @@ class AbsenceCheck:
         return live
 
 
-def live_gates(client: ConsoleClient, ids: Sequence[str], versions: dict[str, Any]) -> list[dict[str, Any]]:
-    """The gates among `ids` that still exist and are not archived, by the single read.
+def live_gates(client: ConsoleClient, ids: Sequence[str], room: int) -> list[dict[str, Any]]:
+    """The gates among `ids` that still exist and are not archived, as the list shows them.
 
-    The single read has no `version` (list items do): the one it was last listed with stands in.
+    Each is confirmed by its single read: a 404 or an archived gate is gone, and when every missing gate is, that
+    is all. The single read has no `version`, and a gate may have been edited since it was last listed (what moved
+    the list): the live ones are taken from one more read of the list, as for configs (`listed_again`).
     """
-    live = []
+    confirmed = []
     for gate_id, gate in client.fetch_many(client.get_gate, ids):
         if isinstance(gate, ValidationError):
             raise gate  # neither gone nor live: a gate must not be retired on an answer that says neither
         if isinstance(gate, NotFoundError) or gate.get("status") == ARCHIVED:
             continue
-        if "version" not in gate and versions.get(gate_id) is not None:
-            gate = {**gate, "version": versions[gate_id]}
-        live.append(gate)
-    return live
+        confirmed.append(gate_id)
+    return listed_again(client.list_gates, confirmed, room, client.options.page_size) if confirmed else []
 
 
 def live_dynamic_configs(client: ConsoleClient, ids: Sequence[str], room: int) -> list[dict[str, Any]]:
-    """The dynamic configs among `ids` still listed, by a second read of the list (there is no single read).
+    """The dynamic configs among `ids` still listed, by a second read of the list (there is no single read)."""
+    return listed_again(client.list_dynamic_configs, ids, room, client.options.page_size)
+
+
+def listed_again(
+    read: Callable[..., Iterator[list[dict[str, Any]]]], ids: Sequence[str], room: int, page_size: int
+) -> list[dict[str, Any]]:
+    """The items among `ids` that a second read of the list holds, as it holds them.
 
     Asked as one page of `room` items: one answer is a snapshot no deletion can shift. A console that
     serves fewer a page gets the strict complete read (`totalItems` checked, and when it disagrees twice, two
@@ -94,7 +101,7 @@ def live_dynamic_configs(client: ConsoleClient, ids: Sequence[str], room: int) -
     """
     wanted = set(ids)
     live: dict[str, dict[str, Any]] = {}
-    for page in client.list_dynamic_configs(page_size=max(room, client.options.page_size)):
-        # the last copy of a config wins: the complete read yields one again only when it is newer
-        live.update((config["id"], config) for config in page if config["id"] in wanted)
+    for page in read(page_size=max(room, page_size)):
+        # the last copy of an item wins: the complete read yields one again only when it is newer
+        live.update((item["id"], item) for item in page if item["id"] in wanted)
     return list(live.values())

@@ -4,6 +4,7 @@ order ids (`unique`) and cut them into batches for the client's worker pool (`ba
 from __future__ import annotations
 
 import threading
+from dataclasses import dataclass
 from typing import Any, Iterable, Iterator, Sequence, TypeVar
 
 from gatehouse.sources.console.client import ConsoleClient
@@ -28,6 +29,13 @@ def batched(items: Iterable[T], size: int) -> Iterator[list[T]]:
 def unique(ids: Iterable[str]) -> list[str]:
     """Ids in first-seen order without repeats (dict keeps insertion order)."""
     return list(dict.fromkeys(i for i in ids if i))
+
+
+@dataclass(frozen=True)
+class NoLongerFollowed:
+    """Ids an id resource hands its transformer after the batches to read: loaded before, no longer followed."""
+
+    ids: list[str]
 
 
 class Catalogue:

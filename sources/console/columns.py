@@ -20,6 +20,18 @@ CONFIG_ARRAYS = ("targetApps", "holdoutIDs", "tags")
 HOLDOUT_ARRAYS = ("targetApps", "tags", "gateIDs", "experimentIDs", "layerIDs")
 
 
+# A row yielded with this column true deletes the row of its key (dlt's `hard_delete` hint) and is not inserted: how a
+# qualifying event no longer listed and a holdout no longer followed leave their merged tables. Named as dlt's own
+# columns: the console never sends it, and it is not a field that stopped coming (pipelines/run/drift.py).
+DELETED = "_dlt_deleted"
+DELETED_COLUMN: dict[str, TColumnSchema] = {DELETED: {"name": DELETED, "data_type": "bool", "hard_delete": True}}
+
+
+def deleted_rows(key: str, ids: Sequence[Any]) -> list[dict[str, Any]]:
+    """One row a key in `ids` that deletes the loaded row of that key."""
+    return [{key: entity_id, DELETED: True} for entity_id in ids]
+
+
 def as_list(value: Any) -> Any:
     """A value the contract declares an array: a scalar sent in its place is a one-item list; null stays null."""
     return [value] if isinstance(value, (str, int, float, bool)) else value

@@ -9,6 +9,7 @@ from typing import Any, Sequence
 import pyarrow as pa
 
 from gatehouse.sources.console.settings import DEFAULT_LATE_EXPOSURE_DAYS
+from gatehouse.sources.console.unchanged import content_digest
 
 # The rows of `cumulative_exposures`, as the Arrow table the resource yields.
 EXPOSURE_ROW_SCHEMA = pa.schema(
@@ -33,6 +34,39 @@ def exposure_rows(
     later than the others' loses none. A day a group lists twice is one row, with the larger count (counts
     are cumulative); a count sent as a fraction or as text is loaded as the whole number it stands for.
     """
+    rows, next_from, newest = _series_rows(experiment_id, series, from_day)
+    return [row for row in rows if from_day is None or row["date"] >= from_day], next_from, newest
+
+
+def changed_series_rows(
+    experiment_id: str, series: Sequence[dict[str, Any]], from_day: str | None, earlier_digest: str | None
+) -> tuple[list[dict], str | None, str | None, str]:
+    """As `exposure_rows`, for a series that differs from the one last loaded, with the days before `from_day`
+    too when they differ from those last loaded (`earlier_digest`, the `earlier_days_digest` recorded then, None
+    when none was): the service re-stated them, and every day of the series is loaded again (the merge on
+    experiment, group and day replaces each). Returns the rows, the day the next run reads from, the newest day
+    and the digest of the days before that next day, to record with the rows.
+    """
+    rows, next_from, newest = _series_rows(experiment_id, series, from_day)
+    if from_day is not None and earlier_days_digest(rows, from_day) == earlier_digest:
+        kept = [row for row in rows if row["date"] >= from_day]
+    else:
+        kept = rows
+    return kept, next_from, newest, earlier_days_digest(rows, next_from)
+
+
+def earlier_days_digest(rows: Sequence[dict[str, Any]], before_day: str | None) -> str:
+    """The digest of the rows of the days before `before_day`: those a run no longer loads unless they change."""
+    return content_digest(sorted(
+        (row["group_id"], row["group_name"], row["date"], row["exposures"])
+        for row in rows if before_day is not None and row["date"] < before_day
+    ))
+
+
+def _series_rows(
+    experiment_id: str, series: Sequence[dict[str, Any]], from_day: str | None
+) -> tuple[list[dict], str | None, str | None]:
+    """Every day of the series as rows (one a group and day), the day the next run reads from and the newest day."""
     points: dict[tuple[str, str], dict[str, Any]] = {}
     group_newest: list[str] = []
     newest: str | None = None
@@ -45,8 +79,6 @@ def exposure_rows(
         newest = group_last if newest is None or group_last > newest else newest
         for point in days:
             day = point["date"]
-            if from_day is not None and day < from_day:
-                continue
             row = {
                 "experiment_id": experiment_id,
                 "group_id": group["groupID"],

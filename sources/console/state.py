@@ -19,6 +19,8 @@ class ListState(TypedDict, total=False):
     listed: dict[str, Any]
     # the digest of the whole list as last loaded: an identical list is not loaded again
     loaded_digest: str
+    # `qualifying_events`: the names of the list as last loaded; one missing from a later complete read is deleted
+    loaded_keys: list[str]
 
 
 class AnswersState(TypedDict, total=False):
@@ -26,6 +28,8 @@ class AnswersState(TypedDict, total=False):
 
     # id -> digest of the answer last loaded: an identical answer is left out of the merge
     loaded_digests: dict[str, str]
+    # `holdouts`: id asked for -> the id the console answered, where the two differ (the row's key)
+    answered_ids: dict[str, str]
 
 
 class ExposuresState(AnswersState, total=False):
@@ -33,6 +37,9 @@ class ExposuresState(AnswersState, total=False):
 
     # experiment id -> the last day of its series loaded (ISO date): the next read starts there
     last_day: dict[str, str]
+    # experiment id -> the digest of its rows before `last_day` as loaded: a series whose earlier days differ from
+    # them (the service re-stated a day) is loaded whole
+    earlier_days_digest: dict[str, str]
     # experiment id -> the day its series was found concluded (ISO date): asked again only when due
     concluded: dict[str, str]
 
@@ -57,8 +64,9 @@ def list_state() -> ListState:
     return cast(ListState, dlt.current.resource_state())
 
 
-def answers_state() -> AnswersState:
-    return cast(AnswersState, dlt.current.resource_state())
+def answers_state(resource: str | None = None) -> AnswersState:
+    """The current resource's state, or that of `resource`."""
+    return cast(AnswersState, dlt.current.resource_state(resource) if resource else dlt.current.resource_state())
 
 
 def exposures_state() -> ExposuresState:

@@ -35,11 +35,15 @@ CONTENT_RULES = "1"
 _LENGTH = struct.Struct("<I")
 
 
-def content_digest(value: Any) -> str:
-    """A stable digest of a JSON value: keys sorted, so the order the service sends fields in does not count."""
+def _sorted_digest(value: Any) -> bytes:
     return hashlib.blake2b(
         orjson.dumps(value, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS), digest_size=16
-    ).hexdigest()
+    ).digest()
+
+
+def content_digest(value: Any) -> str:
+    """A stable digest of a JSON value: keys sorted, so the order the service sends fields in does not count."""
+    return _sorted_digest(value).hex()
 
 
 class ListContent:
@@ -63,7 +67,9 @@ class ListContent:
 
     def add(self, page: Sequence[dict[str, Any]]) -> None:
         for item in page:
-            data = orjson.dumps(item, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS)
+            # Spooled as sent, keys in the service's order (a JSON value such as a config's `defaultValue` is loaded as
+            # this text); digested with keys sorted, so an order that differs between reads is no change.
+            data = orjson.dumps(item, option=orjson.OPT_NON_STR_KEYS)
             key = item.get(self._key)
             if isinstance(key, (str, int)):
                 earlier = self._positions.get(key)
@@ -71,9 +77,14 @@ class ListContent:
                     self._item_digests[earlier] = None
                     self._replaced += 1
                 self._positions[key] = len(self._item_digests)
-            self._item_digests.append(hashlib.blake2b(data, digest_size=16).digest())
+            self._item_digests.append(_sorted_digest(item))
             self._spool.write(_LENGTH.pack(len(data)))
             self._spool.write(data)
+
+    @property
+    def keys(self) -> list[Any]:
+        """The key of each item read, in the order first read."""
+        return list(self._positions)
 
     @property
     def items(self) -> int:
@@ -139,7 +150,12 @@ class AnswerDigests:
         self._digests[entity_id] = digest
         return True
 
+    def loaded(self, entity_id: str) -> bool:
+        """True when an answer for `entity_id` was loaded."""
+        return entity_id in self._digests
+
     def forget(self, entity_id: str) -> None:
-        """An id never asked again (a settled run): its digest would only take room in the state."""
+        """An id never asked again (a settled run, a holdout no longer followed): its digest would only take room in
+        the state."""
         self._digests.pop(entity_id, None)
 
