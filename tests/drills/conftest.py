@@ -255,3 +255,36 @@ def run_environment(twin: ConsoleTwin, base_url: str, **extra: str) -> dict[str,
         **extra,
     )
 
+
+Query = Callable[[str], list[tuple]]
+
+
+def duckdb_destination(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> tuple[list[str], Query]:
+    """A run's destination flags for a DuckDB file in `tmp_path`, and a query of it: one side of a test that runs on
+    DuckDB and on PostgreSQL alike (`postgres_destination`)."""
+    path = tmp_path / "gatehouse.duckdb"
+
+    def query(sql: str) -> list[tuple]:
+        with duckdb.connect(str(path), read_only=True) as connection:
+            return connection.execute(sql).fetchall()
+
+    return ["--duckdb", str(path)], query
+
+
+def postgres_destination(database: str) -> Callable[..., tuple[list[str], Query]]:
+    """The same for a database of the suite's real PostgreSQL server (the `postgres_server` fixture)."""
+
+    def destination(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> tuple[list[str], Query]:
+        import psycopg2
+
+        credentials = request.getfixturevalue("postgres_server").database(database)
+        monkeypatch.setenv("DESTINATION__POSTGRES__CREDENTIALS", credentials)
+
+        def query(sql: str) -> list[tuple]:
+            with psycopg2.connect(credentials) as connection, connection.cursor() as cursor:
+                cursor.execute(sql)
+                return cursor.fetchall()
+
+        return ["--destination", "postgres"], query
+
+    return destination

@@ -4,48 +4,20 @@ every analysis view there and answering; the next run that succeeds loads on fro
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Callable
 
-import duckdb
-import psycopg2
 import pytest
 
 from gatehouse.console_twin import ConsoleTwin, Fault
 from gatehouse.pipelines.cli.main import main
 from gatehouse.pipelines.models.build import view_definitions
-from tests.drills.conftest import error_lines, point_at
-
-Query = Callable[[str], list[tuple]]
+from tests.drills.conftest import duckdb_destination, error_lines, point_at, postgres_destination
 
 FIRST_PHASE = "ingestion_runs, qualifying_events, gates, dynamic_configs, holdouts"
 
 
-def duckdb_destination(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> tuple[list[str], Query]:
-    path = tmp_path / "gatehouse.duckdb"
-
-    def query(sql: str) -> list[tuple]:
-        with duckdb.connect(str(path), read_only=True) as connection:
-            return connection.execute(sql).fetchall()
-
-    return ["--duckdb", str(path)], query
-
-
-def postgres_destination(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> tuple[list[str], Query]:
-    credentials = request.getfixturevalue("postgres_server").database("gatehouse_full_refresh_failure")
-    monkeypatch.setenv("DESTINATION__POSTGRES__CREDENTIALS", credentials)
-
-    def query(sql: str) -> list[tuple]:
-        with psycopg2.connect(credentials) as connection, connection.cursor() as cursor:
-            cursor.execute(sql)
-            return cursor.fetchall()
-
-    return ["--destination", "postgres"], query
-
-
 @pytest.mark.parametrize(
     "destination",
-    [duckdb_destination, pytest.param(postgres_destination, marks=pytest.mark.slow)],
+    [duckdb_destination, pytest.param(postgres_destination("gatehouse_full_refresh_failure"), marks=pytest.mark.slow)],
     ids=["duckdb", "postgres"],
 )
 def test_a_full_refresh_failing_in_its_last_phase_keeps_that_phases_tables_and_the_views(

@@ -5,46 +5,18 @@ repeats a row; on DuckDB and on a real PostgreSQL server."""
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Callable
 
-import duckdb
-import psycopg2
 import pytest
 
 from gatehouse.console_twin import ConsoleTwin
 from gatehouse.pipelines.cli.main import main
 from gatehouse.pipelines.models.build import view_definitions
-from tests.drills.conftest import point_at
-
-Query = Callable[[str], list[tuple]]
-
-
-def duckdb_destination(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> tuple[list[str], Query]:
-    path = tmp_path / "gatehouse.duckdb"
-
-    def query(sql: str) -> list[tuple]:
-        with duckdb.connect(str(path), read_only=True) as connection:
-            return connection.execute(sql).fetchall()
-
-    return ["--duckdb", str(path)], query
-
-
-def postgres_destination(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> tuple[list[str], Query]:
-    credentials = request.getfixturevalue("postgres_server").database("gatehouse_returned_versions")
-    monkeypatch.setenv("DESTINATION__POSTGRES__CREDENTIALS", credentials)
-
-    def query(sql: str) -> list[tuple]:
-        with psycopg2.connect(credentials) as connection, connection.cursor() as cursor:
-            cursor.execute(sql)
-            return cursor.fetchall()
-
-    return ["--destination", "postgres"], query
+from tests.drills.conftest import duckdb_destination, point_at, postgres_destination
 
 
 @pytest.mark.parametrize(
     "destination",
-    [duckdb_destination, pytest.param(postgres_destination, marks=pytest.mark.slow)],
+    [duckdb_destination, pytest.param(postgres_destination("gatehouse_returned_versions"), marks=pytest.mark.slow)],
     ids=["duckdb", "postgres"],
 )
 def test_a_version_returning_to_an_earlier_content_keeps_its_own_key_and_rules(destination, tmp_path, monkeypatch, capsys, request):
