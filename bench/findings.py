@@ -156,7 +156,7 @@ def findings(report: BenchReport) -> list[str]:
     if rerun and full and rerun >= RERUN_SHARE_TARGET * full:
         shape = report.shapes[big]
         rerun_floor = report.rerun_floor(big)
-        unsettled = shape.ingestion_runs - shape.settled_runs
+        unsettled = shape.ingestion_runs - shape.settled_runs - shape.quiet_runs
         running = shape.experiments - shape.concluded_experiments
         reachable = rerun_floor.seconds < RERUN_SHARE_TARGET * full
         out.append(
@@ -165,7 +165,7 @@ def findings(report: BenchReport) -> list[str]:
             f" holdout (no list of them), every experiment that has not concluded and every run that has not"
             f" settled: {shape.holdouts:,} holdouts + {running:,} of {shape.experiments:,} experiments"
             f" ({shape.concluded_experiments:,} concluded) + {unsettled:,} of {shape.ingestion_runs:,} runs"
-            f" (the rest settled) = {rerun_floor.requests:,} requests, a floor of {rerun_floor.seconds:.1f} s ="
+            f" (the rest settled, or quiet and not due for their weekly re-check) = {rerun_floor.requests:,} requests, a floor of {rerun_floor.seconds:.1f} s ="
             f" {rerun_floor.seconds / full:.0%} of the full load's {full:.1f} s. Measured: {rerun:.1f} s"
             f" ({rerun / full:.0%}), of which normalise and load"
             f" {fmt(median(GATEHOUSE_RERUN, lambda r: r.normalise_load_s))} s: lists and answers identical to"

@@ -24,8 +24,11 @@ class OrganisationShape:
     holdouts: int
     experiments: int
     ingestion_runs: int  # runs that exist at the clock
-    settled_runs: int  # of those, runs settled by the rule of docs/decisions.md
+    settled_runs: int  # of those, runs settled by the rule of docs/decisions.md (complete)
     concluded_experiments: int  # series silent for more than late_exposure_days (service clock)
+    # runs not settled whose status has not moved for quiet_run_after_days (an error the service gave up on, a
+    # stuck run): a rerun asks for them only at their weekly re-check
+    quiet_runs: int = 0
 
     @classmethod
     def from_dict(cls, data: dict) -> "OrganisationShape":
@@ -96,14 +99,15 @@ def full_load_floor(shape: OrganisationShape, rate_limit: RateLimit, max_page_si
 
 def rerun_floor(shape: OrganisationShape, rate_limit: RateLimit, max_page_size: int | None = None) -> Floor:
     """What a rerun cannot avoid: the lists (no "modified since" filter) and holdouts (no list of
-    them either), every experiment not concluded, every run not settled."""
+    them either), every experiment not concluded, every run neither settled nor quiet (a quiet run is asked for at
+    its weekly re-check only, which a rerun of the same clock is not due for)."""
     full = full_load_floor(shape, rate_limit, max_page_size)
     return Floor(
         list_pages=full.list_pages,
         fan_out={
             "holdouts": shape.holdouts,
             "experiments": shape.experiments - shape.concluded_experiments,
-            "ingestion_runs": shape.ingestion_runs - shape.settled_runs,
+            "ingestion_runs": shape.ingestion_runs - shape.settled_runs - shape.quiet_runs,
         },
         rate_limit=rate_limit,
     )

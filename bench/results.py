@@ -389,7 +389,7 @@ def steps_table(report: BenchReport) -> list[str]:
 
 
 def floor_table(report: BenchReport) -> list[str]:
-    header = ["organisation", "gates", "dynamic configs", "holdouts", "experiments (concluded)", "runs (settled)",
+    header = ["organisation", "gates", "dynamic configs", "holdouts", "experiments (concluded)", "runs (settled, quiet)",
               "full-load floor", "rerun floor"]
     rows = []
     for size in report.sizes:
@@ -400,7 +400,7 @@ def floor_table(report: BenchReport) -> list[str]:
             f"{shape.listed.get('dynamic_configs', 0):,}",
             f"{shape.holdouts:,}",
             f"{shape.experiments:,} ({shape.concluded_experiments:,})",
-            f"{shape.ingestion_runs:,} ({shape.settled_runs:,})",
+            f"{shape.ingestion_runs:,} ({shape.settled_runs:,}, {shape.quiet_runs:,})",
             f"{floor.requests:,} req = {floor.seconds:.1f} s",
             f"{rerun.requests:,} req = {rerun.seconds:.1f} s",
         ])
@@ -486,7 +486,7 @@ def render(report: BenchReport, findings: Iterable[str] = ()) -> str:
         f"The fewest requests that fetch the organisation: each list in one page (the twin allows any `limit`)"
         f" plus one request per holdout, experiment and ingestion run; divided by the rate limit ({report.rate_limit}).",
         "A rerun cannot skip the lists (no \"modified since\" filter) nor holdouts, but can skip concluded"
-        " experiments and settled runs.",
+        " experiments, settled (complete) runs and quiet runs not due for their weekly re-check.",
         "",
         *floor_table(report),
         "",

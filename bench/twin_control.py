@@ -17,13 +17,14 @@ import argparse
 import json
 import sys
 from collections import Counter
+from datetime import timedelta
 from typing import Any
 
 from bench.floor import OrganisationShape, RateLimit
 from gatehouse.console_twin import ConsoleTwin, TwinSettings
 from gatehouse.sources.console import settings as source_settings
 from gatehouse.sources.console.exposures import has_concluded
-from gatehouse.sources.console.settle import is_settled
+from gatehouse.sources.console.settle import has_gone_quiet, is_settled
 
 API = source_settings.API_PREFIX
 LIST_ENDPOINTS = ("gates", "dynamic_configs", "qualifying_events")
@@ -71,6 +72,14 @@ class TwinControl:
             if is_settled(org.ingestion_run(run_id))
         }
 
+    def quiet_runs(self) -> int:
+        """Runs not settled whose status has not moved for the default quiet_run_after_days, by the twin's clock."""
+        org, quiet_after = self.twin.organisation, timedelta(days=source_settings.DEFAULT_QUIET_RUN_AFTER_DAYS)
+        return sum(
+            1 for run_id in self.twin.ingestion_run_ids
+            if not is_settled(run := org.ingestion_run(run_id)) and has_gone_quiet(run, self.twin.now, quiet_after)
+        )
+
     def concluded_experiments(self) -> int:
         org, today = self.twin.organisation, self.twin.now.date()
         concluded = 0
@@ -94,6 +103,7 @@ class TwinControl:
                 experiments=len(twin.experiment_ids),
                 ingestion_runs=len(twin.ingestion_run_ids),
                 settled_runs=len(self.settled_run_ids()),
+                quiet_runs=self.quiet_runs(),
                 concluded_experiments=self.concluded_experiments(),
             )
         return {"shape": shape.to_dict(), "max_limit": twin.settings.max_limit, "now": twin.now.isoformat()}
