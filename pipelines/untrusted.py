@@ -15,7 +15,7 @@ a file name passes through the function for that place:
 | JSON a person may read (`gatehouse console ... --format json`) | `for_json` | the characters the terminal escapes written as JSON escapes (`\\u202e`): the same data |
 | a file or branch name from an id | `file_name` | one path component of `[A-Za-z0-9._-]`, never `.`/`..`, with a digest when altered |
 
-Charts draw data as plain text: `pipelines/reports/notebook.py` turns matplotlib's mathtext off (`$`, `^`, `_`).
+Charts draw data as plain text: `pipelines/reports/charts.py` writes every label as escaped SVG text.
 """
 
 from __future__ import annotations

@@ -76,7 +76,7 @@ def test_the_wheel_runs_the_demo_the_report_and_the_notebooks(tmp_path):
                                                "  reports/ingestion_health.html", "  reports/stale_gates.csv"]
     for name in ("stale_gates", "exposure_growth", "ingestion_health"):
         html = (work / "reports" / f"{name}.html").read_text()
-        assert "data:image/png;base64," in html, f"{name}: the notebook ran and drew its charts"
+        assert '<img src="data:image/svg+xml;base64,' in html, f"{name}: the notebook ran and drew its charts"
     # the notebooks open on their own too, from the installed package, against the demo's snapshot
     run(python, "-m", "nbconvert", "--to", "notebook", "--execute", "--output", work / "run.ipynb",
         site / "gatehouse" / "notebooks" / "stale_gates.ipynb", cwd=work, GATEHOUSE__DUCKDB=str(work / "demo.duckdb"), **shared)  # fmt: skip

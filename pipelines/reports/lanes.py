@@ -55,6 +55,7 @@ def run_lanes(conns: list[Connection], ended: Connection, summarise: Callable[[s
     for descriptor in (1, 2):
         os.dup2(null, descriptor)
     os.chdir(NOTEBOOK_DIR)  # where Jupyter starts a notebook's kernel
+    os.environ.setdefault("MPLBACKEND", "Agg")  # a cell that draws with matplotlib: no window, an image
     logging.disable(logging.CRITICAL)  # a forked lane shares the command's log handlers: it says nothing itself
     try:
         _Shell.prepare()
@@ -127,10 +128,6 @@ class _Shell:
         `%reset -f` and each full collection."""
         import gc
 
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot  # noqa: F401
         import nbformat  # noqa: F401
         import pandas  # noqa: F401
         from IPython.core.interactiveshell import InteractiveShell  # noqa: F401
@@ -262,7 +259,10 @@ def _encoded(data: dict) -> dict:
 
 
 def _show_open_figures() -> None:
-    """Figures a cell left open, shown as Jupyter's inline backend shows them at the cell's end."""
+    """Figures a cell left open, shown as Jupyter's inline backend shows them at the cell's end. The notebooks draw
+    their charts as SVG (pipelines/reports/charts.py): only a cell added by hand uses matplotlib."""
+    if "matplotlib.pyplot" not in sys.modules:
+        return
     import matplotlib.pyplot as plt
 
     from gatehouse.pipelines.reports.notebook import show

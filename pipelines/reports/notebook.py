@@ -10,6 +10,7 @@ when Jupyter runs elsewhere).
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import io
 import logging
@@ -22,26 +23,9 @@ from typing import Any, Optional
 
 from gatehouse.pipelines.warehouse.destination import DEFAULT_DUCKDB, DEFAULT_NAME, DEMO_DUCKDB, DESTINATION_ENV, DUCKDB_ENV, Destination, database_of
 from gatehouse.pipelines.errors import GatehouseError
-from gatehouse.pipelines.untrusted import all_visible, visible
+from gatehouse.pipelines.untrusted import all_visible, for_html, visible
 
 log = logging.getLogger("gatehouse.notebook")
-
-# DejaVu Sans ships with matplotlib: the charts need no font (nor anything else) from the network.
-CHART_STYLE: dict[str, Any] = {
-    "figure.dpi": 100,
-    "font.family": "DejaVu Sans",
-    "axes.spines.top": False,
-    "axes.spines.right": False,
-    "axes.grid": True,
-    "grid.alpha": 0.3,
-    # laid out while drawn: no second draw for a tight bounding box when saved
-    "figure.constrained_layout.use": True,
-    # Titles, labels and legends carry names console users typed: plain text, never mathematics (`$10 ^_^ $20`
-    # would be parsed as TeX and fail the figure) nor TeX markup (pipelines/untrusted.py).
-    "text.parse_math": False,
-    "text.usetex": False,
-}
-
 
 # The name the DuckDB path had in the notebooks before it was dlt's setting `gatehouse.duckdb` everywhere: still read.
 LEGACY_DUCKDB_ENV = "GATEHOUSE_DUCKDB"
@@ -171,13 +155,8 @@ class NotebookData:
         and then in the project's (DLT_PROJECT_DIR, or the folder above holding `.dlt/` or `pyproject.toml`):
         Jupyter started from the project root or from `notebooks/` finds the same database.
         """
-        import matplotlib
         import pandas as pd
 
-        matplotlib.use("Agg")
-        import matplotlib.style
-
-        matplotlib.style.use(CHART_STYLE)
         pd.set_option("display.max_rows", 60)
         if _shared is not None and (destination, duckdb_path) in _shared.data:
             return _shared.data[(destination, duckdb_path)]
@@ -237,12 +216,19 @@ def shown_as_text(frame: Any) -> Any:
     return frame
 
 
-def show(figure: Any, alt: str) -> None:
-    """The chart as an inline PNG with alternative text (the HTML report embeds it as a data: URI)."""
+def show(chart: Any, alt: str) -> None:
+    """A chart shown as an image with alternative text: an SVG chart (pipelines/reports/charts.py) as an `<img>` of
+    its data (which runs nothing it holds and loads nothing, in a report as in Jupyter); a matplotlib figure, e.g. one
+    a cell added by hand leaves open, as an inline PNG (the HTML report embeds it as a data: URI)."""
+    from IPython.display import HTML, Image, display
+
+    if isinstance(chart, str):
+        data = base64.b64encode(chart.encode("utf-8")).decode("ascii")
+        display(HTML(f'<img src="data:image/svg+xml;base64,{data}" alt="{for_html(alt)}" style="max-width: 100%; height: auto">'))
+        return
     import matplotlib.pyplot as plt
-    from IPython.display import Image, display
 
     buffer = io.BytesIO()
-    figure.savefig(buffer, format="png")
-    plt.close(figure)
+    chart.savefig(buffer, format="png")
+    plt.close(chart)
     display(Image(data=buffer.getvalue(), format="png", alt=alt))

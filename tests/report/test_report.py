@@ -62,7 +62,8 @@ def test_report_is_self_contained(demo_reports, name):
     assert not REMOTE_REFERENCE.search(html), REMOTE_REFERENCE.search(html)[0]
     images = re.findall(r"<img\b[^>]*>", html)
     assert len(images) >= 3
-    assert all('src="data:image/png;base64,' in image and 'alt="' in image for image in images)
+    # each chart an SVG image with its alternative text
+    assert all('src="data:image/svg+xml;base64,' in image and 'alt="' in image for image in images)
     # no error and no warning printed by a cell
     body = html.split("<body", 1)[1]
     assert "Traceback" not in body and 'data-mime-type="application/vnd.jupyter.stderr"' not in body
@@ -88,7 +89,7 @@ def test_report_read_at_1280_px_in_headless_chromium(headless_browser, demo_repo
     # every chart decoded with a size and shown within the page
     assert len(layout.images) >= 3
     for image in layout.images:
-        assert image["src"] == "data:image/png;base64,"
+        assert image["src"] == "data:image/svg+xml;base64,"
         assert image["complete"] and image["width"] > 200 and image["height"] > 150 and image["shown"] > 200, image
         assert image["right"] <= layout.viewport, image
     # painted: the charts' colours are on the whole page's screenshot (the page itself is dark text on white)

@@ -108,8 +108,9 @@ def test_the_report_reads_postgres(loaded_twice):
     for notebook in ("stale_gates", "exposure_growth", "ingestion_health"):
         html = (reports["postgres"] / f"{notebook}.html").read_text(encoding="utf-8")
         assert "Data in <code>postgres</code>" in html and "Traceback" not in html
-        assert html.count("data:image/png;base64,") == (reports["duckdb"] / f"{notebook}.html").read_text(
-            encoding="utf-8").count("data:image/png;base64,")  # fmt: skip
+        charts = html.count('<img src="data:image/svg+xml;base64,')
+        assert charts >= 3 and charts == (reports["duckdb"] / f"{notebook}.html").read_text(
+            encoding="utf-8").count('<img src="data:image/svg+xml;base64,')  # fmt: skip
 
 
 def test_a_run_leaves_the_loaded_tables_analyzed(loaded_twice):
