@@ -276,34 +276,8 @@ def bars(categories: Sequence[str], series: Sequence[tuple[str, Sequence[float],
     band = 24.0 if horizontal else 0.0
     canvas = Canvas(width, 0)
     header = _header(canvas, title, Legend(entries, legend_title) if entries else None)
-    tick_labels = [_number(t) for t in ticks]
-    if horizontal:
-        left = 12 + max([text_width(c, category_size) for c in categories] + [10]) + 8
-        height = band * count
-        canvas.height = header + height + 46
-        axes = Axes(canvas, left, header, width - left - 20, height, (low_value, high_value), (0, count))
-        axes.grid_x(ticks, tick_labels)
-        canvas.text(axes.left + axes.width / 2, header + height + 36, value_label, 11, "middle")
-        for i, category in enumerate(categories):
-            canvas.text(left - 6, header + band * (i + 0.5), category, category_size, "end")
-    else:
-        rotate = any(len(c) > 3 for c in categories) and count > 8
-        bottom = 12 + (max(text_width(c, 9) for c in categories) * 0.72 if rotate and categories else 14) + 22
-        left = 16 + max(text_width(label, 10) for label in tick_labels) + 8 + (16 if value_label else 0)
-        height = 240.0
-        canvas.height = header + height + bottom
-        axes = Axes(canvas, left, header, width - left - 20, height, (0, count), (low_value, high_value))
-        axes.grid_y(ticks, tick_labels)
-        if value_label:
-            canvas.text(14, header + height / 2, value_label, 11, "middle", rotate=-90)
-        step = max(1, math.ceil(count / 40))  # at most 40 labels along the bottom
-        for i, category in enumerate(categories):
-            if i % step == 0:
-                x = axes.x(i + 0.5)
-                if rotate:
-                    canvas.text(x, header + height + 6, category, 9, "end", rotate=-45, middle=False)
-                else:
-                    canvas.text(x, header + height + 12, category, 10, "middle")
+    place = _categories_across if horizontal else _categories_up
+    axes = place(canvas, header, categories, ticks, (low_value, high_value), value_label, category_size)
     for i in range(len(categories)):
         start = 0.0
         for _, values, colour in series:
@@ -332,6 +306,47 @@ def bars(categories: Sequence[str], series: Sequence[tuple[str, Sequence[float],
             canvas.line([(axes.left, y), (axes.left + axes.width, y)], rule.colour, 1.2, rule.dash)
     axes.frame()
     return canvas.svg()
+
+
+def _categories_across(canvas: Canvas, header: float, categories: Sequence[str], ticks: list[float],
+                       values: tuple[float, float], value_label: str, size: float) -> Axes:
+    """The axes of bars across: a band of 24 px a category, named on the left, the values along the bottom."""
+    count = max(len(categories), 1)
+    left = 12 + max([text_width(c, size) for c in categories] + [10]) + 8
+    height = 24.0 * count
+    canvas.height = header + height + 46
+    axes = Axes(canvas, left, header, canvas.width - left - 20, height, values, (0, count))
+    axes.grid_x(ticks, [_number(t) for t in ticks])
+    canvas.text(axes.left + axes.width / 2, header + height + 36, value_label, 11, "middle")
+    for i, category in enumerate(categories):
+        canvas.text(left - 6, header + 24.0 * (i + 0.5), category, size, "end")
+    return axes
+
+
+def _categories_up(canvas: Canvas, header: float, categories: Sequence[str], ticks: list[float],
+                   values: tuple[float, float], value_label: str, size: float) -> Axes:
+    """The axes of bars up: a slot a category, named along the bottom (turned when many and long), the values on the
+    left."""
+    count = max(len(categories), 1)
+    tick_labels = [_number(t) for t in ticks]
+    rotate = any(len(c) > 3 for c in categories) and count > 8
+    bottom = 12 + (max(text_width(c, 9) for c in categories) * 0.72 if rotate and categories else 14) + 22
+    left = 16 + max(text_width(label, 10) for label in tick_labels) + 8 + (16 if value_label else 0)
+    height = 240.0
+    canvas.height = header + height + bottom
+    axes = Axes(canvas, left, header, canvas.width - left - 20, height, (0, count), values)
+    axes.grid_y(ticks, tick_labels)
+    if value_label:
+        canvas.text(14, header + height / 2, value_label, 11, "middle", rotate=-90)
+    step = max(1, math.ceil(count / 40))  # at most 40 labels along the bottom
+    for i, category in enumerate(categories):
+        if i % step == 0:
+            x = axes.x(i + 0.5)
+            if rotate:
+                canvas.text(x, header + height + 6, category, 9, "end", rotate=-45, middle=False)
+            else:
+                canvas.text(x, header + height + 12, category, 10, "middle")
+    return axes
 
 
 def histogram(groups: Sequence[tuple[str, Sequence[float], str]], *, bins: int = 20, title: str,
