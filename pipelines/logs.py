@@ -59,10 +59,35 @@ def secrets_from_environment() -> set[str]:
     }
 
 
+# dlt's own level setting (`runtime.log_level`), read from the environment as dlt reads it first.
+DLT_LOG_LEVEL = "RUNTIME__LOG_LEVEL"
+# Set beside DLT_LOG_LEVEL when configure_logging put gatehouse's own default there (dlt quieted to ERROR): a later
+# call in the same process (a test, a scheduler calling `main()` again) must not take that default for the user's level.
+DLT_LOG_LEVEL_DEFAULTED = "GATEHOUSE_DLT_LOG_LEVEL_DEFAULTED"
+
+
+def configured_level() -> int | None:
+    """The level the user set in RUNTIME__LOG_LEVEL, as a `logging` level: None when it is unset, is gatehouse's own
+    default from an earlier call, or names no level (dlt says so when it reads it)."""
+    value = os.environ.get(DLT_LOG_LEVEL)
+    if not value or os.environ.get(DLT_LOG_LEVEL_DEFAULTED) == value:
+        return None
+    return logging.getLevelNamesMapping().get(value.strip().upper())
+
+
 def configure_logging(verbosity: int = 0) -> None:
-    # dlt's own warnings (e.g. columns that only held nulls) are noise for a scheduled run;
-    # schema changes that matter are reported in gatehouse's summary.
-    os.environ.setdefault("RUNTIME__LOG_LEVEL", "DEBUG" if verbosity >= 2 else "ERROR")
+    """The one place a command's log level is decided: `-v`/`-vv` when given, else the level the user set for dlt in
+    RUNTIME__LOG_LEVEL (INFO as `-v`, DEBUG as `-vv`, WARNING or above hides gatehouse's progress lines: a scheduled
+    run is silent on success but for what the command prints as its result), else gatehouse's default: its own
+    progress lines (INFO) and everyone's warnings."""
+    if verbosity <= 0:
+        configured = configured_level()
+        if configured is not None:
+            verbosity = 2 if configured <= logging.DEBUG else 1 if configured <= logging.INFO else -1
+    if DLT_LOG_LEVEL not in os.environ:
+        # dlt's own warnings (e.g. columns that only held nulls) are noise for a scheduled run;
+        # schema changes that matter are reported in gatehouse's summary.
+        os.environ[DLT_LOG_LEVEL] = os.environ[DLT_LOG_LEVEL_DEFAULTED] = "DEBUG" if verbosity >= 2 else "ERROR"
     level = logging.WARNING if verbosity <= 0 else logging.INFO if verbosity == 1 else logging.DEBUG
     for secret in secrets_from_environment():
         redacting_filter.add(secret)
@@ -76,7 +101,8 @@ def configure_logging(verbosity: int = 0) -> None:
     handler._gatehouse = True  # type: ignore[attr-defined]
     root.addHandler(handler)
     root.setLevel(level)
-    # gatehouse's own progress lines are INFO; keep them visible at the default verbosity.
-    logging.getLogger("gatehouse").setLevel(min(level, logging.INFO))
+    # gatehouse's own progress lines are INFO; keep them visible at the default verbosity, not when the user set
+    # WARNING or above. Its warnings always show: RUNTIME__LOG_LEVEL=ERROR is gatehouse's own default for dlt.
+    logging.getLogger("gatehouse").setLevel(min(level, logging.INFO) if verbosity >= 0 else logging.WARNING)
     # One line per HTTP request is debug detail, not progress.
     logging.getLogger("httpx").setLevel(logging.DEBUG if verbosity >= 2 else logging.WARNING)

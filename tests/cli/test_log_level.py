@@ -1,0 +1,110 @@
+"""The log level a user sets for dlt (`RUNTIME__LOG_LEVEL`, as a scheduled job does) is gatehouse's own too: at WARNING
+or above a command that succeeds writes nothing on stderr, and its result (a summary, on stdout) is unchanged; unset,
+gatehouse's progress lines (INFO) show as they always did, and `-v`/`-vv` still ask for more whatever the setting."""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gatehouse.pipelines.cli.main import main
+from gatehouse.pipelines.logs import DLT_LOG_LEVEL, DLT_LOG_LEVEL_DEFAULTED, configure_logging
+
+PROGRESS = " INFO gatehouse.views: "  # `gatehouse views`: "applied 51 views on ..." or "the 51 views on ... are current"
+RESULT = "views in schema analytics"  # its result, on stdout: "gatehouse: <database>: 51 views in schema analytics"
+
+
+@pytest.fixture(autouse=True)
+def logging_restored(monkeypatch):
+    """No level from the session (console_db sets RUNTIME__LOG_LEVEL=ERROR for dlt's warnings): each test says its own.
+    What configure_logging() sets up (a root handler on this test's stderr, the levels) is undone after the test."""
+    for name in (DLT_LOG_LEVEL, DLT_LOG_LEVEL_DEFAULTED):
+        monkeypatch.delenv(name, raising=False)
+    loggers = [logging.getLogger(name) for name in ("", "gatehouse", "httpx")]
+    saved = [(list(logger.handlers), logger.level) for logger in loggers]
+    yield
+    for logger, (handlers, level) in zip(loggers, saved):
+        logger.handlers[:], logger.level = handlers, level
+
+
+def logged(capsys, verbosity: int = 0) -> list[str]:
+    """The lines on stderr after configure_logging(verbosity): a progress line, a warning, and a source's INFO line."""
+    capsys.readouterr()
+    configure_logging(verbosity)
+    logging.getLogger("gatehouse.views").info("applied 51 views")
+    logging.getLogger("gatehouse.views").warning("no loaded dataset for project(s) web yet")
+    logging.getLogger("sources.console").info("412 items")
+    return [line.split(" ", 1)[1] for line in capsys.readouterr().err.splitlines()]  # without the time
+
+
+PROGRESS_LINE = "INFO gatehouse.views: applied 51 views"
+WARNING_LINE = "WARNING gatehouse.views: no loaded dataset for project(s) web yet"
+SOURCE_LINE = "INFO sources.console: 412 items"
+
+
+@pytest.mark.parametrize(("level", "verbosity", "lines"), [
+    pytest.param(None, 0, [PROGRESS_LINE, WARNING_LINE], id="unset"),  # gatehouse's default, unchanged
+    pytest.param("WARNING", 0, [WARNING_LINE], id="WARNING"),
+    pytest.param("warning", 0, [WARNING_LINE], id="warning"),
+    # gatehouse's warnings stay: ERROR is gatehouse's own default for dlt (its warnings are noise), not for gatehouse's
+    pytest.param("ERROR", 0, [WARNING_LINE], id="ERROR"),
+    pytest.param("CRITICAL", 0, [WARNING_LINE], id="CRITICAL"),
+    pytest.param("INFO", 0, [PROGRESS_LINE, WARNING_LINE, SOURCE_LINE], id="INFO as -v"),
+    pytest.param("DEBUG", 0, [PROGRESS_LINE, WARNING_LINE, SOURCE_LINE], id="DEBUG as -vv"),
+    pytest.param("WARNING", 1, [PROGRESS_LINE, WARNING_LINE, SOURCE_LINE], id="WARNING with -v"),  # the command line wins
+    pytest.param(None, 1, [PROGRESS_LINE, WARNING_LINE, SOURCE_LINE], id="unset with -v"),
+    # dlt refuses it when it reads it; gatehouse keeps its default
+    pytest.param("not-a-level", 0, [PROGRESS_LINE, WARNING_LINE], id="not a level"),
+])
+def test_the_level_set_for_dlt_is_gatehouses_unless_the_command_line_says(capsys, monkeypatch, level, verbosity, lines):
+    if level is not None:
+        monkeypatch.setenv(DLT_LOG_LEVEL, level)
+    assert logged(capsys, verbosity) == lines
+    assert os.environ[DLT_LOG_LEVEL] == (level or "ERROR")  # the user's level reaches dlt as it was set
+
+
+def test_gatehouses_own_default_for_dlt_is_not_taken_for_the_users_level(capsys):
+    # the first set-up puts RUNTIME__LOG_LEVEL=ERROR in this process's environment (dlt's warnings are noise);
+    # the next command in the same process (a scheduler's, a test's) still runs at the default level
+    assert logged(capsys) == logged(capsys) == [PROGRESS_LINE, WARNING_LINE]
+    assert os.environ[DLT_LOG_LEVEL] == "ERROR"
+
+
+@pytest.fixture
+def database(console_db, tmp_path) -> Path:
+    """A copy of the session's hand-built console (views applied): `gatehouse views` refreshes it."""
+    copy = tmp_path / "flags.duckdb"
+    shutil.copy(console_db, copy)
+    return copy
+
+
+@pytest.mark.parametrize("level", [None, "WARNING"], ids=["unset", "WARNING"])
+def test_a_command_at_the_default_level_and_at_warning(database, capsys, monkeypatch, level):
+    if level is not None:
+        monkeypatch.setenv(DLT_LOG_LEVEL, level)
+    capsys.readouterr()
+    assert main(["views", "--duckdb", str(database)]) == 0
+    out, err = capsys.readouterr()
+    assert RESULT in out  # the command's result is no log line: it is printed at any level
+    if level is None:
+        assert PROGRESS in err, err
+    else:
+        assert err == ""
+
+
+def test_a_scheduled_command_at_warning_is_silent_on_stderr(database, tmp_path):
+    """As cron runs it: the installed command, a process of its own, the setting in its environment."""
+    env = {name: value for name, value in os.environ.items() if name != DLT_LOG_LEVEL_DEFAULTED}
+    script = Path(sys.executable).with_name("gatehouse")
+    command = [str(script)] if script.exists() else [sys.executable, "-m", "gatehouse.pipelines.cli"]
+    done = subprocess.run([*command, "views", "--duckdb", str(database)], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=120, env={**env, DLT_LOG_LEVEL: "WARNING"})
+    assert (done.returncode, done.stderr) == (0, "")
+    [line] = done.stdout.splitlines()
+    assert line.startswith(f"gatehouse: {database}: ") and line.endswith(RESULT)
