@@ -280,6 +280,7 @@ def load_console(options: RunOptions, tally: Optional[RunTally] = None) -> RunSu
         new_versions=new_versions,
         retired=retired,
         skipped=[(s.table, s.id, s.reason) for s in report.skipped],
+        left_null=[(v.table, v.id, v.field, v.value, v.why) for v in report.left_null],
         schema_changes=schema_changes(before, schema_columns(pipeline)) + fields_gone(pipeline, report.fields_seen),
         requests=stats.get("requests", 0),
         retries=stats.get("retries", 0),

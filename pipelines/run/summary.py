@@ -38,6 +38,9 @@ class RunSummary:
     waited_for: list[str] = field(default_factory=list)
     # The read-only copy published for notebooks and BI tools (DuckDB only).
     snapshot: Optional[Path] = None
+    # Values the console sent that no column could hold, loaded as null while their records loaded:
+    # (table, id, field, the value as shown, why).
+    left_null: list[tuple[str, str, str, str, str]] = field(default_factory=list)
     # Seconds per step: sync, extract, normalize, load, views, snapshot.
     steps: dict[str, float] = field(default_factory=dict)
     # When each step began and the run ended (time.monotonic(): comparable with another process's on one machine).
@@ -78,6 +81,8 @@ class RunSummary:
             out.append(f"  {table:<{width}}  {rows:>7} rows{extra}")
         for table, id_, reason in self.skipped:
             out.append(f"  skipped {table} {id_}: {reason}")
+        for table, id_, name, value, why in self.left_null:
+            out.append(f"  left null {table} {id_}: {name} {value} {why}")
         if self.followed:
             out.append("  followed: " + "; ".join(f"{what} {how}" for what, how in self.followed.items()))
         for change in self.schema_changes:

@@ -37,11 +37,19 @@ from gatehouse.sources.console.columns import (
     gate_hints,
     gate_numbers,
     holdout_numbers,
+    null_unfit_integers,
+    unfit_integers_as_null,
 )
 from gatehouse.sources.console.config import ConsoleSettings
 from gatehouse.sources.console.errors import ConfigurationError, ConsoleError, NotFoundError
 from gatehouse.sources.console.identity import identify
-from gatehouse.sources.console.exposures import EXPOSURE_ROW_SCHEMA, changed_series_rows, exposure_rows, has_concluded
+from gatehouse.sources.console.exposures import (
+    EXPOSURE_ROW_SCHEMA,
+    changed_series_rows,
+    exposure_rows,
+    has_concluded,
+    loadable_series,
+)
 from gatehouse.sources.console.report import ExtractionReport
 from gatehouse.sources.console.run import ExtractionRun
 from gatehouse.sources.console.settings import TABLES
@@ -85,7 +93,8 @@ def listed_versions(
     the SCD2 merge retires it. Yielded only once complete, the last copy of each gate or config read (a newer
     one served later in the list replaces it), and only when it differs from the list last loaded
     (`ListContent`, resource state `loaded_digest`). The first page carries `hints(numbers)` when
-    the destination stores a number column as bigint."""
+    the destination stores a number column as bigint. An integer beyond 64 bits is loaded as null, and said
+    (`unfit_integers_as_null`), as in every table."""
     retype = numbers.check_destination(dlt.current.source_schema())
     state = list_state()
     absences = AbsenceCheck(state, table)
@@ -100,6 +109,7 @@ def listed_versions(
 
     try:
         for page in read(check_total=not absences.confirms, page_size=content.read_page_size(page_size)):
+            unfit_integers_as_null(run.report, table, page, "id")
             arrays_as_lists(page, arrays)
             absences.saw(page)
             run.catalogue.record_list_page(table, page)
@@ -107,6 +117,7 @@ def listed_versions(
             run.report.add_fields(table, page)
             content.add(page)
         if live := absences.finish(lambda missing: confirm(absences, missing)):
+            unfit_integers_as_null(run.report, table, live, "id")
             arrays_as_lists(live, arrays)
             run.catalogue.record_list_page(table, live)
             run.report.add(table, len(live), pages=0)
@@ -177,6 +188,7 @@ def qualifying_events(client: ConsoleClient, run: ExtractionRun) -> Iterator[lis
     content = ListContent(state, "name")
     try:
         for page in client.list_qualifying_events(page_size=content.read_page_size(client.options.page_size)):
+            unfit_integers_as_null(run.report, "qualifying_events", page, "name")
             run.report.add("qualifying_events", len(page))
             run.report.add_fields("qualifying_events", page)
             content.add(page)
@@ -291,6 +303,7 @@ def holdouts(ids: list[str] | NoLongerFollowed, client: ConsoleClient, run: Extr
                 gone.append(answered_ids.pop(holdout_id, holdout_id))
                 digests.forget(holdout_id)
             continue
+        null_unfit_integers(run.report, "holdouts", holdout.get("id", holdout_id), holdout)
         arrays_as_lists([holdout], HOLDOUT_ARRAYS)
         run.catalogue.record_holdout(holdout_id, holdout)
         found.append(holdout)
@@ -348,6 +361,7 @@ def cumulative_exposures(ids: list[str], client: ConsoleClient, run: ExtractionR
         if isinstance(series, ConsoleError):
             run.report.skip("cumulative_exposures", experiment_id, series.message)
             continue
+        series = loadable_series(run.report, experiment_id, series)
         # A series as last loaded holds no day that is not loaded already, with its count (a series loaded before
         # the earlier days were digested is loaded whole once: a day it re-stated then may be stale).
         if digests.changed(experiment_id, series) or experiment_id not in earlier_days:
@@ -430,6 +444,7 @@ def ingestion_runs(ids: list[str], client: ConsoleClient, run: ExtractionRun) ->
             if isinstance(answer, ConsoleError):
                 run.report.skip("ingestion_runs", run_id, answer.message)
                 continue
+            null_unfit_integers(run.report, "ingestion_runs", answer.get("runID", run_id), answer)
             runs.append(answer)
             if digests.changed(run_id, answer):
                 changed.append(answer)

@@ -1,15 +1,19 @@
 """How the console's fields become columns: the arrays the contract declares (a scalar sent in an
 array's place becomes a one-item list), the columns it types `number` (declared double), the
-free-form JSON values, and the table hints built from them."""
+free-form JSON values, the table hints built from them, and the values no column can hold (an
+integer beyond 64 bits), loaded as null and said (`leave_null`)."""
 
 from __future__ import annotations
 
 import logging
+import math
 from typing import Any, Sequence
 
 from dlt.common.schema.typing import TColumnSchema
 from dlt.extract.hints import TResourceNestedHints
 
+from gatehouse.sources.console.errors import one_line
+from gatehouse.sources.console.report import ExtractionReport, LeftNull
 from gatehouse.sources.console.settings import LOGGER_NAME
 
 log = logging.getLogger(LOGGER_NAME)
@@ -56,6 +60,89 @@ def arrays_as_lists(items: Sequence[dict[str, Any]], fields: Sequence[str]) -> S
             for condition in rule.get("conditions") or ():
                 if isinstance(condition, dict) and "targetValue" in condition:
                     condition["targetValue"] = as_list(condition["targetValue"])
+    return items
+
+
+# The integers a column holds: a signed 64-bit integer (dlt's `bigint`, DuckDB's and PostgreSQL's `bigint`, Arrow's
+# int64). The console's JSON sets no bound. Beyond it dlt cannot write the item at all (orjson: "Integer exceeds 64-bit
+# range", and so the run failed on one value); from 2**63 to 2**64 - 1 it writes it, and the load fails on the column.
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+NOT_64_BITS = "does not fit a 64-bit integer"
+# Python's JSON parser reads `Infinity` and `NaN`; orjson writes them as null, and would say nothing.
+NOT_FINITE = "is not a finite number"
+# A value longer than this, as a warning shows it, is cut (with its length said): the console's text is untrusted.
+SHOWN_CHARACTERS = 32
+
+
+def fits_64_bits(value: int) -> bool:
+    return INT64_MIN <= value <= INT64_MAX
+
+
+def shown_value(value: Any) -> str:
+    """A value as a warning names it: an integer's digits, anything else as Python writes it (text quoted, so a
+    number sent as text reads as such), on one line, cut after its first 25 characters."""
+    try:
+        text = str(value) if type(value) is int else one_line(repr(value), 10_000)
+    except ValueError:  # an integer of more digits than Python writes out (its JSON parser refuses them anyway)
+        return f"an integer of {value.bit_length()} bits"
+    if len(text) <= SHOWN_CHARACTERS:
+        return text
+    unit = "digits" if type(value) is int else "characters"
+    return f"{text[:25]}… ({len(text.lstrip('-'))} {unit})"
+
+
+def leave_null(report: ExtractionReport, table: str, entity_id: Any, field: str, value: Any, why: str = NOT_64_BITS) -> None:
+    """The one way a value the console sent is loaded as null while its record loads: recorded in the run's report
+    (`left_null`, once a run per record and field) and said in one warning line, e.g.
+    `gates checkout_v2: checksPerHour 99999999999999999999999 does not fit a 64-bit integer; loaded as null`.
+    The caller sets the value to null."""
+    shown = shown_value(value)
+    if report.leave_null(LeftNull(table, str(entity_id), field, shown, why)):
+        log.warning("%s %s: %s %s %s; loaded as null", table, one_line(str(entity_id), 100), one_line(field, 200), shown, why)
+
+
+def _path(parts: Sequence[str | int]) -> str:
+    """`("rules", 0, "time")` as `rules[0].time`: the field as the console names it."""
+    return "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in parts).lstrip(".")
+
+
+def null_unfit_integers(report: ExtractionReport, table: str, entity_id: Any, value: Any) -> Any:
+    """Every integer of one record (a holdout, an ingestion run, a series), at any depth, JSON values included, that
+    does not fit 64 bits, set to null in place and said (`leave_null`); so is an infinite or NaN number, which would
+    be written as null without a word. Returns `value`.
+
+    Nothing else of the record changes, and the record is loaded: one bad value no longer fails the run. Null, not
+    its text in a variant column: dlt reads numeric text in an integer column as the integer it spells, and fails
+    the same way. A JSON value's number is null inside it (a config's `defaultValueJson5` still holds its text)."""
+    found: list[tuple[Any, str | int, tuple[str | int, ...], str]] = []
+    stack: list[tuple[Any, tuple[str | int, ...]]] = [(value, ())]
+    while stack:  # not recursive: a JSON value may nest as deep as the parser allows
+        container, path = stack.pop()
+        if isinstance(container, dict):
+            members: Any = container.items()
+        elif isinstance(container, list):
+            members = enumerate(container)
+        else:
+            continue
+        for name, member in members:
+            if type(member) is int:  # a bool is no integer here
+                if not fits_64_bits(member):
+                    found.append((container, name, (*path, name), NOT_64_BITS))
+            elif type(member) is float:
+                if not math.isfinite(member):
+                    found.append((container, name, (*path, name), NOT_FINITE))
+            elif isinstance(member, (dict, list)):
+                stack.append((member, (*path, name)))
+    for container, name, path, why in found:
+        leave_null(report, table, entity_id, _path(path), container[name], why)
+        container[name] = None
+    return value
+
+
+def unfit_integers_as_null(report: ExtractionReport, table: str, items: Sequence[dict[str, Any]], key: str) -> Sequence[dict[str, Any]]:
+    """`null_unfit_integers` for each item of a list page, named by its `key`; in place."""
+    for item in items:
+        null_unfit_integers(report, table, item.get(key) if isinstance(item, dict) else None, item)
     return items
 
 

@@ -3,11 +3,14 @@ series has concluded."""
 
 from __future__ import annotations
 
+import math
 from datetime import date, timedelta
 from typing import Any, Sequence
 
 import pyarrow as pa
 
+from gatehouse.sources.console.columns import NOT_64_BITS, NOT_FINITE, fits_64_bits, leave_null, null_unfit_integers
+from gatehouse.sources.console.report import ExtractionReport
 from gatehouse.sources.console.settings import DEFAULT_LATE_EXPOSURE_DAYS
 from gatehouse.sources.console.unchanged import content_digest
 
@@ -99,7 +102,8 @@ def _series_rows(
 
 
 def exposure_count(value: Any) -> int | None:
-    """An exposure count as an integer: the contract's type, where the OpenAPI allows any number."""
+    """An exposure count as an integer: the contract's type, where the OpenAPI allows any number. None for what is
+    no number, and for a number beyond a 64-bit integer (the column's type): `loadable_series` says each."""
     if value is None or isinstance(value, bool):
         return None
     if isinstance(value, str):
@@ -107,7 +111,42 @@ def exposure_count(value: Any) -> int | None:
             value = float(value.strip())
         except ValueError:
             return None
-    return round(value) if isinstance(value, (int, float)) and value == value else None
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if not isinstance(value, (int, float)):
+        return None
+    count = round(value)
+    return count if fits_64_bits(count) else None
+
+
+def loadable_series(report: ExtractionReport, experiment_id: str, series: Any) -> Any:
+    """One experiment's series as it can be loaded, in place: each day's count that `exposure_count` cannot load is
+    null, and said with its experiment, group and day (columns.leave_null); then any other integer beyond 64 bits
+    (columns.null_unfit_integers). Before anything digests the series: orjson writes no such integer."""
+    for group in series if isinstance(series, list) else ():
+        if not isinstance(group, dict):
+            continue
+        for point in group.get("results") or []:
+            if not isinstance(point, dict) or not point.get("date"):
+                continue
+            count = point.get("exposures")
+            if count is not None and exposure_count(count) is None:
+                leave_null(report, "cumulative_exposures", experiment_id,
+                           f"exposures of group {group.get('groupID')} on {point['date']}", count, _why_no_count(count))
+                point["exposures"] = None
+    return null_unfit_integers(report, "cumulative_exposures", experiment_id, series)
+
+
+def _why_no_count(value: Any) -> str:
+    """Why `exposure_count` read no count from `value`: too big, infinite, or no number at all."""
+    if isinstance(value, str):
+        try:
+            value = float(value.strip())
+        except ValueError:
+            return "is not a number"
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
+        return "is not a number"
+    return NOT_64_BITS if isinstance(value, int) or math.isfinite(value) else NOT_FINITE
 
 
 def has_concluded(newest_day: str, today: date, late_days: int = DEFAULT_LATE_EXPOSURE_DAYS) -> bool:

@@ -1,5 +1,5 @@
 """What a run shows while it goes and sums up at the end: items and pages per resource, skipped ids,
-the fields the console sent."""
+the fields the console sent, the values loaded as null because no column could hold them."""
 
 from __future__ import annotations
 
@@ -25,11 +25,24 @@ class SkippedId:
 
 
 @dataclass
+class LeftNull:
+    """A value the console sent that was loaded as null (columns.leave_null): where, and the value as shown."""
+
+    table: str
+    id: str
+    field: str  # as the console names it: `checksPerHour`, `rules[0].pendingAutomatedRollouts[1].time`
+    value: str  # cut to a sane length
+    why: str
+
+
+@dataclass
 class ExtractionReport:
     """Counters a run shows while it goes and sums up at the end (thread-safe)."""
 
     resources: dict[str, ResourceProgress] = field(default_factory=dict)
     skipped: list[SkippedId] = field(default_factory=list)
+    # Values loaded as null, each once a run: the record is loaded, that one value could not be (columns.leave_null).
+    left_null: list[LeftNull] = field(default_factory=list)
     # Top-level fields the console sent per table this run: a field that stops coming is drift too.
     fields_seen: dict[str, set[str]] = field(default_factory=dict)
     # Items read and found as last loaded, per table: not loaded again (sources/console/unchanged.py).
@@ -37,6 +50,7 @@ class ExtractionReport:
     # What the run follows that the interface cannot list (experiments, ingestion runs): how many, and how found.
     followed: dict[str, str] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _left_null_at: set[tuple[str, str, str]] = field(default_factory=set, repr=False)
     _client: Any = field(default=None, repr=False)
     _closers: list[Callable[[], None]] = field(default_factory=list, repr=False)
     _start_reads: Optional[Callable[[Mapping[str, Any]], None]] = field(default=None, repr=False)
@@ -102,6 +116,16 @@ class ExtractionReport:
     def skip(self, table: str, id_: str, reason: str) -> None:
         with self._lock:
             self.skipped.append(SkippedId(table, id_, reason))
+
+    def leave_null(self, value: LeftNull) -> bool:
+        """Records `value`; False when that field of that record was already recorded this run."""
+        with self._lock:
+            where = (value.table, value.id, value.field)
+            if where in self._left_null_at:
+                return False
+            self._left_null_at.add(where)
+            self.left_null.append(value)
+            return True
 
     def snapshot(self) -> dict[str, ResourceProgress]:
         with self._lock:
