@@ -40,3 +40,22 @@ def test_a_console_loaded_without_ingestion_run_ids_is_reported_as_not_watched(t
     assert "<strong>an experiment neither names is not followed</strong>" in page
     assert "<strong>1 named by a holdout have no exposures loaded</strong>" in page
     assert f'<td class="text">{gone}</td>' in page
+
+
+def test_a_database_whose_extractions_recorded_no_time_is_reported_without_ages(demo_db, tmp_path):
+    # `analytics.as_of` has no row when no extraction recorded a time (the console sent no Date header and the run
+    # kept no end): the views that count ages are empty, and every report is still made, saying so
+    import duckdb
+
+    database = tmp_path / "demo.duckdb"
+    database.write_bytes(demo_db.read_bytes())
+    with duckdb.connect(str(database)) as connection:
+        for (schema,) in connection.execute("select distinct table_schema from information_schema.tables"
+                                            " where table_name = 'extraction_runs'").fetchall():
+            connection.execute(f'update "{schema}".extraction_runs set service_time = null')  # no finished_at column: never sent
+    report = gatehouse("report", "--duckdb", str(database), "--out", str(tmp_path / "reports"))
+    assert report.returncode == 0, report.stderr[-2000:]
+    assert sorted(path.name for path in (tmp_path / "reports").iterdir()) == [
+        "exposure_growth.html", "ingestion_health.html", "stale_gates.csv", "stale_gates.html"]
+    page = (tmp_path / "reports" / "ingestion_health.html").read_text()
+    assert "no extraction recorded yet" in page and "Traceback" not in page
