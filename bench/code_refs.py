@@ -18,6 +18,7 @@ medians are compared: the scanner's target is rg's time (it runs rg itself, as a
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import logging
 import os
@@ -64,9 +65,10 @@ class Run:
     cpu_s: float = 0.0  # user and system time of the process and the processes it waited for (the scanner's rg)
 
 
-def measure(label: str, argv: list[str], cwd: Path, timeout_s: float, stdout_path: Path) -> Run:
-    """Runs argv, polling the resident memory of its process tree; stdout goes to a file. Lines reported: the
-    scanner's hits, git grep's `path:line:` lines, rg's lines (it numbers them only on a terminal)."""
+def measure(label: str, argv: list[str], cwd: Path, timeout_s: float, stdout_path: Path, poll: bool = True) -> Run:
+    """Runs argv, polling the resident memory of its process tree (`poll`; else its peak is 0); stdout goes to a
+    file. Lines reported: the scanner's hits, git grep's `path:line:` lines, rg's lines (it numbers them only on a
+    terminal)."""
     import psutil
 
     from bench.processes import child_environment, tree_rss
@@ -83,13 +85,14 @@ def measure(label: str, argv: list[str], cwd: Path, timeout_s: float, stdout_pat
         # Polled only: the kernel's high-water mark (ru_maxrss) survives exec, so it would count the pages
         # of this process that the child started with. In a thread: the wait below returns when the child
         # ends, not at the next poll (the wall time is not rounded up to POLL_S).
-        def poll() -> None:
+        def poll_memory() -> None:
             while not done.is_set():
                 peak[0] = max(peak[0], tree_rss(watched))
                 done.wait(POLL_S)
 
-        poller = threading.Thread(target=poll, daemon=True)
-        poller.start()
+        poller = threading.Thread(target=poll_memory, daemon=True)
+        if poll:
+            poller.start()
         timer = threading.Timer(timeout_s, child.kill)
         timer.start()
         _pid, _status, usage = os.wait4(child.pid, 0)
@@ -97,7 +100,8 @@ def measure(label: str, argv: list[str], cwd: Path, timeout_s: float, stdout_pat
         finished = timer.is_alive()
         timer.cancel()
         done.set()
-        poller.join()
+        if poll:
+            poller.join()
         child.returncode = 0  # reaped above: Popen must not wait for it again
         cpu = usage.ru_utime + usage.ru_stime
         peak_rss = peak[0]
@@ -251,9 +255,9 @@ def _rg() -> str:
     return found
 
 
-def _measured(label: str, argv: list[str], cwd: Path, timeout_s: float, name: str) -> Run:
+def _measured(label: str, argv: list[str], cwd: Path, timeout_s: float, name: str, poll: bool = True) -> Run:
     log.info("%s ...", label)
-    result = measure(label, argv, cwd, timeout_s, OUT_DIR / f"out-{name}.txt")
+    result = measure(label, argv, cwd, timeout_s, OUT_DIR / f"out-{name}.txt", poll)
     log.info("  %.2f s, %.0f MB, %s lines%s", result.wall_s, result.peak_rss_bytes / 2**20, result.lines,
              "" if result.finished else " (stopped: time limit)")
     return result
@@ -261,12 +265,18 @@ def _measured(label: str, argv: list[str], cwd: Path, timeout_s: float, name: st
 
 def _alternated(first: tuple[str, list[str], Path], second: tuple[str, list[str], Path], repeats: int) -> tuple[Run, Run]:
     """Each side `repeats` times, one after the other (A B A B ...), as medians: a load that comes and goes on a
-    shared machine falls on both sides alike."""
+    shared machine falls on both sides alike. Timed without the memory poller, whose CPU grows with the processes it
+    watches (the scanner's four, rg's one: on two busy cores it added 5% to the scanner's time, measured alternating,
+    and 2% to rg's); then each side once more with it, for its peak memory only."""
     sides: tuple[list[Run], list[Run]] = ([], [])
     for repeat in range(repeats):
         for side, ((label, argv, cwd), runs) in enumerate(zip((first, second), sides)):
-            runs.append(_measured(label, argv, cwd, 3600, f"alternated-{side}-{repeat}"))
-    return median_run(sides[0]), median_run(sides[1])
+            runs.append(_measured(label, argv, cwd, 3600, f"alternated-{side}-{repeat}", poll=False))
+    timed = []
+    for side, ((label, argv, cwd), runs) in enumerate(zip((first, second), sides)):
+        peak = _measured(label, argv, cwd, 3600, f"alternated-{side}-memory").peak_rss_bytes
+        timed.append(dataclasses.replace(median_run(runs), peak_rss_bytes=peak))
+    return timed[0], timed[1]
 
 
 def _grep_locations(path: Path) -> list[str]:

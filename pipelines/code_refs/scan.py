@@ -12,7 +12,7 @@ may hold a hit: an id between two delimiters, a token or alias, a check call's n
 git lists the files; an `rg --files` beside it names the files the walk visits). Each listed file is probed here
 (what is skipped, and why, is counted here: `_probe`); rg's lines are matched here as they come, only those lines
 (and the files with a call's name, whole: a call may span lines). A text file the walk did not search whole
-(ignored but tracked, hidden, a WALK_SKIPS name, a NUL after the probe's bytes) is matched here, or by rg given its
+(ignored but tracked, hidden, a WALK_SKIPS name) is matched here, or by rg given its
 name when large; with `paths` given, rg is given the text files' names. The hits and counts are those of matching
 every file. Matching every file in Python took 3-5 times rg's time. Without rg, every file is read and matched
 here, in a fork pool.
@@ -75,9 +75,12 @@ WALK_SKIPS = (
     "*.woff", "*.woff2", "*.ttf", "*.otf", "*.eot", "*.mp3", "*.mp4", "*.mov", "*.wav", "*.ogg", "*.wasm",
     "*.mo", "*.dat", "*.sqlite", "*.db", "*.duckdb", "*.parquet", "*.npy", "*.npz", "*.pkl",
 )
+# Names of compiled formats whose first 16 bytes always hold a NUL (a .pyc's flags word, ELF's padding, a class
+# file's major version, PE's and Mach-O's headers, WebAssembly's magic): counted as binary unread, by the probe and
+# without rg alike. On the bench tree they are half the files, and opening and reading each was 0.1 s of the scan.
+COMPILED_SUFFIXES = (".pyc", ".pyo", ".so", ".o", ".class", ".dll", ".exe", ".dylib", ".wasm")
 WALK_ROOT = "./"  # the walk's path: rg prints each name after it
 WALK_PREFIX = len(WALK_ROOT)
-NUL_READ_BYTES = 1 << 20  # the buffer the rest of a text file is read into for a late NUL
 PROBE_STEP = 2048  # files probed between two looks at the lines rg has printed
 # Text files the walk did not search whole, matched in Python up to this size each and in all; the others by rg
 # given their names (its start, compiling the ids, is worth it for this much)
@@ -555,6 +558,9 @@ def _read_text(root: Path, path: str, max_file_bytes: Optional[int], stats: Scan
         if max_file_bytes is not None and status.st_size > max_file_bytes:
             stats.skipped_large.append(path)
             return None
+        if path.endswith(COMPILED_SUFFIXES):
+            stats.skipped_binary += 1
+            return None
         # the probe first: a large binary file is never read whole
         data = _read_whole(full)
         if b"\0" in data[:BINARY_PROBE_BYTES]:
@@ -659,17 +665,15 @@ def _scan_prefiltered(
     and its bytes, whether rg alone read it or Python too.
 
     With a walk (the whole repository): its lines are those of the text files it searched whole; the other text
-    files (not walked: ignored but tracked, hidden, a WALK_SKIPS name; or with a NUL after the probe's bytes, where
-    rg's binary test stops) are matched here, or by rg given their names when large. Without (`paths` given, or the
-    walk failed): rg is given the text files' names."""
+    files (not walked: ignored but tracked, hidden, a WALK_SKIPS name) are matched here, or by rg given their names
+    when large. Without (`paths` given, or the walk failed): rg is given the text files' names."""
     stats = ScanStats(files_listed=len(paths))
     text: dict[str, int] = {}
-    late: set[str] = set()
     # between parts of the probe, what can be done of the rest is: rg's lines so far matched, the files it leaves out
     # matched here, while it still searches, not after
-    _probe(root, paths, max_file_bytes, stats, text, late, late_nul=walk is not None,
-           between=(lambda: walk.settle(root, matcher, text, late)) if walk is not None else None, open_first=open_first)
-    settled = walk.finish(root, matcher, text, late) if walk is not None else None
+    _probe(root, paths, max_file_bytes, stats, text,
+           between=(lambda: walk.settle(root, matcher, text)) if walk is not None else None, open_first=open_first)
+    settled = walk.finish(root, matcher, text) if walk is not None else None
     if settled is None:
         # each rg compiles the ids anew: a few batches, not one per file
         names = list(text)
@@ -684,20 +688,17 @@ def _scan_prefiltered(
 
 def _probe(
     root: Path, paths: Sequence[str], max_file_bytes: Optional[int], stats: ScanStats, text: dict[str, int],
-    late: set[str], late_nul: bool = False, between: Optional[Callable[[], None]] = None, open_first: bool = False,
+    between: Optional[Callable[[], None]] = None, open_first: bool = False,
 ) -> None:
     """What `_read_text` counts of each file (a text file's bytes read only as far as the binary test), in one loop
     with the names looked up relative to the root's descriptor (joining the paths took a quarter of the probe's time):
-    the text files, with their sizes, into `text`, and (`late_nul`) those with a NUL after the probe's bytes, text
-    here but binary to rg's own test, which stops there, into `late`. `between` is called after each PROBE_STEP
-    files. `open_first`: each file opened before its stat (a git work tree's: see PROBE_OPEN_FIRST_FLAGS), which
+    the text files, with their sizes, into `text`. `between` is called after each PROBE_STEP files. `open_first`: each file opened before its stat (a git work tree's: see PROBE_OPEN_FIRST_FLAGS), which
     saves a lookup of its name; one that does not open is looked at as the others."""
     relative = os.stat in os.supports_dir_fd and os.open in os.supports_dir_fd and os.stat in os.supports_follow_symlinks
     root_fd = os.open(root, os.O_RDONLY) if relative else None
     prefix = "" if relative else os.path.join(root, "")
     status_of, fstat, open_, read, close = os.stat, os.fstat, os.open, os.read, os.close
     is_regular, is_folder = stat.S_ISREG, stat.S_ISDIR
-    buffer = bytearray(NUL_READ_BYTES) if late_nul else bytearray()
     scanned = binary = special = total = 0
     try:
         for start in range(0, len(paths), PROBE_STEP):
@@ -705,8 +706,9 @@ def _probe(
                 between()
             for path in paths[start : start + PROBE_STEP]:
                 fd = -1
+                compiled = path.endswith(COMPILED_SUFFIXES)
                 try:
-                    if open_first:
+                    if open_first and not compiled:
                         try:
                             fd = open_(prefix + path, PROBE_OPEN_FIRST_FLAGS, dir_fd=root_fd)
                         except OSError:
@@ -724,6 +726,9 @@ def _probe(
                     if max_file_bytes is not None and size > max_file_bytes:
                         stats.skipped_large.append(path)
                         continue
+                    if compiled:
+                        binary += 1
+                        continue
                     if fd < 0:
                         fd = open_(prefix + path, PROBE_OPEN_FLAGS, dir_fd=root_fd)
                     wanted = size if size < BINARY_PROBE_BYTES else BINARY_PROBE_BYTES
@@ -733,8 +738,6 @@ def _probe(
                     if b"\0" in head:
                         binary += 1
                         continue
-                    if late_nul and size > wanted and _nul_follows(fd, buffer, size - wanted):
-                        late.add(path)
                 except (IsADirectoryError, FileNotFoundError):
                     continue
                 except OSError:
@@ -753,29 +756,6 @@ def _probe(
     stats.bytes_scanned += total
     stats.skipped_binary += binary
     stats.skipped_special += special
-
-
-def _nul_follows(fd: int, buffer: bytearray, size: int) -> bool:
-    """Whether the rest of the file, `size` bytes, holds a NUL (read into one buffer, not into new bytes; one read for
-    most files); one that cannot be read says yes: the file is then read by the Python scanner, which decides."""
-    try:
-        while size > 0:
-            got = os.readv(fd, [buffer]) if hasattr(os, "readv") else _read_into(fd, buffer)
-            if not got:
-                return False
-            if buffer.find(0, 0, got) >= 0:
-                return True
-            size -= got
-        return False
-    except OSError:
-        return True
-
-
-def _read_into(fd: int, buffer: bytearray) -> int:
-    """os.readv(fd, [buffer]) where there is none (Windows)."""
-    data = os.read(fd, len(buffer))
-    buffer[: len(data)] = data
-    return len(data)
 
 
 def _match_files(root: Path, files: Sequence[tuple[str, bool, bool]], matcher: Matcher) -> list[Hit]:
@@ -1027,9 +1007,12 @@ class RipgrepWalk:
 
     # rg's own walk: .gitignore, .git/info/exclude and the global excludes honoured, hidden files skipped (a tracked
     # one is searched apart), not rg's own .ignore and .rgignore (whose files are often tracked), no configuration,
-    # rg's binary test (a NUL in what it reads: it stops there); the known binary names not opened at all
+    # the known binary names not opened at all. Every file it opens searched as text to its end: a NUL does not stop
+    # it, so that a file the probe finds text (no NUL in its first 8,000 bytes) is searched whole, as without rg; the
+    # lines of a file the probe finds binary are not used. (rg's own binary test stopped at a NUL: each text file was
+    # then read to its end here too, for a NUL further on, 0.1 s of the bench's scan.)
     WALK = ("--no-config", "--no-ignore-dot", "--no-ignore-messages")
-    SEARCH = ("--encoding", "none", "--case-sensitive", "--null", "--with-filename", "--line-number", "--no-column",
+    SEARCH = ("--text", "--encoding", "none", "--case-sensitive", "--null", "--with-filename", "--line-number", "--no-column",
               "--no-heading", "--color", "never")
 
     def __init__(self, rg: str, root: Path, matcher: Matcher, max_file_bytes: Optional[int], work: Path) -> None:
@@ -1060,11 +1043,11 @@ class RipgrepWalk:
         self.by_name: list[str] = []
         self.budget = PYTHON_MATCH_BYTES
 
-    def settle(self, root: Path, matcher: Matcher, text: dict[str, int], late: set[str], final: bool = False) -> None:
+    def settle(self, root: Path, matcher: Matcher, text: dict[str, int], final: bool = False) -> None:
         """What can be done before the walk ends: its lines so far matched; once the visited files are known, each
         text file probed since the last call that the walk leaves out matched here (or put aside for rg by name, when
         large), and the calls of each file whose lines hold a call's name and which the walk searched. A file rg
-        stops at a NUL though the probe found none (changed since) is searched apart by finish()."""
+        says it stopped searching (it never does with --text) is searched apart by finish()."""
         self.match_lines(matcher)
         if self.visited is None and not self.listing_failed and self.files is not None:
             if not final and self.files[0].poll() is None:
@@ -1080,11 +1063,11 @@ class RipgrepWalk:
             return
         apart: list[str] = []
         for path in itertools.islice(text, self.text_seen, None):
-            if path not in visited or path in late:
+            if path not in visited:
                 apart.append(path)
         self.text_seen = len(text)
         self._apart(root, matcher, text, apart)
-        calls = [path for path in self.with_calls if path not in self.call_hits and path in text and path in visited and path not in late]
+        calls = [path for path in self.with_calls if path not in self.call_hits and path in text and path in visited]
         for path in calls:
             self.call_hits[path] = _match_files(root, [(path, True, False)], matcher)
 
@@ -1098,22 +1081,22 @@ class RipgrepWalk:
             else:
                 self.by_name.append(path)
 
-    def finish(self, root: Path, matcher: Matcher, text: dict[str, int], late: set[str]) -> Optional[tuple[list[Hit], list[str]]]:
+    def finish(self, root: Path, matcher: Matcher, text: dict[str, int]) -> Optional[tuple[list[Hit], list[str]]]:
         """Once both rg are done, the last of settle(): the hits of every text file (those the walk searched whole from
         its lines and their calls, the others matched here) and the text files left to rg by name; None when an rg
         failed: then nothing of the walk is used (the text files are given to rg by name)."""
         search, self.search = self.search, None
         if search is not None and search[0].wait() in (0, 1):
             self.search = search
-            self.settle(root, matcher, text, late, final=True)
+            self.settle(root, matcher, text, final=True)
             self.search = None
         output = _finish_rg(search, "the text files are searched by name instead") if search is not None else None
         visited = self.visited
         if output is None or visited is None:
             return None
-        stopped = [path for path in self.stopped if path in text and path in visited and path not in late]
+        stopped = [path for path in self.stopped if path in text and path in visited]
         self._apart(root, matcher, text, [path for path in stopped if path not in self.apart_hits])
-        searched = {path for path in text if path in visited and path not in late and path not in self.stopped}
+        searched = {path for path in text if path in visited and path not in self.stopped}
         hits = [hit for path, found in self.hits.items() if path in searched for hit in found]
         for path in self.with_calls:
             if path in searched:

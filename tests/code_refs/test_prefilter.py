@@ -249,8 +249,8 @@ def test_what_the_walk_leaves_out_is_searched_apart(walk_sample, monkeypatch):
     # the walk's files are read only for their lines (app.py whole too, for its call); what it left out by Python
     assert sorted(whole) == [
         (".env.example", True), (".github/workflows/flags.yml", True), (".gitignore", True), ("assets/notes.png", True),
-        ("build/tracked.js", True), ("data/late.txt", True), ("notes.log", True), ("src/app.py", False),
-    ]
+        ("build/tracked.js", True), ("notes.log", True), ("src/app.py", False),
+    ]  # data/late.txt is walked: rg searches it past its NUL, as the scanner does (a text file to the probe)
 
 
 def test_large_files_the_walk_leaves_out_go_to_rg_by_name(walk_sample, monkeypatch):
@@ -260,8 +260,8 @@ def test_large_files_the_walk_leaves_out_go_to_rg_by_name(walk_sample, monkeypat
     monkeypatch.setattr(scan.subprocess, "Popen", lambda argv, **kw: started.append(argv) or popen(argv, **kw))
     (hits, stats), (expected_hits, expected_stats) = both(walk_sample, Matcher(ENTITIES), workers=1, max_file_bytes=None)
     assert hits == expected_hits and stats == expected_stats
-    by_name = [argv for argv in started if "--text" in argv]
-    assert len(by_name) == 1 and b"data/late.txt" in by_name[0] and b"notes.log" in by_name[0]
+    by_name = [argv for argv in started if "--no-ignore" in argv]  # RipgrepSearch's: it reads what it is given
+    assert len(by_name) == 1 and b"notes.log" in by_name[0] and b"data/late.txt" not in by_name[0], by_name
 
 
 def test_a_walk_that_fails_gives_way_to_rg_by_name(walk_sample, monkeypatch, tmp_path, caplog):
@@ -276,7 +276,7 @@ def test_a_walk_that_fails_gives_way_to_rg_by_name(walk_sample, monkeypatch, tmp
     (hits, stats), (expected_hits, expected_stats) = both(walk_sample, Matcher(ENTITIES), workers=1, max_file_bytes=None)
     assert hits == expected_hits and stats == expected_stats
     assert "ripgrep exited with code 2 (rg: a folder: Permission denied): the text files are searched by name" in caplog.text
-    assert [argv for argv in started if "--text" in argv]
+    assert [argv for argv in started if "--no-ignore" in argv]
 
 
 @pytest.mark.parametrize("globs", [(), DEFAULT_EXCLUDES, ("generated/*", "*.min.js", "/vendor/", "a*b*c", "docs/**/x.md")])
@@ -345,3 +345,20 @@ def test_skipped_files_are_listed_in_the_listing_order_whichever_way_they_were_r
     (hits, stats), (expected_hits, expected_stats) = both(tmp_path, Matcher(ENTITIES), workers=2, max_file_bytes=100)
     assert hits == expected_hits and stats == expected_stats
     assert stats.skipped_large == [f"many/{n:04}.py" for n in range(0, 4 * scan.CHUNK_FILES, 50)]
+
+
+def test_a_compiled_name_is_counted_binary_unread(tmp_path):
+    # a .pyc, .so, .class ... always holds a NUL in its first bytes: counted as binary without being opened, with rg
+    # and without alike; a link with such a name is still a link
+    root = tmp_path / "compiled"
+    root.mkdir()
+    write(root, {"app.py": b'check("pricing")\n', "app.cpython-311.pyc": b'"pricing" as text\n', "lib.so": b"\x7fELF\0\0",
+                 "Main.class": b'"pricing"\n'})
+    (root / "link.so").symlink_to("lib.so")
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "first")
+    (hits, stats), (expected_hits, expected_stats) = both(root, Matcher(ENTITIES), workers=1)
+    assert hits == expected_hits and stats == expected_stats
+    assert [(hit.path, hit.entity_id) for hit in hits] == [("app.py", "pricing")]
+    assert (stats.files_listed, stats.files_scanned, stats.skipped_binary, stats.skipped_special) == (5, 1, 3, 1)
