@@ -98,6 +98,10 @@ select {{ selected | join(', ') }} from {{ relation }}
 {{ return({
     "extraction_runs": [
         [
+            "_dlt_id",
+            "varchar"
+        ],
+        [
             "_dlt_load_id",
             "varchar"
         ],
@@ -116,6 +120,28 @@ select {{ selected | join(', ') }} from {{ relation }}
         [
             "finished_at",
             "timestamptz"
+        ],
+        [
+            "followed_experiment_count",
+            "bigint"
+        ]
+    ],
+    "extraction_runs__followed_experiment_ids": [
+        [
+            "_dlt_id",
+            "varchar"
+        ],
+        [
+            "_dlt_parent_id",
+            "varchar"
+        ],
+        [
+            "_dlt_list_idx",
+            "bigint"
+        ],
+        [
+            "value",
+            "varchar"
         ]
     ],
     "gates": [

@@ -55,12 +55,17 @@ def current_conditions(reader: Reader) -> list[Condition]:
 
 
 def srm_conditions(reader: Reader) -> list[Condition]:
+    # An experiment no longer followed (exposure_growth.status 'unfollowed') is no news: its series is no longer read.
     rows = reader.rows(
         """
         select project, experiment_id, p_value, p_value_threshold, total_exposures, most_deviating_group_name,
                most_deviating_group_id, most_deviating_observed_share, most_deviating_expected_share
-        from analytics.exposure_srm
+        from analytics.exposure_srm as srm
         where srm_detected
+            and not exists (
+                select 1 from analytics.exposure_growth as growth
+                where growth.project = srm.project and growth.experiment_id = srm.experiment_id and not growth.is_followed
+            )
         order by project, experiment_id
         """
     )
@@ -76,6 +81,7 @@ def srm_conditions(reader: Reader) -> list[Condition]:
 
 
 def stalled_conditions(reader: Reader) -> list[Condition]:
+    # never an experiment no longer followed: exposure_growth.is_stalled is false for it
     rows = reader.rows(
         """
         select project, experiment_id, days_without_growth, last_growth_date, total_exposures

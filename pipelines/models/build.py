@@ -107,12 +107,15 @@ _STATUS_ENTRY = {**_DLT_NESTED, "status": "varchar", "status_timestamp": "timest
 
 SOURCE_COLUMNS: dict[str, dict[str, str]] = {
     "extraction_runs": {
-        "_dlt_load_id": "varchar",
+        **_DLT_ROOT,
         "extraction_id": "varchar",
         "service_time": "timestamptz",
         "started_at": "timestamptz",
         "finished_at": "timestamptz",
+        # null before gatehouse recorded what a run follows, and for a run that loads no exposures
+        "followed_experiment_count": "bigint",
     },
+    "extraction_runs__followed_experiment_ids": _VALUE_LIST,
     "gates": {
         **_DLT_SCD2,
         "id": "varchar",

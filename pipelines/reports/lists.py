@@ -15,14 +15,19 @@ SERVER_KEYS = "(server keys)"
 
 WORKLIST_ORDER = ("grouped by owner, the owner of the most urgent gate first; within an owner marked stale first,"
                   " then the longest untouched")
-EXPERIMENT_ORDER = ("sample-ratio mismatch first (smallest p first), then stalled, running, late and concluded,"
-                    " the most exposed first")
+EXPERIMENT_ORDER = ("sample-ratio mismatch first (smallest p first), then stalled, running, late, concluded and no"
+                    " longer followed, the most exposed first")
 SOURCE_ORDER = "highest failure rate first"
 # Gates shown per owner in the worklist (then "…and N more for this owner"): one owner with a thousand stale
 # gates would otherwise fill the list and hide every other owner.
 WORKLIST_PER_OWNER = 3
 
-STATUS_RANK = {"SRM": 0, "stalled": 1, "running": 2, "late": 3, "concluded": 4}
+STATUS_RANK = {"SRM": 0, "stalled": 1, "running": 2, "late": 3, "concluded": 4, "unfollowed": 5}
+# `exposure_growth.status` of an experiment gatehouse no longer reads (its id left `experiment_ids` and no holdout
+# names it): its series ends at the last run that followed it, which tells nothing of whether it concluded or stalled
+UNFOLLOWED = "unfollowed"
+# what follows an experiment again, as a user sets it
+FOLLOW_SETTING = "sources.console.experiment_ids (SOURCES__CONSOLE__EXPERIMENT_IDS)"
 
 # what the worklist's reader does about the service's reasons, in a few words
 REASONS = {
@@ -97,7 +102,8 @@ def reviewed_experiments(growth: Any, srm: Any, names: Any) -> Any:
         on=["project", "experiment_id"], how="left",
     ).merge(names, on=["project", "experiment_id"], how="left")
     frame["srm_detected"] = frame["srm_detected"].fillna(False).astype(bool)
-    frame["review_status"] = frame["status"].where(~frame["srm_detected"], "SRM")
+    # an experiment no longer followed says so even with a mismatch: that is of a series no longer read
+    frame["review_status"] = frame["status"].where(~frame["srm_detected"] | frame["status"].eq(UNFOLLOWED), "SRM")
     frame["status_rank"] = frame["review_status"].map(STATUS_RANK).fillna(len(STATUS_RANK))
     frame["srm_order"] = frame["p_value"].where(frame["srm_detected"])
     frame = frame.sort_values(["project", "status_rank", "srm_order", "days_without_growth", "total_exposures", "experiment_id"],
@@ -113,11 +119,12 @@ def target_text(days_to_target: Any) -> str:
 
 
 def pace_text(per_day: Any, through: Any, status: str) -> str:
-    """`476`, or `476 (its last week, to 2026-10-10)` for a concluded experiment: a pace that is not now's says so."""
+    """`476`, or `476 (its last week, to 2026-10-10)` for a concluded experiment or one no longer followed: a pace
+    that is not now's says so."""
     if missing(per_day):
         return ""
     text = f"{per_day:,.0f}"
-    if status == "concluded" and not missing(through):
+    if status in ("concluded", UNFOLLOWED) and not missing(through):
         text += f" (its last week, to {through:%Y-%m-%d})"
     return text
 
@@ -127,3 +134,11 @@ def failing_sources(by_source: Any) -> Any:
     failing = by_source[by_source["failed_count"] > 0]
     return failing.sort_values(["project", "failure_rate", "failed_count", "source_name"], ascending=[True, False, False, True],
                                kind="stable").reset_index(drop=True)
+
+
+def unfollowed_text(experiment: Any) -> str:
+    """`exp_1 (its exposures end at 2026-11-02, the last run that followed it)`: an experiment no longer followed,
+    from its `exposure_growth` row (the series' last day when no run recorded following it)."""
+    if not missing(experiment.last_followed_date):
+        return f"{experiment.experiment_id} (its exposures end at {experiment.last_followed_date:%Y-%m-%d}, the last run that followed it)"
+    return f"{experiment.experiment_id} (its exposures end at {experiment.last_date:%Y-%m-%d})"

@@ -357,9 +357,10 @@ def _experiment_lines(frame: Any) -> list[str]:
 
     def experiment_counts(shown: Any) -> str:
         status = shown["review_status"].value_counts()
+        unfollowed = int(status.get(lists.UNFOLLOWED, 0))
         return (f"{len(shown)} ({int(status.get('SRM', 0))} with sample-ratio mismatch,"
                 f" {int(status.get('stalled', 0))} stalled, {int(status.get('running', 0))} running,"
-                f" {int(status.get('concluded', 0))} concluded)")
+                f" {int(status.get('concluded', 0))} concluded" + (f", {unfollowed} no longer followed" if unfollowed else "") + ")")
 
     def experiment_rows(shown: Any, indent: str) -> list[str]:
         out = []
@@ -384,8 +385,21 @@ def _experiment_lines(frame: Any) -> list[str]:
         ids = [f"{e.project}: {e.experiment_id}" if lists.several_projects(coverage) else e.experiment_id
                for e in unloaded.head(TOP).itertuples()]
         lines.append(f"  named by a holdout, no exposures loaded: {', '.join(ids)}" + and_more(len(unloaded), len(ids)).replace("  ", " ", 1))
+    lines += _unfollowed_lines(experiments)
     lines.append("  an experiment no holdout names is followed only when its id is in sources.console.experiment_ids")
     return lines
+
+
+def _unfollowed_lines(experiments: Any) -> list[str]:
+    """The experiments gatehouse no longer follows, and the setting that follows one again: never "concluded"."""
+    unfollowed = experiments[experiments["review_status"] == lists.UNFOLLOWED]
+    if unfollowed.empty:
+        return []
+    several = lists.several_projects(experiments)
+    listed = [(f"{e.project}: " if several else "") + lists.unfollowed_text(e) for e in unfollowed.head(TOP).itertuples()]
+    return [f"  no longer followed, so neither concluded nor stalled: {', '.join(listed)}"
+            + and_more(len(unfollowed), len(listed)).replace("  ", " ", 1)
+            + f"; to follow one again, add its id to {lists.FOLLOW_SETTING}"]
 
 
 def _ingestion_lines(frame: Any) -> list[str]:

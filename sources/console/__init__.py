@@ -254,8 +254,7 @@ def read_found_exposures_ahead(client: ConsoleClient, run: ExtractionRun) -> Non
     wanted = run.catalogue.holdouts_wanted
     if wanted is None or not run.catalogue.holdouts_answered(wanted):
         return
-    experiment_ids = run.catalogue.experiment_ids(run.experiment_ids, run.holdout_ids)
-    read_exposures_ahead(client, run, due_experiments(run, experiment_ids, service_today(client)))
+    read_exposures_ahead(client, run, due_experiments(run, run.followed_experiment_ids(), service_today(client)))
 
 
 @dlt.resource(name="holdout_ids", selected=False)
@@ -328,7 +327,7 @@ def experiment_ids_resource(client: ConsoleClient, run: ExtractionRun) -> Iterat
     its rows cannot change, so it is only checked again every `recheck_concluded_days` (it may be
     restarted). One lagging less is late, not concluded, and is requested on every run.
     """
-    wanted = run.catalogue.experiment_ids(run.experiment_ids, run.holdout_ids)
+    wanted = run.followed_experiment_ids()
     configured = set(run.experiment_ids)
     named = len(set(wanted) - configured)
     run.report.follow("experiments", f"{len(wanted)}: {len(configured)} in experiment_ids, {named} more named by holdouts")
@@ -473,9 +472,15 @@ def ingestion_runs(ids: list[str], client: ConsoleClient, run: ExtractionRun) ->
 @dlt.resource(name="extraction_runs", primary_key="extraction_id", write_disposition="append")
 def extraction_runs(client: ConsoleClient, run: ExtractionRun) -> Iterator[dict]:
     """Table `extraction_runs`, key `extraction_id`, appended: one row per run with the service's clock,
-    the "as of" of every view, and the console it came from (a later run against another is refused)."""
+    the "as of" of every view, and the console it came from (a later run against another is refused).
+
+    It records the experiments the run followed (`followed_experiment_ids`, nested
+    `extraction_runs__followed_experiment_ids`, and their number, `followed_experiment_count`), so that the views
+    tell an experiment no longer followed from one that concluded; a run that does not load exposures records
+    neither (the count null)."""
     started_at = utc_now()
     console_identity = identify(client.options.base_url, client.options.api_key)
+    followed = run.followed_experiment_ids() if "cumulative_exposures" in run.tables else None
     yield {
         "extraction_id": str(uuid4()),
         "service_time": client.server_time or started_at,
@@ -483,6 +488,8 @@ def extraction_runs(client: ConsoleClient, run: ExtractionRun) -> Iterator[dict]
         # never the key: its one-way fingerprint (identity.py)
         "console_base_url": console_identity.base_url,
         "console_key_fingerprint": console_identity.key_fingerprint,
+        "followed_experiment_count": None if followed is None else len(followed),
+        "followed_experiment_ids": followed or [],
     }
 
 

@@ -76,3 +76,8 @@ class ExtractionRun:
         # A run that fails before its resources took what was read ahead stops those reads with the client.
         report.on_close(run.read_aheads.close)
         return run
+
+    def followed_experiment_ids(self) -> list[str]:
+        """The experiments the run follows: those in `experiment_ids`, then those its holdouts name (the catalogue
+        reads what it lacks, so the answer does not depend on which resource asks first)."""
+        return self.catalogue.experiment_ids(self.experiment_ids, self.holdout_ids)

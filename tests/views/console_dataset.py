@@ -444,9 +444,14 @@ def exposures(load: int) -> list[dict[str, Any]]:
     return [row for row in EXPOSURES if load == 2 or row["date"] <= "2026-11-15"]
 
 
+# what each run followed, as the source records it: every experiment with a series (exp_ab named by holdout h_q3 too)
+FOLLOWED_EXPERIMENTS = list(dict.fromkeys(row["experiment_id"] for row in EXPOSURES))
+
+
 def extraction_run(load: int) -> dict[str, Any]:
     at = FIRST_LOAD_AT if load == 1 else SECOND_LOAD_AT
-    return {"extraction_id": f"extraction_{load}", "service_time": at, "started_at": at, "finished_at": at}
+    return {"extraction_id": f"extraction_{load}", "service_time": at, "started_at": at, "finished_at": at,
+            "followed_experiment_count": len(FOLLOWED_EXPERIMENTS), "followed_experiment_ids": FOLLOWED_EXPERIMENTS}
 
 
 @dlt.source(name="console", max_table_nesting=4)

@@ -13,6 +13,7 @@ import pytest
 
 from gatehouse.pipelines.warehouse.destination import apply_views
 from tests.views.conftest import assert_rows, query
+from tests.views.console_dataset import FOLLOWED_EXPERIMENTS
 
 
 def d(day: int) -> date:
@@ -178,7 +179,7 @@ def test_a_concluded_experiment_is_not_stalled(writable_db):
 
 
 def add_series(database, series: dict[str, list[tuple[str, int]]]) -> None:
-    """One-group series: experiment -> [(day of November, cumulative count)]."""
+    """One-group series: experiment -> [(day of November, cumulative count)], each followed by the last run."""
     with duckdb.connect(str(database)) as con:
         con.executemany(
             "insert into console.cumulative_exposures (experiment_id, group_id, group_name, date, exposures, _dlt_load_id, _dlt_id)"
@@ -189,6 +190,57 @@ def add_series(database, series: dict[str, list[tuple[str, int]]]) -> None:
                 for day, count in points
             ],
         )
+        set_followed(con, [*FOLLOWED_EXPERIMENTS, *series])
+
+
+def set_followed(con, experiment_ids: list[str], extraction_id: str = "extraction_2") -> None:
+    """The experiments an extraction followed, as the source records them (a list nested in its row, and its length)."""
+    [(row_id,)] = con.execute("select _dlt_id from console.extraction_runs where extraction_id = ?", [extraction_id]).fetchall()
+    con.execute("delete from console.extraction_runs__followed_experiment_ids where _dlt_parent_id = ?", [row_id])
+    con.executemany(
+        "insert into console.extraction_runs__followed_experiment_ids (value, _dlt_parent_id, _dlt_list_idx, _dlt_id)"
+        " values (?, ?, ?, ?)",
+        [(experiment, row_id, position, f"{row_id}-{position}") for position, experiment in enumerate(experiment_ids)],
+    )
+    con.execute("update console.extraction_runs set followed_experiment_count = ? where _dlt_id = ?", [len(experiment_ids), row_id])
+
+
+FOLLOWING = ("select experiment_id, status, is_followed, last_followed_date, is_stalled, is_concluded, days_to_target"
+             " from analytics.exposure_growth order by experiment_id")
+
+
+def test_an_experiment_the_last_run_did_not_follow_is_unfollowed_unless_a_holdout_names_it(writable_db):
+    # the last run (the 20th) followed neither exp_stalled nor exp_ab (configured no more); exp_ab's holdout h_q3 still
+    # names it (that run could not read the holdout): still followed. exp_stalled's series ends at the first run's day.
+    with duckdb.connect(str(writable_db)) as con:
+        set_followed(con, ["exp_solo", "exp_skewed", "exp_four"])
+    assert query(writable_db, FOLLOWING) == [
+        # followed through its holdout: the last run that listed it was the first
+        ("exp_ab", "running", True, d(10), False, False, 42),
+        ("exp_four", "running", True, d(20), False, False, 22),
+        ("exp_skewed", "running", True, d(20), False, False, 10),
+        ("exp_solo", "running", True, d(20), False, False, 368),
+        # neither stalled nor concluded, and no pace to its target: it is no longer read
+        ("exp_stalled", "unfollowed", False, d(10), False, False, None),
+    ]
+    assert query(writable_db, "select experiment_id from analytics.experiment_coverage where not is_followed") == [("exp_stalled",)]
+
+
+@pytest.mark.parametrize("recorded", ["none", "count without its list"])
+def test_runs_that_recorded_no_whole_list_of_what_they_followed_follow_every_experiment(writable_db, recorded):
+    # a database loaded before runs recorded what they follow; or one whose nested list is gone: the views as before
+    with duckdb.connect(str(writable_db)) as con:
+        con.execute("drop table console.extraction_runs__followed_experiment_ids")
+        if recorded == "none":
+            con.execute("alter table console.extraction_runs drop column followed_experiment_count")
+    apply_views(writable_db)
+    assert query(writable_db, FOLLOWING) == [
+        ("exp_ab", "running", True, None, False, False, 42),
+        ("exp_four", "running", True, None, False, False, 22),
+        ("exp_skewed", "running", True, None, False, False, 10),
+        ("exp_solo", "running", True, None, False, False, 368),
+        ("exp_stalled", "stalled", True, None, True, False, 764),
+    ]
 
 
 GROWTH_STATUS = (
@@ -288,11 +340,12 @@ def test_experiment_coverage_lists_what_a_holdout_names_with_or_without_exposure
         connection.execute("insert into console.holdouts__experiment_i_ds select 'exp_gone', _dlt_root_id, _dlt_parent_id, 1,"
                            " 'gone-row' from console.holdouts__experiment_i_ds where value = 'exp_ab'")
     rows = query(writable_db, "select * from analytics.experiment_coverage order by experiment_id")
+    # every one followed (is_followed): exp_gone because its holdout names it
     assert rows == [
-        ("default", "exp_ab", "h_q3", True, d(11), d(19)),
-        ("default", "exp_four", None, True, d(19), d(19)),
-        ("default", "exp_gone", "h_q3", False, None, None),
-        ("default", "exp_skewed", None, True, d(18), d(19)),
-        ("default", "exp_solo", None, True, d(17), d(19)),
-        ("default", "exp_stalled", None, True, d(10), d(19)),
+        ("default", "exp_ab", "h_q3", True, d(11), d(19), True),
+        ("default", "exp_four", None, True, d(19), d(19), True),
+        ("default", "exp_gone", "h_q3", False, None, None, True),
+        ("default", "exp_skewed", None, True, d(18), d(19), True),
+        ("default", "exp_solo", None, True, d(17), d(19), True),
+        ("default", "exp_stalled", None, True, d(10), d(19), True),
     ]

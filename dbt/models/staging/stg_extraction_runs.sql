@@ -7,6 +7,8 @@ SELECT
   CAST(extraction_runs.service_time AS TIMESTAMPTZ) AT TIME ZONE 'UTC' AS service_time,
   CAST(extraction_runs.started_at AS TIMESTAMPTZ) AT TIME ZONE 'UTC' AS started_at,
   CAST(extraction_runs.finished_at AS TIMESTAMPTZ) AT TIME ZONE 'UTC' AS finished_at,
+  extraction_runs.followed_experiment_count,
+  extraction_runs._dlt_id AS extraction_row_id,
   extraction_runs._dlt_load_id AS load_id
 FROM ({{ gatehouse_source_rows('extraction_runs') }}) AS extraction_runs
 {% elif target.type == 'postgres' %}
@@ -16,6 +18,8 @@ SELECT
   CAST(extraction_runs.service_time AS TIMESTAMPTZ) AT TIME ZONE 'UTC' AS service_time,
   CAST(extraction_runs.started_at AS TIMESTAMPTZ) AT TIME ZONE 'UTC' AS started_at,
   CAST(extraction_runs.finished_at AS TIMESTAMPTZ) AT TIME ZONE 'UTC' AS finished_at,
+  extraction_runs.followed_experiment_count,
+  extraction_runs._dlt_id AS extraction_row_id,
   extraction_runs._dlt_load_id AS load_id
 FROM ({{ gatehouse_source_rows('extraction_runs') }}) AS extraction_runs
 {% else %}

@@ -17,6 +17,7 @@ run earlier, until the next run. Ties go to the later load (`load_id`).
 | `as_of_date` | its date |
 | `is_service_clock` | false when `finished_at` was used |
 #}
+{% from 'macros/extraction_order.sql' import latest_extraction_first %}
 with extraction_runs as (
     select * from {{ ref('stg_extraction_runs') }}
     where service_time is not null or finished_at is not null
@@ -29,10 +30,7 @@ ranked_extractions as (
         finished_at,
         row_number() over (
             partition by project
-            order by
-                least(coalesce(service_time, finished_at, started_at), coalesce(started_at, service_time, finished_at)) desc,
-                load_id desc,
-                extraction_id desc
+            order by {{ latest_extraction_first() }}
         ) as recency
     from extraction_runs
 ),

@@ -1,7 +1,8 @@
 -- grain: one row per extraction run (one `gatehouse run`); key: project, extraction_id
 {#
 From `console.extraction_runs`: `extraction_id`, `service_time`, `started_at`, `finished_at` (UTC timestamps);
-`load_id` ← `_dlt_load_id`.
+`followed_experiment_count`, how many experiments the run followed (null when the run loaded no exposures, or
+ran before gatehouse recorded it); `extraction_row_id` ← `_dlt_id`; `load_id` ← `_dlt_load_id`.
 #}
 select
     extraction_runs.project,
@@ -9,5 +10,7 @@ select
     cast(extraction_runs.service_time as timestamp with time zone) at time zone 'UTC' as service_time,
     cast(extraction_runs.started_at as timestamp with time zone) at time zone 'UTC' as started_at,
     cast(extraction_runs.finished_at as timestamp with time zone) at time zone 'UTC' as finished_at,
+    extraction_runs.followed_experiment_count,
+    extraction_runs._dlt_id as extraction_row_id,
     extraction_runs._dlt_load_id as load_id
 from {{ source('extraction_runs') }} as extraction_runs

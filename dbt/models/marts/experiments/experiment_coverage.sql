@@ -25,7 +25,7 @@ WITH holdout_experiments AS (
   GROUP BY
     project,
     experiment_id
-), final AS (
+), coverage AS (
   SELECT
     COALESCE(holdout_experiments.project, loaded.project) AS project,
     COALESCE(holdout_experiments.experiment_id, loaded.experiment_id) AS experiment_id,
@@ -37,6 +37,14 @@ WITH holdout_experiments AS (
   FULL OUTER JOIN loaded
     ON loaded.project = holdout_experiments.project
     AND loaded.experiment_id = holdout_experiments.experiment_id
+), final AS (
+  SELECT
+    coverage.*,
+    COALESCE(following.is_followed, TRUE) AS is_followed
+  FROM coverage
+  LEFT JOIN {{ ref('int_followed_experiments') }} AS following
+    ON following.project = coverage.project
+    AND following.experiment_id = coverage.experiment_id
 )
 SELECT
   *
@@ -66,7 +74,7 @@ WITH holdout_experiments AS (
   GROUP BY
     project,
     experiment_id
-), final AS (
+), coverage AS (
   SELECT
     COALESCE(holdout_experiments.project, loaded.project) AS project,
     COALESCE(holdout_experiments.experiment_id, loaded.experiment_id) AS experiment_id,
@@ -78,6 +86,14 @@ WITH holdout_experiments AS (
   FULL OUTER JOIN loaded
     ON loaded.project = holdout_experiments.project
     AND loaded.experiment_id = holdout_experiments.experiment_id
+), final AS (
+  SELECT
+    coverage.*,
+    COALESCE(following.is_followed, TRUE) AS is_followed
+  FROM coverage
+  LEFT JOIN {{ ref('int_followed_experiments') }} AS following
+    ON following.project = coverage.project
+    AND following.experiment_id = coverage.experiment_id
 )
 SELECT
   *

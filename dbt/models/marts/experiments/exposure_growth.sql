@@ -9,6 +9,10 @@ WITH daily AS (
   SELECT
     *
   FROM {{ ref('as_of') }}
+), following AS (
+  SELECT
+    *
+  FROM {{ ref('int_followed_experiments') }}
 ), parameters AS (
   SELECT
     MAX(CASE WHEN name = 'target_sample_size' THEN value END) AS target_sample_size,
@@ -116,6 +120,8 @@ WITH daily AS (
     spans.cumulative_drop_count,
     pace.total_exposures,
     spans.pace_through_date,
+    COALESCE(following.is_followed, TRUE) AS is_followed, /* an experiment no longer followed is no longer read: its series ends at the last run that followed it */
+    following.last_followed_date,
     CAST(pace.recent_new_exposures AS DOUBLE) / NULLIF(pace.recent_days, 0) AS avg_daily_exposures_7d,
     CAST(pace.previous_new_exposures AS DOUBLE) / NULLIF(pace.previous_days, 0) AS previous_avg_daily_exposures_7d
   FROM spans
@@ -125,22 +131,28 @@ WITH daily AS (
     ON as_of.project = spans.project
   INNER JOIN computation
     ON computation.project = spans.project
+  LEFT JOIN following
+    ON following.project = spans.project
+    AND following.experiment_id = spans.experiment_id
 ), classified AS (
   SELECT
     rates.*,
-    rates.lag_days /* the service has not computed the last days yet (its daily computation runs late) */ > 1
+    rates.is_followed /* the service has not computed the last days yet (its daily computation runs late) */
+    AND rates.lag_days > 1
     AND rates.lag_days <= parameters.late_days
     AND rates.is_computed_through AS is_late,
-    rates.lag_days /* ended before the service's last computed day, or silent for longer than a late computation */ /* explains: the console stopped counting */ > 1
+    rates.is_followed /* ended before the service's last computed day, or silent for longer than a late computation */ /* explains: the console stopped counting (not gatehouse: a series no longer read did not end) */
+    AND rates.lag_days > 1
     AND (
       rates.lag_days > parameters.late_days OR NOT rates.is_computed_through
     ) AS is_concluded,
-    (
+    rates.is_followed /* a running experiment whose computed days show no new exposure */
+    AND (
       rates.lag_days <= 1
       OR (
         rates.lag_days <= parameters.late_days AND rates.is_computed_through
       )
-    ) /* a running experiment whose computed days show no new exposure */
+    )
     AND rates.computed_days_without_growth >= parameters.stall_days AS is_stalled
   FROM rates
   CROSS JOIN parameters
@@ -180,7 +192,7 @@ WITH daily AS (
     CASE
       WHEN rates.total_exposures >= parameters.target_sample_size
       THEN 0
-      WHEN rates.is_concluded
+      WHEN rates.is_concluded OR NOT rates.is_followed
       THEN NULL
       WHEN rates.avg_daily_exposures_7d > 0
       THEN CAST(CEIL(
@@ -196,7 +208,11 @@ WITH daily AS (
     rates.is_concluded,
     rates.lag_days,
     rates.is_late,
+    rates.is_followed,
+    rates.last_followed_date,
     CASE
+      WHEN NOT rates.is_followed
+      THEN 'unfollowed'
       WHEN rates.is_concluded
       THEN 'concluded'
       WHEN rates.is_stalled
@@ -222,6 +238,10 @@ WITH daily AS (
   SELECT
     *
   FROM {{ ref('as_of') }}
+), following AS (
+  SELECT
+    *
+  FROM {{ ref('int_followed_experiments') }}
 ), parameters AS (
   SELECT
     MAX(CASE WHEN name = 'target_sample_size' THEN value END) AS target_sample_size,
@@ -329,6 +349,8 @@ WITH daily AS (
     spans.cumulative_drop_count,
     pace.total_exposures,
     spans.pace_through_date,
+    COALESCE(following.is_followed, TRUE) AS is_followed, /* an experiment no longer followed is no longer read: its series ends at the last run that followed it */
+    following.last_followed_date,
     CAST(pace.recent_new_exposures AS DOUBLE PRECISION) / NULLIF(pace.recent_days, 0) AS avg_daily_exposures_7d,
     CAST(pace.previous_new_exposures AS DOUBLE PRECISION) / NULLIF(pace.previous_days, 0) AS previous_avg_daily_exposures_7d
   FROM spans
@@ -338,22 +360,28 @@ WITH daily AS (
     ON as_of.project = spans.project
   INNER JOIN computation
     ON computation.project = spans.project
+  LEFT JOIN following
+    ON following.project = spans.project
+    AND following.experiment_id = spans.experiment_id
 ), classified AS (
   SELECT
     rates.*,
-    rates.lag_days /* the service has not computed the last days yet (its daily computation runs late) */ > 1
+    rates.is_followed /* the service has not computed the last days yet (its daily computation runs late) */
+    AND rates.lag_days > 1
     AND rates.lag_days <= parameters.late_days
     AND rates.is_computed_through AS is_late,
-    rates.lag_days /* ended before the service's last computed day, or silent for longer than a late computation */ /* explains: the console stopped counting */ > 1
+    rates.is_followed /* ended before the service's last computed day, or silent for longer than a late computation */ /* explains: the console stopped counting (not gatehouse: a series no longer read did not end) */
+    AND rates.lag_days > 1
     AND (
       rates.lag_days > parameters.late_days OR NOT rates.is_computed_through
     ) AS is_concluded,
-    (
+    rates.is_followed /* a running experiment whose computed days show no new exposure */
+    AND (
       rates.lag_days <= 1
       OR (
         rates.lag_days <= parameters.late_days AND rates.is_computed_through
       )
-    ) /* a running experiment whose computed days show no new exposure */
+    )
     AND rates.computed_days_without_growth >= parameters.stall_days AS is_stalled
   FROM rates
   CROSS JOIN parameters
@@ -393,7 +421,7 @@ WITH daily AS (
     CASE
       WHEN rates.total_exposures >= parameters.target_sample_size
       THEN 0
-      WHEN rates.is_concluded
+      WHEN rates.is_concluded OR NOT rates.is_followed
       THEN NULL
       WHEN rates.avg_daily_exposures_7d > 0
       THEN CAST(CEIL(
@@ -409,7 +437,11 @@ WITH daily AS (
     rates.is_concluded,
     rates.lag_days,
     rates.is_late,
+    rates.is_followed,
+    rates.last_followed_date,
     CASE
+      WHEN NOT rates.is_followed
+      THEN 'unfollowed'
       WHEN rates.is_concluded
       THEN 'concluded'
       WHEN rates.is_stalled

@@ -1,11 +1,12 @@
 -- grain: one row per experiment the loaded data names, by a holdout or by its exposures; key: project, experiment_id
 {#
-From `stg_holdout_experiments`, `stg_holdouts` and `stg_cumulative_exposures`.
+From `stg_holdout_experiments`, `stg_holdouts`, `stg_cumulative_exposures` and `int_followed_experiments`.
 
 The console lists no experiments: a run follows those its holdouts name and those in the `experiment_ids` setting
-(`[sources.console]`). An experiment neither names is not followed and appears nowhere, this view included; one a
-holdout names whose exposures never loaded (the console answered with an error or an empty series: the run's
-summary says which) is here with `has_exposures` false.
+(`[sources.console]`). An experiment neither names is not followed and appears nowhere, this view included, unless
+an earlier run followed it: then its exposures stay, and it is here with `is_followed` false. One a holdout names
+whose exposures never loaded (the console answered with an error or an empty series: the run's summary says which)
+is here with `has_exposures` false.
 
 | column | meaning |
 |---|---|
@@ -14,6 +15,7 @@ summary says which) is here with `has_exposures` false.
 | `holdout_names` | the holdouts that name it, comma-separated by name; null when none does (it is followed through `experiment_ids`) |
 | `has_exposures` | some exposure was loaded for it |
 | `first_date`, `last_date` | span of its loaded series; null without exposures |
+| `is_followed` | the runs still read its series (`int_followed_experiments.is_followed`) |
 #}
 {% from 'macros/joins.sql' import join_on %}
 with holdout_experiments as (
@@ -37,7 +39,7 @@ loaded as (
     group by project, experiment_id
 ),
 
-final as (
+coverage as (
     select
         coalesce(holdout_experiments.project, loaded.project) as project,
         coalesce(holdout_experiments.experiment_id, loaded.experiment_id) as experiment_id,
@@ -48,6 +50,15 @@ final as (
     from holdout_experiments
     full outer join loaded
         {{ join_on('loaded', 'holdout_experiments', 'experiment_id') }}
+),
+
+final as (
+    select
+        coverage.*,
+        coalesce(following.is_followed, true) as is_followed
+    from coverage
+    left join {{ ref('int_followed_experiments') }} as following
+        {{ join_on('following', 'coverage', 'experiment_id') }}
 )
 
 select * from final

@@ -1,6 +1,6 @@
 -- grain: one row per experiment; key: project, experiment_id
 {#
-From `exposure_daily`, `as_of` and `view_parameters`.
+From `exposure_daily`, `as_of`, `int_followed_experiments` and `view_parameters`.
 
 | column | meaning |
 |---|---|
@@ -13,20 +13,22 @@ From `exposure_daily`, `as_of` and `view_parameters`.
 | `previous_avg_daily_exposures_7d` | the same over the 7 days before; null when the series is 7 days or shorter |
 | `trend_pct`, `trend` | relative change of the pace; `up`, `down` or `flat` (within `trend_flat_band`); null without a previous window |
 | `target_sample_size` | the parameter |
-| `days_to_target` | 0 when reached; otherwise days at the current pace, rounded up; null when the pace is 0 or the experiment concluded |
+| `days_to_target` | 0 when reached; otherwise days at the current pace, rounded up; null when the pace is 0 or the experiment concluded or is no longer followed |
 | `last_growth_date` | last day any group grew |
 | `days_without_growth` | `as_of_date` minus `last_growth_date` (the series ending early counts as no growth) |
-| `is_stalled` | "stalled: the experiment gets no new exposures": not concluded, and `stall_days` or more without growth counted only to the day after the series' last computed day (days the service has not computed yet are unknown, not days without exposures) |
+| `is_stalled` | "stalled: the experiment gets no new exposures": followed, not concluded, and `stall_days` or more without growth counted only to the day after the series' last computed day (days the service has not computed yet are unknown, not days without exposures) |
 | `cumulative_drop_count` | group-days whose count went down |
-| `is_concluded` | the series ended: `lag_days` of 2 or more and either more than `late_days`, or it stops more than a day before the newest day the service computed for any experiment (the computation is not late, this series stopped); not stalled |
+| `is_concluded` | the series ended: followed, `lag_days` of 2 or more and either more than `late_days`, or it stops more than a day before the newest day the service computed for any experiment (the computation is not late, this series stopped); not stalled |
 | `lag_days` | `as_of_date` minus `last_date`: 0 or 1 while the service computes exposures every day |
-| `is_late` | "late: the service has not computed the last days": `lag_days` from 2 to `late_days`, and the series reaches (to a day) the newest day the service computed for any experiment, so the whole computation lags; the source requests such a series on every run, and the missing days load when the service catches up |
-| `status` | one word: `concluded`, `stalled` (wins over late: the computed days already show the stall), `late` or `running` |
+| `is_late` | "late: the service has not computed the last days": followed, `lag_days` from 2 to `late_days`, and the series reaches (to a day) the newest day the service computed for any experiment, so the whole computation lags; the source requests such a series on every run, and the missing days load when the service catches up |
+| `is_followed` | gatehouse still reads its series (`int_followed_experiments`): false once its id left the `experiment_ids` setting and no holdout names it; its series then ends at the last run that followed it, it is neither concluded, stalled nor late, and its `lag_days` and `days_without_growth` count days it was not read |
+| `last_followed_date` | the console's day at the latest run that followed it (null before gatehouse recorded what a run follows) |
+| `status` | one word: `unfollowed` (no longer followed: wins over all the others, which it makes unknowable), `concluded`, `stalled` (wins over late: the computed days already show the stall), `late` or `running` |
 #}
 {% from 'macros/view_parameters.sql' import view_parameters %}
 {% from 'macros/joins.sql' import join_on %}
 {% from 'macros/imports.sql' import imports %}
-with {{ imports(daily='exposure_daily', as_of='as_of') }},
+with {{ imports(daily='exposure_daily', as_of='as_of', following='int_followed_experiments') }},
 
 parameters as (
     {{ view_parameters('target_sample_size', 'stall_days', 'trend_flat_band', 'late_days') }}
@@ -124,6 +126,9 @@ rates as (
         spans.cumulative_drop_count,
         pace.total_exposures,
         spans.pace_through_date,
+        -- an experiment no longer followed is no longer read: its series ends at the last run that followed it
+        coalesce(following.is_followed, true) as is_followed,
+        following.last_followed_date,
         cast(pace.recent_new_exposures as double) / nullif(pace.recent_days, 0) as avg_daily_exposures_7d,
         cast(pace.previous_new_exposures as double) / nullif(pace.previous_days, 0) as previous_avg_daily_exposures_7d
     from spans
@@ -133,19 +138,24 @@ rates as (
         on as_of.project = spans.project
     inner join computation
         on computation.project = spans.project
+    left join following
+        {{ join_on('following', 'spans', 'experiment_id') }}
 ),
 
 classified as (
     select
         rates.*,
         -- the service has not computed the last days yet (its daily computation runs late)
-        rates.lag_days > 1 and rates.lag_days <= parameters.late_days and rates.is_computed_through as is_late,
+        rates.is_followed
+            and rates.lag_days > 1 and rates.lag_days <= parameters.late_days and rates.is_computed_through as is_late,
         -- ended before the service's last computed day, or silent for longer than a late computation
-        -- explains: the console stopped counting
-        rates.lag_days > 1
+        -- explains: the console stopped counting (not gatehouse: a series no longer read did not end)
+        rates.is_followed
+            and rates.lag_days > 1
             and (rates.lag_days > parameters.late_days or not rates.is_computed_through) as is_concluded,
         -- a running experiment whose computed days show no new exposure
-        (rates.lag_days <= 1 or (rates.lag_days <= parameters.late_days and rates.is_computed_through))
+        rates.is_followed
+            and (rates.lag_days <= 1 or (rates.lag_days <= parameters.late_days and rates.is_computed_through))
             and rates.computed_days_without_growth >= parameters.stall_days as is_stalled
     from rates
     cross join parameters
@@ -176,7 +186,7 @@ final as (
         cast(parameters.target_sample_size as bigint) as target_sample_size,
         case
             when rates.total_exposures >= parameters.target_sample_size then 0
-            when rates.is_concluded then null
+            when rates.is_concluded or not rates.is_followed then null
             when rates.avg_daily_exposures_7d > 0
                 then cast(ceil((parameters.target_sample_size - rates.total_exposures) / rates.avg_daily_exposures_7d) as integer)
         end as days_to_target,
@@ -188,8 +198,11 @@ final as (
         rates.is_concluded,
         rates.lag_days,
         rates.is_late,
+        rates.is_followed,
+        rates.last_followed_date,
         -- one word for reports: a stall seen in the computed days wins over lateness
         case
+            when not rates.is_followed then 'unfollowed'
             when rates.is_concluded then 'concluded'
             when rates.is_stalled then 'stalled'
             when rates.is_late then 'late'

@@ -1,0 +1,112 @@
+-- grain: one row per experiment with exposures loaded, followed by a recorded extraction or named by a loaded holdout; key: project, experiment_id
+{#
+Whether gatehouse still follows an experiment. The console lists no experiments: a run follows those in the
+`experiment_ids` setting and those its holdouts name, and records which (`stg_extraction_run_experiments`). An
+experiment whose id left that setting, or that its holdout stopped naming, is no longer requested: its loaded
+exposures stay, and end at the last run that followed it. Read by `exposure_growth` and `experiment_coverage`.
+
+The deciding run is the project's latest that recorded what it followed, in `as_of`'s order: its
+`followed_experiment_count` matches the ids recorded (a run that loaded no exposures records nothing and decides
+nothing; nor does one whose list is not all there). A project none of whose runs recorded it (loaded before
+gatehouse did) follows every experiment, as the views showed before. An experiment a loaded holdout names stays followed
+even when the latest run could not read that holdout (the run's summary reports the skip).
+
+| column | meaning |
+|---|---|
+| `project` | the console |
+| `experiment_id` | the experiment |
+| `is_followed` | the deciding run followed it, a loaded holdout names it, or the project recorded no run's experiments |
+| `last_followed_at` | the console's time at the latest run that recorded following it (`service_time`, else `finished_at`); null when no recorded run did |
+| `last_followed_date` | its date |
+#}
+{% from 'macros/extraction_order.sql' import latest_extraction_first %}
+{% from 'macros/joins.sql' import join_on %}
+{% from 'macros/imports.sql' import imports %}
+with {{ imports(followed_ids='stg_extraction_run_experiments', holdout_experiments='stg_holdout_experiments', holdouts='stg_holdouts') }},
+
+recorded_lists as (
+    select
+        project,
+        extraction_row_id,
+        count(*) as experiment_count
+    from followed_ids
+    group by project, extraction_row_id
+),
+
+recording_runs as (
+    -- the runs that recorded the experiments they followed, the list whole, latest first
+    select
+        runs.project,
+        runs.extraction_row_id,
+        coalesce(runs.service_time, runs.finished_at) as extracted_at,
+        row_number() over (partition by runs.project order by {{ latest_extraction_first() }}) as recency
+    from {{ ref('stg_extraction_runs') }} as runs
+    left join recorded_lists
+        {{ join_on('recorded_lists', 'runs', 'extraction_row_id') }}
+    where runs.followed_experiment_count = coalesce(recorded_lists.experiment_count, 0)
+        and (runs.service_time is not null or runs.finished_at is not null)
+),
+
+recording_projects as (
+    select distinct project
+    from recording_runs
+),
+
+followings as (
+    select
+        recording_runs.project,
+        followed_ids.experiment_id,
+        min(recording_runs.recency) as recency
+    from recording_runs
+    inner join followed_ids
+        {{ join_on('followed_ids', 'recording_runs', 'extraction_row_id') }}
+    group by recording_runs.project, followed_ids.experiment_id
+),
+
+last_followings as (
+    select
+        followings.project,
+        followings.experiment_id,
+        followings.recency,
+        recording_runs.extracted_at as last_followed_at
+    from followings
+    inner join recording_runs
+        {{ join_on('recording_runs', 'followings', 'recency') }}
+),
+
+named as (
+    select distinct
+        holdout_experiments.project,
+        holdout_experiments.experiment_id
+    from holdout_experiments
+    inner join holdouts
+        {{ join_on('holdouts', 'holdout_experiments', 'holdout_row_id') }}
+),
+
+experiments as (
+    select distinct project, experiment_id from {{ ref('stg_cumulative_exposures') }}
+    union
+    select project, experiment_id from last_followings
+    union
+    select project, experiment_id from named
+),
+
+final as (
+    select
+        experiments.project,
+        experiments.experiment_id,
+        recording_projects.project is null
+            or coalesce(last_followings.recency = 1, false)
+            or named.experiment_id is not null as is_followed,
+        last_followings.last_followed_at,
+        cast(last_followings.last_followed_at as date) as last_followed_date
+    from experiments
+    left join recording_projects
+        on recording_projects.project = experiments.project
+    left join last_followings
+        {{ join_on('last_followings', 'experiments', 'experiment_id') }}
+    left join named
+        {{ join_on('named', 'experiments', 'experiment_id') }}
+)
+
+select * from final
