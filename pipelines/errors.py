@@ -11,7 +11,7 @@ from typing import Any, Optional
 from dlt.common.configuration.exceptions import ConfigFieldMissingException, ConfigurationValueError, LookupTraces
 from dlt.pipeline.exceptions import PipelineStepFailed
 
-from gatehouse.sources.console.errors import AuthError, ConsoleError, ForbiddenError, TransportError
+from gatehouse.sources.console.errors import AuthError, ConsoleError, ForbiddenError, TransportError, one_line
 
 
 def root_cause(err: BaseException) -> BaseException:
@@ -76,6 +76,17 @@ def config_file_problem(err: BaseException) -> Optional[str]:
                     f" as {form}, or as its fields in .dlt/secrets.toml")
         current = current.__cause__ or current.__context__
     return None
+
+
+# The levels dlt's `runtime.log_level` (RUNTIME__LOG_LEVEL) takes, as the docs name them (Python's `logging` levels;
+# WARN, FATAL and NOTSET are taken too).
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+
+
+def log_level_problem(value: str) -> str:
+    """One line for a RUNTIME__LOG_LEVEL that names no level (pipelines/logs.py): its value (no secret) quoted, cut."""
+    levels = f"{', '.join(LOG_LEVELS[:-1])} or {LOG_LEVELS[-1]}"
+    return f"RUNTIME__LOG_LEVEL is {one_line(repr(value), 40)}, which is no log level: set it to {levels} (in any case), or unset it"
 
 
 # The setting and the form of a connection string, for the line that says one cannot be read (dlt names only the

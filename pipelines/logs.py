@@ -6,6 +6,7 @@ import logging
 import os
 import sys
 
+from gatehouse.pipelines.errors import GatehouseError, log_level_problem
 from gatehouse.pipelines.untrusted import tool_message
 
 # Environment variables whose values must never appear in any log line.
@@ -67,19 +68,36 @@ DLT_LOG_LEVEL_DEFAULTED = "GATEHOUSE_DLT_LOG_LEVEL_DEFAULTED"
 
 
 def configured_level() -> int | None:
-    """The level the user set in RUNTIME__LOG_LEVEL, as a `logging` level: None when it is unset, is gatehouse's own
-    default from an earlier call, or names no level (dlt says so when it reads it)."""
+    """The level the user set in RUNTIME__LOG_LEVEL, as a `logging` level: None when it is unset or is gatehouse's own
+    default from an earlier call (one that names no level was refused by `normalise_level_setting`)."""
     value = os.environ.get(DLT_LOG_LEVEL)
     if not value or os.environ.get(DLT_LOG_LEVEL_DEFAULTED) == value:
         return None
     return logging.getLevelNamesMapping().get(value.strip().upper())
 
 
+def normalise_level_setting() -> None:
+    """RUNTIME__LOG_LEVEL as dlt can read it: a level's name in any case (`warning`), spaces around it, is written back
+    in capitals (dlt takes only those, and ended in a traceback on any other); an empty value is no setting. A value
+    that names no level is refused in one line (GatehouseError), before dlt reads it."""
+    value = os.environ.get(DLT_LOG_LEVEL)
+    if value is None or os.environ.get(DLT_LOG_LEVEL_DEFAULTED) == value:
+        return
+    if not value.strip():
+        del os.environ[DLT_LOG_LEVEL]
+        return
+    if value.strip().upper() not in logging.getLevelNamesMapping():
+        raise GatehouseError(log_level_problem(value))
+    os.environ[DLT_LOG_LEVEL] = value.strip().upper()
+
+
 def configure_logging(verbosity: int = 0) -> None:
     """The one place a command's log level is decided: `-v`/`-vv` when given, else the level the user set for dlt in
     RUNTIME__LOG_LEVEL (INFO as `-v`, DEBUG as `-vv`, WARNING or above hides gatehouse's progress lines: a scheduled
     run is silent on success but for what the command prints as its result), else gatehouse's default: its own
-    progress lines (INFO) and everyone's warnings."""
+    progress lines (INFO) and everyone's warnings. A RUNTIME__LOG_LEVEL that names no level is refused
+    (GatehouseError, `normalise_level_setting`)."""
+    normalise_level_setting()
     if verbosity <= 0:
         configured = configured_level()
         if configured is not None:

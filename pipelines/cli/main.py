@@ -51,8 +51,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None, parser: argparse.ArgumentParser | None = None) -> int:
     args = (parser or build_parser()).parse_args(argv)
-    configure_logging(getattr(args, "verbose", 0))  # a refused secret option leaves only its refusal (secret_options)
     try:
+        # a refused secret option leaves only its refusal (secret_options); a log level that is none, one line
+        configure_logging(getattr(args, "verbose", 0))
         return int(args.handler(args) or 0)
     except (GatehouseError, ConsoleError) as err:
         # One actionable line; the details went to the debug log.

@@ -1,7 +1,8 @@
 """How the console's fields become columns: the arrays the contract declares (a scalar sent in an
 array's place becomes a one-item list), the columns it types `number` (declared double), the
 free-form JSON values, the table hints built from them, and the values no column can hold (an
-integer beyond 64 bits), loaded as null and said (`leave_null`)."""
+integer beyond 64 bits, sent as such, or as text or a float into a column stored as bigint), loaded as null and said
+(`leave_null`)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,10 @@ import logging
 import math
 from typing import Any, Sequence
 
+import dlt
+from dlt.common.data_types.type_helpers import coerce_value
 from dlt.common.schema.typing import TColumnSchema
+from dlt.extract.exceptions import CurrentSourceSchemaNotAvailable
 from dlt.extract.hints import TResourceNestedHints
 
 from gatehouse.sources.console.errors import one_line
@@ -70,6 +74,13 @@ INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 NOT_64_BITS = "does not fit a 64-bit integer"
 # Python's JSON parser reads `Infinity` and `NaN`; orjson writes them as null, and would say nothing.
 NOT_FINITE = "is not a finite number"
+# dlt reads text and an integral float into a column stored as bigint as the integer they spell (`coerce_value`), and
+# fails on one beyond 64 bits as on the integer itself. Only such a value is looked at twice: a float outside the range
+# (every one is integral), a text at least as long as the shortest beyond it ("0x8000000000000000", 18 characters,
+# 2**63 in dlt's hexadecimal) that starts as an integer's text does (a digit, a sign, a space, Unicode's included).
+FLOAT_INT64_MIN, FLOAT_INT64_END = float(INT64_MIN), float(INT64_MAX + 1)
+SHORTEST_UNFIT_TEXT = 18
+INTEGER_TEXT_STARTS = frozenset("0123456789+- \t\n\r\x0b\x0c")
 # A value longer than this, as a warning shows it, is cut (with its length said): the console's text is untrusted.
 SHOWN_CHARACTERS = 32
 
@@ -113,8 +124,11 @@ def null_unfit_integers(report: ExtractionReport, table: str, entity_id: Any, va
 
     Nothing else of the record changes, and the record is loaded: one bad value no longer fails the run. Null, not
     its text in a variant column: dlt reads numeric text in an integer column as the integer it spells, and fails
-    the same way. A JSON value's number is null inside it (a config's `defaultValueJson5` still holds its text)."""
+    the same way. A JSON value's number is null inside it (a config's `defaultValueJson5` still holds its text).
+    So is a text or a float that a column the destination stores as bigint would read as an integer beyond 64 bits
+    (`unfit_in_integer_columns`); in any other column it is left as sent (a double holds 1e23, a text column text)."""
     found: list[tuple[Any, str | int, tuple[str | int, ...], str]] = []
+    spelled: list[tuple[Any, str | int, tuple[str | int, ...], str]] = []  # text, floats: beyond 64 bits in a bigint column?
     stack: list[tuple[Any, tuple[str | int, ...]]] = [(value, ())]
     while stack:  # not recursive: a JSON value may nest as deep as the parser allows
         container, path = stack.pop()
@@ -131,12 +145,70 @@ def null_unfit_integers(report: ExtractionReport, table: str, entity_id: Any, va
             elif type(member) is float:
                 if not math.isfinite(member):
                     found.append((container, name, (*path, name), NOT_FINITE))
+                elif not FLOAT_INT64_MIN <= member < FLOAT_INT64_END:
+                    spelled.append((container, name, (*path, name), NOT_64_BITS))
             elif isinstance(member, (dict, list)):
                 stack.append((member, (*path, name)))
+            elif type(member) is str and len(member) >= SHORTEST_UNFIT_TEXT and (
+                (first := member[0]) in INTEGER_TEXT_STARTS or (first > "\x7f" and (first.isdigit() or first.isspace()))
+            ) and may_spell_integer(member):
+                spelled.append((container, name, (*path, name), NOT_64_BITS))
+    if spelled:
+        found += unfit_in_integer_columns(table, spelled)
     for container, name, path, why in found:
         leave_null(report, table, entity_id, _path(path), container[name], why)
         container[name] = None
     return value
+
+
+def unfit_in_integer_columns(table: str, spelled: Sequence[tuple[Any, Any, tuple[str | int, ...], str]]) -> list[Any]:
+    """Of the text and floats `null_unfit_integers` set aside in a `table` record, those dlt would read as an integer
+    beyond 64 bits (a fraction or a word it would put in a variant column; text in range is the number it spells, as
+    before) into a column the run's schema (`dlt.current.source_schema()`, as loaded before) stores as bigint.
+    Outside a resource no schema is current: none."""
+    unfit = []
+    for candidate in spelled:
+        value = candidate[0][candidate[1]]
+        try:
+            number = coerce_value("bigint", "double" if type(value) is float else "text", value)
+        except ValueError:
+            continue
+        if not fits_64_bits(number):
+            unfit.append(candidate)
+    if not unfit:
+        return unfit
+    try:
+        schema = dlt.current.source_schema()
+    except CurrentSourceSchemaNotAvailable:
+        return []
+    columns = [column_of(schema.naming, table, candidate[2]) for candidate in unfit]
+    return [candidate for candidate, (stored_table, column) in zip(unfit, columns)
+            if schema.tables.get(stored_table, {}).get("columns", {}).get(column, {}).get("data_type") == "bigint"]
+
+
+def may_spell_integer(text: str) -> bool:
+    """Whether dlt might read `text` as an integer (`_text_to_bigint`: a sign, digits and underscores, or `0x` and hex
+    digits, spaces around), told without parsing: true of every such text, and of few others."""
+    text = text.strip()
+    return text.lstrip("+-").replace("_", "").isdigit() or text.startswith("0x")
+
+
+def column_of(naming: Any, table: str, path: Sequence[str | int]) -> tuple[str, str]:
+    """The table and column dlt's normalizer puts the value at `path` of a `table` record in: the fields of an object
+    are columns of its table (`owner__owner_id`), the items of a list rows of a nested table (`gates__rules`), a
+    list's scalars its `value` column."""
+    fragments: list[str] = [table]
+    prefix: list[str] = []
+    for part in path[:-1]:
+        if isinstance(part, int):
+            fragments += prefix
+            prefix = []
+        else:
+            prefix.append(naming.normalize_identifier(part))
+    last = path[-1] if path else "value"
+    if isinstance(last, int):
+        return naming.shorten_fragments(*fragments, *prefix), "value"
+    return naming.shorten_fragments(*fragments), naming.shorten_fragments(*prefix, naming.normalize_identifier(last))
 
 
 def unfit_integers_as_null(report: ExtractionReport, table: str, items: Sequence[dict[str, Any]], key: str) -> Sequence[dict[str, Any]]:

@@ -59,14 +59,48 @@ SOURCE_LINE = "INFO sources.console: 412 items"
     pytest.param("DEBUG", 0, [PROGRESS_LINE, WARNING_LINE, SOURCE_LINE], id="DEBUG as -vv"),
     pytest.param("WARNING", 1, [PROGRESS_LINE, WARNING_LINE, SOURCE_LINE], id="WARNING with -v"),  # the command line wins
     pytest.param(None, 1, [PROGRESS_LINE, WARNING_LINE, SOURCE_LINE], id="unset with -v"),
-    # dlt refuses it when it reads it; gatehouse keeps its default
-    pytest.param("not-a-level", 0, [PROGRESS_LINE, WARNING_LINE], id="not a level"),
+    pytest.param(" Info ", 0, [PROGRESS_LINE, WARNING_LINE, SOURCE_LINE], id="Info with spaces"),
+    pytest.param("", 0, [PROGRESS_LINE, WARNING_LINE], id="empty as unset"),  # `RUNTIME__LOG_LEVEL=` in a crontab
 ])
 def test_the_level_set_for_dlt_is_gatehouses_unless_the_command_line_says(capsys, monkeypatch, level, verbosity, lines):
     if level is not None:
         monkeypatch.setenv(DLT_LOG_LEVEL, level)
     assert logged(capsys, verbosity) == lines
-    assert os.environ[DLT_LOG_LEVEL] == (level or "ERROR")  # the user's level reaches dlt as it was set
+    # the user's level reaches dlt in capitals, the only spelling dlt reads (it ended in a traceback on `warning`)
+    assert os.environ[DLT_LOG_LEVEL] == (level or "ERROR").strip().upper()
+
+
+LEVELS = "DEBUG, INFO, WARNING, ERROR or CRITICAL (in any case), or unset it"
+
+
+@pytest.mark.parametrize("level", ["LOUD", "not-a-level", "30", "warning!"])
+def test_a_level_that_is_none_is_refused_in_one_line_naming_the_setting_and_the_levels(capsys, monkeypatch, level):
+    monkeypatch.setenv(DLT_LOG_LEVEL, level)
+    capsys.readouterr()
+    assert main(["views", "--duckdb", "no-such.duckdb"]) == 2
+    out, err = capsys.readouterr()
+    assert (out, err) == ("", f"gatehouse: error: RUNTIME__LOG_LEVEL is {level!r}, which is no log level: set it to {LEVELS}\n")
+
+
+def gatehouse(cwd: Path, level: str, *args: str) -> subprocess.CompletedProcess:
+    """The installed command in a process of its own (dlt reads its level once a process), as cron runs it."""
+    env = {name: value for name, value in os.environ.items() if name != DLT_LOG_LEVEL_DEFAULTED}
+    script = Path(sys.executable).with_name("gatehouse")
+    command = [str(script)] if script.exists() else [sys.executable, "-m", "gatehouse.pipelines.cli"]
+    return subprocess.run([*command, *args], cwd=cwd, capture_output=True, text=True, timeout=300,
+                          env={**env, DLT_LOG_LEVEL: level})
+
+
+def test_a_run_with_a_level_in_lower_case_loads_and_one_with_no_level_ends_in_one_line(tmp_path):
+    """`gatehouse run`, where dlt reads the level: `warning` is WARNING (it ended in dlt's `ValueError: Unknown level:
+    'warning'` traceback), `LOUD` one line and exit 2 before anything runs."""
+    done = gatehouse(tmp_path, "warning", "run", "--demo")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "Traceback" not in done.stderr and " INFO gatehouse" not in done.stderr, done.stderr[-2000:]
+    assert (tmp_path / "demo.duckdb").exists()
+    done = gatehouse(tmp_path, "LOUD", "run", "--demo")
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == f"gatehouse: error: RUNTIME__LOG_LEVEL is 'LOUD', which is no log level: set it to {LEVELS}\n"
 
 
 def test_gatehouses_own_default_for_dlt_is_not_taken_for_the_users_level(capsys):

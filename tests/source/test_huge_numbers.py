@@ -184,3 +184,136 @@ def test_an_exposure_count_that_cannot_be_loaded_is_null_and_said_with_its_exper
         ("cumulative_exposures", "exp", "exposures of group g on 2026-11-04", "'many'", "is not a number"),
         ("cumulative_exposures", "exp", "[0].results[4].uniqueUsers", str(HUGE), "does not fit a 64-bit integer"),
     ]
+
+
+# Sent as text or as a float with an integral value, a number is what dlt reads into a column the destination stores as
+# bigint (the shape drift table: "39" loads 39): the number it spells. Beyond 64 bits it failed the run at normalize or
+# load, so it is null too, said as the integer sent as such is; in a column stored as anything else it is left as sent.
+TEXT_HUGE, TEXT_UNDER = str(HUGE), str(JUST_UNDER)
+
+
+class TextAndFloats:
+    """Run 1: every number as the contract types it (an integer), so the destination stores its column as bigint (a
+    rule's `evaluations` too, a field the contract does not name). Run 2: numbers beyond 64 bits as text and as floats,
+    and numbers in range as text and floats, which load as before."""
+
+    def __init__(self, twin) -> None:
+        org = twin.organisation
+        gates = sorted(org.listed_gates(), key=lambda gate: gate["id"])
+        with_rules = [gate["id"] for gate in gates if gate["rules"]]
+        self.nested_gate = with_rules[0]
+        others = [gate["id"] for gate in gates if gate["id"] != self.nested_gate]
+        self.checks = dict(zip(others, (TEXT_HUGE, 1e23, TEXT_UNDER, str(INT64_MAX), "39", 1e18, 12.5)))
+        self.holdout = min(h for gate in gates for h in gate.get("holdoutIDs") or ())
+        self.config = min(config["id"] for config in org.listed_dynamic_configs())
+        self.run = BadValues(twin).run
+        self.second = False
+
+    def transform(self, endpoint: str, item: dict) -> dict:
+        second = self.second
+        if endpoint == "gates":
+            for rule in item.get("rules") or ():
+                rule["evaluations"] = 5
+            if second and item["id"] in self.checks:
+                item["checksPerHour"] = self.checks[item["id"]]
+            if second and item["id"] == self.nested_gate:
+                item["rules"] = [{**item["rules"][0], "evaluations": TEXT_HUGE, "passPercentage": TEXT_HUGE},
+                                 *item["rules"][1:]]
+        elif endpoint == "dynamic_configs" and item["id"] == self.config:
+            item["defaultValue"] = {"limit": TEXT_HUGE if second else 5}  # a JSON value keeps its text
+        elif endpoint == "holdout" and item["id"] == self.holdout and second:
+            item["createdTime"] = TEXT_HUGE
+        elif endpoint == "ingestion_run":
+            item["rowCount"] = 1e23 if second and item["runID"] == self.run else 7
+        return item
+
+
+@pytest.fixture
+def retyped(tmp_path: Path, caplog: pytest.LogCaptureFixture):
+    """Two runs: the first stores the number columns as bigint, the second sends text and floats into them; the DuckDB
+    file, the values, the second run's summary and the warnings of each run."""
+    twin = make_twin()
+    sent = TextAndFloats(twin)
+    twin.settings.transform_item = sent.transform
+    path = tmp_path / "gatehouse.duckdb"
+    warnings: list[list[str]] = []
+    with twin.serve() as base_url:
+        for second in (False, True):
+            sent.second = second
+            caplog.clear()
+            with caplog.at_level(logging.WARNING, logger=LOGGER_NAME):
+                summary = run_extraction(RunOptions(destination=Destination(duckdb_path=path), progress=False,
+                                                    source_args=source_args(twin, base_url, page_size=10)))
+            warnings.append([r.getMessage() for r in caplog.records if r.name == LOGGER_NAME and r.levelno == logging.WARNING])
+    return path, sent, summary, warnings
+
+
+def test_a_number_beyond_64_bits_sent_as_text_or_float_into_a_bigint_column_loads_as_null_and_is_said(retyped):
+    path, sent, summary, warnings = retyped
+    ids = {value: gate for gate, value in sent.checks.items()}
+
+    assert warnings[0] == [], "the first run stores the columns: nothing to say"
+    gate = "select checks_per_hour from console.gates where id = ? and _dlt_valid_to is null"
+    assert one(path, gate, ids[TEXT_HUGE]) is None
+    assert one(path, gate, ids[1e23]) is None
+    assert one(path, gate, ids[TEXT_UNDER]) is None
+    # in range, as before: text is the number it spells, an integral float the integer, a fraction the variant column
+    assert one(path, gate, ids[str(INT64_MAX)]) == INT64_MAX
+    assert one(path, gate, ids["39"]) == 39
+    assert one(path, gate, ids[1e18]) == 10**18
+    assert one(path, gate.replace("checks_per_hour", "checks_per_hour__v_double"), ids[12.5]) == 12.5
+    rule = ("select r.{} from console.gates g join console.gates__rules r on r._dlt_parent_id = g._dlt_id"
+            " where g.id = ? and g._dlt_valid_to is null and r._dlt_list_idx = 0")
+    assert one(path, rule.format("evaluations"), sent.nested_gate) is None
+    assert one(path, rule.format("pass_percentage"), sent.nested_gate) == 1e23, "a double column holds it: kept"
+    default = "select default_value->>'limit' from console.dynamic_configs where id = ? and _dlt_valid_to is null"
+    assert one(path, default, sent.config) == TEXT_HUGE, "a JSON value keeps the text sent"
+    assert one(path, "select count(*) from console.holdouts where id = ? and created_time is null", sent.holdout) == 1
+    assert one(path, "select count(*) from console.ingestion_runs where run_id = ? and row_count is null", sent.run) == 1
+
+    text = f"{TEXT_HUGE!r} {NOT_FIT}"
+    assert sorted(warnings[1]) == sorted([
+        f"gates {ids[TEXT_HUGE]}: checksPerHour {text}",
+        f"gates {ids[1e23]}: checksPerHour 1e+23 {NOT_FIT}",
+        f"gates {ids[TEXT_UNDER]}: checksPerHour {TEXT_UNDER!r} {NOT_FIT}",
+        f"gates {sent.nested_gate}: rules[0].evaluations {text}",
+        f"holdouts {sent.holdout}: createdTime {text}",
+        f"ingestion_runs {sent.run}: rowCount 1e+23 {NOT_FIT}",
+    ])
+    listed = [line for line in summary.lines() if line.startswith("  left null ")]
+    assert f"  left null gates {ids[1e23]}: checksPerHour 1e+23 {NOT_FIT.split(';')[0]}" in listed
+    assert len(listed) == 6, listed
+
+
+def test_which_text_and_floats_are_read_beyond_64_bits_in_a_bigint_column_and_which_stay_as_sent():
+    """Without the twin: a schema as a run that loaded before stores it, current as in a resource."""
+    from dlt.common.configuration.container import Container
+    from dlt.common.schema import Schema
+    from dlt.common.schema.utils import new_column, new_table
+    from dlt.extract.source import SourceSchemaInjectableContext
+
+    from gatehouse.sources.console.columns import null_unfit_integers
+
+    schema = Schema("console")
+    bigint, double, text = (lambda name, kind=kind: new_column(name, kind) for kind in ("bigint", "double", "text"))
+    schema.update_table(new_table("gates", columns=[bigint("checks_per_hour"), bigint("version"), double("ratio"),
+                                                    text("label"), bigint("owner__team_size")]))
+    schema.update_table(new_table("gates__rules", "gates", columns=[bigint("evaluations")]))
+    schema.update_table(new_table("gates__counts", "gates", columns=[bigint("value")]))
+    record = {"id": "g", "checksPerHour": " 9_223_372_036_854_775_808 ", "version": "0x8000000000000000",
+              "ratio": 1e23, "label": TEXT_HUGE, "owner": {"teamSize": -1e19}, "counts": [5, TEXT_UNDER],
+              "rules": [{"evaluations": "9223372036854775807"}, {"evaluations": "99999999999999999999 runs"}],
+              "defaultValue": {"limit": TEXT_HUGE}, "checked": float(INT64_MIN)}
+    report = ExtractionReport()
+    with Container().injectable_context(SourceSchemaInjectableContext(schema)):
+        null_unfit_integers(report, "gates", "g", record)
+
+    assert record == {"id": "g", "checksPerHour": None, "version": None,
+                      "ratio": 1e23, "label": TEXT_HUGE, "owner": {"teamSize": None}, "counts": [5, None],
+                      "rules": [{"evaluations": "9223372036854775807"}, {"evaluations": "99999999999999999999 runs"}],
+                      "defaultValue": {"limit": TEXT_HUGE}, "checked": float(INT64_MIN)}
+    assert sorted((v.field, v.value) for v in report.left_null) == [
+        ("checksPerHour", "' 9_223_372_036_854_775_808 '"), ("counts[1]", repr(TEXT_UNDER)),
+        ("owner.teamSize", "-1e+19"), ("version", "'0x8000000000000000'")]
+    # outside a resource no schema is current: nothing is known to be stored as bigint, text and floats stay
+    assert null_unfit_integers(ExtractionReport(), "gates", "g", {"version": TEXT_HUGE}) == {"version": TEXT_HUGE}
