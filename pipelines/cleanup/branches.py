@@ -13,6 +13,7 @@ sparse checkout the repository uses: a check in a file outside the sparse set is
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import shutil
@@ -52,19 +53,52 @@ def git(root: Path, *args: str, stdin: Optional[bytes] = None, env: Optional[dic
 
 
 def branch_for(gate_id: str) -> str:
-    """`gatehouse/cleanup/<gate>`: the id as one safe name (pipelines/untrusted.py), never a ref git refuses."""
+    """`gatehouse/cleanup/<gate>`: the id as one safe name (pipelines/untrusted.py), never a ref git refuses, and
+    never one that differs from another id's only in letter case. git keeps a branch as a file under .git/refs/heads,
+    one file on a case-insensitive file system (macOS, Windows) for `New_Checkout` and `new_checkout`: an id with an
+    upper-case letter gets the id's digest appended, as `file_name` appends it to an id it alters (its digest is in
+    lower case, and differs between the two ids). An all-lower-case id, the common one, keeps its name as it was."""
+    name = _earlier_name(gate_id)
+    if name == gate_id and name != name.lower():
+        name = f"{name}-{_digest(gate_id)}"
+    return BRANCH_PREFIX + name
+
+
+def _earlier_name(gate_id: str) -> str:
+    """The branch name gatehouse gave a gate before ids differing in case were told apart, without the prefix."""
     name = file_name(gate_id)
     if ".." in name or name.endswith(".lock") or name.startswith("-"):
         # shapes git refuses in a ref's component: the dots made `_` and the whole id's digest appended (file_name's
         # own, of an id it changed), so two ids never share a branch
         name = file_name(f"\0{gate_id}").replace(".", "_").lstrip("-")
-    return BRANCH_PREFIX + name
+    return name
 
 
-def branch_exists(root: Path, branch: str) -> bool:
-    done = subprocess.run(["git", "-C", str(root), "rev-parse", "--verify", "--quiet", f"refs/heads/{branch}"],
-                          capture_output=True, check=False, env={**os.environ, **_GIT_ENV})
-    return done.returncode == 0
+def _digest(gate_id: str) -> str:
+    return hashlib.sha256(gate_id.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+
+
+def branch_taken(root: Path, gate_id: str) -> Optional[str]:
+    """Why the gate's branch (`branch_for`) is not made, or None when nothing stands in its way: a branch of that
+    name exists, or one of the name gatehouse gave the gate before (the id as it is, upper case and all; it is the
+    gate's, recognised as such), or one whose name differs from it only in case (another gate's, from before: on a
+    case-insensitive file system the two would be one file, and git would refuse or mix them up)."""
+    branch, earlier = branch_for(gate_id), BRANCH_PREFIX + _earlier_name(gate_id)
+    names = _branches(root)
+    for name in (branch, earlier):
+        if name in names:
+            return f"branch {name} exists already: left as it is (delete it to make it again)"
+    folded = sorted(name for name in names if name.lower() == branch.lower())
+    if folded:
+        return (f"branch {folded[0]} exists, whose name differs from {branch} only in letter case (one branch on"
+                " macOS and Windows): left as it is (delete or rename it to make this one)")
+    return None
+
+
+def _branches(root: Path) -> set[str]:
+    """The cleanup's branches in `root`, loose or packed, each name as git stores it (case and all)."""
+    listed = git(root, "for-each-ref", "--format=%(refname)", f"refs/heads/{BRANCH_PREFIX}")
+    return {line.removeprefix("refs/heads/") for line in listed.decode("utf-8", errors="surrogateescape").splitlines()}
 
 
 def resolve_commit(root: Path, ref: str) -> str:

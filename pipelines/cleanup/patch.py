@@ -11,7 +11,7 @@ import logging
 from dataclasses import dataclass, field
 from typing import Callable, Iterator, Mapping, Optional, Sequence
 
-from gatehouse.pipelines.cleanup.branches import Worktree, branch_exists, branch_for
+from gatehouse.pipelines.cleanup.branches import Worktree, branch_for, branch_taken
 from gatehouse.pipelines.cleanup.decisions import Choice, evidence_rows
 from gatehouse.pipelines.cleanup.rewrite import Unsafe, language_of, parse_errors, rewrite_checks
 from gatehouse.pipelines.code_refs.scan import CHECK_CALL, GATE, LITERAL, Entity, Hit, Matcher, Repository, scan_repository
@@ -77,8 +77,9 @@ def patch_gate(worktree: Worktree, choice: Choice, paths: Sequence[str], *, dry_
     The work tree is back at the base commit afterwards."""
     assert choice.value is not None
     patch = GatePatch(choice, branch_for(choice.gate_id))
-    if branch_exists(worktree.root, patch.branch):  # said by --dry-run too: the run would leave it as it is
-        patch.skipped = f"branch {patch.branch} exists already: left as it is (delete it to make it again)"
+    taken = branch_taken(worktree.root, choice.gate_id)
+    if taken:  # said by --dry-run too: the run would leave it as it is
+        patch.skipped = taken
         return patch
     try:
         for path in paths:

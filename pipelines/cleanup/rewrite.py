@@ -5,14 +5,15 @@ grammar built in, `ast-grep-py`) finds the nodes, and a small set of rules, the 
 them until none applies:
 
 1. each check of the gate (the SDKs' documented call forms, `CHECKS`) becomes a placeholder of its value, an
-   identifier no code holds (`__gatehouse_true__`), so that the rules below touch only what the rewrite made;
+   identifier no code holds (`__gatehouse_true_0__`, numbered by check), so that the rules below touch only what the
+   rewrite made, and a check inlined into two uses is still counted as one;
 2. `not`/`!` of a placeholder, a placeholder in parentheses, `and`/`or`/`&&`/`||` with one, a ternary or
    conditional expression on one, an `if`/`elif`/`else if` on one (the live branch kept in place, re-indented; the
    dead one deleted; a Python block left empty gets `pass`), and a local variable that holds one and is never
    assigned again (inlined, its declaration deleted);
 3. statements after a `return`, `raise` or `throw` that a rule brought into a block are unreachable: deleted;
 4. a placeholder left is a use the rules cannot simplify (an argument, a returned value, a field): it becomes the
-   literal with a `TODO(gatehouse)` comment at the end of its line;
+   literal with a `TODO(gatehouse)` comment at the end of its line (once: not where the line holds one already);
 5. an import the rewrite left unused (the SDK's client or hook) is removed: Python, TypeScript/JavaScript, Java,
    Kotlin, Go. Swift's `import Statsig` names a module, not what was used, and is left.
 
@@ -29,7 +30,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterator, Mapping, Optional
 
-TRUE, FALSE = "__gatehouse_true__", "__gatehouse_false__"
+# a check's placeholder: its value and its number among the file's checks (`__gatehouse_true_0__`)
+PLACEHOLDER = re.compile(r"__gatehouse_(true|false)_(\d+)__")
 NAME = re.compile(r"[A-Za-z_$][\w$]*")
 TODO = "TODO(gatehouse)"
 
@@ -109,7 +111,8 @@ class Unsafe(Exception):
 class Rewrite:
     text: str  # the whole file after the rewrite (the same text when nothing matched)
     replaced: int  # checks of the gate replaced by its value
-    todos: int  # of those, uses the rules cannot simplify: the literal and a TODO(gatehouse) comment
+    todos: int  # of those, the checks whose value is used where the rules cannot simplify it: the literal and a
+    # TODO(gatehouse) comment on each line it is left on (a check inlined into two such uses is one)
 
 
 def language_of(path: str) -> Optional[str]:
@@ -151,18 +154,20 @@ def _walk(node: Any) -> Iterator[Any]:
 
 def rewrite_checks(text: str, language: str, gate_id: str, value: bool) -> Rewrite:
     """`text` with every check of `gate_id` replaced by `value` and what that makes constant simplified."""
-    placeholder = TRUE if value else FALSE
     root = _parse(text, language)
-    edits, receivers = [], set()
+    edits: list[_Edit] = []
+    receivers = set()
     for node, receiver in _checks(root, language, gate_id):
         start = node.range().start.index
         # Swift's grammar reads `!Statsig.checkGate(…)` as `(!Statsig).checkGate(…)`: the `!` stays outside
         bang = len(node.text()) - len(node.text().lstrip("!"))
-        edits.append(_Edit(start + bang, node.range().end.index, placeholder))
+        edits.append(_Edit(start + bang, node.range().end.index, _placeholder(value, str(len(edits)))))
         receivers.add(receiver)
     if not edits:
         return Rewrite(text, 0, 0)
     text = _commit(root, edits, text)
+    # a check inside another's arguments went with it (`_commit` keeps the outer edit): what is replaced is counted
+    replaced = len({found.group(2) for found in PLACEHOLDER.finditer(text)})
     for _ in range(200):  # each round applies at least one rule; a file has far fewer
         changed = _simplify_once(text, language)
         if changed is None:
@@ -170,7 +175,7 @@ def rewrite_checks(text: str, language: str, gate_id: str, value: bool) -> Rewri
         text = changed
     text, todos = _literals(text, language)
     text = _unused_imports(text, language, receivers)
-    return Rewrite(text, len(edits), todos)
+    return Rewrite(text, replaced, todos)
 
 
 def _unused_imports(text: str, language: str, names: set[str]) -> str:
@@ -306,19 +311,28 @@ def _commit(root: Any, edits: list[Any], text: str) -> str:
 
 
 def _constant(node: Optional[Any]) -> Optional[bool]:
-    text = node.text() if node is not None else None
-    return True if text == TRUE else False if text == FALSE else None
+    found = PLACEHOLDER.fullmatch(node.text()) if node is not None else None
+    return None if found is None else found.group(1) == "true"
 
 
-def _placeholder(value: bool) -> str:
-    return TRUE if value else FALSE
+def _placeholder(value: bool, check: str) -> str:
+    """The placeholder of `value` for the check numbered `check`."""
+    return f"__gatehouse_{str(value).lower()}_{check}__"
+
+
+def _check_of(node: Any) -> str:
+    """The number of the check whose placeholder `node` is."""
+    found = PLACEHOLDER.fullmatch(node.text())
+    assert found is not None, node.text()
+    return found.group(2)
 
 
 def _negation(node: Any, language: str, text: str) -> Any:
     if node.kind() in UNARY and node.text()[:1] in "!n":
-        operand = _constant(node.named_children()[-1])
-        if operand is not None and node.text().lstrip("!not( \t").rstrip(") \t") in (TRUE, FALSE):
-            return node.replace(_placeholder(not operand))
+        inner = node.named_children()[-1]
+        operand = _constant(inner)
+        if operand is not None and PLACEHOLDER.fullmatch(node.text().lstrip("!not( \t").rstrip(") \t")):
+            return node.replace(_placeholder(not operand, _check_of(inner)))
     return None
 
 
@@ -355,7 +369,7 @@ def _boolean(node: Any, language: str, text: str) -> Any:
         return None
     first = _constant(left)
     if first is not None:  # `True and x` is x, `False and x` is False: x is never evaluated
-        return node.replace(_standing_for(node, right) if first == conjunction else _placeholder(first))
+        return node.replace(_standing_for(node, right) if first == conjunction else left.text())
     # `x and True` is x where only truth counts: in Python and JavaScript `x and True` is True, not x, when x is a
     # truthy non-boolean, so there only in a condition. `x and False` is False when x has no effects to keep.
     second = _constant(right)
@@ -364,7 +378,7 @@ def _boolean(node: Any, language: str, text: str) -> Any:
     if second == conjunction:
         return node.replace(_standing_for(node, left))
     if _pure(left):
-        return node.replace(_placeholder(second))
+        return node.replace(right.text())
     return None
 
 
@@ -747,29 +761,40 @@ def _is_assigned(identifier: Any) -> bool:
 # -- what is left ---------------------------------------------------------------------------------------------
 
 def _literals(text: str, language: str) -> tuple[str, int]:
-    """Each placeholder left becomes the literal, with a TODO(gatehouse) comment once on its line. A line that ends
-    inside a string or JSX text (where the comment would be text) raises `Unsafe`."""
+    """Each placeholder left becomes the literal, with a TODO(gatehouse) comment once on its line (none added where a
+    comment of the line says so already: an earlier run's); the count is of the checks left so, each once. A line
+    that ends inside a string or JSX text (where the comment would be text) raises `Unsafe`."""
     true, false = LITERALS.get(language, ("true", "false"))
     note = f"{COMMENT.get(language, '//')} {TODO}: the gate's value, used where gatehouse cannot simplify it"
     lines = text.split("\n")
-    todos = marked = 0
+    checks: set[str] = set()
+    marked = 0
+    said = _lines_commented(text, note, language) if note in text else set()
     for number, line in enumerate(lines):
-        count = line.count(TRUE) + line.count(FALSE)
-        if count:
-            todos += count
-            marked += 1
-            lines[number] = line.replace(TRUE, true).replace(FALSE, false) + "  " + note
-    if not todos:
+        found = {match.group(2) for match in PLACEHOLDER.finditer(line)}
+        if found:
+            checks |= found
+            lines[number] = PLACEHOLDER.sub(lambda match: true if match.group(1) == "true" else false, line)
+            if number not in said:
+                lines[number] += "  " + note
+                marked += 1
+    if not checks:
         return text, 0
-    before = _comments_holding(text, note, language) if note in text else 0
+    before = len(said)
     text = "\n".join(lines)
-    if _comments_holding(text, note, language) - before < marked:
+    if len(_lines_commented(text, note, language)) - before < marked:
         raise Unsafe("the gate's value is used inside a string or JSX text, where no comment can mark it")
-    return text, todos
+    return text, len(checks)
 
 
-def _comments_holding(text: str, note: str, language: str) -> int:
-    return sum(1 for node in _walk(_parse(text, language)) if "comment" in node.kind() and note in node.text())
+def _lines_commented(text: str, note: str, language: str) -> set[int]:
+    """The lines (by number) that end in a comment holding `note`."""
+    lines = set()
+    for node in _walk(_parse(text, language)):
+        end = node.range().end.index
+        if "comment" in node.kind() and note in node.text() and not text[end:_line_end(text, end)].strip():
+            lines.add(node.range().end.line)
+    return lines
 
 
 def _bound_names(node: Any, language: str) -> list[str]:
