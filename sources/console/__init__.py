@@ -57,11 +57,12 @@ from gatehouse.sources.console.state import (
     SavedStates,
     answers_state,
     exposures_state,
+    extraction_runs_state,
     ingestion_runs_state,
     list_state,
 )
 from gatehouse.sources.console.settle import has_gone_quiet, is_quiet, is_settled
-from gatehouse.sources.console.unchanged import AnswerDigests, ListContent
+from gatehouse.sources.console.unchanged import AnswerDigests, ListContent, content_digest
 
 SCD2: TScd2StrategyDict = {"disposition": "merge", "strategy": "scd2"}
 # Series held read ahead at most. The reads go on while the run loads its first phase (load_phases), and they
@@ -474,13 +475,21 @@ def extraction_runs(client: ConsoleClient, run: ExtractionRun) -> Iterator[dict]
     """Table `extraction_runs`, key `extraction_id`, appended: one row per run with the service's clock,
     the "as of" of every view, and the console it came from (a later run against another is refused).
 
-    It records the experiments the run followed (`followed_experiment_ids`, nested
-    `extraction_runs__followed_experiment_ids`, and their number, `followed_experiment_count`), so that the views
-    tell an experiment no longer followed from one that concluded; a run that does not load exposures records
-    neither (the count null)."""
+    It records how many experiments the run followed (`followed_experiment_count`) and, when they are not those the
+    last recording run followed (resource state `followed_digest`), which (`followed_experiment_ids`, nested
+    `extraction_runs__followed_experiment_ids`): the views tell an experiment no longer followed from one that
+    concluded, and a run that follows the same loads no list again (a no-change run stays one row). A run that does
+    not load exposures records neither (the count null)."""
     started_at = utc_now()
     console_identity = identify(client.options.base_url, client.options.api_key)
     followed = run.followed_experiment_ids() if "cumulative_exposures" in run.tables else None
+    recorded: list[str] = []
+    if followed is not None:
+        state = extraction_runs_state()
+        digest = content_digest(sorted(set(followed)))
+        if state.get("followed_digest") != digest:
+            recorded = followed
+            state["followed_digest"] = digest
     yield {
         "extraction_id": str(uuid4()),
         "service_time": client.server_time or started_at,
@@ -489,7 +498,7 @@ def extraction_runs(client: ConsoleClient, run: ExtractionRun) -> Iterator[dict]
         "console_base_url": console_identity.base_url,
         "console_key_fingerprint": console_identity.key_fingerprint,
         "followed_experiment_count": None if followed is None else len(followed),
-        "followed_experiment_ids": followed or [],
+        "followed_experiment_ids": recorded,
     }
 
 

@@ -44,6 +44,18 @@ class ExposuresState(AnswersState, total=False):
     concluded: dict[str, str]
 
 
+class ExtractionRunsState(TypedDict, total=False):
+    """`extraction_runs`."""
+
+    # the digest of the experiments the last run that recorded them followed (as a set): a run that follows the same
+    # records only their number, not the list again
+    followed_digest: str
+
+
+def extraction_runs_state() -> ExtractionRunsState:
+    return cast(ExtractionRunsState, dlt.current.resource_state())
+
+
 class IngestionRunsState(AnswersState, total=False):
     """`ingestion_runs`."""
 

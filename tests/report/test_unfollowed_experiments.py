@@ -146,3 +146,24 @@ def test_no_alert_is_about_an_experiment_no_longer_followed(unfollowed):
     about = {(c.kind, c.key.split(":")[-1]) for c in conditions if c.kind in (SRM, STALLED)}
     assert {kind for kind, _ in about} == {SRM, STALLED}
     assert not {experiment for _, experiment in about} & {X, Y}
+
+
+def test_a_run_that_follows_the_same_lists_nothing_again_and_the_last_followed_day_moves_on(tmp_path):
+    # three runs: the same experiments twice (the second lists none: a no-change run stays one row), then X dropped;
+    # X's exposures end at the second run, which followed it without listing it again
+    twin = make_twin()
+    database = tmp_path / "gatehouse.duckdb"
+    with twin.serve() as base_url:
+        load(twin, base_url, database)
+        twin.advance(days=2)
+        load(twin, base_url, database)
+        twin.advance(days=3)
+        load(twin, base_url, database, experiment_ids=[e for e in twin.experiment_ids if e != X])
+    counts = query(database, "select runs.followed_experiment_count, count(ids.value) from console.extraction_runs as runs"
+                             " left join console.extraction_runs__followed_experiment_ids as ids on ids._dlt_parent_id = runs._dlt_id"
+                             " group by runs._dlt_id, runs.followed_experiment_count, runs.service_time order by runs.service_time")
+    assert counts == [(12, 12), (12, 0), (11, 11)]
+    rows = dict((experiment, (status, followed, last)) for experiment, status, followed, last in query(
+        database, "select experiment_id, status, is_followed, last_followed_date from analytics.exposure_growth"))
+    assert rows[X] == ("unfollowed", False, date(2026, 11, 4))
+    assert rows["DlGRWGLjr3AyLOfzg0LA0r"] == ("running", True, SECOND)

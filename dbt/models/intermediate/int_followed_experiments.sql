@@ -22,12 +22,13 @@ WITH followed_ids AS (
   GROUP BY
     project,
     extraction_row_id
-), recording_runs AS (
-  /* the runs that recorded the experiments they followed, the list whole, latest first */
+), counting_runs AS (
+  /* the runs that counted the experiments they followed, latest first; a listing run's ids are all there */
   SELECT
     runs.project,
     runs.extraction_row_id,
     COALESCE(runs.service_time, runs.finished_at) AS extracted_at,
+    runs.followed_experiment_count = COALESCE(recorded_lists.experiment_count, 0) AS is_listing,
     ROW_NUMBER() OVER (
       PARTITION BY runs.project
       ORDER BY LEAST(
@@ -40,36 +41,54 @@ WITH followed_ids AS (
     ON recorded_lists.project = runs.project
     AND recorded_lists.extraction_row_id = runs.extraction_row_id
   WHERE
-    runs.followed_experiment_count = COALESCE(recorded_lists.experiment_count, 0)
+    NOT runs.followed_experiment_count IS NULL
     AND (
       NOT runs.service_time IS NULL OR NOT runs.finished_at IS NULL
     )
+), epochs AS (
+  /* each counting run with the listing run whose ids it followed: itself, or the latest listing run before it */
+  SELECT
+    project,
+    extraction_row_id,
+    extracted_at,
+    recency,
+    MIN(CASE WHEN is_listing THEN recency END) OVER (
+      PARTITION BY project
+      ORDER BY recency DESC
+      rows BETWEEN UNBOUNDED preceding AND CURRENT ROW
+    ) AS listing_recency
+  FROM counting_runs
 ), recording_projects AS (
   SELECT DISTINCT
     project
-  FROM recording_runs
-), followings AS (
+  FROM counting_runs
+  WHERE
+    is_listing
+), listed AS (
   SELECT
-    recording_runs.project,
-    followed_ids.experiment_id,
-    MIN(recording_runs.recency) AS recency
-  FROM recording_runs
-  INNER JOIN followed_ids
-    ON followed_ids.project = recording_runs.project
-    AND followed_ids.extraction_row_id = recording_runs.extraction_row_id
-  GROUP BY
-    recording_runs.project,
+    counting_runs.project,
+    counting_runs.recency AS listing_recency,
     followed_ids.experiment_id
+  FROM counting_runs
+  INNER JOIN followed_ids
+    ON followed_ids.project = counting_runs.project
+    AND followed_ids.extraction_row_id = counting_runs.extraction_row_id
+  WHERE
+    counting_runs.is_listing
 ), last_followings AS (
+  /* per experiment: whether the latest counting run followed it, and when a run last did */
   SELECT
-    followings.project,
-    followings.experiment_id,
-    followings.recency,
-    recording_runs.extracted_at AS last_followed_at
-  FROM followings
-  INNER JOIN recording_runs
-    ON recording_runs.project = followings.project
-    AND recording_runs.recency = followings.recency
+    epochs.project,
+    listed.experiment_id,
+    MIN(epochs.recency) AS recency,
+    MAX(epochs.extracted_at) AS last_followed_at
+  FROM epochs
+  INNER JOIN listed
+    ON listed.project = epochs.project
+    AND listed.listing_recency = epochs.listing_recency
+  GROUP BY
+    epochs.project,
+    listed.experiment_id
 ), named AS (
   SELECT DISTINCT
     holdout_experiments.project,
@@ -137,12 +156,13 @@ WITH followed_ids AS (
   GROUP BY
     project,
     extraction_row_id
-), recording_runs AS (
-  /* the runs that recorded the experiments they followed, the list whole, latest first */
+), counting_runs AS (
+  /* the runs that counted the experiments they followed, latest first; a listing run's ids are all there */
   SELECT
     runs.project,
     runs.extraction_row_id,
     COALESCE(runs.service_time, runs.finished_at) AS extracted_at,
+    runs.followed_experiment_count = COALESCE(recorded_lists.experiment_count, 0) AS is_listing,
     ROW_NUMBER() OVER (
       PARTITION BY runs.project
       ORDER BY LEAST(
@@ -155,36 +175,54 @@ WITH followed_ids AS (
     ON recorded_lists.project = runs.project
     AND recorded_lists.extraction_row_id = runs.extraction_row_id
   WHERE
-    runs.followed_experiment_count = COALESCE(recorded_lists.experiment_count, 0)
+    NOT runs.followed_experiment_count IS NULL
     AND (
       NOT runs.service_time IS NULL OR NOT runs.finished_at IS NULL
     )
+), epochs AS (
+  /* each counting run with the listing run whose ids it followed: itself, or the latest listing run before it */
+  SELECT
+    project,
+    extraction_row_id,
+    extracted_at,
+    recency,
+    MIN(CASE WHEN is_listing THEN recency END) OVER (
+      PARTITION BY project
+      ORDER BY recency DESC NULLS LAST
+      rows BETWEEN UNBOUNDED preceding AND CURRENT ROW
+    ) AS listing_recency
+  FROM counting_runs
 ), recording_projects AS (
   SELECT DISTINCT
     project
-  FROM recording_runs
-), followings AS (
+  FROM counting_runs
+  WHERE
+    is_listing
+), listed AS (
   SELECT
-    recording_runs.project,
-    followed_ids.experiment_id,
-    MIN(recording_runs.recency) AS recency
-  FROM recording_runs
-  INNER JOIN followed_ids
-    ON followed_ids.project = recording_runs.project
-    AND followed_ids.extraction_row_id = recording_runs.extraction_row_id
-  GROUP BY
-    recording_runs.project,
+    counting_runs.project,
+    counting_runs.recency AS listing_recency,
     followed_ids.experiment_id
+  FROM counting_runs
+  INNER JOIN followed_ids
+    ON followed_ids.project = counting_runs.project
+    AND followed_ids.extraction_row_id = counting_runs.extraction_row_id
+  WHERE
+    counting_runs.is_listing
 ), last_followings AS (
+  /* per experiment: whether the latest counting run followed it, and when a run last did */
   SELECT
-    followings.project,
-    followings.experiment_id,
-    followings.recency,
-    recording_runs.extracted_at AS last_followed_at
-  FROM followings
-  INNER JOIN recording_runs
-    ON recording_runs.project = followings.project
-    AND recording_runs.recency = followings.recency
+    epochs.project,
+    listed.experiment_id,
+    MIN(epochs.recency) AS recency,
+    MAX(epochs.extracted_at) AS last_followed_at
+  FROM epochs
+  INNER JOIN listed
+    ON listed.project = epochs.project
+    AND listed.listing_recency = epochs.listing_recency
+  GROUP BY
+    epochs.project,
+    listed.experiment_id
 ), named AS (
   SELECT DISTINCT
     holdout_experiments.project,

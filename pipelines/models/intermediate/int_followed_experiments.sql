@@ -5,9 +5,10 @@ Whether gatehouse still follows an experiment. The console lists no experiments:
 experiment whose id left that setting, or that its holdout stopped naming, is no longer requested: its loaded
 exposures stay, and end at the last run that followed it. Read by `exposure_growth` and `experiment_coverage`.
 
-The deciding run is the project's latest that recorded what it followed, in `as_of`'s order: its
-`followed_experiment_count` matches the ids recorded (a run that loaded no exposures records nothing and decides
-nothing; nor does one whose list is not all there). A project none of whose runs recorded it (loaded before
+The deciding run is the project's latest that counted what it followed (`followed_experiment_count`), in
+`as_of`'s order; a run that loaded no exposures counts nothing and decides nothing. A run lists the ids only when
+they are not those of the last run that listed them (its count then matches the ids recorded): a run that lists
+none follows what the last listing run before it listed. A project none of whose runs listed them (loaded before
 gatehouse did) follows every experiment, as the views showed before. An experiment a loaded holdout names stays followed
 even when the latest run could not read that holdout (the run's summary reports the skip).
 
@@ -16,7 +17,7 @@ even when the latest run could not read that holdout (the run's summary reports 
 | `project` | the console |
 | `experiment_id` | the experiment |
 | `is_followed` | the deciding run followed it, a loaded holdout names it, or the project recorded no run's experiments |
-| `last_followed_at` | the console's time at the latest run that recorded following it (`service_time`, else `finished_at`); null when no recorded run did |
+| `last_followed_at` | the console's time at the latest run that followed it (`service_time`, else `finished_at`); null when no counting run did |
 | `last_followed_date` | its date |
 #}
 {% from 'macros/extraction_order.sql' import latest_extraction_first %}
@@ -33,45 +34,62 @@ recorded_lists as (
     group by project, extraction_row_id
 ),
 
-recording_runs as (
-    -- the runs that recorded the experiments they followed, the list whole, latest first
+counting_runs as (
+    -- the runs that counted the experiments they followed, latest first; a listing run's ids are all there
     select
         runs.project,
         runs.extraction_row_id,
         coalesce(runs.service_time, runs.finished_at) as extracted_at,
+        runs.followed_experiment_count = coalesce(recorded_lists.experiment_count, 0) as is_listing,
         row_number() over (partition by runs.project order by {{ latest_extraction_first() }}) as recency
     from {{ ref('stg_extraction_runs') }} as runs
     left join recorded_lists
         {{ join_on('recorded_lists', 'runs', 'extraction_row_id') }}
-    where runs.followed_experiment_count = coalesce(recorded_lists.experiment_count, 0)
+    where runs.followed_experiment_count is not null
         and (runs.service_time is not null or runs.finished_at is not null)
+),
+
+epochs as (
+    -- each counting run with the listing run whose ids it followed: itself, or the latest listing run before it
+    select
+        project,
+        extraction_row_id,
+        extracted_at,
+        recency,
+        min(case when is_listing then recency end) over (
+            partition by project order by recency desc rows between unbounded preceding and current row
+        ) as listing_recency
+    from counting_runs
 ),
 
 recording_projects as (
     select distinct project
-    from recording_runs
+    from counting_runs
+    where is_listing
 ),
 
-followings as (
+listed as (
     select
-        recording_runs.project,
-        followed_ids.experiment_id,
-        min(recording_runs.recency) as recency
-    from recording_runs
+        counting_runs.project,
+        counting_runs.recency as listing_recency,
+        followed_ids.experiment_id
+    from counting_runs
     inner join followed_ids
-        {{ join_on('followed_ids', 'recording_runs', 'extraction_row_id') }}
-    group by recording_runs.project, followed_ids.experiment_id
+        {{ join_on('followed_ids', 'counting_runs', 'extraction_row_id') }}
+    where counting_runs.is_listing
 ),
 
 last_followings as (
+    -- per experiment: whether the latest counting run followed it, and when a run last did
     select
-        followings.project,
-        followings.experiment_id,
-        followings.recency,
-        recording_runs.extracted_at as last_followed_at
-    from followings
-    inner join recording_runs
-        {{ join_on('recording_runs', 'followings', 'recency') }}
+        epochs.project,
+        listed.experiment_id,
+        min(epochs.recency) as recency,
+        max(epochs.extracted_at) as last_followed_at
+    from epochs
+    inner join listed
+        on listed.project = epochs.project and listed.listing_recency = epochs.listing_recency
+    group by epochs.project, listed.experiment_id
 ),
 
 named as (
