@@ -5,6 +5,7 @@ loaded before runs recorded what they follow shows every experiment as before.""
 
 from __future__ import annotations
 
+import json
 import shutil
 from dataclasses import dataclass
 from datetime import date
@@ -14,8 +15,9 @@ import duckdb
 import pytest
 
 from gatehouse.pipelines.alerts.conditions import SRM, STALLED, current_conditions
+from gatehouse.pipelines.cli.main import main
 from gatehouse.pipelines.warehouse.destination import Destination, apply_views
-from tests.drills.conftest import load, make_twin
+from tests.drills.conftest import duckdb_destination, load, make_twin, point_at, postgres_destination
 from tests.report.conftest import gatehouse
 
 # the second run, five days after the first: more than late_days (4), so a series the runs stopped reading would
@@ -148,22 +150,32 @@ def test_no_alert_is_about_an_experiment_no_longer_followed(unfollowed):
     assert not {experiment for _, experiment in about} & {X, Y}
 
 
-def test_a_run_that_follows_the_same_lists_nothing_again_and_the_last_followed_day_moves_on(tmp_path):
+@pytest.mark.parametrize(
+    "destination",
+    [duckdb_destination, pytest.param(postgres_destination("gatehouse_followed_lists"), marks=pytest.mark.slow)],
+    ids=["duckdb", "postgres"],
+)
+def test_a_run_that_follows_the_same_lists_nothing_again_and_the_last_followed_day_moves_on(destination, tmp_path, monkeypatch,
+                                                                                          capsys, request):
     # three runs: the same experiments twice (the second lists none: a no-change run stays one row), then X dropped;
     # X's exposures end at the second run, which followed it without listing it again
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("DLT_DATA_DIR", str(tmp_path / "dlt"))
+    flags, query_ = destination(tmp_path, monkeypatch, request)
     twin = make_twin()
-    database = tmp_path / "gatehouse.duckdb"
     with twin.serve() as base_url:
-        load(twin, base_url, database)
+        point_at(monkeypatch, twin, base_url)
+        assert main(["run", "--no-progress", *flags]) == 0, capsys.readouterr().err
         twin.advance(days=2)
-        load(twin, base_url, database)
+        assert main(["run", "--no-progress", *flags]) == 0, capsys.readouterr().err
         twin.advance(days=3)
-        load(twin, base_url, database, experiment_ids=[e for e in twin.experiment_ids if e != X])
-    counts = query(database, "select runs.followed_experiment_count, count(ids.value) from console.extraction_runs as runs"
-                             " left join console.extraction_runs__followed_experiment_ids as ids on ids._dlt_parent_id = runs._dlt_id"
-                             " group by runs._dlt_id, runs.followed_experiment_count, runs.service_time order by runs.service_time")
+        monkeypatch.setenv("SOURCES__CONSOLE__EXPERIMENT_IDS", json.dumps([e for e in twin.experiment_ids if e != X]))
+        assert main(["run", "--no-progress", *flags]) == 0, capsys.readouterr().err
+    counts = query_("select runs.followed_experiment_count, count(ids.value) from console.extraction_runs as runs"
+                    " left join console.extraction_runs__followed_experiment_ids as ids on ids._dlt_parent_id = runs._dlt_id"
+                    " group by runs._dlt_id, runs.followed_experiment_count, runs.service_time order by runs.service_time")
     assert counts == [(12, 12), (12, 0), (11, 11)]
-    rows = dict((experiment, (status, followed, last)) for experiment, status, followed, last in query(
-        database, "select experiment_id, status, is_followed, last_followed_date from analytics.exposure_growth"))
+    rows = {experiment: (status, followed, last) for experiment, status, followed, last in query_(
+        "select experiment_id, status, is_followed, last_followed_date from analytics.exposure_growth")}
     assert rows[X] == ("unfollowed", False, date(2026, 11, 4))
     assert rows["DlGRWGLjr3AyLOfzg0LA0r"] == ("running", True, SECOND)
