@@ -30,6 +30,7 @@ CYCLE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e37
 DASHES = ("", "7 3", "1.5 2.5", "7 3 1.5 3", "1 1")
 MARKERS = ("circle", "square", "diamond", "up", "down", "left", "right")
 GLYPH_EM = 0.6  # DejaVu Sans' average advance, in ems: margins are sized from it
+BAND = 24.0  # px a category takes on bars across
 
 
 def text_width(text: str, size: float) -> float:
@@ -273,7 +274,7 @@ def bars(categories: Sequence[str], series: Sequence[tuple[str, Sequence[float],
     if rule is not None:
         entries.append((rule.label, rule.colour, f"rule:{rule.dash}"))
     entries += list(extra_legend)
-    band = 24.0 if horizontal else 0.0
+    band = BAND if horizontal else 0.0
     canvas = Canvas(width, 0)
     header = _header(canvas, title, Legend(entries, legend_title) if entries else None)
     place = _categories_across if horizontal else _categories_up
@@ -310,16 +311,16 @@ def bars(categories: Sequence[str], series: Sequence[tuple[str, Sequence[float],
 
 def _categories_across(canvas: Canvas, header: float, categories: Sequence[str], ticks: list[float],
                        values: tuple[float, float], value_label: str, size: float) -> Axes:
-    """The axes of bars across: a band of 24 px a category, named on the left, the values along the bottom."""
+    """The axes of bars across: a band of BAND px a category, named on the left, the values along the bottom."""
     count = max(len(categories), 1)
     left = 12 + max([text_width(c, size) for c in categories] + [10]) + 8
-    height = 24.0 * count
+    height = BAND * count
     canvas.height = header + height + 46
     axes = Axes(canvas, left, header, canvas.width - left - 20, height, values, (0, count))
     axes.grid_x(ticks, [_number(t) for t in ticks])
     canvas.text(axes.left + axes.width / 2, header + height + 36, value_label, 11, "middle")
     for i, category in enumerate(categories):
-        canvas.text(left - 6, header + 24.0 * (i + 0.5), category, size, "end")
+        canvas.text(left - 6, header + BAND * (i + 0.5), category, size, "end")
     return axes
 
 
