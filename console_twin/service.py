@@ -268,10 +268,14 @@ class ConsoleService:
         if settings.max_limit is not None:
             limit = min(limit, settings.max_limit)
         style = settings.pagination_for(endpoint)
+        if settings.unlisted:
+            items = [item for item in items if item.get("id") not in settings.unlisted]
         # an empty page inserted at `empty_page`: the items it would hold move one page on
         shifted = style.empty_page is not None and page > style.empty_page
         start = (page - 1 - shifted) * limit
         served = [] if page == style.empty_page else [self._shaped(endpoint, item) for item in items[start : start + limit]]
+        if page == style.short_page:
+            served = served[1:]
         pagination: dict = {"itemsPerPage": limit, "pageNumber": page}
         if style.total_items:
             pagination["totalItems"] = len(items) + style.total_items_offset
@@ -290,6 +294,8 @@ class ConsoleService:
             "qualifying_events": "Qualifying events listed successfully.",
         }[endpoint]
         envelope: dict[str, Any] = {"message": message, "data": None if page == style.null_data_page else served}
+        if page == style.missing_data_page:
+            del envelope["data"]
         if not style.omitted:
             envelope["pagination"] = pagination
         answer = Answer(200, encode(envelope))

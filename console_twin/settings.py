@@ -62,6 +62,10 @@ class PaginationStyle:
     empty_page: int | None = None
     # This page answers `data: null`.
     null_data_page: int | None = None
+    # This page's answer has no `data` member at all.
+    missing_data_page: int | None = None
+    # This page serves one item fewer than its `itemsPerPage`, and still names the next page (the item is lost).
+    short_page: int | None = None
 
     def __post_init__(self) -> None:
         if self.next_page not in NEXT_PAGE_FORMS:
@@ -108,6 +112,8 @@ class TwinSettings:
     pagination: dict[str, PaginationStyle] = field(default_factory=default_pagination)
     # Called after each list page is built: a drill inserts or deletes items here while a client pages.
     after_page: Callable[[PageServed], None] | None = None
+    # Ids the lists leave out while their single reads still answer them (a list that drops some entities).
+    unlisted: set[str] = field(default_factory=set)
     # Called with (endpoint, a copy of each item) before it is sent: schema drift drills.
     transform_item: Callable[[str, dict], dict] | None = None
     admin: bool = False  # serve POST /_twin/advance?days=N

@@ -71,9 +71,14 @@ def configured_level() -> int | None:
     """The level the user set in RUNTIME__LOG_LEVEL, as a `logging` level: None when it is unset or is gatehouse's own
     default from an earlier call (one that names no level was refused by `normalise_level_setting`)."""
     value = os.environ.get(DLT_LOG_LEVEL)
-    if not value or os.environ.get(DLT_LOG_LEVEL_DEFAULTED) == value:
+    if os.environ.get(DLT_LOG_LEVEL_DEFAULTED) == value:
         return None
-    return logging.getLevelNamesMapping().get(value.strip().upper())
+    if not value:
+        # `[runtime] log_level` in .dlt/config.toml, as dlt reads it when the environment does not set it
+        import dlt
+
+        value = str(dlt.config.get("runtime.log_level") or "")
+    return logging.getLevelNamesMapping().get(value.strip().upper()) if value else None
 
 
 def normalise_level_setting() -> None:

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Optional
 
 import dlt
 import httpx
 
 from gatehouse.pipelines.alerts.conditions import Message
-from gatehouse.pipelines.settings import seconds_setting
+from gatehouse.pipelines.settings import DEFAULT_ALERT_TIMEOUT_S, seconds_setting, setting
 from gatehouse.pipelines.logs import redacting_filter
 from gatehouse.pipelines.untrusted import for_slack
 
@@ -24,7 +24,6 @@ WEBHOOK = "webhook"
 SLACK_SETTING = "runtime.slack_incoming_hook"  # RUNTIME__SLACK_INCOMING_HOOK, [runtime] in .dlt/secrets.toml
 WEBHOOK_SETTING = "gatehouse.alerts.webhook_url"  # GATEHOUSE__ALERTS__WEBHOOK_URL
 TIMEOUT_SETTING = "gatehouse.alerts.timeout"  # GATEHOUSE__ALERTS__TIMEOUT, seconds
-DEFAULT_TIMEOUT_S = 10.0
 LABELS = {SLACK: "the Slack webhook", WEBHOOK: "the alert webhook"}
 
 
@@ -40,8 +39,7 @@ class Channel:
 def configured_channels() -> list[Channel]:
     """The channels dlt's configuration names, each URL added to the secrets every log line is redacted of."""
     channels = []
-    for name, setting in ((SLACK, SLACK_SETTING), (WEBHOOK, WEBHOOK_SETTING)):
-        url: Any = dlt.secrets.get(setting)
+    for name, url in ((SLACK, dlt.secrets.get(SLACK_SETTING)), (WEBHOOK, setting("alerts.webhook_url"))):
         if url:
             url = str(url).strip()
             redacting_filter.add(url)
@@ -50,7 +48,7 @@ def configured_channels() -> list[Channel]:
 
 
 def alert_timeout() -> float:
-    return seconds_setting(TIMEOUT_SETTING, DEFAULT_TIMEOUT_S, zero_allowed=False)
+    return seconds_setting(TIMEOUT_SETTING, DEFAULT_ALERT_TIMEOUT_S, zero_allowed=False)
 
 
 def redact(text: str) -> str:

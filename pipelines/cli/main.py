@@ -11,6 +11,7 @@ from typing import Sequence
 from gatehouse.pipelines.errors import GatehouseError, config_file_problem
 from gatehouse.pipelines.cli.terminal import error
 from gatehouse.pipelines.logs import configure_logging
+from gatehouse.pipelines.settings import check_names
 from gatehouse.sources.console.errors import ConsoleError
 
 log = logging.getLogger("gatehouse")
@@ -31,7 +32,7 @@ Start with:
 def build_parser() -> argparse.ArgumentParser:
     # Imported here so that `gatehouse --help` stays quick and a broken optional
     # command cannot stop the others from loading.
-    from gatehouse.pipelines.cli import alerts, cleanup, code_refs, console, report, run, sql, twin
+    from gatehouse.pipelines.cli import alerts, cleanup, code_refs, config, console, report, run, sql, twin
     from gatehouse.pipelines.cli.secret_options import SecretRefusingParser
 
     # every command's parser is of this class too (argparse makes a command's parser of its parent's class): a
@@ -44,7 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-v", "--verbose", action="count", default=0, help="more log output (-vv for debug)")
     parser.add_argument("--version", action="version", version=f"gatehouse {installed_version()}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for module in (run, report, sql, code_refs, cleanup, alerts, console, twin):
+    for module in (run, report, sql, code_refs, cleanup, alerts, console, config, twin):
         module.register(commands)
     return parser
 
@@ -54,6 +55,7 @@ def main(argv: Sequence[str] | None = None, parser: argparse.ArgumentParser | No
     try:
         # a refused secret option leaves only its refusal (secret_options); a log level that is none, one line
         configure_logging(getattr(args, "verbose", 0))
+        check_names()  # a mistyped setting is refused before anything is read
         return int(args.handler(args) or 0)
     except (GatehouseError, ConsoleError) as err:
         # One actionable line; the details went to the debug log.

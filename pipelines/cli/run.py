@@ -150,7 +150,8 @@ def handle_projects(args: argparse.Namespace, projects: list[str]) -> int:
         outcomes, alerted = run_projects(options, projects)
     for outcome in outcomes:
         say(f"gatehouse: {destination.for_project(outcome.project).label()}: project {outcome.project}",
-            *(outcome.summary.lines() if outcome.summary else (f"  failed: {outcome.error}",)))
+            # the reason once, on the last line with every failed project's (where a scheduler's mail shows it)
+            *(outcome.summary.lines() if outcome.summary else ("  failed: its reason is on the last line",)))
     if any(outcome.summary for outcome in outcomes):
         left = single_console_left(destination, projects, args.lock_timeout)
         say(*([left] if left else ()), *([snapshot_line(destination.snapshot_path)] if destination.is_duckdb_file else ()))

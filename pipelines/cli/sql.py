@@ -23,6 +23,7 @@ from sqlglot.errors import ParseError
 
 from gatehouse.pipelines.cli.parser import add_command, add_destination_arguments, destination_from
 from gatehouse.pipelines.errors import GatehouseError, first_line
+from gatehouse.pipelines.warehouse.destination import DATASET_NAME
 from gatehouse.pipelines.untrusted import for_csv, for_terminal
 from gatehouse.pipelines.warehouse.read_only import read_only
 
@@ -66,9 +67,10 @@ def handle(args: argparse.Namespace) -> int:
     destination.check_loaded(args.lock_timeout)
     with destination.reader(args.lock_timeout) as reader:
         check_read_only(args.query, reader.dialect if args.native else "duckdb")
+        query = args.query if args.native else described_elsewhere(args.query, reader.dialect)
         try:
             with read_only(reader):
-                names, rows = reader.table(args.query, translate=not args.native)
+                names, rows = reader.table(query, translate=not args.native)
         except GatehouseError:
             raise
         except (DltException, Exception) as err:  # the database's own words, first line
@@ -103,6 +105,26 @@ def check_read_only(query: str, dialect: str) -> None:
     if change is not None:
         raise GatehouseError(f"only a query is run here, not {_spelled(change)}: gatehouse sql never changes the data"
                              " (SHOW, DESCRIBE, SUMMARIZE, EXPLAIN and PRAGMA table_info are read too)")
+
+
+def described_elsewhere(query: str, dialect: str) -> str:
+    """DuckDB's DESCRIBE and SHOW TABLES on a warehouse that has neither (PostgreSQL, Snowflake...): the same answer
+    from `information_schema`; SUMMARIZE and PRAGMA, DuckDB's alone, refused in one line saying what to write."""
+    if dialect == "duckdb":
+        return query
+    [statement] = _statements(query, "duckdb")
+    if isinstance(statement, exp.Describe) and isinstance(statement.this, exp.Table):
+        table = statement.this
+        schema = exp.Literal.string(table.db or DATASET_NAME).sql()
+        return (f"select column_name, data_type, is_nullable from information_schema.columns where table_schema = {schema}"
+                f" and table_name = {exp.Literal.string(table.name).sql()} order by ordinal_position")
+    if isinstance(statement, exp.Show) and str(statement.this).upper() in ("TABLES", "ALL TABLES"):
+        return ("select table_schema, table_name, table_type from information_schema.tables where table_schema not in"
+                " ('information_schema', 'pg_catalog') order by table_schema, table_name")
+    if isinstance(statement, (exp.Describe, exp.Show, exp.Summarize, exp.Pragma)):
+        raise GatehouseError(f"{_spelled(statement)} is DuckDB's own and {dialect} has no such statement: write a query"
+                             " over information_schema.columns or information_schema.tables instead")
+    return query
 
 
 def _statements(query: str, dialect: str) -> list[exp.Expr]:

@@ -16,6 +16,7 @@ from typing import Any, Callable, Iterable, Optional
 from urllib.parse import quote
 
 from gatehouse.pipelines.errors import GatehouseError
+from gatehouse.pipelines.settings import setting
 from gatehouse.pipelines.untrusted import for_html
 
 ELLIPSIS = "…"
@@ -231,9 +232,7 @@ GATE_URL_SETTING = "gatehouse.report.gate_url"
 
 def gate_url_template() -> Optional[str]:
     """The configured template of a gate's page in the console, checked; None when not set."""
-    import dlt
-
-    template: Any = dlt.config.get(GATE_URL_SETTING)
+    template: Any = setting("report.gate_url")
     if not template:
         return None
     template = str(template)

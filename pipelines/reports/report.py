@@ -27,6 +27,7 @@ from gatehouse.pipelines.reports import lists
 from gatehouse.pipelines.reports.lanes import NOTEBOOK_DIR, Lane, Lanes
 from gatehouse.pipelines.untrusted import for_csv, for_terminal
 from gatehouse.pipelines.reports.format import and_more, gate_url_template, link_to, minute
+from gatehouse.pipelines.settings import setting
 
 log = logging.getLogger("gatehouse.report")
 
@@ -129,9 +130,7 @@ KERNELS_SETTING = "gatehouse.report.kernels"
 def kernel_count() -> int:
     """The configured number of lanes, 1 or 2; by default 2 with two cores or more, else 1. Anything else is
     one line naming the setting, before any lane starts or any report is written."""
-    import dlt
-
-    configured: Any = dlt.config.get(KERNELS_SETTING)
+    configured: Any = setting("report.kernels")
     if configured is None:
         return 2 if (os.cpu_count() or 1) >= 2 else 1
     if str(configured).strip() not in ("1", "2"):

@@ -28,6 +28,8 @@ def settle_committed_jobs(pipeline: dlt.Pipeline) -> int:
     """Marks completed the started jobs of pending packages whose rows already reached their table."""
     packages = pipeline._get_load_storage().normalized_packages
     settled = 0
+    if not packages.storage.has_folder(""):
+        return settled  # a run that failed before it normalised anything: no package was loading
     for load_id in packages.list_packages():
         unsettled = [
             path

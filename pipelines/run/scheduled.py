@@ -10,6 +10,7 @@ from gatehouse.pipelines.errors import DEMO_HINT, GatehouseError
 from gatehouse.pipelines.models.build import DEFAULT_PROJECT
 from gatehouse.pipelines.projects import configured_projects
 from gatehouse.pipelines.run.steps import ProjectOutcome, RunOptions, run_extraction, run_projects
+from gatehouse.pipelines.settings import check_names
 from gatehouse.pipelines.warehouse.destination import Destination
 from gatehouse.sources.console.errors import ConsoleError
 
@@ -21,6 +22,7 @@ def run_scheduled(destination: Destination, *, lock_timeout_s: Optional[float] =
 
     `projects`: default the configured ones; `source_args`/`projects_args`: the source's arguments beyond dlt's
     configuration, for the single console and by project (the tests pass twins here)."""
+    check_names()  # a mistyped setting is refused before anything is read
     projects = configured_projects() if projects is None else projects
     options = RunOptions(destination=destination, progress=False, lock_timeout_s=lock_timeout_s, alerts=alerts,
                          source_args=dict(source_args or {}),

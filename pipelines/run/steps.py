@@ -17,13 +17,12 @@ import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Optional, Sequence
+from typing import Any, Callable, Iterator, Optional, Sequence, TypeVar
 
 import dlt
 from dlt.common.runtime import signals
 from dlt.common.configuration.exceptions import ConfigFieldMissingException, ConfigurationValueError
 from dlt.common.destination import TLoaderFileFormat
-from dlt.pipeline.exceptions import PipelineStepFailed
 from dlt.sources import DltSource
 
 from gatehouse.pipelines.alerts.dispatch import AlertOutcome, alert_after_run, log_outcome
@@ -38,7 +37,7 @@ from gatehouse.pipelines.models.build import DEFAULT_PROJECT
 from gatehouse.pipelines.run.progress import Progress
 from gatehouse.pipelines.projects import as_projects, project_settings
 from gatehouse.pipelines.run.recovery import settle_committed_jobs
-from gatehouse.pipelines.run.summary import RunSummary, scd2_counts
+from gatehouse.pipelines.run.summary import RunSummary, rows_in_database, scd2_counts
 from gatehouse.pipelines.run.tuning import (
     apply_run_defaults, batch_garbage_collection, normalize_workers_for, one_normalize_worker, release_freed_memory,
 )
@@ -49,6 +48,7 @@ from gatehouse.sources.console.errors import ConsoleError
 from gatehouse.sources.console.report import ExtractionReport
 
 log = logging.getLogger("gatehouse.run")
+T = TypeVar("T")
 
 # The tables a user can pick with --resources (the id resources feed them and are not tables).
 SELECTABLE = settings.TABLES
@@ -109,6 +109,8 @@ def run_projects(options: RunOptions, projects: list[str]) -> tuple[list[Project
     check_demo_file(options.destination, lock_timeout(options.lock_timeout_s), options.demo)
     apply_run_defaults()
     import_before_threads()
+    # Decided once for all projects: a project's failure never removes the file the others load into.
+    new_file = options.destination.is_duckdb_file and not options.destination.duckdb_path.exists()
 
     tallies = {project: RunTally() for project in projects}
 
@@ -128,12 +130,15 @@ def run_projects(options: RunOptions, projects: list[str]) -> tuple[list[Project
     with one_normalize_worker(), ThreadPoolExecutor(max_workers=len(projects), thread_name_prefix="gatehouse-project") as pool:
         outcomes = list(pool.map(load, projects))
     timeout_s = lock_timeout(options.lock_timeout_s)
+    if new_file and not any(tally.holds_data for tally in tallies.values()):
+        # every project failed before it loaded anything: no empty database is left to read as all clear
+        options.destination.remove_unloaded_file()
     if any(outcome.summary for outcome in outcomes):
         # once, over every project's dataset (the views read them all), as a single console's run does
         with options.destination.exclusive(timeout_s):
             # with every configured project's dataset too, not only those this run loaded (--project web)
-            options.destination.refresh_views(timeout_s, known_projects=projects)
-        options.destination.publish_snapshot(timeout_s)
+            after_load(options.destination.refresh_views, timeout_s, known_projects=projects)
+        after_load(options.destination.publish_snapshot, timeout_s)
     elif any(tally.views_dropped for tally in tallies.values()):
         # every project failed, one after dropping the views: they answer again, over what was there
         with options.destination.exclusive(timeout_s):
@@ -199,6 +204,8 @@ class RunTally:
     steps: dict[str, float] = field(default_factory=dict)
     step_started: dict[str, float] = field(default_factory=dict)
     rows: Counter[str] = field(default_factory=Counter)
+    # each table normalised, with its parent table (None for a root table)
+    parents: dict[str, Optional[str]] = field(default_factory=dict)
     load_ids: list[str] = field(default_factory=list)
     loaded: list[str] = field(default_factory=list)
     # the tables of every phase of the run, in load order
@@ -206,6 +213,20 @@ class RunTally:
     pending: Optional[dlt.Pipeline] = None
     # The analysis views were dropped for a load that drops tables: applied again whatever happens next.
     views_dropped: bool = False
+
+    def count_rows(self, pipeline: dlt.Pipeline, row_counts: dict[str, int]) -> None:
+        """The rows a phase normalised, and how each table's rows are found again in the database."""
+        schema = pipeline.default_schema
+        for table, rows in row_counts.items():
+            if table.startswith("_dlt") or not rows:
+                continue
+            self.rows[table] += rows
+            self.parents[table] = schema.tables.get(table, {}).get("parent")
+
+    @property
+    def holds_data(self) -> bool:
+        """Whether the run loaded a phase, or left one for the next run to complete."""
+        return bool(self.loaded) or (self.pending is not None and self.pending.has_pending_data)
 
     def timed(self, name: str) -> contextlib.AbstractContextManager[None]:
         return _timed(self.steps, name, self.step_started)
@@ -246,8 +267,9 @@ def load_console(options: RunOptions, tally: Optional[RunTally] = None) -> RunSu
     tally = tally if tally is not None else RunTally()
     if options.project is None:  # several projects: checked once for them all (run_projects)
         check_demo_file(destination, timeout_s, options.demo)
-    # a first run that fails before it loads anything leaves no empty database behind (the next one starts afresh)
-    new_file = destination.is_duckdb_file and not destination.duckdb_path.exists()
+    # a first run that fails before it loads anything leaves no empty database behind (the next one starts afresh);
+    # several projects share the file, and decide it once, after all of them (run_projects)
+    new_file = options.project is None and destination.is_duckdb_file and not destination.duckdb_path.exists()
     try:
         with destination.exclusive(timeout_s), contextlib.ExitStack() as file_held:
             # Projects side by side in this process open a DuckDB file one at a time (DuckDB refuses a second
@@ -266,17 +288,17 @@ def load_console(options: RunOptions, tally: Optional[RunTally] = None) -> RunSu
                 raise
             # to the end of the run
             file_held.enter_context(destination.writing())
-            ended = end_run(options, destination, tally, timeout_s)
+            ended = after_load(end_run, options, destination, tally, timeout_s)
     except BaseException:
-        if new_file and not tally.loaded and not (tally.pending is not None and tally.pending.has_pending_data):
+        if new_file and (not tally.holds_data or not destination.duckdb_path.exists()):
             destination.remove_unloaded_file()
         raise
     finally:
         waited = destination.waits.seconds
-    new_versions, retired, snapshot = ended
+    rows, new_versions, retired, snapshot = ended
     stats = report.request_stats()
     return RunSummary(
-        rows_loaded=dict(tally.rows),
+        rows_loaded=rows,
         new_versions=new_versions,
         retired=retired,
         skipped=[(s.table, s.id, s.reason) for s in report.skipped],
@@ -314,9 +336,12 @@ def extract_and_load(options: RunOptions, pipeline: dlt.Pipeline, source: DltSou
             if not reading:
                 report.start_reading({} if options.full_refresh else last_source_state(pipeline, source.name))
             load_in_phases(options, destination, pipeline, source, report, tally, before, timeout_s)
-        except (PipelineStepFailed, ConsoleError) as err:
+        except GatehouseError:
+            raise
+        except Exception as err:  # any step's failure is one line, with what loaded before it
             if signals.was_signal_received():
                 raise KeyboardInterrupt from err
+            log.debug("the run failed", exc_info=True)
             raise GatehouseError(explain(err) + loaded_before(tally, options.full_refresh)) from err
         finally:
             report.close()
@@ -381,17 +406,19 @@ def load_in_phases(options: RunOptions, destination: Destination, pipeline: dlt.
             if not last:
                 # what the last phase's steps would import or read after the last request, while its reads go on
                 prepare_last_phase()
-            tally.rows.update({t: n for t, n in normalized.row_counts.items() if not t.startswith("_dlt")})
+            tally.count_rows(pipeline, normalized.row_counts)
             tally.load_ids.extend(info.loads_ids)
             tally.loaded.extend(phase.selected_resources)
 
 
 def end_run(options: RunOptions, destination: Destination, tally: RunTally,
-            timeout_s: float) -> tuple[dict[str, int], dict[str, int], Any]:
-    """After the last load: the statistics, the SCD2 counts, the views and the readers' snapshot."""
+            timeout_s: float) -> tuple[dict[str, int], dict[str, int], dict[str, int], Any]:
+    """After the last load: the statistics, the rows loaded and the SCD2 counts as the database holds them, the
+    views and the readers' snapshot."""
     if tally.load_ids:
         with tally.timed("statistics"):
             destination.refresh_statistics(timeout_s)
+    rows = rows_in_database(destination, tally.load_ids, tally.parents, timeout_s)
     new_versions, retired = scd2_counts(destination, tally.load_ids, timeout_s)
     snapshot = None
     if options.publish:
@@ -399,7 +426,20 @@ def end_run(options: RunOptions, destination: Destination, tally: RunTally,
             destination.refresh_views(timeout_s)
         with tally.timed("snapshot"):
             snapshot = destination.publish_snapshot(timeout_s)
-    return new_versions, retired, snapshot
+    return rows, new_versions, retired, snapshot
+
+
+def after_load(step: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """A step after the load (the counts, the views, the readers' snapshot): its failure is one line that says the
+    load is kept, as it is (the next run, or `gatehouse views`, applies the views again)."""
+    try:
+        return step(*args, **kwargs)
+    except GatehouseError:
+        raise
+    except Exception as err:
+        log.debug("a step after the load failed", exc_info=True)
+        raise GatehouseError(f"{explain(err)} (after the load, which is kept; the next run or `gatehouse views`"
+                             " applies the views and publishes the snapshot again)") from err
 
 
 def views_ahead(destination: Destination, pipeline: dlt.Pipeline, before: dict[str, dict[str, str]], normalized: Any,

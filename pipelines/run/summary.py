@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional, Sequence
+from typing import TYPE_CHECKING, Mapping, Optional, Sequence
 
 from dlt.destinations.exceptions import DatabaseUndefinedRelation
 
@@ -94,6 +94,37 @@ class RunSummary:
 
 def snapshot_line(path: object) -> str:
     return f"readers' snapshot: {path} (open this one in notebooks and BI tools; a run never waits for it)"
+
+
+def rows_in_database(destination: "Destination", load_ids: Sequence[str], tables: Mapping[str, Optional[str]],
+                     timeout_s: Optional[float] = None) -> dict[str, int]:
+    """The rows this run's loads wrote that the database holds, per table: what the summary says was loaded.
+
+    Read back from the destination, not taken from dlt's counters, so that "loaded" never names rows that are
+    not there when the run ends. `tables`: each table the run normalised, with its parent table (None for a root
+    table). A root row written by these loads carries their `_dlt_load_id`; a nested row hangs from one, through
+    its `_dlt_parent_id` chain. An SCD2 table counts the versions written.
+    """
+    counts: dict[str, int] = {}
+    load_ids = [load_id for load_id in load_ids if _LOAD_ID.match(load_id)]
+    if not load_ids:
+        return counts
+    listed = ", ".join(f"'{load_id}'" for load_id in load_ids)
+    with destination.reader(timeout_s) as reader:
+        dataset = reader.dataset_name
+
+        def written(table: str) -> str:
+            parent = tables.get(table)
+            if parent is None:
+                return f"_dlt_load_id in ({listed})"
+            return f"_dlt_parent_id in (select _dlt_id from {dataset}.{parent} where {written(parent)})"
+
+        for table in tables:
+            try:
+                [(counts[table],)] = reader.rows(f"select count(*) from {dataset}.{table} where {written(table)}")
+            except DatabaseUndefinedRelation:
+                counts[table] = 0
+    return counts
 
 
 def scd2_counts(destination: "Destination", load_ids: Sequence[str],

@@ -26,7 +26,6 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Optional
 
-import dlt
 
 log = logging.getLogger("gatehouse.airflow")
 
@@ -39,7 +38,7 @@ PROJECT_ERRORS_XCOM = "gatehouse_project_errors"  # {project: its one line}, whe
 def destination() -> Any:
     from gatehouse.pipelines.warehouse.destination import Destination
 
-    return Destination.from_flags(dlt.config.get("gatehouse.destination"), dlt.config.get("gatehouse.duckdb"))
+    return Destination.from_flags(None, None)  # the settings, as every command reads them
 
 
 def extract(ti: Any = None, source_args: Optional[dict[str, Any]] = None,
@@ -78,10 +77,11 @@ def extract(ti: Any = None, source_args: Optional[dict[str, Any]] = None,
 def report(reports_dir: Optional[str] = None, **_: Any) -> list[str]:
     """`gatehouse report`: the notebooks against the snapshot the run published; the HTML paths as XCom."""
     from gatehouse.pipelines.reports.report import prepare, write_reports
+    from gatehouse.pipelines.settings import DEFAULT_REPORTS_DIR, setting
 
     target = destination()
     log.info("%s", prepare(target))
-    out = Path(reports_dir or dlt.config.get("gatehouse.reports_dir") or "reports")
+    out = Path(reports_dir or setting("reports_dir") or DEFAULT_REPORTS_DIR)
     return [str(written.html) for written in write_reports(target.for_reading(), out)]
 
 

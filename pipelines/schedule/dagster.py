@@ -23,7 +23,6 @@ Where the data goes comes from dlt's configuration, as for `gatehouse run`: `gat
 from pathlib import Path
 from typing import Any, Iterator, Optional
 
-import dlt
 from dagster import (
     AssetExecutionContext,
     AssetsDefinition,
@@ -84,7 +83,7 @@ class GatehouseResource(ConfigurableResource):
 
     def target(self) -> Destination:
         return Destination.from_flags(
-            self.destination or dlt.config.get("gatehouse.destination"), self.duckdb or dlt.config.get("gatehouse.duckdb")
+            self.destination, self.duckdb
         )
 
     def source_args(self) -> dict[str, Any]:

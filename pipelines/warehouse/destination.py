@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import fcntl
+import hashlib
 import logging
 import os
 import re
@@ -31,7 +32,8 @@ from dlt.common.exceptions import MissingDependencyException
 from dlt.destinations.exceptions import DatabaseUndefinedRelation
 from dlt.destinations.sql_client import SqlClientBase
 
-from gatehouse.pipelines.settings import seconds_setting
+from gatehouse.pipelines import settings as gatehouse_settings
+from gatehouse.pipelines.settings import DEFAULT_LOCK_TIMEOUT_S, seconds_setting
 from gatehouse.pipelines.errors import GatehouseError, explain, first_line
 from gatehouse.pipelines.projects import configured_projects
 from gatehouse.pipelines.models import build as views
@@ -47,9 +49,6 @@ DEFAULT_DUCKDB = Path("gatehouse.duckdb")
 DEMO_DUCKDB = Path("demo.duckdb")
 # What to do about a database that holds nothing yet; the demo writes a file of its own, which is named.
 LOAD_HINT = f"load it with `gatehouse run` (or `gatehouse run --demo`, then read it with --duckdb {DEMO_DUCKDB})"
-# How long a run or a report waits for another gatehouse run, or for a DuckDB file another program
-# holds, before it gives up with one line. A notebook cell or a BI refresh takes seconds to minutes.
-DEFAULT_LOCK_TIMEOUT_S = 300.0
 LOCK_TIMEOUT_SETTING = "gatehouse.lock_timeout"  # [gatehouse] lock_timeout = 600, or GATEHOUSE__LOCK_TIMEOUT
 # Short: a BI tool that polls the file leaves gaps of a fraction of a second, and a wait must not miss them all.
 LOCK_POLL_S = 0.1
@@ -58,6 +57,14 @@ DESTINATION_ENV = "GATEHOUSE__DESTINATION"
 DUCKDB_ENV = "GATEHOUSE__DUCKDB"
 # DuckDB names a file's catalog after the file: these names would clash with the schemas.
 RESERVED_DUCKDB_NAMES = (DATASET_NAME, "analytics")
+# What tells one warehouse from another in its credentials (none of them a secret), for its state's folder.
+WAREHOUSE_PLACE = ("host", "port", "database", "project_id", "server_hostname", "http_path", "catalog", "account")
+
+
+def warehouse_state_root() -> Path:
+    """The user's own dlt folder (DLT_DATA_DIR when set, else ~/.dlt), never dlt's machine-wide /var/dlt as root."""
+    data_dir = os.environ.get("DLT_DATA_DIR")
+    return (Path(data_dir) if data_dir else Path.home() / ".dlt") / "gatehouse"
 # DuckDB takes 80% of RAM and every core by default; capped, its SCD2 merges spill to disk instead
 # (measured on the large twin: peak 514 MB uncapped at 256 MB, 430 MB at 128 MB and one thread, for
 # about a second more of load time).
@@ -132,10 +139,16 @@ class Destination:
 
     @classmethod
     def from_flags(cls, destination: Optional[str], duckdb: Optional[str | Path], create_dirs: bool = False) -> "Destination":
-        name = (destination or DEFAULT_NAME).strip()
+        """The destination a command's flags name, else the settings (`gatehouse.destination`, `gatehouse.duckdb`,
+        `gatehouse.pipelines_dir`: pipelines/settings.py), else the default: every command, Dagster and the DAG
+        alike."""
+        configured = gatehouse_settings.resolve(destination=destination, duckdb=str(duckdb) if duckdb is not None else None)
+        name = (configured.destination or DEFAULT_NAME).strip()
         if duckdb is not None and name != DEFAULT_NAME:
             log.warning("--duckdb is for the default destination: with --destination %s, dlt config says where", name)
-        return cls(name=name, duckdb_path=Path(duckdb) if duckdb is not None else DEFAULT_DUCKDB, create_dirs=create_dirs)
+        return cls(name=name, duckdb_path=Path(configured.duckdb) if configured.duckdb else DEFAULT_DUCKDB,
+                   create_dirs=create_dirs,
+                   pipelines_dir=Path(configured.pipelines_dir).expanduser() if configured.pipelines_dir else None)
 
     def for_project(self, project: str) -> "Destination":
         """The same destination for one of several projects: its own pipeline, state and dataset."""
@@ -177,9 +190,13 @@ class Destination:
 
     def remove_unloaded_file(self) -> None:
         """The DuckDB file a first run made and loaded nothing into (it failed first): removed, with its log, so the
-        folder holds no empty database that `report` or `sql` would take for a loaded one."""
+        folder holds no empty database that `report` or `sql` would take for a loaded one; and the pipeline's state
+        beside it, which describes no database (what it extracted is read again by the next run)."""
         for leftover in (self.duckdb_path, self.duckdb_path.with_name(self.duckdb_path.name + ".wal")):
             leftover.unlink(missing_ok=True)
+        working_dir = self.working_dir()
+        if working_dir is not None and working_dir.exists():
+            shutil.rmtree(working_dir)
 
     def forget_removed_database(self) -> None:
         """A DuckDB file removed by hand starts from empty state: its old state would make incremental
@@ -202,14 +219,49 @@ class Destination:
         where = str(self.duckdb_path) if self.is_duckdb_file else self.name
         return where if self.dataset_name == DATASET_NAME else f"{where} (dataset {self.dataset_name})"
 
-    def working_dir(self) -> Optional[Path]:
+    def working_dir(self) -> Path:
+        """Where dlt keeps this deployment's pipeline state, and beside it the run lock: the setting
+        `gatehouse.pipelines_dir` when given; beside a DuckDB file; for a warehouse, a folder of its own per
+        destination, host, database and dataset under the user's own dlt folder (never the machine-wide one dlt
+        takes as root), so two deployments on one machine never share state or a lock."""
         if self.pipelines_dir is not None:
             return self.pipelines_dir
         if self.is_duckdb_file:
             # State lives beside the database it describes, so another database never inherits it.
             db = self.duckdb_path.resolve()
             return db.parent / f".{db.name}.dlt"
-        return None
+        return warehouse_state_root() / f"{self.name}-{self._warehouse_digest()}"
+
+    def _warehouse_digest(self) -> str:
+        """A digest of where the warehouse is (its credentials' non-secret parts) and of the dataset."""
+        from dlt.common.configuration import resolve_configuration
+        from dlt.common.destination import Destination as DltDestination
+
+        try:
+            reference = DltDestination.from_reference(self.name)
+            spec = reference.spec() if reference is not None else None
+            config = resolve_configuration(spec, sections=("destination", self.name), accept_partial=True) if spec else None
+            credentials = getattr(config, "credentials", None)
+        except Exception:  # an unknown destination is refused with its own line where the pipeline is made
+            credentials = None
+        place = [self.name, DATASET_NAME] + [
+            str(getattr(credentials, part, None) or "") for part in WAREHOUSE_PLACE if credentials is not None
+        ]
+        return hashlib.sha256("\x1f".join(place).encode()).hexdigest()[:12]
+
+    def adopt_machine_wide_state(self) -> None:
+        """A warehouse pipeline's state that dlt kept in its machine-wide folder (before deployments had their own):
+        moved once into this deployment's folder, said in one line."""
+        if self.is_duckdb_file or self.pipelines_dir is not None:
+            return
+        from dlt.common.pipeline import get_dlt_pipelines_dir
+
+        old = Path(get_dlt_pipelines_dir()) / self.pipeline_name
+        new = self.working_dir() / self.pipeline_name
+        if old.is_dir() and not new.exists() and old.resolve() not in (new.resolve(), *new.resolve().parents):
+            new.parent.mkdir(parents=True, exist_ok=True)
+            shutil.move(str(old), str(new))
+            log.warning("moved pipeline state %s to %s: each deployment keeps its own (gatehouse.pipelines_dir)", old, new)
 
     def notebook_environment(self) -> dict[str, str]:
         """What a notebook's kernel needs to read this destination (and dlt's config from this project)."""
@@ -427,12 +479,13 @@ class Destination:
             destination: Any = dlt.destinations.duckdb(duckdb_credentials(self.duckdb_path))
         else:
             destination = self.name
+            self.adopt_machine_wide_state()
         with self._reaching():
             pipeline = dlt.pipeline(
                 pipeline_name=self.pipeline_name,
                 destination=destination,
                 dataset_name=self.dataset_name,
-                pipelines_dir=str(pipelines_dir) if pipelines_dir else None,  # type: ignore[arg-type]  # None is dlt's default
+                pipelines_dir=str(pipelines_dir),
             )
         self._pipeline.append(pipeline)
         return pipeline
@@ -557,7 +610,7 @@ class Destination:
                     time.sleep(LOCK_POLL_S)
             handle.seek(0)
             handle.truncate()
-            handle.write(f"PID {os.getpid()}\n")
+            handle.write(f"PID {os.getpid()}, run from {os.getcwd()}\n")
             handle.flush()
             try:
                 yield
@@ -571,12 +624,8 @@ class Destination:
         # hand starts from empty state), and it must do so holding the lock. One lock per project, so
         # that projects load side by side (each one's state is its own).
         working_dir = self.working_dir()
-        if working_dir is not None:
-            own = f".{self.pipeline_name}" if self.is_project else ""
-            return working_dir.with_name(f"{working_dir.name}{own}.lock")
-        from dlt.common.pipeline import get_dlt_pipelines_dir
-
-        return Path(get_dlt_pipelines_dir()) / f"{self.pipeline_name}.lock"
+        own = f".{self.pipeline_name}" if self.is_project else ""
+        return working_dir.with_name(f"{working_dir.name}{own}.lock")
 
     def when_free(self, action: Callable[[], T], timeout_s: Optional[float] = None, extracted: bool = False) -> T:
         """Runs `action`, which opens the DuckDB file; while another program holds the file, waits and runs it again.

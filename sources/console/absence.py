@@ -7,8 +7,8 @@ import logging
 from typing import Any, Callable, Iterator, Sequence
 
 from gatehouse.sources.console.client import ConsoleClient
-from gatehouse.sources.console.errors import NotFoundError, ValidationError
-from gatehouse.sources.console.settings import LOGGER_NAME
+from gatehouse.sources.console.errors import NotFoundError, PaginationError, ValidationError
+from gatehouse.sources.console.settings import GATES_PATH as LIST_GATES_PATH, LOGGER_NAME
 from gatehouse.sources.console.state import ListState
 
 log = logging.getLogger(LOGGER_NAME)
@@ -82,7 +82,21 @@ def live_gates(client: ConsoleClient, ids: Sequence[str], room: int) -> list[dic
         if isinstance(gate, NotFoundError) or gate.get("status") == ARCHIVED:
             continue
         confirmed.append(gate_id)
-    return listed_again(client.list_gates, confirmed, room, client.options.page_size) if confirmed else []
+    if not confirmed:
+        return []
+    live = listed_again(client.list_gates, confirmed, room, client.options.page_size)
+    if lost := sorted(gate_id for gate_id in confirmed if gate_id not in {gate["id"] for gate in live}):
+        # Live by its own read, yet absent from two reads of the list: the list is what is wrong, and a gate must
+        # not be retired while the console still answers for it (whatever characters its id holds).
+        shown = ", ".join(repr(gate_id) for gate_id in lost[:3]) + (f" and {len(lost) - 3} more" if len(lost) > 3 else "")
+        raise PaginationError(
+            f"GET {LIST_GATES_PATH}: {len(lost)} gate(s) answer their own read but two reads "
+            f"of the list lack them ({shown}); the list is not loaded, so no gate is retired by mistake: the next run "
+            "reads it again",
+            method="GET",
+            path=LIST_GATES_PATH,
+        )
+    return live
 
 
 def live_dynamic_configs(client: ConsoleClient, ids: Sequence[str], room: int) -> list[dict[str, Any]]:

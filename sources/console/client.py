@@ -440,6 +440,7 @@ class ConsoleClient:
         tags: Filter = None,
         page_size: int | None = None,
         check_total: bool = True,
+        counted_apart: Callable[[], None] | None = None,
     ) -> Iterator[list[dict]]:
         """Every gate, one list per page, de-duplicated (key `id`).
 
@@ -471,6 +472,7 @@ class ConsoleClient:
         tags: Filter = None,
         page_size: int | None = None,
         check_total: bool = True,
+        counted_apart: Callable[[], None] | None = None,
     ) -> Iterator[list[dict]]:
         """Every dynamic config, one list per page, de-duplicated (key `id`); `check_total` as `list_gates`."""
         params = {"releasePipelineID": releasePipelineID, "creatorName": creatorName, "creatorID": creatorID, "tags": tags}
@@ -483,12 +485,16 @@ class ConsoleClient:
         with the error a run would meet at its first request."""
         next(iter(self.paginate(LIST_QUALIFYING_EVENTS.template, page_size=1)), None)
 
-    def list_qualifying_events(self, *, page_size: int | None = None) -> Iterator[list[dict]]:
+    def list_qualifying_events(
+        self, *, page_size: int | None = None, counted_apart: Callable[[], None] | None = None
+    ) -> Iterator[list[dict]]:
         """Every qualifying event, one list per page, de-duplicated by `name` (they have no id).
 
-        Read again once when `totalItems` disagrees, but never failed on it: the events are merged, not
-        retired, so a count the console keeps differently costs nothing and must not stop every run."""
-        return self.iter_list(LIST_QUALIFYING_EVENTS.template, key="name", page_size=page_size, keep_incomplete=True)
+        Read as strictly as a first read of the gates (`totalItems` checked, one re-read): a name missing from the
+        read is deleted from the table, so a list that could not be read whole is refused, not loaded; one whose
+        count two agreeing passes never reach calls `counted_apart()` (see `paging.read_complete`)."""
+        return self.iter_list(LIST_QUALIFYING_EVENTS.template, key="name", page_size=page_size,
+                              counted_apart=counted_apart)
 
     def get_cumulative_exposures(self, experiment_id: str) -> list[dict]:
         """The whole series of every group of the experiment (not paginated)."""
@@ -523,7 +529,7 @@ class ConsoleClient:
         key: str = "id",
         page_size: int | None = None,
         check_total: bool = True,
-        keep_incomplete: bool = False,
+        counted_apart: Callable[[], None] | None = None,
     ) -> Iterator[list[dict]]:
         """A complete read of a list, one list of new items per page (see `paging.read_complete`).
 
@@ -532,9 +538,9 @@ class ConsoleClient:
         if page_size is not None and (isinstance(page_size, bool) or not isinstance(page_size, int) or page_size < 1):
             raise ConfigurationError(f"sources.console.page_size must be a positive integer, got {page_size!r}")
         return paging.read_complete(
-            lambda: self.paginate(path, params, page_size=page_size), path, key,
-            check_total=check_total, keep_incomplete=keep_incomplete,
-        )  # fmt: skip
+            lambda: self.paginate(path, params, page_size=page_size), path, key, check_total=check_total,
+            counted_apart=counted_apart,
+        )
 
     # ----------------------------------------------------------------- writes
 

@@ -9,9 +9,11 @@ the qualifying-events sample points at another path altogether
 `limit` taken from nextPage's query (our limit when it has none). This can never send the
 key to another host or path, and works for every form seen.
 
-A list ends where `nextPage` is null, whatever came before: an empty page naming a next page is read past
-(up to MAX_EMPTY_PAGES_IN_A_ROW in a row). An answer without any `pagination` object (the dynamic-configs
-sample) is paged until an empty page.
+A list ends where `nextPage` is null. A page that cannot be a whole part of the list is refused
+(`PaginationError`, naming the page), so that a list missing a page is never loaded and nothing is retired for
+it: a page whose `data` is null or missing (unless the console counts no items at all), an empty page naming a
+next page, a page shorter than its `itemsPerPage` that names a next page. An answer without any `pagination`
+object (the dynamic-configs sample) is paged until an empty page.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from typing import Any, Callable, Generator, Iterator, Mapping
 from urllib.parse import parse_qs, urlsplit
 
 from gatehouse.sources.console.errors import NotFoundError, PaginationError
-from gatehouse.sources.console.settings import FIRST_PAGE, LOGGER_NAME, MAX_EMPTY_PAGES_IN_A_ROW
+from gatehouse.sources.console.settings import FIRST_PAGE, LOGGER_NAME
 
 log = logging.getLogger(LOGGER_NAME)
 
@@ -82,7 +84,6 @@ def paginate(
     base = {k: v for k, v in (params or {}).items() if v is not None and k not in ("page", "limit")}
     page, limit = max(FIRST_PAGE, start_page), page_size
     previous: frozenset[str] | None = None  # the last page's items, when it came without a `pagination` object
-    empty_in_a_row = 0
     while True:
         try:
             body = fetch(path, {**base, "page": page, "limit": limit})
@@ -93,8 +94,8 @@ def paginate(
             # and the OpenAPI documents 404 for the list: that answer is the end, not a failure.
             log.debug("GET %s: page %d answered 404 after a page without `pagination`: the list is read", path, page)
             return
-        items = _page_items(body, path, page)
         pagination = body.get("pagination")
+        items = _page_items(body, path, page, pagination if isinstance(pagination, Mapping) else None)
         if not isinstance(pagination, Mapping):
             served = frozenset(json.dumps(item, sort_keys=True, default=str) for item in items)
             if _repeats_the_page_before(items, served, previous, limit, path, page):
@@ -117,6 +118,8 @@ def paginate(
         total = _as_int(pagination.get("totalItems"))
         next_ref = pagination.get("nextPage")
         names_next = "nextPage" in pagination
+        if names_next and next_ref:
+            _check_whole_page(len(items), items_per_page, page, next_ref, path)
         yield Page(items, page, total, next_ref if isinstance(next_ref, str) else None, items_per_page,
                    last=names_next and not next_ref)
         if not items and not names_next:
@@ -124,30 +127,39 @@ def paginate(
         following = _following_page(pagination, len(items), page, limit, path)
         if following is None:
             return
-        # An empty page naming a next page is not the end: a console may serve fewer items than asked, none when
-        # it filters a page after cutting it (gap-decisions), and nextPage is null only on the last page.
-        empty_in_a_row = 0 if items else empty_in_a_row + 1
-        if empty_in_a_row >= MAX_EMPTY_PAGES_IN_A_ROW:
-            raise PaginationError(
-                f"GET {path}: {empty_in_a_row} empty pages in a row each name a next page (page {page} names "
-                f"{next_ref!r}); stopping instead of reading for ever",
-                method="GET",
-                path=path,
-            )
         page, limit = following
 
 
-def _page_items(body: Mapping[str, Any], path: str, page: int) -> list:
+def _refused(path: str, page: int, why: str) -> PaginationError:
+    """The one line for a list page that cannot be a whole part of the list: nothing of the list is loaded."""
+    return PaginationError(
+        f"GET {path} page {page}: {why}; the list is not loaded, so nothing is retired for what that page did not"
+        " send: the next run reads it again",
+        method="GET",
+        path=path,
+    )
+
+
+def _page_items(body: Mapping[str, Any], path: str, page: int, pagination: Mapping[str, Any] | None) -> list:
     items = body.get("data")
-    if items is None:
-        return []  # an empty list answered as `data: null`
-    if not isinstance(items, list):
-        raise PaginationError(
-            f"GET {path} page {page}: the answer has no `data` list (got {type(items).__name__})",
-            method="GET",
-            path=path,
-        )
-    return items
+    if isinstance(items, list):
+        return items
+    if items is None and pagination is not None and _as_int(pagination.get("totalItems")) == 0:
+        return []  # the console counts no items at all: an empty list, whatever form its `data` takes
+    got = "missing" if "data" not in body else "null" if items is None else f"a {type(items).__name__}"
+    raise _refused(path, page, f"the answer's `data` is {got}, not a list of items")
+
+
+def _check_whole_page(served: int, items_per_page: int | None, page: int, next_ref: Any, path: str) -> None:
+    """A page that names a next page is a whole page: not empty, and as long as its `itemsPerPage` when the console
+    says it. A console's page that lost its items (an error it answered as 200) would otherwise read as a list
+    without them, and the SCD2 merge would retire them (a server may serve fewer items than asked: `itemsPerPage`,
+    not our `limit`, is what it says it serves)."""
+    if served == 0:
+        raise _refused(path, page, f"an empty page names a next page ({next_ref!r})")
+    if items_per_page is not None and served < items_per_page:
+        raise _refused(path, page, f"{served} items where the page says it holds {items_per_page}, and it names a"
+                                   f" next page ({next_ref!r})")
 
 
 def _repeats_the_page_before(items: list, served: frozenset[str], previous: frozenset[str] | None, limit: int,
@@ -253,7 +265,8 @@ class _Pass:
 
 
 def read_complete(
-    pages: Callable[[], Iterator[Page]], path: str, key: str = "id", *, check_total: bool = True, keep_incomplete: bool = False
+    pages: Callable[[], Iterator[Page]], path: str, key: str = "id", *, check_total: bool = True,
+    counted_apart: Callable[[], None] | None = None,
 ) -> Iterator[list[dict]]:
     """A complete read of a list whose pages can shift while we read (items created, changed or deleted).
 
@@ -269,8 +282,9 @@ def read_complete(
     yet seen (or newer copies). If the re-read disagrees too, the list is accepted with a warning when the two
     passes agree with each other: the same items, each served once, `totalItems` the same on every page of both,
     each pass ended by a null `nextPage` (the console counts what it does not list, e.g. archived items; a moving
-    list does not serve the same items twice over). Otherwise `PaginationError`, or with `keep_incomplete` (a list
-    whose items are merged, never retired) a warning and what both passes read.
+    list does not serve the same items twice over); `counted_apart()` is then called, for a caller that deletes what
+    a read lacks: the count says the console holds items the list does not serve, which may be any. Otherwise
+    `PaginationError`: nothing of an incomplete list is loaded, as what it lacks would be retired or deleted.
     """
     seen: dict[Any, Copy] = {}
 
@@ -312,12 +326,8 @@ def read_complete(
             "keeping the list as served",
             path, distinct, total,
         )  # fmt: skip
-        return
-    if keep_incomplete:
-        log.warning(
-            "GET %s: a second pass saw %d distinct items but the console reports %d (totalItems); keeping what was read",
-            path, distinct, total,
-        )  # fmt: skip
+        if counted_apart is not None:
+            counted_apart()
         return
     raise _incomplete(path, second)
 

@@ -50,11 +50,6 @@ DEFAULT_PAGE_SIZE = 2000
 # the large organisation's rerun after a day of changes peaked at 489 MB, against 429 MB at 1 (bench, issue 28).
 SPOOLED_PAGE_FACTOR = 2.5
 FIRST_PAGE = 1  # `page` is 1-based
-# Empty pages in a row read past while the console names a next page (a console that filters a page after cutting
-# it serves an empty page mid-list: archived items are not listed). Past this, a console naming next pages for ever
-# fails the read (PaginationError) rather than being read for ever or cut short.
-MAX_EMPTY_PAGES_IN_A_ROW = 100
-
 # --- HTTP behaviour ---
 DEFAULT_TIMEOUT_S = 30.0
 DEFAULT_MAX_ATTEMPTS = 6

@@ -114,17 +114,44 @@ def test_stops_on_null_or_empty_next_page(make_client, last_next):
 
 
 @pytest.mark.parametrize("total", [None, 3], ids=["no-totalItems", "totalItems"])
-def test_empty_pages_naming_a_next_page_are_read_past_until_next_page_is_null(make_client, total):
-    # A console that filters a page after cutting it (archived items are not listed) serves empty pages mid-list;
-    # nextPage, not an empty page, says where the list ends, with or without totalItems (optional).
+def test_an_empty_page_naming_a_next_page_refuses_the_list_naming_the_page(make_client, total):
+    # A page that came back empty while the list goes on lost its items: read past, they would be retired.
     pages = {
         1: {"items": items(1, 2), "next_page": "?page=2&limit=2", "total": total},
-        **{page: {"items": [], "next_page": f"?page={page + 1}&limit=2", "total": total} for page in range(2, 6)},
-        6: {"items": items(3), "next_page": None, "total": total},
+        2: {"items": [], "next_page": "?page=3&limit=2", "total": total},
+        3: {"items": items(3), "next_page": None, "total": total},
     }
     client, console = make_client(pages_handler(pages), page_size=2)
-    assert list(client.list_gates()) == [items(1, 2), items(3)]
-    assert sent_pages(console) == [(str(page), "2") for page in range(1, 7)]
+    with pytest.raises(PaginationError) as refused:
+        list(client.list_gates())
+    assert str(refused.value) == (
+        "GET /console/v1/gates page 2: an empty page names a next page ('?page=3&limit=2'); the list is not loaded, so"
+        " nothing is retired for what that page did not send: the next run reads it again"
+    )
+    assert sent_pages(console) == [("1", "2"), ("2", "2")]
+
+
+def test_a_page_shorter_than_its_items_per_page_before_the_last_refuses_the_list(make_client):
+    pages = {
+        1: {"items": items(1, 2), "next_page": "?page=2&limit=2", "per_page": 2},
+        2: {"items": items(3), "next_page": "?page=3&limit=2", "per_page": 2},
+        3: {"items": items(4), "next_page": None, "per_page": 2},
+    }
+    client, console = make_client(pages_handler(pages), page_size=2)
+    with pytest.raises(PaginationError, match=r"^GET /console/v1/gates page 2: 1 items where the page says it holds 2,"
+                                              r" and it names a next page \('\?page=3&limit=2'\); the list is not loaded"):
+        list(client.list_gates())
+    assert len(console.sent) == 2
+
+
+def test_a_short_page_the_console_says_is_its_page_size_is_followed(make_client):
+    # A server may serve fewer items than asked: its itemsPerPage, not our limit, says what a whole page holds.
+    pages = {
+        1: {"items": items(1, 2), "next_page": "?page=2&limit=2", "per_page": 2},
+        2: {"items": items(3), "next_page": None, "per_page": 2},
+    }
+    client, console = make_client(pages_handler(pages), page_size=5)
+    assert [i["id"] for batch in client.list_gates() for i in batch] == ["1", "2", "3"]
 
 
 @pytest.mark.parametrize(
@@ -153,7 +180,7 @@ def test_refuses_a_server_that_ignores_the_page_parameter(make_client):
 
 def test_a_body_without_a_data_list_is_a_pagination_error(make_client):
     client, _ = make_client(lambda request, sent: answer(200, {"message": "odd", "data": {"id": "x"}}))
-    with pytest.raises(PaginationError, match="no `data` list"):
+    with pytest.raises(PaginationError, match=r"page 1: the answer.s `data` is a dict, not a list of items"):
         list(client.paginate(GATES_PATH))
 
 
@@ -351,33 +378,30 @@ def test_without_a_pagination_object_full_pages_end_at_the_empty_page(make_clien
     assert sent_pages(console) == [("1", "2"), ("2", "2"), ("3", "2")]
 
 
-def test_an_empty_page_is_read_past_while_next_page_and_total_say_more_follow(make_client):
-    # A console that filters a page after cutting it (hidden items) may serve an empty page mid-list.
-    pages = {
-        1: {"items": items(1, 2), "next_page": "?page=2&limit=2", "total": 3},
-        2: {"items": [], "next_page": "?page=3&limit=2", "total": 3},
-        3: {"items": items(3), "next_page": None, "total": 3},
-    }
-    client, console = make_client(pages_handler(pages), page_size=2)
-    assert [i["id"] for batch in client.list_gates() for i in batch] == ["1", "2", "3"]
-    assert sent_pages(console) == [("1", "2"), ("2", "2"), ("3", "2")]
-
-
-@pytest.mark.parametrize("total", [None, 5], ids=["no-totalItems", "totalItems"])
-def test_empty_pages_naming_a_next_page_for_ever_fail_the_read(make_client, total):
+@pytest.mark.parametrize("data", ["null", "missing"])
+@pytest.mark.parametrize("page", [1, 2])
+def test_a_page_whose_data_is_null_or_missing_refuses_the_list(make_client, data, page):
     def handler(request, sent):
-        page = int(sent.params["page"][0])
-        return page_answer(items(1) if page == 1 else [], page, next_page=f"?page={page + 1}&limit=1", total=total)
+        number = int(sent.params["page"][0])
+        body = {"message": "listed", "data": items(number), "pagination": {
+            "pageNumber": number, "nextPage": "?page=2&limit=1" if number == 1 else None, "totalItems": 2}}
+        if number == page:
+            body.pop("data") if data == "missing" else body.update(data=None)
+        return answer(200, body)
 
     client, console = make_client(handler, page_size=1)
-    with pytest.raises(PaginationError, match=r"^GET /console/v1/gates: 100 empty pages in a row each name a next page "
-                                              r"\(page 101 names '\?page=102&limit=1'\); stopping instead of reading for ever$"):
-        list(client.paginate(GATES_PATH))
-    assert [p for p, _ in sent_pages(console)] == [str(page) for page in range(1, 102)]
+    with pytest.raises(PaginationError) as refused:
+        list(client.list_gates())
+    assert str(refused.value) == (
+        f"GET /console/v1/gates page {page}: the answer's `data` is {data}, not a list of items; the list is not"
+        " loaded, so nothing is retired for what that page did not send: the next run reads it again"
+    )
+    assert len(console.sent) == page
 
 
-def test_data_null_is_an_empty_page(make_client):
-    client, console = make_client(lambda request, sent: answer(200, {"message": "listed", "data": None, "pagination": {"pageNumber": 1, "nextPage": None}}))
+def test_data_null_is_an_empty_list_only_when_the_console_counts_no_items(make_client):
+    client, console = make_client(lambda request, sent: answer(200, {
+        "message": "listed", "data": None, "pagination": {"pageNumber": 1, "nextPage": None, "totalItems": 0}}))
     assert list(client.list_gates()) == []
     assert len(console.sent) == 1
 

@@ -17,7 +17,8 @@ import duckdb
 import pytest
 
 from gatehouse.console_twin import ConsoleTwin
-from tests.schedule.conftest import three_projects
+from tests.drills.promises import broken_warehouse
+from tests.schedule.conftest import PROJECT_STEPS, three_projects
 from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.schedule import airflow_dag
 from tests.alerts.receiver import Receiver, receiving
@@ -144,13 +145,16 @@ def test_a_failed_extract_fails_its_task_and_alerts_tells_it(setup):
     assert failed["error"] in post.body["alerts"][0]["text"] and "wrong-key-for-airflow" not in post.raw
 
 
-def test_every_configured_project_loads_and_the_failing_one_is_named_and_alerted(tmp_path, monkeypatch):
-    twins = three_projects()
+@pytest.mark.parametrize("step", PROJECT_STEPS)
+def test_every_configured_project_loads_and_the_failing_one_is_named_and_alerted(tmp_path, monkeypatch, step):
+    # tools fails at each step of its run in turn: web and mobile load and are alerted on all the same
+    twins = three_projects(step)
     for name in twins:  # configured as a scheduler configures them; the tests hand each its twin
         monkeypatch.setenv(f"SOURCES__CONSOLE__PROJECTS__{name.upper()}__BASE_URL", f"http://{name}.console-twin.invalid")
-    projects_args = {name: twin_args(twin, base_url=f"http://{name}.console-twin.invalid", max_attempts=1)
+    projects_args = {name: twin_args(twin, base_url=f"http://{name}.console-twin.invalid", max_attempts=1,
+                                     **({"page_size": 10} if name == "tools" else {}))
                      for name, twin in twins.items()}
-    with receiving() as receiver:
+    with receiving() as receiver, broken_warehouse(monkeypatch, step, "console_tools"):
         monkeypatch.setenv("GATEHOUSE__DUCKDB", str(tmp_path / "gatehouse.duckdb"))
         monkeypatch.setenv("GATEHOUSE__ALERTS__WEBHOOK_URL", receiver.base_url + "/hook")
         ti = FakeTaskInstance()

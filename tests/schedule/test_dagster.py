@@ -11,7 +11,8 @@ import pytest
 dagster = pytest.importorskip("dagster")  # in the `test` extra; the skip only helps a bare install
 
 from gatehouse.console_twin import ConsoleTwin  # noqa: E402
-from tests.schedule.conftest import three_projects  # noqa: E402
+from tests.drills.promises import broken_warehouse  # noqa: E402
+from tests.schedule.conftest import PROJECT_STEPS, three_projects  # noqa: E402
 from gatehouse.pipelines.schedule import dagster as definitions  # noqa: E402
 from gatehouse.pipelines.schedule.dagster import GatehouseResource, gatehouse_reports, gatehouse_run  # noqa: E402
 from gatehouse.pipelines.models.build import SOURCE_COLUMNS, view_definitions  # noqa: E402
@@ -148,14 +149,17 @@ def test_materialises_on_postgres(twin, postgres_server, tmp_path, monkeypatch):
     assert again["console/gates"]["requests"] < first["console/gates"]["requests"]
 
 
-def test_every_configured_project_loads_and_the_one_that_fails_is_named(tmp_path):
-    twins = three_projects()
+@pytest.mark.parametrize("step", PROJECT_STEPS)
+def test_every_configured_project_loads_and_the_one_that_fails_is_named(tmp_path, monkeypatch, step):
+    # tools fails at each step of its run in turn: web and mobile load all the same
+    twins = three_projects(step)
 
     class ProjectsGatehouse(GatehouseResource):
         def projects_args(self) -> dict[str, dict[str, Any]]:
             return {name: {"base_url": f"http://{name}.console-twin.invalid", "api_key": twin.settings.api_key,
                            "experiment_ids": twin.experiment_ids, "ingestion_run_ids": twin.ingestion_run_ids,
-                           "transport": twin.transport(), "max_attempts": 1}
+                           "transport": twin.transport(), "max_attempts": 1,
+                           **({"page_size": 10} if name == "tools" else {})}
                     for name, twin in twins.items()}  # fmt: skip
 
     run = definitions.run_asset(sorted(twins))
@@ -167,7 +171,8 @@ def test_every_configured_project_loads_and_the_one_that_fails_is_named(tmp_path
         "/".join(p.path) for p in graph.get(A(["analytics", "stg_gate_versions"])).parent_keys}
 
     resource = ProjectsGatehouse(duckdb=str(tmp_path / "gatehouse.duckdb"))
-    result = dagster.materialize([run], resources={"gatehouse": resource}, raise_on_error=False)
+    with broken_warehouse(monkeypatch, step, "console_tools"):
+        result = dagster.materialize([run], resources={"gatehouse": resource}, raise_on_error=False)
     assert not result.success
     [failure] = result.get_step_failure_events()
     description = failure.step_failure_data.user_failure_data.description

@@ -1,0 +1,124 @@
+"""The promises about failure, for three projects where one fails, broken at every step a run goes through
+(tests/drills/promises.py), through the run a scheduler makes (`run_scheduled`, which Dagster's asset and the Airflow
+DAG's task call): a failing project never costs the others their load, on its first run or a later one; what the
+summary says was loaded is in the database; the next run of the healthy ones is a no-change rerun asking no more
+than a single project's.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from gatehouse.console_twin import ConsoleTwin, TwinSettings
+from gatehouse.pipelines.errors import GatehouseError
+from gatehouse.pipelines.run.scheduled import run_scheduled
+from gatehouse.pipelines.warehouse.destination import Destination
+from tests.conftest import made_once
+from tests.drills.conftest import load, make_twin, source_args
+from tests.drills.promises import AFTER_LOAD, STEPS, break_console, broken_warehouse, heal
+from tests.drills.snapshot import assert_same_tables, repeated, snapshot
+
+pytestmark = pytest.mark.slow
+
+HEALTHY = ("web", "mobile")
+PROJECTS = ["web", "mobile", "tools"]
+
+
+def organisation(name: str) -> ConsoleTwin:
+    if name == "web":
+        return make_twin()
+    seed, key = {"mobile": (8, "console-Mb7Qx2Lp9Rt4Vn8Kc3"), "tools": (9, "console-Tl5Hw8Zr3Jd6Fs2Gy9")}[name]
+    return ConsoleTwin(size="small", seed=seed, settings=TwinSettings(api_key=key))
+
+
+def single_load(name: str):
+    """The organisation loaded alone, then rerun unchanged: its database, and the rerun's requests beside it."""
+
+    def make(folder: Path) -> Path:
+        twin, path = organisation(name), folder / "single.duckdb"
+        with twin.serve() as base_url:
+            load(twin, base_url, path)
+            shutil.copyfile(path, folder / "first_load.duckdb")
+            (folder / "rerun_requests.json").write_text(json.dumps(load(twin, base_url, path).requests))
+        return folder / "first_load.duckdb"
+
+    return make
+
+
+@pytest.fixture(scope="module")
+def single_loads(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[dict, int]]:
+    loads = {}
+    for name in HEALTHY:
+        path = made_once(tmp_path_factory, f"promise-single-{name}", single_load(name))
+        loads[name] = (snapshot(path, "console"), json.loads(path.with_name("rerun_requests.json").read_text()))
+    return loads
+
+
+def database_rows(path: Path, dataset: str, table: str) -> int:
+    with duckdb.connect(str(path), read_only=True) as connection:
+        return connection.execute(f"select count(*) from {dataset}.{table}").fetchone()[0]
+
+
+@pytest.mark.parametrize("step", STEPS)
+def test_three_projects_one_failing_at_each_step(tmp_path, monkeypatch, quick_backoff, single_loads, step):
+    database = tmp_path / "gatehouse.duckdb"
+    twins = {name: organisation(name) for name in PROJECTS}
+    with twins["web"].serve() as web, twins["mobile"].serve() as mobile, twins["tools"].serve() as tools:
+        urls = {"web": web, "mobile": mobile, "tools": tools}
+        args = {name: {**source_args(twins[name], urls[name]), "max_attempts": 2} for name in PROJECTS}
+        args["tools"]["page_size"] = 10  # its lists in several pages: one can fail mid-way
+
+        def run() -> dict:
+            outcomes = run_scheduled(Destination(duckdb_path=database), projects=PROJECTS, projects_args=args)
+            return {outcome.project: outcome for outcome in outcomes}
+
+        # The first run: tools fails at the step, the others load exactly what they load alone.
+        break_console(twins["tools"], step)
+        with broken_warehouse(monkeypatch, step, "console_tools"):
+            if step in AFTER_LOAD:
+                # shared by the projects: the run fails after every project loaded, and says the load is kept
+                with pytest.raises(GatehouseError, match="after the load, which is kept"):
+                    run()
+                outcomes = None
+            else:
+                outcomes = run()
+                assert outcomes["tools"].error and outcomes["tools"].summary is None
+        for name in HEALTHY:
+            assert_same_tables(snapshot(database, f"console_{name}"), single_loads[name][0], f"project {name}'s dataset")
+            if outcomes is not None:
+                summary = outcomes[name].summary
+                assert summary is not None, outcomes[name].error
+                # what the summary says was loaded is in the database (a first load: every row is this run's)
+                for table, rows in summary.rows_loaded.items():
+                    assert rows == database_rows(database, f"console_{name}", table), (name, table)
+
+        # The next run, healed: the healthy ones ask what a single project's no-change rerun asks.
+        heal(twins["tools"])
+        for twin in twins.values():
+            twin.reset_requests()
+        outcomes = run()
+        assert all(outcome.summary for outcome in outcomes.values()), {n: o.error for n, o in outcomes.items()}
+        for name in HEALTHY:
+            assert outcomes[name].summary.requests == single_loads[name][1] == len(twins[name].requests), name
+            assert outcomes[name].summary.new_versions == {"gates": 0, "dynamic_configs": 0}, name
+        tools_loaded = snapshot(database, "console_tools")
+
+        # A later run where tools fails at the step again: nothing anyone loaded is undone.
+        break_console(twins["tools"], step)
+        with broken_warehouse(monkeypatch, step, "console_tools"):
+            if step in AFTER_LOAD:
+                with pytest.raises(GatehouseError, match="after the load, which is kept"):
+                    run()
+            else:
+                assert run()["tools"].error
+        for name in HEALTHY:  # three runs, each recorded
+            assert_same_tables(snapshot(database, f"console_{name}"),
+                               repeated(single_loads[name][0], "console.extraction_runs", 3),
+                               f"project {name}'s dataset after tools failed again")
+        if step not in AFTER_LOAD:
+            assert_same_tables(snapshot(database, "console_tools"), tools_loaded, "tools' dataset after it failed again")
