@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import logging
 import os
+import tomllib
+from pathlib import Path
 import sys
 
 from gatehouse.pipelines.errors import GatehouseError, log_level_problem
@@ -71,14 +73,24 @@ def configured_level() -> int | None:
     """The level the user set in RUNTIME__LOG_LEVEL, as a `logging` level: None when it is unset or is gatehouse's own
     default from an earlier call (one that names no level was refused by `normalise_level_setting`)."""
     value = os.environ.get(DLT_LOG_LEVEL)
-    if os.environ.get(DLT_LOG_LEVEL_DEFAULTED) == value:
+    if value and os.environ.get(DLT_LOG_LEVEL_DEFAULTED) == value:
         return None
     if not value:
-        # `[runtime] log_level` in .dlt/config.toml, as dlt reads it when the environment does not set it
-        import dlt
-
-        value = str(dlt.config.get("runtime.log_level") or "")
+        value = toml_log_level()
     return logging.getLevelNamesMapping().get(value.strip().upper()) if value else None
+
+
+def toml_log_level() -> str:
+    """`[runtime] log_level` in the project's .dlt/config.toml (DLT_PROJECT_DIR, else the working folder), read as a
+    file: asking dlt's config here would set up dlt's own logging before gatehouse's default level for it is set."""
+    path = Path(os.environ.get("DLT_PROJECT_DIR") or ".") / ".dlt" / "config.toml"
+    try:
+        with open(path, "rb") as handle:
+            runtime = tomllib.load(handle).get("runtime", {})
+    except (OSError, tomllib.TOMLDecodeError):
+        return ""
+    level = runtime.get("log_level") if isinstance(runtime, dict) else None
+    return str(level) if level else ""
 
 
 def normalise_level_setting() -> None:

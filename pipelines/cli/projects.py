@@ -1,0 +1,39 @@
+"""`gatehouse projects adopt NAME`: carry the single console's history into project NAME."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from gatehouse.pipelines.cli.parser import add_destination_arguments, destination_from
+from gatehouse.pipelines.cli.terminal import say
+from gatehouse.pipelines.warehouse.adopt import adopt
+
+ADOPT_DESCRIPTION = (
+    "Move the single console's dataset (console) and its dlt state to project NAME (dataset console_NAME, pipeline"
+    " gatehouse_NAME), every version kept, so that the project's next run continues the history instead of loading"
+    " the console again beside it. Refused in one line, with nothing changed, when there is no dataset console or"
+    " NAME already has one. Then name the console under [sources.console.projects.NAME]."
+)
+ADOPT_EPILOG = """\
+examples:
+  gatehouse projects adopt web                           # ./gatehouse.duckdb: console -> console_web
+  gatehouse projects adopt web --destination postgres    # the same on the warehouse
+"""
+
+
+def register(subparsers: Any) -> None:
+    projects = subparsers.add_parser("projects", help="several consoles as projects: adopt the single console's history")
+    commands = projects.add_subparsers(dest="projects_command", metavar="PROJECTS_COMMAND", required=True)
+    parser = commands.add_parser("adopt", help="move the single console's dataset and state to project NAME",
+                                 description=ADOPT_DESCRIPTION, epilog=ADOPT_EPILOG,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("name", metavar="NAME", help="the project's name (lower case: it names dataset console_NAME)")
+    add_destination_arguments(parser)
+    parser.set_defaults(handler=handle_adopt)
+
+
+def handle_adopt(args: argparse.Namespace) -> int:
+    destination = destination_from(args)
+    say(*adopt(destination, args.name, args.lock_timeout).lines(destination.label()))
+    return 0

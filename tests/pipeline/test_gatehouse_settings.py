@@ -1,0 +1,171 @@
+"""gatehouse's settings are declared once and never silently ignored: the destination setting from a flag, the
+environment or .dlt/config.toml reaches every command; a mistyped name anywhere is refused in one line with its
+suggestion before any request; `gatehouse config` says where each came from; each deployment keeps its own state."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from gatehouse.pipelines import settings
+from gatehouse.pipelines.warehouse.destination import Destination
+from tests.drills.conftest import clean_environment, console_variables, gatehouse_command, make_twin
+
+
+def gatehouse(folder: Path, *args: str, config: str = "", secrets: str = "", **env: str) -> subprocess.CompletedProcess:
+    """`gatehouse ARGS` run from `folder`, a project whose .dlt/ holds `config` and `secrets`, with `env` alone."""
+    (folder / ".dlt").mkdir(exist_ok=True)
+    (folder / ".dlt" / "config.toml").write_text(config)
+    (folder / ".dlt" / "secrets.toml").write_text(secrets)
+    return subprocess.run([*gatehouse_command(), *args], cwd=folder, env=clean_environment(**env), capture_output=True,
+                          text=True, timeout=300)  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def served():
+    twin = make_twin()
+    with twin.serve() as base_url:
+        yield twin, console_variables(twin, base_url)
+
+
+@pytest.mark.parametrize("where", ["environment", "config.toml"])
+def test_the_duckdb_setting_reaches_run_views_sql_and_report(tmp_path, served, where):
+    twin, console = served
+    target = tmp_path / "data" / "flags.duckdb"
+    (tmp_path / "data").mkdir()
+    env = {**console, "GATEHOUSE__DUCKDB": str(target)} if where == "environment" else dict(console)
+    config = f'[gatehouse]\nduckdb = "{target}"\n' if where == "config.toml" else ""
+
+    done = gatehouse(tmp_path, "run", "--no-progress", config=config, **env)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(f"gatehouse: {target}\n")
+    assert target.is_file() and not (tmp_path / "gatehouse.duckdb").exists()
+    for command in (["views"], ["sql", "select count(*) as n from console.gates"], ["config"]):
+        done = gatehouse(tmp_path, *command, config=config, **env)
+        assert done.returncode == 0, (command, done.stderr)
+    assert "no database" not in done.stderr
+    origin = "environment GATEHOUSE__DUCKDB" if where == "environment" else "./.dlt/config.toml"
+    [line] = [line for line in done.stdout.splitlines() if line.startswith("gatehouse.duckdb ")]
+    assert line.split()[:2] == ["gatehouse.duckdb", str(target)] and line.endswith(f"({origin})"), line
+
+
+def test_a_flag_wins_over_the_setting(tmp_path, monkeypatch):
+    monkeypatch.setenv("GATEHOUSE__DUCKDB", str(tmp_path / "configured.duckdb"))
+    assert Destination.from_flags(None, None).duckdb_path == tmp_path / "configured.duckdb"
+    assert Destination.from_flags(None, str(tmp_path / "flag.duckdb")).duckdb_path == tmp_path / "flag.duckdb"
+    monkeypatch.setenv("GATEHOUSE__DESTINATION", "postgres")
+    assert Destination.from_flags(None, None).name == "postgres"
+    assert Destination.from_flags("duckdb", None).name == "duckdb"
+
+
+@pytest.mark.parametrize(
+    "config, secrets, env, refused",
+    [
+        ("[sources.console.projects.web]\npage_sise = 100\n", "", {},
+         "unknown setting page_sise in [sources.console.projects.web] in ./.dlt/config.toml: did you mean"
+         " page_size?"),
+        ("[sources.console]\nrate_limit_request = 20\n", "", {},
+         "unknown setting rate_limit_request in [sources.console] in ./.dlt/config.toml: did you mean"
+         " rate_limit_requests?"),
+        ("", "[sources.console]\napi_kay = \"console-x\"\n", {},
+         "unknown setting api_kay in [sources.console] in ./.dlt/secrets.toml: did you mean api_key?"),
+        ("[gatehouse]\ndestinaton = \"postgres\"\n", "", {},
+         "unknown setting destinaton in [gatehouse] in ./.dlt/config.toml: did you mean destination?"),
+        ("[gatehouse.report]\ngate_ulr = \"https://x/{{id}}\"\n", "", {},
+         "unknown setting gate_ulr in [gatehouse.report] in ./.dlt/config.toml: did you mean gate_url?"),
+        ("", "", {"SOURCES__CONSOLE__PROJECTS__WEB__PAGE_SIZ": "100"},
+         "unknown setting SOURCES__CONSOLE__PROJECTS__WEB__PAGE_SIZ in the environment: did you mean"
+         " SOURCES__CONSOLE__PROJECTS__WEB__PAGE_SIZE?"),
+        ("", "", {"GATEHOUSE__LOCK_TIMOUT": "10"},
+         "unknown setting GATEHOUSE__LOCK_TIMOUT in the environment: did you mean GATEHOUSE__LOCK_TIMEOUT?"),
+    ],
+    ids=["project-toml", "console-toml", "secrets-toml", "gatehouse-toml", "gatehouse-report-toml", "project-env",
+         "gatehouse-env"],
+)
+def test_a_mistyped_setting_is_refused_before_any_request(tmp_path, served, config, secrets, env, refused):
+    twin, console = served
+    twin.reset_requests()
+    done = gatehouse(tmp_path, "run", "--no-progress", config=config, secrets=secrets, **console, **env)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        "gatehouse: error: " + refused + " (nothing was read or loaded)"]
+    assert twin.requests == [] and not (tmp_path / "gatehouse.duckdb").exists()
+
+
+def test_every_declared_setting_is_known_and_dlts_own_sections_stay_dlts(monkeypatch):
+    for variable in ("GATEHOUSE__DESTINATION", "GATEHOUSE__REPORT__KERNELS", "GATEHOUSE__ALERTS__WEBHOOK_URL",
+                     "GATEHOUSE__PIPELINES_DIR", "SOURCES__CONSOLE__PROJECTS__WEB__API_KEY", "SOURCES__CONSOLE__PAGE_SIZE",
+                     "RUNTIME__LOG_LEVEL", "DESTINATION__POSTGRES__CREDENTIALS", "NORMALIZE__WORKERS"):
+        monkeypatch.setenv(variable, "1")
+    assert settings.unknown_settings() == []
+
+
+def test_config_shows_each_setting_and_where_it_came_from_with_secrets_hidden(tmp_path):
+    done = gatehouse(tmp_path, "config", config='[gatehouse]\nlock_timeout = 60\n',
+                     secrets='[sources.console.projects.web]\napi_key = "console-Sekr3tKeyValue"\n',
+                     GATEHOUSE__ALERTS__WEBHOOK_URL="https://hooks.example.com/T0/secret-path")
+    assert done.returncode == 0, done.stderr
+    rows = {line.split()[0]: line for line in done.stdout.splitlines()}
+    assert rows["gatehouse.lock_timeout"].split() == ["gatehouse.lock_timeout", "60", "(./.dlt/config.toml)"]
+    assert rows["gatehouse.destination"].split() == ["gatehouse.destination", "duckdb", "(default)"]
+    assert rows["gatehouse.alerts.webhook_url"].split() == [
+        "gatehouse.alerts.webhook_url", "***", "(environment", "GATEHOUSE__ALERTS__WEBHOOK_URL)"]
+    assert rows["sources.console.projects.web.api_key"].split()[1] == "***"
+    assert "Sekr3t" not in done.stdout + done.stderr and "secret-path" not in done.stdout + done.stderr
+
+
+def test_the_runtime_log_level_of_config_toml_is_honoured(tmp_path):
+    # `[runtime] log_level` in .dlt/config.toml, as dlt reads it: WARNING hides gatehouse's progress lines
+    twin = make_twin()
+    with twin.serve() as base_url:
+        env = console_variables(twin, base_url)
+        quiet = gatehouse(tmp_path, "run", "--no-progress", config='[runtime]\nlog_level = "WARNING"\n', **env)
+        chatty = gatehouse(tmp_path, "run", "--no-progress", config='[runtime]\nlog_level = "INFO"\n', **env)
+    assert quiet.returncode == chatty.returncode == 0, quiet.stderr + chatty.stderr
+    assert " INFO gatehouse" not in quiet.stderr  # dlt's own warnings may show: WARNING was asked for
+    assert " INFO gatehouse.views: " in chatty.stderr
+
+
+def test_two_warehouse_deployments_keep_their_own_state_and_lock_under_the_users_own_folder(tmp_path, monkeypatch):
+    monkeypatch.delenv("DLT_DATA_DIR", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    places = {}
+    for deployment, host in (("staging", "db-staging"), ("production", "db-prod")):
+        monkeypatch.setenv("DESTINATION__POSTGRES__CREDENTIALS", f"postgresql://loader:pw@{host}:5432/analytics")
+        destination = Destination(name="postgres")
+        places[deployment] = (destination.working_dir(), destination._lock_path())
+        assert places[deployment][0].parent == tmp_path / "home" / ".dlt" / "gatehouse"  # never /var/dlt as root
+        assert places[deployment][1].parent == places[deployment][0].parent
+    assert places["staging"][0] != places["production"][0] and places["staging"][1] != places["production"][1]
+    # the same warehouse is the same deployment; the password is no part of where
+    monkeypatch.setenv("DESTINATION__POSTGRES__CREDENTIALS", "postgresql://loader:other@db-prod:5432/analytics")
+    assert Destination(name="postgres").working_dir() == places["production"][0]
+    # and the user's own folder, when set, wins
+    monkeypatch.setenv("GATEHOUSE__PIPELINES_DIR", str(tmp_path / "state"))
+    assert Destination.from_flags("postgres", None).working_dir() == tmp_path / "state"
+
+
+def test_state_in_dlts_machine_wide_folder_is_moved_once(tmp_path, monkeypatch, caplog):
+    monkeypatch.setenv("DLT_DATA_DIR", str(tmp_path / "dlt"))
+    monkeypatch.setenv("DESTINATION__POSTGRES__CREDENTIALS", "postgresql://loader:pw@db:5432/analytics")
+    old = tmp_path / "dlt" / "pipelines" / "gatehouse"
+    old.mkdir(parents=True)
+    (old / "state.json").write_text(json.dumps({"pipeline_name": "gatehouse"}))
+    deployment = Destination(name="postgres")
+    deployment.adopt_machine_wide_state()
+    moved = deployment.working_dir() / "gatehouse" / "state.json"
+    assert moved.is_file() and not old.exists()
+    assert [r.getMessage() for r in caplog.records if "moved pipeline state" in r.getMessage()] == [
+        f"moved pipeline state {old} to {moved.parent}: each deployment keeps its own (gatehouse.pipelines_dir)"]
+    deployment.adopt_machine_wide_state()  # once
+    assert moved.is_file()
+
+
+def test_a_held_lock_names_the_deployment_holding_it(tmp_path):
+    destination = Destination(duckdb_path=tmp_path / "gatehouse.duckdb")
+    with destination.exclusive(1):
+        holder = destination._lock_path().read_text()
+    assert holder.startswith("PID ") and ", run from " in holder
