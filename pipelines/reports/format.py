@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date, datetime, timezone
 from typing import Any, Callable, Iterable, Optional
 from urllib.parse import quote
 
@@ -259,3 +259,20 @@ def heading(title: Any, *asides: Any) -> str:
 def and_more(total: int, shown: int) -> str:
     """The line that ends a top list in the terminal: `  …and 33 more` (empty when all are shown)."""
     return f"  {ELLIPSIS}and {total - shown:,} more" if total > shown else ""
+
+
+AS_OF_SQL = "select project, as_of_at from analytics.as_of order by as_of_at, project"
+
+
+def as_of_phrase(rows: Iterable[tuple[Any, Any]]) -> Optional[str]:
+    """"as of …" for the report's heading and the terminal summary alike, from `AS_OF_SQL`'s rows: the earliest
+    console's clock (ages are counted from each project's own), and when the projects' clocks differ, each one's.
+    None before any extraction recorded a time."""
+    clocks = [(project, at if getattr(at, "tzinfo", None) is None else at.astimezone(timezone.utc))
+              for project, at in rows if at is not None]
+    if not clocks:
+        return None
+    phrase = f"as of {clocks[0][1]:%Y-%m-%d %H:%M} UTC"
+    if len({at for _, at in clocks}) > 1:
+        phrase += " (by project: " + ", ".join(f"{project} {at:%Y-%m-%d %H:%M}" for project, at in clocks) + ")"
+    return phrase

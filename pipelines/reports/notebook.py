@@ -17,12 +17,12 @@ import logging
 import os
 import threading
 from concurrent.futures import Future
-from datetime import timezone
 from pathlib import Path
 from typing import Any, Optional
 
 from gatehouse.pipelines.warehouse.destination import DEFAULT_DUCKDB, DEFAULT_NAME, DEMO_DUCKDB, DESTINATION_ENV, DUCKDB_ENV, Destination, database_of
 from gatehouse.pipelines.errors import GatehouseError
+from gatehouse.pipelines.reports.format import AS_OF_SQL, as_of_phrase
 from gatehouse.pipelines.untrusted import all_visible, for_html, visible
 
 log = logging.getLogger("gatehouse.notebook")
@@ -191,13 +191,10 @@ class NotebookData:
         return _shared.frame((self.destination.label(), sql), lambda: shown_as_text(self.reader.frame(sql))).copy()
 
     def as_of_line(self) -> str:
-        clock = self.view("select as_of_at from analytics.as_of")
-        if clock.empty:  # no row before the first extraction
+        as_of = as_of_phrase(self.reader.rows(AS_OF_SQL))
+        if as_of is None:  # no row before the first extraction
             return f"Data in `{self.destination.label()}`: no extraction recorded yet."
-        as_of = clock.iloc[0, 0]
-        if getattr(as_of, "tzinfo", None) is not None:
-            as_of = as_of.astimezone(timezone.utc)
-        return (f"Data in `{self.destination.label()}`, as of **{as_of:%Y-%m-%d %H:%M} UTC**"
+        return (f"Data in `{self.destination.label()}`, {as_of.replace('as of ', 'as of **', 1).replace(' UTC', ' UTC**', 1)}"
                 " (the console's clock at the last extraction).")
 
     def close(self) -> None:

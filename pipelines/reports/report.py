@@ -26,7 +26,7 @@ from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.reports import lists
 from gatehouse.pipelines.reports.lanes import NOTEBOOK_DIR, Lane, Lanes
 from gatehouse.pipelines.untrusted import for_csv, for_terminal
-from gatehouse.pipelines.reports.format import and_more, gate_url_template, link_to, minute
+from gatehouse.pipelines.reports.format import AS_OF_SQL, and_more, as_of_phrase, gate_url_template, link_to, minute
 from gatehouse.pipelines.settings import setting
 
 log = logging.getLogger("gatehouse.report")
@@ -319,8 +319,8 @@ def summarise(reader: ReadsViews, label: str) -> str:
     ended by "…and N more": the stale-gate worklist, experiments to look at, sources with failed runs. With
     several projects each list is grouped by project: a line per project with its counts, then its top rows."""
     # no row before the first extraction: there is no clock to count ages from
-    as_of = [f"as of {at:%Y-%m-%d %H:%M} UTC" for (at,) in reader.rows("select min(as_of_at) from analytics.as_of") if at]
-    lines = [f"gatehouse report: {label}, {as_of[0] if as_of else 'no extraction recorded yet'}"]
+    as_of = as_of_phrase(reader.rows(AS_OF_SQL))
+    lines = [f"gatehouse report: {label}, {as_of or 'no extraction recorded yet'}"]
     lines += _stale_gate_lines(reader.frame)
     lines += code_reference_lines(reader.rows)
     lines += _experiment_lines(reader.frame)

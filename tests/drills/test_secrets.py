@@ -269,6 +269,12 @@ def test_no_command_leaks_a_secret(tmp_path):
         alerted = gatehouse(["alerts", "--duckdb", "gatehouse.duckdb", "--dry-run"],
                             {"GATEHOUSE__ALERTS__WEBHOOK_URL": f"http://127.0.0.1:9/hook?token={SECRETS['alert webhook token']}"})
         assert alerted.code == 0 and "[webhook]" in alerted.out, alerted.err
+        # every setting and where it came from: the key, the token and the webhook's address as ***
+        configured = gatehouse(["config"], {"GATEHOUSE__ALERTS__WEBHOOK_URL":
+                                            f"http://127.0.0.1:9/hook?token={SECRETS['alert webhook token']}"})
+        assert configured.code == 0 and configured.out.count("***") == 3, configured.out + configured.err
+        adopted = gatehouse(["projects", "adopt", "web", "--duckdb", "gatehouse.duckdb"])
+        assert adopted.code == 0, adopted.err
         failed = [r.argv for r in results if r.code != 0 and not any(w in r.err for w in ("401", "HTTP"))]
         assert not failed, f"commands that should have worked failed: {failed}"
 
