@@ -73,7 +73,10 @@ DEFAULT_PARAMETERS: dict[str, tuple[float, str]] = {
     "stall_days": (3, "days without any new exposure after which an experiment is stalled"),
     "late_days": (DEFAULT_LATE_EXPOSURE_DAYS, "a series lagging the service clock by 2 to this many days is late, beyond it concluded (sources.console late_exposure_days)"),
     "trend_flat_band": (0.1, "a 7-day pace within this share of the previous 7 days' pace is a flat trend"),
-    "srm_p_value_threshold": (0.001, "exposure_srm.srm_detected when the chi-square p-value is below this"),
+    "srm_p_value_threshold": (0.001, "exposure_srm.srm_detected when the sequential p-value is below this: the"
+                              " false-alarm rate of an experiment's test, however often the views are read"),
+    "srm_prior_concentration": (1000, "the sequential SRM test's Dirichlet prior concentration (exposure_srm_daily):"
+                                " larger is more sensitive to small mismatches late, smaller to large ones early"),
 }
 
 # The raw columns the staging views read, with the type a missing column takes as a typed null.

@@ -45,4 +45,11 @@ union all
 select
     'srm_p_value_threshold' as name,
     cast({{ var('gatehouse_srm_p_value_threshold', 0.001) }} as double precision) as value,
-    'exposure_srm.srm_detected when the chi-square p-value is below this' as description
+    'exposure_srm.srm_detected when the sequential p-value is below this: the false-alarm rate of an experiment''s test, however often the views are read' as description
+
+union all
+
+select
+    'srm_prior_concentration' as name,
+    cast({{ var('gatehouse_srm_prior_concentration', 1000) }} as double precision) as value,
+    'the sequential SRM test''s Dirichlet prior concentration (exposure_srm_daily): larger is more sensitive to small mismatches late, smaller to large ones early' as description

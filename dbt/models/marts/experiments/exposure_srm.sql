@@ -183,6 +183,28 @@ WITH RECURSIVE daily AS (
   LEFT JOIN series_sums
     ON series_sums.project = testable.project
     AND series_sums.experiment_id = testable.experiment_id
+), sequential_tests AS (
+  SELECT
+    project,
+    experiment_id,
+    MAX(test_started_on) AS test_started_on,
+    BOOL_OR(CAST(restarted AS BOOLEAN)) AS restarted,
+    MAX(test_date) AS last_test_date,
+    MIN(CASE WHEN srm_detected THEN test_date END) AS first_detected_on
+  FROM {{ ref('exposure_srm_daily') }}
+  GROUP BY
+    project,
+    experiment_id
+), sequential_verdicts AS (
+  SELECT
+    sequential_tests.*,
+    srm_daily.sequential_p_value,
+    srm_daily.srm_detected
+  FROM sequential_tests
+  INNER JOIN {{ ref('exposure_srm_daily') }} AS srm_daily
+    ON srm_daily.project = sequential_tests.project
+    AND srm_daily.experiment_id = sequential_tests.experiment_id
+    AND srm_daily.test_date = sequential_tests.last_test_date
 ), final AS (
   SELECT
     test_statistics.project,
@@ -198,9 +220,14 @@ WITH RECURSIVE daily AS (
       WHEN p_values.p_value > 1
       THEN 1.0
       ELSE p_values.p_value
-    END AS p_value, /* the series and the erfc fit can overshoot [0, 1] by rounding; greatest/least would also turn null into 0 */
+    END AS chi_square_p_value, /* the series and the erfc fit can overshoot [0, 1] by rounding; greatest/least would also turn null into 0 */
+    'sequential' AS srm_test,
+    sequential_verdicts.sequential_p_value AS p_value,
     parameters.srm_p_value_threshold AS p_value_threshold,
-    COALESCE(p_values.p_value < parameters.srm_p_value_threshold, FALSE) AS srm_detected,
+    COALESCE(sequential_verdicts.srm_detected, FALSE) AS srm_detected,
+    sequential_verdicts.first_detected_on,
+    sequential_verdicts.test_started_on,
+    sequential_verdicts.restarted,
     test_statistics.most_deviating_group_id,
     test_statistics.most_deviating_group_name,
     test_statistics.most_deviating_observed_share,
@@ -210,6 +237,9 @@ WITH RECURSIVE daily AS (
   LEFT JOIN p_values
     ON p_values.project = test_statistics.project
     AND p_values.experiment_id = test_statistics.experiment_id
+  LEFT JOIN sequential_verdicts
+    ON sequential_verdicts.project = test_statistics.project
+    AND sequential_verdicts.experiment_id = test_statistics.experiment_id
 )
 SELECT
   *
@@ -399,6 +429,28 @@ WITH RECURSIVE daily AS (
   LEFT JOIN series_sums
     ON series_sums.project = testable.project
     AND series_sums.experiment_id = testable.experiment_id
+), sequential_tests AS (
+  SELECT
+    project,
+    experiment_id,
+    MAX(test_started_on) AS test_started_on,
+    BOOL_OR(restarted) AS restarted,
+    MAX(test_date) AS last_test_date,
+    MIN(CASE WHEN srm_detected THEN test_date END) AS first_detected_on
+  FROM {{ ref('exposure_srm_daily') }}
+  GROUP BY
+    project,
+    experiment_id
+), sequential_verdicts AS (
+  SELECT
+    sequential_tests.*,
+    srm_daily.sequential_p_value,
+    srm_daily.srm_detected
+  FROM sequential_tests
+  INNER JOIN {{ ref('exposure_srm_daily') }} AS srm_daily
+    ON srm_daily.project = sequential_tests.project
+    AND srm_daily.experiment_id = sequential_tests.experiment_id
+    AND srm_daily.test_date = sequential_tests.last_test_date
 ), final AS (
   SELECT
     test_statistics.project,
@@ -414,9 +466,14 @@ WITH RECURSIVE daily AS (
       WHEN p_values.p_value > 1
       THEN 1.0
       ELSE p_values.p_value
-    END AS p_value, /* the series and the erfc fit can overshoot [0, 1] by rounding; greatest/least would also turn null into 0 */
+    END AS chi_square_p_value, /* the series and the erfc fit can overshoot [0, 1] by rounding; greatest/least would also turn null into 0 */
+    'sequential' AS srm_test,
+    sequential_verdicts.sequential_p_value AS p_value,
     parameters.srm_p_value_threshold AS p_value_threshold,
-    COALESCE(p_values.p_value < parameters.srm_p_value_threshold, FALSE) AS srm_detected,
+    COALESCE(sequential_verdicts.srm_detected, FALSE) AS srm_detected,
+    sequential_verdicts.first_detected_on,
+    sequential_verdicts.test_started_on,
+    sequential_verdicts.restarted,
     test_statistics.most_deviating_group_id,
     test_statistics.most_deviating_group_name,
     test_statistics.most_deviating_observed_share,
@@ -426,6 +483,9 @@ WITH RECURSIVE daily AS (
   LEFT JOIN p_values
     ON p_values.project = test_statistics.project
     AND p_values.experiment_id = test_statistics.experiment_id
+  LEFT JOIN sequential_verdicts
+    ON sequential_verdicts.project = test_statistics.project
+    AND sequential_verdicts.experiment_id = test_statistics.experiment_id
 )
 SELECT
   *

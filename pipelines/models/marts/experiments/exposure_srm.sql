@@ -1,6 +1,6 @@
 -- grain: one row per experiment; key: project, experiment_id
 {#
-From `exposure_daily` (each group's latest cumulative count), `srm_expected_weights` and `view_parameters`.
+From `exposure_daily` (each group's latest cumulative count), `exposure_srm_daily` (the sequential test), `srm_expected_weights` and `view_parameters`.
 
 | column | meaning |
 |---|---|
@@ -9,9 +9,13 @@ From `exposure_daily` (each group's latest cumulative count), `srm_expected_weig
 | `expected_split` | `configured` when every group has a weight in `srm_expected_weights`, else `even` |
 | `chi_square` | Pearson's statistic, sum of (observed − expected)² / expected |
 | `degrees_of_freedom` | `group_count − 1` |
-| `p_value` | the chi-square survival function at `chi_square`, computed in SQL by the closed forms of Abramowitz & Stegun 26.4.4/26.4.5 (a finite sum for even degrees of freedom; for odd ones `erfc` by the Numerical Recipes Chebyshev fit, relative error below 1.2e-7); null with fewer than two groups or no exposures |
+| `chi_square_p_value` | the one-look test: the chi-square survival function at `chi_square`, computed in SQL by the closed forms of Abramowitz & Stegun 26.4.4/26.4.5 (a finite sum for even degrees of freedom; for odd ones `erfc` by the Numerical Recipes Chebyshev fit, relative error below 1.2e-7); valid for one look only: read every day, it raises false alarms far above its threshold. Null with fewer than two groups or no exposures |
+| `srm_test` | the test the verdict uses: `sequential` (`exposure_srm_daily`), valid however often it is read |
+| `p_value` | the sequential p-value on the last day (`exposure_srm_daily.sequential_p_value`); null with fewer than two groups |
 | `p_value_threshold` | `srm_p_value_threshold` |
-| `srm_detected` | `p_value < p_value_threshold`; false when there is nothing to test |
+| `srm_detected` | `p_value < p_value_threshold`: once true it stays true for the test; false when there is nothing to test |
+| `first_detected_on` | the first day of the test whose p-value was below the threshold |
+| `test_started_on`, `restarted` | as `exposure_srm_daily`: a new group restarts the test from the day it appeared |
 | `most_deviating_group_id`, `most_deviating_group_name`, `most_deviating_observed_share`, `most_deviating_expected_share` | the group whose observed share is furthest from its expected one |
 #}
 {% from 'macros/view_parameters.sql' import view_parameters %}
@@ -194,6 +198,28 @@ p_values as (
         {{ join_on('series_sums', 'testable', 'experiment_id') }}
 ),
 
+sequential_tests as (
+    select
+        project,
+        experiment_id,
+        max(test_started_on) as test_started_on,
+        bool_or(restarted) as restarted,
+        max(test_date) as last_test_date,
+        min(case when srm_detected then test_date end) as first_detected_on
+    from {{ ref('exposure_srm_daily') }}
+    group by project, experiment_id
+),
+
+sequential_verdicts as (
+    select
+        sequential_tests.*,
+        srm_daily.sequential_p_value,
+        srm_daily.srm_detected
+    from sequential_tests
+    inner join {{ ref('exposure_srm_daily') }} as srm_daily
+        {{ join_on('srm_daily', 'sequential_tests', 'experiment_id', 'test_date = last_test_date') }}
+),
+
 final as (
     select
         test_statistics.project,
@@ -208,9 +234,14 @@ final as (
             when p_values.p_value < 0 then 0.0
             when p_values.p_value > 1 then 1.0
             else p_values.p_value
-        end as p_value,
+        end as chi_square_p_value,
+        'sequential' as srm_test,
+        sequential_verdicts.sequential_p_value as p_value,
         parameters.srm_p_value_threshold as p_value_threshold,
-        coalesce(p_values.p_value < parameters.srm_p_value_threshold, false) as srm_detected,
+        coalesce(sequential_verdicts.srm_detected, false) as srm_detected,
+        sequential_verdicts.first_detected_on,
+        sequential_verdicts.test_started_on,
+        sequential_verdicts.restarted,
         test_statistics.most_deviating_group_id,
         test_statistics.most_deviating_group_name,
         test_statistics.most_deviating_observed_share,
@@ -219,6 +250,8 @@ final as (
     cross join parameters
     left join p_values
         {{ join_on('p_values', 'test_statistics', 'experiment_id') }}
+    left join sequential_verdicts
+        {{ join_on('sequential_verdicts', 'test_statistics', 'experiment_id') }}
 )
 
 select * from final

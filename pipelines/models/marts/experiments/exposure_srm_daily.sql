@@ -1,0 +1,234 @@
+-- grain: one row per experiment and day of its current sample-ratio test; key: project, experiment_id, test_date
+{#
+From `exposure_daily`, `srm_expected_weights` and `view_parameters`: the sequential sample-ratio mismatch test of
+Lindon & Malek ("Anytime-Valid Inference for Multinomial Count Data", NeurIPS 2022), day by day over each experiment's
+cumulative counts. Against the expected split θ (`srm_expected_weights`, equal shares when a group has none), with a
+Dirichlet prior of concentration c (`srm_prior_concentration`, α = cθ), the Bayes factor of the counts x since the
+test started (n in all) is
+
+    BF = [B(α + x) / B(α)] / Πθᵢ^xᵢ,   B(a) = ΠΓ(aᵢ) / Γ(Σaᵢ),
+
+a test martingale under the expected split: `sequential_p_value` = min(1, 1 / max BF over the test's days so far) is
+valid however often it is read (Ville's inequality), and it never rises again, so a mismatch once detected stays
+detected for that test. It depends on cumulative counts alone, which is what the console gives. ln BF is formed as
+Σᵢ[xᵢ ln(zᵢ / (Zθᵢ)) + αᵢ ln(zᵢ / Z) − ½ ln zᵢ + R(zᵢ) − ln Γ(αᵢ)] + ½ ln Z − R(Z) + ln Γ(c), with zᵢ = αᵢ + xᵢ,
+Z = c + n and R Stirling's remainder (`macros/log_gamma.sql`): the same value without differences of large numbers.
+
+The test starts on the day the last of the experiment's current groups appeared (a new group restarts it, counted
+from that day on); a changed expected split applies to the whole test, which is then a new test of the new split.
+
+| column | meaning |
+|---|---|
+| `project` | the console |
+| `experiment_id` | the experiment |
+| `test_started_on` | the first day of the test: the day its last group appeared |
+| `restarted` | the test started after the experiment's first day (a group was added) |
+| `test_date` | the day |
+| `group_count` | groups in the test |
+| `test_exposures` | exposures of every group since the test started, up to that day |
+| `log_bayes_factor` | ln BF that day |
+| `sequential_p_value` | min(1, exp(−max ln BF so far)) |
+| `p_value_threshold` | `srm_p_value_threshold` |
+| `srm_detected` | `sequential_p_value < p_value_threshold` |
+#}
+{% from 'macros/view_parameters.sql' import view_parameters %}
+{% from 'macros/joins.sql' import join_on %}
+{% from 'macros/log_gamma.sql' import log_gamma, stirling_remainder %}
+with daily as (
+    select * from {{ ref('exposure_daily') }}
+),
+
+weights as (
+    select * from analytics.srm_expected_weights
+),
+
+parameters as (
+    {{ view_parameters('srm_p_value_threshold', 'srm_prior_concentration') }}
+),
+
+last_dates as (
+    select
+        project,
+        experiment_id,
+        min(exposure_date) as first_date,
+        max(exposure_date) as last_date
+    from daily
+    group by project, experiment_id
+),
+
+current_groups as (
+    -- the groups of the experiment's last day, each with the day it first appeared
+    select
+        daily.project,
+        daily.experiment_id,
+        daily.group_id,
+        group_starts.first_date
+    from daily
+    inner join last_dates
+        {{ join_on('last_dates', 'daily', 'experiment_id', 'last_date = exposure_date') }}
+    inner join (
+        select
+            project,
+            experiment_id,
+            group_id,
+            min(exposure_date) as first_date
+        from daily
+        group by project, experiment_id, group_id
+    ) as group_starts
+        {{ join_on('group_starts', 'daily', 'experiment_id', 'group_id') }}
+),
+
+tests as (
+    select
+        current_groups.project,
+        current_groups.experiment_id,
+        count(*) as group_count,
+        max(current_groups.first_date) as test_started_on,
+        max(current_groups.first_date) > min(last_dates.first_date) as restarted,
+        count(weights.weight) = count(*) and sum(weights.weight) > 0 as has_configured_weights,
+        sum(weights.weight) as weight_total
+    from current_groups
+    inner join last_dates
+        {{ join_on('last_dates', 'current_groups', 'experiment_id') }}
+    left join weights
+        on weights.experiment_id = current_groups.experiment_id
+        and weights.group_id = current_groups.group_id
+    group by current_groups.project, current_groups.experiment_id
+    having count(*) >= 2
+),
+
+expected_shares as (
+    select
+        current_groups.project,
+        current_groups.experiment_id,
+        current_groups.group_id,
+        case
+            when tests.has_configured_weights then weights.weight / tests.weight_total
+            else 1.0 / tests.group_count
+        end as expected_share
+    from current_groups
+    inner join tests
+        {{ join_on('tests', 'current_groups', 'experiment_id') }}
+    left join weights
+        on weights.experiment_id = current_groups.experiment_id
+        and weights.group_id = current_groups.group_id
+),
+
+counts as (
+    -- each group's exposures since the test started: its count less the count the day before the test
+    select
+        daily.project,
+        daily.experiment_id,
+        daily.group_id,
+        daily.exposure_date as test_date,
+        expected_shares.expected_share,
+        greatest(daily.cumulative_exposures - coalesce(before_test.cumulative_exposures, 0), 0) as test_count
+    from daily
+    inner join tests
+        {{ join_on('tests', 'daily', 'experiment_id') }}
+    inner join expected_shares
+        {{ join_on('expected_shares', 'daily', 'experiment_id', 'group_id') }}
+    left join daily as before_test
+        on before_test.project = daily.project
+        and before_test.experiment_id = daily.experiment_id
+        and before_test.group_id = daily.group_id
+        and before_test.exposure_date = tests.test_started_on - 1
+    where daily.exposure_date >= tests.test_started_on
+),
+
+group_terms as (
+    select
+        counts.*,
+        parameters.srm_prior_concentration * counts.expected_share as prior,
+        parameters.srm_prior_concentration * counts.expected_share + counts.test_count as posterior,
+        parameters.srm_prior_concentration + sum(counts.test_count) over (
+            partition by counts.project, counts.experiment_id, counts.test_date
+        ) as posterior_total
+    from counts
+    cross join parameters
+),
+
+group_contributions as (
+    select
+        project,
+        experiment_id,
+        group_id,
+        test_date,
+        test_count,
+        posterior_total,
+        test_count * ln(posterior / (posterior_total * expected_share))
+            + prior * ln(posterior / posterior_total)
+            - 0.5 * ln(posterior)
+            + {{ stirling_remainder('posterior') }}
+            - {{ log_gamma('prior') }} as contribution
+    from group_terms
+),
+
+ordered_sums as (
+    -- summed group by group in one order: the same value whatever order the warehouse reads the rows in
+    select
+        group_contributions.*,
+        sum(contribution) over (
+            partition by project, experiment_id, test_date
+            order by group_id
+            rows between unbounded preceding and current row
+        ) as contribution_sum,
+        sum(test_count) over (
+            partition by project, experiment_id, test_date
+            order by group_id
+            rows between unbounded preceding and current row
+        ) as exposures_so_far,
+        row_number() over (partition by project, experiment_id, test_date order by group_id desc) as from_last
+    from group_contributions
+),
+
+bayes_factors as (
+    select
+        ordered_sums.project,
+        ordered_sums.experiment_id,
+        ordered_sums.test_date,
+        ordered_sums.exposures_so_far as test_exposures,
+        ordered_sums.contribution_sum + 0.5 * ln(ordered_sums.posterior_total)
+            - {{ stirling_remainder('ordered_sums.posterior_total') }}
+            + concentration.log_gamma_concentration as log_bayes_factor
+    from ordered_sums
+    cross join (
+        select {{ log_gamma('srm_prior_concentration') }} as log_gamma_concentration from parameters
+    ) as concentration
+    where ordered_sums.from_last = 1
+),
+
+running as (
+    select
+        bayes_factors.*,
+        max(log_bayes_factor) over (
+            partition by project, experiment_id
+            order by test_date
+            rows between unbounded preceding and current row
+        ) as max_log_bayes_factor
+    from bayes_factors
+),
+
+final as (
+    select
+        running.project,
+        running.experiment_id,
+        tests.test_started_on,
+        tests.restarted,
+        running.test_date,
+        tests.group_count,
+        cast(running.test_exposures as bigint) as test_exposures,
+        running.log_bayes_factor,
+        case
+            when running.max_log_bayes_factor <= 0 then 1.0
+            else exp(-running.max_log_bayes_factor)
+        end as sequential_p_value,
+        parameters.srm_p_value_threshold as p_value_threshold,
+        running.max_log_bayes_factor > -ln(parameters.srm_p_value_threshold) as srm_detected
+    from running
+    inner join tests
+        {{ join_on('tests', 'running', 'experiment_id') }}
+    cross join parameters
+)
+
+select * from final
