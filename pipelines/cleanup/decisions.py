@@ -8,8 +8,12 @@ not say.
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
 from typing import Any, Mapping, Optional, Sequence
+
+from gatehouse.pipelines.errors import GatehouseError
+from gatehouse.pipelines.untrusted import for_terminal
 
 DECISION_COLUMNS = (
     "project", "gate_id", "gate_name", "staleness", "type_reason", "type_reason_source", "gate_type", "status",
@@ -79,6 +83,23 @@ def choose(decisions: Sequence[GateDecision], gate_ids: Sequence[str], every_dec
     return [_choice(gate_id, tuple(by_id.get(gate_id, ()))) for gate_id in wanted]
 
 
+def check_known(gate_ids: Sequence[str], loaded: Sequence[str]) -> None:
+    """A gate named that no project's console has ever listed: one line naming it (with the nearest loaded id), before
+    anything is written. A loaded gate that is not stale is no error: it is left alone, and said so."""
+    known = set(loaded)
+    unknown = [gate_id for gate_id in gate_ids if gate_id not in known]
+    if unknown:
+        close = difflib.get_close_matches(unknown[0], sorted(known), n=1, cutoff=0.6)
+        hint = f": did you mean {close[0]}?" if close else ""
+        more = f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else ""
+        raise GatehouseError(f"no gate {for_terminal(unknown[0])} has been loaded{more}{hint}; nothing was written")
+
+
+def read_loaded_gate_ids(reader: Any) -> list[str]:
+    """Every gate id any version of any project's console has held."""
+    return [gate_id for (gate_id,) in reader.rows("select distinct gate_id from analytics.stg_gate_versions")]
+
+
 def _choice(gate_id: str, rows: tuple[GateDecision, ...]) -> Choice:
     if not rows:
         return Choice(gate_id, rows, None, "not stale, or no such gate loaded")
@@ -111,5 +132,6 @@ def evidence_rows(choice: Choice, files: Mapping[str, str], other_repositories: 
     value = str(choice.value).lower()
     rows.append(("value chosen", f"{value}: {choice.reason}"))
     rows += [("file changed", f"{path}: {done}") for path, done in files.items()]
-    rows.append(("other repositories referencing it", ", ".join(other_repositories) if other_repositories else "none scanned"))
+    rows.append(("other repositories referencing it",
+                 ", ".join(other_repositories) if other_repositories else "none: no other repository has been scanned"))
     return rows

@@ -14,10 +14,13 @@ from dlt.common.exceptions import DltException
 from dlt.pipeline.exceptions import PipelineStepFailed
 
 from gatehouse.pipelines.cleanup.branches import base_worktree, resolve_commit
-from gatehouse.pipelines.cleanup.decisions import Choice, choose, read_decisions, read_referencing_repositories
+from gatehouse.pipelines.cleanup.decisions import (
+    Choice, check_known, choose, read_decisions, read_loaded_gate_ids, read_referencing_repositories,
+)
 from gatehouse.pipelines.cleanup.patch import GatePatch, commit_message, find_checks, patch_gates
 from gatehouse.pipelines.cli.parser import add_command, add_destination_arguments, destination_from
 from gatehouse.pipelines.cli.terminal import say
+from gatehouse.pipelines.untrusted import for_terminal
 from gatehouse.pipelines.code_refs.scan import DEFAULT_EXCLUDES, Repository, ScanInputError, open_repository
 from gatehouse.pipelines.errors import GatehouseError, explain
 from gatehouse.pipelines.warehouse.destination import Destination
@@ -74,6 +77,7 @@ def handle(args: argparse.Namespace) -> int:
         # the decisions are this version's view's: an older version's views are replaced first, as the report does
         destination.apply_views(timeout_s=args.lock_timeout, unless_current=True)
         with destination.reader(args.lock_timeout) as reader:
+            check_known(args.gates, read_loaded_gate_ids(reader))
             choices = choose(read_decisions(reader), args.gates, args.all, args.project)
             referencing = read_referencing_repositories(reader)
     except DltException as err:
@@ -100,7 +104,8 @@ def handle(args: argparse.Namespace) -> int:
             for patch in patch_gates(worktree, choices, found, dry_run=args.dry_run, message=message):
                 patches.append(patch)
                 if args.dry_run and patch.diff:
-                    sys.stdout.write(patch.diff)
+                    # a line git apply passes over, naming the gate and the branch its diff would be
+                    sys.stdout.write(f"# gatehouse cleanup: gate {for_terminal(patch.choice.gate_id)}, branch {patch.branch}\n{patch.diff}")
                 if not (args.all and patch.skipped and not patch.left and patch.choice.gate_id not in found):
                     say(*_patch_lines(patch, args.dry_run), file=out)  # --all: a gate this code never names goes unsaid
     finally:

@@ -80,7 +80,7 @@ def test_the_commit_carries_the_evidence(repository, database, gatehouse):
     assert evidence["checks per hour"] == "250"
     assert evidence["rollout"] == "100%"
     assert evidence["value chosen"] == "true: launched in the console: every user passes"
-    assert evidence["other repositories referencing it"] == "none scanned"
+    assert evidence["other repositories referencing it"] == "none: no other repository has been scanned"
     assert [line.split()[2].rstrip(":") for line in lines if line.startswith("file changed")] == changed
     assert lines[-1] == "Made by gatehouse cleanup from the console data loaded as of 2026-11-20 12:00 UTC."
 
@@ -95,7 +95,11 @@ def test_dry_run_prints_the_diff_the_branches_hold_and_writes_nothing(repository
     assert made.code == 0, made.err
     branch_diffs = "".join(git(repository, "diff", *DIFF_OPTIONS, "main", f"gatehouse/cleanup/{gate_id}")
                            for gate_id in DECIDED)
-    assert dry.out == branch_diffs and dry.out.startswith("diff --git")
+    # each gate's diff headed by a line naming the gate and its branch, which git apply passes over
+    headed = "".join(f"# gatehouse cleanup: gate {gate_id}, branch gatehouse/cleanup/{gate_id}\n"
+                     + git(repository, "diff", *DIFF_OPTIONS, "main", f"gatehouse/cleanup/{gate_id}") for gate_id in DECIDED)
+    assert dry.out == headed
+    assert "".join(line for line in dry.out.splitlines(keepends=True) if not line.startswith("# gatehouse")) == branch_diffs
 
 
 def test_the_worklist_shows_the_branches_and_who_must_decide(repository, database, gatehouse):
@@ -137,8 +141,11 @@ def test_what_cannot_be_cleaned_up_is_one_line(repository, database, gatehouse, 
     for argv, line in cases.items():
         done = gatehouse(*argv, "--duckdb", str(database))
         assert (done.code, done.err) == (2, f"gatehouse: error: {line}\n")
-    done = gatehouse("cleanup", "no_such_gate", "--repo", str(repository), "--duckdb", str(database))
-    assert done.code == 0 and "no_such_gate: left alone: not stale, or no such gate loaded" in done.out
+    # a gate no console listed: one line with the nearest id, nothing written
+    done = gatehouse("cleanup", "new_checkuot", "--repo", str(repository), "--duckdb", str(database))
+    assert done.code == 2 and done.err.splitlines()[-1] == (
+        "gatehouse: error: no gate new_checkuot has been loaded: did you mean new_checkout?; nothing was written")
+    assert "gatehouse/cleanup/new_checkout" not in git(repository, "branch", "--list")
 
 
 def test_no_hook_runs_and_a_sparse_checkout_leaves_no_file_out(repository, database, gatehouse, tmp_path):
