@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo reset-demo test bench install headless-browser docs dbt clean
+.PHONY: demo reset-demo test bench install headless-browser toolchains docs dbt clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -33,7 +33,19 @@ headless-browser: $(BIN)/python
 # (PYTHONDONTWRITEBYTECODE), each of the suite's hundreds of `gatehouse` processes compiled it again.
 WORKERS = $(shell $(PYTHON) -c "import os; print(min(4, (os.cpu_count() or 1) + 1))")
 
-test: headless-browser $(STAMP)
+# The compilers the cleanup's tests build rewritten code with, from the system's packages where root can install
+# them (Go; javac with a JDK): one that cannot be installed is reported by its test as skipped, by name.
+toolchains:
+	@for tool in go:golang-go javac:default-jdk-headless; do \
+		command -v $${tool%%:*} >/dev/null 2>&1 && continue; \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+			echo "make test: installing $${tool%%:*} for the cleanup's compile tests: apt-get install -y $${tool##*:}"; \
+			DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $${tool##*:} >/dev/null 2>&1 \
+				|| echo "make test: $${tool%%:*} could not be installed: its compile test is skipped"; \
+		else echo "make test: $${tool%%:*} is not installed: its compile test is skipped"; fi; \
+	done
+
+test: headless-browser toolchains $(STAMP)
 	$(BIN)/python -m compileall -q sources pipelines console_twin
 	$(BIN)/python -m pytest -q -n $(WORKERS) --dist loadgroup --no-loadscope-reorder
 

@@ -174,8 +174,57 @@ def rewrite_checks(text: str, language: str, gate_id: str, value: bool) -> Rewri
             break
         text = changed
     text, todos = _literals(text, language)
-    text = _unused_imports(text, language, receivers)
+    if language == "java":
+        text = _tries_that_throw_nothing(text)
+    # whatever the removed code alone imported goes with it (Go refuses an unused import; Java's, Kotlin's and
+    # TypeScript's linters do): an import goes only when the code used it before the rewrite and does not after
+    text = _unused_imports(text, language, receivers | _used_packages(root, language))
     return Rewrite(text, replaced, todos)
+
+
+def _used_packages(root: Any, language: str) -> set[str]:
+    """The packages a file's code (its imports aside) uses by name: those an import may bind."""
+    imports = [node for node in _walk(root) if _bound_names(node, language)]
+    return {leaf.text() for leaf in _walk(root) if _is_named_leaf(leaf) and not any(_inside(leaf, node) for node in imports)}
+
+
+# Java's exceptions a `catch` may name whatever its `try` throws: the unchecked ones and their roots.
+UNCHECKED = {"RuntimeException", "Error", "Exception", "Throwable", "IllegalStateException", "IllegalArgumentException",
+             "NullPointerException", "ArithmeticException", "ClassCastException", "IndexOutOfBoundsException",
+             "UnsupportedOperationException", "CancellationException", "CompletionException"}
+
+
+def _tries_that_throw_nothing(text: str) -> str:
+    """A `try` (no resources, no `finally`) whose body no longer calls, constructs or throws anything, and that
+    catches checked exceptions: javac rejects the catch of an exception its body cannot throw, so the body stands
+    alone, one indent less (`return Statsig.checkGateAsync(user, "g").get();` became `return true;`)."""
+    root = _parse(text, "java")
+    edits = []
+    for node in root.find_all(kind="try_statement"):
+        body = node.field("body")
+        clauses = [child for child in node.named_children() if child.kind() == "catch_clause"]
+        if body is None or not clauses or any(child.kind() == "finally_clause" for child in node.named_children()):
+            continue
+        if any(inner.kind() in ("method_invocation", "object_creation_expression", "throw_statement",
+                                "explicit_constructor_invocation") for inner in _walk(body)):
+            continue
+        caught = {leaf.text() for clause in clauses for leaf in _walk(clause)
+                  if leaf.kind() == "type_identifier" and leaf.parent() is not None
+                  and leaf.parent().kind() in ("catch_type", "union_type")}
+        if not caught or caught <= UNCHECKED:
+            continue
+        edits.append(_Edit(node.range().start.index, node.range().end.index, _unwrapped(body.text(), text, node)))
+    return _commit(root, edits, text) if edits else text
+
+
+def _unwrapped(block: str, text: str, statement: Any) -> str:
+    """A block's statements, written where the statement that held it was, one indent less."""
+    inner = block.strip()[1:-1].strip("\n")
+    lines = inner.splitlines()
+    own = text[_line_start(text, statement.range().start.index):statement.range().start.index]
+    depth = min((len(line) - len(line.lstrip()) for line in lines if line.strip()), default=0)
+    body = [line[depth:] if line.strip() else "" for line in lines]
+    return ("\n" + own).join(line for line in body).strip() if body else ""
 
 
 def _unused_imports(text: str, language: str, names: set[str]) -> str:
@@ -611,6 +660,10 @@ def _leading(line: str) -> str:
     return line[: len(line) - len(line.lstrip(" \t"))]
 
 
+def _line_start(text: str, index: int) -> int:
+    return text.rfind("\n", 0, index) + 1
+
+
 def _line_end(text: str, index: int) -> int:
     end = text.find("\n", index)
     return len(text) if end < 0 else end + 1
@@ -811,7 +864,15 @@ def _bound_names(node: Any, language: str) -> list[str]:
     if language == "go" and kind == "import_spec":
         alias, path = node.field("name"), node.field("path")
         if alias is not None:
-            return [alias.text()]
+            return [alias.text()] if alias.text() not in ("_", ".") else []
+        if path is None:
+            return []
         # a package's name is not in its path; the service's Go SDK (github.com/statsig-io/go-sdk) is `statsig`
-        return ["statsig"] if path is not None and "statsig" in path.text() else []
+        if "statsig" in path.text():
+            return ["statsig"]
+        # else most often its last element (`net/http` is `http`, `example.com/x/v2` is `x`): a wrong guess is a
+        # name the code never used, and an import goes only when the code used its name before the rewrite
+        parts = path.text().strip('"`').rstrip("/").split("/")
+        name = parts[-2] if len(parts) > 1 and re.fullmatch(r"v[0-9]+", parts[-1]) else parts[-1]
+        return [name]
     return []

@@ -1,6 +1,6 @@
 from statsig import statsig
 
-from app.pages import beta_page, new_page, old_page
+from app.pages import beta_page, new_page
 
 
 def checkout_page(user):
