@@ -513,6 +513,12 @@ def _in_place(node: Any, live: Optional[Any], language: str) -> Any:
     """An if where one statement or expression must stay one (`else if`, a loop's body, Kotlin's or Swift's if as a
     value): the live block as it is, braces and all (an empty one when nothing runs), where a block is a statement;
     in Kotlin and Swift (where braces alone make a closure) only a branch of one statement or expression, as it is."""
+    parent = node.parent()
+    if language == "swift" and parent is not None and parent.kind() == "if_statement":
+        # Swift's `else` takes a block or another if, never a bare statement: the live branch, braces and all
+        if live is None:
+            return node.replace("{}")
+        return node.replace(live.text() if live.kind() == "if_statement" else _swift_braced(node, live))
     if language in ("kotlin", "swift"):
         statements = _statements(live) if live is not None and live.kind() in BLOCK_KINDS else [live]
         if len(statements) != 1 or statements[0] is None or statements[0].kind() in DECLARATIONS:
@@ -521,6 +527,17 @@ def _in_place(node: Any, live: Optional[Any], language: str) -> Any:
     if language == "python":
         return None
     return node.replace(live.text() if live is not None else "{}")
+
+
+def _swift_braced(node: Any, live: Any) -> str:
+    """A Swift branch's statements with the braces around them, as written (Swift's if holds its braces itself)."""
+    children = node.children()
+    at = next(i for i, child in enumerate(children) if child.range().start.index == live.range().start.index
+              and child.kind() == live.kind())
+    opening = next(child for child in reversed(children[:at]) if child.kind() == "{")
+    closing = next(child for child in children[at + 1:] if child.kind() == "}")
+    offset = node.range().start.index
+    return node.text()[opening.range().start.index - offset:closing.range().end.index - offset]
 
 
 def _statements(block: Any) -> list[Any]:

@@ -16,6 +16,68 @@ NOTE = {"python": f"  # {TODO}: the gate's value, used where gatehouse cannot si
 SLASHES = f"  // {TODO}: the gate's value, used where gatehouse cannot simplify it"
 
 CASES = {
+    # Swift's `else` takes a block or another if, never a bare statement
+    "a Swift else-if off": ("swift", False, """
+        func banner(user: User) -> String {
+            if user.isAdmin {
+                return "admin"
+            } else if Statsig.checkGate("g") {
+                return "new"
+            } else {
+                return "old"
+            }
+        }
+        """, """
+        func banner(user: User) -> String {
+            if user.isAdmin {
+                return "admin"
+            } else {
+                return "old"
+            }
+        }
+        """),
+    "a Swift else-if on, no else": ("swift", True, """
+        func banner(user: User) {
+            if user.isAdmin {
+                show("admin")
+            } else if Statsig.checkGate("g") {
+                show("new")
+                log("new")
+            }
+        }
+        """, """
+        func banner(user: User) {
+            if user.isAdmin {
+                show("admin")
+            } else {
+                show("new")
+                log("new")
+            }
+        }
+        """),
+    "a Swift else-if off in a chain": ("swift", False, """
+        func banner(user: User) -> String {
+            if user.isAdmin {
+                return "admin"
+            } else if Statsig.checkGate("g") {
+                return "new"
+            } else if user.isBeta {
+                return "beta"
+            } else {
+                return "old"
+            }
+        }
+        """, """
+        func banner(user: User) -> String {
+            if user.isAdmin {
+                return "admin"
+            } else if user.isBeta {
+                return "beta"
+            } else {
+                return "old"
+            }
+        }
+        """),
     # several statements where one stands: the block kept, braces and all
     "an else-if taken": ("typescript", True, """
         async function pay(user, order) {
