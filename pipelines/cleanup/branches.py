@@ -3,7 +3,8 @@
 The user's checkout is never touched: its branch, index and files stay as they are, whatever it holds. Every
 rewrite happens in a work tree of its own (`git worktree add --detach`, in a temporary folder outside the
 repository), which is removed when the cleanup ends, failed or not. A branch is only ever created, never moved:
-one that exists already (a person may be working on it) is left alone. Nothing is pushed.
+one that exists already (a person may be working on it) is left alone. Nothing is pushed but with `--push REMOTE`:
+then each new branch, never forced nor over one the remote has, with the address that opens its pull request.
 
 No hook of the repository runs (every git command here is told of no hooks folder, and commits are made with
 `--no-verify`): the hooks are programs of whoever wrote them, and one that formats or lints at a checkout or commit
@@ -16,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -23,6 +25,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Optional, Sequence
+from urllib.parse import quote, urlsplit
 
 from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.untrusted import file_name
@@ -174,3 +177,63 @@ def base_worktree(root: Path, base_commit: str) -> Iterator[Worktree]:
             shutil.rmtree(path, ignore_errors=True)
             subprocess.run(["git", "-C", str(root), "worktree", "prune"], capture_output=True, check=False)
         shutil.rmtree(folder, ignore_errors=True)
+
+
+# -- pushing for review ---------------------------------------------------------------------------------------------
+
+# Where a hosted remote opens a pull (merge) request for a pushed branch: (host's name pattern, address template).
+REVIEW_PAGES = (
+    ("github", "https://{host}/{path}/compare/{base}...{branch}?expand=1"),
+    ("gitlab", "https://{host}/{path}/-/merge_requests/new?merge_request%5Bsource_branch%5D={branch}"
+               "&merge_request%5Btarget_branch%5D={base}"),
+    ("bitbucket", "https://{host}/{path}/pull-requests/new?source={branch}&dest={base}"),
+)
+
+
+def check_remote(root: Path, remote: str) -> None:
+    """A remote the repository names, before anything is made: one line otherwise."""
+    try:
+        git(root, "remote", "get-url", remote)
+    except GatehouseError:
+        raise GatehouseError(f"--push {remote}: {root} has no remote of that name (see `git remote -v`)") from None
+
+
+def base_branch(root: Path, base: str) -> str:
+    """The branch a pull request goes onto: `base` when it names a branch, else the branch checked out (`HEAD`)."""
+    if base != "HEAD":
+        return base
+    name = git(root, "rev-parse", "--abbrev-ref", "HEAD").decode().strip()
+    return name if name != "HEAD" else "main"
+
+
+def push_branch(root: Path, remote: str, branch: str) -> None:
+    """Pushes a new branch to `remote`: never forced, and never over a branch the remote has already (a person may
+    be working on it): git refuses the push, and its one line is raised."""
+    if git(root, "ls-remote", "--heads", remote, f"refs/heads/{branch}").strip():
+        raise GatehouseError(f"{remote} has a branch {branch} already: not pushed over it (delete it there to push"
+                             " this one)")
+    git(root, "push", "--no-verify", remote, f"refs/heads/{branch}:refs/heads/{branch}")
+
+
+def review_address(root: Path, remote: str, branch: str, base: str) -> Optional[str]:
+    """The address that opens a pull request from `branch` onto `base` on GitHub, GitLab or Bitbucket (cloud or a
+    host whose name says which), from the remote's URL; None for any other remote (a bare repository, a file path)."""
+    url = git(root, "remote", "get-url", remote).decode().strip()
+    host, path = _host_and_path(url)
+    if host is None:
+        return None
+    for name, template in REVIEW_PAGES:
+        if name in host.lower():
+            return template.format(host=host, path=path, base=quote(base, safe=""), branch=quote(branch, safe=""))
+    return None
+
+
+def _host_and_path(url: str) -> tuple[Optional[str], str]:
+    """(host, owner/repository) of an https, ssh or scp-like git URL; (None, "") for a local one."""
+    scp = re.fullmatch(r"(?:[^@/]+@)?([^:/]+):(?!//)(.+?)(?:\.git)?/?", url)
+    if scp and "://" not in url:
+        return scp.group(1), scp.group(2)
+    parts = urlsplit(url)
+    if parts.scheme in ("http", "https", "ssh", "git") and parts.hostname:
+        return parts.hostname, parts.path.strip("/").removesuffix(".git")
+    return None, ""

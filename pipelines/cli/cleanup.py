@@ -13,7 +13,9 @@ from typing import Any, Mapping, Sequence
 from dlt.common.exceptions import DltException
 from dlt.pipeline.exceptions import PipelineStepFailed
 
-from gatehouse.pipelines.cleanup.branches import base_worktree, resolve_commit
+from gatehouse.pipelines.cleanup.branches import (
+    base_branch, base_worktree, check_remote, push_branch, resolve_commit, review_address,
+)
 from gatehouse.pipelines.cleanup.decisions import (
     Choice, check_known, choose, read_decisions, read_loaded_gate_ids, read_referencing_repositories,
 )
@@ -62,6 +64,10 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--project", action="append", default=[], metavar="NAME",
                         help="only the gates of this project (several consoles in one database); repeatable")
     parser.add_argument("--dry-run", action="store_true", help="print the diff each branch would hold; write nothing")
+    parser.add_argument("--push", metavar="REMOTE",
+                        help="push each new branch to REMOTE (never forced, never over a branch it has) and print the"
+                        " address that opens its pull request on GitHub, GitLab or Bitbucket; the commit message is"
+                        " the request's description")
     add_destination_arguments(parser)
     parser.set_defaults(handler=handle)
 
@@ -71,6 +77,10 @@ def handle(args: argparse.Namespace) -> int:
         raise GatehouseError("name the gates to clean up, or give --all for every decided one")
     repository = _repository(args)
     base_commit = resolve_commit(repository.root, args.base)
+    if args.push is not None:
+        if args.dry_run:
+            raise GatehouseError("--push and --dry-run: a dry run writes nothing, so it pushes nothing; choose one")
+        check_remote(repository.root, args.push)
     destination = destination_from(args)
     try:
         last = destination.check_loaded(args.lock_timeout)
@@ -113,6 +123,13 @@ def handle(args: argparse.Namespace) -> int:
         made = [patch for patch in patches if patch.commit]
         if made:
             _record(destination, repository, base_commit, made, args.lock_timeout)
+    if args.push is not None:
+        base = base_branch(repository.root, args.base)
+        for patch in made:
+            push_branch(repository.root, args.push, patch.branch)
+            address = review_address(repository.root, args.push, patch.branch, base)
+            say(f"{for_terminal(patch.choice.gate_id)}: pushed {patch.branch} to {args.push}"
+                + (f"; open its pull request: {address}" if address else ""), file=out)
     say(_summary(choices, patches, found, args.dry_run), file=out)
     return 0
 
