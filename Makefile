@@ -34,7 +34,8 @@ headless-browser: $(BIN)/python
 WORKERS = $(shell $(PYTHON) -c "import os; print(min(4, (os.cpu_count() or 1) + 1))")
 
 # The compilers the cleanup's tests build rewritten code with, from the system's packages where root can install
-# them (Go; javac with a JDK): one that cannot be installed is reported by its test as skipped, by name.
+# them (Go; javac with a JDK) and TypeScript from npm (into .venv/node): one that cannot be installed is reported by
+# its test as skipped, by name.
 toolchains:
 	@for tool in go:golang-go javac:default-jdk-headless; do \
 		command -v $${tool%%:*} >/dev/null 2>&1 && continue; \
@@ -44,6 +45,9 @@ toolchains:
 				|| echo "make test: $${tool%%:*} could not be installed: its compile test is skipped"; \
 		else echo "make test: $${tool%%:*} is not installed: its compile test is skipped"; fi; \
 	done
+	@[ -x $(VENV)/node/node_modules/.bin/tsc ] || ! command -v npm >/dev/null 2>&1 \
+		|| npm install --silent --no-audit --no-fund --prefix $(VENV)/node typescript@5 >/dev/null 2>&1 \
+		|| echo "make test: TypeScript could not be installed from npm: its compile test is skipped"
 
 test: headless-browser toolchains $(STAMP)
 	$(BIN)/python -m compileall -q sources pipelines console_twin

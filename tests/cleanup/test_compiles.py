@@ -1,5 +1,6 @@
 """Rewritten code compiles with the language's real toolchain and does what the original did with the gate's value:
-Go (imports the removed code alone used go with it: Go refuses an unused import) and Java (a `try` whose body no
+Go (imports the removed code alone used go with it: Go refuses an unused import), TypeScript (`tsc --strict
+--noUnusedLocals`: its unused imports are errors there) and Java (a `try` whose body no
 longer throws the checked exceptions it catches is unwrapped: javac refuses the catch). Each program is run before
 and after against a stub SDK that answers the gate's value; the outputs are equal. `make test` installs Go from the
 system's packages where it can; a toolchain missing is reported by name as skipped."""
@@ -112,8 +113,13 @@ JAVA_PROGRAM = textwrap.dedent('''\
 ''')
 
 
+REPO = Path(__file__).resolve().parents[2]
+# where `make test` installs TypeScript from npm
+NODE_BIN = REPO / ".venv" / "node" / "node_modules" / ".bin"
+
+
 def toolchain(name: str) -> str:
-    found = shutil.which(name)
+    found = shutil.which(name) or shutil.which(name, path=str(NODE_BIN))
     if found is None:
         pytest.skip(f"{name} is not installed (make test installs it where the system's packages can): not compiled")
     return found
@@ -123,7 +129,7 @@ def run(command: list[str], cwd: Path, value: bool) -> str:
     env = {**os.environ, "GATE_VALUE": str(value).lower(), "GOFLAGS": "-mod=mod", "GOPROXY": "off",
            "GOCACHE": str(cwd / ".gocache"), "GOPATH": str(cwd / ".gopath"), "GO111MODULE": "on"}
     done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=240)
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 0, done.stdout + done.stderr
     return done.stdout
 
 
@@ -165,4 +171,52 @@ def test_java_compiles_and_behaves_as_before(tmp_path, value):
         (folder / "Checkout.java").write_text(text)
         run([javac, "-Xlint:all", "-Werror", "Checkout.java"] if name == "after" else [javac, "Checkout.java"], folder, value)
         outputs.append(run([java, "-cp", ".", "Checkout"], folder, value))
+    assert outputs[0] == outputs[1]
+
+
+TS_PROGRAM = textwrap.dedent('''\
+    import Statsig from "./statsig";
+    import { format } from "./format";
+
+    export function price(user: { id: string }, total: number): string {
+      if (Statsig.checkGate(user, "new_checkout")) {
+        return `fast ${total}`;
+      }
+      return format(total + 1);
+    }
+
+    export function banner(user: { id: string }): string {
+      const fresh = Statsig.checkGate(user, "new_checkout");
+      return fresh ? "new banner" : "old banner";
+    }
+
+    console.log(price({ id: "u1" }, 10), banner({ id: "u1" }));
+''')
+
+TS_STUBS = {
+    "statsig.ts": 'export default { checkGate: (_user: { id: string }, _gate: string): boolean =>'
+                  ' process.env.GATE_VALUE === "true" };\n',
+    "format.ts": 'export function format(total: number): string { return `slow ${total}`; }\n',
+    "node.d.ts": "declare const process: { env: Record<string, string | undefined> };\n",
+}
+
+
+@pytest.mark.parametrize("value", [True, False])
+def test_typescript_compiles_strictly_and_behaves_as_before(tmp_path, value):
+    tsc, node = toolchain("tsc"), toolchain("node")
+    rewritten = rewrite_checks(TS_PROGRAM, "typescript", "new_checkout", value)
+    assert rewritten.replaced == 2
+    assert 'from "./statsig"' not in rewritten.text  # the SDK, no longer used
+    assert ('from "./format"' in rewritten.text) is (not value)  # what the removed branch alone used
+    outputs = []
+    for name, text in (("before", TS_PROGRAM), ("after", rewritten.text)):
+        folder = tmp_path / name
+        folder.mkdir()
+        for stub, source in TS_STUBS.items():
+            (folder / stub).write_text(source)
+        (folder / "main.ts").write_text(text)
+        # unused locals (imports among them) refused; a parameter the rewrite left unused stays: it is the function's API
+        run([tsc, "--strict", "--noUnusedLocals", "--module", "commonjs", "--target", "es2019",
+             "--outDir", "out", "main.ts", "node.d.ts"], folder, value)
+        outputs.append(run([node, "out/main.js"], folder, value))
     assert outputs[0] == outputs[1]
