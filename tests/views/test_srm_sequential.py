@@ -155,3 +155,37 @@ def test_the_log_gamma_macro_equals_pythons(z):
             "{% from 'macros/log_gamma.sql' import log_gamma %}select {{ log_gamma('z') }} from t")
         [(value,)] = connection.execute(template.render()).fetchall()
     assert math.isclose(value, math.lgamma(z), rel_tol=1e-11, abs_tol=1e-11)  # the series is cut below 7e-12
+
+
+def test_thirty_daily_runs_alert_each_experiment_once_while_the_one_look_test_flips(tmp_path):
+    # 30 daily runs, each seeing the days up to it; mismatches that come and go (52/48 for a week, then even) and
+    # healthy experiments near the threshold: the sequential verdict never goes back, so an experiment becomes
+    # news at most once per test, where the one-look chi-square crossed back and forth
+    rng = random.Random(11)
+    drifting = [Experiment(f"drift_{i}", (0.5, 0.5), (0.52, 0.48), 3000, "drift") for i in range(8)]
+    with duckdb.connect() as connection:
+        load(connection, drifting + experiments(40, 0, rng), 30, rng, alpha=0.05, concentration=CONCENTRATION)
+        # from day 8 on, the drifting ones split evenly: each group's count grows alike again
+        connection.execute("""
+            update analytics.exposure_daily as d set cumulative_exposures = base.cumulative_exposures
+                + (d.exposure_date - base.exposure_date) * 1500
+            from analytics.exposure_daily as base
+            where d.experiment_id like 'drift_%' and base.experiment_id = d.experiment_id and base.group_id = d.group_id
+                and base.exposure_date = date '2026-01-12' and d.exposure_date > date '2026-01-12'""")
+        connection.execute("create temp table all_days as select * from analytics.exposure_daily")
+        news: dict[str, dict[str, int]] = {"sequential": {}, "chi-square": {}}
+        flagged_before: dict[str, set[str]] = {"sequential": set(), "chi-square": set()}
+        for day in range(30):
+            connection.execute("delete from analytics.exposure_daily")
+            connection.execute("insert into analytics.exposure_daily select * from all_days"
+                               " where exposure_date <= date '2026-01-05' + ?", [day])
+            connection.execute(f"create or replace table analytics.exposure_srm_daily as {view_sql('exposure_srm_daily')}")
+            rows = connection.execute(f"with srm as ({view_sql('exposure_srm')}) select experiment_id, srm_detected,"
+                                      " chi_square_p_value < p_value_threshold from srm").fetchall()
+            for test, flagged in (("sequential", {e for e, s, _ in rows if s}), ("chi-square", {e for e, _, c in rows if c})):
+                for experiment in flagged - flagged_before[test]:  # a condition the ledger has not seen: news
+                    news[test][experiment] = news[test].get(experiment, 0) + 1
+                flagged_before[test] = flagged
+    assert news["sequential"] and max(news["sequential"].values()) == 1, news["sequential"]
+    assert {e for e in news["sequential"] if e.startswith("drift_")} == {f"drift_{i}" for i in range(8)}
+    assert max(news["chi-square"].values()) > 1, "the one-look test, read daily, alerted some experiment again"
