@@ -37,7 +37,8 @@ def organisation(name: str) -> ConsoleTwin:
 
 
 def single_load(name: str):
-    """The organisation loaded alone, then rerun unchanged: its database, and the rerun's requests beside it."""
+    """The organisation loaded alone (its views applied), then rerun unchanged: its first load's database, and the
+    rerun's requests beside it."""
 
     def make(folder: Path) -> Path:
         twin, path = organisation(name), folder / "single.duckdb"
@@ -51,12 +52,23 @@ def single_load(name: str):
 
 
 @pytest.fixture(scope="module")
-def single_loads(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[dict, int]]:
+def single_loads(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[dict, int, Path]]:
     loads = {}
     for name in HEALTHY:
         path = made_once(tmp_path_factory, f"promise-single-{name}", single_load(name))
-        loads[name] = (snapshot(path, "console"), json.loads(path.with_name("rerun_requests.json").read_text()))
+        loads[name] = (snapshot(path, "console"), json.loads(path.with_name("rerun_requests.json").read_text()), path)
     return loads
+
+
+# views a person reads first: each project's rows in them equal the single load's
+COMPARED_VIEWS = ("stale_gates_by_owner", "exposure_growth", "exposure_srm", "ingestion_source_health")
+
+
+def view_rows(path: Path, view: str, project: str) -> list[tuple]:
+    with duckdb.connect(str(path), read_only=True) as connection:
+        columns = [row[0] for row in connection.execute(f"describe analytics.{view}").fetchall() if row[0] != "project"]
+        return sorted(connection.execute(f"select {', '.join(columns)} from analytics.{view} where project = ?",
+                                         [project]).fetchall(), key=repr)
 
 
 def database_rows(path: Path, dataset: str, table: str) -> int:
@@ -90,6 +102,9 @@ def test_three_projects_one_failing_at_each_step(tmp_path, monkeypatch, quick_ba
                 assert outcomes["tools"].error and outcomes["tools"].summary is None
         for name in HEALTHY:
             assert_same_tables(snapshot(database, f"console_{name}"), single_loads[name][0], f"project {name}'s dataset")
+            if step not in AFTER_LOAD:  # the views, applied once after every project, show each as it loads alone
+                for view in COMPARED_VIEWS:
+                    assert view_rows(database, view, name) == view_rows(single_loads[name][2], view, "default"), (name, view)
             if outcomes is not None:
                 summary = outcomes[name].summary
                 assert summary is not None, outcomes[name].error
