@@ -43,13 +43,26 @@ def test_the_duckdb_setting_reaches_run_views_sql_and_report(tmp_path, served, w
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith(f"gatehouse: {target}\n")
     assert target.is_file() and not (tmp_path / "gatehouse.duckdb").exists()
-    for command in (["views"], ["sql", "select count(*) as n from console.gates"], ["config"]):
+    for command in (["views"], ["sql", "select count(*) as n from console.gates"], ["alerts", "--dry-run"], ["config"]):
         done = gatehouse(tmp_path, *command, config=config, **env)
         assert done.returncode == 0, (command, done.stderr)
     assert "no database" not in done.stderr
     origin = "environment GATEHOUSE__DUCKDB" if where == "environment" else "./.dlt/config.toml"
     [line] = [line for line in done.stdout.splitlines() if line.startswith("gatehouse.duckdb ")]
     assert line.split()[:2] == ["gatehouse.duckdb", str(target)] and line.endswith(f"({origin})"), line
+
+
+def test_dagster_the_dag_and_the_notebooks_read_the_same_setting(tmp_path, monkeypatch):
+    from gatehouse.pipelines.schedule import airflow_dag
+
+    monkeypatch.setenv("GATEHOUSE__DUCKDB", str(tmp_path / "configured.duckdb"))
+    assert airflow_dag.destination().duckdb_path == tmp_path / "configured.duckdb"
+    dagster = pytest.importorskip("gatehouse.pipelines.schedule.dagster")
+    assert dagster.GatehouseResource().target().duckdb_path == tmp_path / "configured.duckdb"
+    monkeypatch.setenv("GATEHOUSE__DESTINATION", "postgres")
+    assert airflow_dag.destination().name == dagster.GatehouseResource().target().name == "postgres"
+    # the notebooks are told where to read by the destination the command resolved
+    assert Destination.from_flags(None, None).notebook_environment()["GATEHOUSE__DESTINATION"] == "postgres"
 
 
 def test_a_flag_wins_over_the_setting(tmp_path, monkeypatch):
