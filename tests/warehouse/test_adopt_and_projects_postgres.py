@@ -7,14 +7,15 @@ from __future__ import annotations
 import json
 
 import duckdb
-import psycopg2
 import pytest
 
 from gatehouse.console_twin import ConsoleTwin, TwinSettings
 from gatehouse.pipelines.cli.main import main
 from gatehouse.pipelines.run.scheduled import run_scheduled
 from gatehouse.pipelines.warehouse.destination import Destination
-from tests.drills.conftest import configure_project, make_twin, point_at, source_args
+from tests.drills.conftest import (
+    configure_project, duckdb_destination, make_twin, point_at, postgres_destination, source_args,
+)
 from tests.drills.conftest import quick_backoff  # noqa: F401  (the fixture, for the projects' retries)
 from tests.drills.promises import break_console, broken_warehouse
 
@@ -25,25 +26,11 @@ ROOT_TABLES = ("gates", "dynamic_configs", "holdouts", "qualifying_events", "cum
 
 
 def querying(kind: str, tmp_path, monkeypatch, request):
+    """The run's destination flags and a query of it (tests/drills/conftest.py), in a folder of the test's own."""
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("DLT_DATA_DIR", str(tmp_path / "dlt"))
-    if kind == "duckdb":
-        path = tmp_path / "gatehouse.duckdb"
-
-        def query(sql: str) -> list[tuple]:
-            with duckdb.connect(str(path), read_only=True) as connection:
-                return connection.execute(sql).fetchall()
-
-        return ["--duckdb", str(path)], query
-    credentials = request.getfixturevalue("postgres_server").database(f"adopt_{kind}")
-    monkeypatch.setenv("DESTINATION__POSTGRES__CREDENTIALS", credentials)
-
-    def query(sql: str) -> list[tuple]:
-        with psycopg2.connect(credentials) as connection, connection.cursor() as cursor:
-            cursor.execute(sql)
-            return cursor.fetchall()
-
-    return ["--destination", "postgres"], query
+    pick = duckdb_destination if kind == "duckdb" else postgres_destination(f"adopt_{kind}")
+    return pick(tmp_path, monkeypatch, request)
 
 
 def versions(query, dataset: str) -> list[tuple]:
