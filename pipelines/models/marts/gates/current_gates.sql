@@ -5,6 +5,7 @@ From `stg_gates`, its current version in `int_entity_versions` (rule count, hold
 
 | column | meaning |
 |---|---|
+| `project` | the console |
 | `gate_id`, `gate_name`, `description`, `id_type`, `status`, `gate_type`, `type_reason`, `is_enabled`, `checks_per_hour`, `team`, `owner_id`, `owner_name`, `owner_type`, `owner_email`, `creator_name`, `created_at`, `last_modifier_name`, `last_modified_at`, `version` | as in `stg_gates` |
 | `days_since_created`, `days_since_modified` | whole days (24 h) from `created_at` / `last_modified_at` to `as_of.as_of_at` |
 | `rule_count` | rules of the current version |

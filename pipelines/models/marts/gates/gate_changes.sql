@@ -5,6 +5,7 @@ row per version, and a `retired` row per version that closed without a successor
 
 | column | meaning |
 |---|---|
+| `project` | the console |
 | `gate_id`, `gate_name` | the gate |
 | `change_kind` | `first seen` (its first version loaded), `modified` (a new version replaced the previous one), `retired` (a version closed with no successor: the gate left the list), `restored` (a version after a retirement) |
 | `observed_at` | when gatehouse saw the change: the version's `valid_from`, or `valid_to` for `retired` |

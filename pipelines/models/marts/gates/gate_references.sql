@@ -2,6 +2,7 @@
 {#
 | column | meaning |
 |---|---|
+| `project` | the console |
 | `referenced_gate_id` | a live gate (`stg_gates`); references to gates that do not exist are left out |
 | `referrer_kind` | `gate`: another live gate's rule condition of type `passes_gate` / `fails_gate` names it in its target values; `dynamic_config`: the same in a live config's rule; `holdout`: a holdout lists it in `gateIDs` or as `targetingGateID`, or the gate lists the holdout in its own `holdoutIDs` |
 | `referrer_id` | the gate, config or holdout id |

@@ -12,6 +12,7 @@ recommended action) but do not exempt.
 
 | column | meaning |
 |---|---|
+| `project` | the console |
 | `gate_id`, `gate_name`, `gate_type`, `status`, `is_enabled`, `owner_id`, `owner_name`, `owner_email`, `owner_type`, `creator_name`, `team`, `days_since_modified`, `days_since_created`, `checks_per_hour`, `rule_count`, `rollout_state`, `referencing_holdout_ids`, `referencing_config_ids`, `referencing_gate_ids`, `last_modifier_name`, `last_modified_at`, `created_at` | from `current_gates` |
 | `is_server_key_owner` | the owner is not a person: `owner_type` other than `USER` (`SDK_KEY`: made through the console API with a server key, the owner named after the key, such as `CONSOLE API`) |
 | `contact_name` | who to ask: the owner; for a server key, the last person who changed the gate, else the one who made it (null when the key did both) |
