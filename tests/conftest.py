@@ -61,6 +61,15 @@ COMMANDS = Path(__file__).parent / "commands"
 # most tests first, and the longest drills, one or two tests each, started last (the final minute had one worker).
 LONGEST_FIRST = (
     "dbt/test_dbt_package.py",  # 102 (the PostgreSQL server's start included)
+    # 2026-11-28's drills and tests, measured in the same way
+    "drills/test_promise_one_console.py",  # 75
+    "schedule/test_airflow_dag.py",  # 75, a project failing at each of its steps
+    "schedule/test_dagster.py",  # 65
+    "drills/test_promise_projects_requests.py",  # 60
+    "drills/test_promise_projects_reads.py",  # 60
+    "drills/test_promise_projects_warehouse.py",  # 60
+    "warehouse/test_adopt_and_projects_postgres.py",  # 60
+    "pipeline/test_gatehouse_settings.py",  # 50
     "drills/test_one_console.py",  # 83
     "drills/test_secrets.py",  # 72
     "drills/test_concurrent_changes.py",  # 51
@@ -83,12 +92,12 @@ LONGEST_FIRST = (
     "views/test_view_contract.py",  # 27
     "test_lint.py",  # 26
     "drills/test_number_columns.py",  # 25
-    "schedule/test_airflow_dag.py",  # 24
-    "schedule/test_dagster.py",  # 21
     "test_docs_commands.py",  # 21
     "views/test_destinations_agree.py",  # 20
     "test_wheel.py",  # 20
     "drills/test_schema_drift.py",  # 19
+    "drills/test_whole_lists.py",  # 30
+    "cleanup/test_compiles.py",  # 20
 )
 
 

@@ -2,7 +2,8 @@
 (tests/drills/promises.py), through the run a scheduler makes (`run_scheduled`, which Dagster's asset and the Airflow
 DAG's task call): a failing project never costs the others their load, on its first run or a later one; what the
 summary says was loaded is in the database; the next run of the healthy ones is a no-change rerun asking no more
-than a single project's.
+than a single project's. The drill for one step is `three_projects_one_failing_at`; the files
+`test_promise_projects_*.py` run it at a third of the steps each, so that workers share them.
 """
 
 from __future__ import annotations
@@ -23,7 +24,13 @@ from tests.drills.conftest import load, make_twin, source_args
 from tests.drills.promises import AFTER_LOAD, STEPS, break_console, broken_warehouse, heal
 from tests.drills.snapshot import assert_same_tables, repeated, snapshot
 
-pytestmark = pytest.mark.slow
+# The steps, a third to each test file (their workers share them); together every step.
+STEP_PARTS = {
+    "requests": ["first_request", "mid_list", "holdouts"],
+    "reads": ["exposures", "ingestion_runs", "normalize"],
+    "warehouse": ["load", "views", "snapshot"],
+}
+assert [step for part in STEP_PARTS.values() for step in part] == list(STEPS)
 
 HEALTHY = ("web", "mobile")
 PROJECTS = ["web", "mobile", "tools"]
@@ -51,7 +58,6 @@ def single_load(name: str):
     return make
 
 
-@pytest.fixture(scope="module")
 def single_loads(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[dict, int, Path]]:
     loads = {}
     for name in HEALTHY:
@@ -76,8 +82,8 @@ def database_rows(path: Path, dataset: str, table: str) -> int:
         return connection.execute(f"select count(*) from {dataset}.{table}").fetchone()[0]
 
 
-@pytest.mark.parametrize("step", STEPS)
-def test_three_projects_one_failing_at_each_step(tmp_path, monkeypatch, quick_backoff, single_loads, step):
+def three_projects_one_failing_at(step: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                  single_loads: dict[str, tuple[dict, int, Path]]) -> None:
     database = tmp_path / "gatehouse.duckdb"
     twins = {name: organisation(name) for name in PROJECTS}
     with twins["web"].serve() as web, twins["mobile"].serve() as mobile, twins["tools"].serve() as tools:
