@@ -62,7 +62,7 @@ class GatehouseSettings(BaseConfiguration):
     destination: Optional[str] = None  # a dlt destination's name; default duckdb
     duckdb: Optional[str] = None  # the DuckDB file, for the default destination
     # Where a warehouse's pipeline state (and the run lock) lives; default: a folder of its own per destination,
-    # host and dataset under ~/.dlt/gatehouse (a DuckDB file's sits beside the file).
+    # host and dataset under ~/.dlt/gatehouse. A DuckDB file's always sits beside the file.
     pipelines_dir: Optional[str] = None
     lock_timeout: Optional[Any] = None  # seconds
     reports_dir: Optional[str] = None

@@ -146,9 +146,10 @@ class Destination:
         name = (configured.destination or DEFAULT_NAME).strip()
         if duckdb is not None and name != DEFAULT_NAME:
             log.warning("--duckdb is for the default destination: with --destination %s, dlt config says where", name)
+        # a DuckDB file's state always sits beside it (another file never inherits it); the setting is a warehouse's
+        pipelines_dir = configured.pipelines_dir if name != DEFAULT_NAME else None
         return cls(name=name, duckdb_path=Path(configured.duckdb) if configured.duckdb else DEFAULT_DUCKDB,
-                   create_dirs=create_dirs,
-                   pipelines_dir=Path(configured.pipelines_dir).expanduser() if configured.pipelines_dir else None)
+                   create_dirs=create_dirs, pipelines_dir=Path(pipelines_dir).expanduser() if pipelines_dir else None)
 
     def for_project(self, project: str) -> "Destination":
         """The same destination for one of several projects: its own pipeline, state and dataset."""

@@ -159,6 +159,8 @@ def test_two_warehouse_deployments_keep_their_own_state_and_lock_under_the_users
     # and the user's own folder, when set, wins
     monkeypatch.setenv("GATEHOUSE__PIPELINES_DIR", str(tmp_path / "state"))
     assert Destination.from_flags("postgres", None).working_dir() == tmp_path / "state"
+    # a DuckDB file's state stays beside the file: another file never inherits it
+    assert Destination.from_flags(None, str(tmp_path / "a.duckdb")).working_dir() == tmp_path / ".a.duckdb.dlt"
 
 
 def test_state_in_dlts_machine_wide_folder_is_moved_once(tmp_path, monkeypatch, caplog):
