@@ -14,7 +14,6 @@ import importlib
 import logging
 import threading
 import time
-from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Optional, Sequence, TypeVar
@@ -197,14 +196,14 @@ def console_source(options: RunOptions, report: ExtractionReport) -> DltSource:
 
 @dataclass
 class RunTally:
-    """What one run's steps add up as they go: seconds per step and when each began, rows and load ids per phase,
+    """What one run's steps add up as they go: seconds per step and when each began, the tables and load ids per phase,
     the tables of the phases loaded, the pipeline once dlt holds data it extracted, and whether the views were
     dropped."""
 
     steps: dict[str, float] = field(default_factory=dict)
     step_started: dict[str, float] = field(default_factory=dict)
-    rows: Counter[str] = field(default_factory=Counter)
-    # each table normalised, with its parent table (None for a root table)
+    # each table a phase normalised rows into, with its parent table (None for a root table): where the summary
+    # counts what the database holds of this run (`rows_in_database`)
     parents: dict[str, Optional[str]] = field(default_factory=dict)
     load_ids: list[str] = field(default_factory=list)
     loaded: list[str] = field(default_factory=list)
@@ -215,13 +214,11 @@ class RunTally:
     views_dropped: bool = False
 
     def count_rows(self, pipeline: dlt.Pipeline, row_counts: dict[str, int]) -> None:
-        """The rows a phase normalised, and how each table's rows are found again in the database."""
+        """The tables a phase normalised rows into, and how their rows are found again in the database."""
         schema = pipeline.default_schema
         for table, rows in row_counts.items():
-            if table.startswith("_dlt") or not rows:
-                continue
-            self.rows[table] += rows
-            self.parents[table] = schema.tables.get(table, {}).get("parent")
+            if not table.startswith("_dlt") and rows:
+                self.parents[table] = schema.tables.get(table, {}).get("parent")
 
     @property
     def holds_data(self) -> bool:
