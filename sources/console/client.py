@@ -440,7 +440,6 @@ class ConsoleClient:
         tags: Filter = None,
         page_size: int | None = None,
         check_total: bool = True,
-        counted_apart: Callable[[], None] | None = None,
     ) -> Iterator[list[dict]]:
         """Every gate, one list per page, de-duplicated (key `id`).
 
@@ -472,7 +471,6 @@ class ConsoleClient:
         tags: Filter = None,
         page_size: int | None = None,
         check_total: bool = True,
-        counted_apart: Callable[[], None] | None = None,
     ) -> Iterator[list[dict]]:
         """Every dynamic config, one list per page, de-duplicated (key `id`); `check_total` as `list_gates`."""
         params = {"releasePipelineID": releasePipelineID, "creatorName": creatorName, "creatorID": creatorID, "tags": tags}
