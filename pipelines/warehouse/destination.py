@@ -57,14 +57,6 @@ DESTINATION_ENV = "GATEHOUSE__DESTINATION"
 DUCKDB_ENV = "GATEHOUSE__DUCKDB"
 # DuckDB names a file's catalog after the file: these names would clash with the schemas.
 RESERVED_DUCKDB_NAMES = (DATASET_NAME, "analytics")
-# What tells one warehouse from another in its credentials (none of them a secret), for its state's folder.
-WAREHOUSE_PLACE = ("host", "port", "database", "project_id", "server_hostname", "http_path", "catalog", "account")
-
-
-def warehouse_state_root() -> Path:
-    """The user's own dlt folder (DLT_DATA_DIR when set, else ~/.dlt), never dlt's machine-wide /var/dlt as root."""
-    data_dir = os.environ.get("DLT_DATA_DIR")
-    return (Path(data_dir) if data_dir else Path.home() / ".dlt") / "gatehouse"
 # DuckDB takes 80% of RAM and every core by default; capped, its SCD2 merges spill to disk instead
 # (measured on the large twin: peak 514 MB uncapped at 256 MB, 430 MB at 128 MB and one thread, for
 # about a second more of load time).
@@ -103,6 +95,15 @@ class Snapshot:
     seconds: float
     size_bytes: int
 
+
+# What tells one warehouse from another in its credentials (none of them a secret), for its state's folder.
+WAREHOUSE_PLACE = ("host", "port", "database", "project_id", "server_hostname", "http_path", "catalog", "account")
+
+
+def warehouse_state_root() -> Path:
+    """The user's own dlt folder (DLT_DATA_DIR when set, else ~/.dlt), never dlt's machine-wide /var/dlt as root."""
+    data_dir = os.environ.get("DLT_DATA_DIR")
+    return (Path(data_dir) if data_dir else Path.home() / ".dlt") / "gatehouse"
 
 @dataclass
 class Waits:
