@@ -8,9 +8,12 @@ than a single project's. The drill for one step is `three_projects_one_failing_a
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
+import threading
 from pathlib import Path
+from typing import Iterator
 
 import duckdb
 import pytest
@@ -77,6 +80,30 @@ def view_rows(path: Path, view: str, project: str) -> list[tuple]:
                                          [project]).fetchall(), key=repr)
 
 
+@contextlib.contextmanager
+def healthy_loaded_first(monkeypatch: pytest.MonkeyPatch, failing: ConsoleTwin) -> Iterator[None]:
+    """The failing project's twin serves its list pages only once the healthy projects have each loaded a phase (or
+    after 30 s)."""
+    loaded: set[str] = set()
+    both = threading.Event()
+    load = Destination.load
+
+    def recorded(self: Destination, pipeline, *args, **kwargs):
+        done = load(self, pipeline, *args, **kwargs)
+        loaded.add(pipeline.dataset_name)
+        if {f"console_{name}" for name in HEALTHY} <= loaded:
+            both.set()
+        return done
+
+    with monkeypatch.context() as patch:
+        patch.setattr(Destination, "load", recorded)
+        failing.settings.after_page = lambda page: both.wait(30)
+        try:
+            yield
+        finally:
+            failing.settings.after_page = None
+
+
 def database_rows(path: Path, dataset: str, table: str) -> int:
     with duckdb.connect(str(path), read_only=True) as connection:
         return connection.execute(f"select count(*) from {dataset}.{table}").fetchone()[0]
@@ -95,9 +122,11 @@ def three_projects_one_failing_at(step: str, tmp_path: Path, monkeypatch: pytest
             outcomes = run_scheduled(Destination(duckdb_path=database), projects=PROJECTS, projects_args=args)
             return {outcome.project: outcome for outcome in outcomes}
 
-        # The first run: tools fails at the step, the others load exactly what they load alone.
+        # The first run: tools fails at the step, the others load exactly what they load alone. Its lists are served
+        # only once both have loaded a phase, so that it fails late, after their loads, as a console that answers
+        # slowly makes it fail (a failure then removed the file they had loaded into).
         break_console(twins["tools"], step)
-        with broken_warehouse(monkeypatch, step, "console_tools"):
+        with healthy_loaded_first(monkeypatch, twins["tools"]), broken_warehouse(monkeypatch, step, "console_tools"):
             if step in AFTER_LOAD:
                 # shared by the projects: the run fails after every project loaded, and says the load is kept
                 with pytest.raises(GatehouseError, match="after the load, which is kept"):
