@@ -107,7 +107,7 @@ def rows_in_database(destination: "Destination", load_ids: Sequence[str], tables
     """
     counts: dict[str, int] = {}
     load_ids = [load_id for load_id in load_ids if _LOAD_ID.match(load_id)]
-    if not load_ids:
+    if not load_ids or not tables:
         return counts
     listed = ", ".join(f"'{load_id}'" for load_id in load_ids)
     with destination.reader(timeout_s) as reader:
@@ -119,11 +119,17 @@ def rows_in_database(destination: "Destination", load_ids: Sequence[str], tables
                 return f"_dlt_load_id in ({listed})"
             return f"_dlt_parent_id in (select _dlt_id from {dataset}.{parent} where {written(parent)})"
 
-        for table in tables:
-            try:
-                [(counts[table],)] = reader.rows(f"select count(*) from {dataset}.{table} where {written(table)}")
-            except DatabaseUndefinedRelation:
-                counts[table] = 0
+        # one statement for every table: one translation and one round trip, where a run loads twenty tables
+        union = " union all ".join(f"select '{table}' as loaded_table, count(*) as loaded_rows from {dataset}.{table}"
+                                   f" where {written(table)}" for table in tables)
+        try:
+            counts.update({table: int(rows) for table, rows in reader.rows(union)})
+        except DatabaseUndefinedRelation:  # a table gone since (dropped by hand): counted one by one
+            for table in tables:
+                try:
+                    [(counts[table],)] = reader.rows(f"select count(*) from {dataset}.{table} where {written(table)}")
+                except DatabaseUndefinedRelation:
+                    counts[table] = 0
     return counts
 
 
