@@ -121,13 +121,14 @@ def ingestion_conditions(reader: Reader) -> list[Condition]:
 
 
 def stale_gate_conditions(reader: Reader) -> list[Condition]:
-    # 'approaching' is a warning the reports show; a gate that meets the rules or is marked stale is the news.
+    # The one judgement, gate_lifecycle's stage: a gate on the worklist is the news, but 'approaching' is a warning
+    # the reports show, not yet something to do.
     rows = reader.rows(
         """
         select project, gate_id, coalesce(owner_name, '(no owner)'), owner_email, is_server_key_owner, contact_name,
-               staleness, type_reason, recommended_action
+               stage, type_reason, recommended_action
         from analytics.stale_gates
-        where staleness in ('marked stale', 'meets stale rules')
+        where stage in ('ready: remove from code', 'ready: archive in the console', 'needs a person', 'removed from code')
         order by project, gate_id
         """
     )
@@ -135,11 +136,11 @@ def stale_gate_conditions(reader: Reader) -> list[Condition]:
         Condition(
             STALE_GATE,
             _key(STALE_GATE, project, gate_id),
-            f"{gate_id} ({staleness}, {reason}): {action}" + (f"; ask {contact}" if server_key and contact else ""),
+            f"{gate_id} ({stage}, {reason}): {action}" + (f"; ask {contact}" if server_key and contact else ""),
             group=_owner(owner_name, owner_email, server_key),
             project=project,
         )
-        for project, gate_id, owner_name, owner_email, server_key, contact, staleness, reason, action in rows
+        for project, gate_id, owner_name, owner_email, server_key, contact, stage, reason, action in rows
     ]
 
 
@@ -180,8 +181,8 @@ def messages(conditions: list[Condition]) -> list[Message]:
         listed = [f"  - {gate.text}" for gate in gates[:GATES_PER_MESSAGE]]
         if len(gates) > GATES_PER_MESSAGE:
             listed.append(f"  - and {len(gates) - GATES_PER_MESSAGE} more (analytics.stale_gates)")
-        noun = "gate has" if len(gates) == 1 else "gates have"
-        first = f"{_in(project)}{len(gates)} {noun} become stale, owner {owner}:"
+        noun = "gate" if len(gates) == 1 else "gates"
+        first = f"{_in(project)}{len(gates)} {noun} to clean up, owner {owner}:"
         out.append(Message(STALE_GATE, "\n".join([first, *listed]), tuple(gate.key for gate in gates)))
     return out
 

@@ -69,6 +69,13 @@ log = logging.getLogger("gatehouse.views")
 DEFAULT_PARAMETERS: dict[str, tuple[float, str]] = {
     "stale_after_days": (30, "the service's staleness window: a gate created or modified within it is never stale"),
     "stale_warning_days": (7, "a gate that meets the stale rules within this many days is listed as approaching"),
+    "ready_after_days": (14, "gate_lifecycle: a gate that has given one answer to every user this many days is ready to"
+                         " remove from the code"),
+    "answer_change_window_days": (30, "gate_lifecycle.answer_changes_in_window counts the changes of a gate's answer"
+                                  " (status, enabled, rules) within this many days"),
+    "checks_trend_days": (14, "gate_lifecycle.checks_trend compares checks per hour now with this many days ago"),
+    "code_scan_max_age_days": (7, "gate_lifecycle: a repository whose last scan is older than this is no evidence that"
+                               " the code no longer references a gate"),
     "target_sample_size": (10000, "exposures (all groups together) an experiment should reach; exposure_growth.days_to_target"),
     "stall_days": (3, "days without any new exposure after which an experiment is stalled"),
     "late_days": (DEFAULT_LATE_EXPOSURE_DAYS, "a series lagging the service clock by 2 to this many days is late, beyond it concluded (sources.console late_exposure_days)"),

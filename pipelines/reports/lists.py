@@ -13,14 +13,22 @@ from gatehouse.pipelines.reports.format import missing
 NO_OWNER = "(no owner)"
 SERVER_KEYS = "(server keys)"
 
-WORKLIST_ORDER = ("grouped by owner, the owner of the most urgent gate first; within an owner marked stale first,"
-                  " then the longest untouched")
+WORKLIST_ORDER = ("grouped by owner, the owner of the most urgent gate first; within an owner by stage (ready to"
+                  " remove first), then marked stale first, then the longest untouched")
 EXPERIMENT_ORDER = ("sample-ratio mismatch first (smallest p first), then stalled, running, late, concluded and no"
                     " longer followed, the most exposed first")
 SOURCE_ORDER = "highest failure rate first"
 # Gates shown per owner in the worklist (then "…and N more for this owner"): one owner with a thousand stale
 # gates would otherwise fill the list and hide every other owner.
 WORKLIST_PER_OWNER = 3
+
+# The stages of `gate_lifecycle` on the worklist, in its order, as the summary and the report count them.
+STAGE_WORDS = (("ready: remove from code", "ready to remove from the code"),
+               ("ready: archive in the console", "ready to archive in the console"),
+               ("needs a person", "need a person"),
+               ("removed from code", "removed from the code, still checked"),
+               ("approaching", "approaching"),
+               ("in use", "in use"))
 
 STATUS_RANK = {"SRM": 0, "stalled": 1, "running": 2, "late": 3, "concluded": 4, "unfollowed": 5}
 # `exposure_growth.status` of an experiment gatehouse no longer reads (its id left `experiment_ids` and no holdout
@@ -66,6 +74,13 @@ def by_project(order: str, frame: Any) -> str:
     return PROJECT_ORDER + order if several_projects(frame) else order
 
 
+def stage_counts(worklist: Any) -> str:
+    """`3 ready to remove from the code, 1 need a person`: the worklist's gates by stage, in the stages' order."""
+    counts = worklist["stage"].value_counts() if len(worklist) else {}
+    said = [f"{int(counts[stage])} {words}" for stage, words in STAGE_WORDS if counts.get(stage, 0)]
+    return ", ".join(said) or "none"
+
+
 def stale_worklist(stale: Any) -> Any:
     """`analytics.stale_gates` in WORKLIST_ORDER, with `owner` (a name, else the key) and `reason` (in words)."""
     frame = stale.copy()
@@ -77,8 +92,8 @@ def stale_worklist(stale: Any) -> Any:
     frame["owner"] = frame["owner"].where(~server_key, SERVER_KEYS)
     frame["owner_key"] = frame["owner_key"].where(~server_key, frame["project"] + "/" + SERVER_KEYS)
     frame["reason"] = frame["type_reason"].map(lambda reason: REASONS.get(reason, reason))
-    frame = frame.sort_values(["project", "staleness_rank", "days_since_modified", "gate_id"],
-                              ascending=[True, True, False, True], na_position="last", kind="stable")
+    frame = frame.sort_values(["project", "stage_rank", "staleness_rank", "days_since_modified", "gate_id"],
+                              ascending=[True, True, True, False, True], na_position="last", kind="stable")
     # an owner's place is that of their most urgent gate, the first of theirs in the order above
     frame["owner_place"] = frame.groupby("owner_key", sort=False).cumcount().eq(0).cumsum()
     frame["owner_place"] = frame.groupby("owner_key")["owner_place"].transform("min")

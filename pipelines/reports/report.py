@@ -203,7 +203,7 @@ def write_reports(destination: Destination, out: Path, lanes: NotebookLanes | No
 
 # Every stale gate, owner by owner, as a file a person can forward: one CSV with the owner's columns first.
 WORKLIST_CSV = "stale_gates.csv"
-WORKLIST_CSV_COLUMNS = ("project", "owner_name", "owner_email", "team", "gate_id", "gate_name", "staleness", "type_reason",
+WORKLIST_CSV_COLUMNS = ("project", "owner_name", "owner_email", "team", "gate_id", "gate_name", "stage", "staleness", "type_reason",
                         "status", "rollout_state", "days_since_modified", "checks_per_hour", "code_reference_count",
                         "code_locations", "recommended_action")
 
@@ -215,7 +215,7 @@ def write_worklist_csv(destination: Destination, out: Path) -> Path:
     link = link_to(gate_url_template())
     with destination.reader() as reader:
         rows = reader.rows(f"select {', '.join(WORKLIST_CSV_COLUMNS)} from analytics.stale_gates"
-                           " order by project, coalesce(owner_name, owner_email, ''), staleness_rank,"
+                           " order by project, coalesce(owner_name, owner_email, ''), stage_rank, staleness_rank,"
                            " days_since_modified desc nulls last, gate_id")
     path, partial = out / WORKLIST_CSV, out / f".{WORKLIST_CSV}.partial"
     with partial.open("w", newline="", encoding="utf-8") as file:
@@ -332,20 +332,13 @@ def summarise(reader: ReadsViews, label: str) -> str:
 def _stale_gate_lines(frame: Any) -> list[str]:
     worklist = lists.stale_worklist(frame(STALE_GATES_SQL))
 
-    def stale_counts(gates: Any) -> str:
-        counts = gates["staleness"].value_counts()
-        stale = int(counts.get("marked stale", 0) + counts.get("meets stale rules", 0))
-        return (f"{stale} to clean up ({int(counts.get('marked stale', 0))} marked stale,"
-                f" {int(counts.get('meets stale rules', 0))} meet the rules), {int(counts.get('approaching', 0))} more"
-                " approaching")
-
     def stale_rows(gates: Any, indent: str) -> list[str]:
         top = gates.groupby("owner_key", sort=False).head(lists.WORKLIST_PER_OWNER).head(TOP)
-        return [f"{indent}{gate.gate_id:<34} {gate.owner:<18} {gate.staleness:<17} {gate.reason:<18}"
+        return [f"{indent}{gate.gate_id:<34} {gate.owner:<18} {gate.stage:<29} {gate.reason:<18}"
                 f" {gate.days_since_modified:>4} d  {gate.recommended_action}" for gate in top.itertuples()]
 
-    return [f"stale gates: {stale_counts(worklist)}; {lists.by_project(lists.WORKLIST_ORDER, worklist)}:",
-            *per_project(worklist, stale_counts, stale_rows)]
+    return [f"stale gates: {lists.stage_counts(worklist)}; {lists.by_project(lists.WORKLIST_ORDER, worklist)}:",
+            *per_project(worklist, lists.stage_counts, stale_rows)]
 
 
 def _experiment_lines(frame: Any) -> list[str]:

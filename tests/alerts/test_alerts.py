@@ -65,7 +65,8 @@ def conditions_in_views(where: Path | Destination) -> set[str]:
             | {f"ingestion_failed:{r}:{s}" for r, s in rows(
                 "select run_id, source_name from analytics.ingestion_source_health where outcome = 'failed'")}
             | {f"stale_gate:{g}" for (g,) in rows(
-                "select gate_id from analytics.stale_gates where staleness in ('marked stale', 'meets stale rules')")}
+                "select gate_id from analytics.stale_gates where"
+                " stage in ('ready: remove from code', 'ready: archive in the console', 'needs a person', 'removed from code')")}
         )
 
 
@@ -103,10 +104,11 @@ def test_gates_a_server_key_owns_come_in_one_message_that_names_who_to_ask_for_e
 
     with destination(workdir).reader() as reader:
         gates = reader.rows("select gate_id, contact_name from analytics.stale_gates where is_server_key_owner"
-                            " and staleness in ('marked stale', 'meets stale rules') order by gate_id")
+                            " and stage in ('ready: remove from code', 'ready: archive in the console', 'needs a person', 'removed from code')"
+                            " order by gate_id")
         texts = [message.text for message in messages(stale_gate_conditions(reader))]
     assert 0 < len(gates) <= GATES_PER_MESSAGE, "the twin makes a few gates through the API with a server key"
-    [message] = [text for text in texts if "become stale, owner a server key, not a person:" in text]
+    [message] = [text for text in texts if "to clean up, owner a server key, not a person:" in text]
     listed = message.splitlines()[1:]
     assert [line.split(" ")[3] for line in listed] == [gate_id for gate_id, _ in gates]
     for line, (_, contact) in zip(listed, gates):

@@ -61,7 +61,7 @@ def test_each_decided_gate_gets_a_branch_of_the_expected_files_and_the_checkout_
         for path in tree_bytes(EXPECTED / gate_id):
             assert parse_errors(tree[path].decode(), language_of(path)) == [], path
     assert ("half_rollout: needs a person: forgotten: partly rolled out for a long time; finish or roll back the rollout"
-            " first (named in 4 files here)") in done.out
+            " (named in 4 files here)") in done.out
     assert done.out.splitlines()[-1] == (
         "3 gates: made 2 branches, 1 need a person (1 named in this repository; all in analytics.cleanup_decisions),"
         " 0 without a check to rewrite here, 3 checks left with a TODO(gatehouse)")
@@ -79,7 +79,7 @@ def test_the_commit_carries_the_evidence(repository, database, gatehouse):
     assert evidence["days untouched"] == "172"  # 2026-06-01 to the load of 2026-11-20
     assert evidence["checks per hour"] == "250"
     assert evidence["rollout"] == "100%"
-    assert evidence["value chosen"] == "true: launched in the console: every user passes"
+    assert evidence["value chosen"] == "true: launched in the console: every user passes since 2026-06-01 (172 days)"
     assert evidence["other repositories referencing it"] == "none: no other repository has been scanned"
     assert [line.split()[2].rstrip(":") for line in lines if line.startswith("file changed")] == changed
     assert lines[-1] == "Made by gatehouse cleanup from the console data loaded as of 2026-11-20 12:00 UTC."

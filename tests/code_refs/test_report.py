@@ -54,7 +54,7 @@ def executed_text(database) -> str:
 
 def test_notebook_shows_locations_and_orphans_or_how_to_scan(console_db, unscanned_db):
     scanned = executed_text(console_db)
-    for expected in ("api: app/banner.go:2; web: src/banner.ts:3, src/banner.ts:9", "remove the flag in these files and keep the launched path",
+    for expected in ("api: app/banner.go:2; web: src/banner.ts:3, src/banner.ts:9", "remove the flag from the code and keep the path it enables (api, web)",
                      "ghost_gate", "never existed", "lib/flags.js:2, src/flags.py:7", "<p>Scanned: <code>api</code> at 2026-11-21 09:00 UTC, <code>web</code> (main) at 2026-11-21 09:00 UTC.</p>"):
         assert expected in scanned, expected
     unscanned = executed_text(unscanned_db)

@@ -38,22 +38,23 @@ def test_cleanup_worklist_says_where_and_what(console_db):
         rows,
         [
             ("launch_banner", "u_alice", "marked stale", "STALE_PROBABLY_LAUNCHED", True, 3, 2, "api, web",
-             "api: app/banner.go:2; web: src/banner.ts:3, src/banner.ts:9", "remove the flag in these files and keep the launched path"),
-            # a holdout and a config still reference it: the console's action stands
+             "api: app/banner.go:2; web: src/banner.ts:3, src/banner.ts:9",
+             "remove the flag from the code and keep the path it enables (api, web)"),
+            # a holdout and a config still reference it: a person decides
             ("old_checkout", "u_bob", "marked stale", "STALE_PROBABLY_UNLAUNCHED", True, 1, 1, "web",
-             "web: src/checkout.py:12", "ask the owner: still referenced by holdouts and configs"),
+             "web: src/checkout.py:12", "ask the owner: still referenced by holdouts h_q3 and configs c_checkout"),
             ("dark_launch", "u_dan", "meets stale rules", "STALE_PROBABLY_UNLAUNCHED", True, 2, 1, "api",
-             "api: app/nav.go:20", "remove the flag in these files and delete the dead code path"),
-            # checked 3 times an hour, referenced in no scanned repository
+             "api: app/nav.go:20", "remove the flag from the code and delete the path it guards (api)"),
+            # checked 3 times an hour, referenced in no scanned repository: something unscanned checks it
             ("orphan_flag", "(no owner)", "meets stale rules", "STALE_NO_RULES", True, 0, 0, None, None,
-             "find what checks it: checked at run time but referenced in no scanned repository"),
+             "ask the owner: checked 3 times an hour, but no scanned repository has ever referenced it"),
             ("promo_rollout", "u_alice", "meets stale rules", "STALE_PROBABLY_FORGOTTEN", True, 1, 1, "web",
-             "web: src/promo.py:40", "ask the owner: finish or roll back the partial rollout, then remove the flag in these files"),
+             "web: src/promo.py:40", "ask the owner: forgotten: partly rolled out for a long time; finish or roll back the rollout"),
             # no checks and no reference: archive it
             ("search_v2", "u_bob", "meets stale rules", "STALE_PROBABLY_DEAD_CHECK", True, 0, 0, None, None,
              "archive it in the console: no code references it and nothing checks it"),
             ("new_nav", "u_alice", "approaching", "STALE_PROBABLY_LAUNCHED", True, 0, 0, None, None,
-             "find what checks it: checked at run time but referenced in no scanned repository"),
+             "ask the owner: checked 10 times an hour, but no scanned repository has ever referenced it"),
         ],
     )
 
@@ -96,17 +97,20 @@ def test_cleanup_decisions_give_a_value_only_where_every_user_gets_the_same_answ
                              " from analytics.cleanup_decisions order by gate_id")
     assert rows == [
         # every rule at 0% (a staff rule, not an everyone rule): every user fails; its branch in api
-        ("dark_launch", False, "branch made", "every rule passes 0%: every user fails", "api: gatehouse/cleanup/dark_launch"),
+        ("dark_launch", False, "branch made", "every rule passes 0%: every user fails since 2026-09-21 (60 days)",
+         "api: gatehouse/cleanup/dark_launch"),
         # Launched; its branch made twice in web: named once
-        ("launch_banner", True, "branch made", "launched in the console: every user passes", "web: gatehouse/cleanup/launch_banner"),
-        ("new_nav", None, "not stale yet", "not stale yet: stale in 5 days", None),
+        ("launch_banner", True, "branch made", "launched in the console: every user passes since 2026-08-22 (90 days)",
+         "web: gatehouse/cleanup/launch_banner"),
+        # launched 25 days ago and checked 10 times an hour, but no scanned repository references it
+        ("new_nav", None, "needs a person", "checked 10 times an hour, but no scanned repository has ever referenced it", None),
         # Disabled, but holdout h_q3 still names it
-        ("old_checkout", None, "needs a person", "referenced by holdouts h_q3: an experiment's analysis still reads it", None),
-        ("orphan_flag", False, "ready", "no rules: every user fails", None),
-        ("promo_rollout", None, "needs a person",
-         "forgotten: partly rolled out for a long time; finish or roll back the rollout first", None),
-        # 50% of two users, never checked
-        ("search_v2", None, "needs a person", "partial rollout: its rules pass some users only", None),
+        ("old_checkout", None, "needs a person", "still referenced by holdouts h_q3 and configs c_checkout", None),
+        # no rules, every user fails, but checked 3 times an hour by code no scanned repository holds
+        ("orphan_flag", None, "needs a person", "checked 3 times an hour, but no scanned repository has ever referenced it", None),
+        ("promo_rollout", None, "needs a person", "forgotten: partly rolled out for a long time; finish or roll back the rollout", None),
+        # 50% of two users, never checked, referenced nowhere: its console part is left, nothing to rewrite
+        ("search_v2", None, "nothing to rewrite", "nothing checks it and no scanned repository references it", None),
     ]
 
 

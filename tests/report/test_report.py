@@ -108,14 +108,16 @@ def test_summary_of_the_hand_built_console(hand_built_db):
         text = summarise(reader, "hand_built.duckdb")
     assert text.splitlines() == [
         "gatehouse report: hand_built.duckdb, as of 2026-11-20 12:00 UTC",
-        "stale gates: 6 to clean up (2 marked stale, 4 meet the rules), 1 more approaching; grouped by owner, the owner"
-        " of the most urgent gate first; within an owner marked stale first, then the longest untouched:",
-        # Bob's marked gate is the oldest: Bob first, all of his, then Alice's (the HTML worklist's order)
-        "  old_checkout                       Bob                marked stale      never launched      189 d  ask the owner: still referenced by holdouts and configs",
-        "  search_v2                          Bob                meets stale rules no checks seen      150 d  archive it in the console: no code references it and nothing checks it",
-        "  launch_banner                      Alice              marked stale      launched             90 d  remove the flag in these files and keep the launched path",
-        "  promo_rollout                      Alice              meets stale rules forgotten rollout    50 d  ask the owner: finish or roll back the partial rollout, then remove the flag in these files",
-        "  new_nav                            Alice              approaching       launched             25 d  find what checks it: checked at run time but referenced in no scanned repository",
+        "stale gates: 2 ready to remove from the code, 1 ready to archive in the console, 4 need a person; grouped by owner,"
+        " the owner of the most urgent gate first; within an owner by stage (ready to remove first), then marked stale"
+        " first, then the longest untouched:",
+        # Alice's gate is ready to remove: Alice first, all of hers by stage, then Dan's, then Bob's (the HTML
+        # worklist's order); each with gate_lifecycle's stage and action
+        "  launch_banner                      Alice              ready: remove from code       launched             90 d  remove the flag from the code and keep the path it enables (api, web)",
+        "  promo_rollout                      Alice              needs a person                forgotten rollout    50 d  ask the owner: forgotten: partly rolled out for a long time; finish or roll back the rollout",
+        "  new_nav                            Alice              needs a person                launched             25 d  ask the owner: checked 10 times an hour, but no scanned repository has ever referenced it",
+        "  dark_launch                        Dan                ready: remove from code       never launched       60 d  remove the flag from the code and delete the path it guards (api)",
+        "  search_v2                          Bob                ready: archive in the console no checks seen      150 d  archive it in the console: no code references it and nothing checks it",
         "  …and 2 more",
         # the hand-built scans of tests/code_refs/hand_built.py
         *SUMMARY_LINES,
@@ -138,7 +140,7 @@ def test_summary_before_the_first_extraction_has_no_clock(tmp_path):
     with Destination(duckdb_path=database).reader() as reader:
         lines = summarise(reader, "empty.duckdb").splitlines()
     assert lines[0] == "gatehouse report: empty.duckdb, no extraction recorded yet"
-    assert lines[1].startswith("stale gates: 0 to clean up (0 marked stale, 0 meet the rules), 0 more approaching")
+    assert lines[1].startswith("stale gates: none;")
 
 
 def test_missing_database_is_one_line(tmp_path, capsys):
@@ -200,17 +202,17 @@ def test_summary_lists_the_worklist_in_the_reports_order(demo_reports):
     lines = demo_reports.stdout.splitlines()
     heading = next(index for index, line in enumerate(lines) if line.startswith("stale gates: "))
     assert lines[heading].endswith(
-        "; by project, then grouped by owner, the owner of the most urgent gate first; within an owner marked stale"
-        " first, then the longest untouched:"
+        "; by project, then grouped by owner, the owner of the most urgent gate first; within an owner by stage (ready"
+        " to remove first), then marked stale first, then the longest untouched:"
     )
-    listed = re.compile(r"(\d+) to clean up .*, (\d+) more approaching")
-    total = sum(int(n) for n in listed.search(lines[heading]).groups())
+    listed = re.compile(r"(\d+) (?:ready to|need a|removed from|approaching|in use)")
+    total = sum(int(n) for n in listed.findall(lines[heading]))
     assert lines[heading + 1].startswith("  project mobile: ")
-    first = sum(int(n) for n in listed.search(lines[heading + 1]).groups())
+    first = sum(int(n) for n in listed.findall(lines[heading + 1]))
     terminal = [line.split()[0] for line in lines[heading + 2:heading + 7]]
     assert lines[heading + 7] == f"    …and {first - 5} more"
     assert lines[heading + 8].startswith("  project web: ")
-    second = sum(int(n) for n in listed.search(lines[heading + 8]).groups())
+    second = sum(int(n) for n in listed.findall(lines[heading + 8]))
     assert first + second == total
     html = (demo_reports.out / "stale_gates.html").read_text(encoding="utf-8")
     worklist = html.split('<div class="gh-table">', 1)[1].split("</table>", 1)[0]

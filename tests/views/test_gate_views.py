@@ -59,7 +59,7 @@ def test_stale_gates_follow_the_service_rules(console_db):
         """
         select gate_id, staleness, staleness_rank, type_reason, type_reason_source, owner_name, team,
                days_since_modified, days_since_created, days_until_stale, checks_per_hour, rollout_state,
-               referencing_holdout_ids, referencing_config_ids, console_action
+               referencing_holdout_ids, referencing_config_ids, stage
         from analytics.stale_gates order by staleness_rank, gate_id
         """,
     )
@@ -67,23 +67,23 @@ def test_stale_gates_follow_the_service_rules(console_db):
         rows,
         [
             ("launch_banner", "marked stale", 1, "STALE_PROBABLY_LAUNCHED", "service", "Alice", "Growth", 90, 203, None, 120.0,
-             "100%", None, None, "remove the flag and keep the launched path"),
+             "100%", None, None, "ready: remove from code"),
             ("old_checkout", "marked stale", 1, "STALE_PROBABLY_UNLAUNCHED", "service", "Bob", "Payments", 189, 292, None, 12.0,
-             "0%", "h_q3", "c_checkout", "ask the owner: still referenced by holdouts and configs"),
+             "0%", "h_q3", "c_checkout", "needs a person"),
             # an everyone rule at 0% would say unlaunched too; here the only rule targets staff at 0%
             ("dark_launch", "meets stale rules", 2, "STALE_PROBABLY_UNLAUNCHED", "predicted", "Dan", "Search", 60, 233, None, 7.0,
-             "0%", None, None, "remove the flag and the dead code path"),
+             "0%", None, None, "ready: remove from code"),
             ("orphan_flag", "meets stale rules", 2, "STALE_NO_RULES", "predicted", None, None, 80, 245, None, 3.0,
-             "no rules", None, None, "remove the flag and the dead code path"),
+             "no rules", None, None, "needs a person"),
             # checked 40 times an hour, an everyone rule at 25%: partly rolled out for 50 days
             ("promo_rollout", "meets stale rules", 2, "STALE_PROBABLY_FORGOTTEN", "predicted", "Alice", "Growth", 50, 142, None, 40.0,
-             "partial", None, None, "ask the owner: finish or roll back the partial rollout"),
+             "partial", None, None, "needs a person"),
             # checksPerHour null: no checks
             ("search_v2", "meets stale rules", 2, "STALE_PROBABLY_DEAD_CHECK", "predicted", "Bob", "Search", 150, 314, None, None,
-             "partial", None, None, "archive the gate: nothing checks it"),
+             "partial", None, None, "ready: archive in the console"),
             # modified 25 days ago: stale in 30 - 25 = 5 days
             ("new_nav", "approaching", 3, "STALE_PROBABLY_LAUNCHED", "predicted", "Alice", "Growth", 25, 100, 5, 10.0,
-             "100%", None, None, "remove the flag and keep the launched path"),
+             "100%", None, None, "needs a person"),
         ],
     )
     # never listed: permanent (kill_switch), archived, referenced by another gate (beta_users), recent (recent_exp)
@@ -93,28 +93,30 @@ def test_stale_gates_follow_the_service_rules(console_db):
 
 
 def test_each_stale_gate_has_one_answer_and_code_that_checks_it_is_never_archived(console_db):
-    # the worklist reads the gate's one answer; once a repository is scanned, a gate the code checks is never
-    # "archive the gate: nothing checks it" (archiving it would turn it off for everyone)
+    # the worklist reads the gate's one answer, gate_lifecycle's; a gate the code references is never "archive it"
+    # (archiving it would turn it off for everyone)
     rows = query(console_db, """
-        select stale_gates.gate_id, stale_gates.code_reference_count, stale_gates.console_action,
+        select stale_gates.gate_id, stale_gates.code_reference_count, gate_lifecycle.stage,
                stale_gates.recommended_action, cleanup_worklist.action
         from analytics.stale_gates
         join analytics.cleanup_worklist using (project, gate_id)
+        join analytics.gate_lifecycle using (project, gate_id)
         order by stale_gates.gate_id
         """)
     assert rows and all(answer == action for _, _, _, answer, action in rows)
     referenced = [row for row in rows if row[1]]
-    assert referenced and all("these files" in answer or answer.startswith("ask the owner: still referenced by")
-                              for _, _, _, answer, _ in referenced), referenced
-    assert [(gate, answer) for gate, _, _, answer, _ in rows] == [
-        ("dark_launch", "remove the flag in these files and delete the dead code path"),
-        ("launch_banner", "remove the flag in these files and keep the launched path"),
-        ("new_nav", "find what checks it: checked at run time but referenced in no scanned repository"),
-        ("old_checkout", "ask the owner: still referenced by holdouts and configs"),
-        ("orphan_flag", "find what checks it: checked at run time but referenced in no scanned repository"),
-        ("promo_rollout", "ask the owner: finish or roll back the partial rollout, then remove the flag in these files"),
-        ("search_v2", "archive it in the console: no code references it and nothing checks it"),
+    assert referenced and not any(stage.startswith("ready: archive") or "archive" in answer for _, _, stage, answer, _ in referenced)
+    assert [(gate, stage, answer) for gate, _, stage, answer, _ in rows] == [
+        ("dark_launch", "ready: remove from code", "remove the flag from the code and delete the path it guards (api)"),
+        ("launch_banner", "ready: remove from code", "remove the flag from the code and keep the path it enables (api, web)"),
+        ("new_nav", "needs a person", "ask the owner: checked 10 times an hour, but no scanned repository has ever referenced it"),
+        ("old_checkout", "needs a person", "ask the owner: still referenced by holdouts h_q3 and configs c_checkout"),
+        ("orphan_flag", "needs a person", "ask the owner: checked 3 times an hour, but no scanned repository has ever referenced it"),
+        ("promo_rollout", "needs a person",
+         "ask the owner: forgotten: partly rolled out for a long time; finish or roll back the rollout"),
+        ("search_v2", "ready: archive in the console", "archive it in the console: no code references it and nothing checks it"),
     ]
+
 
 def test_stale_gates_by_owner_is_a_worklist(console_db):
     rows = query(console_db, "select * from analytics.stale_gates_by_owner order by owner_key")
@@ -136,10 +138,14 @@ def test_stale_window_is_a_parameter(writable_db):
 
     apply_views(writable_db, parameters={"stale_after_days": 100, "stale_warning_days": 10})
     rows = query(writable_db, "select gate_id, staleness, days_until_stale from analytics.stale_gates order by gate_id")
-    # 100-day window: only gates untouched for 100 days meet the rules; 90..99 days approach
+    # 100-day window: only gates untouched for 100 days meet the rules; 90..99 days approach. The gates the
+    # console's rules no longer name stay on the worklist when their history and code say so (gate_lifecycle)
     assert rows == [
+        ("dark_launch", None, None),
         ("launch_banner", "marked stale", None),
+        ("new_nav", None, None),
         ("old_checkout", "marked stale", None),
+        ("orphan_flag", None, None),
         ("search_v2", "meets stale rules", None),
     ]
     # a parameter set once persists through the next application

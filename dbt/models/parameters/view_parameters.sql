@@ -15,6 +15,34 @@ select
 union all
 
 select
+    'ready_after_days' as name,
+    cast({{ var('gatehouse_ready_after_days', 14) }} as double precision) as value,
+    'gate_lifecycle: a gate that has given one answer to every user this many days is ready to remove from the code' as description
+
+union all
+
+select
+    'answer_change_window_days' as name,
+    cast({{ var('gatehouse_answer_change_window_days', 30) }} as double precision) as value,
+    'gate_lifecycle.answer_changes_in_window counts the changes of a gate''s answer (status, enabled, rules) within this many days' as description
+
+union all
+
+select
+    'checks_trend_days' as name,
+    cast({{ var('gatehouse_checks_trend_days', 14) }} as double precision) as value,
+    'gate_lifecycle.checks_trend compares checks per hour now with this many days ago' as description
+
+union all
+
+select
+    'code_scan_max_age_days' as name,
+    cast({{ var('gatehouse_code_scan_max_age_days', 7) }} as double precision) as value,
+    'gate_lifecycle: a repository whose last scan is older than this is no evidence that the code no longer references a gate' as description
+
+union all
+
+select
     'target_sample_size' as name,
     cast({{ var('gatehouse_target_sample_size', 10000) }} as double precision) as value,
     'exposures (all groups together) an experiment should reach; exposure_growth.days_to_target' as description

@@ -23,81 +23,10 @@ WITH stale_gates AS (
   GROUP BY
     project,
     gate_id
-), valued AS (
-  SELECT
-    stale_gates.*,
-    LEAST(days_since_created, days_since_modified) AS days_untouched,
-    CASE
-      WHEN status = 'Launched'
-      THEN TRUE
-      WHEN status = 'Disabled' OR NOT COALESCE(is_enabled, TRUE)
-      THEN FALSE
-      WHEN rollout_state = '100%'
-      THEN TRUE
-      WHEN rollout_state IN ('0%', 'no rules')
-      THEN FALSE
-    END AS rules_value,
-    CASE
-      WHEN status = 'Launched'
-      THEN 'launched in the console: every user passes'
-      WHEN status = 'Disabled'
-      THEN 'disabled in the console: every user fails'
-      WHEN NOT COALESCE(is_enabled, TRUE)
-      THEN 'turned off in the console: every user fails'
-      WHEN rollout_state = '100%'
-      THEN 'every rule passes 100% and one is for everyone: every user passes'
-      WHEN rollout_state = '0%'
-      THEN 'every rule passes 0%: every user fails'
-      WHEN rollout_state = 'no rules'
-      THEN 'no rules: every user fails'
-    END AS rules_reason,
-    CASE
-      WHEN type_reason IN ('STALE_PROBABLY_LAUNCHED', 'STALE_ALL_TRUE')
-      THEN TRUE
-      WHEN type_reason IN ('STALE_PROBABLY_UNLAUNCHED', 'STALE_ALL_FALSE', 'STALE_NO_RULES')
-      THEN FALSE
-    END AS reason_value
-  FROM stale_gates
-), decided AS (
-  SELECT
-    valued.*,
-    CASE
-      WHEN staleness = 'approaching'
-      THEN NULL
-      WHEN NOT referencing_holdout_ids IS NULL
-      OR NOT referencing_config_ids IS NULL
-      OR NOT referencing_gate_ids IS NULL
-      THEN NULL
-      WHEN rules_value IS NULL
-      THEN NULL
-      WHEN NOT reason_value IS NULL AND reason_value <> rules_value
-      THEN NULL
-      ELSE rules_value
-    END AS cleanup_value,
-    CASE
-      WHEN staleness = 'approaching'
-      THEN 'not stale yet: stale in ' || CAST(days_until_stale AS TEXT) || ' days'
-      WHEN NOT referencing_holdout_ids IS NULL
-      THEN 'referenced by holdouts ' || referencing_holdout_ids || ': an experiment''s analysis still reads it'
-      WHEN NOT referencing_config_ids IS NULL
-      THEN 'referenced by configs ' || referencing_config_ids || ': a config still reads it'
-      WHEN NOT referencing_gate_ids IS NULL
-      THEN 'referenced by gates ' || referencing_gate_ids || ': another gate still reads it'
-      WHEN rules_value IS NULL AND type_reason = 'STALE_PROBABLY_FORGOTTEN'
-      THEN 'forgotten: partly rolled out for a long time; finish or roll back the rollout first'
-      WHEN rules_value IS NULL AND COALESCE(checks_per_hour, 0) > 0
-      THEN 'still checked while its rules vary: its rules pass some users only'
-      WHEN rules_value IS NULL
-      THEN 'partial rollout: its rules pass some users only'
-      WHEN NOT reason_value IS NULL AND reason_value <> rules_value
-      THEN 'the console''s reason (' || type_reason || ') and its rules (' || rules_reason || ') disagree'
-      ELSE rules_reason
-    END AS decision
-  FROM valued
 ), final AS (
   SELECT
-    decided.project,
-    decided.gate_id,
+    stale_gates.project,
+    stale_gates.gate_id,
     gate_name,
     staleness,
     type_reason,
@@ -108,30 +37,33 @@ WITH stale_gates AS (
     rollout_state,
     rule_count,
     checks_per_hour,
-    days_untouched,
+    LEAST(days_since_created, days_since_modified) AS days_untouched,
     owner_name,
     contact_name,
     referencing_holdout_ids,
     referencing_config_ids,
     referencing_gate_ids,
     code_reference_count,
+    stage,
     cleanup_value,
     NOT cleanup_value IS NULL AS is_decided,
     decision,
     gate_branches.cleanup_branches,
     CASE
-      WHEN staleness = 'approaching'
-      THEN 'not stale yet'
+      WHEN stage = 'approaching'
+      THEN 'not ready yet'
+      WHEN stage IN ('ready: archive in the console', 'removed from code')
+      THEN 'nothing to rewrite'
       WHEN cleanup_value IS NULL
       THEN 'needs a person'
       WHEN NOT gate_branches.cleanup_branches IS NULL
       THEN 'branch made'
       ELSE 'ready'
     END AS cleanup_state
-  FROM decided
+  FROM stale_gates
   LEFT JOIN gate_branches
-    ON gate_branches.project = decided.project
-    AND gate_branches.gate_id = decided.gate_id
+    ON gate_branches.project = stale_gates.project
+    AND gate_branches.gate_id = stale_gates.gate_id
 )
 SELECT
   *
@@ -159,81 +91,10 @@ WITH stale_gates AS (
   GROUP BY
     project,
     gate_id
-), valued AS (
-  SELECT
-    stale_gates.*,
-    LEAST(days_since_created, days_since_modified) AS days_untouched,
-    CASE
-      WHEN status = 'Launched'
-      THEN TRUE
-      WHEN status = 'Disabled' OR NOT COALESCE(is_enabled, TRUE)
-      THEN FALSE
-      WHEN rollout_state = '100%'
-      THEN TRUE
-      WHEN rollout_state IN ('0%', 'no rules')
-      THEN FALSE
-    END AS rules_value,
-    CASE
-      WHEN status = 'Launched'
-      THEN 'launched in the console: every user passes'
-      WHEN status = 'Disabled'
-      THEN 'disabled in the console: every user fails'
-      WHEN NOT COALESCE(is_enabled, TRUE)
-      THEN 'turned off in the console: every user fails'
-      WHEN rollout_state = '100%'
-      THEN 'every rule passes 100% and one is for everyone: every user passes'
-      WHEN rollout_state = '0%'
-      THEN 'every rule passes 0%: every user fails'
-      WHEN rollout_state = 'no rules'
-      THEN 'no rules: every user fails'
-    END AS rules_reason,
-    CASE
-      WHEN type_reason IN ('STALE_PROBABLY_LAUNCHED', 'STALE_ALL_TRUE')
-      THEN TRUE
-      WHEN type_reason IN ('STALE_PROBABLY_UNLAUNCHED', 'STALE_ALL_FALSE', 'STALE_NO_RULES')
-      THEN FALSE
-    END AS reason_value
-  FROM stale_gates
-), decided AS (
-  SELECT
-    valued.*,
-    CASE
-      WHEN staleness = 'approaching'
-      THEN NULL
-      WHEN NOT referencing_holdout_ids IS NULL
-      OR NOT referencing_config_ids IS NULL
-      OR NOT referencing_gate_ids IS NULL
-      THEN NULL
-      WHEN rules_value IS NULL
-      THEN NULL
-      WHEN NOT reason_value IS NULL AND reason_value <> rules_value
-      THEN NULL
-      ELSE rules_value
-    END AS cleanup_value,
-    CASE
-      WHEN staleness = 'approaching'
-      THEN 'not stale yet: stale in ' || CAST(days_until_stale AS TEXT) || ' days'
-      WHEN NOT referencing_holdout_ids IS NULL
-      THEN 'referenced by holdouts ' || referencing_holdout_ids || ': an experiment''s analysis still reads it'
-      WHEN NOT referencing_config_ids IS NULL
-      THEN 'referenced by configs ' || referencing_config_ids || ': a config still reads it'
-      WHEN NOT referencing_gate_ids IS NULL
-      THEN 'referenced by gates ' || referencing_gate_ids || ': another gate still reads it'
-      WHEN rules_value IS NULL AND type_reason = 'STALE_PROBABLY_FORGOTTEN'
-      THEN 'forgotten: partly rolled out for a long time; finish or roll back the rollout first'
-      WHEN rules_value IS NULL AND COALESCE(checks_per_hour, 0) > 0
-      THEN 'still checked while its rules vary: its rules pass some users only'
-      WHEN rules_value IS NULL
-      THEN 'partial rollout: its rules pass some users only'
-      WHEN NOT reason_value IS NULL AND reason_value <> rules_value
-      THEN 'the console''s reason (' || type_reason || ') and its rules (' || rules_reason || ') disagree'
-      ELSE rules_reason
-    END AS decision
-  FROM valued
 ), final AS (
   SELECT
-    decided.project,
-    decided.gate_id,
+    stale_gates.project,
+    stale_gates.gate_id,
     gate_name,
     staleness,
     type_reason,
@@ -244,30 +105,33 @@ WITH stale_gates AS (
     rollout_state,
     rule_count,
     checks_per_hour,
-    days_untouched,
+    LEAST(days_since_created, days_since_modified) AS days_untouched,
     owner_name,
     contact_name,
     referencing_holdout_ids,
     referencing_config_ids,
     referencing_gate_ids,
     code_reference_count,
+    stage,
     cleanup_value,
     NOT cleanup_value IS NULL AS is_decided,
     decision,
     gate_branches.cleanup_branches,
     CASE
-      WHEN staleness = 'approaching'
-      THEN 'not stale yet'
+      WHEN stage = 'approaching'
+      THEN 'not ready yet'
+      WHEN stage IN ('ready: archive in the console', 'removed from code')
+      THEN 'nothing to rewrite'
       WHEN cleanup_value IS NULL
       THEN 'needs a person'
       WHEN NOT gate_branches.cleanup_branches IS NULL
       THEN 'branch made'
       ELSE 'ready'
     END AS cleanup_state
-  FROM decided
+  FROM stale_gates
   LEFT JOIN gate_branches
-    ON gate_branches.project = decided.project
-    AND gate_branches.gate_id = decided.gate_id
+    ON gate_branches.project = stale_gates.project
+    AND gate_branches.gate_id = stale_gates.gate_id
 )
 SELECT
   *

@@ -83,6 +83,7 @@ WITH stale_gates AS (
     gate_locations.repositories AS code_repositories,
     gate_locations.locations AS code_locations,
     gate_projects.projects_with_id,
+    stale_gates.stage,
     stale_gates.recommended_action AS action
   FROM stale_gates
   LEFT JOIN gate_locations
@@ -176,6 +177,7 @@ WITH stale_gates AS (
     gate_locations.repositories AS code_repositories,
     gate_locations.locations AS code_locations,
     gate_projects.projects_with_id,
+    stale_gates.stage,
     stale_gates.recommended_action AS action
   FROM stale_gates
   LEFT JOIN gate_locations

@@ -19,38 +19,12 @@ WITH gates AS (
   FROM {{ ref('int_entity_versions') }}
   WHERE
     entity_type = 'gate' AND is_current
-), gate_rules AS (
+), answers AS (
   SELECT
     *
-  FROM {{ ref('int_entity_rules') }}
+  FROM {{ ref('int_gate_answers') }}
   WHERE
-    entity_type = 'gate'
-), rule_summary AS (
-  SELECT
-    gate_rules.project,
-    gate_rules.version_id,
-    MIN(gate_rules.pass_percentage) AS min_pass_percentage,
-    MAX(gate_rules.pass_percentage) AS max_pass_percentage,
-    COUNT(CASE WHEN gate_rules.is_everyone_rule THEN 1 END) > 0 AS has_everyone_rule,
-    COUNT(
-      CASE
-        WHEN gate_rules.is_everyone_rule AND gate_rules.pass_percentage >= 100
-        THEN 1
-      END
-    ) > 0 AS has_everyone_rule_at_100,
-    COUNT(
-      CASE
-        WHEN gate_rules.is_everyone_rule AND gate_rules.pass_percentage <= 0
-        THEN 1
-      END
-    ) > 0 AS has_everyone_rule_at_0
-  FROM gates
-  INNER JOIN gate_rules
-    ON gate_rules.project = gates.project
-    AND gate_rules.version_id = gates.gate_version_id
-  GROUP BY
-    gate_rules.project,
-    gate_rules.version_id
+    is_current
 ), reference_lists AS (
   SELECT
     project,
@@ -108,20 +82,14 @@ WITH gates AS (
       ) / 86400
     ) AS INT) AS days_since_modified,
     versions.rule_count,
-    rule_summary.min_pass_percentage,
-    rule_summary.max_pass_percentage,
-    COALESCE(rule_summary.has_everyone_rule, FALSE) AS has_everyone_rule,
-    COALESCE(rule_summary.has_everyone_rule_at_100, FALSE) AS has_everyone_rule_at_100,
-    COALESCE(rule_summary.has_everyone_rule_at_0, FALSE) AS has_everyone_rule_at_0,
-    CASE
-      WHEN versions.rule_count = 0
-      THEN 'no rules'
-      WHEN rule_summary.max_pass_percentage <= 0
-      THEN '0%'
-      WHEN rule_summary.min_pass_percentage >= 100 AND rule_summary.has_everyone_rule
-      THEN '100%'
-      ELSE 'partial'
-    END AS rollout_state,
+    answers.min_pass_percentage,
+    answers.max_pass_percentage,
+    answers.has_everyone_rule,
+    answers.has_everyone_rule_at_100,
+    answers.has_everyone_rule_at_0,
+    answers.rollout_state,
+    answers.answer,
+    answers.answer_reason,
     versions.holdout_ids,
     reference_lists.referencing_gate_ids,
     reference_lists.referencing_config_ids,
@@ -134,9 +102,9 @@ WITH gates AS (
     ON versions.project = gates.project AND versions.version_id = gates.gate_version_id
   INNER JOIN as_of
     ON as_of.project = gates.project
-  LEFT JOIN rule_summary
-    ON rule_summary.project = gates.project
-    AND rule_summary.version_id = gates.gate_version_id
+  INNER JOIN answers
+    ON answers.project = gates.project
+    AND answers.gate_version_id = gates.gate_version_id
   LEFT JOIN reference_lists
     ON reference_lists.project = gates.project
     AND reference_lists.referenced_gate_id = gates.gate_id
@@ -163,38 +131,12 @@ WITH gates AS (
   FROM {{ ref('int_entity_versions') }}
   WHERE
     entity_type = 'gate' AND is_current
-), gate_rules AS (
+), answers AS (
   SELECT
     *
-  FROM {{ ref('int_entity_rules') }}
+  FROM {{ ref('int_gate_answers') }}
   WHERE
-    entity_type = 'gate'
-), rule_summary AS (
-  SELECT
-    gate_rules.project,
-    gate_rules.version_id,
-    MIN(gate_rules.pass_percentage) AS min_pass_percentage,
-    MAX(gate_rules.pass_percentage) AS max_pass_percentage,
-    COUNT(CASE WHEN gate_rules.is_everyone_rule THEN 1 END) > 0 AS has_everyone_rule,
-    COUNT(
-      CASE
-        WHEN gate_rules.is_everyone_rule AND gate_rules.pass_percentage >= 100
-        THEN 1
-      END
-    ) > 0 AS has_everyone_rule_at_100,
-    COUNT(
-      CASE
-        WHEN gate_rules.is_everyone_rule AND gate_rules.pass_percentage <= 0
-        THEN 1
-      END
-    ) > 0 AS has_everyone_rule_at_0
-  FROM gates
-  INNER JOIN gate_rules
-    ON gate_rules.project = gates.project
-    AND gate_rules.version_id = gates.gate_version_id
-  GROUP BY
-    gate_rules.project,
-    gate_rules.version_id
+    is_current
 ), reference_lists AS (
   SELECT
     project,
@@ -252,20 +194,14 @@ WITH gates AS (
       ) AS DOUBLE PRECISION) / 86400
     ) AS INT) AS days_since_modified,
     versions.rule_count,
-    rule_summary.min_pass_percentage,
-    rule_summary.max_pass_percentage,
-    COALESCE(rule_summary.has_everyone_rule, FALSE) AS has_everyone_rule,
-    COALESCE(rule_summary.has_everyone_rule_at_100, FALSE) AS has_everyone_rule_at_100,
-    COALESCE(rule_summary.has_everyone_rule_at_0, FALSE) AS has_everyone_rule_at_0,
-    CASE
-      WHEN versions.rule_count = 0
-      THEN 'no rules'
-      WHEN rule_summary.max_pass_percentage <= 0
-      THEN '0%'
-      WHEN rule_summary.min_pass_percentage >= 100 AND rule_summary.has_everyone_rule
-      THEN '100%'
-      ELSE 'partial'
-    END AS rollout_state,
+    answers.min_pass_percentage,
+    answers.max_pass_percentage,
+    answers.has_everyone_rule,
+    answers.has_everyone_rule_at_100,
+    answers.has_everyone_rule_at_0,
+    answers.rollout_state,
+    answers.answer,
+    answers.answer_reason,
     versions.holdout_ids,
     reference_lists.referencing_gate_ids,
     reference_lists.referencing_config_ids,
@@ -278,9 +214,9 @@ WITH gates AS (
     ON versions.project = gates.project AND versions.version_id = gates.gate_version_id
   INNER JOIN as_of
     ON as_of.project = gates.project
-  LEFT JOIN rule_summary
-    ON rule_summary.project = gates.project
-    AND rule_summary.version_id = gates.gate_version_id
+  INNER JOIN answers
+    ON answers.project = gates.project
+    AND answers.gate_version_id = gates.gate_version_id
   LEFT JOIN reference_lists
     ON reference_lists.project = gates.project
     AND reference_lists.referenced_gate_id = gates.gate_id

@@ -12,7 +12,7 @@ referenced in code is matched to the gate of that id in every project, and `proj
 | `code_repository_count`, `code_repositories` | how many and which repositories reference it |
 | `code_locations` | every line that references it as `path:line`, grouped by repository: `api: app/banner.go:2; web: src/banner.ts:3, src/banner.ts:9` |
 | `projects_with_id` | projects with a live gate of this id: above 1, the code references may be another project's gate |
-| `action` | `stale_gates.recommended_action`: the one answer for the gate, from the console's state and the code references |
+| `stage`, `action` | `stale_gates.stage` and `stale_gates.recommended_action`: the one judgement for the gate (`gate_lifecycle`) |
 #}
 with stale_gates as (
     select * from {{ ref('stale_gates') }}
@@ -89,6 +89,7 @@ final as (
         gate_locations.repositories as code_repositories,
         gate_locations.locations as code_locations,
         gate_projects.projects_with_id,
+        stale_gates.stage,
         stale_gates.recommended_action as action
     from stale_gates
     left join gate_locations

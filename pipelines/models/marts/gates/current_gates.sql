@@ -1,7 +1,7 @@
 -- grain: one row per live gate, with its rollout and who references it; key: project, gate_id
 {#
-From `stg_gates`, its current version in `int_entity_versions` (rule count, holdouts), its rules in
-`int_entity_rules`, `gate_references` and `as_of`.
+From `stg_gates`, its current version in `int_entity_versions` (rule count, holdouts), its rollout in
+`int_gate_answers`, `gate_references` and `as_of`.
 
 | column | meaning |
 |---|---|
@@ -9,10 +9,7 @@ From `stg_gates`, its current version in `int_entity_versions` (rule count, hold
 | `gate_id`, `gate_name`, `description`, `id_type`, `status`, `gate_type`, `type_reason`, `is_enabled`, `checks_per_hour`, `team`, `owner_id`, `owner_name`, `owner_type`, `owner_email`, `creator_name`, `created_at`, `last_modifier_name`, `last_modified_at`, `version` | as in `stg_gates` |
 | `days_since_created`, `days_since_modified` | whole days (24 h) from `created_at` / `last_modified_at` to `as_of.as_of_at` |
 | `rule_count` | rules of the current version |
-| `min_pass_percentage`, `max_pass_percentage` | over those rules; null without rules |
-| `has_everyone_rule` | a rule whose conditions are all `public` (the console's Everyone condition), or that has none |
-| `has_everyone_rule_at_100`, `has_everyone_rule_at_0` | such a rule passes 100% / 0% |
-| `rollout_state` | `no rules`; `0%` (every rule passes 0%); `100%` (every rule passes 100% and one is an everyone rule: the console's `rolloutRate=100`); `partial` otherwise |
+| `min_pass_percentage`, `max_pass_percentage`, `has_everyone_rule`, `has_everyone_rule_at_100`, `has_everyone_rule_at_0`, `rollout_state`, `answer`, `answer_reason` | of the current version, from `int_gate_answers` |
 | `holdout_ids` | the gate's own `holdoutIDs`, comma-separated |
 | `referencing_gate_ids`, `referencing_config_ids`, `referencing_holdout_ids` | from `gate_references`, comma-separated; null when none |
 | `referenced_by_count` | rows in `gate_references` for the gate |
@@ -29,24 +26,9 @@ versions as (
     where entity_type = 'gate' and is_current
 ),
 
-gate_rules as (
-    select * from {{ ref('int_entity_rules') }}
-    where entity_type = 'gate'
-),
-
-rule_summary as (
-    select
-        gate_rules.project,
-        gate_rules.version_id,
-        min(gate_rules.pass_percentage) as min_pass_percentage,
-        max(gate_rules.pass_percentage) as max_pass_percentage,
-        count(case when gate_rules.is_everyone_rule then 1 end) > 0 as has_everyone_rule,
-        count(case when gate_rules.is_everyone_rule and gate_rules.pass_percentage >= 100 then 1 end) > 0 as has_everyone_rule_at_100,
-        count(case when gate_rules.is_everyone_rule and gate_rules.pass_percentage <= 0 then 1 end) > 0 as has_everyone_rule_at_0
-    from gates
-    inner join gate_rules
-        {{ join_on('gate_rules', 'gates', 'version_id = gate_version_id') }}
-    group by gate_rules.project, gate_rules.version_id
+answers as (
+    select * from {{ ref('int_gate_answers') }}
+    where is_current
 ),
 
 reference_lists as (
@@ -85,17 +67,14 @@ final as (
         gates.version,
         {{ days_since_changes('gates') }},
         versions.rule_count,
-        rule_summary.min_pass_percentage,
-        rule_summary.max_pass_percentage,
-        coalesce(rule_summary.has_everyone_rule, false) as has_everyone_rule,
-        coalesce(rule_summary.has_everyone_rule_at_100, false) as has_everyone_rule_at_100,
-        coalesce(rule_summary.has_everyone_rule_at_0, false) as has_everyone_rule_at_0,
-        case
-            when versions.rule_count = 0 then 'no rules'
-            when rule_summary.max_pass_percentage <= 0 then '0%'
-            when rule_summary.min_pass_percentage >= 100 and rule_summary.has_everyone_rule then '100%'
-            else 'partial'
-        end as rollout_state,
+        answers.min_pass_percentage,
+        answers.max_pass_percentage,
+        answers.has_everyone_rule,
+        answers.has_everyone_rule_at_100,
+        answers.has_everyone_rule_at_0,
+        answers.rollout_state,
+        answers.answer,
+        answers.answer_reason,
         versions.holdout_ids,
         reference_lists.referencing_gate_ids,
         reference_lists.referencing_config_ids,
@@ -108,8 +87,8 @@ final as (
         {{ join_on('versions', 'gates', 'version_id = gate_version_id') }}
     inner join as_of
         on as_of.project = gates.project
-    left join rule_summary
-        {{ join_on('rule_summary', 'gates', 'version_id = gate_version_id') }}
+    inner join answers
+        {{ join_on('answers', 'gates', 'gate_version_id') }}
     left join reference_lists
         {{ join_on('reference_lists', 'gates', 'referenced_gate_id = gate_id') }}
 )

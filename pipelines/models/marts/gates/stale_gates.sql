@@ -1,6 +1,7 @@
--- grain: one row per live gate the service marks STALE or that meets or approaches its stale rules; key: project, gate_id
+-- grain: one row per live gate the service marks STALE, that meets or approaches its stale rules, or that gate_lifecycle puts on the worklist; key: project, gate_id
 {#
-From `current_gates` and `view_parameters`.
+From `gate_staleness` (the console's stale rules, below) and `gate_lifecycle` (the one judgement: stage and
+action).
 
 The console's rules (`shared/spec/gap-decisions.md`): permanent and archived gates are never stale, nor a gate
 created or modified within the last 30 days (`stale_after_days`), nor one referenced by another gate, an experiment
@@ -23,34 +24,15 @@ recommended action) but do not exempt.
 | `days_until_stale` | for `approaching` gates: `stale_after_days` minus days since the later of creation and last change |
 | `code_reference_count` | references in code (`stg_code_references`, gates only); null until some repository was scanned |
 | `code_locations` | the first three lines that reference it, `repository:path:line`, by repository, path, line |
-| `console_action` | what the console's state alone says: referenced by anything: `ask the owner: still referenced by holdouts / configs / gates`; launched or all true: `remove the flag and keep the launched path`; unlaunched, all false or no rules (everyone fails): `remove the flag and the dead code path`; dead check: `archive the gate: nothing checks it`; forgotten: `ask the owner: finish or roll back the partial rollout`; empty checks: `ask the owner: its checks return no value` |
-| `recommended_action` | the one answer every list, summary and alert gives: `console_action` until a repository is scanned, and while holdouts, configs or gates reference it; then, referenced in code: `remove the flag in these files and keep the launched path` (launched, all true), `... and delete the dead code path` (unlaunched, all false, no rules), `remove the flag in these files (nothing checks it at run time), then archive it in the console` (dead check), `ask the owner: finish or roll back the partial rollout, then remove the flag in these files` (forgotten); referenced nowhere and never checked: `archive it in the console: no code references it and nothing checks it`; referenced nowhere but checked: `find what checks it: checked at run time but referenced in no scanned repository` |
+| `stage`, `stage_rank`, `cleanup_value`, `decision`, `recommended_action` | from `gate_lifecycle` (`recommended_action` is its `action`): the one judgement every list, summary, alert and cleanup gives; `staleness` above is the console's rules alone, evidence beside it |
 #}
-{% from 'macros/view_parameters.sql' import view_parameters %}
-{#
-What to do about a stale gate, by its stale reason: in the console (`console_action`), and in the files too once
-a scan found code that references the gate (`recommended_action`; a reason without one there gives the console
-action, then the files). A reason not listed is the owner's to answer.
-#}
-{% set reason_actions = [
-    (["STALE_PROBABLY_LAUNCHED", "STALE_ALL_TRUE"],
-        "remove the flag and keep the launched path",
-        "remove the flag in these files and keep the launched path"),
-    (["STALE_PROBABLY_UNLAUNCHED", "STALE_ALL_FALSE", "STALE_NO_RULES"],
-        "remove the flag and the dead code path",
-        "remove the flag in these files and delete the dead code path"),
-    (["STALE_PROBABLY_DEAD_CHECK"],
-        "archive the gate: nothing checks it",
-        "remove the flag in these files (nothing checks it at run time), then archive it in the console"),
-    (["STALE_PROBABLY_FORGOTTEN"],
-        "ask the owner: finish or roll back the partial rollout",
-        "ask the owner: finish or roll back the partial rollout, then remove the flag in these files"),
-    (["STALE_EMPTY_CHECKS"],
-        "ask the owner: its checks return no value",
-        none),
-] %}
+{% from 'macros/joins.sql' import join_on %}
 with gates as (
-    select * from {{ ref('current_gates') }}
+    select * from {{ ref('gate_staleness') }}
+),
+
+lifecycle as (
+    select * from {{ ref('gate_lifecycle') }}
 ),
 
 code_references as (
@@ -99,61 +81,13 @@ first_code_locations as (
     group by entity_id
 ),
 
-parameters as (
-    {{ view_parameters('stale_after_days', 'stale_warning_days') }}
-),
-
-assessed as (
-    select
-        gates.*,
-        -- the service never marks permanent or archived gates, nor one another gate or a config depends on
-        gates.gate_type = 'PERMANENT' or gates.status = 'Archived' as is_exempt,
-        gates.referencing_gate_ids is not null or gates.referencing_config_ids is not null as is_depended_on,
-        -- "created or modified within the window" keeps a gate fresh: the later of the two counts
-        least(gates.days_since_created, gates.days_since_modified) as days_since_touched,
-        coalesce(gates.checks_per_hour, 0) > 0 as is_checked,
-        coalesce(gates.owner_type <> 'USER', false) as is_server_key_owner,
-        parameters.stale_after_days,
-        parameters.stale_warning_days
-    from gates
-    cross join parameters
-),
-
-classified as (
-    select
-        assessed.*,
-        case
-            when gate_type = 'STALE' then 'marked stale'
-            when is_exempt or is_depended_on then null
-            when days_since_touched >= stale_after_days then 'meets stale rules'
-            when days_since_touched >= stale_after_days - stale_warning_days then 'approaching'
-        end as staleness,
-        -- the service's reasons in its own order; STALE_ALL_TRUE / _ALL_FALSE / _EMPTY_CHECKS need check
-        -- results the console does not expose, so only the service can give them
-        case
-            when not is_checked then 'STALE_PROBABLY_DEAD_CHECK'
-            when status = 'Launched' or has_everyone_rule_at_100 then 'STALE_PROBABLY_LAUNCHED'
-            when not coalesce(is_enabled, true) or status = 'Disabled' or has_everyone_rule_at_0 or rollout_state = '0%'
-                then 'STALE_PROBABLY_UNLAUNCHED'
-            when rule_count = 0 then 'STALE_NO_RULES'
-            else 'STALE_PROBABLY_FORGOTTEN'
-        end as predicted_type_reason
-    from assessed
-),
-
 reasoned as (
-    select
-        classified.*,
-        case
-            when gate_type = 'STALE' and type_reason like 'STALE%' then type_reason
-            else predicted_type_reason
-        end as stale_reason,
-        case
-            when gate_type = 'STALE' and type_reason like 'STALE%' then 'service'
-            else 'predicted'
-        end as type_reason_source
-    from classified
-    where staleness is not null
+    -- the console's stale gates, and those the gate's history and code put on the worklist before the console does
+    select gates.*
+    from gates
+    left join lifecycle
+        {{ join_on('lifecycle', 'gates', 'gate_id') }}
+    where gates.staleness is not null or coalesce(lifecycle.on_worklist, false)
 ),
 
 console_answered as (
@@ -165,7 +99,8 @@ console_answered as (
         case staleness
             when 'marked stale' then 1
             when 'meets stale rules' then 2
-            else 3
+            when 'approaching' then 3
+            else 4
         end as staleness_rank,
         stale_reason as type_reason,
         type_reason_source,
@@ -195,19 +130,6 @@ console_answered as (
         referencing_holdout_ids,
         referencing_config_ids,
         referencing_gate_ids,
-        case
-            when referenced_by_count > 0 then 'ask the owner: still referenced by ' || concat_ws(
-                ' and ',
-                case when referencing_holdout_ids is not null then 'holdouts' end,
-                case when referencing_config_ids is not null then 'configs' end,
-                case when referencing_gate_ids is not null then 'gates' end
-            )
-{% for reasons, console_action, _ in reason_actions %}
-            when stale_reason in ('{{ reasons | join("', '") }}')
-                then '{{ console_action }}'
-{% endfor %}
-            else 'ask the owner'
-        end as console_action,
         last_modifier_name,
         last_modified_at,
         created_at,
@@ -224,27 +146,16 @@ console_answered as (
 ),
 
 final as (
-    -- The one answer for the gate, read by the worklist, the summary, the alerts and the reports: once a
-    -- repository was scanned, what the code holds decides with the console (archiving a gate that code still
-    -- checks turns it off for everyone).
     select
         console_answered.*,
-        case
-            when code_reference_count is null then console_action
-            when console_action like 'ask the owner: still referenced by%' then console_action
-            when code_reference_count > 0 then
-                case
-{% for reasons, _, code_action in reason_actions if code_action %}
-                    when type_reason in ('{{ reasons | join("', '") }}')
-                        then '{{ code_action }}'
-{% endfor %}
-                    else console_action || ', then remove the flag in these files'
-                end
-            when coalesce(checks_per_hour, 0) = 0
-                then 'archive it in the console: no code references it and nothing checks it'
-            else 'find what checks it: checked at run time but referenced in no scanned repository'
-        end as recommended_action
+        lifecycle.stage,
+        lifecycle.stage_rank,
+        lifecycle.cleanup_value,
+        lifecycle.decision,
+        lifecycle.action as recommended_action
     from console_answered
+    inner join lifecycle
+        {{ join_on('lifecycle', 'console_answered', 'gate_id') }}
 )
 
 select * from final

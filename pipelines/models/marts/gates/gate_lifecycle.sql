@@ -1,0 +1,361 @@
+-- grain: one row per live gate: the one judgement every list, alert and cleanup reads, with its evidence; key: project, gate_id
+{#
+From `gate_staleness` (today's state and the console's stale rules), `int_gate_answers` (the answer of every
+version gatehouse loaded), `int_gate_code_evidence` and `stg_code_reference_scans` (every code scan), `stg_extraction_runs`,
+`as_of` and `view_parameters`. docs/gate-lifecycle.md tells how a gate moves from stage to stage, with a timeline.
+
+**Held since.** A version's answer changes with its status, enabled flag, or rules (position, id, pass percentage,
+audience); a change of description, owner or checks per hour leaves it. `held_since` is when the current answer
+began: the console's `last_modified_at` of the version that brought it, never earlier than the last run
+(`stg_extraction_runs`) before the load that found it, which still saw the version before it. For the first version gatehouse loaded, its `last_modified_at`: the console changed nothing
+since, so the answer held at least that long.
+
+**Stages**, in this order (the first that applies):
+
+| stage | when |
+|---|---|
+| `archived` | the console archived it |
+| `in use` | permanent; or referenced by holdouts, configs or gates, or answering users differently, and not stale by the console's rules |
+| `needs a person` | stale by the console's rules but referenced by holdouts, configs or gates, or answering users differently; or one answer that the console's own stale reason contradicts; or checked at run time while no scanned repository has ever referenced it |
+| `ready: archive in the console` | nothing checks it (`checks_per_hour` 0 or null) and no repository references it, every repository's last scan complete and recent; never while a scanned repository references it, nor before any scan |
+| `approaching` | one answer to every user, for fewer than `ready_after_days` days; `ready_on` is the day it becomes ready if nothing changes |
+| `ready: remove from code` | one answer for `ready_after_days` or more: its checks can become `cleanup_value` wherever the code holds them |
+| `removed from code` | one answer, no repository references it any more (complete, recent scans), but it is still checked at run time: deploys pending or code that is not scanned |
+
+| column | meaning |
+|---|---|
+| `project`, `gate_id`, `gate_name`, `status`, `gate_type`, `is_enabled`, `rollout_state`, `checks_per_hour`, `created_at`, `owner_name`, `owner_email`, `team`, `referencing_holdout_ids`, `referencing_config_ids`, `referencing_gate_ids` | from `current_gates` |
+| `staleness`, `type_reason`, `type_reason_source` | the console's stale rules today (`gate_staleness`); `type_reason` is the console's reason or the one its rules predict |
+| `stage`, `stage_rank` | the judgement above; rank 1 `ready: remove from code`, 2 `ready: archive in the console`, 3 `needs a person`, 4 `removed from code`, 5 `approaching`, 6 `in use`, 7 `archived` |
+| `cleanup_value` | `true` or `false`: what every check returns and what `gatehouse cleanup` writes in its place; set only at `ready: remove from code` |
+| `answer`, `answer_reason` | what every user gets today, and why (null: its rules pass some users only) |
+| `decision` | why this stage: the value and how long it held, or why a person must decide |
+| `action` | what to do, in one sentence: the worklist's, the CSV's, the summary's and the alerts' |
+| `held_since`, `days_at_value` | when the current answer began; whole days since, to the project's "as of" (null while users get different answers) |
+| `ready_on` | `approaching`: the day it becomes ready if nothing changes |
+| `answer_changes_in_window` | changes of its answer's ingredients (status, enabled, rules) within `answer_change_window_days` |
+| `checks_per_hour_before`, `checks_trend` | checks per hour `checks_trend_days` ago, and `never checked`, `stopped`, `falling` (below half), `rising` (above double), `steady`, or null before gatehouse loaded it then |
+| `first_loaded_at`, `last_changed_at` | the first load of the gate, and the console's last change of it |
+| `is_code_scanned` | some repository has been scanned |
+| `code_reference_count`, `referencing_repositories`, `code_owners`, `last_referenced_at` | from `int_gate_code_evidence` |
+| `missing_repositories` | repositories whose last scan is older than `code_scan_max_age_days` before the project's "as of": their silence is no evidence |
+| `gone_from_code_since` | no repository references it now, though one did: the last scan that found it |
+| `on_worklist` | a person has something to do: every stage but `in use`, `archived`, and `approaching` more than `stale_warning_days` from ready |
+#}
+{% from 'macros/view_parameters.sql' import view_parameters %}
+{% from 'macros/joins.sql' import join_on %}
+{% from 'macros/imports.sql' import imports %}
+with {{ imports(gates='gate_staleness', answers='int_gate_answers', code_evidence='int_gate_code_evidence', code_scans='stg_code_reference_scans', extraction_runs='stg_extraction_runs', as_of='as_of') }},
+
+parameters as (
+    {{ view_parameters('ready_after_days', 'answer_change_window_days', 'checks_trend_days', 'code_scan_max_age_days', 'stale_warning_days') }}
+),
+
+versions as (
+    select
+        answers.*,
+        answers.answer_fingerprint is distinct from lag(answers.answer_fingerprint) over (
+            partition by answers.project, answers.gate_id order by answers.valid_from, answers.gate_version_id
+        ) as is_answer_change,
+        lag(answers.valid_from) over (
+            partition by answers.project, answers.gate_id order by answers.valid_from, answers.gate_version_id
+        ) as previous_seen_at
+    from answers
+),
+
+sightings as (
+    -- when each run saw the console, by the console's clock
+    select
+        project,
+        load_id,
+        coalesce(service_time, finished_at) as seen_at
+    from extraction_runs
+),
+
+answer_changes as (
+    select
+        versions.project,
+        versions.gate_id,
+        -- the console's date of the change, but never before a run that still saw the version before it: a change
+        -- between two runs happened after the first of them
+        case
+            when versions.previous_seen_at is null then coalesce(versions.last_modified_at, versions.valid_from)
+            else greatest(
+                coalesce(versions.last_modified_at, versions.valid_from),
+                coalesce(max(sightings.seen_at), versions.previous_seen_at)
+            )
+        end as changed_at,
+        versions.previous_seen_at is not null as is_later_change
+    from versions
+    left join sightings
+        on sightings.project = versions.project
+        and sightings.load_id < versions.load_id
+    where versions.is_answer_change
+    group by versions.project, versions.gate_id, versions.gate_version_id, versions.previous_seen_at,
+        versions.last_modified_at, versions.valid_from
+),
+
+history as (
+    select
+        answer_changes.project,
+        answer_changes.gate_id,
+        max(answer_changes.changed_at) as held_since,
+        count(
+            case
+                when answer_changes.is_later_change
+                    and extract(epoch from as_of.as_of_at) - extract(epoch from answer_changes.changed_at)
+                    < parameters.answer_change_window_days * 86400 then 1
+            end
+        ) as answer_changes_in_window
+    from answer_changes
+    inner join as_of
+        on as_of.project = answer_changes.project
+    cross join parameters
+    group by answer_changes.project, answer_changes.gate_id
+),
+
+checks_before as (
+    -- the version that was current `checks_trend_days` before the "as of"
+    select
+        versions.project,
+        versions.gate_id,
+        min(versions.valid_from) over (partition by versions.project, versions.gate_id) as first_loaded_at,
+        case
+            when extract(epoch from versions.valid_from) <= extract(epoch from as_of.as_of_at) - parameters.checks_trend_days * 86400
+                and (versions.valid_to is null
+                    or extract(epoch from versions.valid_to) > extract(epoch from as_of.as_of_at) - parameters.checks_trend_days * 86400)
+                then 1
+        end as is_then,
+        coalesce(versions.checks_per_hour, 0) as checks_per_hour
+    from versions
+    inner join as_of
+        on as_of.project = versions.project
+    cross join parameters
+),
+
+loaded as (
+    select
+        project,
+        gate_id,
+        min(first_loaded_at) as first_loaded_at,
+        max(case when is_then = 1 then checks_per_hour end) as checks_per_hour_before
+    from checks_before
+    group by project, gate_id
+),
+
+latest_scans as (
+    select
+        repository,
+        max(scanned_at) as last_scanned_at
+    from code_scans
+    group by repository
+),
+
+scan_coverage as (
+    select
+        as_of.project,
+        count(latest_scans.repository) > 0 as is_code_scanned,
+        string_agg(
+            case
+                when extract(epoch from latest_scans.last_scanned_at)
+                    < extract(epoch from as_of.as_of_at) - parameters.code_scan_max_age_days * 86400
+                    then latest_scans.repository
+            end,
+            ', ' order by latest_scans.repository
+        ) as missing_repositories
+    from as_of
+    cross join parameters
+    left join latest_scans
+        on true
+    group by as_of.project
+),
+
+evidence as (
+    select
+        gates.*,
+        cast(floor((extract(epoch from as_of.as_of_at) - extract(epoch from history.held_since)) / 86400) as integer) as days_held,
+        history.held_since,
+        history.answer_changes_in_window,
+        loaded.first_loaded_at,
+        loaded.checks_per_hour_before,
+        scan_coverage.is_code_scanned,
+        scan_coverage.missing_repositories,
+        coalesce(code_evidence.code_reference_count, 0) as code_reference_count,
+        code_evidence.referencing_repositories,
+        code_evidence.code_owners,
+        code_evidence.last_referenced_at,
+        as_of.as_of_date,
+        parameters.ready_after_days,
+        parameters.stale_warning_days as worklist_warning_days,
+        -- the console's stale reason, as the answer it implies: only the service's own can contradict the state
+        case
+            when gates.type_reason_source <> 'service' then null
+            when gates.stale_reason in ('STALE_PROBABLY_LAUNCHED', 'STALE_ALL_TRUE') then true
+            when gates.stale_reason in ('STALE_PROBABLY_UNLAUNCHED', 'STALE_ALL_FALSE', 'STALE_NO_RULES') then false
+        end as reason_answer,
+        gates.referenced_by_count > 0 as is_referenced_in_console,
+        scan_coverage.is_code_scanned and scan_coverage.missing_repositories is null
+        and code_evidence.code_reference_count is null as is_absent_from_code
+    from gates
+    inner join as_of
+        on as_of.project = gates.project
+    cross join parameters
+    inner join history
+        {{ join_on('history', 'gates', 'gate_id') }}
+    inner join loaded
+        {{ join_on('loaded', 'gates', 'gate_id') }}
+    inner join scan_coverage
+        on scan_coverage.project = gates.project
+    left join code_evidence
+        on code_evidence.gate_id = gates.gate_id
+),
+
+staged as (
+    select
+        evidence.*,
+        -- in whole numbers: a double's text differs between warehouses
+        case
+            when checks_per_hour < 1 then 'checked less than once an hour'
+            else 'checked ' || cast(cast(round(checks_per_hour) as bigint) as varchar) || ' times an hour'
+        end as checked_words,
+        case
+            when status = 'Archived' then 'archived'
+            when gate_type = 'PERMANENT' then 'in use'
+            when is_referenced_in_console or answer is null then
+                case
+                    when is_referenced_in_console and staleness in ('marked stale', 'meets stale rules') then 'needs a person'
+                    when is_referenced_in_console then 'in use'
+                    when not is_checked and is_absent_from_code then 'ready: archive in the console'
+                    when staleness in ('marked stale', 'meets stale rules') then 'needs a person'
+                    else 'in use'
+                end
+            when reason_answer is not null and reason_answer <> answer then 'needs a person'
+            when days_held < ready_after_days then 'approaching'
+            when not is_absent_from_code then 'ready: remove from code'
+            when not is_checked then 'ready: archive in the console'
+            when last_referenced_at is not null then 'removed from code'
+            else 'needs a person'
+        end as stage
+    from evidence
+),
+
+explained as (
+    select
+        staged.*,
+        case when stage = 'ready: remove from code' then answer end as cleanup_value,
+        case when stage = 'approaching' then cast(held_since as date) + cast(ready_after_days as integer) end as ready_on,
+        case
+            when stage = 'needs a person' and is_referenced_in_console then 'still referenced by ' || concat_ws(
+                ' and ',
+                case when referencing_holdout_ids is not null then 'holdouts ' || referencing_holdout_ids end,
+                case when referencing_config_ids is not null then 'configs ' || referencing_config_ids end,
+                case when referencing_gate_ids is not null then 'gates ' || referencing_gate_ids end
+            )
+            when stage = 'needs a person' and answer is null and stale_reason = 'STALE_PROBABLY_FORGOTTEN'
+                then 'forgotten: partly rolled out for a long time; finish or roll back the rollout'
+            when stage = 'needs a person' and answer is null then 'its rules pass some users only; finish or roll back the rollout'
+            when stage = 'needs a person' and reason_answer <> answer
+                then 'the console''s reason (' || stale_reason || ') and its state (' || answer_reason || ') disagree'
+            when stage = 'needs a person'
+                then checked_words || ', but no scanned repository has ever referenced it'
+        end as person_reason
+    from staged
+),
+
+final as (
+    select
+        project,
+        gate_id,
+        gate_name,
+        stage,
+        case stage
+            when 'ready: remove from code' then 1
+            when 'ready: archive in the console' then 2
+            when 'needs a person' then 3
+            when 'removed from code' then 4
+            when 'approaching' then 5
+            when 'in use' then 6
+            else 7
+        end as stage_rank,
+        cleanup_value,
+        answer,
+        answer_reason,
+        case stage
+            when 'archived' then 'archived in the console'
+            when 'in use' then case
+                when gate_type = 'PERMANENT' then 'permanent'
+                when is_referenced_in_console then 'referenced by holdouts, configs or gates in the console'
+                else 'its rules pass some users only'
+            end
+            when 'needs a person' then person_reason
+            when 'approaching' then answer_reason || ' since ' || cast(cast(held_since as date) as varchar)
+                || ' (' || cast(days_held as varchar) || ' days); ready on ' || cast(ready_on as varchar) || ' if nothing changes'
+            when 'ready: archive in the console' then case
+                when answer is null then 'nothing checks it and no scanned repository references it'
+                else answer_reason || '; nothing checks it and no scanned repository references it'
+            end
+            when 'removed from code' then 'gone from every scanned repository, still ' || checked_words
+                || ': deploys pending, or code not scanned'
+            else answer_reason || ' since ' || cast(cast(held_since as date) as varchar) || ' (' || cast(days_held as varchar) || ' days)'
+        end as decision,
+        case stage
+            when 'ready: remove from code' then
+                case when answer then 'remove the flag from the code and keep the path it enables'
+                    else 'remove the flag from the code and delete the path it guards'
+                end
+                || case
+                    when not is_code_scanned then ', wherever the code checks it (no repository scanned yet)'
+                    when referencing_repositories is not null then ' (' || referencing_repositories || ')'
+                    else ', wherever the code checks it (referenced in no scanned repository)'
+                end
+            when 'ready: archive in the console' then 'archive it in the console: no code references it and nothing checks it'
+            when 'needs a person' then 'ask the owner: ' || person_reason
+            when 'removed from code' then 'wait until nothing checks it, then archive it in the console'
+            when 'approaching' then 'nothing yet: ready on ' || cast(ready_on as varchar) || ' if nothing changes'
+            when 'in use' then 'nothing: in use'
+            else 'nothing: archived'
+        end as action,
+        held_since,
+        case when answer is not null then days_held end as days_at_value,
+        ready_on,
+        answer_changes_in_window,
+        checks_per_hour,
+        checks_per_hour_before,
+        case
+            when first_loaded_at is null or checks_per_hour_before is null then null
+            when coalesce(checks_per_hour, 0) = 0 and checks_per_hour_before = 0 then 'never checked'
+            when coalesce(checks_per_hour, 0) = 0 then 'stopped'
+            when checks_per_hour < checks_per_hour_before / 2 then 'falling'
+            when checks_per_hour > checks_per_hour_before * 2 then 'rising'
+            else 'steady'
+        end as checks_trend,
+        created_at,
+        first_loaded_at,
+        last_modified_at as last_changed_at,
+        staleness,
+        stale_reason as type_reason,
+        type_reason_source,
+        status,
+        gate_type,
+        is_enabled,
+        rollout_state,
+        owner_name,
+        owner_email,
+        team,
+        referencing_holdout_ids,
+        referencing_config_ids,
+        referencing_gate_ids,
+        is_code_scanned,
+        code_reference_count,
+        referencing_repositories,
+        code_owners,
+        last_referenced_at,
+        missing_repositories,
+        case when is_absent_from_code and last_referenced_at is not null then last_referenced_at end as gone_from_code_since,
+        stage not in ('in use', 'archived')
+        and (stage <> 'approaching' or ready_on <= as_of_date + cast(worklist_warning_days as integer))
+            as on_worklist
+    from explained
+)
+
+select * from final
