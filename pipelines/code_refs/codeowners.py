@@ -9,7 +9,8 @@ the start or in the middle anchors it at the root, otherwise it matches at any d
 folder (and so every file below it); `*` and `?` never cross a `/`; `**/` is any number of folders, a trailing
 `/**` everything below; a pattern naming a folder owns every file below it, except one whose last part has a
 wildcard (`docs/*` owns `docs/a.md`, not `docs/a/b.md`, as GitHub's documentation says). `\\#` starts a pattern with
-`#`, `\\ ` is a space in it. Not supported, as by GitHub: `!` negation (the line is skipped; GitLab's exclusions
+`#`, `\\ ` is a space in it. In GitLab's file (found in `.gitlab/`, or with a section header), only a leading `/`
+anchors: GitLab reads `docs/api` as `**/docs/api`. Not supported, as by GitHub: `!` negation (the line is skipped; GitLab's exclusions
 are not applied) and `[ ]` ranges (read as the characters themselves).
 
 Sections (GitLab): `[Name]`, `^[Name]` (optional), `[Name][2]` (approvals), each optionally followed by default
@@ -73,11 +74,12 @@ class CodeOwners:
         return tuple(found)
 
 
-def pattern_regex(pattern: str) -> "re.Pattern[str]":
-    """The paths (of files, from the root, `/`-separated) a CODEOWNERS pattern owns (module docstring)."""
+def pattern_regex(pattern: str, gitlab: bool = False) -> "re.Pattern[str]":
+    """The paths (of files, from the root, `/`-separated) a CODEOWNERS pattern owns (module docstring); `gitlab`:
+    only a leading `/` anchors, as GitLab reads `a/b` as `/**/a/b`."""
     folder_only = pattern.endswith("/")
     core = pattern.rstrip("/")
-    anchored = core.startswith("/") or "/" in core.lstrip("/") or not core
+    anchored = core.startswith("/") or ("/" in core.lstrip("/") and not gitlab) or not core
     core = core.lstrip("/")
     parts = core.split("/") if core else []
     pieces = []
@@ -111,7 +113,10 @@ def parse_codeowners(text: str, path: str = "CODEOWNERS") -> CodeOwners:
     rules: dict[str, list[Rule]] = {"": []}
     key = ""
     defaults: tuple[str, ...] = ()
-    for number, raw in enumerate(text.splitlines(), start=1):
+    lines = text.splitlines()
+    # GitLab's file: where GitLab alone looks, or with a section header, which GitHub does not know
+    gitlab = path.startswith(".gitlab/") or any(SECTION_HEADER.match(line.strip()) for line in lines)
+    for number, raw in enumerate(lines, start=1):
         line = raw.strip()
         if not line or line.startswith("#"):
             continue
@@ -129,7 +134,7 @@ def parse_codeowners(text: str, path: str = "CODEOWNERS") -> CodeOwners:
             log.debug("%s:%d: a negated pattern, not supported: skipped", path, number)
             continue
         owners = _owners(rest[0] if rest else "") or defaults
-        rules[key].append(Rule(_unescape(pattern), pattern_regex(_unescape(pattern)), owners))
+        rules[key].append(Rule(_unescape(pattern), pattern_regex(_unescape(pattern), gitlab), owners))
     sections = [Section("", tuple(rules[""]))] if rules[""] else []
     sections += [Section(names[key], tuple(rules[key])) for key in order if rules[key]]
     return CodeOwners(path, tuple(sections))

@@ -164,3 +164,14 @@ def test_a_link_or_a_folder_named_codeowners_is_not_followed(tmp_path):
     os.symlink(outside, root / "CODEOWNERS")
     write(root, {"docs/CODEOWNERS": "* @docs\n"})
     assert file_owners(root, ["a.py"]) == {"a.py": "@docs"}
+
+
+def test_only_gitlab_reads_a_pattern_with_a_slash_inside_at_any_depth():
+    # GitHub (gitignore): a slash inside anchors at the root; GitLab: `docs/api` is `**/docs/api`
+    github = parse_codeowners("docs/api @api\n")
+    assert (github.owners("docs/api/a.md"), github.owners("x/docs/api/a.md")) == (("@api",), ())
+    # a section header, or the file in .gitlab/, makes it GitLab's
+    for gitlab in (parse_codeowners("[API]\ndocs/api @api\n"), parse_codeowners("docs/api @api\n", ".gitlab/CODEOWNERS")):
+        assert (gitlab.owners("docs/api/a.md"), gitlab.owners("x/docs/api/a.md")) == (("@api",), ("@api",))
+        # a leading slash anchors in both
+        assert parse_codeowners("/docs/api @api\n", ".gitlab/CODEOWNERS").owners("x/docs/api/a.md") == ()
