@@ -90,7 +90,7 @@ select {{ selected | join(', ') }} from {{ relation }}
 {%- endmacro %}
 
 {% macro gatehouse_shared_tables() -%}
-{{ return(["code_references", "code_reference_scans", "cleanup_branches"]) }}
+{{ return(["code_references", "code_reference_scans", "code_reference_sightings", "cleanup_branches"]) }}
 {%- endmacro %}
 
 {# Each raw table's declared columns and their kinds (pipelines/models/build.py, SOURCE_COLUMNS). #}
@@ -1008,6 +1008,10 @@ select {{ selected | join(', ') }} from {{ relation }}
         [
             "scan_id",
             "varchar"
+        ],
+        [
+            "code_owners",
+            "varchar"
         ]
     ],
     "code_reference_scans": [
@@ -1066,6 +1070,44 @@ select {{ selected | join(', ') }} from {{ relation }}
         [
             "unknown_id_count",
             "bigint"
+        ],
+        [
+            "is_complete",
+            "boolean"
+        ],
+        [
+            "incomplete_reason",
+            "varchar"
+        ]
+    ],
+    "code_reference_sightings": [
+        [
+            "scan_id",
+            "varchar"
+        ],
+        [
+            "repository",
+            "varchar"
+        ],
+        [
+            "scanned_at",
+            "timestamptz"
+        ],
+        [
+            "entity_type",
+            "varchar"
+        ],
+        [
+            "entity_id",
+            "varchar"
+        ],
+        [
+            "reference_count",
+            "bigint"
+        ],
+        [
+            "code_owners",
+            "varchar"
         ]
     ],
     "cleanup_branches": [

@@ -16,6 +16,7 @@ from dlt.pipeline.exceptions import PipelineStepFailed
 
 from gatehouse.pipelines.cli.terminal import say
 from gatehouse.pipelines.wording import counted
+from gatehouse.pipelines.code_refs.codeowners import file_owners
 from gatehouse.pipelines.code_refs.scan import (
     DEFAULT_DELIMITERS,
     DEFAULT_EXCLUDES,
@@ -53,7 +54,8 @@ examples:
 An id counts where it is a whole string literal ("new_checkout", 'new_checkout', `new_checkout`),
 case-sensitive; "new_checkout_v2" and new_checkout_enabled do not count. A rescan of a repository
 replaces its references in table console.code_references; each scan adds a row per repository to
-console.code_reference_scans. See docs/code-refs.md.
+console.code_reference_scans and one per id found to console.code_reference_sightings. A file's
+owners are read from the repository's CODEOWNERS file. See docs/code-refs.md.
 """
 
 
@@ -188,7 +190,8 @@ def handle(args: argparse.Namespace) -> int:
         if stats.files_listed == 0:
             what = "tracks no file (an empty repository or an unfinished checkout)" if repository.is_git else "holds no file"
             raise GatehouseError(f"{repository.root}: {what}; nothing scanned, the references already loaded are kept")
-        scans.append(RepositoryScan(repository, hits, stats, scanned_at, scan_id))
+        owners = file_owners(repository.root, (hit.path for hit in hits))
+        scans.append(RepositoryScan(repository, hits, stats, scanned_at, scan_id, owners))
 
     known = {(entity.entity_type, entity.entity_id) for entity in entities}
     # The same lock and wait as `gatehouse run`: a scan in CI and the scheduled run never load at once.

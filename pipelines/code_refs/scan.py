@@ -153,7 +153,7 @@ class ScanStats:
     skipped_large: list[str] = field(default_factory=list)
     skipped_excluded: int = 0
     skipped_special: int = 0  # symlinks, FIFOs, sockets, devices
-    unreadable: list[str] = field(default_factory=list)
+    unreadable: list[str] = field(default_factory=list)  # files, and (ending in `/`) a plain folder's folders
 
     def merge(self, other: "ScanStats") -> None:
         self.files_listed += other.files_listed
@@ -386,6 +386,8 @@ class RepositoryScan:
     stats: ScanStats
     scanned_at: datetime
     scan_id: str
+    # the owners of each path with a hit that has some, by the repository's CODEOWNERS (`codeowners.file_owners`)
+    code_owners: Mapping[str, str] = field(default_factory=dict)
 
 
 class ScanInputError(Exception):
@@ -458,9 +460,11 @@ def open_repository(path: Path, name: Optional[str] = None, branch: Optional[str
     )
 
 
-def list_files(repository: Repository) -> list[str]:
+def list_files(repository: Repository, unreadable_folders: Optional[list[str]] = None) -> list[str]:
     """The files to consider, relative to the root, `/`-separated: tracked files in a git repository
-    (so .gitignore holds), every file below a plain folder except version-control folders."""
+    (so .gitignore holds), every file below a plain folder except version-control folders. A plain folder's
+    folders that cannot be read go into `unreadable_folders` (relative, ending in `/`): their files may hold
+    references, so the scan is incomplete."""
     if repository.is_git:
         listed = _git(repository.root, "ls-files", "-z", "--full-name")
         if listed is None:
@@ -482,6 +486,9 @@ def list_files(repository: Repository) -> list[str]:
         raise ScanInputError(f"{repository.root}: cannot read this folder")
     for folder in unreadable:
         log.warning("cannot read folder %s: skipped", folder)
+        if unreadable_folders is not None:
+            relative = os.path.relpath(folder, repository.root).replace(os.sep, "/")
+            unreadable_folders.append(relative + "/")
     return paths
 
 
@@ -622,11 +629,12 @@ def _scan_repository(
     prefilter = rg is not None and "\n" not in matcher.rules.delimiters  # a newline delimiter: literals over lines
     work = Path(tempfile.mkdtemp(prefix="gatehouse-rg-")) if prefilter else None
     walk: Optional[RipgrepWalk] = None
+    unreadable_folders: list[str] = []
     try:
         if rg is not None and work is not None and paths is None:
             # before the listing: rg compiles the ids while git lists the files
             walk = RipgrepWalk(rg, repository.root, matcher, max_file_bytes, work)
-        listed = list(paths) if paths is not None else list_files(repository)
+        listed = list(paths) if paths is not None else list_files(repository, unreadable_folders)
         kept = kept_paths(listed, excludes)
         if rg is not None and work is not None:
             # no pool: rg searches beside the probe, and the Python left (a probe of each file, the few lines rg
@@ -653,6 +661,7 @@ def _scan_repository(
         log.info("skipped %s: larger than %s bytes", path, max_file_bytes)
     for path in stats.unreadable:
         log.warning("cannot read %s: skipped", path)
+    stats.unreadable += unreadable_folders  # list_files warned of each
     return hits, stats
 
 

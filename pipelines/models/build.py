@@ -27,8 +27,8 @@ console only once it holds `extraction_runs`. `{{ source('table') }}` is a `unio
 console dataset, each with `'<project>' as project` as its first column, so every view carries `project`
 first and keys on it. The datasets are found in the information schema of the base dataset's database
 (catalog); where it shows one dataset only (BigQuery), the caller names the configured projects
-(`known_projects`) and each one's dataset is looked up on its own. `code_references` and
-`code_reference_scans`, written by `gatehouse code-refs`, and `cleanup_branches`, by `gatehouse cleanup`, are no project's: they are read once, from the
+(`known_projects`) and each one's dataset is looked up on its own. `code_references`,
+`code_reference_scans` and `code_reference_sightings`, written by `gatehouse code-refs`, and `cleanup_branches`, by `gatehouse cleanup`, are no project's: they are read once, from the
 base dataset, without a project column, and the code-reference marts match an id to every project that has it.
 
 Parameters of the analysis views (target sample size, stall days, SRM threshold and weights, ...) live
@@ -231,6 +231,7 @@ SOURCE_COLUMNS: dict[str, dict[str, str]] = {
         "match_kind": "varchar",
         "scanned_at": "timestamptz",
         "scan_id": "varchar",
+        "code_owners": "varchar",
     },
     "code_reference_scans": {
         "scan_id": "varchar",
@@ -247,6 +248,17 @@ SOURCE_COLUMNS: dict[str, dict[str, str]] = {
         "gate_count": "bigint",
         "dynamic_config_count": "bigint",
         "unknown_id_count": "bigint",
+        "is_complete": "boolean",
+        "incomplete_reason": "varchar",
+    },
+    "code_reference_sightings": {
+        "scan_id": "varchar",
+        "repository": "varchar",
+        "scanned_at": "timestamptz",
+        "entity_type": "varchar",
+        "entity_id": "varchar",
+        "reference_count": "bigint",
+        "code_owners": "varchar",
     },
     # written by `gatehouse cleanup` (pipelines/cleanup): one row per branch it made
     "cleanup_branches": {
@@ -267,7 +279,7 @@ SOURCE_COLUMNS: dict[str, dict[str, str]] = {
 
 # Written by `gatehouse code-refs` and `gatehouse cleanup` into the base dataset: no project's, read once and
 # without a project column (a cleanup branch names its gate's project in a column of its own).
-SHARED_TABLES = ("code_references", "code_reference_scans", "cleanup_branches")
+SHARED_TABLES = ("code_references", "code_reference_scans", "code_reference_sightings", "cleanup_branches")
 # The project of the base dataset, the single console as it was loaded before there were projects.
 DEFAULT_PROJECT = "default"
 # A dataset is a console's once a run recorded an extraction in it.

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Optional, Protocol, Sequence
+from typing import Any, Mapping, Optional, Protocol, Sequence
 
 from dlt.common.schema.typing import TColumnSchema
 
@@ -55,6 +55,8 @@ class ScanCounts(Protocol):
     def skipped_large(self) -> Sequence[str]: ...
     @property
     def skipped_excluded(self) -> int: ...
+    @property
+    def unreadable(self) -> Sequence[str]: ...
 
 
 class RepositoryScan(Protocol):
@@ -68,6 +70,10 @@ class RepositoryScan(Protocol):
     def scanned_at(self) -> datetime: ...
     @property
     def scan_id(self) -> str: ...
+    @property
+    def code_owners(self) -> Mapping[str, str]:
+        """The owners of each path with a hit that has some (CODEOWNERS), space-separated."""
+        ...
 
 
 def scanned_repository_columns() -> dict[str, TColumnSchema]:
@@ -84,6 +90,45 @@ def scanned_repository(repository: ScannedRepository) -> dict[str, Any]:
     """The values of `scanned_repository_columns()` in a row of either table."""
     return {"repository": repository.name, "branch": repository.branch, "commit": repository.commit}
 
+
+def incomplete_reason(counts: ScanCounts) -> Optional[str]:
+    """Why a scan may have missed references, None when it read every file that could hold one: a file skipped
+    as too large, or one (or a plain folder's folder) that could not be read. Binary, excluded and special files
+    hold none the scan looks for, so they leave it complete."""
+    reasons = []
+    if counts.skipped_large:
+        large = len(counts.skipped_large)
+        reasons.append(f"{large} {'file' if large == 1 else 'files'} skipped as too large")
+    if counts.unreadable:
+        folders = sum(1 for path in counts.unreadable if path.endswith("/"))
+        files = len(counts.unreadable) - folders
+        if files:
+            reasons.append(f"{files} {'file' if files == 1 else 'files'} unreadable")
+        if folders:
+            reasons.append(f"{folders} {'folder' if folders == 1 else 'folders'} unreadable")
+    return ", ".join(reasons) or None
+
+
+@dataclass(frozen=True)
+class Sighting:
+    """What one scan found of one id in one repository, as `code_reference_sightings` stores it."""
+
+    entity_type: str
+    entity_id: str
+    reference_count: int
+    code_owners: Optional[str]  # every owner of the files referencing it, each once, sorted, space-separated
+
+
+def sightings(scan: RepositoryScan) -> list[Sighting]:
+    """One per (entity type, id) the scan found, in that order; an id not found has none."""
+    counts: dict[tuple[str, str], int] = {}
+    owners: dict[tuple[str, str], set[str]] = {}
+    for hit in scan.hits:
+        key = (hit.entity_type, hit.entity_id)
+        counts[key] = counts.get(key, 0) + 1
+        owners.setdefault(key, set()).update((scan.code_owners.get(hit.path) or "").split())
+    return [Sighting(entity_type, entity_id, count, " ".join(sorted(owners[(entity_type, entity_id)])) or None)
+            for (entity_type, entity_id), count in sorted(counts.items())]
 
 
 @dataclass(frozen=True)

@@ -209,7 +209,7 @@ def test_a_scan_leaves_python_s_collector_as_it_found_it(repository, monkeypatch
     try:
         hits, _ = scan_repository(repo, Matcher(ENTITIES))
         assert gc.isenabled() is collecting
-        monkeypatch.setattr(scan, "list_files", lambda repository: (_ for _ in ()).throw(OSError("the listing failed")))
+        monkeypatch.setattr(scan, "list_files", lambda repository, *_: (_ for _ in ()).throw(OSError("the listing failed")))
         with pytest.raises(OSError, match="the listing failed"):
             scan_repository(repo, Matcher(ENTITIES))
         assert gc.isenabled() is collecting

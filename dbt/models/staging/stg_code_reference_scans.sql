@@ -15,7 +15,9 @@ SELECT
   scans.reference_count,
   scans.gate_count,
   scans.dynamic_config_count,
-  scans.unknown_id_count
+  scans.unknown_id_count,
+  scans.is_complete,
+  scans.incomplete_reason
 FROM ({{ gatehouse_source_rows('code_reference_scans') }}) AS scans
 {% elif target.type == 'postgres' %}
 SELECT
@@ -32,7 +34,9 @@ SELECT
   scans.reference_count,
   scans.gate_count,
   scans.dynamic_config_count,
-  scans.unknown_id_count
+  scans.unknown_id_count,
+  scans.is_complete,
+  scans.incomplete_reason
 FROM ({{ gatehouse_source_rows('code_reference_scans') }}) AS scans
 {% else %}
 {{ gatehouse_unsupported_target() }}

@@ -15,7 +15,8 @@ SELECT
   refs.matched,
   refs.match_kind,
   refs.scanned_at AT TIME ZONE 'UTC' AS scanned_at,
-  refs.scan_id
+  refs.scan_id,
+  refs.code_owners
 FROM ({{ gatehouse_source_rows('code_references') }}) AS refs
 {% elif target.type == 'postgres' %}
 SELECT
@@ -32,7 +33,8 @@ SELECT
   refs.matched,
   refs.match_kind,
   refs.scanned_at AT TIME ZONE 'UTC' AS scanned_at,
-  refs.scan_id
+  refs.scan_id,
+  refs.code_owners
 FROM ({{ gatehouse_source_rows('code_references') }}) AS refs
 {% else %}
 {{ gatehouse_unsupported_target() }}

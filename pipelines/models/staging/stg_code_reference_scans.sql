@@ -2,7 +2,9 @@
 {#
 From `console.code_reference_scans`: `scan_id`, `repository`, `branch`, `commit_sha` ← `commit`, `scanned_at` (UTC),
 `files_scanned`, `bytes_scanned`, `files_skipped_binary`, `files_skipped_large`, `files_excluded`,
-`reference_count`, `gate_count`, `dynamic_config_count`, `unknown_id_count`.
+`reference_count`, `gate_count`, `dynamic_config_count`, `unknown_id_count`, `is_complete` (every file that could
+hold a reference was read: false when some were skipped as too large or unreadable; null for a scan loaded before
+gatehouse recorded it), `incomplete_reason` (null when complete, e.g. `3 files skipped as too large`).
 #}
 select
     scans.scan_id,
@@ -18,5 +20,7 @@ select
     scans.reference_count,
     scans.gate_count,
     scans.dynamic_config_count,
-    scans.unknown_id_count
+    scans.unknown_id_count,
+    scans.is_complete,
+    scans.incomplete_reason
 from {{ source('code_reference_scans') }} as scans

@@ -2,7 +2,8 @@
 {#
 From `console.code_references`: `repository`; `branch`; `commit_sha` ← `commit`; `path`; `line`; `column_number` ←
 `column`; `location` (`repository:path:line`); `entity_type`; `entity_id`; `line_text` ← `text`; `matched`;
-`match_kind`; `scanned_at` (UTC); `scan_id`.
+`match_kind`; `scanned_at` (UTC); `scan_id`; `code_owners` (the file's owners by the repository's CODEOWNERS,
+space-separated in that file's order, null when none).
 #}
 select
     refs.repository,
@@ -18,5 +19,6 @@ select
     refs.matched,
     refs.match_kind,
     refs.scanned_at at time zone 'UTC' as scanned_at,
-    refs.scan_id
+    refs.scan_id,
+    refs.code_owners
 from {{ source('code_references') }} as refs
