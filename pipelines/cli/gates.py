@@ -123,7 +123,7 @@ def handle_unsnooze(args: argparse.Namespace) -> int:
                   and (args.project is None or s.project == args.project)]
     if not ending:
         raise GatehouseError(f"{for_terminal(args.gate)} has no snooze in force ({_where(args.project)}); nothing was written")
-    record(destination, [snooze_row(args.project, args.gate, today, ENDED_BY_HAND)], args.lock_timeout)
+    record(destination, [snooze_row(args.project, args.gate, None, ENDED_BY_HAND)], args.lock_timeout)
     projects = ", ".join(sorted({s.project for s in ending}))
     say(f"{args.gate} ({_where(args.project)}): snooze ended, back in the worklist and the alerts (project {projects})")
     return 0
@@ -184,11 +184,13 @@ def read_in_force(reader: Reader, today: date) -> list[Snooze]:
     return [snooze for snooze in (Snooze(*row) for row in rows) if snooze.snoozed_until > today]
 
 
-def snooze_row(project: Optional[str], gate_id: str, until: date, reason: str) -> dict[str, Any]:
-    """One row of `gate_snoozes`, written now by the user running the command."""
+def snooze_row(project: Optional[str], gate_id: str, until: Optional[date], reason: str) -> dict[str, Any]:
+    """One row of `gate_snoozes`, written now by the user running the command; `until` None: an end, on the day of
+    `snoozed_at` itself (how a reader tells an end from a snooze, whose day is always a later one)."""
     at = datetime.now(timezone.utc)
     return {"snooze_id": f"{at:%Y%m%dT%H%M%S%fZ}-{uuid.uuid4().hex[:8]}", "project": project, "gate_id": gate_id,
-            "snoozed_until": until, "reason": reason, "snoozed_at": at, "snoozed_by": _user()}
+            "snoozed_until": at.date() if until is None else until, "reason": reason, "snoozed_at": at,
+            "snoozed_by": _user()}
 
 
 def record(destination: Destination, rows: Sequence[dict[str, Any]], timeout_s: Any) -> None:

@@ -50,6 +50,7 @@ def test_snooze_then_unsnooze_writes_one_row_each_and_keeps_the_history(database
     assert first == row
     assert ended[1:5] == (None, "new_checkout", utc_today(), "ended by hand")
     assert ended[6] == USER and in_utc(ended[5]) >= in_utc(snoozed_at)
+    assert ended[3] == in_utc(ended[5]).date(), "an end is dated the day it was written: no reader takes it for a snooze"
 
 
 def test_a_project_snooze_and_the_list_of_snoozes_in_force(database, gatehouse):

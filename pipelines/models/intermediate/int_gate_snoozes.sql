@@ -7,7 +7,10 @@ not among the views' projects: `view_projects`). `is_latest` is the newest row o
 way it was written, so the one in force is the last a person wrote for it: a snooze of every project written after
 a project's own replaces it there, and an `unsnooze` of every project ends them all.
 
-Whether it is in force is the reader's to say, against its own today: while `snoozed_until` is later than it.
+Whether it is in force is the reader's to say, against its own today: while `snoozed_until` is later than it. An
+ended snooze's row ends on the day it was written (`snoozed_until` is the date of `snoozed_at`; a snooze is always
+written to end on a later day): a reader whose today is a clock that can lag the wall clock (`as_of`, the console's
+at the last run) compares `snoozed_until` with the later of the two dates, so an `unsnooze` takes effect at once.
 
 | column | meaning |
 |---|---|
