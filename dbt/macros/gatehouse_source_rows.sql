@@ -5,9 +5,9 @@ The rows of a raw table for a staging model: the union of its rows in the datase
 `gatehouse_projects` (`default` is the dataset of the source, var `gatehouse_schema`; a project `web` is
 `<gatehouse_schema>_web`), `project` first. Each declared column is read, and one a dataset lacks is a typed
 null; a dataset without the table adds no rows. With several datasets every column is cast to one type.
-`code_references`, `code_reference_scans` and `cleanup_branches` are no project's: read from the source's dataset, no
-project column (no rows before a first `gatehouse code-refs` or `gatehouse cleanup`, or where only projects were
-loaded and none scanned).
+`code_references`, `code_reference_scans`, `cleanup_branches` and `gate_snoozes` are no project's: read from the
+source's dataset, no project column added (no rows before a first `gatehouse code-refs`, `gatehouse cleanup` or
+`gatehouse gates snooze`, or where only projects were loaded and none scanned).
 #}
 {% macro gatehouse_source_rows(table) -%}
 {%- set base = source('gatehouse', table) -%}
@@ -90,7 +90,7 @@ select {{ selected | join(', ') }} from {{ relation }}
 {%- endmacro %}
 
 {% macro gatehouse_shared_tables() -%}
-{{ return(["code_references", "code_reference_scans", "code_reference_sightings", "cleanup_branches"]) }}
+{{ return(["code_references", "code_reference_scans", "code_reference_sightings", "cleanup_branches", "gate_snoozes"]) }}
 {%- endmacro %}
 
 {# Each raw table's declared columns and their kinds (pipelines/models/build.py, SOURCE_COLUMNS). #}
@@ -1159,6 +1159,36 @@ select {{ selected | join(', ') }} from {{ relation }}
             "todos",
             "bigint"
         ]
+    ],
+    "gate_snoozes": [
+        [
+            "snooze_id",
+            "varchar"
+        ],
+        [
+            "project",
+            "varchar"
+        ],
+        [
+            "gate_id",
+            "varchar"
+        ],
+        [
+            "snoozed_until",
+            "date"
+        ],
+        [
+            "reason",
+            "varchar"
+        ],
+        [
+            "snoozed_at",
+            "timestamptz"
+        ],
+        [
+            "snoozed_by",
+            "varchar"
+        ]
     ]
 }) }}
 {%- endmacro %}
@@ -1174,6 +1204,10 @@ select {{ selected | join(', ') }} from {{ relation }}
         "boolean": [
             "BOOLEAN",
             "BOOLEAN"
+        ],
+        "date": [
+            "DATE",
+            "DATE"
         ],
         "double": [
             "DOUBLE",
@@ -1200,6 +1234,10 @@ select {{ selected | join(', ') }} from {{ relation }}
         "boolean": [
             "BOOLEAN",
             "BOOLEAN"
+        ],
+        "date": [
+            "DATE",
+            "DATE"
         ],
         "double": [
             "DOUBLE PRECISION",

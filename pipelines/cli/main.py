@@ -32,7 +32,7 @@ Start with:
 def build_parser() -> argparse.ArgumentParser:
     # Imported here so that `gatehouse --help` stays quick and a broken optional
     # command cannot stop the others from loading.
-    from gatehouse.pipelines.cli import alerts, cleanup, code_refs, config, console, projects, report, run, sql, twin
+    from gatehouse.pipelines.cli import alerts, cleanup, code_refs, config, console, gates, projects, report, run, sql, twin
     from gatehouse.pipelines.cli.secret_options import SecretRefusingParser
 
     # every command's parser is of this class too (argparse makes a command's parser of its parent's class): a
@@ -45,7 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-v", "--verbose", action="count", default=0, help="more log output (-vv for debug)")
     parser.add_argument("--version", action="version", version=f"gatehouse {installed_version()}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for module in (run, report, sql, code_refs, cleanup, alerts, console, config, projects, twin):
+    for module in (run, report, sql, code_refs, cleanup, gates, alerts, console, config, projects, twin):
         module.register(commands)
     return parser
 

@@ -28,7 +28,8 @@ console dataset, each with `'<project>' as project` as its first column, so ever
 first and keys on it. The datasets are found in the information schema of the base dataset's database
 (catalog); where it shows one dataset only (BigQuery), the caller names the configured projects
 (`known_projects`) and each one's dataset is looked up on its own. `code_references`,
-`code_reference_scans` and `code_reference_sightings`, written by `gatehouse code-refs`, and `cleanup_branches`, by `gatehouse cleanup`, are no project's: they are read once, from the
+`code_reference_scans` and `code_reference_sightings`, written by `gatehouse code-refs`, `cleanup_branches`, by
+`gatehouse cleanup`, and `gate_snoozes`, by `gatehouse gates snooze`, are no project's: they are read once, from the
 base dataset, without a project column, and the code-reference marts match an id to every project that has it.
 
 Parameters of the analysis views (target sample size, stall days, SRM threshold and weights, ...) live
@@ -275,11 +276,22 @@ SOURCE_COLUMNS: dict[str, dict[str, str]] = {
         "checks_replaced": "bigint",
         "todos": "bigint",
     },
+    # written by `gatehouse gates snooze` and `unsnooze` (sources/gate_snoozes.py): one row per snooze or its end
+    "gate_snoozes": {
+        "snooze_id": "varchar",
+        "project": "varchar",
+        "gate_id": "varchar",
+        "snoozed_until": "date",
+        "reason": "varchar",
+        "snoozed_at": "timestamptz",
+        "snoozed_by": "varchar",
+    },
 }
 
-# Written by `gatehouse code-refs` and `gatehouse cleanup` into the base dataset: no project's, read once and
-# without a project column (a cleanup branch names its gate's project in a column of its own).
-SHARED_TABLES = ("code_references", "code_reference_scans", "code_reference_sightings", "cleanup_branches")
+# Written by `gatehouse code-refs`, `gatehouse cleanup` and `gatehouse gates snooze` into the base dataset: no
+# project's, read once and without a project column (a cleanup branch and a snooze name their gate's project in a
+# column of their own).
+SHARED_TABLES = ("code_references", "code_reference_scans", "code_reference_sightings", "cleanup_branches", "gate_snoozes")
 # The project of the base dataset, the single console as it was loaded before there were projects.
 DEFAULT_PROJECT = "default"
 # A dataset is a console's once a run recorded an extraction in it.

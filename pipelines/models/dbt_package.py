@@ -212,9 +212,9 @@ The rows of a raw table for a staging model: the union of its rows in the datase
 `gatehouse_projects` (`default` is the dataset of the source, var `gatehouse_schema`; a project `web` is
 `<gatehouse_schema>_web`), `project` first. Each declared column is read, and one a dataset lacks is a typed
 null; a dataset without the table adds no rows. With several datasets every column is cast to one type.
-`code_references`, `code_reference_scans` and `cleanup_branches` are no project's: read from the source's dataset, no
-project column (no rows before a first `gatehouse code-refs` or `gatehouse cleanup`, or where only projects were
-loaded and none scanned).
+`code_references`, `code_reference_scans`, `cleanup_branches` and `gate_snoozes` are no project's: read from the
+source's dataset, no project column added (no rows before a first `gatehouse code-refs`, `gatehouse cleanup` or
+`gatehouse gates snooze`, or where only projects were loaded and none scanned).
 #}}
 {{% macro gatehouse_source_rows(table) -%}}
 {{%- set base = source('{SOURCE_NAME}', table) -%}}
@@ -373,7 +373,7 @@ def _sources_yaml() -> str:
     tables = [
         {
             "name": table,
-            "description": ("written by `gatehouse code-refs` or `gatehouse cleanup`, no project's" if table in SHARED_TABLES
+            "description": ("written by `gatehouse code-refs`, `gatehouse cleanup` or `gatehouse gates snooze`, no project's" if table in SHARED_TABLES
                             else "loaded by gatehouse's console source, one dataset per project"),
             "columns": [{"name": column, "data_type": source_type(kind)} for column, kind in columns.items()],
         }

@@ -497,8 +497,10 @@ def load_console(
         pipeline.run(hand_built_console(load, tables))
     if tables is None:
         from tests.code_refs.hand_built import load_code_references
+        from tests.gates.hand_built import load_gate_snoozes
 
         load_code_references(pipeline)
+        load_gate_snoozes(pipeline)
     return database
 
 
