@@ -126,7 +126,7 @@ def stale_gate_conditions(reader: Reader) -> list[Condition]:
     rows = reader.rows(
         """
         select project, gate_id, coalesce(owner_name, '(no owner)'), owner_email, is_server_key_owner, contact_name,
-               stage, type_reason, recommended_action
+               stage, type_reason, recommended_action, code_owners
         from analytics.stale_gates
         where stage in ('ready: remove from code', 'ready: archive in the console', 'needs a person', 'removed from code')
         order by project, gate_id
@@ -136,11 +136,12 @@ def stale_gate_conditions(reader: Reader) -> list[Condition]:
         Condition(
             STALE_GATE,
             _key(STALE_GATE, project, gate_id),
-            f"{gate_id} ({stage}, {reason}): {action}" + (f"; ask {contact}" if server_key and contact else ""),
+            f"{gate_id} ({stage}, {reason}): {action}" + (f"; ask {contact}" if server_key and contact else "")
+            + (f"; code owners {code_owners}" if code_owners else ""),
             group=_owner(owner_name, owner_email, server_key),
             project=project,
         )
-        for project, gate_id, owner_name, owner_email, server_key, contact, stage, reason, action in rows
+        for project, gate_id, owner_name, owner_email, server_key, contact, stage, reason, action, code_owners in rows
     ]
 
 

@@ -205,7 +205,7 @@ def write_reports(destination: Destination, out: Path, lanes: NotebookLanes | No
 WORKLIST_CSV = "stale_gates.csv"
 WORKLIST_CSV_COLUMNS = ("project", "owner_name", "owner_email", "team", "gate_id", "gate_name", "stage", "staleness", "type_reason",
                         "status", "rollout_state", "days_since_modified", "checks_per_hour", "code_reference_count",
-                        "code_locations", "recommended_action")
+                        "code_locations", "code_owners", "recommended_action")
 
 
 def write_worklist_csv(destination: Destination, out: Path) -> Path:

@@ -27,8 +27,8 @@ EXPECTED = [
     ("dead_flag", "ready: archive in the console", None, 92, None, 0, "never checked", True, None, None, None),
     # off since 10-15 (17 days), after two changes within 30 days
     ("flip_flop", "ready: remove from code", False, 17, None, 2, "steady", True, "web", None, None),
-    # the earlier scan found it in web, the later one nowhere; still checked 6 an hour
-    ("gone_from_code", "removed from code", None, 92, None, 0, "steady", True, None, datetime(2026, 10, 15, 9, 0), None),
+    # the earlier scan found it in web, the later one (10-30) nowhere; still checked 6 an hour
+    ("gone_from_code", "removed from code", None, 92, None, 0, "steady", True, None, datetime(2026, 10, 30, 9, 0), None),
     # partly rolled out since 08-01, stale by the console's rules: forgotten
     ("half_done", "needs a person", None, None, None, 0, "steady", True, "web", None, None),
     # disabled, but a holdout still names it

@@ -5,20 +5,106 @@ WITH references_now AS (
   SELECT
     *
   FROM {{ ref('stg_code_references') }}
+), sightings AS (
+  SELECT
+    *
+  FROM {{ ref('stg_code_reference_sightings') }}
+), scans AS (
+  SELECT
+    *
+  FROM {{ ref('stg_code_reference_scans') }}
+), gate_lines AS (
+  SELECT
+    *
+  FROM references_now
   WHERE
     entity_type = 'gate'
-), final AS (
+), owners_now AS (
+  SELECT DISTINCT
+    gate_lines.entity_id,
+    owners.code_owner
+  FROM gate_lines
+  CROSS JOIN UNNEST(STR_SPLIT(gate_lines.code_owners, ' ')) AS owners(code_owner)
+  WHERE
+    NOT gate_lines.code_owners IS NULL
+), now AS (
   SELECT
     entity_id AS gate_id,
     COUNT(*) AS code_reference_count,
     LISTAGG(DISTINCT repository, ', '
     ORDER BY
-      repository) AS referencing_repositories,
-    CAST(NULL AS TEXT) AS code_owners,
-    MAX(scanned_at) AS last_referenced_at
-  FROM references_now
+      repository) AS referencing_repositories
+  FROM gate_lines
   GROUP BY
     entity_id
+), owner_lists AS (
+  SELECT
+    entity_id AS gate_id,
+    LISTAGG(code_owner, ' '
+    ORDER BY
+      code_owner) AS code_owners
+  FROM owners_now
+  WHERE
+    code_owner <> ''
+  GROUP BY
+    entity_id
+), last_sightings AS (
+  SELECT
+    entity_id AS gate_id,
+    repository,
+    MAX(scanned_at) AS last_seen_at
+  FROM sightings
+  WHERE
+    entity_type = 'gate'
+  GROUP BY
+    entity_id,
+    repository
+), first_absences AS (
+  /* per gate and repository, the first scan of that repository after it last found the gate */
+  SELECT
+    last_sightings.gate_id,
+    last_sightings.repository,
+    last_sightings.last_seen_at,
+    MIN(scans.scanned_at) AS first_absent_at
+  FROM last_sightings
+  LEFT JOIN scans
+    ON scans.repository = last_sightings.repository
+    AND scans.scanned_at > last_sightings.last_seen_at
+  GROUP BY
+    last_sightings.gate_id,
+    last_sightings.repository,
+    last_sightings.last_seen_at
+), history AS (
+  SELECT
+    gate_id,
+    MAX(last_seen_at) AS last_referenced_at,
+    MAX(first_absent_at) AS latest_first_absence
+  FROM first_absences
+  GROUP BY
+    gate_id
+), gate_ids AS (
+  SELECT
+    gate_id
+  FROM now
+  UNION
+  SELECT
+    gate_id
+  FROM history
+), final AS (
+  SELECT
+    gate_ids.gate_id,
+    COALESCE(now.code_reference_count, 0) AS code_reference_count,
+    now.referencing_repositories,
+    owner_lists.code_owners,
+    history.last_referenced_at,
+    CASE WHEN now.gate_id IS NULL THEN history.latest_first_absence END AS gone_from_code_since
+  FROM gate_ids
+  LEFT JOIN now
+    ON now.gate_id = gate_ids.gate_id
+  LEFT JOIN owner_lists
+    ON owner_lists.gate_id = gate_ids.gate_id
+  LEFT JOIN history
+    ON history.gate_id = gate_ids.gate_id
 )
 SELECT
   *
@@ -28,20 +114,106 @@ WITH references_now AS (
   SELECT
     *
   FROM {{ ref('stg_code_references') }}
+), sightings AS (
+  SELECT
+    *
+  FROM {{ ref('stg_code_reference_sightings') }}
+), scans AS (
+  SELECT
+    *
+  FROM {{ ref('stg_code_reference_scans') }}
+), gate_lines AS (
+  SELECT
+    *
+  FROM references_now
   WHERE
     entity_type = 'gate'
-), final AS (
+), owners_now AS (
+  SELECT DISTINCT
+    gate_lines.entity_id,
+    owners.code_owner
+  FROM gate_lines
+  CROSS JOIN UNNEST(SPLIT(gate_lines.code_owners, ' ')) AS owners(code_owner)
+  WHERE
+    NOT gate_lines.code_owners IS NULL
+), now AS (
   SELECT
     entity_id AS gate_id,
     COUNT(*) AS code_reference_count,
     STRING_AGG(DISTINCT repository, ', '
     ORDER BY
-      repository) AS referencing_repositories,
-    CAST(NULL AS TEXT) AS code_owners,
-    MAX(scanned_at) AS last_referenced_at
-  FROM references_now
+      repository) AS referencing_repositories
+  FROM gate_lines
   GROUP BY
     entity_id
+), owner_lists AS (
+  SELECT
+    entity_id AS gate_id,
+    STRING_AGG(code_owner, ' '
+    ORDER BY
+      code_owner) AS code_owners
+  FROM owners_now
+  WHERE
+    code_owner <> ''
+  GROUP BY
+    entity_id
+), last_sightings AS (
+  SELECT
+    entity_id AS gate_id,
+    repository,
+    MAX(scanned_at) AS last_seen_at
+  FROM sightings
+  WHERE
+    entity_type = 'gate'
+  GROUP BY
+    entity_id,
+    repository
+), first_absences AS (
+  /* per gate and repository, the first scan of that repository after it last found the gate */
+  SELECT
+    last_sightings.gate_id,
+    last_sightings.repository,
+    last_sightings.last_seen_at,
+    MIN(scans.scanned_at) AS first_absent_at
+  FROM last_sightings
+  LEFT JOIN scans
+    ON scans.repository = last_sightings.repository
+    AND scans.scanned_at > last_sightings.last_seen_at
+  GROUP BY
+    last_sightings.gate_id,
+    last_sightings.repository,
+    last_sightings.last_seen_at
+), history AS (
+  SELECT
+    gate_id,
+    MAX(last_seen_at) AS last_referenced_at,
+    MAX(first_absent_at) AS latest_first_absence
+  FROM first_absences
+  GROUP BY
+    gate_id
+), gate_ids AS (
+  SELECT
+    gate_id
+  FROM now
+  UNION
+  SELECT
+    gate_id
+  FROM history
+), final AS (
+  SELECT
+    gate_ids.gate_id,
+    COALESCE(now.code_reference_count, 0) AS code_reference_count,
+    now.referencing_repositories,
+    owner_lists.code_owners,
+    history.last_referenced_at,
+    CASE WHEN now.gate_id IS NULL THEN history.latest_first_absence END AS gone_from_code_since
+  FROM gate_ids
+  LEFT JOIN now
+    ON now.gate_id = gate_ids.gate_id
+  LEFT JOIN owner_lists
+    ON owner_lists.gate_id = gate_ids.gate_id
+  LEFT JOIN history
+    ON history.gate_id = gate_ids.gate_id
 )
 SELECT
   *

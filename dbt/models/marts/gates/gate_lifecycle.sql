@@ -25,6 +25,12 @@ WITH gates AS (
   SELECT
     *
   FROM {{ ref('as_of') }}
+), snoozes AS (
+  SELECT
+    *
+  FROM {{ ref('int_gate_snoozes') }}
+  WHERE
+    is_latest
 ), parameters AS (
   SELECT
     MAX(CASE WHEN name = 'ready_after_days' THEN value END) AS ready_after_days,
@@ -125,13 +131,21 @@ WITH gates AS (
   GROUP BY
     project,
     gate_id
+), ranked_scans AS (
+  SELECT
+    repository,
+    scanned_at,
+    COALESCE(is_complete, COALESCE(files_skipped_large, 0) = 0) AS is_complete, /* a scan from before gatehouse recorded completeness: complete unless it skipped a file as too large */
+    ROW_NUMBER() OVER (PARTITION BY repository ORDER BY scanned_at DESC, scan_id DESC) AS recency
+  FROM code_scans
 ), latest_scans AS (
   SELECT
     repository,
-    MAX(scanned_at) AS last_scanned_at
-  FROM code_scans
-  GROUP BY
-    repository
+    scanned_at AS last_scanned_at,
+    is_complete
+  FROM ranked_scans
+  WHERE
+    recency = 1
 ), scan_coverage AS (
   SELECT
     as_of.project,
@@ -139,7 +153,8 @@ WITH gates AS (
     LISTAGG(
       
         CASE
-          WHEN CAST(EXTRACT(EPOCH FROM latest_scans.last_scanned_at) AS DOUBLE) < CAST(EXTRACT(EPOCH FROM as_of.as_of_at) AS DOUBLE) - parameters.code_scan_max_age_days * 86400
+          WHEN NOT latest_scans.is_complete
+          OR CAST(EXTRACT(EPOCH FROM latest_scans.last_scanned_at) AS DOUBLE) < CAST(EXTRACT(EPOCH FROM as_of.as_of_at) AS DOUBLE) - parameters.code_scan_max_age_days * 86400
           THEN latest_scans.repository
         END,
         ', '
@@ -185,7 +200,14 @@ WITH gates AS (
     gates.referenced_by_count > 0 AS is_referenced_in_console,
     scan_coverage.is_code_scanned
     AND scan_coverage.missing_repositories IS NULL
-    AND code_evidence.code_reference_count IS NULL AS is_absent_from_code
+    AND COALESCE(code_evidence.code_reference_count, 0) = 0 AS is_absent_from_code,
+    code_evidence.gone_from_code_since,
+    snoozes.snoozed_until,
+    snoozes.snooze_reason,
+    COALESCE(
+      snoozes.snoozed_until > GREATEST(as_of.as_of_date, CAST(snoozes.snoozed_at AS DATE)),
+      FALSE
+    ) AS is_snoozed
   FROM gates
   INNER JOIN as_of
     ON as_of.project = gates.project
@@ -198,6 +220,8 @@ WITH gates AS (
     ON scan_coverage.project = gates.project
   LEFT JOIN code_evidence
     ON code_evidence.gate_id = gates.gate_id
+  LEFT JOIN snoozes
+    ON snoozes.project = gates.project AND snoozes.gate_id = gates.gate_id
 ), staged AS (
   SELECT
     evidence.*,
@@ -319,7 +343,7 @@ WITH gates AS (
         ELSE answer_reason || '; nothing checks it and no scanned repository references it'
       END
       WHEN 'removed from code'
-      THEN 'gone from every scanned repository, still ' || checked_words || ': deploys pending, or code not scanned'
+      THEN 'gone from every scanned repository since ' || COALESCE(CAST(CAST(gone_from_code_since AS DATE) AS TEXT), 'its last scans') || ', still ' || checked_words || ': deploys pending, or code not scanned'
       ELSE answer_reason || ' since ' || CAST(CAST(held_since AS DATE) AS TEXT) || ' (' || CAST(days_held AS TEXT) || ' days)'
     END AS decision,
     CASE stage
@@ -388,11 +412,12 @@ WITH gates AS (
     code_owners,
     last_referenced_at,
     missing_repositories,
-    CASE
-      WHEN is_absent_from_code AND NOT last_referenced_at IS NULL
-      THEN last_referenced_at
-    END AS gone_from_code_since,
-    NOT stage IN ('in use', 'archived')
+    CASE WHEN is_absent_from_code THEN gone_from_code_since END AS gone_from_code_since,
+    snoozed_until,
+    snooze_reason,
+    is_snoozed,
+    NOT is_snoozed
+    AND NOT stage IN ('in use', 'archived')
     AND (
       stage <> 'approaching'
       OR ready_on <= as_of_date + CAST(worklist_warning_days AS INT)
@@ -427,6 +452,12 @@ WITH gates AS (
   SELECT
     *
   FROM {{ ref('as_of') }}
+), snoozes AS (
+  SELECT
+    *
+  FROM {{ ref('int_gate_snoozes') }}
+  WHERE
+    is_latest
 ), parameters AS (
   SELECT
     MAX(CASE WHEN name = 'ready_after_days' THEN value END) AS ready_after_days,
@@ -527,13 +558,24 @@ WITH gates AS (
   GROUP BY
     project,
     gate_id
+), ranked_scans AS (
+  SELECT
+    repository,
+    scanned_at,
+    COALESCE(is_complete, COALESCE(files_skipped_large, 0) = 0) AS is_complete, /* a scan from before gatehouse recorded completeness: complete unless it skipped a file as too large */
+    ROW_NUMBER() OVER (
+      PARTITION BY repository
+      ORDER BY scanned_at DESC NULLS LAST, scan_id DESC NULLS LAST
+    ) AS recency
+  FROM code_scans
 ), latest_scans AS (
   SELECT
     repository,
-    MAX(scanned_at) AS last_scanned_at
-  FROM code_scans
-  GROUP BY
-    repository
+    scanned_at AS last_scanned_at,
+    is_complete
+  FROM ranked_scans
+  WHERE
+    recency = 1
 ), scan_coverage AS (
   SELECT
     as_of.project,
@@ -541,7 +583,8 @@ WITH gates AS (
     STRING_AGG(
       
         CASE
-          WHEN CAST(EXTRACT(EPOCH FROM latest_scans.last_scanned_at) AS DOUBLE PRECISION) < CAST(EXTRACT(EPOCH FROM as_of.as_of_at) AS DOUBLE PRECISION) - parameters.code_scan_max_age_days * 86400
+          WHEN NOT latest_scans.is_complete
+          OR CAST(EXTRACT(EPOCH FROM latest_scans.last_scanned_at) AS DOUBLE PRECISION) < CAST(EXTRACT(EPOCH FROM as_of.as_of_at) AS DOUBLE PRECISION) - parameters.code_scan_max_age_days * 86400
           THEN latest_scans.repository
         END,
         ', '
@@ -587,7 +630,14 @@ WITH gates AS (
     gates.referenced_by_count > 0 AS is_referenced_in_console,
     scan_coverage.is_code_scanned
     AND scan_coverage.missing_repositories IS NULL
-    AND code_evidence.code_reference_count IS NULL AS is_absent_from_code
+    AND COALESCE(code_evidence.code_reference_count, 0) = 0 AS is_absent_from_code,
+    code_evidence.gone_from_code_since,
+    snoozes.snoozed_until,
+    snoozes.snooze_reason,
+    COALESCE(
+      snoozes.snoozed_until > GREATEST(as_of.as_of_date, CAST(snoozes.snoozed_at AS DATE)),
+      FALSE
+    ) AS is_snoozed
   FROM gates
   INNER JOIN as_of
     ON as_of.project = gates.project
@@ -600,6 +650,8 @@ WITH gates AS (
     ON scan_coverage.project = gates.project
   LEFT JOIN code_evidence
     ON code_evidence.gate_id = gates.gate_id
+  LEFT JOIN snoozes
+    ON snoozes.project = gates.project AND snoozes.gate_id = gates.gate_id
 ), staged AS (
   SELECT
     evidence.*,
@@ -721,7 +773,7 @@ WITH gates AS (
         ELSE answer_reason || '; nothing checks it and no scanned repository references it'
       END
       WHEN 'removed from code'
-      THEN 'gone from every scanned repository, still ' || checked_words || ': deploys pending, or code not scanned'
+      THEN 'gone from every scanned repository since ' || COALESCE(CAST(CAST(gone_from_code_since AS DATE) AS TEXT), 'its last scans') || ', still ' || checked_words || ': deploys pending, or code not scanned'
       ELSE answer_reason || ' since ' || CAST(CAST(held_since AS DATE) AS TEXT) || ' (' || CAST(days_held AS TEXT) || ' days)'
     END AS decision,
     CASE stage
@@ -790,11 +842,12 @@ WITH gates AS (
     code_owners,
     last_referenced_at,
     missing_repositories,
-    CASE
-      WHEN is_absent_from_code AND NOT last_referenced_at IS NULL
-      THEN last_referenced_at
-    END AS gone_from_code_since,
-    NOT stage IN ('in use', 'archived')
+    CASE WHEN is_absent_from_code THEN gone_from_code_since END AS gone_from_code_since,
+    snoozed_until,
+    snooze_reason,
+    is_snoozed,
+    NOT is_snoozed
+    AND NOT stage IN ('in use', 'archived')
     AND (
       stage <> 'approaching'
       OR ready_on <= as_of_date + CAST(worklist_warning_days AS INT)

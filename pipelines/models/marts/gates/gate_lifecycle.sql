@@ -2,7 +2,7 @@
 {#
 From `gate_staleness` (today's state and the console's stale rules), `int_gate_answers` (the answer of every
 version gatehouse loaded), `int_gate_code_evidence` and `stg_code_reference_scans` (every code scan), `stg_extraction_runs`,
-`as_of` and `view_parameters`. docs/gate-lifecycle.md tells how a gate moves from stage to stage, with a timeline.
+`int_gate_snoozes`, `as_of` and `view_parameters`. docs/gate-lifecycle.md tells how a gate moves from stage to stage, with a timeline.
 
 **Held since.** A version's answer changes with its status, enabled flag, or rules (position, id, pass percentage,
 audience); a change of description, owner or checks per hour leaves it. `held_since` is when the current answer
@@ -37,15 +37,21 @@ since, so the answer held at least that long.
 | `checks_per_hour_before`, `checks_trend` | checks per hour `checks_trend_days` ago, and `never checked`, `stopped`, `falling` (below half), `rising` (above double), `steady`, or null before gatehouse loaded it then |
 | `first_loaded_at`, `last_changed_at` | the first load of the gate, and the console's last change of it |
 | `is_code_scanned` | some repository has been scanned |
-| `code_reference_count`, `referencing_repositories`, `code_owners`, `last_referenced_at` | from `int_gate_code_evidence` |
-| `missing_repositories` | repositories whose last scan is older than `code_scan_max_age_days` before the project's "as of": their silence is no evidence |
-| `gone_from_code_since` | no repository references it now, though one did: the last scan that found it |
-| `on_worklist` | a person has something to do: every stage but `in use`, `archived`, and `approaching` more than `stale_warning_days` from ready |
+| `code_reference_count`, `referencing_repositories`, `code_owners`, `last_referenced_at` | from `int_gate_code_evidence`: `code_owners` are the CODEOWNERS of the files that check it, to route the gate to beside its console owner |
+| `missing_repositories` | repositories whose last scan is older than `code_scan_max_age_days` before the project's "as of", or skipped files that could hold a reference: their silence is no evidence |
+| `gone_from_code_since` | no repository references it now, though one did: the first scan that no longer found it (`int_gate_code_evidence`) |
+| `snoozed_until`, `snooze_reason`, `is_snoozed` | the snooze in force (`gatehouse gates snooze`, `int_gate_snoozes`): out of the worklist and the alerts while `snoozed_until` is later than the "as of" date (or the day the snooze was written) |
+| `on_worklist` | a person has something to do: every stage but `in use`, `archived`, and `approaching` more than `stale_warning_days` from ready; never while snoozed |
 #}
 {% from 'macros/view_parameters.sql' import view_parameters %}
 {% from 'macros/joins.sql' import join_on %}
 {% from 'macros/imports.sql' import imports %}
 with {{ imports(gates='gate_staleness', answers='int_gate_answers', code_evidence='int_gate_code_evidence', code_scans='stg_code_reference_scans', extraction_runs='stg_extraction_runs', as_of='as_of') }},
+
+snoozes as (
+    select * from {{ ref('int_gate_snoozes') }}
+    where is_latest
+),
 
 parameters as (
     {{ view_parameters('ready_after_days', 'answer_change_window_days', 'checks_trend_days', 'code_scan_max_age_days', 'stale_warning_days') }}
@@ -143,12 +149,23 @@ loaded as (
     group by project, gate_id
 ),
 
+ranked_scans as (
+    select
+        repository,
+        scanned_at,
+        -- a scan from before gatehouse recorded completeness: complete unless it skipped a file as too large
+        coalesce(is_complete, coalesce(files_skipped_large, 0) = 0) as is_complete,
+        row_number() over (partition by repository order by scanned_at desc, scan_id desc) as recency
+    from code_scans
+),
+
 latest_scans as (
     select
         repository,
-        max(scanned_at) as last_scanned_at
-    from code_scans
-    group by repository
+        scanned_at as last_scanned_at,
+        is_complete
+    from ranked_scans
+    where recency = 1
 ),
 
 scan_coverage as (
@@ -157,7 +174,8 @@ scan_coverage as (
         count(latest_scans.repository) > 0 as is_code_scanned,
         string_agg(
             case
-                when extract(epoch from latest_scans.last_scanned_at)
+                when not latest_scans.is_complete
+                    or extract(epoch from latest_scans.last_scanned_at)
                     < extract(epoch from as_of.as_of_at) - parameters.code_scan_max_age_days * 86400
                     then latest_scans.repository
             end,
@@ -195,7 +213,11 @@ evidence as (
         end as reason_answer,
         gates.referenced_by_count > 0 as is_referenced_in_console,
         scan_coverage.is_code_scanned and scan_coverage.missing_repositories is null
-        and code_evidence.code_reference_count is null as is_absent_from_code
+        and coalesce(code_evidence.code_reference_count, 0) = 0 as is_absent_from_code,
+        code_evidence.gone_from_code_since,
+        snoozes.snoozed_until,
+        snoozes.snooze_reason,
+        coalesce(snoozes.snoozed_until > greatest(as_of.as_of_date, cast(snoozes.snoozed_at as date)), false) as is_snoozed
     from gates
     inner join as_of
         on as_of.project = gates.project
@@ -208,6 +230,8 @@ evidence as (
         on scan_coverage.project = gates.project
     left join code_evidence
         on code_evidence.gate_id = gates.gate_id
+    left join snoozes
+        {{ join_on('snoozes', 'gates', 'gate_id') }}
 ),
 
 staged as (
@@ -294,7 +318,8 @@ final as (
                 when answer is null then 'nothing checks it and no scanned repository references it'
                 else answer_reason || '; nothing checks it and no scanned repository references it'
             end
-            when 'removed from code' then 'gone from every scanned repository, still ' || checked_words
+            when 'removed from code' then 'gone from every scanned repository since '
+                || coalesce(cast(cast(gone_from_code_since as date) as varchar), 'its last scans') || ', still ' || checked_words
                 || ': deploys pending, or code not scanned'
             else answer_reason || ' since ' || cast(cast(held_since as date) as varchar) || ' (' || cast(days_held as varchar) || ' days)'
         end as decision,
@@ -351,8 +376,12 @@ final as (
         code_owners,
         last_referenced_at,
         missing_repositories,
-        case when is_absent_from_code and last_referenced_at is not null then last_referenced_at end as gone_from_code_since,
-        stage not in ('in use', 'archived')
+        case when is_absent_from_code then gone_from_code_since end as gone_from_code_since,
+        snoozed_until,
+        snooze_reason,
+        is_snoozed,
+        not is_snoozed
+        and stage not in ('in use', 'archived')
         and (stage <> 'approaching' or ready_on <= as_of_date + cast(worklist_warning_days as integer))
             as on_worklist
     from explained

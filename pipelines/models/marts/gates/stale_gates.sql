@@ -1,4 +1,4 @@
--- grain: one row per live gate the service marks STALE, that meets or approaches its stale rules, or that gate_lifecycle puts on the worklist; key: project, gate_id
+-- grain: one row per live gate the service marks STALE, that meets or approaches its stale rules, or that gate_lifecycle puts on the worklist, unless snoozed; key: project, gate_id
 {#
 From `gate_staleness` (the console's stale rules, below) and `gate_lifecycle` (the one judgement: stage and
 action).
@@ -24,7 +24,7 @@ recommended action) but do not exempt.
 | `days_until_stale` | for `approaching` gates: `stale_after_days` minus days since the later of creation and last change |
 | `code_reference_count` | references in code (`stg_code_references`, gates only); null until some repository was scanned |
 | `code_locations` | the first three lines that reference it, `repository:path:line`, by repository, path, line |
-| `stage`, `stage_rank`, `cleanup_value`, `decision`, `recommended_action` | from `gate_lifecycle` (`recommended_action` is its `action`): the one judgement every list, summary, alert and cleanup gives; `staleness` above is the console's rules alone, evidence beside it |
+| `stage`, `stage_rank`, `cleanup_value`, `decision`, `code_owners`, `recommended_action` | from `gate_lifecycle` (`recommended_action` is its `action`): the one judgement every list, summary, alert and cleanup gives; `staleness` above is the console's rules alone, evidence beside it |
 #}
 {% from 'macros/joins.sql' import join_on %}
 with gates as (
@@ -87,7 +87,7 @@ reasoned as (
     from gates
     left join lifecycle
         {{ join_on('lifecycle', 'gates', 'gate_id') }}
-    where gates.staleness is not null or coalesce(lifecycle.on_worklist, false)
+    where (gates.staleness is not null and not coalesce(lifecycle.is_snoozed, false)) or coalesce(lifecycle.on_worklist, false)
 ),
 
 console_answered as (
@@ -152,6 +152,7 @@ final as (
         lifecycle.stage_rank,
         lifecycle.cleanup_value,
         lifecycle.decision,
+        lifecycle.code_owners,
         lifecycle.action as recommended_action
     from console_answered
     inner join lifecycle
