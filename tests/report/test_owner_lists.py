@@ -77,7 +77,7 @@ def test_gates_a_server_key_owns_are_one_group_that_names_the_people_to_ask(demo
         ("mobile", "(server keys)", "CONSOLE API"), ("web", "(server keys)", "CONSOLE API")]
     for project, _, _, contacts, count in groups:
         assert contacts == ", ".join(f"{name} ({n})" for p, name, n in people if p == project)
-        heading = (f'<th colspan="9">{project}: (server keys) <span class="gh-aside">{count} gates'
+        heading = (f'<th colspan="10">{project}: (server keys) <span class="gh-aside">{count} gates'
                    f' · not a person: ask {contacts}</span></th>')
         page = (demo_reports.out / "stale_gates.html").read_text()
         assert page.count(heading) == 2, "in the worklist and in the whole list, once each"

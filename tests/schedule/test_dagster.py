@@ -51,7 +51,8 @@ def test_one_asset_per_raw_table_one_per_view_and_the_lineage_from_the_sql():
     parents = {"/".join(key.path): {"/".join(p.path) for p in graph.get(key).parent_keys} for key in graph.get_all_asset_keys()}
     assert parents["analytics/stg_gate_versions"] == {"console/gates"}
     assert parents["analytics/stale_gates_by_owner"] == {"analytics/stale_gates"}
-    assert parents["analytics/stale_gates"] == {"analytics/current_gates", "analytics/stg_code_references", "analytics/stg_code_reference_scans"}
+    assert parents["analytics/stale_gates"] == {"analytics/gate_staleness", "analytics/gate_lifecycle", "analytics/stg_code_references",
+                                                "analytics/stg_code_reference_scans"}
     assert parents["analytics/exposure_srm"] == {"analytics/exposure_daily", "analytics/exposure_srm_daily"}
     assert {"analytics/stale_gates", "analytics/stale_gates_by_owner", "analytics/cleanup_worklist"} <= parents["reports/stale_gates"]
     assert parents["console/gates"] == set()

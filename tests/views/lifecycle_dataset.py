@@ -111,9 +111,12 @@ def scans(at: datetime, scan_id: str) -> list[RepositoryScan]:
     if at == EARLIER_SCAN:
         web.append(hit("gone_from_code", "src/gone.ts", 11))
     api = [hit("launched_long", "app/banner.go", 2), hit("kill_switch", "app/kill.go", 1), hit("in_progress", "app/progress.go", 9)]
+    # CODEOWNERS, as the scanner read them: web's banner is the web team's and Ana's; api's everything the api team's
+    web_owners = {"src/banner.ts": "@org/web @ana"}
+    api_owners = {path: "@org/api" for path in ("app/banner.go", "app/kill.go", "app/progress.go")}
     return [
-        RepositoryScan(WEB, web, ScanStats(files_listed=20, files_scanned=20, bytes_scanned=9000), at, scan_id),
-        RepositoryScan(API, api, ScanStats(files_listed=5, files_scanned=5, bytes_scanned=800), at, scan_id),
+        RepositoryScan(WEB, web, ScanStats(files_listed=20, files_scanned=20, bytes_scanned=9000), at, scan_id, web_owners),
+        RepositoryScan(API, api, ScanStats(files_listed=5, files_scanned=5, bytes_scanned=800), at, scan_id, api_owners),
     ]
 
 

@@ -92,6 +92,16 @@ def test_a_stage_has_its_value_action_and_reason(lifecycle_db):
         assert (stage, action) == (dict((g, s) for g, s, *_ in EXPECTED)[gate], rows[gate][1])
 
 
+def test_the_code_owners_of_the_files_that_check_a_gate_are_named_by_repository(lifecycle_db):
+    rows = query(lifecycle_db, "select gate_id, code_owners from analytics.gate_lifecycle where code_owners is not null"
+                               " order by gate_id")
+    assert rows == [("in_progress", "api: @org/api"), ("kill_switch", "api: @org/api"),
+                    ("launched_long", "api: @org/api; web: @ana @org/web")]
+    # the worklist routes it to both: the console's owner, and the code's
+    assert query(lifecycle_db, "select owner_name, code_owners from analytics.stale_gates where gate_id = 'launched_long'") == [
+        ("Alice", "api: @org/api; web: @ana @org/web")]
+
+
 def test_days_at_one_answer_is_a_parameter(writable_lifecycle):
     apply_views(writable_lifecycle, parameters={"ready_after_days": 20})
     rows = {gate: (stage, ready_on, on_worklist) for gate, stage, _, _, ready_on, _, _, on_worklist, *_ in

@@ -19,14 +19,25 @@ WITH references_now AS (
   FROM references_now
   WHERE
     entity_type = 'gate'
+), latest_scans AS (
+  SELECT
+    repository,
+    scan_id,
+    ROW_NUMBER() OVER (PARTITION BY repository ORDER BY scanned_at DESC, scan_id DESC) AS recency
+  FROM scans
 ), owners_now AS (
-  SELECT DISTINCT
-    gate_lines.entity_id,
-    owners.code_owner
-  FROM gate_lines
-  CROSS JOIN UNNEST(STR_SPLIT(gate_lines.code_owners, ' ')) AS owners(code_owner)
+  /* each repository's last scan: the owners of the files that reference the gate there, each once */
+  SELECT
+    sightings.entity_id,
+    sightings.repository,
+    sightings.code_owners
+  FROM sightings
+  INNER JOIN latest_scans
+    ON latest_scans.repository = sightings.repository
+    AND latest_scans.scan_id = sightings.scan_id
+    AND latest_scans.recency = 1
   WHERE
-    NOT gate_lines.code_owners IS NULL
+    sightings.entity_type = 'gate' AND NOT sightings.code_owners IS NULL
 ), now AS (
   SELECT
     entity_id AS gate_id,
@@ -40,12 +51,10 @@ WITH references_now AS (
 ), owner_lists AS (
   SELECT
     entity_id AS gate_id,
-    LISTAGG(code_owner, ' '
+    LISTAGG(repository || ': ' || code_owners, '; '
     ORDER BY
-      code_owner) AS code_owners
+      repository) AS code_owners
   FROM owners_now
-  WHERE
-    code_owner <> ''
   GROUP BY
     entity_id
 ), last_sightings AS (
@@ -128,14 +137,28 @@ WITH references_now AS (
   FROM references_now
   WHERE
     entity_type = 'gate'
+), latest_scans AS (
+  SELECT
+    repository,
+    scan_id,
+    ROW_NUMBER() OVER (
+      PARTITION BY repository
+      ORDER BY scanned_at DESC NULLS LAST, scan_id DESC NULLS LAST
+    ) AS recency
+  FROM scans
 ), owners_now AS (
-  SELECT DISTINCT
-    gate_lines.entity_id,
-    owners.code_owner
-  FROM gate_lines
-  CROSS JOIN UNNEST(SPLIT(gate_lines.code_owners, ' ')) AS owners(code_owner)
+  /* each repository's last scan: the owners of the files that reference the gate there, each once */
+  SELECT
+    sightings.entity_id,
+    sightings.repository,
+    sightings.code_owners
+  FROM sightings
+  INNER JOIN latest_scans
+    ON latest_scans.repository = sightings.repository
+    AND latest_scans.scan_id = sightings.scan_id
+    AND latest_scans.recency = 1
   WHERE
-    NOT gate_lines.code_owners IS NULL
+    sightings.entity_type = 'gate' AND NOT sightings.code_owners IS NULL
 ), now AS (
   SELECT
     entity_id AS gate_id,
@@ -149,12 +172,10 @@ WITH references_now AS (
 ), owner_lists AS (
   SELECT
     entity_id AS gate_id,
-    STRING_AGG(code_owner, ' '
+    STRING_AGG(repository || ': ' || code_owners, '; '
     ORDER BY
-      code_owner) AS code_owners
+      repository) AS code_owners
   FROM owners_now
-  WHERE
-    code_owner <> ''
   GROUP BY
     entity_id
 ), last_sightings AS (

@@ -11,7 +11,7 @@ is read from the sightings.
 | `gate_id` | the id the code checks |
 | `code_reference_count` | references in the repositories' last scans; 0 when none references it now |
 | `referencing_repositories` | the repositories whose last scan references it, by name, comma-separated; null when none |
-| `code_owners` | the owners (CODEOWNERS) of the files that reference it now, space-separated, each once; null when none |
+| `code_owners` | the owners (CODEOWNERS) of the files that reference it in each repository's last scan, by repository: `api: @org/api; web: @ana @org/web`; null when none |
 | `last_referenced_at` | the last scan, of any repository, that found it |
 | `gone_from_code_since` | when no repository references it now: the first scan after the last one that found it, in the repository that found it last |
 #}
@@ -23,13 +23,26 @@ gate_lines as (
     where entity_type = 'gate'
 ),
 
+latest_scans as (
+    select
+        repository,
+        scan_id,
+        row_number() over (partition by repository order by scanned_at desc, scan_id desc) as recency
+    from scans
+),
+
 owners_now as (
-    select distinct
-        gate_lines.entity_id,
-        owners.code_owner
-    from gate_lines
-    cross join unnest(string_split(gate_lines.code_owners, ' ')) as owners (code_owner)
-    where gate_lines.code_owners is not null
+    -- each repository's last scan: the owners of the files that reference the gate there, each once
+    select
+        sightings.entity_id,
+        sightings.repository,
+        sightings.code_owners
+    from sightings
+    inner join latest_scans
+        on latest_scans.repository = sightings.repository
+        and latest_scans.scan_id = sightings.scan_id
+        and latest_scans.recency = 1
+    where sightings.entity_type = 'gate' and sightings.code_owners is not null
 ),
 
 now as (
@@ -44,9 +57,8 @@ now as (
 owner_lists as (
     select
         entity_id as gate_id,
-        string_agg(code_owner, ' ' order by code_owner) as code_owners
+        string_agg(repository || ': ' || code_owners, '; ' order by repository) as code_owners
     from owners_now
-    where code_owner <> ''
     group by entity_id
 ),
 
