@@ -10,8 +10,9 @@ from datetime import date
 import duckdb
 
 from bench.srm import view_sql
+from gatehouse.pipelines.alerts.conditions import DIP, RUNNING_LONG, current_conditions
 from gatehouse.pipelines.models.build import translate
-from gatehouse.pipelines.warehouse.destination import apply_views
+from gatehouse.pipelines.warehouse.destination import Destination, apply_views
 from tests.views.conftest import assert_rows, query
 from tests.views.test_exposure_views import add_series
 
@@ -97,6 +98,20 @@ def test_a_dip_is_far_below_the_lowest_of_the_week_before_and_beyond_a_counts_no
     # the parameter stays until set again: at 19 days long (42, the default) none is running long
     apply_views(writable_db, parameters={"max_running_days": 19})
     assert query(writable_db, "select distinct duration_check, max_running_days from analytics.experiment_health") == [("ok", 19)]
+
+
+def test_alerts_read_the_verdicts_one_condition_a_dip_day_and_one_an_experiment_running_long(writable_db):
+    with_dips(writable_db)
+    apply_views(writable_db, parameters={"max_running_days": 14})
+    with Destination(duckdb_path=writable_db).reader() as reader:
+        found = [(c.kind, c.key, c.text) for c in current_conditions(reader) if c.kind in (DIP, RUNNING_LONG)]
+    assert found == [
+        (DIP, "dip:exp_dip:2026-11-19",
+         "Experiment exp_dip dipped on 2026-11-19: 120 new exposures, against at least 270 on each of the 7 days before."),
+        (RUNNING_LONG, "running_long:exp_dip", "Experiment exp_dip has run 19 days, longer than 14 (11,330 exposures): decide it or end it."),
+        (RUNNING_LONG, "running_long:exp_quiet", "Experiment exp_quiet has run 19 days, longer than 14 (11,360 exposures): decide it or end it."),
+        (RUNNING_LONG, "running_long:exp_small", "Experiment exp_small has run 19 days, longer than 14 (398 exposures): decide it or end it."),
+    ]
 
 
 def test_the_checks_say_what_a_concluded_or_unfollowed_experiment_is_instead(writable_db):
