@@ -409,7 +409,11 @@ def section(measured: Measured, healthy: int, mismatched: int, outages: int) -> 
         "(target: at or below α). Mismatched (planned 50/50): caught within the horizon and the median day of the first",
         "alert over all of them (one never caught counts as later than any). Beside the daily chi-square at α, which does",
         "not hold α, the daily chi-square held to α by Bonferroni over the horizon's looks (α / days): the one-look test",
-        "with the same guarantee as the sequential one. Ratio: the sequential median day over each chi-square's.",
+        "with the same guarantee as the sequential one. Ratio: the sequential median day over each chi-square's. No",
+        "median day for healthy experiments: most are never flagged. With 1,000 experiments an interval's upper end",
+        "cannot fall below 0.4% (0 flagged), so at α = 0.001 the share, not the interval, is the measure. What the",
+        "figures mean, and why no prior meets twice the daily chi-square's delay in days for 51/49 at α = 0.05:",
+        "docs/experiment-health.md.",
         "",
         "| cohort | days | α | experiments | sequential: flagged | share (95% interval) | median day"
         " | daily chi-square: flagged | share | median day | chi-square at α/days: flagged | share | median day"
