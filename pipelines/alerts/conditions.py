@@ -16,11 +16,13 @@ from gatehouse.pipelines.warehouse.destination import Reader
 
 SRM = "srm"
 STALLED = "stalled"
+DIP = "dip"
+RUNNING_LONG = "running_long"
 INGESTION_FAILED = "ingestion_failed"
 STALE_GATE = "stale_gate"
 RUN_FAILED = "run_failed"
 # The kinds read from the views; a failed run is known only to the process that ran it.
-VIEW_KINDS = (SRM, STALLED, INGESTION_FAILED, STALE_GATE)
+VIEW_KINDS = (SRM, STALLED, DIP, RUNNING_LONG, INGESTION_FAILED, STALE_GATE)
 # Gates listed per owner in one message; the rest are counted (analytics.stale_gates_by_owner lists all).
 GATES_PER_MESSAGE = 10
 
@@ -51,22 +53,23 @@ class Message:
 
 def current_conditions(reader: Reader) -> list[Condition]:
     """Every condition the views show now, in a stable order."""
-    return [*srm_conditions(reader), *stalled_conditions(reader), *ingestion_conditions(reader), *stale_gate_conditions(reader)]
+    return [*srm_conditions(reader), *stalled_conditions(reader), *dip_conditions(reader), *running_long_conditions(reader),
+            *ingestion_conditions(reader), *stale_gate_conditions(reader)]
 
 
+# The experiment checks are experiment_health's verdicts; an experiment no longer followed has none (its checks say
+# 'unfollowed'): its series is no longer read, so nothing about it is news.
 def srm_conditions(reader: Reader) -> list[Condition]:
-    # An experiment no longer followed (exposure_growth.status 'unfollowed') is no news: its series is no longer read.
     rows = reader.rows(
         """
-        select project, experiment_id, p_value, p_value_threshold, total_exposures, most_deviating_group_name,
-               most_deviating_group_id, most_deviating_observed_share, most_deviating_expected_share
-        from analytics.exposure_srm as srm
-        where srm_detected
-            and not exists (
-                select 1 from analytics.exposure_growth as growth
-                where growth.project = srm.project and growth.experiment_id = srm.experiment_id and not growth.is_followed
-            )
-        order by project, experiment_id
+        select srm.project, srm.experiment_id, srm.p_value, srm.p_value_threshold, srm.total_exposures,
+               srm.most_deviating_group_name, srm.most_deviating_group_id, srm.most_deviating_observed_share,
+               srm.most_deviating_expected_share
+        from analytics.experiment_health as health
+        inner join analytics.exposure_srm as srm
+            on srm.project = health.project and srm.experiment_id = health.experiment_id
+        where health.srm_check = 'mismatch'
+        order by srm.project, srm.experiment_id
         """
     )
     return [
@@ -81,12 +84,11 @@ def srm_conditions(reader: Reader) -> list[Condition]:
 
 
 def stalled_conditions(reader: Reader) -> list[Condition]:
-    # never an experiment no longer followed: exposure_growth.is_stalled is false for it
     rows = reader.rows(
         """
         select project, experiment_id, days_without_growth, last_growth_date, total_exposures
-        from analytics.exposure_growth
-        where is_stalled
+        from analytics.experiment_health
+        where stall_check = 'stalled'
         order by project, experiment_id
         """
     )
@@ -98,6 +100,47 @@ def stalled_conditions(reader: Reader) -> list[Condition]:
             f" (last growth {_day(last_growth)}, {total or 0:,} exposures in all).",
         )
         for project, experiment_id, days, last_growth, total in rows
+    ]
+
+
+def dip_conditions(reader: Reader) -> list[Condition]:
+    # one condition a dip day: the next dip is news again, the same one is not told twice
+    rows = reader.rows(
+        """
+        select project, experiment_id, checked_through_date, dip_exposures, dip_baseline_exposures
+        from analytics.experiment_health
+        where dip_check = 'dip'
+        order by project, experiment_id
+        """
+    )
+    return [
+        Condition(
+            DIP,
+            _key(DIP, project, f"{experiment_id}:{_day(day)}"),
+            f"{_in(project)}Experiment {experiment_id} dipped on {_day(day)}: {new:,} new exposures, against at least"
+            f" {baseline:,} on each of the 7 days before.",
+        )
+        for project, experiment_id, day, new, baseline in rows
+    ]
+
+
+def running_long_conditions(reader: Reader) -> list[Condition]:
+    rows = reader.rows(
+        """
+        select project, experiment_id, days_running, max_running_days, total_exposures
+        from analytics.experiment_health
+        where duration_check = 'running long'
+        order by project, experiment_id
+        """
+    )
+    return [
+        Condition(
+            RUNNING_LONG,
+            _key(RUNNING_LONG, project, experiment_id),
+            f"{_in(project)}Experiment {experiment_id} has run {days} days, longer than {limit}"
+            f" ({total or 0:,} exposures): decide it or end it.",
+        )
+        for project, experiment_id, days, limit, total in rows
     ]
 
 

@@ -85,6 +85,11 @@ DEFAULT_PARAMETERS: dict[str, tuple[float, str]] = {
                               " false-alarm rate of an experiment's test, however often the views are read"),
     "srm_prior_concentration": (1000, "the sequential SRM test's Dirichlet prior concentration (exposure_srm_daily):"
                                 " larger is more sensitive to small mismatches late, smaller to large ones early"),
+    "dip_ratio": (0.5, "a whole day's new exposures below this share of the lowest of the 7 days before is a dip"
+                  " (experiment_health_daily.is_dip)"),
+    "health_min_days": (7, "days of series (a weekly cycle) before an experiment's checks give a verdict"),
+    "health_min_exposures": (1000, "exposures (all groups together) before an experiment's checks give a verdict"),
+    "max_running_days": (42, "an experiment running more days than this is running long (experiment_health.duration_check)"),
 }
 
 # The raw columns the staging views read, with the type a missing column takes as a typed null.

@@ -62,6 +62,10 @@ def conditions_in_views(where: Path | Destination) -> set[str]:
         return (
             {f"srm:{e}" for (e,) in rows("select experiment_id from analytics.exposure_srm where srm_detected")}
             | {f"stalled:{e}" for (e,) in rows("select experiment_id from analytics.exposure_growth where is_stalled")}
+            | {f"dip:{e}:{day:%Y-%m-%d}" for e, day in rows(
+                "select experiment_id, checked_through_date from analytics.experiment_health where dip_check = 'dip'")}
+            | {f"running_long:{e}" for (e,) in rows(
+                "select experiment_id from analytics.experiment_health where duration_check = 'running long'")}
             | {f"ingestion_failed:{r}:{s}" for r, s in rows(
                 "select run_id, source_name from analytics.ingestion_source_health where outcome = 'failed'")}
             | {f"stale_gate:{g}" for (g,) in rows(
@@ -85,7 +89,7 @@ def test_a_run_with_alerts_tells_each_channel_every_condition_once(twin, receive
     assert summary.rows_loaded["gates"] > 0
     expected = conditions_in_views(workdir)
     # every kind is present in the small twin's seed 3, so each is exercised
-    assert {key.split(":")[0] for key in expected} == {"srm", "stalled", "ingestion_failed", "stale_gate"}
+    assert {key.split(":")[0] for key in expected} == {"srm", "stalled", "running_long", "ingestion_failed", "stale_gate"}
 
     assert outcome.problems == []
     assert sorted(webhook_keys(receiver)) == sorted(expected)

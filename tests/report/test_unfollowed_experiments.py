@@ -135,8 +135,12 @@ def test_the_report_says_which_experiments_are_no_longer_followed_and_what_follo
     assert (f'<td class="text">{X}</td><td class="text"></td><td class="text">unfollowed</td><td class="num">12,071</td>'
             '<td class="text">204 (its last week, to 2026-11-02)</td><td class="text">down, then</td>'
             '<td class="text">reached</td><td class="num"></td>') in page
-    assert page.count('<td class="text">unfollowed</td>') == 2 and page.index(f"<td class=\"text\">{X}</td>") > page.index(
+    review = page[:page.index("Health checks")]
+    assert review.count('<td class="text">unfollowed</td>') == 2 and review.index(f"<td class=\"text\">{X}</td>") > review.index(
         '<td class="text">stalled</td>')
+    # its health checks: none is run on a series no longer read
+    checks = page[page.index("Health checks"):]
+    assert (f'<td class="text">{X}</td><td class="text">ok</td>' + '<td class="text">unfollowed</td>' * 5) in checks
 
 
 def test_no_alert_is_about_an_experiment_no_longer_followed(unfollowed):

@@ -53,7 +53,8 @@ def test_one_asset_per_raw_table_one_per_view_and_the_lineage_from_the_sql():
     assert parents["analytics/stale_gates_by_owner"] == {"analytics/stale_gates"}
     assert parents["analytics/stale_gates"] == {"analytics/gate_staleness", "analytics/gate_lifecycle", "analytics/stg_code_references",
                                                 "analytics/stg_code_reference_scans"}
-    assert parents["analytics/exposure_srm"] == {"analytics/exposure_daily", "analytics/exposure_srm_daily"}
+    assert parents["analytics/exposure_srm"] == {"analytics/exposure_daily", "analytics/exposure_srm_daily",
+                                                 "analytics/exposure_srm_expected_shares"}
     assert {"analytics/stale_gates", "analytics/stale_gates_by_owner", "analytics/cleanup_worklist"} <= parents["reports/stale_gates"]
     assert parents["console/gates"] == set()
 

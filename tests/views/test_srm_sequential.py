@@ -84,18 +84,20 @@ def test_postgres_equals_the_reference_on_every_experiment_and_day(postgres_serv
         expected = expected_rows(connection, chosen)
         tables = {name: connection.execute(f"select * from analytics.{name}").fetchall()
                   for name in ("exposure_daily", "srm_expected_weights", "view_parameters")}
-    query = translate(f"with daily as ({view_sql('exposure_srm_daily')}) {DAILY}", "postgres", what="srm",
-                      transform=lambda node: node)
+    query, shares = (translate(sql, "postgres", what="srm", transform=lambda node: node) for sql in (
+        f"with daily as ({view_sql('exposure_srm_daily')}) {DAILY}", view_sql("exposure_srm_expected_shares")))
     with psycopg2.connect(credentials) as pg, pg.cursor() as cursor:
         cursor.execute("create schema analytics")
         cursor.execute("create table analytics.exposure_daily (project text, experiment_id text, group_id text,"
-                       " group_name text, exposure_date date, cumulative_exposures bigint)")
+                       " group_name text, exposure_date date, cumulative_exposures bigint, new_exposures bigint,"
+                       " is_partial_day boolean, is_cumulative_drop boolean)")
         cursor.execute("create table analytics.srm_expected_weights (experiment_id text, group_id text, weight double precision)")
         cursor.execute("create table analytics.view_parameters (name text, value double precision)")
         for name, rows in tables.items():
             if rows:
                 marks = ", ".join(["%s"] * len(rows[0]))
                 cursor.executemany(f"insert into analytics.{name} values ({marks})", rows)
+        cursor.execute(f"create view analytics.exposure_srm_expected_shares as {shares}")
         cursor.execute(query)
         compare(cursor.fetchall(), expected)
 
@@ -123,8 +125,9 @@ def test_a_new_group_restarts_the_test_from_the_day_it_appeared():
         two = Experiment("grows", (0.5, 0.5), (0.5, 0.5), 4000, "healthy")
         load(connection, [two], DAYS, rng, alpha=0.001, concentration=CONCENTRATION)
         start = date(2026, 1, 5) + timedelta(days=5)
-        third = [("sim", "grows", "g2", "g2", start + timedelta(days=day), 1300 * (day + 1)) for day in range(DAYS - 5)]
-        connection.executemany("insert into analytics.exposure_daily values (?, ?, ?, ?, ?, ?)", third)
+        third = [("sim", "grows", "g2", "g2", start + timedelta(days=day), 1300 * (day + 1), 1300, False, False)
+                 for day in range(DAYS - 5)]
+        connection.executemany("insert into analytics.exposure_daily values (?, ?, ?, ?, ?, ?, ?, ?, ?)", third)
         rows = connection.execute(
             f"with daily as ({view_sql('exposure_srm_daily')}) select test_started_on, restarted, min(test_date),"
             " count(*), max(group_count) from daily group by all").fetchall()

@@ -81,3 +81,31 @@ select
     'srm_prior_concentration' as name,
     cast({{ var('gatehouse_srm_prior_concentration', 1000) }} as double precision) as value,
     'the sequential SRM test''s Dirichlet prior concentration (exposure_srm_daily): larger is more sensitive to small mismatches late, smaller to large ones early' as description
+
+union all
+
+select
+    'dip_ratio' as name,
+    cast({{ var('gatehouse_dip_ratio', 0.5) }} as double precision) as value,
+    'a whole day''s new exposures below this share of the lowest of the 7 days before is a dip (experiment_health_daily.is_dip)' as description
+
+union all
+
+select
+    'health_min_days' as name,
+    cast({{ var('gatehouse_health_min_days', 7) }} as double precision) as value,
+    'days of series (a weekly cycle) before an experiment''s checks give a verdict' as description
+
+union all
+
+select
+    'health_min_exposures' as name,
+    cast({{ var('gatehouse_health_min_exposures', 1000) }} as double precision) as value,
+    'exposures (all groups together) before an experiment''s checks give a verdict' as description
+
+union all
+
+select
+    'max_running_days' as name,
+    cast({{ var('gatehouse_max_running_days', 42) }} as double precision) as value,
+    'an experiment running more days than this is running long (experiment_health.duration_check)' as description

@@ -5,10 +5,10 @@ WITH RECURSIVE daily AS (
   SELECT
     *
   FROM {{ ref('exposure_daily') }}
-), weights AS (
+), expected_shares AS (
   SELECT
     *
-  FROM {{ ref('srm_expected_weights') }}
+  FROM {{ ref('exposure_srm_expected_shares') }}
 ), parameters AS (
   SELECT
     MAX(CASE WHEN name = 'srm_p_value_threshold' THEN value END) AS srm_p_value_threshold
@@ -34,19 +34,6 @@ WITH RECURSIVE daily AS (
     ON last_dates.project = daily.project
     AND last_dates.experiment_id = daily.experiment_id
     AND last_dates.last_date = daily.exposure_date
-), weight_coverage AS (
-  /* configured weights count only when every group of the experiment has one */
-  SELECT
-    observed.project,
-    observed.experiment_id,
-    COUNT(weights.weight) = COUNT(*) AND SUM(weights.weight) > 0 AS has_configured_weights
-  FROM observed
-  LEFT JOIN weights
-    ON weights.experiment_id = observed.experiment_id
-    AND weights.group_id = observed.group_id
-  GROUP BY
-    observed.project,
-    observed.experiment_id
 ), expected AS (
   SELECT
     observed.project,
@@ -54,20 +41,14 @@ WITH RECURSIVE daily AS (
     observed.group_id,
     observed.group_name,
     observed.observed_exposures,
-    weight_coverage.has_configured_weights,
-    CASE
-      WHEN weight_coverage.has_configured_weights
-      THEN weights.weight / SUM(weights.weight) OVER (PARTITION BY observed.project, observed.experiment_id)
-      ELSE 1.0 / COUNT(*) OVER (PARTITION BY observed.project, observed.experiment_id)
-    END AS expected_share,
+    expected_shares.expected_split,
+    expected_shares.expected_share,
     SUM(observed.observed_exposures) OVER (PARTITION BY observed.project, observed.experiment_id) AS total_exposures
   FROM observed
-  INNER JOIN weight_coverage
-    ON weight_coverage.project = observed.project
-    AND weight_coverage.experiment_id = observed.experiment_id
-  LEFT JOIN weights
-    ON weights.experiment_id = observed.experiment_id
-    AND weights.group_id = observed.group_id
+  INNER JOIN expected_shares
+    ON expected_shares.project = observed.project
+    AND expected_shares.experiment_id = observed.experiment_id
+    AND expected_shares.group_id = observed.group_id
 ), contributions AS (
   SELECT
     expected.*,
@@ -84,7 +65,7 @@ WITH RECURSIVE daily AS (
     experiment_id,
     COUNT(*) AS group_count,
     CAST(MAX(total_exposures) AS BIGINT) AS total_exposures,
-    MAX(CASE WHEN has_configured_weights THEN 'configured' ELSE 'even' END) AS expected_split,
+    MAX(expected_split) AS expected_split,
     SUM(chi_square_term) AS chi_square,
     COUNT(*) - 1 AS degrees_of_freedom,
     MAX(CASE WHEN deviation_rank = 1 THEN group_id END) AS most_deviating_group_id, /* the one group ranked first, carried by the aggregate: a join back to it made PostgreSQL, which cannot */ /* size a ranked CTE, expect one row and recompute the p-values once per experiment */
@@ -249,10 +230,10 @@ WITH RECURSIVE daily AS (
   SELECT
     *
   FROM {{ ref('exposure_daily') }}
-), weights AS (
+), expected_shares AS (
   SELECT
     *
-  FROM {{ ref('srm_expected_weights') }}
+  FROM {{ ref('exposure_srm_expected_shares') }}
 ), parameters AS (
   SELECT
     MAX(CASE WHEN name = 'srm_p_value_threshold' THEN value END) AS srm_p_value_threshold
@@ -278,19 +259,6 @@ WITH RECURSIVE daily AS (
     ON last_dates.project = daily.project
     AND last_dates.experiment_id = daily.experiment_id
     AND last_dates.last_date = daily.exposure_date
-), weight_coverage AS (
-  /* configured weights count only when every group of the experiment has one */
-  SELECT
-    observed.project,
-    observed.experiment_id,
-    COUNT(weights.weight) = COUNT(*) AND SUM(weights.weight) > 0 AS has_configured_weights
-  FROM observed
-  LEFT JOIN weights
-    ON weights.experiment_id = observed.experiment_id
-    AND weights.group_id = observed.group_id
-  GROUP BY
-    observed.project,
-    observed.experiment_id
 ), expected AS (
   SELECT
     observed.project,
@@ -298,20 +266,14 @@ WITH RECURSIVE daily AS (
     observed.group_id,
     observed.group_name,
     observed.observed_exposures,
-    weight_coverage.has_configured_weights,
-    CASE
-      WHEN weight_coverage.has_configured_weights
-      THEN CAST(weights.weight AS DOUBLE PRECISION) / SUM(weights.weight) OVER (PARTITION BY observed.project, observed.experiment_id)
-      ELSE CAST(1.0 AS DOUBLE PRECISION) / COUNT(*) OVER (PARTITION BY observed.project, observed.experiment_id)
-    END AS expected_share,
+    expected_shares.expected_split,
+    expected_shares.expected_share,
     SUM(observed.observed_exposures) OVER (PARTITION BY observed.project, observed.experiment_id) AS total_exposures
   FROM observed
-  INNER JOIN weight_coverage
-    ON weight_coverage.project = observed.project
-    AND weight_coverage.experiment_id = observed.experiment_id
-  LEFT JOIN weights
-    ON weights.experiment_id = observed.experiment_id
-    AND weights.group_id = observed.group_id
+  INNER JOIN expected_shares
+    ON expected_shares.project = observed.project
+    AND expected_shares.experiment_id = observed.experiment_id
+    AND expected_shares.group_id = observed.group_id
 ), contributions AS (
   SELECT
     expected.*,
@@ -330,7 +292,7 @@ WITH RECURSIVE daily AS (
     experiment_id,
     COUNT(*) AS group_count,
     CAST(MAX(total_exposures) AS BIGINT) AS total_exposures,
-    MAX(CASE WHEN has_configured_weights THEN 'configured' ELSE 'even' END) AS expected_split,
+    MAX(expected_split) AS expected_split,
     SUM(chi_square_term) AS chi_square,
     COUNT(*) - 1 AS degrees_of_freedom,
     MAX(CASE WHEN deviation_rank = 1 THEN group_id END) AS most_deviating_group_id, /* the one group ranked first, carried by the aggregate: a join back to it made PostgreSQL, which cannot */ /* size a ranked CTE, expect one row and recompute the p-values once per experiment */

@@ -5,10 +5,10 @@ WITH daily AS (
   SELECT
     *
   FROM {{ ref('exposure_daily') }}
-), weights AS (
+), expected_shares AS (
   SELECT
     *
-  FROM {{ ref('srm_expected_weights') }}
+  FROM {{ ref('exposure_srm_expected_shares') }}
 ), parameters AS (
   SELECT
     MAX(CASE WHEN name = 'srm_p_value_threshold' THEN value END) AS srm_p_value_threshold,
@@ -57,38 +57,16 @@ WITH daily AS (
     current_groups.experiment_id,
     COUNT(*) AS group_count,
     MAX(current_groups.first_date) AS test_started_on,
-    MAX(current_groups.first_date) > MIN(last_dates.first_date) AS restarted,
-    COUNT(weights.weight) = COUNT(*) AND SUM(weights.weight) > 0 AS has_configured_weights,
-    SUM(weights.weight) AS weight_total
+    MAX(current_groups.first_date) > MIN(last_dates.first_date) AS restarted
   FROM current_groups
   INNER JOIN last_dates
     ON last_dates.project = current_groups.project
     AND last_dates.experiment_id = current_groups.experiment_id
-  LEFT JOIN weights
-    ON weights.experiment_id = current_groups.experiment_id
-    AND weights.group_id = current_groups.group_id
   GROUP BY
     current_groups.project,
     current_groups.experiment_id
   HAVING
     COUNT(*) >= 2
-), expected_shares AS (
-  SELECT
-    current_groups.project,
-    current_groups.experiment_id,
-    current_groups.group_id,
-    CASE
-      WHEN tests.has_configured_weights
-      THEN weights.weight / tests.weight_total
-      ELSE 1.0 / tests.group_count
-    END AS expected_share
-  FROM current_groups
-  INNER JOIN tests
-    ON tests.project = current_groups.project
-    AND tests.experiment_id = current_groups.experiment_id
-  LEFT JOIN weights
-    ON weights.experiment_id = current_groups.experiment_id
-    AND weights.group_id = current_groups.group_id
 ), counts AS (
   /* each group's exposures since the test started: its count less the count the day before the test */
   SELECT
@@ -370,10 +348,10 @@ WITH daily AS (
   SELECT
     *
   FROM {{ ref('exposure_daily') }}
-), weights AS (
+), expected_shares AS (
   SELECT
     *
-  FROM {{ ref('srm_expected_weights') }}
+  FROM {{ ref('exposure_srm_expected_shares') }}
 ), parameters AS (
   SELECT
     MAX(CASE WHEN name = 'srm_p_value_threshold' THEN value END) AS srm_p_value_threshold,
@@ -422,38 +400,16 @@ WITH daily AS (
     current_groups.experiment_id,
     COUNT(*) AS group_count,
     MAX(current_groups.first_date) AS test_started_on,
-    MAX(current_groups.first_date) > MIN(last_dates.first_date) AS restarted,
-    COUNT(weights.weight) = COUNT(*) AND SUM(weights.weight) > 0 AS has_configured_weights,
-    SUM(weights.weight) AS weight_total
+    MAX(current_groups.first_date) > MIN(last_dates.first_date) AS restarted
   FROM current_groups
   INNER JOIN last_dates
     ON last_dates.project = current_groups.project
     AND last_dates.experiment_id = current_groups.experiment_id
-  LEFT JOIN weights
-    ON weights.experiment_id = current_groups.experiment_id
-    AND weights.group_id = current_groups.group_id
   GROUP BY
     current_groups.project,
     current_groups.experiment_id
   HAVING
     COUNT(*) >= 2
-), expected_shares AS (
-  SELECT
-    current_groups.project,
-    current_groups.experiment_id,
-    current_groups.group_id,
-    CASE
-      WHEN tests.has_configured_weights
-      THEN CAST(weights.weight AS DOUBLE PRECISION) / tests.weight_total
-      ELSE CAST(1.0 AS DOUBLE PRECISION) / tests.group_count
-    END AS expected_share
-  FROM current_groups
-  INNER JOIN tests
-    ON tests.project = current_groups.project
-    AND tests.experiment_id = current_groups.experiment_id
-  LEFT JOIN weights
-    ON weights.experiment_id = current_groups.experiment_id
-    AND weights.group_id = current_groups.group_id
 ), counts AS (
   /* each group's exposures since the test started: its count less the count the day before the test */
   SELECT

@@ -1,6 +1,6 @@
 -- grain: one row per experiment; key: project, experiment_id
 {#
-From `exposure_daily` (each group's latest cumulative count), `exposure_srm_daily` (the sequential test), `srm_expected_weights` and `view_parameters`.
+From `exposure_daily` (each group's latest cumulative count), `exposure_srm_expected_shares` (the expected split), `exposure_srm_daily` (the sequential test) and `view_parameters`.
 
 | column | meaning |
 |---|---|
@@ -24,8 +24,8 @@ with recursive daily as (
     select * from {{ ref('exposure_daily') }}
 ),
 
-weights as (
-    select * from analytics.srm_expected_weights
+expected_shares as (
+    select * from {{ ref('exposure_srm_expected_shares') }}
 ),
 
 parameters as (
@@ -53,19 +53,6 @@ observed as (
         {{ join_on('last_dates', 'daily', 'experiment_id', 'last_date = exposure_date') }}
 ),
 
-weight_coverage as (
-    -- configured weights count only when every group of the experiment has one
-    select
-        observed.project,
-        observed.experiment_id,
-        count(weights.weight) = count(*) and sum(weights.weight) > 0 as has_configured_weights
-    from observed
-    left join weights
-        on weights.experiment_id = observed.experiment_id
-        and weights.group_id = observed.group_id
-    group by observed.project, observed.experiment_id
-),
-
 expected as (
     select
         observed.project,
@@ -73,19 +60,12 @@ expected as (
         observed.group_id,
         observed.group_name,
         observed.observed_exposures,
-        weight_coverage.has_configured_weights,
-        case
-            when weight_coverage.has_configured_weights
-                then weights.weight / sum(weights.weight) over (partition by observed.project, observed.experiment_id)
-            else 1.0 / count(*) over (partition by observed.project, observed.experiment_id)
-        end as expected_share,
+        expected_shares.expected_split,
+        expected_shares.expected_share,
         sum(observed.observed_exposures) over (partition by observed.project, observed.experiment_id) as total_exposures
     from observed
-    inner join weight_coverage
-        {{ join_on('weight_coverage', 'observed', 'experiment_id') }}
-    left join weights
-        on weights.experiment_id = observed.experiment_id
-        and weights.group_id = observed.group_id
+    inner join expected_shares
+        {{ join_on('expected_shares', 'observed', 'experiment_id', 'group_id') }}
 ),
 
 contributions as (
@@ -106,7 +86,7 @@ test_statistics as (
         experiment_id,
         count(*) as group_count,
         cast(max(total_exposures) as bigint) as total_exposures,
-        max(case when has_configured_weights then 'configured' else 'even' end) as expected_split,
+        max(expected_split) as expected_split,
         sum(chi_square_term) as chi_square,
         count(*) - 1 as degrees_of_freedom,
         -- the one group ranked first, carried by the aggregate: a join back to it made PostgreSQL, which cannot

@@ -1,8 +1,8 @@
 -- grain: one row per experiment and day of its current sample-ratio test; key: project, experiment_id, test_date
 {#
-From `exposure_daily`, `srm_expected_weights` and `view_parameters`: the sequential sample-ratio mismatch test of
+From `exposure_daily`, `exposure_srm_expected_shares` (the expected split) and `view_parameters`: the sequential sample-ratio mismatch test of
 Lindon & Malek ("Anytime-Valid Inference for Multinomial Count Data", NeurIPS 2022), day by day over each experiment's
-cumulative counts. Against the expected split θ (`srm_expected_weights`, equal shares when a group has none), with a
+cumulative counts. Against the expected split θ (`exposure_srm_expected_shares`: `srm_expected_weights`, else equal shares), with a
 Dirichlet prior of concentration c (`srm_prior_concentration`, α = cθ), the Bayes factor of the counts x since the
 test started (n in all) is
 
@@ -38,8 +38,8 @@ with daily as (
     select * from {{ ref('exposure_daily') }}
 ),
 
-weights as (
-    select * from analytics.srm_expected_weights
+expected_shares as (
+    select * from {{ ref('exposure_srm_expected_shares') }}
 ),
 
 parameters as (
@@ -84,34 +84,12 @@ tests as (
         current_groups.experiment_id,
         count(*) as group_count,
         max(current_groups.first_date) as test_started_on,
-        max(current_groups.first_date) > min(last_dates.first_date) as restarted,
-        count(weights.weight) = count(*) and sum(weights.weight) > 0 as has_configured_weights,
-        sum(weights.weight) as weight_total
+        max(current_groups.first_date) > min(last_dates.first_date) as restarted
     from current_groups
     inner join last_dates
         {{ join_on('last_dates', 'current_groups', 'experiment_id') }}
-    left join weights
-        on weights.experiment_id = current_groups.experiment_id
-        and weights.group_id = current_groups.group_id
     group by current_groups.project, current_groups.experiment_id
     having count(*) >= 2
-),
-
-expected_shares as (
-    select
-        current_groups.project,
-        current_groups.experiment_id,
-        current_groups.group_id,
-        case
-            when tests.has_configured_weights then weights.weight / tests.weight_total
-            else 1.0 / tests.group_count
-        end as expected_share
-    from current_groups
-    inner join tests
-        {{ join_on('tests', 'current_groups', 'experiment_id') }}
-    left join weights
-        on weights.experiment_id = current_groups.experiment_id
-        and weights.group_id = current_groups.group_id
 ),
 
 counts as (
