@@ -34,10 +34,11 @@ headless-browser: $(BIN)/python
 WORKERS = $(shell $(PYTHON) -c "import os; print(min(4, (os.cpu_count() or 1) + 1))")
 
 # The compilers the cleanup's tests build rewritten code with, from the system's packages where root can install
-# them (Go; javac with a JDK) and TypeScript from npm (into .venv/node): one that cannot be installed is reported by
-# its test as skipped, by name.
+# them (Go; javac with a JDK; Kotlin, Debian's and Ubuntu's `kotlin` package) and TypeScript from npm (into
+# .venv/node): one that cannot be installed is reported by its test as skipped, by name. Swift has no compiler in
+# those packages (Debian's `swift` is OpenStack's object store): its rewrites are parsed, not compiled.
 toolchains:
-	@for tool in go:golang-go javac:default-jdk-headless; do \
+	@for tool in go:golang-go javac:default-jdk-headless kotlinc:kotlin; do \
 		command -v $${tool%%:*} >/dev/null 2>&1 && continue; \
 		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 			echo "make test: installing $${tool%%:*} for the cleanup's compile tests: apt-get install -y $${tool##*:}"; \
