@@ -68,6 +68,7 @@ bench: $(STAMP)
 	$(BIN)/python -m bench.dagster_assets
 	$(BIN)/python -m bench.projects
 	$(BIN)/python -m bench.cleanup
+	$(BIN)/python -m bench.cleanup_corpus
 	$(BIN)/python -m bench.srm
 
 # The demo from scratch, the installed environment kept: its database, snapshot, pipeline state and reports.
