@@ -43,6 +43,8 @@ toolchains:
 		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 			echo "make test: installing $${tool%%:*} for the cleanup's compile tests: apt-get install -y $${tool##*:}"; \
 			DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $${tool##*:} >/dev/null 2>&1 \
+				|| { apt-get update -qq >/dev/null 2>&1 \
+					&& DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $${tool##*:} >/dev/null 2>&1; } \
 				|| echo "make test: $${tool%%:*} could not be installed: its compile test is skipped"; \
 		else echo "make test: $${tool%%:*} is not installed: its compile test is skipped"; fi; \
 	done
