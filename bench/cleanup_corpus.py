@@ -163,7 +163,7 @@ def changed_files(diff: str) -> list[str]:
 
 # -- compiling the changed files alone ------------------------------------------------------------------------------
 
-Errors = dict[str, Counter[str]]  # a compiler's errors by file, positions left out
+Errors = dict[str, Counter[str]]  # the kinds of a compiler's errors by file (each once), positions left out
 SUMMARY = re.compile(r"^\d+ (errors?|warnings?)$")
 
 
@@ -178,8 +178,8 @@ def diagnostics(language: str, folder: Path, names: list[str], scratch: Path, ca
 
 def _diagnostics(language: str, folder: Path, names: list[str], scratch: Path) -> Optional[Errors]:
     if language == "python":
-        return {name: Counter(POSITION.sub("", error) for error in parse_errors((folder / name).read_text(encoding="utf-8"),
-                                                                                  "python")) for name in names}
+        return {name: Counter(set(POSITION.sub("", error) for error in parse_errors((folder / name).read_text(encoding="utf-8"),
+                                                                                  "python"))) for name in names}
     if language == "javascript":
         if not shutil.which("node"):
             return None
@@ -192,17 +192,24 @@ def _diagnostics(language: str, folder: Path, names: list[str], scratch: Path) -
 
 
 def _errors(done: subprocess.CompletedProcess, names: list[str]) -> Errors:
-    """The error lines of a compiler's output, each given to the file it names (to all of them when it names none)."""
+    """The kinds of error in a compiler's output, each given to the file it names (to all when it names none).
+    Kinds, not counts: without its dependencies a file's errors shift (javac reports `assertTrue` unknown once its
+    argument resolves), so only an error of a kind the original did not have is the rewrite's. javac's "cannot
+    find symbol" is told apart by the symbol's name, on the line after it."""
     found: Errors = {name: Counter() for name in names}
-    for line in (done.stdout + done.stderr).splitlines():
+    lines = (done.stdout + done.stderr).splitlines()
+    for number, line in enumerate(lines):
         if "error" not in line.lower() or "warning" in line.lower() or SUMMARY.match(line.strip()):
             continue
         owners = [name for name in names if line.startswith(name)] or names
+        message = POSITION.sub("", line[len(owners[0]):] if line.startswith(owners[0]) else line).strip()
+        symbol = next((later.split(":", 1)[1].split("(")[0].strip() for later in lines[number + 1:number + 4]
+                       if later.strip().startswith("symbol:")), "")
         for name in owners:
-            found[name][POSITION.sub("", line[len(name):] if line.startswith(name) else line).strip()] += 1
+            found[name][f"{message} {symbol}".strip()] = 1
     if done.returncode != 0 and not any(found.values()):
         for name in names:
-            found[name][f"exit {done.returncode}"] += 1
+            found[name][f"exit {done.returncode}"] = 1
     return found
 
 

@@ -756,6 +756,18 @@ def _jsx(node: SgNode, language: str, text: str) -> Optional[Change]:
     return None
 
 
+def _discarded(node: SgNode, language: str, text: str) -> Optional[Change]:
+    """A check whose value nothing reads (`Statsig.checkGate(user, "g");`, called for its exposure log): the statement
+    goes. Left as the literal it would not build (`true;` is no Java statement, Go refuses an unused value)."""
+    parent = node.parent()
+    if _constant(node) is None or parent is None:
+        return None
+    statement = parent if parent.kind() == "expression_statement" and len(parent.named_children()) == 1 else node
+    if statement is node and parent.kind() != "statements":  # Kotlin's and Swift's statements hold expressions
+        return None
+    return _delete_statement(statement, text, language) if _in_statement_list(statement) else None
+
+
 def _variable(node: SgNode, language: str, text: str) -> Optional[Change]:
     """A local variable assigned a placeholder once and never again: its uses become the placeholder (this round),
     its declaration goes (a later round, once no use is left)."""
@@ -916,5 +928,5 @@ def _bound_names(node: SgNode, language: str) -> list[str]:
 # the change it makes of the node, or None where the rule does not apply.
 NODE_STEP_FUNCTIONS: Mapping[str, Callable[[SgNode, str, str], Optional[Change]]] = {
     "negation": _negation, "parentheses": _parentheses, "boolean": _boolean, "ternary": _ternary, "if": _conditional,
-    "guard": _guard, "jsx": _jsx, "variable": _variable,
+    "guard": _guard, "jsx": _jsx, "variable": _variable, "discarded": _discarded,
 }

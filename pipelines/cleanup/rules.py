@@ -154,6 +154,10 @@ RULES: tuple[Rule, ...] = (
          " function's own variable assigned once, never a module's or a class's)", "variable", Example(
              "kotlin", True, 'fun f(): String {\n    val useNew = Statsig.checkGate("g")\n    return if (useNew) "new" else "old"\n}\n',
              'fun f(): String {\n    return "new"\n}\n')),
+    Rule("a check nothing reads", ALL, "$CHECK; (a statement of its own, called for its exposure log)",
+         "the statement gone (`true;` is no Java statement; Go refuses an unused value)", "discarded", Example(
+             "java", True, 'class A {\n    void f(User u) {\n        Statsig.checkGate(u, "g");\n        a();\n    }\n}\n',
+             "class A {\n    void f(User u) {\n        a();\n    }\n}\n")),
     Rule("what is left", ALL, "$CHECK used anywhere else (an argument, a returned value, a field)",
          "the literal, with a TODO(gatehouse) comment once on its line", "literal", Example(
              "go", True, 'package m\n\nfunc f(u User) {\n\trecord(statsig.CheckGate(u, "g"))\n}\n',
@@ -174,4 +178,4 @@ RULES: tuple[Rule, ...] = (
              "func f(u User, s string) string {\n\treturn fmt.Sprint(s)\n}\n")),
 )
 # The engine's steps that apply a rule to a node, in the order they are tried; the others run once, after them.
-NODE_STEPS = ("negation", "parentheses", "boolean", "ternary", "if", "guard", "jsx", "variable")
+NODE_STEPS = ("negation", "parentheses", "boolean", "ternary", "if", "guard", "jsx", "variable", "discarded")
