@@ -765,7 +765,10 @@ def _discarded(node: SgNode, language: str, text: str) -> Optional[Change]:
     statement = parent if parent.kind() == "expression_statement" and len(parent.named_children()) == 1 else node
     if statement is node and parent.kind() != "statements":  # Kotlin's and Swift's statements hold expressions
         return None
-    return _delete_statement(statement, text, language) if _in_statement_list(statement) else None
+    if _in_statement_list(statement):
+        return _delete_statement(statement, text, language)
+    # the body of an `if` or a loop without braces: one statement stays one, an empty block
+    return statement.replace("{}") if statement is parent and language in ("java", "typescript", "tsx", "javascript") else None
 
 
 def _variable(node: SgNode, language: str, text: str) -> Optional[Change]:

@@ -393,6 +393,22 @@ CASES = {
         def f(user):
             a()
         """),
+    # a check nothing reads as an if's body without braces: `true;` is no Java statement, an empty block is
+    "a Java check nothing reads, as a body without braces": ("java", True, """
+        class A {
+            void f(User u, boolean x) {
+                if (x) Statsig.checkGate(u, "g");
+                a();
+            }
+        }
+        """, """
+        class A {
+            void f(User u, boolean x) {
+                if (x) {}
+                a();
+            }
+        }
+        """),
     "Kotlin's named argument": ("kotlin", True, """
         fun f() {
             val enabled = Statsig.checkGate("g")
