@@ -293,10 +293,22 @@ def _checks(root: SgNode, language: str, gate_id: str) -> Iterator[tuple[SgNode,
             if parent is None or parent.kind() != "method_invocation" or _text(parent.field("name")) != "get":
                 continue
             node = parent
+        if _is_receiver(node):
+            continue  # `store.checkGate("g").getEvalDetails()`: a gate object of another API, not a boolean
         outer = node.parent()
         if outer is not None and outer.kind() in ("await_expression", "await"):  # Python's node is `await`
             node = outer
         yield node, receiver
+
+
+def _is_receiver(node: SgNode) -> bool:
+    """Whether a member is read from `node`'s value (`node.name`, `node.name()`): a boolean has none worth reading."""
+    parent = node.parent()
+    if parent is None:
+        return False
+    if parent.kind() in ("method_invocation", "field_access"):  # Java: the object, by field
+        return parent.field("object") == node
+    return parent.kind() in MEMBER_PARENTS | {"navigation_expression"} and parent.named_children()[0] == node
 
 
 def _callee(call: SgNode, language: str) -> tuple[str, str]:
