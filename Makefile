@@ -34,14 +34,17 @@ headless-browser: $(BIN)/python
 WORKERS = $(shell $(PYTHON) -c "import os; print(min(4, (os.cpu_count() or 1) + 1))")
 
 # The compilers the cleanup's tests build rewritten code with, from the system's packages where root can install
-# them (Go; javac with a JDK) and TypeScript from npm (into .venv/node): one that cannot be installed is reported by
-# its test as skipped, by name.
+# them (Go; javac with a JDK; Kotlin, Debian's and Ubuntu's `kotlin` package) and TypeScript from npm (into
+# .venv/node): one that cannot be installed is reported by its test as skipped, by name. Swift has no compiler in
+# those packages (Debian's `swift` is OpenStack's object store): its rewrites are parsed, not compiled.
 toolchains:
-	@for tool in go:golang-go javac:default-jdk-headless; do \
+	@for tool in go:golang-go javac:default-jdk-headless kotlinc:kotlin; do \
 		command -v $${tool%%:*} >/dev/null 2>&1 && continue; \
 		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 			echo "make test: installing $${tool%%:*} for the cleanup's compile tests: apt-get install -y $${tool##*:}"; \
 			DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $${tool##*:} >/dev/null 2>&1 \
+				|| { apt-get update -qq >/dev/null 2>&1 \
+					&& DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $${tool##*:} >/dev/null 2>&1; } \
 				|| echo "make test: $${tool%%:*} could not be installed: its compile test is skipped"; \
 		else echo "make test: $${tool%%:*} is not installed: its compile test is skipped"; fi; \
 	done
@@ -67,6 +70,7 @@ bench: $(STAMP)
 	$(BIN)/python -m bench.dagster_assets
 	$(BIN)/python -m bench.projects
 	$(BIN)/python -m bench.cleanup
+	$(BIN)/python -m bench.cleanup_corpus
 	$(BIN)/python -m bench.srm
 
 # The demo from scratch, the installed environment kept: its database, snapshot, pipeline state and reports.

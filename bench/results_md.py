@@ -20,6 +20,7 @@ ANALYSIS_LAYER_SECTION = "## The analysis layer on DuckDB and PostgreSQL"  # ben
 DAGSTER_SECTION = "## Dagster assets against gatehouse run"  # bench.dagster_assets
 PROJECTS_SECTION = "## Three projects side by side"  # bench.projects
 CLEANUP_SECTION = "## gatehouse cleanup on the bench tree"  # bench.cleanup
+CLEANUP_CORPUS_SECTION = "## gatehouse cleanup on public repositories"  # bench.cleanup_corpus
 SRM_SECTION = "## Sample-ratio mismatch checked every day"  # bench.srm
 CODE_REFS_SECTION_START = "<!-- code-refs bench: start -->"  # bench.code_refs, between the two markers
 CODE_REFS_SECTION_END = "<!-- code-refs bench: end -->"
@@ -29,7 +30,8 @@ def sections_owned_elsewhere(out: Path) -> str:
     """The sections other benches write after the load bench's (each rewrites its own): kept as they are."""
     text = out.read_text() if out.exists() else ""
     starts = [text.find(heading) for heading in (RULE_COSTS_SECTION, ANALYSIS_LAYER_SECTION, DAGSTER_SECTION, PROJECTS_SECTION,
-                                                 CLEANUP_SECTION, SRM_SECTION, CODE_REFS_SECTION_START)]
+                                                 CLEANUP_SECTION, CLEANUP_CORPUS_SECTION, SRM_SECTION,
+                                                 CODE_REFS_SECTION_START)]
     starts = [start for start in starts if start >= 0]
     return text[min(starts):] if starts else ""
 

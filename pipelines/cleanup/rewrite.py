@@ -1,10 +1,10 @@
 """A gate's checks in one file replaced by the gate's decided value, and what that makes constant simplified.
 
-Pure: text in, text out; no git, no database. One engine for the six languages: ast-grep (tree-sitter with every
-grammar built in, `ast-grep-py`) finds the nodes, and a small set of rules, the same in every language, rewrites
-them until none applies:
+Pure: text in, text out; no git, no database. This is the engine; the rules it applies, each with its languages,
+pattern, rewrite and an example, are data in `rules.py`. ast-grep (tree-sitter with every grammar built in,
+`ast-grep-py`) finds the nodes, and the rules' steps rewrite them until none applies:
 
-1. each check of the gate (the SDKs' documented call forms, `CHECKS`) becomes a placeholder of its value, an
+1. each check of the gate (the SDKs' documented call forms, `rules.CALL_FORMS`) becomes a placeholder of its value, an
    identifier no code holds (`__gatehouse_true_0__`, numbered by check), so that the rules below touch only what the
    rewrite made, and a check inlined into two uses is still counted as one;
 2. `not`/`!` of a placeholder, a placeholder in parentheses, `and`/`or`/`&&`/`||` with one, a ternary or
@@ -28,7 +28,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Iterator, Mapping, Optional
+from typing import TYPE_CHECKING, Callable, Iterator, Mapping, Optional, Sequence, Union
+
+from gatehouse.pipelines.cleanup.rules import ALL, CALL_FORMS, NODE_STEPS, RULES, Rule
+
+if TYPE_CHECKING:  # the parsers load where a file is parsed (`_parse`), not where this is imported
+    from ast_grep_py import Edit, SgNode
 
 # a check's placeholder: its value and its number among the file's checks (`__gatehouse_true_0__`)
 PLACEHOLDER = re.compile(r"__gatehouse_(true|false)_(\d+)__")
@@ -40,15 +45,10 @@ LANGUAGE_BY_SUFFIX: Mapping[str, str] = {
     ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".java": "java", ".kt": "kotlin", ".kts": "kotlin",
     ".go": "go", ".swift": "swift",
 }
-# The service's SDK checks: called with the gate's id as its first argument, or its second after the user.
-BOOLEAN_CHECKS = frozenset({
-    "check_gate", "check_gate_with_exposure_logging_disabled", "checkGate", "checkGateSync",
-    "checkGateWithExposureLoggingDisabled", "useGateValue", "CheckGate", "CheckGateWithExposureLoggingDisabled",
-})
-# Calls that give a gate object: a check once its `.value` is read.
-OBJECT_CHECKS = frozenset({"get_feature_gate", "getFeatureGate", "useFeatureGate", "useGate"})
-# Java's asynchronous check: a check once its future is read with `.get()`.
-FUTURE_CHECKS = frozenset({"checkGateAsync"})
+# The service's SDK checks by language (rules.CALL_FORMS): the called name, and what reads the gate's value from it.
+CHECKS: Mapping[str, Mapping[str, str]] = {
+    language: {form.name: form.reads for form in CALL_FORMS if language in form.languages} for language in ALL
+}
 
 LITERALS = {"python": ("True", "False")}
 # what can be read without effect (`_pure`): names and literals, and these made of them
@@ -120,7 +120,7 @@ def language_of(path: str) -> Optional[str]:
     return LANGUAGE_BY_SUFFIX.get(path[dot:].lower()) if dot >= 0 else None
 
 
-def _parse(text: str, language: str) -> Any:
+def _parse(text: str, language: str) -> SgNode:
     # imported here, the one place: every other command starts without loading the parsers
     from ast_grep_py import SgRoot
 
@@ -144,7 +144,7 @@ def parse_errors(text: str, language: str) -> list[str]:
     return errors
 
 
-def _walk(node: Any) -> Iterator[Any]:
+def _walk(node: SgNode) -> Iterator[SgNode]:
     stack = [node]
     while stack:
         current = stack.pop()
@@ -152,8 +152,10 @@ def _walk(node: Any) -> Iterator[Any]:
         stack.extend(reversed(current.children()))
 
 
-def rewrite_checks(text: str, language: str, gate_id: str, value: bool) -> Rewrite:
-    """`text` with every check of `gate_id` replaced by `value` and what that makes constant simplified."""
+def rewrite_checks(text: str, language: str, gate_id: str, value: bool, rules: Sequence[Rule] = RULES) -> Rewrite:
+    """`text` with every check of `gate_id` replaced by `value` and what that makes constant simplified by `rules`
+    (each applied in `language` when it is one of the rule's)."""
+    steps = {rule.step for rule in rules if language in rule.languages}
     root = _parse(text, language)
     edits: list[_Edit] = []
     receivers = set()
@@ -169,20 +171,22 @@ def rewrite_checks(text: str, language: str, gate_id: str, value: bool) -> Rewri
     # a check inside another's arguments went with it (`_commit` keeps the outer edit): what is replaced is counted
     replaced = len({found.group(2) for found in PLACEHOLDER.finditer(text)})
     for _ in range(200):  # each round applies at least one rule; a file has far fewer
-        changed = _simplify_once(text, language)
+        changed = _simplify_once(text, language, steps)
         if changed is None:
             break
         text = changed
+    # every placeholder left becomes the literal whatever the rules: the rule `literal` is the engine's last word
     text, todos = _literals(text, language)
-    if language == "java":
+    if "java try" in steps:
         text = _tries_that_throw_nothing(text)
-    # whatever the removed code alone imported goes with it (Go refuses an unused import; Java's, Kotlin's and
-    # TypeScript's linters do): an import goes only when the code used it before the rewrite and does not after
-    text = _unused_imports(text, language, receivers | _used_packages(root, language))
+    if "imports" in steps:
+        # whatever the removed code alone imported goes with it (Go refuses an unused import; Java's, Kotlin's and
+        # TypeScript's linters do): an import goes only when the code used it before the rewrite and does not after
+        text = _unused_imports(text, language, receivers | _used_packages(root, language))
     return Rewrite(text, replaced, todos)
 
 
-def _used_packages(root: Any, language: str) -> set[str]:
+def _used_packages(root: SgNode, language: str) -> set[str]:
     """The packages a file's code (its imports aside) uses by name: those an import may bind."""
     imports = [node for node in _walk(root) if _bound_names(node, language)]
     return {leaf.text() for leaf in _walk(root) if _is_named_leaf(leaf) and not any(_inside(leaf, node) for node in imports)}
@@ -209,15 +213,15 @@ def _tries_that_throw_nothing(text: str) -> str:
                                 "explicit_constructor_invocation") for inner in _walk(body)):
             continue
         caught = {leaf.text() for clause in clauses for leaf in _walk(clause)
-                  if leaf.kind() == "type_identifier" and leaf.parent() is not None
-                  and leaf.parent().kind() in ("catch_type", "union_type")}
+                  if leaf.kind() == "type_identifier" and (parent := leaf.parent()) is not None
+                  and parent.kind() in ("catch_type", "union_type")}
         if not caught or caught <= UNCHECKED:
             continue
         edits.append(_Edit(node.range().start.index, node.range().end.index, _unwrapped(body.text(), text, node)))
     return _commit(root, edits, text) if edits else text
 
 
-def _unwrapped(block: str, text: str, statement: Any) -> str:
+def _unwrapped(block: str, text: str, statement: SgNode) -> str:
     """A block's statements, written where the statement that held it was, one indent less."""
     inner = block.strip()[1:-1].strip("\n")
     lines = inner.splitlines()
@@ -248,7 +252,7 @@ def _unused_imports(text: str, language: str, names: set[str]) -> str:
     return removed.lstrip("\n") if not text.startswith("\n") else removed
 
 
-def _named_imports(node: Any, language: str) -> list[Any]:
+def _named_imports(node: SgNode, language: str) -> list[SgNode]:
     """The nodes naming each import of a statement that lists several (`{ a, b }`, `from m import a, b`)."""
     if language == "python" and node.kind() == "import_from_statement":
         return [name for name in node.named_children()[1:] if name.kind() == "dotted_name"]
@@ -256,7 +260,7 @@ def _named_imports(node: Any, language: str) -> list[Any]:
             and len(specifier.named_children()) == 1]
 
 
-def _without_name(name: Any, text: str) -> "_Edit":
+def _without_name(name: SgNode, text: str) -> "_Edit":
     """`name` out of an import's list, with the comma and blanks that separate it from the next (or the one before)."""
     start, end = name.range().start.index, name.range().end.index
     after = re.match(r"\s*,\s*", text[end:])
@@ -268,36 +272,49 @@ def _without_name(name: Any, text: str) -> "_Edit":
 
 # -- finding the checks ---------------------------------------------------------------------------------------
 
-def _checks(root: Any, language: str, gate_id: str) -> Iterator[tuple[Any, str]]:
+def _checks(root: SgNode, language: str, gate_id: str) -> Iterator[tuple[SgNode, str]]:
     """(the node to replace, the name the call was reached through) for each check of `gate_id`."""
     quoted = {f'"{gate_id}"', f"'{gate_id}'", f"`{gate_id}`"}
+    forms = CHECKS.get(language, {})
     for call in root.find_all(kind=CALL.get(language, "call_expression")):
         name, receiver = _callee(call, language)
-        if name not in BOOLEAN_CHECKS | OBJECT_CHECKS | FUTURE_CHECKS:
+        if name not in forms:
             continue
         arguments = _arguments(call, language)[:2]
         if not any(argument.text() in quoted for argument in arguments):
             continue
         node = call
         parent = call.parent()
-        if name in OBJECT_CHECKS:
+        if forms[name] == "value":
             if parent is None or not parent.text().endswith(".value") or parent.kind() in CALL.values():
                 continue  # the gate object itself: not a check the rules know
             node = parent
-        elif name in FUTURE_CHECKS:
-            if parent is None or parent.kind() != "method_invocation" or parent.field("name").text() != "get":
+        elif forms[name] == "future":
+            if parent is None or parent.kind() != "method_invocation" or _text(parent.field("name")) != "get":
                 continue
             node = parent
+        if _is_receiver(node):
+            continue  # `store.checkGate("g").getEvalDetails()`: a gate object of another API, not a boolean
         outer = node.parent()
         if outer is not None and outer.kind() in ("await_expression", "await"):  # Python's node is `await`
             node = outer
         yield node, receiver
 
 
-def _callee(call: Any, language: str) -> tuple[str, str]:
+def _is_receiver(node: SgNode) -> bool:
+    """Whether a member is read from `node`'s value (`node.name`, `node.name()`): a boolean has none worth reading."""
+    parent = node.parent()
+    if parent is None:
+        return False
+    if parent.kind() in ("method_invocation", "field_access"):  # Java: the object, by field
+        return parent.field("object") == node
+    return parent.kind() in MEMBER_PARENTS | {"navigation_expression"} and parent.named_children()[0] == node
+
+
+def _callee(call: SgNode, language: str) -> tuple[str, str]:
     """The called name and the name it is reached through (`statsig` of `statsig.check_gate`)."""
     if language == "java":
-        name = call.field("name").text()
+        name = _text(call.field("name"))
         target = call.field("object")
         return name, _leaves(target)[0] if target is not None else name
     function = call.field("function") or call.named_children()[0]
@@ -305,17 +322,21 @@ def _callee(call: Any, language: str) -> tuple[str, str]:
     return leaves[-1], leaves[0]
 
 
-def _leaves(node: Any) -> list[str]:
+def _text(node: Optional[SgNode]) -> str:
+    return node.text() if node is not None else ""
+
+
+def _leaves(node: SgNode) -> list[str]:
     """The names in `node`, in order (Swift's grammar puts a leading `!` in the callee: not a name)."""
     return [leaf.text() for leaf in _walk(node) if _is_named_leaf(leaf) and NAME.fullmatch(leaf.text())] or [node.text()]
 
 
-def _is_named_leaf(node: Any) -> bool:
+def _is_named_leaf(node: SgNode) -> bool:
     # ast-grep's is_named_leaf() is true of punctuation too
     return bool(node.is_named() and node.is_leaf())
 
 
-def _arguments(call: Any, language: str) -> list[Any]:
+def _arguments(call: SgNode, language: str) -> list[SgNode]:
     container = call.field("arguments")
     if container is None:
         suffix = next((child for child in call.named_children() if child.kind() in ("call_suffix", "argument_list", "arguments")), None)
@@ -336,21 +357,24 @@ def _arguments(call: Any, language: str) -> list[Any]:
 
 # -- the rules --------------------------------------------------------------------------------------------------
 
-def _simplify_once(text: str, language: str) -> Optional[str]:
-    """The text after one round of one rule, or None when no rule applies."""
+def _simplify_once(text: str, language: str, steps: set[str]) -> Optional[str]:
+    """The text after one round of one step, or None when no step applies."""
     root = _parse(text, language)
-    for rule in (_negation, _parentheses, _boolean, _ternary, _conditional, _guard, _jsx, _variable):
-        edits = [edit for node in _walk(root) if (edit := rule(node, language, text)) is not None]
+    for name in NODE_STEPS:
+        if name not in steps:
+            continue
+        step = NODE_STEP_FUNCTIONS[name]
+        edits = [edit for node in _walk(root) if (edit := step(node, language, text)) is not None]
         if edits:
             return _commit(root, edits, text)
     return None
 
 
-def _commit(root: Any, edits: list[Any], text: str) -> str:
+def _commit(root: SgNode, edits: Sequence[Change], text: str) -> str:
     """The edits applied to `text` (character offsets, as ast-grep gives them); of overlapping edits the first
     wins, and the others wait for the next round."""
     flat = [edit for item in edits for edit in (item if isinstance(item, _Many) else [item])]
-    kept: list[Any] = []
+    kept: list[Union[Edit, _Edit]] = []
     for edit in sorted(flat, key=lambda edit: (edit.start_pos, edit.end_pos)):
         if not kept or edit.start_pos >= kept[-1].end_pos:
             kept.append(edit)
@@ -359,7 +383,7 @@ def _commit(root: Any, edits: list[Any], text: str) -> str:
     return text
 
 
-def _constant(node: Optional[Any]) -> Optional[bool]:
+def _constant(node: Optional[SgNode]) -> Optional[bool]:
     found = PLACEHOLDER.fullmatch(node.text()) if node is not None else None
     return None if found is None else found.group(1) == "true"
 
@@ -369,14 +393,14 @@ def _placeholder(value: bool, check: str) -> str:
     return f"__gatehouse_{str(value).lower()}_{check}__"
 
 
-def _check_of(node: Any) -> str:
+def _check_of(node: SgNode) -> str:
     """The number of the check whose placeholder `node` is."""
     found = PLACEHOLDER.fullmatch(node.text())
     assert found is not None, node.text()
     return found.group(2)
 
 
-def _negation(node: Any, language: str, text: str) -> Any:
+def _negation(node: SgNode, language: str, text: str) -> Optional[Change]:
     if node.kind() in UNARY and node.text()[:1] in "!n":
         inner = node.named_children()[-1]
         operand = _constant(inner)
@@ -385,7 +409,7 @@ def _negation(node: Any, language: str, text: str) -> Any:
     return None
 
 
-def _parentheses(node: Any, language: str, text: str) -> Any:
+def _parentheses(node: SgNode, language: str, text: str) -> Optional[Change]:
     parent, inner = node.parent(), _only_child(node)
     # an if's or while's own parentheses (TypeScript, Java) are its syntax, not an expression's
     if node.kind() in PARENS and inner is not None and _constant(inner) is not None and not (
@@ -394,12 +418,12 @@ def _parentheses(node: Any, language: str, text: str) -> Any:
     return None
 
 
-def _only_child(node: Any) -> Optional[Any]:
+def _only_child(node: SgNode) -> Optional[SgNode]:
     children = node.named_children()
     return children[0] if len(children) == 1 else None
 
 
-def _operands(node: Any, kinds: frozenset[str], count: int) -> Optional[list[Any]]:
+def _operands(node: SgNode, kinds: frozenset[str], count: int) -> Optional[list[SgNode]]:
     """The `count` operands of `node` when it is of one of `kinds` and has exactly that many; else None."""
     if node.kind() not in kinds:
         return None
@@ -407,7 +431,7 @@ def _operands(node: Any, kinds: frozenset[str], count: int) -> Optional[list[Any
     return children if len(children) == count else None
 
 
-def _boolean(node: Any, language: str, text: str) -> Any:
+def _boolean(node: SgNode, language: str, text: str) -> Optional[Change]:
     operands = _operands(node, BINARY, 2)
     if operands is None:
         return None
@@ -431,7 +455,7 @@ def _boolean(node: Any, language: str, text: str) -> Any:
     return None
 
 
-def _pure(node: Any) -> bool:
+def _pure(node: SgNode) -> bool:
     """Evaluating `node` has no effect: names, attributes, literals and comparisons of them (no call, no assignment)."""
     if node.kind() in PURE_LEAVES or _constant(node) is not None:
         return True
@@ -440,7 +464,7 @@ def _pure(node: Any) -> bool:
     return False
 
 
-def _in_condition(node: Any) -> bool:
+def _in_condition(node: SgNode) -> bool:
     """Only `node`'s truth is read: it is (inside parentheses, `not` and boolean operators) an if's, elif's, while's or
     ternary's condition."""
     child, parent = node, node.parent()
@@ -455,13 +479,13 @@ def _in_condition(node: Any) -> bool:
     return False
 
 
-def text_between(node: Any, left: Any, right: Any) -> str:
+def text_between(node: SgNode, left: SgNode, right: SgNode) -> str:
     start = left.range().end.index - node.range().start.index
     end = right.range().start.index - node.range().start.index
     return node.text()[start:end].strip()
 
 
-def _ternary(node: Any, language: str, text: str) -> Any:
+def _ternary(node: SgNode, language: str, text: str) -> Optional[Change]:
     children = _operands(node, TERNARY, 3)
     if children is None:
         return None
@@ -473,7 +497,7 @@ def _ternary(node: Any, language: str, text: str) -> Any:
     return node.replace(_standing_for(node, chosen if value else other))
 
 
-def _standing_for(node: Any, operand: Any) -> str:
+def _standing_for(node: SgNode, operand: SgNode) -> str:
     """`operand` in place of `node`, the expression it was part of: in parentheses where, alone, it would read as
     something else (an object literal as an arrow function's body, or at a statement's start, reads as a block)."""
     parent = node.parent()
@@ -482,7 +506,7 @@ def _standing_for(node: Any, operand: Any) -> str:
     return operand.text()
 
 
-def _conditional(node: Any, language: str, text: str) -> Any:
+def _conditional(node: SgNode, language: str, text: str) -> Optional[Change]:
     if node.kind() == "elif_clause":
         return _elif(node, text)
     if node.kind() != IF.get(language, "if_statement"):
@@ -504,12 +528,12 @@ def _conditional(node: Any, language: str, text: str) -> Any:
     return _inline(node, live, text, language)
 
 
-def _in_statement_list(node: Any) -> bool:
+def _in_statement_list(node: SgNode) -> bool:
     parent = node.parent()
     return parent is not None and parent.kind() in STATEMENT_LISTS
 
 
-def _in_place(node: Any, live: Optional[Any], language: str) -> Any:
+def _in_place(node: SgNode, live: Optional[SgNode], language: str) -> Optional[Change]:
     """An if where one statement or expression must stay one (`else if`, a loop's body, Kotlin's or Swift's if as a
     value): the live block as it is, braces and all (an empty one when nothing runs), where a block is a statement;
     in Kotlin and Swift (where braces alone make a closure) only a branch of one statement or expression, as it is."""
@@ -520,8 +544,8 @@ def _in_place(node: Any, live: Optional[Any], language: str) -> Any:
             return node.replace("{}")
         return node.replace(live.text() if live.kind() == "if_statement" else _swift_braced(node, live))
     if language in ("kotlin", "swift"):
-        statements = _statements(live) if live is not None and live.kind() in BLOCK_KINDS else [live]
-        if len(statements) != 1 or statements[0] is None or statements[0].kind() in DECLARATIONS:
+        statements = [] if live is None else _statements(live) if live.kind() in BLOCK_KINDS else [live]
+        if len(statements) != 1 or statements[0].kind() in DECLARATIONS:
             return None  # left as `if (true)`, with a TODO for a person
         return node.replace(statements[0].text())
     if language == "python":
@@ -529,7 +553,7 @@ def _in_place(node: Any, live: Optional[Any], language: str) -> Any:
     return node.replace(live.text() if live is not None else "{}")
 
 
-def _swift_braced(node: Any, live: Any) -> str:
+def _swift_braced(node: SgNode, live: SgNode) -> str:
     """A Swift branch's statements with the braces around them, as written (Swift's if holds its braces itself)."""
     children = node.children()
     at = next(i for i, child in enumerate(children) if child.range().start.index == live.range().start.index
@@ -540,7 +564,7 @@ def _swift_braced(node: Any, live: Any) -> str:
     return node.text()[opening.range().start.index - offset:closing.range().end.index - offset]
 
 
-def _statements(block: Any) -> list[Any]:
+def _statements(block: SgNode) -> list[SgNode]:
     """A block's statements (within Kotlin's and Swift's `statements`), comments left out."""
     statements = block.named_children()
     if len(statements) == 1 and statements[0].kind() in ("statements", "statement_list"):
@@ -548,12 +572,12 @@ def _statements(block: Any) -> list[Any]:
     return [statement for statement in statements if "comment" not in statement.kind()]
 
 
-def _after(node: Any, live: Any, text: str) -> str:
+def _after(node: SgNode, live: SgNode, text: str) -> str:
     """What follows `live` inside `node` (a Python elif chain's later clauses): kept."""
     return text[live.range().end.index:node.range().end.index]
 
 
-def _branch(node: Any, language: str, value: bool) -> Optional[Any]:
+def _branch(node: SgNode, language: str, value: bool) -> Optional[SgNode]:
     """The statement or block that runs: the consequence when `value`, else the alternative (None: nothing runs)."""
     if language == "python":
         if value:
@@ -576,7 +600,7 @@ def _branch(node: Any, language: str, value: bool) -> Optional[Any]:
     return alternative
 
 
-def _elif(node: Any, text: str) -> Any:
+def _elif(node: SgNode, text: str) -> Optional[Change]:
     value = _constant(node.field("condition"))
     if value is None:
         return None
@@ -584,13 +608,14 @@ def _elif(node: Any, text: str) -> Any:
         start = text.rfind("\n", 0, node.range().start.index) + 1
         return _Edit(start, _line_end(text, node.range().end.index), "")
     # always taken when reached: it is the else, and the clauses after it are never reached
-    statement = node.parent()
-    block = node.field("consequence")
+    statement, block = node.parent(), node.field("consequence")
+    if statement is None or block is None:
+        return None
     return _Edit(node.range().start.index, statement.range().end.index, "else:" + text[node.range().start.index:][
         text[node.range().start.index:].index(":") + 1:block.range().end.index - node.range().start.index])
 
 
-def _inline(node: Any, live: Any, text: str, language: str) -> Any:
+def _inline(node: SgNode, live: SgNode, text: str, language: str) -> Optional[Change]:
     """`node` (an if) replaced by the statements of `live`, re-indented to the if's own column. When they end in a
     `return`, `raise` or `throw`, the statements after the if in its block are unreachable: deleted too (Java refuses
     unreachable code), unless one is hoisted or makes a generator (HOISTED)."""
@@ -622,19 +647,19 @@ def _inline(node: Any, live: Any, text: str, language: str) -> Any:
     return replaced
 
 
-def _exits(statement: Any) -> bool:
+def _exits(statement: SgNode) -> bool:
     return statement.kind() in EXITS or (statement.kind() == "expression_statement" and bool(statement.named_children())
                                          and statement.named_children()[0].kind() in EXITS)
 
 
-def _following(node: Any) -> list[Any]:
+def _following(node: SgNode) -> list[SgNode]:
     """The statements after `node` in its block."""
     parent = node.parent()
     siblings = [child for child in parent.named_children() if "comment" not in child.kind()] if parent is not None else []
     return [sibling for sibling in siblings if sibling.range().start.index >= node.range().end.index]
 
 
-def _clashes(node: Any, statements: list[Any]) -> bool:
+def _clashes(node: SgNode, statements: list[SgNode]) -> bool:
     """Whether a name `statements` declare (unwrapped from their block into the if's) is named elsewhere in the
     if's block too: there it would be declared twice, or change what another use of the name refers to."""
     declared = set()
@@ -651,7 +676,7 @@ def _clashes(node: Any, statements: list[Any]) -> bool:
         _is_named_leaf(leaf) and leaf.text() in declared and not _inside(leaf, node) for leaf in _walk(parent))
 
 
-def _declared_names(statement: Any) -> set[str]:
+def _declared_names(statement: SgNode) -> set[str]:
     name = statement.field("name")
     if name is not None:
         return {name.text()}
@@ -695,7 +720,7 @@ class _Edit:
     inserted_text: str
 
 
-def _delete_statement(node: Any, text: str, language: str) -> Any:
+def _delete_statement(node: SgNode, text: str, language: str) -> Change:
     """`node` deleted with its line when it is alone on it; a Python block left empty gets `pass`."""
     parent = node.parent()
     if language == "python" and parent is not None and parent.kind() == "block" and len(parent.named_children()) == 1:
@@ -716,7 +741,7 @@ def _delete_statement(node: Any, text: str, language: str) -> Any:
     return node.replace("")
 
 
-def _guard(node: Any, language: str, text: str) -> Any:
+def _guard(node: SgNode, language: str, text: str) -> Optional[Change]:
     """Swift's `guard condition else { exit }`: a guard that always passes goes; one that never does is its exit."""
     if node.kind() != "guard_statement":
         return None
@@ -729,7 +754,7 @@ def _guard(node: Any, language: str, text: str) -> Any:
     return _inline(node, body, text, language) if body is not None else None
 
 
-def _jsx(node: Any, language: str, text: str) -> Any:
+def _jsx(node: SgNode, language: str, text: str) -> Optional[Change]:
     """`{<Element />}` in JSX, the ternary it held decided: the element itself; `{true}` or `{false}` (an `&&` decided),
     which React renders as nothing: deleted."""
     if node.kind() == "jsx_expression" and (inner := _only_child(node)) is not None:
@@ -743,7 +768,22 @@ def _jsx(node: Any, language: str, text: str) -> Any:
     return None
 
 
-def _variable(node: Any, language: str, text: str) -> Any:
+def _discarded(node: SgNode, language: str, text: str) -> Optional[Change]:
+    """A check whose value nothing reads (`Statsig.checkGate(user, "g");`, called for its exposure log): the statement
+    goes. Left as the literal it would not build (`true;` is no Java statement, Go refuses an unused value)."""
+    parent = node.parent()
+    if _constant(node) is None or parent is None:
+        return None
+    statement = parent if parent.kind() == "expression_statement" and len(parent.named_children()) == 1 else node
+    if statement is node and parent.kind() != "statements":  # Kotlin's and Swift's statements hold expressions
+        return None
+    if _in_statement_list(statement):
+        return _delete_statement(statement, text, language)
+    # the body of an `if` or a loop without braces: one statement stays one, an empty block
+    return statement.replace("{}") if statement is parent and language in ("java", "typescript", "tsx", "javascript") else None
+
+
+def _variable(node: SgNode, language: str, text: str) -> Optional[Change]:
     """A local variable assigned a placeholder once and never again: its uses become the placeholder (this round),
     its declaration goes (a later round, once no use is left)."""
     found = _declaration(node, language)
@@ -768,22 +808,26 @@ def _variable(node: Any, language: str, text: str) -> Any:
     return _delete_statement(node, text, language)
 
 
-class _Many(list):  # several edits from one rule on one node
+class _Many(list["Union[Edit, _Edit]"]):  # several edits from one rule on one node
     pass
 
 
-def _declaration(node: Any, language: str) -> Optional[tuple[str, Any]]:
+# what a rule makes of a node: one of ast-grep's edits, one by offsets, or several
+Change = Union["Edit", _Edit, _Many]
+
+
+def _declaration(node: SgNode, language: str) -> Optional[tuple[str, SgNode]]:
     kind = node.kind()
     children = node.named_children()
     if language == "python" and kind == "expression_statement" and len(children) == 1 and children[0].kind() == "assignment":
         target, value = children[0].field("left"), children[0].field("right")
-        if target is not None and target.kind() == "identifier" and _constant(value) is not None:
+        if target is not None and target.kind() == "identifier" and value is not None and _constant(value) is not None:
             return target.text(), value
     if kind in ("lexical_declaration", "variable_declaration", "local_variable_declaration"):
         declarators = [child for child in children if child.kind() == "variable_declarator"]
         if len(declarators) == 1:
             name, value = declarators[0].field("name"), declarators[0].field("value")
-            if name is not None and name.kind() == "identifier" and _constant(value) is not None:
+            if name is not None and name.kind() == "identifier" and value is not None and _constant(value) is not None:
                 return name.text(), value
     if kind == "property_declaration" and _constant(children[-1] if children else None) is not None:
         names = [leaf for child in children[:-1] for leaf in _walk(child) if leaf.kind() == "simple_identifier"]
@@ -797,12 +841,12 @@ def _declaration(node: Any, language: str) -> Optional[tuple[str, Any]]:
     return None
 
 
-def _inside(node: Any, container: Any) -> bool:
+def _inside(node: SgNode, container: SgNode) -> bool:
     start, end = container.range().start.index, container.range().end.index
     return start <= node.range().start.index and node.range().end.index <= end
 
 
-def _is_member(identifier: Any) -> bool:
+def _is_member(identifier: SgNode) -> bool:
     parent = identifier.parent()
     if parent is None:
         return False
@@ -814,7 +858,7 @@ def _is_member(identifier: Any) -> bool:
     return parent.kind() in NAME_PARENTS
 
 
-def _is_assigned(identifier: Any) -> bool:
+def _is_assigned(identifier: SgNode) -> bool:
     parent = identifier.parent()
     if parent is None:
         return False
@@ -867,7 +911,7 @@ def _lines_commented(text: str, note: str, language: str) -> set[int]:
     return lines
 
 
-def _bound_names(node: Any, language: str) -> list[str]:
+def _bound_names(node: SgNode, language: str) -> list[str]:
     """The names an import statement binds ([]: not an import, or one whose names this cannot tell)."""
     kind = node.kind()
     if language == "python" and kind in ("import_statement", "import_from_statement"):
@@ -893,3 +937,11 @@ def _bound_names(node: Any, language: str) -> list[str]:
         name = parts[-2] if len(parts) > 1 and re.fullmatch(r"v[0-9]+", parts[-1]) else parts[-1]
         return [name]
     return []
+
+
+# The steps that apply a rule to one node (rules.NODE_STEPS names them, in the order they are tried): each returns
+# the change it makes of the node, or None where the rule does not apply.
+NODE_STEP_FUNCTIONS: Mapping[str, Callable[[SgNode, str, str], Optional[Change]]] = {
+    "negation": _negation, "parentheses": _parentheses, "boolean": _boolean, "ternary": _ternary, "if": _conditional,
+    "guard": _guard, "jsx": _jsx, "variable": _variable, "discarded": _discarded,
+}

@@ -1,121 +1,40 @@
-"""Rewritten code compiles with the language's real toolchain and does what the original did with the gate's value:
-Go (imports the removed code alone used go with it: Go refuses an unused import), TypeScript (`tsc --strict
---noUnusedLocals`: its unused imports are errors there) and Java (a `try` whose body no
-longer throws the checked exceptions it catches is unwrapped: javac refuses the catch). Each program is run before
-and after against a stub SDK that answers the gate's value; the outputs are equal. `make test` installs Go from the
-system's packages where it can; a toolchain missing is reported by name as skipped."""
+"""Rewritten code compiles with the language's real toolchain and does what the original did with the gate's value, in
+all six languages. The programs are in tests/cleanup/programs/<language>/, each beside a stub of the SDK that answers
+the gate's value from GATE_VALUE; each is rewritten for both values, and the original and both rewrites are compiled
+together, in one compiler invocation a language (the compilers start slowly), then run with the gate at each value:
+the outputs are equal.
+
+- Go: `go vet` and `go build`; the imports the removed code alone used go with it (Go refuses an unused import).
+- Java: `javac -Xlint:all -Werror`; a `try` whose body no longer throws the checked exceptions it catches is
+  unwrapped (javac refuses the catch).
+- Kotlin: `kotlinc` from the system's packages, no warning but for a parameter the rewrite left unused.
+- TypeScript: `tsc --strict --noUnusedLocals` (unused imports are errors there) from npm.
+- JavaScript and Python: run by node and Python, which parse the whole file first.
+- Swift: no compiler installs from the system's packages (Debian's `swift` is another program), so the rewrite is
+  parsed by tree-sitter and must hold no error node; it is not run.
+
+`make test` installs the toolchains it can (the Makefile's `toolchains`); one missing is reported by name as skipped."""
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
-import textwrap
+import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from gatehouse.pipelines.cleanup.rewrite import rewrite_checks
+from gatehouse.pipelines.cleanup.rewrite import TODO, Rewrite, parse_errors, rewrite_checks
 
-GO_PROGRAM = textwrap.dedent('''\
-    package main
-
-    import (
-    \t"fmt"
-    \t"log"
-    \t"os"
-    \t"strings"
-
-    \tstatsig "github.com/statsig-io/go-sdk"
-    )
-
-    type Cart struct {
-    \tName  string
-    \tTotal int
-    }
-
-    func Price(user statsig.User, cart Cart) int {
-    \tif statsig.CheckGate(user, "new_checkout") {
-    \t\treturn cart.Total
-    \t}
-    \tlog.SetOutput(os.Stdout)
-    \tlog.SetFlags(0)
-    \tlog.Printf("legacy %s", strings.ToUpper(cart.Name))
-    \treturn cart.Total + 1
-    }
-
-    func Banner(user statsig.User) string {
-    \tif !statsig.CheckGate(user, "new_checkout") {
-    \t\treturn fmt.Sprintf("old banner for %s", user.UserID)
-    \t}
-    \treturn "new banner"
-    }
-
-    func main() {
-    \tuser := statsig.User{UserID: "u1"}
-    \tfmt.Println(Price(user, Cart{Name: "cart", Total: 10}), Banner(user))
-    }
-''')
-
-GO_STUB = textwrap.dedent('''\
-    package statsig
-
-    import "os"
-
-    type User struct{ UserID string }
-
-    // CheckGate answers the gate's value from GATE_VALUE, as the console would for every user
-    func CheckGate(user User, gate string) bool { return os.Getenv("GATE_VALUE") == "true" }
-''')
-
-JAVA_PROGRAM = textwrap.dedent('''\
-    import java.util.concurrent.CompletableFuture;
-    import java.util.concurrent.ExecutionException;
-
-    public class Checkout {
-        static class StatsigUser {
-            final String id;
-            StatsigUser(String id) { this.id = id; }
-        }
-
-        static class Statsig {
-            static CompletableFuture<Boolean> checkGateAsync(StatsigUser user, String gate) {
-                return CompletableFuture.completedFuture("true".equals(System.getenv("GATE_VALUE")));
-            }
-        }
-
-        static boolean enabled(StatsigUser user) {
-            try {
-                return Statsig.checkGateAsync(user, "new_checkout").get();
-            } catch (InterruptedException | ExecutionException e) {
-                return false;
-            }
-        }
-
-        static String price(StatsigUser user, int total) {
-            boolean fast;
-            try {
-                fast = Statsig.checkGateAsync(user, "new_checkout").get();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                fast = false;
-            } catch (ExecutionException e) {
-                fast = false;
-            }
-            return fast ? "fast " + total : "slow " + (total + 1);
-        }
-
-        public static void main(String[] args) {
-            StatsigUser user = new StatsigUser("u1");
-            System.out.println(enabled(user) + " " + price(user, 10));
-        }
-    }
-''')
-
-
+PROGRAMS = Path(__file__).parent / "programs"
 REPO = Path(__file__).resolve().parents[2]
 # where `make test` installs TypeScript from npm
 NODE_BIN = REPO / ".venv" / "node" / "node_modules" / ".bin"
+GATE = "new_checkout"
+VALUES = (True, False)
 
 
 def toolchain(name: str) -> str:
@@ -125,98 +44,232 @@ def toolchain(name: str) -> str:
     return found
 
 
-def run(command: list[str], cwd: Path, value: bool) -> str:
+def run(command: list[str], cwd: Path, value: bool = False) -> str:
     env = {**os.environ, "GATE_VALUE": str(value).lower(), "GOFLAGS": "-mod=mod", "GOPROXY": "off",
-           "GOCACHE": str(cwd / ".gocache"), "GOPATH": str(cwd / ".gopath"), "GO111MODULE": "on"}
+           "GOCACHE": str(cwd / ".gocache"), "GOPATH": str(cwd / ".gopath"), "GO111MODULE": "on",
+           "PYTHONDONTWRITEBYTECODE": "1"}
     done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=240)
     assert done.returncode == 0, done.stdout + done.stderr
     return done.stdout
 
 
-def go_module(folder: Path, program: str) -> Path:
-    (folder / "statsig").mkdir(parents=True)
+@dataclass(frozen=True)
+class Built:
+    """A program and its two rewrites, written (and compiled) in `folder`, one folder or package a variant:
+    `before`, `after_true`, `after_false`."""
+
+    folder: Path
+    rewrites: dict[bool, Rewrite]
+
+
+def variant(value: bool) -> str:
+    return f"after_{str(value).lower()}"
+
+
+def rewritten(language: str, program: str) -> tuple[dict[str, str], dict[bool, Rewrite]]:
+    """The original and its rewrite for each value, by variant name."""
+    rewrites = {value: rewrite_checks(program, language, GATE, value) for value in VALUES}
+    for value, rewrite in rewrites.items():
+        assert parse_errors(rewrite.text, language) == [], (value, rewrite.text)
+        assert rewrite.todos == rewrite.text.count(TODO), rewrite.text
+    return {"before": program, **{variant(value): rewrites[value].text for value in VALUES}}, rewrites
+
+
+def copied(language: str, folder: Path, texts: dict[str, str], name: str, stubs: tuple[str, ...]) -> None:
+    """Each variant's text as `<variant>/<name>`, the program's stubs beside it."""
+    for label, text in texts.items():
+        (folder / label).mkdir(parents=True)
+        (folder / label / name).write_text(text)
+        for stub in stubs:
+            shutil.copytree(PROGRAMS / language / stub, folder / label / stub) if (PROGRAMS / language / stub).is_dir() \
+                else shutil.copy(PROGRAMS / language / stub, folder / label / stub)
+
+
+def assert_behaves_as_before(built: Built, value: bool, command: list[str]) -> None:
+    """`command` (the variant's name appended, or put in for `{}`) prints the same for the original and the rewrite."""
+    def output(label: str) -> str:
+        words = [word.replace("{}", label) for word in command]
+        return run(words if any("{}" in word for word in command) else [*words, label], built.folder, value)
+
+    assert output(variant(value)) == output("before")
+
+
+# -- Go -----------------------------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def go_built(tmp_path_factory) -> Built:
+    go = toolchain("go")
+    folder = tmp_path_factory.mktemp("go")
+    texts, rewrites = rewritten("go", (PROGRAMS / "go" / "main.go").read_text())
+    shutil.copytree(PROGRAMS / "go" / "statsig", folder / "statsig")
     (folder / "statsig" / "go.mod").write_text("module github.com/statsig-io/go-sdk\n\ngo 1.19\n")
-    (folder / "statsig" / "statsig.go").write_text(GO_STUB)
     (folder / "go.mod").write_text("module example.com/app\n\ngo 1.19\n\nrequire github.com/statsig-io/go-sdk v0.0.0\n\n"
                                    "replace github.com/statsig-io/go-sdk => ./statsig\n")
-    (folder / "main.go").write_text(program)
-    return folder
+    for label, text in texts.items():
+        (folder / "cmd" / label).mkdir(parents=True)
+        (folder / "cmd" / label / "main.go").write_text(text)
+    assert run([go, "vet", "./cmd/..."], folder) == ""
+    run([go, "build", "-o", "bin/", "./cmd/..."], folder)
+    return Built(folder, rewrites)
 
 
-@pytest.mark.parametrize("value", [True, False])
-def test_go_compiles_and_behaves_as_before(tmp_path, value):
-    go = toolchain("go")
-    rewritten = rewrite_checks(GO_PROGRAM, "go", "new_checkout", value)
-    assert rewritten.replaced == 2
-    imports = rewritten.text.split(")", 1)[0]
-    # what the removed branch alone used goes; what the kept code uses stays
-    assert ('"strings"' in imports) is (not value) and ('"log"' in imports) is (not value)
-    assert '"fmt"' in imports
-    before = run([go, "run", "."], go_module(tmp_path / "before", GO_PROGRAM), value)
-    after_folder = go_module(tmp_path / "after", rewritten.text)
-    assert run([go, "vet", "."], after_folder, value) == ""
-    assert run([go, "run", "."], after_folder, value) == before
+def test_go_loses_what_the_removed_code_alone_imported(go_built):
+    for value, rewrite in go_built.rewrites.items():
+        assert rewrite.replaced == 2
+        imports = rewrite.text.split(")", 1)[0]
+        assert ('"strings"' in imports) is (not value) and ('"log"' in imports) is (not value)
+        assert '"fmt"' in imports and "go-sdk" in imports  # main still names statsig.User
 
 
-@pytest.mark.parametrize("value", [True, False])
-def test_java_compiles_and_behaves_as_before(tmp_path, value):
-    javac, java = toolchain("javac"), toolchain("java")
-    rewritten = rewrite_checks(JAVA_PROGRAM, "java", "new_checkout", value)
-    assert rewritten.replaced == 2
-    assert "ExecutionException" not in rewritten.text  # the catch and the import it alone used, gone
-    outputs = []
-    for name, text in (("before", JAVA_PROGRAM), ("after", rewritten.text)):
-        folder = tmp_path / name
-        folder.mkdir()
-        (folder / "Checkout.java").write_text(text)
-        run([javac, "-Xlint:all", "-Werror", "Checkout.java"] if name == "after" else [javac, "Checkout.java"], folder, value)
-        outputs.append(run([java, "-cp", ".", "Checkout"], folder, value))
-    assert outputs[0] == outputs[1]
+@pytest.mark.parametrize("value", VALUES)
+def test_go_compiles_and_behaves_as_before(go_built, value):
+    assert_behaves_as_before(go_built, value, ["bin/{}"])
 
 
-TS_PROGRAM = textwrap.dedent('''\
-    import Statsig from "./statsig";
-    import { format } from "./format";
+# -- Java ---------------------------------------------------------------------------------------------------------
 
-    export function price(user: { id: string }, total: number): string {
-      if (Statsig.checkGate(user, "new_checkout")) {
-        return `fast ${total}`;
-      }
-      return format(total + 1);
-    }
-
-    export function banner(user: { id: string }): string {
-      const fresh = Statsig.checkGate(user, "new_checkout");
-      return fresh ? "new banner" : "old banner";
-    }
-
-    console.log(price({ id: "u1" }, 10), banner({ id: "u1" }));
-''')
-
-TS_STUBS = {
-    "statsig.ts": 'export default { checkGate: (_user: { id: string }, _gate: string): boolean =>'
-                  ' process.env.GATE_VALUE === "true" };\n',
-    "format.ts": 'export function format(total: number): string { return `slow ${total}`; }\n',
-    "node.d.ts": "declare const process: { env: Record<string, string | undefined> };\n",
-}
+@pytest.fixture(scope="module")
+def java_built(tmp_path_factory) -> Built:
+    javac = toolchain("javac")
+    folder = tmp_path_factory.mktemp("java")
+    texts, rewrites = rewritten("java", (PROGRAMS / "java" / "Checkout.java").read_text())
+    copied("java", folder, {label: f"package {label};\n\n{text}" for label, text in texts.items()}, "Checkout.java", ())
+    run([javac, "-Xlint:all", "-Werror", "-d", "classes", *(f"{label}/Checkout.java" for label in texts)], folder)
+    return Built(folder, rewrites)
 
 
-@pytest.mark.parametrize("value", [True, False])
-def test_typescript_compiles_strictly_and_behaves_as_before(tmp_path, value):
-    tsc, node = toolchain("tsc"), toolchain("node")
-    rewritten = rewrite_checks(TS_PROGRAM, "typescript", "new_checkout", value)
-    assert rewritten.replaced == 2
-    assert 'from "./statsig"' not in rewritten.text  # the SDK, no longer used
-    assert ('from "./format"' in rewritten.text) is (not value)  # what the removed branch alone used
-    outputs = []
-    for name, text in (("before", TS_PROGRAM), ("after", rewritten.text)):
-        folder = tmp_path / name
-        folder.mkdir()
-        for stub, source in TS_STUBS.items():
-            (folder / stub).write_text(source)
-        (folder / "main.ts").write_text(text)
-        # unused locals (imports among them) refused; a parameter the rewrite left unused stays: it is the function's API
-        run([tsc, "--strict", "--noUnusedLocals", "--module", "commonjs", "--target", "es2019",
-             "--outDir", "out", "main.ts", "node.d.ts"], folder, value)
-        outputs.append(run([node, "out/main.js"], folder, value))
-    assert outputs[0] == outputs[1]
+def test_java_unwraps_a_try_that_throws_nothing(java_built):
+    for rewrite in java_built.rewrites.values():
+        # a returned value and an assigned one: the literal, with a TODO for a person
+        assert (rewrite.replaced, rewrite.todos) == (2, 2)
+        assert "ExecutionException" not in rewrite.text  # the catch and the import it alone used, gone
+
+
+@pytest.mark.parametrize("value", VALUES)
+def test_java_compiles_and_behaves_as_before(java_built, value):
+    assert_behaves_as_before(java_built, value, [toolchain("java"), "-cp", "classes", "{}.Checkout"])
+
+
+# -- Kotlin -------------------------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def kotlin_built(tmp_path_factory) -> Built:
+    kotlinc = toolchain("kotlinc")
+    folder = tmp_path_factory.mktemp("kotlin")
+    texts, rewrites = rewritten("kotlin", (PROGRAMS / "kotlin" / "Checkout.kt").read_text())
+    copied("kotlin", folder, {label: text.replace("package app\n", f"package {label}\n", 1) for label, text in texts.items()},
+           "Checkout.kt", ())
+    shutil.copy(PROGRAMS / "kotlin" / "stub" / "Statsig.kt", folder / "Statsig.kt")
+    done = subprocess.run([kotlinc, "-d", "classes", "Statsig.kt", *(f"{label}/Checkout.kt" for label in texts)],
+                          cwd=folder, capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stderr
+    # a warning is an error here but for a parameter the rewrite left unused: it is the function's API (kotlinc warns)
+    warnings = [line for line in done.stderr.splitlines() if ": warning: " in line]
+    assert all(re.search(r"warning: parameter '\w+' is never used$", line) for line in warnings), warnings
+    return Built(folder, rewrites)
+
+
+def test_kotlin_loses_the_sdk_import_and_what_the_removed_code_alone_imported(kotlin_built):
+    for value, rewrite in kotlin_built.rewrites.items():
+        assert rewrite.replaced == 3
+        assert "import com.statsig.androidsdk.Statsig\n" not in rewrite.text
+        assert ("import java.util.Locale" in rewrite.text) is (not value)
+
+
+@pytest.mark.parametrize("value", VALUES)
+def test_kotlin_compiles_and_behaves_as_before(kotlin_built, value):
+    assert_behaves_as_before(kotlin_built, value, [toolchain("kotlin"), "-cp", "classes", "{}.CheckoutKt"])
+
+
+# -- TypeScript -----------------------------------------------------------------------------------------------------
+
+TS_STUBS = ("statsig.ts", "format.ts")
+
+
+@pytest.fixture(scope="module")
+def typescript_built(tmp_path_factory) -> Built:
+    tsc = toolchain("tsc")
+    folder = tmp_path_factory.mktemp("typescript")
+    texts, rewrites = rewritten("typescript", (PROGRAMS / "typescript" / "main.ts").read_text())
+    copied("typescript", folder, texts, "main.ts", TS_STUBS)
+    shutil.copy(PROGRAMS / "typescript" / "node.d.ts", folder / "node.d.ts")
+    # unused locals (imports among them) refused; a parameter the rewrite left unused stays: it is the function's API
+    run([tsc, "--strict", "--noUnusedLocals", "--module", "commonjs", "--target", "es2019", "--rootDir", ".",
+         "--outDir", "out", *(f"{label}/main.ts" for label in texts), "node.d.ts"], folder)
+    return Built(folder, rewrites)
+
+
+def test_typescript_loses_the_sdk_and_what_the_removed_code_alone_imported(typescript_built):
+    for value, rewrite in typescript_built.rewrites.items():
+        assert rewrite.replaced == 2
+        assert 'from "./statsig"' not in rewrite.text
+        assert ('from "./format"' in rewrite.text) is (not value)
+
+
+@pytest.mark.parametrize("value", VALUES)
+def test_typescript_compiles_strictly_and_behaves_as_before(typescript_built, value):
+    assert_behaves_as_before(typescript_built, value, [toolchain("node"), "out/{}/main.js"])
+
+
+# -- JavaScript ---------------------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def javascript_built(tmp_path_factory) -> Built:
+    node = toolchain("node")
+    folder = tmp_path_factory.mktemp("javascript")
+    texts, rewrites = rewritten("javascript", (PROGRAMS / "javascript" / "main.mjs").read_text())
+    copied("javascript", folder, texts, "main.mjs", ("statsig.mjs", "format.mjs"))
+    for label in texts:
+        run([node, "--check", f"{label}/main.mjs"], folder)
+    return Built(folder, rewrites)
+
+
+def test_javascript_loses_the_sdk_and_what_the_removed_code_alone_imported(javascript_built):
+    for value, rewrite in javascript_built.rewrites.items():
+        assert rewrite.replaced == 3
+        assert "./statsig.mjs" not in rewrite.text
+        assert ("./format.mjs" in rewrite.text) is (not value)
+
+
+@pytest.mark.parametrize("value", VALUES)
+def test_javascript_behaves_as_before(javascript_built, value):
+    assert_behaves_as_before(javascript_built, value, [toolchain("node"), "{}/main.mjs"])
+
+
+# -- Python ---------------------------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def python_built(tmp_path_factory) -> Built:
+    folder = tmp_path_factory.mktemp("python")
+    texts, rewrites = rewritten("python", (PROGRAMS / "python" / "checkout.py").read_text())
+    copied("python", folder, texts, "checkout.py", ("statsig",))
+    return Built(folder, rewrites)
+
+
+def test_python_loses_the_sdk_import(python_built):
+    for rewrite in python_built.rewrites.values():
+        assert rewrite.replaced == 4
+        assert "from statsig import statsig\n" not in rewrite.text
+        assert "from statsig.statsig_user import StatsigUser\n" in rewrite.text  # the kept code uses it
+
+
+@pytest.mark.parametrize("value", VALUES)
+def test_python_behaves_as_before(python_built, value):
+    assert_behaves_as_before(python_built, value, [sys.executable, "-E", "-s", "{}/checkout.py"])
+
+
+# -- Swift ----------------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("value", VALUES)
+def test_swift_parses_with_no_error_node_and_keeps_the_live_branches(value):
+    program = (PROGRAMS / "swift" / "Checkout.swift").read_text()
+    assert parse_errors(program, "swift") == []
+    _, rewrites = rewritten("swift", program)  # which asserts no error node and no TODO
+    text = rewrites[value].text
+    assert rewrites[value].replaced == 4 and "checkGate" not in text
+    live, dead = ("new", "old") if value else ("old", "new")
+    assert f'return "{live}"' in text and f'return "{dead}"' not in text
+    # the else-if decided: `} else {` with the live branch, the tablet's branch kept
+    assert ('return "fresh"' in text) is value and ('return "legacy"' in text) is (not value)
+    assert 'return "tablet"' in text and "} else {" in text
+    assert ("guard" in text) is False

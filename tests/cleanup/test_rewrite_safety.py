@@ -393,6 +393,22 @@ CASES = {
         def f(user):
             a()
         """),
+    # a check nothing reads as an if's body without braces: `true;` is no Java statement, an empty block is
+    "a Java check nothing reads, as a body without braces": ("java", True, """
+        class A {
+            void f(User u, boolean x) {
+                if (x) Statsig.checkGate(u, "g");
+                a();
+            }
+        }
+        """, """
+        class A {
+            void f(User u, boolean x) {
+                if (x) {}
+                a();
+            }
+        }
+        """),
     "Kotlin's named argument": ("kotlin", True, """
         fun f() {
             val enabled = Statsig.checkGate("g")
@@ -414,6 +430,19 @@ def test_each_case_becomes_exactly_the_expected_text(case):
     assert rewrite.text == after
     assert parse_errors(rewrite.text, language) == []
     assert rewrite.todos == rewrite.text.count(TODO)
+
+
+@pytest.mark.parametrize("language, text", [
+    ("kotlin", 'fun f() {\n    check(client.getStore().checkGate("g").getEvalDetails())\n}\n'),
+    ("java", 'class A {\n    void f() {\n        check(store.checkGate(u, "g").getEvalDetails());\n    }\n}\n'),
+    ("typescript", 'function f() {\n  check(store.checkGate(u, "g").details);\n}\n'),
+    ("go", 'package m\n\nfunc f() {\n\tcheck(s.CheckGate(u, "g").Details)\n}\n'),
+    ("python", 'def f():\n    check(store.check_gate(u, "g").details)\n'),
+])
+def test_a_check_whose_result_has_a_member_read_is_another_api_left_as_it_is(language, text):
+    # an SDK's internal store answers a gate object from a call of the same name: `true.getEvalDetails()` is nothing
+    rewrite = rewrite_checks(text, language, "g", True)
+    assert (rewrite.text, rewrite.replaced) == (text, 0)
 
 
 @pytest.mark.parametrize("language, text", [

@@ -1,0 +1,3 @@
+export function format(total) {
+  return `slow ${total}`;
+}

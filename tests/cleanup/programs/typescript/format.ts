@@ -1,0 +1,1 @@
+export function format(total: number): string { return `slow ${total}`; }
