@@ -40,17 +40,17 @@ from gatehouse.pipelines.run.summary import RunSummary, rows_in_database, scd2_c
 from gatehouse.pipelines.run.tuning import (
     apply_run_defaults, batch_garbage_collection, normalize_workers_for, one_normalize_worker, release_freed_memory,
 )
-from gatehouse.sources.console import console, load_phases, settings
-from gatehouse.sources.console.client import ConsoleClient
-from gatehouse.sources.console.config import resolve_settings
+from gatehouse.sources.console import console, constants, load_phases
+from gatehouse.sources.console.client import ClientOptions, ConsoleClient
+from gatehouse.sources.console.settings import resolve_settings
 from gatehouse.sources.console.errors import ConsoleError
-from gatehouse.sources.console.report import ExtractionReport
+from gatehouse.sources.console.counts import ExtractionCounts
 
 log = logging.getLogger("gatehouse.run")
 T = TypeVar("T")
 
 # The tables a user can pick with --resources (the id resources feed them and are not tables).
-SELECTABLE = settings.TABLES
+SELECTABLE = constants.TABLES
 # Rows are normalised to parquet: dlt's default insert_values format loads about ten times slower.
 LOADER_FILE_FORMAT: TLoaderFileFormat = "parquet"
 
@@ -179,7 +179,7 @@ def import_before_threads() -> None:
             pass
 
 
-def console_source(options: RunOptions, report: ExtractionReport) -> DltSource:
+def console_source(options: RunOptions, counts: ExtractionCounts) -> DltSource:
     """The run's console source: the settings of the project's own section, or of `[sources.console]`, with what
     the caller gave winning (the demo's projects give all of theirs); a `transport` given beside them (the demo's
     and the tests' in-process twins) is the client's."""
@@ -190,8 +190,8 @@ def console_source(options: RunOptions, report: ExtractionReport) -> DltSource:
     else:
         chosen = resolve_settings(**given)
     redacting_filter.add(chosen.api_key)
-    client = ConsoleClient(chosen.client_options(), transport=transport)
-    return console(chosen, tables=options.resources, client=client, report=report)
+    client = ConsoleClient(ClientOptions.from_settings(chosen), transport=transport)
+    return console(chosen, tables=options.resources, client=client, counts=counts)
 
 
 @dataclass
@@ -251,11 +251,11 @@ def load_console(options: RunOptions, tally: Optional[RunTally] = None) -> RunSu
     refresh, an interrupted load finished) are applied again when the run fails, over what the database holds."""
     started = time.monotonic()
     apply_run_defaults()
-    report = ExtractionReport()
+    counts = ExtractionCounts()
     if options.resources:
         check_resources(options.resources)
     try:
-        source = console_source(options, report)
+        source = console_source(options, counts)
     except (ConfigFieldMissingException, ConfigurationValueError, ConsoleError) as err:
         raise GatehouseError(explain(err)) from err
 
@@ -273,11 +273,11 @@ def load_console(options: RunOptions, tally: Optional[RunTally] = None) -> RunSu
             # instance of a file the process holds): held for every step that opens it, let go while extracting.
             file_held.enter_context(destination.writing())
             # Before any request: a dataset that holds another console is never loaded over by mistake.
-            check_console(destination, report, options, timeout_s)
+            check_console(destination, counts, options, timeout_s)
             pipeline = destination.pipeline()
             before = schema_columns(pipeline)
             try:
-                extract_and_load(options, pipeline, source, report, tally, before, timeout_s, file_held)
+                extract_and_load(options, pipeline, source, counts, tally, before, timeout_s, file_held)
             except BaseException:
                 file_held.close()
                 if tally.views_dropped and options.publish:  # several projects: applied once, after all (run_projects)
@@ -293,14 +293,14 @@ def load_console(options: RunOptions, tally: Optional[RunTally] = None) -> RunSu
     finally:
         waited = destination.waits.seconds
     rows, new_versions, retired, snapshot = ended
-    stats = report.request_stats()
+    stats = counts.request_stats()
     return RunSummary(
         rows_loaded=rows,
         new_versions=new_versions,
         retired=retired,
-        skipped=[(s.table, s.id, s.reason) for s in report.skipped],
-        left_null=[(v.table, v.id, v.field, v.value, v.why) for v in report.left_null],
-        schema_changes=schema_changes(before, schema_columns(pipeline)) + fields_gone(pipeline, report.fields_seen),
+        skipped=[(s.table, s.id, s.reason) for s in counts.skipped],
+        left_null=[(v.table, v.id, v.field, v.value, v.why) for v in counts.left_null],
+        schema_changes=schema_changes(before, schema_columns(pipeline)) + fields_gone(pipeline, counts.fields_seen),
         requests=stats.get("requests", 0),
         retries=stats.get("retries", 0),
         throttled=stats.get("throttled", 0),
@@ -313,12 +313,12 @@ def load_console(options: RunOptions, tally: Optional[RunTally] = None) -> RunSu
         steps=tally.steps,
         step_started=tally.step_started,
         ended_at=time.monotonic(),
-        unchanged={table: n for table, n in report.unchanged.items() if n},
-        followed=dict(sorted(report.followed.items())),
+        unchanged={table: n for table, n in counts.unchanged.items() if n},
+        followed=dict(sorted(counts.followed.items())),
     )
 
 
-def extract_and_load(options: RunOptions, pipeline: dlt.Pipeline, source: DltSource, report: ExtractionReport,
+def extract_and_load(options: RunOptions, pipeline: dlt.Pipeline, source: DltSource, counts: ExtractionCounts,
                      tally: RunTally, before: dict[str, dict[str, str]], timeout_s: float,
                      file_held: contextlib.ExitStack) -> None:
     """The run's start (`start_run`; the file let go after it), the reads ahead, then each load phase. dlt's steps
@@ -328,11 +328,11 @@ def extract_and_load(options: RunOptions, pipeline: dlt.Pipeline, source: DltSou
     destination = options.destination
     with signals.intercepted_signals():
         try:
-            reading = start_run(options, destination, pipeline, source, report, tally, timeout_s)
+            reading = start_run(options, destination, pipeline, source, counts, tally, timeout_s)
             file_held.close()
             if not reading:
-                report.start_reading({} if options.full_refresh else last_source_state(pipeline, source.name))
-            load_in_phases(options, destination, pipeline, source, report, tally, before, timeout_s)
+                counts.start_reading({} if options.full_refresh else last_source_state(pipeline, source.name))
+            load_in_phases(options, destination, pipeline, source, counts, tally, before, timeout_s)
         except GatehouseError:
             raise
         except Exception as err:  # any step's failure is one line, with what loaded before it
@@ -341,13 +341,13 @@ def extract_and_load(options: RunOptions, pipeline: dlt.Pipeline, source: DltSou
             log.debug("the run failed", exc_info=True)
             raise GatehouseError(explain(err) + loaded_before(tally, options.full_refresh)) from err
         finally:
-            report.close()
+            counts.close()
         if signals.was_signal_received():
             raise KeyboardInterrupt  # loaded: the rest of the run (views, snapshot) is not done
 
 
 def start_run(options: RunOptions, destination: Destination, pipeline: dlt.Pipeline, source: DltSource,
-              report: ExtractionReport, tally: RunTally, timeout_s: float) -> bool:
+              counts: ExtractionCounts, tally: RunTally, timeout_s: float) -> bool:
     """What comes before the first extract: the reads ahead the state names, an interrupted load finished, the
     views dropped for a refresh, the sync with the destination. True when the reads ahead have started."""
     # The per-id reads this run can name (those configured, those the last run's state holds) start before
@@ -355,7 +355,7 @@ def start_run(options: RunOptions, destination: Destination, pipeline: dlt.Pipel
     # this machine holds the state (a fresh one takes it from the destination); a refresh reads from none.
     held_state = None if options.full_refresh else last_source_state(pipeline, source.name)
     if held_state:
-        report.start_reading(held_state)
+        counts.start_reading(held_state)
     # dlt's steps one by one, as pipeline.run takes them, so that each that opens the DuckDB file
     # goes through the one bounded wait, and a file taken after extraction costs no request.
     # A load left pending goes first: syncing with a dataset it never reached would wipe it.
@@ -373,12 +373,12 @@ def start_run(options: RunOptions, destination: Destination, pipeline: dlt.Pipel
 
 
 def load_in_phases(options: RunOptions, destination: Destination, pipeline: dlt.Pipeline, source: DltSource,
-                   report: ExtractionReport, tally: RunTally, before: dict[str, dict[str, str]], timeout_s: float) -> None:
+                   counts: ExtractionCounts, tally: RunTally, before: dict[str, dict[str, str]], timeout_s: float) -> None:
     """Phase by phase (sources.console.LOAD_PHASES): each is loaded while the reads of the next go on in the
     background, so what is left after the last request is the last phase's load alone. A full refresh drops each
     phase's own tables and resource state in that phase's load (dlt's `drop_resources`), so a run that fails in a
     later phase leaves that phase's tables as they were, never dropped and not reloaded."""
-    with Progress(report, enabled=options.progress, label=options.project or ""), batch_garbage_collection():
+    with Progress(counts, enabled=options.progress, label=options.project or ""), batch_garbage_collection():
         phases = load_phases(source)
         tally.planned = [table for phase in phases for table in phase.selected_resources]
         for number, phase in enumerate(phases):
@@ -533,13 +533,13 @@ def check_demo_file(destination: Destination, timeout_s: float, demo: bool) -> N
         )
 
 
-def check_console(destination: Destination, report: ExtractionReport, options: RunOptions, timeout_s: float) -> None:
+def check_console(destination: Destination, counts: ExtractionCounts, options: RunOptions, timeout_s: float) -> None:
     """Refuses, in one line and before it extracts, a run whose console is not the one the dataset holds.
 
     A mistyped base URL or key looks like another console too: one cheap read first, so that a URL or key
     that does not work is reported as such (the setting to fix), and only a working one as another console.
     """
-    console = report.console_identity()
+    console = counts.console_identity()
     if console is None:
         return
     last = destination.last_extraction(timeout_s)
@@ -547,7 +547,7 @@ def check_console(destination: Destination, report: ExtractionReport, options: R
     if held is None or held.same_console(console):
         return
     try:
-        report.check_access()
+        counts.check_access()
     except ConsoleError as err:
         raise GatehouseError(explain(err)) from err
     if options.demo:
