@@ -9,7 +9,7 @@ import sys
 from typing import Any
 
 from gatehouse.pipelines.cli.terminal import say
-from gatehouse.pipelines.warehouse import destination as destinations
+from gatehouse.pipelines.warehouse import datasets, names
 from gatehouse.pipelines.warehouse.dbt_build import DBT_SCHEMA, build_with_dbt
 from gatehouse.pipelines.cli.parser import add_command, add_destination_arguments, destination_from
 from gatehouse.pipelines.errors import GatehouseError
@@ -79,7 +79,7 @@ def register(subparsers: Any) -> None:
     parser = add_command(subparsers, "run", help=HELP, description=DESCRIPTION, epilog=EPILOG)
     parser.add_argument("--demo", action="store_true",
                         help=f"run against local console twins of two projects, {' and '.join(DEMO_PROJECTS)} (no account needed),"
-                        f" into ./{destinations.DEMO_DUCKDB} unless --duckdb says otherwise")
+                        f" into ./{names.DEMO_DUCKDB} unless --duckdb says otherwise")
     add_destination_arguments(parser)
     parser.add_argument("--resources", metavar="A,B", help=f"load only these tables: {', '.join(SELECTABLE)}")
     parser.add_argument("--full-refresh", action="store_true", help="drop the console tables and state first")
@@ -115,7 +115,7 @@ def handle_run(args: argparse.Namespace) -> int:
                                  " name it under [sources.console.projects.<name>] in .dlt/config.toml")
         projects = [args.project]
     if args.demo and args.duckdb is None and args.destination is None:
-        args.duckdb = str(destinations.DEMO_DUCKDB)
+        args.duckdb = str(names.DEMO_DUCKDB)
     if projects:
         return handle_projects(args, projects)
     resources = [r.strip() for r in args.resources.split(",") if r.strip()] if args.resources else None
@@ -154,7 +154,7 @@ def handle_projects(args: argparse.Namespace, projects: list[str]) -> int:
             *(outcome.summary.lines() if outcome.summary else ("  failed: its reason is on the last line",)))
     if any(outcome.summary for outcome in outcomes):
         left = single_console_left(destination, projects, args.lock_timeout)
-        say(*([left] if left else ()), *([snapshot_line(destination.snapshot_path)] if destination.is_duckdb_file else ()))
+        say(*([left] if left else ()), *([snapshot_line(destination.snapshot.path)] if destination.is_duckdb_file else ()))
     say(*(alerted.lines() if alerted else ()))
     failed = failure_line(outcomes)
     if failed:
@@ -180,15 +180,15 @@ def handle_views(args: argparse.Namespace) -> int:
             if name != DEFAULT_PROJECT:
                 check_name(name)
     destination = destination_from(args)
-    destination.check_loaded(args.lock_timeout)
+    datasets.check_loaded(destination, args.lock_timeout)
     if args.dbt:
         check_parameters(parameters)
         built = build_with_dbt(destination, parameters, projects, args.lock_timeout)
         # readers of a DuckDB file open its snapshot: it shows the models too
-        destination.publish_snapshot(args.lock_timeout)
+        destination.snapshot.publish(args.lock_timeout)
         say(*built.lines(destination.label()))
         return 0
-    names = destination.apply_views(parameters=parameters or None, timeout_s=args.lock_timeout, projects=projects)
-    destination.publish_snapshot(args.lock_timeout)
+    names = destination.views.apply(parameters=parameters or None, timeout_s=args.lock_timeout, projects=projects)
+    destination.snapshot.publish(args.lock_timeout)
     say(f"gatehouse: {destination.label()}: {len(names)} views in schema analytics")
     return 0

@@ -26,7 +26,10 @@ from dlt.sources import DltSource
 
 from gatehouse.pipelines.alerts.dispatch import AlertOutcome, alert_after_run, log_outcome
 from gatehouse.pipelines.run.demo import DEMO_BASE_URL
-from gatehouse.pipelines.warehouse.destination import DEFAULT_DUCKDB, DEMO_DUCKDB, Destination, lock_timeout
+from gatehouse.pipelines.warehouse import datasets
+from gatehouse.pipelines.warehouse.destination import Destination
+from gatehouse.pipelines.warehouse.lock import lock_timeout
+from gatehouse.pipelines.warehouse.names import DEFAULT_DUCKDB, DEMO_DUCKDB
 from gatehouse.pipelines.run.drift import fields_gone, schema_changes, schema_columns
 from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.errors import explain
@@ -134,13 +137,13 @@ def run_projects(options: RunOptions, projects: list[str]) -> tuple[list[Project
         options.destination.remove_unloaded_file()
     if any(outcome.summary for outcome in outcomes):
         # once, over every project's dataset (the views read them all), as a single console's run does
-        with options.destination.exclusive(timeout_s):
+        with options.destination.lock.exclusive(timeout_s):
             # with every configured project's dataset too, not only those this run loaded (--project web)
-            after_load(options.destination.refresh_views, timeout_s, known_projects=projects)
-        after_load(options.destination.publish_snapshot, timeout_s)
+            after_load(options.destination.views.refresh, timeout_s, known_projects=projects)
+        after_load(options.destination.snapshot.publish, timeout_s)
     elif any(tally.views_dropped for tally in tallies.values()):
         # every project failed, one after dropping the views: they answer again, over what was there
-        with options.destination.exclusive(timeout_s):
+        with options.destination.lock.exclusive(timeout_s):
             restore_views(options.destination, timeout_s, known_projects=projects)
     return outcomes, alert_after_projects(options, outcomes) if options.alerts else None
 
@@ -268,10 +271,10 @@ def load_console(options: RunOptions, tally: Optional[RunTally] = None) -> RunSu
     # several projects share the file, and decide it once, after all of them (run_projects)
     new_file = options.project is None and destination.is_duckdb_file and not destination.duckdb_path.exists()
     try:
-        with destination.exclusive(timeout_s), contextlib.ExitStack() as file_held:
+        with destination.lock.exclusive(timeout_s), contextlib.ExitStack() as file_held:
             # Projects side by side in this process open a DuckDB file one at a time (DuckDB refuses a second
             # instance of a file the process holds): held for every step that opens it, let go while extracting.
-            file_held.enter_context(destination.writing())
+            file_held.enter_context(destination.lock.writing())
             # Before any request: a dataset that holds another console is never loaded over by mistake.
             check_console(destination, counts, options, timeout_s)
             pipeline = destination.pipeline()
@@ -284,7 +287,7 @@ def load_console(options: RunOptions, tally: Optional[RunTally] = None) -> RunSu
                     restore_views(destination, timeout_s)
                 raise
             # to the end of the run
-            file_held.enter_context(destination.writing())
+            file_held.enter_context(destination.lock.writing())
             ended = after_load(end_run, options, destination, tally, timeout_s)
     except BaseException:
         if new_file and (not tally.holds_data or not destination.duckdb_path.exists()):
@@ -366,9 +369,9 @@ def start_run(options: RunOptions, destination: Destination, pipeline: dlt.Pipel
         # each phase drops its raw tables as it loads them, which PostgreSQL refuses while a view reads them;
         # the views are applied again at the end of the run, or after its failure
         tally.views_dropped = True
-        destination.drop_views(timeout_s)
+        destination.views.drop(timeout_s)
     with tally.timed("sync"):
-        destination.when_free(pipeline.sync_destination, timeout_s)
+        destination.lock.when_free(pipeline.sync_destination, timeout_s)
     return bool(held_state)
 
 
@@ -391,7 +394,7 @@ def load_in_phases(options: RunOptions, destination: Destination, pipeline: dlt.
                 )
             last = number == len(phases) - 1
             # one normalises and writes the file at a time
-            with destination.writing():
+            with destination.lock.writing():
                 release_freed_memory()
                 with tally.timed("normalize"), normalize_workers_for(pipeline):
                     normalized = pipeline.normalize()
@@ -414,15 +417,15 @@ def end_run(options: RunOptions, destination: Destination, tally: RunTally,
     views and the readers' snapshot."""
     if tally.load_ids:
         with tally.timed("statistics"):
-            destination.refresh_statistics(timeout_s)
+            destination.views.refresh_statistics(timeout_s)
     rows = rows_in_database(destination, tally.load_ids, tally.parents, timeout_s)
     new_versions, retired = scd2_counts(destination, tally.load_ids, timeout_s)
     snapshot = None
     if options.publish:
         with tally.timed("views"):
-            destination.refresh_views(timeout_s)
+            destination.views.refresh(timeout_s)
         with tally.timed("snapshot"):
-            snapshot = destination.publish_snapshot(timeout_s)
+            snapshot = destination.snapshot.publish(timeout_s)
     return rows, new_versions, retired, snapshot
 
 
@@ -442,7 +445,7 @@ def after_load(step: Callable[..., T], *args: Any, **kwargs: Any) -> T:
 def views_ahead(destination: Destination, pipeline: dlt.Pipeline, before: dict[str, dict[str, str]], normalized: Any,
                 timeout_s: Optional[float]) -> Optional[threading.Thread]:
     """When this run adds tables or columns (a first run, a new field), the views must be translated again after
-    its last load: translated beside that load instead, for the tables it loads (`Destination.render_views_ahead`).
+    its last load: translated beside that load instead, for the tables it loads (`Views.render_ahead`).
     A run that adds none finds its views current, and nothing is started."""
     if schema_columns(pipeline) == before:
         return None
@@ -452,7 +455,7 @@ def views_ahead(destination: Destination, pipeline: dlt.Pipeline, before: dict[s
         for table in normalized.row_counts
         if not table.startswith("_dlt") and table in schema.tables
     }
-    return destination.render_views_ahead(loading, timeout_s)
+    return destination.views.render_ahead(loading, timeout_s)
 
 
 def loaded_before(tally: RunTally, full_refresh: bool = False) -> str:
@@ -472,8 +475,8 @@ def restore_views(destination: Destination, timeout_s: float, known_projects: Se
     """After a failed run that dropped the views: applied again over what the database holds, so they still answer.
     The run's own failure is what the user sees: one that keeps the views away is logged (`gatehouse views`)."""
     try:
-        with destination.writing():
-            destination.refresh_views(timeout_s, known_projects=known_projects)
+        with destination.lock.writing():
+            destination.views.refresh(timeout_s, known_projects=known_projects)
     except Exception as err:  # the run's failure is raised; this one is said beside it
         log.warning("the analysis views could not be applied again after the failure (%s); `gatehouse views` applies"
                     " them", explain(err))
@@ -500,7 +503,7 @@ def single_console_left(destination: Destination, projects: list[str], timeout_s
     is most often one of the projects a second time. None when there is no such dataset."""
     if DEFAULT_PROJECT in projects:
         return None
-    dataset = destination.console_datasets(timeout_s, projects).get(DEFAULT_PROJECT)
+    dataset = datasets.console_datasets(destination, timeout_s, projects).get(DEFAULT_PROJECT)
     if dataset is None:
         return None
     return (f"warning: dataset {dataset} still holds a single console's load (project {DEFAULT_PROJECT}): every view and"
@@ -518,7 +521,7 @@ def check_demo_file(destination: Destination, timeout_s: float, demo: bool) -> N
             f"{destination.label()} is the demo's file: a console loads into a file of its own; run it without --duckdb"
             f" (it writes {DEFAULT_DUCKDB}) or name another file (`make reset-demo` starts the demo afresh)"
         )
-    for dataset, extraction in destination.console_extractions(timeout_s).items():
+    for dataset, extraction in datasets.console_extractions(destination, timeout_s).items():
         held = extraction.console
         if held is None or (held.base_url == DEMO_BASE_URL) == demo:
             continue
@@ -542,7 +545,7 @@ def check_console(destination: Destination, counts: ExtractionCounts, options: R
     console = counts.console_identity()
     if console is None:
         return
-    last = destination.last_extraction(timeout_s)
+    last = datasets.last_extraction(destination, timeout_s)
     held = last.console if last else None
     if held is None or held.same_console(console):
         return
@@ -582,7 +585,7 @@ def finish_interrupted_load(destination: Destination, pipeline: dlt.Pipeline, ti
     """Completes what a killed or failed run left in the pipeline, then the run extracts as usual."""
     log.warning("a previous run left a load unfinished: completing it first")
     # it may drop tables the views read (a --full-refresh cut short): the views go first, and come back at the end
-    destination.drop_views(timeout_s)
+    destination.views.drop(timeout_s)
     settle_committed_jobs(pipeline)
     pipeline.normalize()
     destination.load(pipeline, timeout_s)

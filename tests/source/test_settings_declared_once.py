@@ -16,7 +16,7 @@ from gatehouse.sources.console.errors import ConfigurationError
 
 
 def test_the_source_is_injected_from_the_one_declaration():
-    assert get_fun_spec(console._f) is ConsoleSettings  # noqa: SLF001 - what dlt itself reads
+    assert get_fun_spec(console.__wrapped__) is ConsoleSettings  # the function dlt injects, as functools exposes it
 
 
 def test_the_client_options_are_the_declared_settings_but_the_commands_own():

@@ -102,12 +102,12 @@ def test_the_views_on_postgres_read_both_projects_and_filter_them(postgres_serve
                 for got_row, want_row in zip(got, want):
                     assert all(values_agree(g, w) for g, w in zip(got_row, want_row)), (name, project, got_row, want_row)
 
-    postgres.apply_views(projects=["web"])
+    postgres.views.apply(projects=["web"])
     with psycopg2.connect(credentials) as connection, connection.cursor() as cursor:
         for name in COMPARED_VIEWS:
             cursor.execute(f"select distinct project from analytics.{name}")
             assert cursor.fetchall() == [("web",)], name
-    postgres.apply_views(projects=[])
+    postgres.views.apply(projects=[])
     with psycopg2.connect(credentials) as connection, connection.cursor() as cursor:
         cursor.execute("select project from analytics.as_of order by 1")
         assert cursor.fetchall() == [("mobile",), ("web",)]
