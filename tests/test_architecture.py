@@ -236,3 +236,30 @@ def test_the_private_member_check_finds_one(tmp_path):
     finally:
         sample.unlink()
 
+
+# The run's state: what one run's steps hand each other. A step that takes it takes it as one object, by name.
+RUN_STATE = {"Run", "RunOptions", "RunTally", "ExtractionCounts", "DltSource", "dlt.Pipeline", "Pipeline"}
+RUN_STATE_POSITIONAL = 4
+
+
+def run_state_functions(tree: ast.AST) -> dict[str, int]:
+    """Each function taking a part of the run's state: its positional parameters (self and cls aside)."""
+    found = {}
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            positional = [a for a in node.args.posonlyargs + node.args.args if a.arg not in ("self", "cls")]
+            kinds = {ast.unparse(a.annotation).strip("'\"") for a in positional if a.annotation is not None}
+            if kinds & RUN_STATE:
+                found[f"{node.lineno} {node.name}"] = len(positional)
+    return found
+
+
+def test_no_function_takes_the_runs_state_in_more_than_four_positional_arguments():
+    long = {f"{module}:{name}": count for module, path in modules().items() if module.startswith("gatehouse.pipelines")
+            for name, count in run_state_functions(ast.parse(path.read_text())).items() if count > RUN_STATE_POSITIONAL}
+    assert long == {}
+
+
+def test_the_positional_check_counts_the_runs_state():
+    tree = ast.parse("def load(run: Run, a, b, c, d): ...\ndef other(a, b, c, d, e): ...")
+    assert run_state_functions(tree) == {"1 load": 5}

@@ -64,7 +64,7 @@ def test_the_views_on_postgres_read_both_projects_and_filter_them(postgres_serve
     """Two projects into PostgreSQL: each project's rows of the views are its single-console rows (loaded into
     DuckDB), and analytics.view_projects filters them."""
     from gatehouse.pipelines.models.build import view_definitions
-    from gatehouse.pipelines.run.steps import run_projects
+    from gatehouse.pipelines.run.consoles import run_projects
     from tests.drills.conftest import load
     from tests.views.test_destinations_agree import values_agree
     from tests.views.test_projects_views import view_rows, without_project
