@@ -71,7 +71,7 @@ def measure(size: str, reps: int, workdir: Path) -> dict:
         gatehouse(["run", "--demo", "--no-progress", "--duckdb", "demo.duckdb"], env, workdir)
         destinations["demo"] = ["--duckdb", "demo.duckdb"]
         times: dict[str, dict[str, list[float]]] = {c: {d: [] for d in destinations} for c in COMMANDS}
-        snapshots = [Destination(duckdb_path=workdir / "gatehouse.duckdb").publish_snapshot() for _ in range(reps)]
+        snapshots = [Destination(duckdb_path=workdir / "gatehouse.duckdb").snapshot.publish() for _ in range(reps)]
         snapshot = {"seconds": [s.seconds for s in snapshots], "mb": snapshots[-1].size_bytes / 1e6}
         for rep in range(reps):
             order = list(destinations) if rep % 2 == 0 else list(reversed(destinations))

@@ -66,7 +66,7 @@ def load_console(database: Path) -> None:
         dlt.resource([{"extraction_id": "bench", "service_time": stamp, "started_at": stamp, "finished_at": stamp}],
                      name="extraction_runs", primary_key="extraction_id", write_disposition="append"),
     ])
-    Destination.from_flags(None, database).apply_views()
+    Destination.from_flags(None, database).views.apply()
 
 
 def decided_gates(database: Path, count: int) -> list[str]:

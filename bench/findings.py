@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from gatehouse.sources.console.settings import RATE_LIMIT_ARRIVAL_JITTER_S, RATE_LIMIT_WINDOW_MARGIN
+from gatehouse.sources.console.constants import RATE_LIMIT_ARRIVAL_JITTER_S, RATE_LIMIT_WINDOW_MARGIN
 from bench.results import (
     GATEHOUSE_FULL,
     GATEHOUSE_RERUN,

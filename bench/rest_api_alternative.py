@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from gatehouse.sources.console import settings as source_settings
+from gatehouse.sources.console import constants as source_constants, settings as source_settings
 
 SOURCE_NAME = "console_rest_api"
 PIPELINE_NAME = "rest_api_alternative"
@@ -69,13 +69,13 @@ def rest_api_config(
         # copied), and its child endpoints iterate each parent item as a page of records.
         return dlt.resource([[{"id": id_} for id_ in ids]], name=name, selected=False)
 
-    api = source_settings.API_PREFIX.strip("/")
+    api = source_constants.API_PREFIX.strip("/")
     return {
         "client": {
             "base_url": f"{base_url.rstrip('/')}/{api}/",
             "auth": {
                 "type": "api_key",
-                "name": source_settings.API_KEY_HEADER,
+                "name": source_constants.API_KEY_HEADER,
                 "api_key": api_key,
                 "location": "header",
             },

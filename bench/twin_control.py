@@ -22,11 +22,11 @@ from typing import Any
 
 from bench.floor import OrganisationShape, RateLimit
 from gatehouse.console_twin import ConsoleTwin, TwinSettings
-from gatehouse.sources.console import settings as source_settings
+from gatehouse.sources.console import constants as source_constants, settings as source_settings
 from gatehouse.sources.console.exposures import has_concluded
 from gatehouse.sources.console.settle import has_gone_quiet, is_settled
 
-API = source_settings.API_PREFIX
+API = source_constants.API_PREFIX
 LIST_ENDPOINTS = ("gates", "dynamic_configs", "qualifying_events")
 FAN_OUT_ENDPOINTS = ("holdouts", "experiments", "ingestion_runs")
 

@@ -3,7 +3,7 @@
 A project is named in dlt config under `[sources.console.projects.<name>]` (secrets beside it in
 .dlt/secrets.toml), or by environment variables `SOURCES__CONSOLE__PROJECTS__<NAME>__<SETTING>`. Its
 `base_url` and `api_key` must be its own: a project that inherited another console's key would load that
-console. Every other setting the project leaves out comes from `[sources.console]` (sources/console/config.py,
+console. Every other setting the project leaves out comes from `[sources.console]` (sources/console/settings.py,
 the one declaration of the settings). Each project loads into dataset `console_<name>` through pipeline
 `gatehouse_<name>`: its own state, incremental cursors and console identity (docs/decisions.md).
 """
@@ -18,7 +18,7 @@ import dlt
 
 from gatehouse.pipelines.errors import DEMO_HINT, GatehouseError
 from gatehouse.pipelines.models.build import DEFAULT_PROJECT, STAGING_SUFFIX
-from gatehouse.sources.console.config import ConsoleSettings, resolve_settings
+from gatehouse.sources.console.settings import ConsoleSettings, resolve_settings
 
 PROJECTS_SECTION = "sources.console.projects"
 # `gatehouse views --projects all`: every project (so no project may be named so)

@@ -21,7 +21,7 @@ from dlt.common.configuration.specs import BaseConfiguration
 from dlt.common.typing import TSecretStrValue
 
 from gatehouse.pipelines.errors import GatehouseError
-from gatehouse.sources.console.config import ConsoleSettings
+from gatehouse.sources.console.settings import ConsoleSettings
 
 SECTION = "gatehouse"
 ENV_PREFIX = "GATEHOUSE__"

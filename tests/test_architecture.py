@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import functools
 import os
+import re
 from collections import defaultdict
 from pathlib import Path
 
@@ -149,3 +150,116 @@ def test_each_dlt_source_fits_one_screen():
                if any(decorator.startswith("dlt.source") for decorator in decorators)}
     assert len(sources) == 4  # the console's, the code references' two and the gate snoozes'
     assert {name: lines for name, lines in sources.items() if lines > SOURCE_FUNCTION} == {}
+
+
+# The one package that knows a database driver: every other module reaches DuckDB through it.
+DRIVER_HOME = "gatehouse.pipelines.warehouse"
+
+
+def test_only_the_warehouse_package_imports_duckdb():
+    known = modules()
+    importing = sorted(
+        module for module, path in known.items()
+        if module.startswith("gatehouse.") and not module.startswith(DRIVER_HOME + ".")
+        and any(name == "duckdb" or name.startswith("duckdb.") for name in imports(path, known))
+    )  # fmt: skip
+    assert importing == []
+
+
+def _private_names(tree: ast.AST) -> set[str]:
+    """The `_name`s a module defines: functions, classes, attributes it assigns, parameters."""
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            found.add(node.name)
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+            found.add(node.attr)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            found.add(node.id)
+        elif isinstance(node, ast.arg):
+            found.add(node.arg)
+    return {name for name in found if name.startswith("_") and not name.startswith("__")}
+
+
+# What defines a private name in dlt's code: a function or class, an attribute of self, a module-level name.
+_DEFINED = re.compile(r"^\s*(?:def|class)\s+(_\w+)|\bself\.(_\w+)\s*[:=]|^(_\w+)\s*[:=]", re.M)
+# Named with an underscore by Python itself, and public: a named tuple's API.
+PUBLIC_UNDERSCORED = {"_asdict", "_replace", "_fields", "_make", "_field_defaults"}
+
+
+@functools.cache
+def dlt_private_names() -> frozenset[str]:
+    """Every `_name` dlt's own code defines: its private members, which change between releases unannounced."""
+    import dlt
+
+    names: set[str] = set()
+    for path in Path(dlt.__file__).parent.rglob("*.py"):
+        for match in _DEFINED.finditer(path.read_text(errors="replace")):
+            names.add(next(group for group in match.groups() if group))
+    return frozenset(name for name in names if not name.startswith("__")) - PUBLIC_UNDERSCORED
+
+
+def private_dlt_members(path: Path, ours: set[str]) -> list[str]:
+    """`x._name` where `_name` is a private member of dlt's and no name of ours; and imports of dlt's `_name`s."""
+    tree = ast.parse(path.read_text())
+    used = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__"):
+            if node.attr in dlt_private_names() and node.attr not in ours:
+                used.append(f"{path.relative_to(REPO)}:{node.lineno} .{node.attr}")
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "dlt":
+            hidden = [alias.name for alias in node.names if alias.name.startswith("_")]
+            hidden += [part for part in (node.module or "").split(".") if part.startswith("_")]
+            used += [f"{path.relative_to(REPO)}:{node.lineno} {node.module}.{name}" for name in hidden]
+    return used
+
+
+# The cleanup tests' sample repositories are a made-up service's code, not ours (as for ruff).
+SAMPLES = (REPO / "tests" / "cleanup" / "sample", REPO / "tests" / "cleanup" / "expected")
+
+
+def test_no_private_dlt_member_is_used_anywhere():
+    tests = [path for path in _python_files(REPO / "tests") if not path.is_relative_to(SAMPLES[0])
+             and not path.is_relative_to(SAMPLES[1])]
+    files = [*modules().values(), *tests]
+    ours: set[str] = set()
+    for path in files:
+        ours |= _private_names(ast.parse(path.read_text()))
+    assert [use for path in files for use in private_dlt_members(path, ours)] == []
+
+
+def test_the_private_member_check_finds_one(tmp_path):
+    sample = REPO / "tests" / "_private_member_sample.py"
+    try:
+        sample.write_text("def loads(pipeline):\n    return pipeline._get_load_storage()\n")
+        assert private_dlt_members(sample, set()) == ["tests/_private_member_sample.py:2 ._get_load_storage"]
+    finally:
+        sample.unlink()
+
+
+# The run's state: what one run's steps hand each other. A step that takes it takes it as one object, by name.
+RUN_STATE = {"Run", "RunOptions", "RunTally", "ExtractionCounts", "DltSource", "dlt.Pipeline", "Pipeline"}
+RUN_STATE_POSITIONAL = 4
+
+
+def run_state_functions(tree: ast.AST) -> dict[str, int]:
+    """Each function taking a part of the run's state: its positional parameters (self and cls aside)."""
+    found = {}
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            positional = [a for a in node.args.posonlyargs + node.args.args if a.arg not in ("self", "cls")]
+            kinds = {ast.unparse(a.annotation).strip("'\"") for a in positional if a.annotation is not None}
+            if kinds & RUN_STATE:
+                found[f"{node.lineno} {node.name}"] = len(positional)
+    return found
+
+
+def test_no_function_takes_the_runs_state_in_more_than_four_positional_arguments():
+    long = {f"{module}:{name}": count for module, path in modules().items() if module.startswith("gatehouse.pipelines")
+            for name, count in run_state_functions(ast.parse(path.read_text())).items() if count > RUN_STATE_POSITIONAL}
+    assert long == {}
+
+
+def test_the_positional_check_counts_the_runs_state():
+    tree = ast.parse("def load(run: Run, a, b, c, d): ...\ndef other(a, b, c, d, e): ...")
+    assert run_state_functions(tree) == {"1 load": 5}

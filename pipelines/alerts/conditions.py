@@ -12,7 +12,7 @@ from typing import Optional
 
 from gatehouse.pipelines.untrusted import visible
 from gatehouse.pipelines.models.build import DEFAULT_PROJECT
-from gatehouse.pipelines.warehouse.destination import Reader
+from gatehouse.pipelines.warehouse.reader import Reader
 
 SRM = "srm"
 STALLED = "stalled"

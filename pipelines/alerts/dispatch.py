@@ -26,7 +26,10 @@ from gatehouse.pipelines.alerts.delivery import (
     redact,
 )
 from gatehouse.pipelines.alerts.ledger import CLEARED, KNOWN, SENT, ensure_ledger, open_keys, record
-from gatehouse.pipelines.warehouse.destination import Destination, Reader, lock_timeout
+from gatehouse.pipelines.warehouse import datasets
+from gatehouse.pipelines.warehouse.destination import Destination
+from gatehouse.pipelines.warehouse.lock import lock_timeout
+from gatehouse.pipelines.warehouse.reader import Reader
 from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.wording import counted
 from gatehouse.sources.console.errors import ConsoleError
@@ -104,11 +107,11 @@ def send_alerts(
         found = [failed_run_condition(redact(run_error), destination.label())]
         evaluated = {kinds.RUN_FAILED}
     else:
-        destination.check_loaded(timeout_s)
+        datasets.check_loaded(destination, timeout_s)
         found = []
         evaluated = set(kinds.VIEW_KINDS) | ({kinds.RUN_FAILED} if after_run else set())
     try:
-        with destination.exclusive(timeout_s), destination.sql_client(timeout_s) as client:
+        with destination.lock.exclusive(timeout_s), destination.sql_client(timeout_s) as client:
             if run_error is None:
                 found = current_conditions(Reader(client)) + failed
             if not dry_run:

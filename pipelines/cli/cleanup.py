@@ -25,6 +25,7 @@ from gatehouse.pipelines.cli.terminal import say
 from gatehouse.pipelines.untrusted import for_terminal
 from gatehouse.pipelines.code_refs.scan import DEFAULT_EXCLUDES, Repository, ScanInputError, open_repository
 from gatehouse.pipelines.errors import GatehouseError, explain
+from gatehouse.pipelines.warehouse import datasets
 from gatehouse.pipelines.warehouse.destination import Destination
 from gatehouse.pipelines.wording import counted
 from gatehouse.sources.code_refs import cleanup_branches_source
@@ -83,9 +84,9 @@ def handle(args: argparse.Namespace) -> int:
         check_remote(repository.root, args.push)
     destination = destination_from(args)
     try:
-        last = destination.check_loaded(args.lock_timeout)
+        last = datasets.check_loaded(destination, args.lock_timeout)
         # the decisions are this version's view's: an older version's views are replaced first, as the report does
-        destination.apply_views(timeout_s=args.lock_timeout, unless_current=True)
+        destination.views.apply(timeout_s=args.lock_timeout, unless_current=True)
         with destination.reader(args.lock_timeout) as reader:
             check_known(args.gates, read_loaded_gate_ids(reader))
             choices = choose(read_decisions(reader), args.gates, args.all, args.project)
@@ -192,11 +193,11 @@ def _record(destination: Destination, repository: Repository, base_commit: str, 
          "todos": patch.todos}
         for patch in made for decision in patch.choice.decisions
     ]
-    with destination.exclusive(timeout_s):
+    with destination.lock.exclusive(timeout_s):
         pipeline = destination.pipeline()
         try:
             destination.load(pipeline, timeout_s, step=lambda: pipeline.run(cleanup_branches_source(rows)), extracted=False)
         except PipelineStepFailed as err:
             raise GatehouseError(f"the branches are made, but recording them failed at the {err.step} step: {explain(err)}") from err
-        destination.refresh_views(timeout_s)
-        destination.publish_snapshot(timeout_s)
+        destination.views.refresh(timeout_s)
+        destination.snapshot.publish(timeout_s)

@@ -32,6 +32,7 @@ from gatehouse.pipelines.code_refs.scan import (
     scan_repository,
 )
 from gatehouse.pipelines.cli.parser import add_command, add_destination_arguments, destination_from
+from gatehouse.pipelines.warehouse import datasets
 from gatehouse.pipelines.warehouse.destination import Destination
 from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.errors import explain
@@ -130,9 +131,9 @@ def read_entities(destination: Destination, timeout_s: Optional[float] = None) -
     that hold it: the single console's (`default`) and every project's; a repository's code is no one project's."""
     entities: dict[Entity, list[str]] = {}
     found_table = False
-    datasets = destination.console_datasets(timeout_s) or {DEFAULT_PROJECT: destination.dataset_name}
+    held = datasets.console_datasets(destination, timeout_s) or {DEFAULT_PROJECT: destination.dataset_name}
     with destination.sql_client(timeout_s) as client:
-        for project, dataset in sorted(datasets.items()):
+        for project, dataset in sorted(held.items()):
             for table, entity_type in (("gates", GATE), ("dynamic_configs", DYNAMIC_CONFIG)):
                 name = ".".join(client.make_qualified_table_name_path(table, dataset_name=dataset))
                 try:
@@ -173,7 +174,7 @@ def handle(args: argparse.Namespace) -> int:
     destination = destination_from(args)
     try:
         # No run loaded yet: every id would be an orphan, and the worklist would say all clear.
-        destination.check_loaded(args.lock_timeout)
+        datasets.check_loaded(destination, args.lock_timeout)
         entities = read_entities(destination, args.lock_timeout)
     except DltException as err:
         # a missing credential, a table dlt cannot read: run's one-line explanation
@@ -195,7 +196,7 @@ def handle(args: argparse.Namespace) -> int:
 
     known = {(entity.entity_type, entity.entity_id) for entity in entities}
     # The same lock and wait as `gatehouse run`: a scan in CI and the scheduled run never load at once.
-    with destination.exclusive(args.lock_timeout):
+    with destination.lock.exclusive(args.lock_timeout):
         pipeline = destination.pipeline()
         try:
             # Run again after a wait for the file: what a first try extracted is pending, and dlt loads it first.
@@ -203,8 +204,8 @@ def handle(args: argparse.Namespace) -> int:
                              extracted=False)
         except PipelineStepFailed as err:
             raise GatehouseError(f"loading the references failed at the {err.step} step (nothing replaced): {explain(err)}") from err
-        destination.refresh_views(args.lock_timeout)
-        destination.publish_snapshot(args.lock_timeout)
+        destination.views.refresh(args.lock_timeout)
+        destination.snapshot.publish(args.lock_timeout)
     say(*summary_lines(scans, known), *project_lines(scans, entities))
     return 0
 

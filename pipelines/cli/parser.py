@@ -6,12 +6,10 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from gatehouse.pipelines.warehouse.destination import (
-    DEFAULT_DUCKDB,
-    DEFAULT_LOCK_TIMEOUT_S,
-    LOCK_TIMEOUT_SETTING,
-    Destination,
-)
+from gatehouse.pipelines.settings import DEFAULT_LOCK_TIMEOUT_S
+from gatehouse.pipelines.warehouse.destination import Destination
+from gatehouse.pipelines.warehouse.lock import LOCK_TIMEOUT_SETTING
+from gatehouse.pipelines.warehouse.names import DEFAULT_DUCKDB
 
 
 def add_command(subparsers: Any, name: str, *, help: str, description: str, epilog: str) -> argparse.ArgumentParser:

@@ -6,16 +6,20 @@ import argparse
 import contextlib
 import logging
 import sys
-from typing import Any
+from typing import Any, Optional
 
 from gatehouse.pipelines.cli.terminal import say
-from gatehouse.pipelines.warehouse import destination as destinations
+from gatehouse.pipelines.warehouse import datasets, names
 from gatehouse.pipelines.warehouse.dbt_build import DBT_SCHEMA, build_with_dbt
 from gatehouse.pipelines.cli.parser import add_command, add_destination_arguments, destination_from
 from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.run.demo import DEMO_BASE_URL, DEMO_PROJECTS, demo_consoles
 from gatehouse.pipelines.projects import ALL_PROJECTS, check_name, configured_projects
-from gatehouse.pipelines.run.steps import SELECTABLE, RunOptions, run_extraction, run_projects, single_console_left
+from gatehouse.pipelines.alerts.dispatch import AlertOutcome
+from gatehouse.pipelines.run.checks import single_console_left
+from gatehouse.pipelines.run.consoles import ProjectOutcome, run_consoles
+from gatehouse.pipelines.run.options import SELECTABLE, RunOptions
+from gatehouse.pipelines.warehouse.destination import Destination
 from gatehouse.pipelines.run.scheduled import failure_line
 from gatehouse.pipelines.run.summary import snapshot_line
 from gatehouse.pipelines.models.build import DEFAULT_PARAMETERS, DEFAULT_PROJECT, check_parameters
@@ -79,7 +83,7 @@ def register(subparsers: Any) -> None:
     parser = add_command(subparsers, "run", help=HELP, description=DESCRIPTION, epilog=EPILOG)
     parser.add_argument("--demo", action="store_true",
                         help=f"run against local console twins of two projects, {' and '.join(DEMO_PROJECTS)} (no account needed),"
-                        f" into ./{destinations.DEMO_DUCKDB} unless --duckdb says otherwise")
+                        f" into ./{names.DEMO_DUCKDB} unless --duckdb says otherwise")
     add_destination_arguments(parser)
     parser.add_argument("--resources", metavar="A,B", help=f"load only these tables: {', '.join(SELECTABLE)}")
     parser.add_argument("--full-refresh", action="store_true", help="drop the console tables and state first")
@@ -115,29 +119,9 @@ def handle_run(args: argparse.Namespace) -> int:
                                  " name it under [sources.console.projects.<name>] in .dlt/config.toml")
         projects = [args.project]
     if args.demo and args.duckdb is None and args.destination is None:
-        args.duckdb = str(destinations.DEMO_DUCKDB)
-    if projects:
-        return handle_projects(args, projects)
+        args.duckdb = str(names.DEMO_DUCKDB)
     resources = [r.strip() for r in args.resources.split(",") if r.strip()] if args.resources else None
-    options = RunOptions(
-        destination=destination_from(args),
-        resources=resources,
-        full_refresh=args.full_refresh,
-        progress=not args.no_progress,
-        lock_timeout_s=args.lock_timeout,
-        repoint=args.repoint,
-        alerts=args.alerts,
-    )
-    summary = run_extraction(options)
-    say(f"gatehouse: {options.destination.label()}", *summary.lines(), *(summary.alerted.lines() if summary.alerted else ()))
-    return 0
-
-
-def handle_projects(args: argparse.Namespace, projects: list[str]) -> int:
-    """Each project into its own dataset; the last line names every project that failed, with its reason."""
-    resources = [r.strip() for r in args.resources.split(",") if r.strip()] if args.resources else None
-    destination = destination_from(args)
-    options = RunOptions(destination=destination, resources=resources, full_refresh=args.full_refresh,
+    options = RunOptions(destination=destination_from(args), resources=resources, full_refresh=args.full_refresh,
                          progress=not args.no_progress, lock_timeout_s=args.lock_timeout, repoint=args.repoint,
                          demo=args.demo, alerts=args.alerts)
     consoles: contextlib.AbstractContextManager[dict[str, dict[str, Any]]] = contextlib.nullcontext({})
@@ -147,14 +131,27 @@ def handle_projects(args: argparse.Namespace, projects: list[str]) -> int:
         if args.demo:
             log.info("demo: projects %s, small console twins in this process at %s", ", ".join(demo_args), DEMO_BASE_URL)
         options.projects_args = demo_args
-        outcomes, alerted = run_projects(options, projects)
+        outcomes, alerted = run_consoles(options, projects)
+    if projects:
+        return say_projects(options.destination, outcomes, alerted, args.lock_timeout)
+    [outcome] = outcomes
+    if outcome.summary is None:
+        raise GatehouseError(str(outcome.error))
+    say(f"gatehouse: {options.destination.label()}", *outcome.summary.lines(), *(alerted.lines() if alerted else ()))
+    return 0
+
+
+def say_projects(destination: Destination, outcomes: list[ProjectOutcome], alerted: Optional[AlertOutcome],
+                 lock_timeout_s: Optional[float]) -> int:
+    """Each project's summary; the last line names every project that failed, with its reason."""
+    projects = [outcome.project for outcome in outcomes]
     for outcome in outcomes:
         say(f"gatehouse: {destination.for_project(outcome.project).label()}: project {outcome.project}",
             # the reason once, on the last line with every failed project's (where a scheduler's mail shows it)
             *(outcome.summary.lines() if outcome.summary else ("  failed: its reason is on the last line",)))
     if any(outcome.summary for outcome in outcomes):
-        left = single_console_left(destination, projects, args.lock_timeout)
-        say(*([left] if left else ()), *([snapshot_line(destination.snapshot_path)] if destination.is_duckdb_file else ()))
+        left = single_console_left(destination, projects, lock_timeout_s)
+        say(*([left] if left else ()), *([snapshot_line(destination.snapshot.path)] if destination.is_duckdb_file else ()))
     say(*(alerted.lines() if alerted else ()))
     failed = failure_line(outcomes)
     if failed:
@@ -180,15 +177,15 @@ def handle_views(args: argparse.Namespace) -> int:
             if name != DEFAULT_PROJECT:
                 check_name(name)
     destination = destination_from(args)
-    destination.check_loaded(args.lock_timeout)
+    datasets.check_loaded(destination, args.lock_timeout)
     if args.dbt:
         check_parameters(parameters)
         built = build_with_dbt(destination, parameters, projects, args.lock_timeout)
         # readers of a DuckDB file open its snapshot: it shows the models too
-        destination.publish_snapshot(args.lock_timeout)
+        destination.snapshot.publish(args.lock_timeout)
         say(*built.lines(destination.label()))
         return 0
-    names = destination.apply_views(parameters=parameters or None, timeout_s=args.lock_timeout, projects=projects)
-    destination.publish_snapshot(args.lock_timeout)
+    names = destination.views.apply(parameters=parameters or None, timeout_s=args.lock_timeout, projects=projects)
+    destination.snapshot.publish(args.lock_timeout)
     say(f"gatehouse: {destination.label()}: {len(names)} views in schema analytics")
     return 0

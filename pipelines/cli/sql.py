@@ -23,7 +23,8 @@ from sqlglot.errors import ParseError
 
 from gatehouse.pipelines.cli.parser import add_command, add_destination_arguments, destination_from
 from gatehouse.pipelines.errors import GatehouseError, first_line
-from gatehouse.pipelines.warehouse.destination import DATASET_NAME
+from gatehouse.pipelines.warehouse import datasets
+from gatehouse.pipelines.warehouse.names import DATASET_NAME
 from gatehouse.pipelines.untrusted import for_csv, for_terminal
 from gatehouse.pipelines.warehouse.read_only import read_only
 
@@ -64,7 +65,7 @@ def register(subparsers: Any) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     destination = destination_from(args).for_reading()
-    destination.check_loaded(args.lock_timeout)
+    datasets.check_loaded(destination, args.lock_timeout)
     with destination.reader(args.lock_timeout) as reader:
         check_read_only(args.query, reader.dialect if args.native else "duckdb")
         query = args.query if args.native else described_elsewhere(args.query, reader.dialect)

@@ -781,10 +781,9 @@ def _information_schema(
 ) -> list:
     """Rows of the information schema of `dataset` (the client's by default), or of every schema of its
     database (catalog) whose name is like `schema_pattern`."""
-    # dlt's own components of the information schema query, as it reads a dataset's tables itself
     with client.with_alternative_dataset_name(dataset or client.dataset_name):
-        catalog, schema, _ = client._get_information_schema_components()
-        query = f"select {', '.join(columns)} from {client._qualify_info_schema_table_name(view)} where "
+        catalog, schema, table = _information_schema_place(client, view)
+        query = f"select {', '.join(columns)} from {table} where "
         arguments = []
         if catalog:
             query += "table_catalog = %s and "
@@ -792,6 +791,24 @@ def _information_schema(
         query += f"table_schema {'like' if schema_pattern is not None else '='} %s{where}"
         arguments.append(schema_pattern if schema_pattern is not None else schema)
         return list(client.execute_sql(query, *arguments) or [])
+
+
+def _information_schema_place(client: SqlClientBase[Any], view: str) -> tuple[str | None, str, str]:
+    """The catalog and schema that name the client's dataset in the information schema, and the view's qualified name,
+    as dlt's SQL clients place them when they read a dataset's tables (kept here: dlt's are private members). Most
+    destinations name the database as catalog and the dataset as schema; ClickHouse has no schemas (its database is
+    what the schema column holds), Dremio's catalog is always DREMIO, Athena reads the view through its catalog."""
+    catalog = client.catalog_name(quote=False)
+    schema = client.make_qualified_table_name_path(None, quote=False)[-1]
+    table = f"INFORMATION_SCHEMA.{view}"
+    name = destination_label(client)
+    if name == "clickhouse":
+        return None, catalog or schema, table
+    if name == "dremio":
+        return "DREMIO", client.fully_qualified_dataset_name(quote=False), table
+    if name == "athena":
+        return catalog, schema, f"{client.catalog_name()}.{table}"
+    return catalog, schema, table
 
 
 def _ensure_analytics_dataset(client: SqlClientBase[Any]) -> None:

@@ -27,7 +27,6 @@ import sys
 from pathlib import Path
 from typing import Any, Iterable
 
-import duckdb
 import yaml
 from sqlglot import exp
 
@@ -44,7 +43,8 @@ from gatehouse.pipelines.models.build import (
     translate,
 )
 from gatehouse.pipelines.models.graph import SCHEMA, ViewDefinition, view_definitions
-from gatehouse.pipelines.warehouse.destination import apply_views
+from gatehouse.pipelines.warehouse.duckdb_file import in_memory
+from gatehouse.pipelines.warehouse.views import apply_views
 
 log = logging.getLogger("gatehouse.dbt_package")
 
@@ -471,7 +471,7 @@ def column_descriptions(doc: str, columns: Iterable[str]) -> dict[str, str]:
 
 def _view_columns() -> dict[str, list[str]]:
     """Each view's columns, in order, as gatehouse makes them (on an empty DuckDB database: every view compiles there)."""
-    with duckdb.connect(":memory:") as connection:
+    with in_memory() as connection:
         names = apply_views(connection)
         return {
             name: [column for (column, *_rest) in connection.execute(f"describe {SCHEMA}.{name}").fetchall()]

@@ -20,7 +20,11 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, Optional
 
-from gatehouse.pipelines.warehouse.destination import DEFAULT_DUCKDB, DEFAULT_NAME, DEMO_DUCKDB, DESTINATION_ENV, DUCKDB_ENV, Destination, database_of
+from gatehouse.pipelines.warehouse import datasets
+from gatehouse.pipelines.warehouse.destination import Destination
+from gatehouse.pipelines.warehouse.names import DEFAULT_DUCKDB, DEFAULT_NAME, DEMO_DUCKDB, DESTINATION_ENV, DUCKDB_ENV
+from gatehouse.pipelines.warehouse.duckdb_file import import_driver
+from gatehouse.pipelines.warehouse.snapshot import database_of
 from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.reports.format import AS_OF_SQL, as_of_phrase
 from gatehouse.pipelines.untrusted import all_visible, for_html, visible
@@ -62,8 +66,9 @@ def _project_folders() -> list[Path]:
 def import_readers() -> None:
     """What a notebook's first read imports, imported ahead (`gatehouse report` does it once, before its notebooks'
     processes fork): DuckDB, and sqlglot's DuckDB dialect, in which every query a notebook reads is written."""
-    import duckdb  # noqa: F401
     import sqlglot
+
+    import_driver()
 
     sqlglot.Dialect.get_or_raise("duckdb")
 
@@ -167,10 +172,10 @@ class NotebookData:
             found = find_duckdb(duckdb_path or os.environ.get(LEGACY_DUCKDB_ENV))
             loaded = Destination(duckdb_path=database_of(found) if database_of(found).is_file() else found)
         where = loaded.for_reading()
-        where.check_readable()
+        datasets.check_readable(where)
         data = cls(where, loaded)
         try:
-            where.check_loaded(reader=data.reader)  # on the notebook's own connection: one open of the file
+            datasets.check_loaded(where, reader=data.reader)  # on the notebook's own connection: one open of the file
         except BaseException:
             data.close()
             raise

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from gatehouse.pipelines.warehouse import datasets
 from gatehouse.pipelines.warehouse.destination import Destination
 from gatehouse.pipelines.code_refs.summary import summary_lines as code_reference_lines
 from gatehouse.pipelines.errors import GatehouseError
@@ -65,9 +66,9 @@ def refresh(destination: Destination, timeout_s: float | None = None) -> None:
 
     Views that are already this version's, over the same raw columns, are left as they are, and a snapshot
     the database has not changed since is not copied again (a new load or new columns redo both)."""
-    destination.check_loaded(timeout_s)
-    destination.apply_views(timeout_s=timeout_s, unless_current=True)
-    destination.publish_snapshot(timeout_s, unless_current=True)
+    datasets.check_loaded(destination, timeout_s)
+    destination.views.apply(timeout_s=timeout_s, unless_current=True)
+    destination.snapshot.publish(timeout_s, unless_current=True)
 
 
 def summary(destination: Destination, timeout_s: float | None = None) -> str:
@@ -308,7 +309,7 @@ def summary_of_the_notebooks(label: str) -> str:
     from types import SimpleNamespace
 
     from gatehouse.pipelines.reports.notebook import NotebookData
-    from gatehouse.pipelines.warehouse.destination import DEFAULT_NAME, DESTINATION_ENV, DUCKDB_ENV
+    from gatehouse.pipelines.warehouse.names import DEFAULT_NAME, DESTINATION_ENV, DUCKDB_ENV
 
     data = NotebookData.open(os.environ.get(DESTINATION_ENV, DEFAULT_NAME), os.environ.get(DUCKDB_ENV))
     return summarise(SimpleNamespace(rows=data.reader.rows, frame=data.view), label)

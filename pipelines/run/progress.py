@@ -7,37 +7,37 @@ import sys
 import threading
 from typing import Any
 
-from gatehouse.sources.console import settings
-from gatehouse.sources.console.report import ExtractionReport
+from gatehouse.sources.console import constants
+from gatehouse.sources.console.counts import ExtractionCounts
 
 log = logging.getLogger("gatehouse.run")
 
 # The client counts requests by endpoint; progress shows them by resource.
 RESOURCE_ENDPOINTS = {
-    "gates": settings.GATES_PATH,
-    "dynamic_configs": settings.DYNAMIC_CONFIGS_PATH,
-    "qualifying_events": settings.QUALIFYING_EVENTS_PATH,
-    "holdouts": settings.HOLDOUT_PATH,
-    "cumulative_exposures": settings.CUMULATIVE_EXPOSURES_PATH,
-    "ingestion_runs": settings.INGESTION_RUN_PATH,
+    "gates": constants.GATES_PATH,
+    "dynamic_configs": constants.DYNAMIC_CONFIGS_PATH,
+    "qualifying_events": constants.QUALIFYING_EVENTS_PATH,
+    "holdouts": constants.HOLDOUT_PATH,
+    "cumulative_exposures": constants.CUMULATIVE_EXPOSURES_PATH,
+    "ingestion_runs": constants.INGESTION_RUN_PATH,
 }
 
 
 class Progress:
     """One line per interval: per resource pages and items, and the requests so far."""
 
-    def __init__(self, report: ExtractionReport, interval_s: float = 2.0, enabled: bool = True, label: str = "") -> None:
+    def __init__(self, counts: ExtractionCounts, interval_s: float = 2.0, enabled: bool = True, label: str = "") -> None:
         # label: the project, when several load side by side (each line says whose it is)
-        self.report, self.interval_s, self.enabled, self.label = report, interval_s, enabled, label
+        self.counts, self.interval_s, self.enabled, self.label = counts, interval_s, enabled, label
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="gatehouse-progress", daemon=True)
         self._tty = sys.stderr.isatty()
 
     def line(self) -> str:
-        stats = self.report.request_stats()
+        stats = self.counts.request_stats()
         requests, retries = stats.get("by_endpoint", {}), stats.get("retries_by_endpoint", {})
         parts = []
-        for name, progress in self.report.snapshot().items():
+        for name, progress in self.counts.snapshot().items():
             endpoint = RESOURCE_ENDPOINTS.get(name, "")
             pages = f" {progress.pages} pages" if progress.pages else ""
             parts.append(f"{name}: {progress.items} items{pages}, {requests.get(endpoint, 0)} requests,"

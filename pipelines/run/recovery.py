@@ -18,6 +18,7 @@ import os
 from typing import cast
 
 import dlt
+from dlt.common.storages import LoadStorage, LoadStorageConfiguration
 from dlt.common.storages.load_package import ParsedLoadJobFileName
 from dlt.destinations.job_client_impl import SqlJobClientWithStagingDataset
 
@@ -26,7 +27,9 @@ log = logging.getLogger("gatehouse.recovery")
 
 def settle_committed_jobs(pipeline: dlt.Pipeline) -> int:
     """Marks completed the started jobs of pending packages whose rows already reached their table."""
-    packages = pipeline._get_load_storage().normalized_packages
+    # the pipeline's load folder, read as dlt's own LoadStorage reads it (not through the pipeline's private accessor)
+    storage = LoadStorage(False, [], LoadStorageConfiguration(load_volume_path=os.path.join(pipeline.working_dir, "load")))
+    packages = storage.normalized_packages
     settled = 0
     if not packages.storage.has_folder(""):
         return settled  # a run that failed before it normalised anything: no package was loading

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Optional
 
-from gatehouse.pipelines.errors import DEMO_HINT, GatehouseError
+from gatehouse.pipelines.errors import DEMO_HINT
 from gatehouse.pipelines.models.build import DEFAULT_PROJECT
 from gatehouse.pipelines.projects import configured_projects
-from gatehouse.pipelines.run.steps import ProjectOutcome, RunOptions, run_extraction, run_projects
+from gatehouse.pipelines.run.consoles import ProjectOutcome, run_consoles
+from gatehouse.pipelines.run.options import RunOptions
 from gatehouse.pipelines.settings import check_names
 from gatehouse.pipelines.warehouse.destination import Destination
-from gatehouse.sources.console.errors import ConsoleError
 
 
 def run_scheduled(destination: Destination, *, lock_timeout_s: Optional[float] = None, alerts: bool = False,
@@ -27,13 +27,7 @@ def run_scheduled(destination: Destination, *, lock_timeout_s: Optional[float] =
     options = RunOptions(destination=destination, progress=False, lock_timeout_s=lock_timeout_s, alerts=alerts,
                          source_args=dict(source_args or {}),
                          projects_args={name: dict(args) for name, args in (projects_args or {}).items()})
-    if projects:
-        outcomes, _ = run_projects(options, projects)
-    else:
-        try:
-            outcomes = [ProjectOutcome(DEFAULT_PROJECT, summary=run_extraction(options))]
-        except (GatehouseError, ConsoleError) as err:
-            outcomes = [ProjectOutcome(DEFAULT_PROJECT, error=str(err))]
+    outcomes, _ = run_consoles(options, projects)
     for outcome in outcomes:
         if outcome.error:
             outcome.error = outcome.error.replace(DEMO_HINT, "")  # no terminal to try it at

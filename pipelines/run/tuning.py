@@ -13,7 +13,7 @@ from typing import Iterator
 import dlt
 from dlt.common.runners.pool_runner import get_default_start_method
 
-from gatehouse.pipelines.warehouse.destination import RUN_DEFAULTS
+from gatehouse.pipelines.warehouse.duckdb_file import RUN_DEFAULTS
 
 # Garbage-collector thresholds during a run (Python's default is 700, 10, 10): see batch_garbage_collection.
 RUN_GC_THRESHOLDS = (10_000, 10, 10)
@@ -148,7 +148,7 @@ def run_defaults() -> dict[str, str]:
         # Each normalize worker buffers rows per table, nested tables included, as Python dicts: with dlt's
         # 5,000 the large full load peaked while normalising (bench/RESULTS.md, peak memory by step).
         "normalize.data_writer.buffer_max_items": str(NORMALIZE_BUFFER_ITEMS),
-        # The destination's own defaults (DuckDB's memory cap): gatehouse.pipelines.warehouse.destination holds them.
+        # The destination's own defaults (DuckDB's memory cap): gatehouse.pipelines.warehouse.duckdb_file holds them.
         **RUN_DEFAULTS,
     }
 

@@ -44,10 +44,11 @@ from gatehouse.pipelines.models.build import DEFAULT_PROJECT
 from gatehouse.pipelines.projects import configured_projects
 from gatehouse.pipelines.reports.report import NOTEBOOKS, prepare, write_reports
 from gatehouse.pipelines.run.scheduled import failure_line, run_scheduled
-from gatehouse.pipelines.run.steps import ProjectOutcome
+from gatehouse.pipelines.run.consoles import ProjectOutcome
 from gatehouse.pipelines.run.summary import SCD2_TABLES
 from gatehouse.pipelines.schedule import lineage
-from gatehouse.pipelines.warehouse.destination import DATASET_NAME, Destination
+from gatehouse.pipelines.warehouse.destination import Destination
+from gatehouse.pipelines.warehouse.names import DATASET_NAME
 
 RAW_GROUP, VIEWS_GROUP, REPORTS_GROUP = "console", "analytics", "reports"
 DAILY_CRON = "0 6 * * *"

@@ -18,7 +18,7 @@ from sqlglot import exp
 
 from gatehouse.pipelines.reports.lanes import NOTEBOOK_DIR
 from gatehouse.pipelines.reports.report import NOTEBOOKS
-from gatehouse.pipelines.run.steps import SELECTABLE
+from gatehouse.pipelines.run.options import SELECTABLE
 from gatehouse.pipelines.models.build import READ_DIALECT, SCHEMA, SOURCE_COLUMNS, view_definitions
 
 # The console source's root tables: what `gatehouse run` loads (nested tables are named after their root).

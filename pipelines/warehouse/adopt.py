@@ -20,6 +20,7 @@ from dlt.common.versioned_state import compress_state, decompress_state
 from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.models.build import DEFAULT_PROJECT
 from gatehouse.pipelines.projects import check_name
+from gatehouse.pipelines.warehouse import datasets
 from gatehouse.pipelines.warehouse.destination import Destination
 
 log = logging.getLogger("gatehouse.projects")
@@ -46,19 +47,19 @@ def adopt(destination: Destination, project: str, timeout_s: Optional[float] = N
     if destination.is_project:
         raise GatehouseError("adopt moves the single console's dataset: give the database, not a project's")
     target = destination.for_project(project)
-    with destination.exclusive(timeout_s), target.exclusive(timeout_s):
-        datasets = destination.console_datasets(timeout_s, [project])
-        if DEFAULT_PROJECT not in datasets:
+    with destination.lock.exclusive(timeout_s), target.lock.exclusive(timeout_s):
+        held = datasets.console_datasets(destination, timeout_s, [project])
+        if DEFAULT_PROJECT not in held:
             raise GatehouseError(f"{destination.label()} holds no single console's dataset (console) to adopt")
-        if project in datasets:
+        if project in held:
             raise GatehouseError(f"project {project} already has dataset {target.dataset_name} in {destination.label()}:"
                                  " adopt never merges two histories; drop one of them first")
-        destination.drop_views(timeout_s)  # they read the tables that move; applied again over the new names
+        destination.views.drop(timeout_s)  # they read the tables that move; applied again over the new names
         with destination.sql_client(timeout_s) as client:
             tables, versions = _move_dataset(client, destination, target)
         _move_local_state(destination, target)
-    destination.refresh_views(timeout_s, known_projects=[project])
-    destination.publish_snapshot(timeout_s)
+    destination.views.refresh(timeout_s, known_projects=[project])
+    destination.snapshot.publish(timeout_s)
     return Adopted(project, target.dataset_name, tables, versions)
 
 

@@ -30,6 +30,7 @@ from dlt.common.runners import Venv
 from dlt.helpers.dbt.exceptions import DBTProcessingError
 
 from gatehouse.pipelines.errors import GatehouseError, first_line
+from gatehouse.pipelines.warehouse import datasets
 from gatehouse.pipelines.warehouse.destination import Destination
 
 log = logging.getLogger("gatehouse.dbt")
@@ -89,7 +90,7 @@ def build_with_dbt(destination: Destination, parameters: Optional[Mapping[str, f
     if destination.is_duckdb_file:
         # dbt runs inside its project's folder: a relative path would name another file
         destination = dataclasses.replace(destination, duckdb_path=destination.duckdb_path.resolve(), _pipeline=[])
-    loaded = destination.console_datasets(timeout_s)
+    loaded = datasets.console_datasets(destination, timeout_s)
     chosen = list(projects) if projects else sorted(loaded)
     unloaded = sorted(set(chosen) - set(loaded))
     if not chosen or unloaded:
@@ -97,7 +98,7 @@ def build_with_dbt(destination: Destination, parameters: Optional[Mapping[str, f
                              f" (loaded: {', '.join(sorted(loaded)) or 'none'}): run `gatehouse run` first")
     variables = {"gatehouse_schema": destination.dataset_name, "gatehouse_projects": chosen,
                  **{f"gatehouse_{name}": value for name, value in (parameters or {}).items()}}
-    with destination.exclusive(timeout_s), _package_copy() as project, _no_usage_statistics():
+    with destination.lock.exclusive(timeout_s), _package_copy() as project, _no_usage_statistics():
         runner = dlt.dbt.package(destination.pipeline(), str(project), venv=_this_environment())
         runner.config.package_profiles_dir = str(project)
         try:

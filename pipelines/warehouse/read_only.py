@@ -10,7 +10,9 @@ from typing import Iterator, Optional
 from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.models.build import views_are_current
 from gatehouse.pipelines.projects import configured_projects
-from gatehouse.pipelines.warehouse.destination import Destination, Reader
+from gatehouse.pipelines.warehouse import datasets
+from gatehouse.pipelines.warehouse.destination import Destination
+from gatehouse.pipelines.warehouse.reader import Reader
 
 # The statement that makes the transaction just opened read-only, per dialect of dlt's SQL client. The parse check
 # (`cli/sql.py`) knows statements, not what a function does: PostgreSQL runs `select lo_import(...)` or
@@ -54,10 +56,10 @@ def reading_as_it_is(destination: Destination, timeout_s: Optional[float] = None
     reading = destination.for_reading()
     fix = (f"run `gatehouse views --duckdb {destination.duckdb_path}` where the file can be written, or give a"
            " writable copy of it; nothing was written")
-    if reading.duckdb_path != destination.duckdb_path and not destination.snapshot_is_current():
+    if reading.duckdb_path != destination.duckdb_path and not destination.snapshot.is_current():
         raise GatehouseError(f"{destination.duckdb_path} cannot be written and its snapshot {reading.duckdb_path.name}"
                              f" is older than it: {fix}")
-    reading.check_loaded(timeout_s)
+    datasets.check_loaded(reading, timeout_s)
     with reading.sql_client(timeout_s) as client:
         current = views_are_current(client, known_projects=configured_projects(), rendered_cache=destination.working_dir())
     if not current:

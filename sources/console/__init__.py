@@ -4,7 +4,7 @@ qualifying events, cumulative exposures and ingestion runs.
 Only the source and its resources live here. Each resource is a module-level function of the client
 and the run (`ExtractionRun`), so it can be imported and run alone; the source only wires them. The
 HTTP client, paging, discovery and the rules a run decides by sit beside it, every constant in
-settings.py.
+constants.py, the settings the source is injected from in settings.py.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from dlt.sources import DltResource, DltSource
 
 from gatehouse.sources.console.absence import AbsenceCheck, live_dynamic_configs, live_gates
 from gatehouse.sources.console.catalogue import NoLongerFollowed, batched, unique
-from gatehouse.sources.console.client import ConsoleClient
+from gatehouse.sources.console.client import ClientOptions, ConsoleClient
 from gatehouse.sources.console.clock import clock_offset_s, estimated_service_now, service_today, utc_now
 from gatehouse.sources.console.columns import (
     CONFIG_ARRAYS,
@@ -40,7 +40,7 @@ from gatehouse.sources.console.columns import (
     null_unfit_integers,
     unfit_integers_as_null,
 )
-from gatehouse.sources.console.config import ConsoleSettings
+from gatehouse.sources.console.settings import ConsoleSettings
 from gatehouse.sources.console.errors import ConfigurationError, ConsoleError, NotFoundError
 from gatehouse.sources.console.identity import identify
 from gatehouse.sources.console.exposures import (
@@ -50,9 +50,9 @@ from gatehouse.sources.console.exposures import (
     has_concluded,
     loadable_series,
 )
-from gatehouse.sources.console.report import ExtractionReport
+from gatehouse.sources.console.counts import ExtractionCounts
 from gatehouse.sources.console.run import ExtractionRun
-from gatehouse.sources.console.settings import TABLES
+from gatehouse.sources.console.constants import TABLES
 from gatehouse.sources.console.state import (
     SavedStates,
     answers_state,
@@ -110,24 +110,24 @@ def listed_versions(
 
     try:
         for page in read(check_total=not absences.confirms, page_size=content.read_page_size(page_size)):
-            unfit_integers_as_null(run.report, table, page, "id")
+            unfit_integers_as_null(run.counts, table, page, "id")
             arrays_as_lists(page, arrays)
             absences.saw(page)
             run.catalogue.record_list_page(table, page)
-            run.report.add(table, len(page))
-            run.report.add_fields(table, page)
+            run.counts.add(table, len(page))
+            run.counts.add_fields(table, page)
             content.add(page)
         if live := absences.finish(lambda missing: confirm(absences, missing)):
-            unfit_integers_as_null(run.report, table, live, "id")
+            unfit_integers_as_null(run.counts, table, live, "id")
             arrays_as_lists(live, arrays)
             run.catalogue.record_list_page(table, live)
-            run.report.add(table, len(live), pages=0)
+            run.counts.add(table, len(live), pages=0)
             content.add(live)
         run.catalogue.complete_list(table)
         # Only now, with the whole list in, can it be told unchanged: then nothing is yielded, so the SCD2
         # merge does not run and retires nothing; any change yields the whole list, so retirement stays exact.
         if content.same_as_loaded(state):
-            run.report.add_unchanged(table, content.items)
+            run.counts.add_unchanged(table, content.items)
             return
         for page in content.pages(page_size):
             yield hinted(page)
@@ -191,9 +191,9 @@ def qualifying_events(client: ConsoleClient, run: ExtractionRun) -> Iterator[lis
     try:
         for page in client.list_qualifying_events(page_size=content.read_page_size(client.options.page_size),
                                                   counted_apart=lambda: counted_apart.append(True)):
-            unfit_integers_as_null(run.report, "qualifying_events", page, "name")
-            run.report.add("qualifying_events", len(page))
-            run.report.add_fields("qualifying_events", page)
+            unfit_integers_as_null(run.counts, "qualifying_events", page, "name")
+            run.counts.add("qualifying_events", len(page))
+            run.counts.add_fields("qualifying_events", page)
             content.add(page)
         loaded = state.get("loaded_keys")
         names = content.keys
@@ -203,7 +203,7 @@ def qualifying_events(client: ConsoleClient, run: ExtractionRun) -> Iterator[lis
             names = list(dict.fromkeys([*names, *loaded]))
         state["loaded_keys"] = names
         if content.same_as_loaded(state):
-            run.report.add_unchanged("qualifying_events", content.items)
+            run.counts.add_unchanged("qualifying_events", content.items)
             return
         yield from content.pages(client.options.page_size)
         read = set(names)
@@ -304,12 +304,12 @@ def holdouts(ids: list[str] | NoLongerFollowed, client: ConsoleClient, run: Extr
     for holdout_id, holdout in run.read_aheads.fetch_many("holdouts", client, client.get_holdout, ids):
         if isinstance(holdout, ConsoleError):  # unknown or refused: reported, skipped
             run.catalogue.record_missing_holdout(holdout_id)
-            run.report.skip("holdouts", holdout_id, holdout.message)
+            run.counts.skip("holdouts", holdout_id, holdout.message)
             if isinstance(holdout, NotFoundError) and digests.loaded(holdout_id):
                 gone.append(answered_ids.pop(holdout_id, holdout_id))
                 digests.forget(holdout_id)
             continue
-        null_unfit_integers(run.report, "holdouts", holdout.get("id", holdout_id), holdout)
+        null_unfit_integers(run.counts, "holdouts", holdout.get("id", holdout_id), holdout)
         arrays_as_lists([holdout], HOLDOUT_ARRAYS)
         run.catalogue.record_holdout(holdout_id, holdout)
         found.append(holdout)
@@ -317,9 +317,9 @@ def holdouts(ids: list[str] | NoLongerFollowed, client: ConsoleClient, run: Extr
             answered_ids[holdout_id] = holdout["id"]
         if digests.changed(holdout_id, holdout):
             changed.append(holdout)
-    run.report.add("holdouts", len(found), pages=0)
-    run.report.add_fields("holdouts", found)
-    run.report.add_unchanged("holdouts", digests.unchanged)
+    run.counts.add("holdouts", len(found), pages=0)
+    run.counts.add_fields("holdouts", found)
+    run.counts.add_unchanged("holdouts", digests.unchanged)
     read_found_exposures_ahead(client, run)
     if rows := [*changed, *deleted_rows("id", gone)]:
         hints = {**run.holdout_numbers.hints(), **DELETED_COLUMN}
@@ -337,7 +337,7 @@ def experiment_ids_resource(client: ConsoleClient, run: ExtractionRun) -> Iterat
     wanted = run.followed_experiment_ids()
     configured = set(run.experiment_ids)
     named = len(set(wanted) - configured)
-    run.report.follow("experiments", f"{len(wanted)}: {len(configured)} in experiment_ids, {named} more named by holdouts")
+    run.counts.follow("experiments", f"{len(wanted)}: {len(configured)} in experiment_ids, {named} more named by holdouts")
     due = due_experiments(run, wanted, service_today(client))
     try:
         yield from batched(run.read_aheads.in_read_order("cumulative_exposures", due), run.fan_out_batch)
@@ -365,9 +365,9 @@ def cumulative_exposures(ids: list[str], client: ConsoleClient, run: ExtractionR
     answers = run.read_aheads.fetch_many("cumulative_exposures", client, client.get_cumulative_exposures, ids)
     for experiment_id, series in answers:
         if isinstance(series, ConsoleError):
-            run.report.skip("cumulative_exposures", experiment_id, series.message)
+            run.counts.skip("cumulative_exposures", experiment_id, series.message)
             continue
-        series = loadable_series(run.report, experiment_id, series)
+        series = loadable_series(run.counts, experiment_id, series)
         # A series as last loaded holds no day that is not loaded already, with its count (a series loaded before
         # the earlier days were digested is loaded whole once: a day it re-stated then may be stale).
         if digests.changed(experiment_id, series) or experiment_id not in earlier_days:
@@ -384,8 +384,8 @@ def cumulative_exposures(ids: list[str], client: ConsoleClient, run: ExtractionR
             concluded[experiment_id] = today.isoformat()
         else:
             concluded.pop(experiment_id, None)
-    run.report.add("cumulative_exposures", len(rows), pages=0)
-    run.report.add_unchanged("cumulative_exposures", digests.unchanged)
+    run.counts.add("cumulative_exposures", len(rows), pages=0)
+    run.counts.add_unchanged("cumulative_exposures", digests.unchanged)
     # Flat, typed rows: as an Arrow table they skip dlt's row-by-row normaliser (a quarter of all rows).
     if rows:
         yield pa.Table.from_pylist(rows, schema=EXPOSURE_ROW_SCHEMA)
@@ -413,7 +413,7 @@ def ingestion_run_ids_resource(client: ConsoleClient, run: ExtractionRun) -> Ite
         if r not in complete and not is_quiet(quiet.get(r), today, run.recheck_concluded_days)
     ]  # fmt: skip
     configured = set(run.ingestion_run_ids)
-    run.report.follow("ingestion runs", f"{len(configured)} in ingestion_run_ids" if configured else
+    run.counts.follow("ingestion runs", f"{len(configured)} in ingestion_run_ids" if configured else
                       "none: the console cannot list them; name them in ingestion_run_ids")
     if wanted:
         yield wanted
@@ -448,9 +448,9 @@ def ingestion_runs(ids: list[str], client: ConsoleClient, run: ExtractionRun) ->
         now = client.server_time or utc_now()
         for run_id, answer in answers:
             if isinstance(answer, ConsoleError):
-                run.report.skip("ingestion_runs", run_id, answer.message)
+                run.counts.skip("ingestion_runs", run_id, answer.message)
                 continue
-            null_unfit_integers(run.report, "ingestion_runs", answer.get("runID", run_id), answer)
+            null_unfit_integers(run.counts, "ingestion_runs", answer.get("runID", run_id), answer)
             runs.append(answer)
             if digests.changed(run_id, answer):
                 changed.append(answer)
@@ -465,9 +465,9 @@ def ingestion_runs(ids: list[str], client: ConsoleClient, run: ExtractionRun) ->
                     quiet[run_id] = now.date().isoformat()
                 else:
                     quiet.pop(run_id, None)
-        run.report.add("ingestion_runs", len(runs), pages=0)
-        run.report.add_fields("ingestion_runs", runs)
-        run.report.add_unchanged("ingestion_runs", digests.unchanged - unchanged_before)
+        run.counts.add("ingestion_runs", len(runs), pages=0)
+        run.counts.add_fields("ingestion_runs", runs)
+        run.counts.add_unchanged("ingestion_runs", digests.unchanged - unchanged_before)
         if changed:
             yield changed
     # Every run an older version settled was in `ids` (ingestion_run_ids): each is now in `complete` or `pending`.
@@ -513,28 +513,28 @@ def console(
     settings: ConsoleSettings = dlt.config.value,
     tables: Optional[list[str]] = None,
     client: Optional[ConsoleClient] = None,
-    report: Optional[ExtractionReport] = None,
+    counts: Optional[ExtractionCounts] = None,
 ) -> Sequence[DltResource]:
     """Everything the console's read operations expose, dataset `console`.
 
     Args:
-        settings: `[sources.console]` (config.py), injected by dlt; a project's are resolved by its caller.
-        tables: load only these of `settings.TABLES` (None: all); `extraction_runs` is always loaded.
+        settings: `[sources.console]` (settings.py), injected by dlt; a project's are resolved by its caller.
+        tables: load only these of `constants.TABLES` (None: all); `extraction_runs` is always loaded.
         client: the client to read through (the demo's in-process twins); None: one made from `settings`.
-        report: an ExtractionReport the caller reads for progress and the run summary.
+        counts: an ExtractionCounts the caller reads for progress and the run summary.
     """
     unknown = sorted(set(tables or ()) - set(TABLES))
     if unknown:
         raise ConfigurationError(f"unknown table(s) {', '.join(unknown)}; choose from {', '.join(TABLES)}")
-    client = client or ConsoleClient(settings.client_options())
+    client = client or ConsoleClient(ClientOptions.from_settings(settings))
     run = ExtractionRun.start(
-        client, report, experiment_ids=settings.experiment_ids, holdout_ids=settings.holdout_ids,
+        client, counts, experiment_ids=settings.experiment_ids, holdout_ids=settings.holdout_ids,
         ingestion_run_ids=settings.ingestion_run_ids, quiet_run_after_days=settings.quiet_run_after_days,
         recheck_concluded_days=settings.recheck_concluded_days, late_exposure_days=settings.late_exposure_days,
         max_workers=settings.max_workers, tables=TABLES if tables is None else tables,
     )  # fmt: skip
-    # A caller that has the pipeline's state before dlt extracts starts the reads ahead then (report.start_reading).
-    run.report.on_start_reading(partial(start_reads_ahead, client, run))
+    # A caller that has the pipeline's state before dlt extracts starts the reads ahead then (counts.start_reading).
+    run.counts.on_start_reading(partial(start_reads_ahead, client, run))
     run_ids = ingestion_run_ids_resource(client, run)
     holdout_batches = holdout_ids_resource(client, run)
     experiment_batches = experiment_ids_resource(client, run)

@@ -8,7 +8,7 @@ from typing import Any, Callable, Iterator, Sequence
 
 from gatehouse.sources.console.client import ConsoleClient
 from gatehouse.sources.console.errors import NotFoundError, PaginationError, ValidationError
-from gatehouse.sources.console.settings import GATES_PATH as LIST_GATES_PATH, LOGGER_NAME
+from gatehouse.sources.console.constants import GATES_PATH as LIST_GATES_PATH, LOGGER_NAME
 from gatehouse.sources.console.state import ListState
 
 log = logging.getLogger(LOGGER_NAME)

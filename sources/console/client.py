@@ -22,7 +22,7 @@ from urllib.parse import quote, urlsplit
 
 import httpx
 
-from gatehouse.sources.console import paging, settings, validation
+from gatehouse.sources.console import constants, paging, settings, validation
 from gatehouse.sources.console.errors import (
     AuthError,
     ConfigurationError,
@@ -41,7 +41,7 @@ from gatehouse.sources.console.errors import (
 from gatehouse.sources.console.paging import Page
 from gatehouse.sources.console.ratelimit import Permit, SlidingWindowRateLimiter
 
-log = logging.getLogger(settings.LOGGER_NAME)
+log = logging.getLogger(constants.LOGGER_NAME)
 
 T = TypeVar("T")
 # What fetch_many yields for an id the console answered about that id alone: unknown (404) or refused (400).
@@ -51,6 +51,11 @@ Filter = str | Sequence[str] | None
 
 
 # --------------------------------------------------------------------------- options
+
+
+# The settings the HTTP client takes; the rest are the run's rules and ids.
+_FROM_SETTINGS = ("base_url", "api_key", "scim_token", "page_size", "timeout", "max_attempts", "max_retry_time",
+                  "rate_limit_requests", "rate_limit_window", "max_workers")
 
 
 @dataclass(frozen=True)
@@ -70,6 +75,13 @@ class ClientOptions:
     max_workers: int = settings.DEFAULT_MAX_WORKERS
     respect_review_settings: bool = False
 
+    @classmethod
+    def from_settings(cls, console_settings: settings.ConsoleSettings, **overrides: Any) -> "ClientOptions":
+        """The client's options from the `[sources.console]` settings, `overrides` winning (validated here: a bad
+        value is one line naming it)."""
+        values = {name: getattr(console_settings, name) for name in _FROM_SETTINGS}
+        return cls(**{**values, **overrides})
+
     def __post_init__(self) -> None:
         register_secret(self.api_key if isinstance(self.api_key, str) else None)
         register_secret(self.scim_token if isinstance(self.scim_token, str) else None)
@@ -81,7 +93,7 @@ class ClientOptions:
             raise ConfigurationError(_NO_API_KEY)
         if self.scim_token is not None and (not isinstance(self.scim_token, str) or not self.scim_token.strip()):
             raise ConfigurationError(
-                f"the SCIM token is empty: set {settings.SETTING_SCIM_TOKEN} / {settings.ENV_SCIM_TOKEN} or leave it unset"
+                f"the SCIM token is empty: set {constants.SETTING_SCIM_TOKEN} / {constants.ENV_SCIM_TOKEN} or leave it unset"
             )
         positive = {
             "page_size": self.page_size,
@@ -102,8 +114,8 @@ class ClientOptions:
 
     def __repr__(self) -> str:
         return (
-            f"ClientOptions(base_url={self.base_url!r}, api_key='{settings.REDACTED}', "
-            f"scim_token={None if self.scim_token is None else settings.REDACTED!r}, page_size={self.page_size}, "
+            f"ClientOptions(base_url={self.base_url!r}, api_key='{constants.REDACTED}', "
+            f"scim_token={None if self.scim_token is None else constants.REDACTED!r}, page_size={self.page_size}, "
             f"timeout={self.timeout}, max_attempts={self.max_attempts}, max_retry_time={self.max_retry_time}, "
             f"rate_limit_requests={self.rate_limit_requests}, rate_limit_window={self.rate_limit_window}, "
             f"max_workers={self.max_workers}, respect_review_settings={self.respect_review_settings})"
@@ -113,8 +125,8 @@ class ClientOptions:
 
 
 _NO_API_KEY = (
-    f"no console API key: set {settings.SETTING_API_KEY} in .dlt/secrets.toml "
-    f"or the environment variable {settings.ENV_API_KEY}"
+    f"no console API key: set {constants.SETTING_API_KEY} in .dlt/secrets.toml "
+    f"or the environment variable {constants.ENV_API_KEY}"
 )
 
 
@@ -123,7 +135,7 @@ def _has_text(value: Any) -> bool:
 
 
 def _checked_base_url(base_url: Any) -> str:
-    setting = settings.SETTING_BASE_URL
+    setting = constants.SETTING_BASE_URL
     if not isinstance(base_url, str) or not base_url.strip():
         raise ConfigurationError(f"no console base URL: set {setting} (e.g. https://console.example.com)")
     parts = urlsplit(base_url.strip())
@@ -132,14 +144,14 @@ def _checked_base_url(base_url: Any) -> str:
     if not parts.hostname:
         raise ConfigurationError(f"{setting} has no host: {base_url!r}")
     if parts.username or parts.password:
-        raise ConfigurationError(f"{setting} must not hold credentials; set {settings.SETTING_API_KEY} instead")
+        raise ConfigurationError(f"{setting} must not hold credentials; set {constants.SETTING_API_KEY} instead")
     if parts.query or parts.fragment:
         raise ConfigurationError(f"{setting} must not have a query or fragment: {base_url!r}")
     path = parts.path.rstrip("/")
-    if path.endswith(settings.API_PREFIX):
+    if path.endswith(constants.API_PREFIX):
         raise ConfigurationError(
-            f"{setting} must be the service root, without {settings.API_PREFIX}: "
-            f"use {base_url.strip().rstrip('/')[: -len(settings.API_PREFIX)]!r}"
+            f"{setting} must be the service root, without {constants.API_PREFIX}: "
+            f"use {base_url.strip().rstrip('/')[: -len(constants.API_PREFIX)]!r}"
         )
     return f"{parts.scheme}://{parts.netloc}{path}"
 
@@ -277,33 +289,33 @@ def path_segment(value: str) -> str:
 
 
 _READ = "a console API key with read access"
-GET_GATE = Endpoint("GET", settings.GATE_PATH, "gate", True, _READ)
-LIST_GATES = Endpoint("GET", settings.GATES_PATH, "gate list", True, _READ)
-GET_HOLDOUT = Endpoint("GET", settings.HOLDOUT_PATH, "holdout", True, _READ)
-LIST_DYNAMIC_CONFIGS = Endpoint("GET", settings.DYNAMIC_CONFIGS_PATH, "dynamic config list", True, _READ)
+GET_GATE = Endpoint("GET", constants.GATE_PATH, "gate", True, _READ)
+LIST_GATES = Endpoint("GET", constants.GATES_PATH, "gate list", True, _READ)
+GET_HOLDOUT = Endpoint("GET", constants.HOLDOUT_PATH, "holdout", True, _READ)
+LIST_DYNAMIC_CONFIGS = Endpoint("GET", constants.DYNAMIC_CONFIGS_PATH, "dynamic config list", True, _READ)
 UNARCHIVE_DYNAMIC_CONFIG = Endpoint(
-    "PUT", settings.DYNAMIC_CONFIG_UNARCHIVE_PATH, "dynamic config", True,
+    "PUT", constants.DYNAMIC_CONFIG_UNARCHIVE_PATH, "dynamic config", True,
     "a read-write console API key whose role has edit_or_delete_configs",
 )
 CREATE_RELEASE_PIPELINE = Endpoint(
-    "POST", settings.RELEASE_PIPELINES_PATH, "release pipeline", False,
+    "POST", constants.RELEASE_PIPELINES_PATH, "release pipeline", False,
     "a read-write console API key whose role has create_release_pipelines",
 )
 # The update is a POST too, but sending the same body twice gives the same pipeline.
 UPDATE_RELEASE_PIPELINE = Endpoint(
-    "POST", settings.RELEASE_PIPELINE_PATH, "release pipeline", True,
+    "POST", constants.RELEASE_PIPELINE_PATH, "release pipeline", True,
     "a read-write console API key whose role has create_release_pipelines",
 )
-LIST_QUALIFYING_EVENTS = Endpoint("GET", settings.QUALIFYING_EVENTS_PATH, "qualifying event list", True, _READ)
-GET_CUMULATIVE_EXPOSURES = Endpoint("GET", settings.CUMULATIVE_EXPOSURES_PATH, "experiment", True, _READ)
-GET_INGESTION_RUN = Endpoint("GET", settings.INGESTION_RUN_PATH, "ingestion run", True, _READ)
-CREATE_ROLE = Endpoint("POST", settings.ROLES_PATH, "role", False, "a read-write console API key of a project admin")
+LIST_QUALIFYING_EVENTS = Endpoint("GET", constants.QUALIFYING_EVENTS_PATH, "qualifying event list", True, _READ)
+GET_CUMULATIVE_EXPOSURES = Endpoint("GET", constants.CUMULATIVE_EXPOSURES_PATH, "experiment", True, _READ)
+GET_INGESTION_RUN = Endpoint("GET", constants.INGESTION_RUN_PATH, "ingestion run", True, _READ)
+CREATE_ROLE = Endpoint("POST", constants.ROLES_PATH, "role", False, "a read-write console API key of a project admin")
 UPDATE_WH_CONNECTION = Endpoint(
-    "PATCH", settings.WH_CONNECTIONS_PATH, "warehouse connection", True,
+    "PATCH", constants.WH_CONNECTIONS_PATH, "warehouse connection", True,
     "a read-write console API key whose role has data_warehouse_ingestion_and_exports_edit_access",
 )
 PATCH_SCIM_GROUP = Endpoint(
-    "PATCH", settings.SCIM_GROUP_PATH, "SCIM group", True, "a SCIM token allowed to provision groups", auth="scim"
+    "PATCH", constants.SCIM_GROUP_PATH, "SCIM group", True, "a SCIM token allowed to provision groups", auth="scim"
 )
 ENDPOINTS: tuple[Endpoint, ...] = (
     GET_GATE, LIST_GATES, GET_HOLDOUT, LIST_DYNAMIC_CONFIGS, UNARCHIVE_DYNAMIC_CONFIG, CREATE_RELEASE_PIPELINE,
@@ -375,7 +387,7 @@ class ConsoleClient:
             base_url=options.base_url,
             transport=transport,
             timeout=httpx.Timeout(options.timeout),
-            headers={"Accept": "application/json", "User-Agent": settings.USER_AGENT},
+            headers={"Accept": "application/json", "User-Agent": constants.USER_AGENT},
             # A redirect could carry SERVICE-API-KEY to another host: never follow one.
             follow_redirects=False,
             event_hooks={"response": [self._on_response_head]},
@@ -443,7 +455,7 @@ class ConsoleClient:
     ) -> Iterator[list[dict]]:
         """Every gate, one list per page, de-duplicated (key `id`).
 
-        `type` is one of settings.GATE_TYPES, `typeReason` of GATE_TYPE_REASONS, `passRate` and
+        `type` is one of constants.GATE_TYPES, `typeReason` of GATE_TYPE_REASONS, `passRate` and
         `rolloutRate` of RATE_FILTERS. `check_total=False`: one pass, for a caller that confirms
         absences itself (see `iter_list`)."""
         params = {
@@ -509,7 +521,7 @@ class ConsoleClient:
         params: Mapping[str, Any] | None = None,
         *,
         page_size: int | None = None,
-        start_page: int = settings.FIRST_PAGE,
+        start_page: int = constants.FIRST_PAGE,
     ) -> Iterator[Page]:
         """Every page of the list at `path` from `start_page` on (see `paging.paginate`)."""
         endpoint = _endpoint_for_list(path)
@@ -594,7 +606,7 @@ class ConsoleClient:
             return False
 
         try:
-            while len(in_flight) < workers * settings.IN_FLIGHT_PER_WORKER and submit_next():
+            while len(in_flight) < workers * constants.IN_FLIGHT_PER_WORKER and submit_next():
                 pass
             while in_flight:
                 item_id, future = in_flight.popleft()
@@ -639,7 +651,7 @@ class ConsoleClient:
         if dry_run:
             headers = self._headers(endpoint)
             shown = {
-                name: (settings.REDACTED if name in (settings.API_KEY_HEADER, settings.SCIM_AUTH_HEADER) else value)
+                name: (constants.REDACTED if name in (constants.API_KEY_HEADER, constants.SCIM_AUTH_HEADER) else value)
                 for name, value in headers.items()
             }
             url = str(self._http.build_request(endpoint.method, path).url)
@@ -656,16 +668,16 @@ class ConsoleClient:
         if endpoint.auth == "scim":
             if not self.options.scim_token:
                 raise ConfigurationError(
-                    f"no SCIM token for {endpoint.method} {endpoint.template}: set {settings.SETTING_SCIM_TOKEN} "
-                    f"or {settings.ENV_SCIM_TOKEN} (it is distinct from the console API key)"
+                    f"no SCIM token for {endpoint.method} {endpoint.template}: set {constants.SETTING_SCIM_TOKEN} "
+                    f"or {constants.ENV_SCIM_TOKEN} (it is distinct from the console API key)"
                 )
-            return {settings.SCIM_AUTH_HEADER: f"Bearer {self.options.scim_token}"}
+            return {constants.SCIM_AUTH_HEADER: f"Bearer {self.options.scim_token}"}
         key = self.options.api_key
         if key is None or not _has_text(key):
             raise ConfigurationError(_NO_API_KEY)
-        headers = {settings.API_KEY_HEADER: key}
+        headers = {constants.API_KEY_HEADER: key}
         if self.options.respect_review_settings:
-            headers[settings.RESPECT_REVIEW_HEADER] = "true"
+            headers[constants.RESPECT_REVIEW_HEADER] = "true"
         return headers
 
     def _send(
@@ -680,7 +692,7 @@ class ConsoleClient:
         """Send one operation with pacing and retries; return (status, decoded JSON object)."""
         if not path.startswith("/") or path.startswith("//"):
             # An absolute URL would make httpx ignore base_url and send the key elsewhere.
-            raise ConfigurationError(f"console paths are relative to {settings.SETTING_BASE_URL} and start with '/', got {path!r}")
+            raise ConfigurationError(f"console paths are relative to {constants.SETTING_BASE_URL} and start with '/', got {path!r}")
         if self._first_answer.is_set():
             return self._send_answered(endpoint, path, params, json_body, item_id)
         with self._first_request:
@@ -887,13 +899,13 @@ class ConsoleClient:
         if status == 401:
             if endpoint.auth == "scim":
                 text = (
-                    f"the console rejected the SCIM token (HTTP 401): check {settings.SETTING_SCIM_TOKEN} / "
-                    f"{settings.ENV_SCIM_TOKEN} ({where}: {server_message})"
+                    f"the console rejected the SCIM token (HTTP 401): check {constants.SETTING_SCIM_TOKEN} / "
+                    f"{constants.ENV_SCIM_TOKEN} ({where}: {server_message})"
                 )
             else:
                 text = (
-                    f"the console rejected the API key (HTTP 401): check {settings.SETTING_API_KEY} / "
-                    f"{settings.ENV_API_KEY} ({where}: {server_message})"
+                    f"the console rejected the API key (HTTP 401): check {constants.SETTING_API_KEY} / "
+                    f"{constants.ENV_API_KEY} ({where}: {server_message})"
                 )
             return AuthError(text, status=status, method=method, path=path)
         if status == 403:
@@ -940,7 +952,7 @@ class ConsoleClient:
     def _backoff(self, attempt: int, retry_after: float | None) -> float:
         if retry_after is not None:
             return max(0.0, retry_after)
-        ceiling = min(settings.BACKOFF_CAP_S, settings.BACKOFF_BASE_S * 2 ** (attempt - 1))
+        ceiling = min(constants.BACKOFF_CAP_S, constants.BACKOFF_BASE_S * 2 ** (attempt - 1))
         return self._jitter() * ceiling
 
     def _note_server_time(self, response: httpx.Response) -> None:

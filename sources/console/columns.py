@@ -17,8 +17,8 @@ from dlt.extract.exceptions import CurrentSourceSchemaNotAvailable
 from dlt.extract.hints import TResourceNestedHints
 
 from gatehouse.sources.console.errors import one_line
-from gatehouse.sources.console.report import ExtractionReport, LeftNull
-from gatehouse.sources.console.settings import LOGGER_NAME
+from gatehouse.sources.console.counts import ExtractionCounts, LeftNull
+from gatehouse.sources.console.constants import LOGGER_NAME
 
 log = logging.getLogger(LOGGER_NAME)
 
@@ -102,13 +102,13 @@ def shown_value(value: Any) -> str:
     return f"{text[:25]}… ({len(text.lstrip('-'))} {unit})"
 
 
-def leave_null(report: ExtractionReport, table: str, entity_id: Any, field: str, value: Any, why: str = NOT_64_BITS) -> None:
-    """The one way a value the console sent is loaded as null while its record loads: recorded in the run's report
+def leave_null(counts: ExtractionCounts, table: str, entity_id: Any, field: str, value: Any, why: str = NOT_64_BITS) -> None:
+    """The one way a value the console sent is loaded as null while its record loads: recorded in the run's counts
     (`left_null`, once a run per record and field) and said in one warning line, e.g.
     `gates checkout_v2: checksPerHour 99999999999999999999999 does not fit a 64-bit integer; loaded as null`.
     The caller sets the value to null."""
     shown = shown_value(value)
-    if report.leave_null(LeftNull(table, str(entity_id), field, shown, why)):
+    if counts.leave_null(LeftNull(table, str(entity_id), field, shown, why)):
         log.warning("%s %s: %s %s %s; loaded as null", table, one_line(str(entity_id), 100), one_line(field, 200), shown, why)
 
 
@@ -117,7 +117,7 @@ def _path(parts: Sequence[str | int]) -> str:
     return "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in parts).lstrip(".")
 
 
-def null_unfit_integers(report: ExtractionReport, table: str, entity_id: Any, value: Any) -> Any:
+def null_unfit_integers(counts: ExtractionCounts, table: str, entity_id: Any, value: Any) -> Any:
     """Every integer of one record (a holdout, an ingestion run, a series), at any depth, JSON values included, that
     does not fit 64 bits, set to null in place and said (`leave_null`); so is an infinite or NaN number, which would
     be written as null without a word. Returns `value`.
@@ -156,7 +156,7 @@ def null_unfit_integers(report: ExtractionReport, table: str, entity_id: Any, va
     if spelled:
         found += unfit_in_integer_columns(table, spelled)
     for container, name, path, why in found:
-        leave_null(report, table, entity_id, _path(path), container[name], why)
+        leave_null(counts, table, entity_id, _path(path), container[name], why)
         container[name] = None
     return value
 
@@ -211,10 +211,10 @@ def column_of(naming: Any, table: str, path: Sequence[str | int]) -> tuple[str, 
     return naming.shorten_fragments(*fragments), naming.shorten_fragments(*prefix, naming.normalize_identifier(last))
 
 
-def unfit_integers_as_null(report: ExtractionReport, table: str, items: Sequence[dict[str, Any]], key: str) -> Sequence[dict[str, Any]]:
+def unfit_integers_as_null(counts: ExtractionCounts, table: str, items: Sequence[dict[str, Any]], key: str) -> Sequence[dict[str, Any]]:
     """`null_unfit_integers` for each item of a list page, named by its `key`; in place."""
     for item in items:
-        null_unfit_integers(report, table, item.get(key) if isinstance(item, dict) else None, item)
+        null_unfit_integers(counts, table, item.get(key) if isinstance(item, dict) else None, item)
     return items
 
 

@@ -12,7 +12,7 @@ import re
 import threading
 from typing import Any, Iterable
 
-from gatehouse.sources.console.settings import LOGGER_NAME, REDACTED, SECRET_FRAGMENT_LENGTH
+from gatehouse.sources.console.constants import LOGGER_NAME, REDACTED, SECRET_FRAGMENT_LENGTH
 
 
 PEM_ARMOUR = re.compile(r"-----(BEGIN|END) [A-Z0-9 ]+-----")

@@ -10,7 +10,7 @@ from typing import Any, Sequence
 import pyarrow as pa
 
 from gatehouse.sources.console.columns import NOT_64_BITS, NOT_FINITE, fits_64_bits, leave_null, null_unfit_integers
-from gatehouse.sources.console.report import ExtractionReport
+from gatehouse.sources.console.counts import ExtractionCounts
 from gatehouse.sources.console.settings import DEFAULT_LATE_EXPOSURE_DAYS
 from gatehouse.sources.console.unchanged import content_digest
 
@@ -119,7 +119,7 @@ def exposure_count(value: Any) -> int | None:
     return count if fits_64_bits(count) else None
 
 
-def loadable_series(report: ExtractionReport, experiment_id: str, series: Any) -> Any:
+def loadable_series(counts: ExtractionCounts, experiment_id: str, series: Any) -> Any:
     """One experiment's series as it can be loaded, in place: each day's count that `exposure_count` cannot load is
     null, and said with its experiment, group and day (columns.leave_null); then any other integer beyond 64 bits
     (columns.null_unfit_integers). Before anything digests the series: orjson writes no such integer."""
@@ -131,10 +131,10 @@ def loadable_series(report: ExtractionReport, experiment_id: str, series: Any) -
                 continue
             count = point.get("exposures")
             if count is not None and exposure_count(count) is None:
-                leave_null(report, "cumulative_exposures", experiment_id,
+                leave_null(counts, "cumulative_exposures", experiment_id,
                            f"exposures of group {group.get('groupID')} on {point['date']}", count, _why_no_count(count))
                 point["exposures"] = None
-    return null_unfit_integers(report, "cumulative_exposures", experiment_id, series)
+    return null_unfit_integers(counts, "cumulative_exposures", experiment_id, series)
 
 
 def _why_no_count(value: Any) -> str:

@@ -26,7 +26,7 @@ from typing import Any, Callable, Generator, Iterator, Mapping
 from urllib.parse import parse_qs, urlsplit
 
 from gatehouse.sources.console.errors import NotFoundError, PaginationError
-from gatehouse.sources.console.settings import FIRST_PAGE, LOGGER_NAME
+from gatehouse.sources.console.constants import FIRST_PAGE, LOGGER_NAME
 
 log = logging.getLogger(LOGGER_NAME)
 

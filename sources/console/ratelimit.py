@@ -32,7 +32,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Optional
 
-from gatehouse.sources.console.settings import (
+from gatehouse.sources.console.constants import (
     LOGGER_NAME,
     RATE_LIMIT_ARRIVAL_JITTER_S,
     RATE_LIMIT_DECREASE_FACTOR,

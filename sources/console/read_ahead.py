@@ -19,7 +19,7 @@ from typing import Any, Callable, Generator, Iterable, Iterator, Optional, Seque
 
 from gatehouse.sources.console.catalogue import unique
 from gatehouse.sources.console.client import ConsoleClient
-from gatehouse.sources.console.settings import LOGGER_NAME
+from gatehouse.sources.console.constants import LOGGER_NAME
 
 T = TypeVar("T")
 # At the run's end, how long a read ahead's requests in flight may take to end before the client closes.

@@ -7,19 +7,19 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Optional, Sequence
 
-from gatehouse.sources.console import settings
+from gatehouse.sources.console import constants, settings
 from gatehouse.sources.console.catalogue import Catalogue, unique
 from gatehouse.sources.console.client import ConsoleClient
 from gatehouse.sources.console.columns import NumberColumns, config_numbers, gate_numbers, holdout_numbers
 from gatehouse.sources.console.read_ahead import ReadAheads
-from gatehouse.sources.console.report import ExtractionReport
+from gatehouse.sources.console.counts import ExtractionCounts
 
 
 @dataclass(frozen=True)
 class ExtractionRun:
-    """What a run's resources share: the report, the discovery catalogue, the ids and rules; made by `start`."""
+    """What a run's resources share: the counts, the discovery catalogue, the ids and rules; made by `start`."""
 
-    report: ExtractionReport
+    counts: ExtractionCounts
     catalogue: Catalogue
     # Followed beyond those discovered (the interface lists neither experiments nor runs).
     experiment_ids: list[str]
@@ -35,14 +35,14 @@ class ExtractionRun:
     gate_numbers: NumberColumns = field(default_factory=gate_numbers)
     config_numbers: NumberColumns = field(default_factory=config_numbers)
     holdout_numbers: NumberColumns = field(default_factory=holdout_numbers)
-    # Per-id reads started while the lists are paged (read_ahead.py); stopped when the report closes.
+    # Per-id reads started while the lists are paged (read_ahead.py); stopped when the counts close.
     read_aheads: ReadAheads = field(default_factory=ReadAheads)
 
     @classmethod
     def start(
         cls,
         client: ConsoleClient,
-        report: Optional[ExtractionReport] = None,
+        counts: Optional[ExtractionCounts] = None,
         *,
         experiment_ids: Optional[Sequence[str]] = None,
         holdout_ids: Optional[Sequence[str]] = None,
@@ -51,14 +51,14 @@ class ExtractionRun:
         recheck_concluded_days: int = settings.DEFAULT_RECHECK_CONCLUDED_DAYS,
         late_exposure_days: int = settings.DEFAULT_LATE_EXPOSURE_DAYS,
         max_workers: int = settings.DEFAULT_MAX_WORKERS,
-        tables: Sequence[str] = settings.TABLES,
+        tables: Sequence[str] = constants.TABLES,
     ) -> ExtractionRun:
-        """A run reading through `client`, counted in `report` (a new one when None), which is bound to the
+        """A run reading through `client`, counted in `counts` (a new one when None), which is bound to the
         client; the rules as the source's arguments give them, and sixteen ids a batch per worker."""
-        report = report if report is not None else ExtractionReport()
-        report.bind_client(client)
+        counts = counts if counts is not None else ExtractionCounts()
+        counts.bind_client(client)
         run = cls(
-            report=report,
+            counts=counts,
             catalogue=Catalogue(client),
             experiment_ids=unique(experiment_ids or []),
             holdout_ids=unique(holdout_ids or []),
@@ -74,7 +74,7 @@ class ExtractionRun:
             tables=frozenset(tables),
         )
         # A run that fails before its resources took what was read ahead stops those reads with the client.
-        report.on_close(run.read_aheads.close)
+        counts.on_close(run.read_aheads.close)
         return run
 
     def followed_experiment_ids(self) -> list[str]:

@@ -1,199 +1,36 @@
-"""Every constant of the console client and source, and nowhere else."""
+"""The console's settings, declared once: `[sources.console]` as a dlt configuration spec.
+
+The source (`console(settings=...)`, injected by dlt from this spec), the console commands' client and each
+project's own section all read this one declaration, with its defaults. dlt looks
+each setting up in `.dlt/config.toml` (secrets in `.dlt/secrets.toml`) and the environment
+(`SOURCES__CONSOLE__PAGE_SIZE`, lists as JSON: `SOURCES__CONSOLE__EXPERIMENT_IDS='["exp_1"]'`).
+"""
 
 from __future__ import annotations
 
-LOGGER_NAME = "sources.console"
+from typing import Any, List, Optional, Sequence
 
-# --- configuration keys, named in error messages so the user knows what to fix ---
-SETTING_BASE_URL = "sources.console.base_url"
-SETTING_API_KEY = "sources.console.api_key"
-ENV_API_KEY = "SOURCES__CONSOLE__API_KEY"
-SETTING_SCIM_TOKEN = "sources.console.scim_token"
-ENV_SCIM_TOKEN = "SOURCES__CONSOLE__SCIM_TOKEN"
+from dlt.common.configuration import configspec, resolve_configuration
+from dlt.common.configuration.specs import BaseConfiguration
+from dlt.common.typing import TSecretStrValue
 
-# --- paths (relative to base_url) ---
-API_PREFIX = "/console/v1"
-SCIM_PREFIX = "/scim"
+SECTIONS = ("sources", "console")
 
-GATES_PATH = f"{API_PREFIX}/gates"
-GATE_PATH = f"{API_PREFIX}/gates/{{id}}"
-HOLDOUT_PATH = f"{API_PREFIX}/holdouts/{{id}}"
-DYNAMIC_CONFIGS_PATH = f"{API_PREFIX}/dynamic_configs"
-DYNAMIC_CONFIG_UNARCHIVE_PATH = f"{API_PREFIX}/dynamic_configs/{{id}}/unarchive"
-RELEASE_PIPELINES_PATH = f"{API_PREFIX}/release_pipelines"
-RELEASE_PIPELINE_PATH = f"{API_PREFIX}/release_pipelines/{{id}}"
-QUALIFYING_EVENTS_PATH = f"{API_PREFIX}/experiments/qualifying_events"
-CUMULATIVE_EXPOSURES_PATH = f"{API_PREFIX}/experiments/{{id}}/cumulative_exposures"
-INGESTION_RUN_PATH = f"{API_PREFIX}/ingestion/runs/{{id}}"
-ROLES_PATH = f"{API_PREFIX}/roles"
-WH_CONNECTIONS_PATH = f"{API_PREFIX}/wh_connections"
-SCIM_GROUP_PATH = f"{SCIM_PREFIX}/Groups/{{id}}"
-
-# --- headers ---
-API_KEY_HEADER = "SERVICE-API-KEY"
-SCIM_AUTH_HEADER = "Authorization"
-RESPECT_REVIEW_HEADER = "x-respect-review-settings"
-USER_AGENT = "gatehouse/0.1 (+sources.console)"
-
-# --- the tables of the source: a run loads all of them, or those named (`gatehouse run --resources`) ---
-TABLES = ("gates", "dynamic_configs", "qualifying_events", "holdouts", "cumulative_exposures", "ingestion_runs")
-
-# --- paging ---
+# The defaults, each in one place (the client's options take theirs from here too).
 # The console documents no maximum `limit` (pages of 20,000 items have been seen), and every page costs a
 # request of the rate limit like any other. 2,000 reads a list of 20,000 gates in 10 requests, not 20, and
 # keeps one page's memory bounded: a gate is ~2 kB of JSON, parsed in about 10 kB, and the large full load's
 # peak grew with the page (bench, large organisation: 387 MB at 1,000, 410 MB at 2,000, 485 MB at 5,000).
 DEFAULT_PAGE_SIZE = 2000
-# A list compared with its last load before it is loaded (a rerun's: unchanged.ListContent) holds a page as objects
-# only while its items are digested and spooled as bytes, not while dlt extracts them: it is read in pages this many
-# times larger (5,000 items by default: ~33 MB parsed for a moment), and handed to dlt in pages of `page_size`. At 5
-# the large organisation's rerun after a day of changes peaked at 489 MB, against 429 MB at 1 (bench, issue 28).
-SPOOLED_PAGE_FACTOR = 2.5
-FIRST_PAGE = 1  # `page` is 1-based
-# --- HTTP behaviour ---
 DEFAULT_TIMEOUT_S = 30.0
 DEFAULT_MAX_ATTEMPTS = 6
 DEFAULT_MAX_RETRY_TIME_S = 120.0
-# Full-jitter exponential backoff: sleep uniform(0, min(cap, base * 2**(attempt-1))).
-BACKOFF_BASE_S = 0.5
-BACKOFF_CAP_S = 30.0
-
-# --- rate limit: documented as ~100 requests per 10 s per project ---
 DEFAULT_RATE_LIMIT_REQUESTS = 100
 DEFAULT_RATE_LIMIT_WINDOW_S = 10.0
-# On a 429 the limiter lowers its rate by this factor; after each full window without a 429
-# it gives back this share of the configured rate (additive increase, multiplicative decrease).
-# A mild decrease: a lone 429 is more often timing noise at the edge of the limit than a lower limit.
-RATE_LIMIT_DECREASE_FACTOR = 0.8
-RATE_LIMIT_RECOVERY_SHARE = 0.1
-# A finished request holds its slot this share longer than the window: twice the 500 ppm a clock kept by NTP
-# may run fast or slow, so the service's window never ends before the client's (the arrival-versus-start
-# question is settled by holding slots until the answer, see ratelimit.py). It was 0.5%: 0.3 s of the large
-# full load's rate budget (bench/RESULTS.md).
-RATE_LIMIT_WINDOW_MARGIN = 0.001
-# How much sooner one request may be counted by the service, after it was sent, than the fastest round
-# trip seen so far suggests (its scheduling, a busy machine): the limiter credits each answer with the
-# shortest round trip less this (ratelimit.py).
-RATE_LIMIT_ARRIVAL_JITTER_S = 0.010
-
 # Requests in flight at once, per fan-out (Little's law: the rate times the round trip). 16 keep 50 requests/s
 # going up to 320 ms a round trip; 8 held the large organisation's runs to 34-39 a second while a busy twin answered
 # them in 200-235 ms, so the first phase ended late and its load fell after the last request (bench, issue 28).
 DEFAULT_MAX_WORKERS = 16
-# fetch_many keeps at most this many requests per worker submitted or answered and not yet taken, so memory
-# follows the batch. Its consumer is a dlt resource that dlt resumes only between other resources' pages
-# (a list page takes a few hundred ms to read and reshape): with 2 a worker the pool sat idle between
-# resumptions (17.6 requests/s while the lists were read on a busy machine); 8 a worker is over a second
-# of the rate budget at 50/s, and a few hundred kB of answers.
-IN_FLIGHT_PER_WORKER = 8
-
-# --- secret redaction: any run of this many characters of a secret is masked ---
-SECRET_FRAGMENT_LENGTH = 8
-REDACTED = "***"
-
-# --- request body vocabularies (console-interface.md and console-openapi.json) ---
-ROLE_PERMISSION_FLAGS: tuple[str, ...] = (
-    "invitation_access",
-    "create_configs",
-    "edit_or_delete_configs",
-    "launch_to_production",
-    "launch_or_disable_configs",
-    "start_experiments",
-    "create_or_edit_templates",
-    "create_or_edit_dashboards",
-    "create_teams",
-    "edit_dynamic_config_schemas",
-    "create_release_pipelines",
-    "approve_required_review_release_pipeline_phase",
-    "self_approve_review",
-    "approve_reviews",
-    "bypass_reviews_for_overrides",
-    "metric_management",
-    "event_dimensions_access",
-    "verify_metrics",
-    "use_metrics_explorer",
-    "local_metrics",
-    "manage_alerts",
-    "integrations_edit_access",
-    "source_connection_and_creation",
-    "data_warehouse_ingestion_and_exports_edit_access",
-    "edit_and_tag_configs_with_core_tag",
-    "reset_experiments",
-    "manual_whn_reload",
-)
-
-CONDITION_TYPES: tuple[str, ...] = (
-    "app_version",
-    "browser_name",
-    "browser_version",
-    "country",
-    "custom_field",
-    "email",
-    "environment_tier",
-    "fails_gate",
-    "fails_segment",
-    "ip_address",
-    "locale",
-    "os_name",
-    "os_version",
-    "passes_gate",
-    "passes_segment",
-    "public",
-    "time",
-    "unit_id",
-    "user_id",
-    "url",
-    "javascript",
-    "device_model",
-    "target_app",
-)
-
-# member -> {field: nullable}
-WH_CONNECTION_FIELDS: dict[str, dict[str, bool]] = {
-    "databricks": {
-        "host": False,
-        "path": False,
-        "accessToken": False,
-        "stagingDatabase": False,
-        "oauthClientID": True,
-        "consoleComputePath": True,
-    },
-    "snowflake": {
-        "accountName": False,
-        "serviceUserName": False,
-        "serviceUserPassword": False,
-        "privateKey": True,
-        "keyPassPhrase": True,
-        "stagingDatabaseName": False,
-        "stagingSchemaName": False,
-        "computeWarehouse": False,
-        "consoleComputeWarehouse": True,
-    },
-    "bigquery": {
-        "privateKey": False,
-        "project": False,
-        "consoleComputeProject": False,
-        "stagingDataset": False,
-    },
-}
-
-SCIM_OPS: tuple[str, ...] = ("replace", "add", "remove")
-
-GATE_TYPES: tuple[str, ...] = ("TEMPORARY", "PERMANENT", "STALE", "TEMPLATE")
-GATE_TYPE_REASONS: tuple[str, ...] = (
-    "NONE",
-    "STALE_PROBABLY_LAUNCHED",
-    "STALE_PROBABLY_UNLAUNCHED",
-    "STALE_PROBABLY_FORGOTTEN",
-    "STALE_NO_RULES",
-    "STALE_PROBABLY_DEAD_CHECK",
-    "STALE_EMPTY_CHECKS",
-    "STALE_ALL_TRUE",
-    "STALE_ALL_FALSE",
-)
-RATE_FILTERS: tuple[str, ...] = ("0", "100", "INBETWEEN")
-
-# --- the dlt source (sources/console/__init__.py) ---
 # An ingestion run in any status but pulse_complete (an error too: the service retries it) that has not moved
 # for this long is quiet (stuck, given up, or forgotten by the service): requested again only every
 # DEFAULT_RECHECK_CONCLUDED_DAYS, in case it moves.
@@ -205,3 +42,39 @@ DEFAULT_RECHECK_CONCLUDED_DAYS = 7
 # a series whose newest day lags the service's clock by up to this many days is late, not concluded,
 # and is requested on every run (docs/decisions.md).
 DEFAULT_LATE_EXPOSURE_DAYS = 4
+
+
+@configspec
+class ConsoleSettings(BaseConfiguration):
+    """`[sources.console]`: which console, which ids to follow beyond those discovered, and how to read it."""
+
+    # `= None` with a type that is not Optional: how dlt declares a setting that must be given
+    base_url: str = None  # type: ignore[assignment]
+    api_key: TSecretStrValue = None  # type: ignore[assignment]
+    # group provisioning only (`gatehouse console scim-group`); a run never sends it
+    scim_token: Optional[TSecretStrValue] = None
+    # the interface lists neither experiments nor ingestion runs: ids to follow beyond those discovered
+    experiment_ids: Optional[List[str]] = None
+    holdout_ids: Optional[List[str]] = None
+    ingestion_run_ids: Optional[List[str]] = None
+    page_size: int = DEFAULT_PAGE_SIZE
+    rate_limit_requests: int = DEFAULT_RATE_LIMIT_REQUESTS
+    rate_limit_window: float = DEFAULT_RATE_LIMIT_WINDOW_S
+    max_workers: int = DEFAULT_MAX_WORKERS
+    timeout: float = DEFAULT_TIMEOUT_S
+    max_attempts: int = DEFAULT_MAX_ATTEMPTS
+    max_retry_time: float = DEFAULT_MAX_RETRY_TIME_S
+    quiet_run_after_days: float = DEFAULT_QUIET_RUN_AFTER_DAYS
+    recheck_concluded_days: int = DEFAULT_RECHECK_CONCLUDED_DAYS
+    late_exposure_days: int = DEFAULT_LATE_EXPOSURE_DAYS
+
+
+def resolve_settings(sections: Sequence[str] = SECTIONS, *, accept_partial: bool = False, **explicit: Any) -> ConsoleSettings:
+    """The settings of a section of the config, `explicit` values (not None) winning over it. A setting a deeper
+    section leaves out is looked up in the sections above it (a project's page size in `[sources.console]`)."""
+    given = {name: value for name, value in explicit.items() if value is not None}
+    unknown = sorted(set(given) - set(ConsoleSettings().keys()))
+    if unknown:
+        raise TypeError(f"not console settings: {', '.join(unknown)}")
+    return resolve_configuration(ConsoleSettings(), sections=tuple(sections), explicit_value=given,
+                                 accept_partial=accept_partial)

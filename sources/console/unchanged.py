@@ -26,7 +26,7 @@ from typing import Any, Iterator, Sequence
 
 import orjson
 
-from gatehouse.sources.console import settings
+from gatehouse.sources.console import constants
 from gatehouse.sources.console.state import AnswersState, ListState
 
 # Part of every digest: a change in how items become rows (columns.py, the resources) changes it too, so
@@ -107,9 +107,9 @@ class ListContent:
 
     def read_page_size(self, page_size: int) -> int:
         """Items a page to ask for: a list compared with its last load holds a page as objects only while it is
-        digested, so it is read in larger pages (settings.SPOOLED_PAGE_FACTOR), fewer requests of the rate limit;
+        digested, so it is read in larger pages (constants.SPOOLED_PAGE_FACTOR), fewer requests of the rate limit;
         otherwise `page_size`."""
-        return max(page_size, round(page_size * settings.SPOOLED_PAGE_FACTOR)) if self.compared else page_size
+        return max(page_size, round(page_size * constants.SPOOLED_PAGE_FACTOR)) if self.compared else page_size
 
     def pages(self, page_size: int) -> Iterator[list[dict[str, Any]]]:
         """The last copy of each item, in the order read (as the service sent them, after the caller's reshaping),

@@ -11,12 +11,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from gatehouse.sources.console.errors import LocalValidationError
-from gatehouse.sources.console.settings import (
-    CONDITION_TYPES,
-    ROLE_PERMISSION_FLAGS,
-    SCIM_OPS,
-    WH_CONNECTION_FIELDS,
-)
+from gatehouse.sources.console.constants import CONDITION_TYPES, ROLE_PERMISSION_FLAGS, SCIM_OPS, WH_CONNECTION_FIELDS
 
 PIPELINE_FIELDS = ("name", "phases", "triggerNotice")
 PHASE_FIELDS = ("id", "name", "timeIntervalMs", "requiredReview", "rules")

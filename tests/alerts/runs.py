@@ -5,7 +5,8 @@ from __future__ import annotations
 import dataclasses
 
 from gatehouse.pipelines.alerts.dispatch import AlertOutcome
-from gatehouse.pipelines.run.steps import ProjectOutcome, RunOptions, run_extraction, run_projects
+from gatehouse.pipelines.run.consoles import ProjectOutcome, run_projects
+from gatehouse.pipelines.run.steps import RunOptions, run_extraction
 from gatehouse.pipelines.run.summary import RunSummary
 
 

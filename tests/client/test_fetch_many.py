@@ -7,7 +7,7 @@ import threading
 import pytest
 
 from gatehouse.sources.console.errors import ForbiddenError, NotFoundError, ServerError
-from gatehouse.sources.console.settings import IN_FLIGHT_PER_WORKER
+from gatehouse.sources.console.constants import IN_FLIGHT_PER_WORKER
 from tests.client.conftest import answer
 
 

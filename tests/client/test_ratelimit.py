@@ -159,7 +159,7 @@ def test_the_limiter_paces_a_client_across_threads(make_client, clock):
 def test_an_answer_whose_round_trip_is_known_frees_its_slot_a_shortest_round_trip_sooner(clock):
     """The service counted the request at least the shortest round trip (less the jitter allowance)
     before the answer came: the slot is held a window from then, not from the answer."""
-    from gatehouse.sources.console.settings import RATE_LIMIT_ARRIVAL_JITTER_S as jitter
+    from gatehouse.sources.console.constants import RATE_LIMIT_ARRIVAL_JITTER_S as jitter
 
     limiter = limiter_on(clock, 1, window=1.0)
     first = limiter.acquire()
@@ -202,7 +202,7 @@ def test_with_round_trips_learned_the_service_never_counts_more_than_n_in_a_wind
 
 
 def test_a_429_halves_the_credit_for_time_after_the_service_counted(clock):
-    from gatehouse.sources.console.settings import RATE_LIMIT_ARRIVAL_JITTER_S as jitter
+    from gatehouse.sources.console.constants import RATE_LIMIT_ARRIVAL_JITTER_S as jitter
 
     limiter = limiter_on(clock, 10, window=1.0)
     permit = limiter.acquire()

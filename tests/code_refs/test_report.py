@@ -10,9 +10,9 @@ import pytest
 from nbclient import NotebookClient
 
 from gatehouse.pipelines.code_refs.summary import summary_lines
-from gatehouse.pipelines.warehouse.destination import DUCKDB_ENV
+from gatehouse.pipelines.warehouse.names import DUCKDB_ENV
 from gatehouse.pipelines.reports.lanes import NOTEBOOK_DIR
-from gatehouse.pipelines.warehouse.destination import apply_views
+from gatehouse.pipelines.warehouse.views import apply_views
 from tests.code_refs.hand_built import SUMMARY_LINES
 from tests.views.console_dataset import load_console
 

@@ -165,9 +165,9 @@ def quick_backoff(monkeypatch: pytest.MonkeyPatch) -> None:
     What a drill checks is what was loaded, not how long the client slept between attempts; the
     backoff itself is tested with a fake clock in tests/client/test_retries.py.
     """
-    from gatehouse.sources.console import settings
+    from gatehouse.sources.console import constants
 
-    monkeypatch.setattr(settings, "BACKOFF_BASE_S", settings.BACKOFF_BASE_S / 10)
+    monkeypatch.setattr(constants, "BACKOFF_BASE_S", constants.BACKOFF_BASE_S / 10)
 
 
 class ThrottleBurst:

@@ -20,6 +20,8 @@ from dlt.destinations.exceptions import DatabaseTransientException
 from gatehouse.console_twin import ConsoleTwin, Fault, PaginationStyle
 from gatehouse.console_twin.settings import default_pagination
 from gatehouse.pipelines.warehouse.destination import Destination
+from gatehouse.pipelines.warehouse.snapshot import ReadersSnapshot
+from gatehouse.pipelines.warehouse.views import Views
 
 # In the order a run goes through them.
 STEPS = ("first_request", "mid_list", "holdouts", "exposures", "ingestion_runs", "normalize", "load", "views", "snapshot")
@@ -74,12 +76,12 @@ def broken_warehouse(monkeypatch: pytest.MonkeyPatch, step: str, dataset: str) -
 
             patch.setattr(Destination, "load", failing_load)
         elif step in AFTER_LOAD:
-            name = {"views": "refresh_views", "snapshot": "publish_snapshot"}[step]
+            owner, name = {"views": (Views, "refresh"), "snapshot": (ReadersSnapshot, "publish")}[step]
 
-            def failing(self: Destination, *args, **kwargs):
+            def failing(self: object, *args, **kwargs):
                 raise DatabaseTransientException(ConnectionError(LOST))
 
-            patch.setattr(Destination, name, failing)
+            patch.setattr(owner, name, failing)
         yield
 
 

@@ -143,7 +143,7 @@ def test_two_runs_at_once_load_one_after_the_other(tmp_path, reference_after_two
 def test_a_second_run_gives_up_with_one_line_when_the_first_holds_on(drill, reference_path):
     copy_database(reference_path, drill.duckdb_path, drill.base_url)
     first = Destination(duckdb_path=drill.duckdb_path)
-    with first.exclusive(timeout_s=1):
+    with first.lock.exclusive(timeout_s=1):
         message = drill.run_failing(lock_timeout_s=1)
     assert message.startswith("another gatehouse run (PID ") and "--lock-timeout" in message, message
     assert drill.twin.requests == []

@@ -12,7 +12,8 @@ import duckdb
 import pytest
 
 from gatehouse.console_twin import ConsoleTwin
-from gatehouse.sources.console.settings import DEFAULT_LATE_EXPOSURE_DAYS, CUMULATIVE_EXPOSURES_PATH
+from gatehouse.sources.console.constants import CUMULATIVE_EXPOSURES_PATH
+from gatehouse.sources.console.settings import DEFAULT_LATE_EXPOSURE_DAYS
 
 
 def served_rows(twin: ConsoleTwin) -> list[tuple]:

@@ -22,7 +22,7 @@ import pytest
 
 from gatehouse.console_twin import ConsoleTwin
 from gatehouse.console_twin.settings import PageServed, PaginationStyle
-from gatehouse.sources.console import settings
+from gatehouse.sources.console import constants
 
 # Five a page: the small organisation's ~57 gates make 12 pages, its ~18 configs 4.
 PAGE_SIZE = 5
@@ -121,7 +121,7 @@ def gaps(versions: dict[str, list[tuple]]) -> list[str]:
 @pytest.mark.parametrize("situation", list(SITUATIONS))
 def test_retirements_of_a_run_are_exactly_the_deletions(drill, entity, situation, monkeypatch):
     # The churn comes between pages: a rerun reads its lists in pages as small as the first run's, not larger.
-    monkeypatch.setattr(settings, "SPOOLED_PAGE_FACTOR", 1)
+    monkeypatch.setattr(constants, "SPOOLED_PAGE_FACTOR", 1)
     deletions, creations, newest, total_items = SITUATIONS[situation]
     drill.overrides = {"page_size": PAGE_SIZE}
     drill.run()

@@ -1,5 +1,5 @@
 """The per-id reads a run can name before any list start before dlt extracts (steps.run_extraction,
-report.start_reading), so the rate budget is spent while the run syncs with its destination and dlt sets up:
+counts.start_reading), so the rate budget is spent while the run syncs with its destination and dlt sets up:
 a first run reads its configured experiments' series, a rerun also the holdouts its last run's state holds."""
 
 from __future__ import annotations

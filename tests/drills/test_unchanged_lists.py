@@ -18,7 +18,7 @@ from __future__ import annotations
 import duckdb
 
 from gatehouse.console_twin import Fault
-from gatehouse.sources.console import settings, unchanged
+from gatehouse.sources.console import constants, unchanged
 from tests.drills.conftest import DRILL_PAGE_SIZE
 
 GATE_COLUMNS = "id, version, name, _dlt_load_id, _dlt_valid_from, _dlt_valid_to"
@@ -105,7 +105,7 @@ def test_a_rerun_reads_its_lists_in_larger_pages_and_hands_a_changed_one_to_dlt_
     monkeypatch.setattr(unchanged.ListContent, "pages", counted_pages)
     summary = drill.run()
 
-    limit = round(DRILL_PAGE_SIZE * settings.SPOOLED_PAGE_FACTOR)
+    limit = round(DRILL_PAGE_SIZE * constants.SPOOLED_PAGE_FACTOR)
     assert limit > DRILL_PAGE_SIZE
     pages_read = -(-len(gates) // limit)
     assert [(r.query["page"], r.query["limit"]) for r in drill.twin.requests if r.path == "/console/v1/gates"] == [

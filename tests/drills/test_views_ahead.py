@@ -1,4 +1,4 @@
-"""The views translated beside the last load (steps.views_ahead): a first run translates every view in the
+"""The views translated beside the last load (steps.Run.views_ahead): a first run translates every view in the
 background while its last phase loads, so the refresh after the load translates none; a run that adds no
 column translates none at all (its views are current)."""
 

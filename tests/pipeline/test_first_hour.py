@@ -98,7 +98,7 @@ def test_ctrl_c_during_a_run_is_said_as_interrupted_not_as_a_failure(tmp_path, c
             signal.raise_signal(signal.SIGINT)
             raise ConsoleError("generator already executing")
 
-    monkeypatch.setattr(steps, "load_in_phases", interrupted)
+    monkeypatch.setattr(steps.Run, "extract", interrupted)
     twin = make_twin()
     monkeypatch.chdir(tmp_path)
     with twin.serve() as base_url:

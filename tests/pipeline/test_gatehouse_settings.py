@@ -12,6 +12,7 @@ import pytest
 
 from gatehouse.pipelines import settings
 from gatehouse.pipelines.warehouse.destination import Destination
+from gatehouse.pipelines.warehouse.state import adopt_machine_wide_state
 from tests.drills.conftest import clean_environment, console_variables, gatehouse_command, make_twin
 
 
@@ -149,7 +150,7 @@ def test_two_warehouse_deployments_keep_their_own_state_and_lock_under_the_users
     for deployment, host in (("staging", "db-staging"), ("production", "db-prod")):
         monkeypatch.setenv("DESTINATION__POSTGRES__CREDENTIALS", f"postgresql://loader:pw@{host}:5432/analytics")
         destination = Destination(name="postgres")
-        places[deployment] = (destination.working_dir(), destination._lock_path())
+        places[deployment] = (destination.working_dir(), destination.lock.lock_file())
         assert places[deployment][0].parent == tmp_path / "home" / ".dlt" / "gatehouse"  # never /var/dlt as root
         assert places[deployment][1].parent == places[deployment][0].parent
     assert places["staging"][0] != places["production"][0] and places["staging"][1] != places["production"][1]
@@ -170,17 +171,17 @@ def test_state_in_dlts_machine_wide_folder_is_moved_once(tmp_path, monkeypatch, 
     old.mkdir(parents=True)
     (old / "state.json").write_text(json.dumps({"pipeline_name": "gatehouse"}))
     deployment = Destination(name="postgres")
-    deployment.adopt_machine_wide_state()
+    adopt_machine_wide_state(deployment.pipeline_name, deployment.working_dir())
     moved = deployment.working_dir() / "gatehouse" / "state.json"
     assert moved.is_file() and not old.exists()
     assert [r.getMessage() for r in caplog.records if "moved pipeline state" in r.getMessage()] == [
         f"moved pipeline state {old} to {moved.parent}: each deployment keeps its own (gatehouse.pipelines_dir)"]
-    deployment.adopt_machine_wide_state()  # once
+    adopt_machine_wide_state(deployment.pipeline_name, deployment.working_dir())  # once
     assert moved.is_file()
 
 
 def test_a_held_lock_names_the_deployment_holding_it(tmp_path):
     destination = Destination(duckdb_path=tmp_path / "gatehouse.duckdb")
-    with destination.exclusive(1):
-        holder = destination._lock_path().read_text()
+    with destination.lock.exclusive(1):
+        holder = destination.lock.lock_file().read_text()
     assert holder.startswith("PID ") and ", run from " in holder

@@ -15,7 +15,7 @@ READ = """\
 import json
 from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.projects import configured_projects, project_settings
-from gatehouse.sources.console.config import ConsoleSettings
+from gatehouse.sources.console.settings import ConsoleSettings
 out = {"projects": configured_projects()}
 defaults = ConsoleSettings()
 for name in out["projects"]:

@@ -154,7 +154,8 @@ def test_a_condition_target_value_column_is_text_whatever_value_comes_first(load
 def test_the_duckdb_file_reaches_dlt_as_credentials_with_the_run_defaults(monkeypatch, tmp_path, project_dir):
     """The file is handed to dlt as credentials, not a string dlt parses (which imports SQLAlchemy): the same
     file, and the destination settings a run starts from still resolve into them."""
-    from gatehouse.pipelines.warehouse.destination import RUN_DEFAULTS, Destination
+    from gatehouse.pipelines.warehouse.destination import Destination
+    from gatehouse.pipelines.warehouse.duckdb_file import RUN_DEFAULTS
 
     for key, value in RUN_DEFAULTS.items():
         monkeypatch.setenv(key.upper().replace(".", "__"), value)

@@ -3,7 +3,7 @@
 import pytest
 
 from gatehouse.sources.console import console
-from gatehouse.sources.console.config import resolve_settings
+from gatehouse.sources.console.settings import resolve_settings
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,7 @@ from gatehouse.pipelines.cli.main import main
 from gatehouse.pipelines.warehouse.destination import Destination
 from gatehouse.pipelines.reports.lanes import NOTEBOOK_DIR
 from gatehouse.pipelines.reports.report import NOTEBOOKS, summarise
-from gatehouse.pipelines.warehouse.destination import apply_views
+from gatehouse.pipelines.warehouse.views import apply_views
 from tests.code_refs.hand_built import SUMMARY_LINES
 from tools import report_pages
 

@@ -8,7 +8,8 @@ from gatehouse.pipelines.reports import lists, notebook
 from gatehouse.pipelines.reports.notebook import NotebookData
 from gatehouse.pipelines.reports.report import summarise, summary_of_the_notebooks
 from gatehouse.pipelines.errors import GatehouseError
-from gatehouse.pipelines.warehouse.destination import Destination, Reader
+from gatehouse.pipelines.warehouse.destination import Destination
+from gatehouse.pipelines.warehouse.reader import Reader
 
 
 @pytest.fixture

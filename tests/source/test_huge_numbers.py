@@ -17,8 +17,8 @@ import pytest
 
 from gatehouse.sources.console.client import ClientOptions, ConsoleClient
 from gatehouse.sources.console.exposures import exposure_count
-from gatehouse.sources.console.report import ExtractionReport
-from gatehouse.sources.console.settings import LOGGER_NAME
+from gatehouse.sources.console.counts import ExtractionCounts
+from gatehouse.sources.console.constants import LOGGER_NAME
 from gatehouse.pipelines.run.steps import RunOptions, RunSummary, run_extraction
 from gatehouse.pipelines.warehouse.destination import Destination
 from tests.drills.conftest import make_twin, source_args
@@ -140,16 +140,16 @@ def test_a_rerun_of_the_same_bad_values_loads_nothing_again_and_still_says_them(
 def test_every_integer_of_an_item_is_checked_wherever_it_sits_and_a_long_one_is_shown_cut():
     from gatehouse.sources.console.columns import unfit_integers_as_null
 
-    report = ExtractionReport()
+    counts = ExtractionCounts()
     items = [{"id": "g1", "checksPerHour": 10**200, "isEnabled": True,
               "rules": [{"id": "r", "passPercentage": 50, "pendingAutomatedRollouts": [{"time": JUST_OVER}]}],
               "lastModifiedTime": INT64_MAX, "createdTime": INT64_MIN, "ratio": 1e300, "rate": float("inf")}]
-    unfit_integers_as_null(report, "gates", items, "id")
+    unfit_integers_as_null(counts, "gates", items, "id")
 
     assert items == [{"id": "g1", "checksPerHour": None, "isEnabled": True,
                       "rules": [{"id": "r", "passPercentage": 50, "pendingAutomatedRollouts": [{"time": None}]}],
                       "lastModifiedTime": INT64_MAX, "createdTime": INT64_MIN, "ratio": 1e300, "rate": None}]
-    [long, infinite, nested] = report.left_null
+    [long, infinite, nested] = counts.left_null
     assert (long.table, long.id, long.field, long.why) == ("gates", "g1", "checksPerHour", "does not fit a 64-bit integer")
     assert long.value == "1000000000000000000000000… (201 digits)"
     # JSON's `Infinity` (Python's parser reads it): written as null by orjson anyway, now said
@@ -166,7 +166,7 @@ def test_an_exposure_count_beyond_64_bits_in_any_form_is_no_count():
 def test_an_exposure_count_that_cannot_be_loaded_is_null_and_said_with_its_experiment_group_and_day():
     from gatehouse.sources.console.exposures import loadable_series
 
-    report = ExtractionReport()
+    counts = ExtractionCounts()
     series = [{"groupID": "g", "groupName": "G", "results": [
         {"date": "2026-11-01", "exposures": 10},
         {"date": "2026-11-02", "exposures": 1e23},
@@ -174,11 +174,11 @@ def test_an_exposure_count_that_cannot_be_loaded_is_null_and_said_with_its_exper
         {"date": "2026-11-04", "exposures": "many"},
         {"date": "2026-11-05", "exposures": 12, "uniqueUsers": HUGE},  # any other integer: the general rule
     ]}]  # fmt: skip
-    loadable_series(report, "exp", series)
+    loadable_series(counts, "exp", series)
 
     assert [point["exposures"] for point in series[0]["results"]] == [10, None, None, None, 12]
     assert series[0]["results"][4]["uniqueUsers"] is None
-    assert [(v.table, v.id, v.field, v.value, v.why) for v in report.left_null] == [
+    assert [(v.table, v.id, v.field, v.value, v.why) for v in counts.left_null] == [
         ("cumulative_exposures", "exp", "exposures of group g on 2026-11-02", "1e+23", "does not fit a 64-bit integer"),
         ("cumulative_exposures", "exp", "exposures of group g on 2026-11-03", "inf", "is not a finite number"),
         ("cumulative_exposures", "exp", "exposures of group g on 2026-11-04", "'many'", "is not a number"),
@@ -304,16 +304,16 @@ def test_which_text_and_floats_are_read_beyond_64_bits_in_a_bigint_column_and_wh
               "ratio": 1e23, "label": TEXT_HUGE, "owner": {"teamSize": -1e19}, "counts": [5, TEXT_UNDER],
               "rules": [{"evaluations": "9223372036854775807"}, {"evaluations": "99999999999999999999 runs"}],
               "defaultValue": {"limit": TEXT_HUGE}, "checked": float(INT64_MIN)}
-    report = ExtractionReport()
+    counts = ExtractionCounts()
     with Container().injectable_context(SourceSchemaInjectableContext(schema)):
-        null_unfit_integers(report, "gates", "g", record)
+        null_unfit_integers(counts, "gates", "g", record)
 
     assert record == {"id": "g", "checksPerHour": None, "version": None,
                       "ratio": 1e23, "label": TEXT_HUGE, "owner": {"teamSize": None}, "counts": [5, None],
                       "rules": [{"evaluations": "9223372036854775807"}, {"evaluations": "99999999999999999999 runs"}],
                       "defaultValue": {"limit": TEXT_HUGE}, "checked": float(INT64_MIN)}
-    assert sorted((v.field, v.value) for v in report.left_null) == [
+    assert sorted((v.field, v.value) for v in counts.left_null) == [
         ("checksPerHour", "' 9_223_372_036_854_775_808 '"), ("counts[1]", repr(TEXT_UNDER)),
         ("owner.teamSize", "-1e+19"), ("version", "'0x8000000000000000'")]
     # outside a resource no schema is current: nothing is known to be stored as bigint, text and floats stay
-    assert null_unfit_integers(ExtractionReport(), "gates", "g", {"version": TEXT_HUGE}) == {"version": TEXT_HUGE}
+    assert null_unfit_integers(ExtractionCounts(), "gates", "g", {"version": TEXT_HUGE}) == {"version": TEXT_HUGE}

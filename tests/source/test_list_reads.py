@@ -17,9 +17,9 @@ import duckdb
 import httpx
 
 from gatehouse.sources.console import console
-from gatehouse.sources.console.client import ConsoleClient
-from gatehouse.sources.console.config import resolve_settings
-from gatehouse.sources.console.settings import DYNAMIC_CONFIGS_PATH, GATES_PATH, QUALIFYING_EVENTS_PATH
+from gatehouse.sources.console.client import ClientOptions, ConsoleClient
+from gatehouse.sources.console.settings import resolve_settings
+from gatehouse.sources.console.constants import DYNAMIC_CONFIGS_PATH, GATES_PATH, QUALIFYING_EVENTS_PATH
 
 BASE_URL = "https://console.test"
 API_KEY = "console-Hq4Wd8Nz2Lx6Tb9Rc3Vm7Kp5"
@@ -92,7 +92,7 @@ def load(tmp_path: Path, service: Console) -> None:
     pipeline = dlt.pipeline(pipeline_name="list_reads", destination=dlt.destinations.duckdb(str(tmp_path / "list_reads.duckdb")),
                             pipelines_dir=str(tmp_path / "pipelines"), dataset_name="console")
     settings = resolve_settings(base_url=BASE_URL, api_key=API_KEY, page_size=PAGE_SIZE)
-    client = ConsoleClient(settings.client_options(), transport=httpx.MockTransport(service.handle))
+    client = ConsoleClient(ClientOptions.from_settings(settings), transport=httpx.MockTransport(service.handle))
     pipeline.run(console(settings, client=client))
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from gatehouse.sources.console import console, load_phases
-from gatehouse.sources.console.config import resolve_settings
+from gatehouse.sources.console.settings import resolve_settings
 from gatehouse.sources.console.errors import ConfigurationError
 
 BASE_URL = "https://console.test"

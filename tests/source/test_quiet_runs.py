@@ -19,8 +19,8 @@ import httpx
 import pytest
 
 from gatehouse.sources.console import clock, console
-from gatehouse.sources.console.client import ConsoleClient
-from gatehouse.sources.console.config import resolve_settings
+from gatehouse.sources.console.client import ClientOptions, ConsoleClient
+from gatehouse.sources.console.settings import resolve_settings
 
 BASE_URL = "https://console.test"
 API_KEY = "console-Vb7Np2Qx9Lk4Tz6Wm3Rc8Hd5"
@@ -88,7 +88,7 @@ def run_once(tmp_path: Path, service: Console, run_ids: Sequence[str] = ("stuck"
     service.asked.clear()
     pipeline = quiet_runs_pipeline(tmp_path)
     settings = resolve_settings(base_url=BASE_URL, api_key=API_KEY, ingestion_run_ids=list(run_ids))
-    source = console(settings, client=ConsoleClient(settings.client_options(), transport=httpx.MockTransport(service.handle)))
+    source = console(settings, client=ConsoleClient(ClientOptions.from_settings(settings), transport=httpx.MockTransport(service.handle)))
     pipeline.run(source.with_resources("ingestion_runs", "ingestion_run_ids"))
     return sorted(service.asked)
 

@@ -8,9 +8,9 @@ import dlt
 from gatehouse.console_twin import ConsoleTwin
 from gatehouse.sources.console import qualifying_events
 from gatehouse.sources.console.client import ClientOptions, ConsoleClient
-from gatehouse.sources.console.report import ResourceProgress
+from gatehouse.sources.console.counts import ResourceProgress
 from gatehouse.sources.console.run import ExtractionRun
-from gatehouse.sources.console.settings import QUALIFYING_EVENTS_PATH
+from gatehouse.sources.console.constants import QUALIFYING_EVENTS_PATH
 
 PAGE_SIZE = 2
 
@@ -28,8 +28,8 @@ def test_qualifying_events_alone_yields_every_event_of_every_page(tmp_path):
     assert len(events) > 2 * PAGE_SIZE  # three pages at least
     assert rows == events
     pages = -(-len(events) // PAGE_SIZE)
-    assert run.report.snapshot() == {"qualifying_events": ResourceProgress(pages=pages, items=len(events))}
-    assert run.report.fields_seen["qualifying_events"] == set().union(*events)
+    assert run.counts.snapshot() == {"qualifying_events": ResourceProgress(pages=pages, items=len(events))}
+    assert run.counts.fields_seen["qualifying_events"] == set().union(*events)
     assert [(r.path, r.query["page"]) for r in twin.requests] == [
         (QUALIFYING_EVENTS_PATH, [str(page)]) for page in range(1, pages + 1)
     ]

@@ -13,9 +13,9 @@ import duckdb
 import httpx
 
 from gatehouse.sources.console import console
-from gatehouse.sources.console.client import ConsoleClient
-from gatehouse.sources.console.config import resolve_settings
-from gatehouse.sources.console.settings import DYNAMIC_CONFIGS_PATH, GATES_PATH, QUALIFYING_EVENTS_PATH
+from gatehouse.sources.console.client import ClientOptions, ConsoleClient
+from gatehouse.sources.console.settings import resolve_settings
+from gatehouse.sources.console.constants import DYNAMIC_CONFIGS_PATH, GATES_PATH, QUALIFYING_EVENTS_PATH
 
 BASE_URL = "https://console.test"
 API_KEY = "console-Qm4Tz8Lp2Wx6Rv9Nb3Kc7Hd5"
@@ -77,7 +77,7 @@ def load(tmp_path: Path, lists: dict[str, list[dict]], reads: dict[str, object] 
         dataset_name="console",
     )
     settings = resolve_settings(base_url=BASE_URL, api_key=API_KEY)
-    pipeline.run(console(settings, client=ConsoleClient(settings.client_options(), transport=serve(lists, reads, asked))))
+    pipeline.run(console(settings, client=ConsoleClient(ClientOptions.from_settings(settings), transport=serve(lists, reads, asked))))
     return db
 
 

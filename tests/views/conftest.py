@@ -12,7 +12,7 @@ import dlt
 import duckdb
 import pytest
 
-from gatehouse.pipelines.warehouse.destination import apply_views
+from gatehouse.pipelines.warehouse.views import apply_views
 from tests.views.console_dataset import console_pipeline, load_console
 
 

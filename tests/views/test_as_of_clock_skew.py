@@ -10,7 +10,7 @@ import duckdb
 import psycopg2
 import pytest
 
-from gatehouse.pipelines.warehouse.destination import apply_views
+from gatehouse.pipelines.warehouse.views import apply_views
 
 COLUMNS = "_dlt_load_id varchar, extraction_id varchar, service_time timestamptz, started_at timestamptz, finished_at timestamptz"
 INSERT = "insert into console.extraction_runs values (%s, %s, %s, %s, %s)"

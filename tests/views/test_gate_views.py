@@ -134,7 +134,7 @@ def test_stale_gates_by_owner_is_a_worklist(console_db):
 
 
 def test_stale_window_is_a_parameter(writable_db):
-    from gatehouse.pipelines.warehouse.destination import apply_views
+    from gatehouse.pipelines.warehouse.views import apply_views
 
     apply_views(writable_db, parameters={"stale_after_days": 100, "stale_warning_days": 10})
     rows = query(writable_db, "select gate_id, staleness, days_until_stale from analytics.stale_gates order by gate_id")

@@ -15,8 +15,10 @@ import pytest
 from gatehouse.console_twin import ConsoleTwin, TwinSettings
 from gatehouse.pipelines.cli.main import main
 from gatehouse.pipelines.models.build import SHARED_TABLES, view_definitions
-from gatehouse.pipelines.run.steps import RunOptions, run_projects
-from gatehouse.pipelines.warehouse.destination import Destination, apply_views
+from gatehouse.pipelines.run.consoles import run_projects
+from gatehouse.pipelines.run.steps import RunOptions
+from gatehouse.pipelines.warehouse.destination import Destination
+from gatehouse.pipelines.warehouse.views import apply_views
 from tests.drills.conftest import configure_project, load
 from tests.views.conftest import query
 from tests.views.test_destinations_agree import keyed_rows
@@ -147,7 +149,7 @@ def test_a_code_reference_to_an_id_two_projects_hold_shows_under_both(loads, tmp
 
 def test_a_console_dataset_is_the_base_or_a_project_beside_it_that_recorded_an_extraction(tmp_path):
     from gatehouse.pipelines.models.build import raw_tables
-    from gatehouse.pipelines.warehouse.destination import duckdb_file_client
+    from gatehouse.pipelines.warehouse.duckdb_file import duckdb_file_client
 
     database = tmp_path / "datasets.duckdb"
     with duckdb.connect(str(database)) as connection:

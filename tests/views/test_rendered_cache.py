@@ -6,7 +6,7 @@ from __future__ import annotations
 import duckdb
 
 from gatehouse.pipelines.models import build as views
-from gatehouse.pipelines.warehouse.destination import apply_views
+from gatehouse.pipelines.warehouse.views import apply_views
 from tests.views.conftest import query
 
 

@@ -10,7 +10,7 @@ import duckdb
 import pytest
 
 from gatehouse.pipelines.errors import GatehouseError
-from gatehouse.pipelines.warehouse.destination import apply_views
+from gatehouse.pipelines.warehouse.views import apply_views
 from gatehouse.pipelines.models.build import SOURCE_COLUMNS, view_definitions
 from tests.views.conftest import query
 from tests.views.console_dataset import SCD2, gate

@@ -8,7 +8,7 @@ import pytest
 
 from gatehouse.pipelines.cli.main import main
 from gatehouse.pipelines.errors import GatehouseError
-from gatehouse.pipelines.warehouse.destination import apply_views
+from gatehouse.pipelines.warehouse.views import apply_views
 from tests.drills.conftest import error_lines
 from tests.views.conftest import query
 

@@ -64,7 +64,7 @@ def test_the_views_on_postgres_read_both_projects_and_filter_them(postgres_serve
     """Two projects into PostgreSQL: each project's rows of the views are its single-console rows (loaded into
     DuckDB), and analytics.view_projects filters them."""
     from gatehouse.pipelines.models.build import view_definitions
-    from gatehouse.pipelines.run.steps import run_projects
+    from gatehouse.pipelines.run.consoles import run_projects
     from tests.drills.conftest import load
     from tests.views.test_destinations_agree import values_agree
     from tests.views.test_projects_views import view_rows, without_project
@@ -102,12 +102,12 @@ def test_the_views_on_postgres_read_both_projects_and_filter_them(postgres_serve
                 for got_row, want_row in zip(got, want):
                     assert all(values_agree(g, w) for g, w in zip(got_row, want_row)), (name, project, got_row, want_row)
 
-    postgres.apply_views(projects=["web"])
+    postgres.views.apply(projects=["web"])
     with psycopg2.connect(credentials) as connection, connection.cursor() as cursor:
         for name in COMPARED_VIEWS:
             cursor.execute(f"select distinct project from analytics.{name}")
             assert cursor.fetchall() == [("web",)], name
-    postgres.apply_views(projects=[])
+    postgres.views.apply(projects=[])
     with psycopg2.connect(credentials) as connection, connection.cursor() as cursor:
         cursor.execute("select project from analytics.as_of order by 1")
         assert cursor.fetchall() == [("mobile",), ("web",)]

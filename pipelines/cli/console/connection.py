@@ -6,7 +6,7 @@ import argparse
 from contextlib import contextmanager
 from typing import Iterator
 
-from gatehouse.pipelines.cli.console.settings import client_options_from_config
+from gatehouse.pipelines.cli.console.client_options import client_options_from_config
 from gatehouse.sources.console.client import ConsoleClient
 
 

@@ -9,7 +9,7 @@ from typing import Any, Callable
 
 from gatehouse.pipelines.cli.console.connection import open_client
 from gatehouse.pipelines.cli.console.output import FORMATS, print_entity, print_list
-from gatehouse.sources.console import settings as console_settings
+from gatehouse.sources.console import constants as console_constants
 from gatehouse.sources.console.client import ConsoleClient
 
 log = logging.getLogger("gatehouse.console")
@@ -61,10 +61,10 @@ RATE_HELP = "repeat for several; INBETWEEN is more than 0 and less than 100"
 
 GATE_FILTERS = (
     ListFilter("idType", "--id-type", "unit id type, e.g. userID (repeat for several)", repeatable=True),
-    ListFilter("type", "--type", "gate type", choices=console_settings.GATE_TYPES),
-    ListFilter("typeReason", "--type-reason", "why the gate has its type", choices=console_settings.GATE_TYPE_REASONS),
-    ListFilter("passRate", "--pass-rate", f"sampled pass rate, {RATE_HELP}", choices=console_settings.RATE_FILTERS, repeatable=True),
-    ListFilter("rolloutRate", "--rollout-rate", f"rollout rate of the rules, {RATE_HELP}", choices=console_settings.RATE_FILTERS, repeatable=True),
+    ListFilter("type", "--type", "gate type", choices=console_constants.GATE_TYPES),
+    ListFilter("typeReason", "--type-reason", "why the gate has its type", choices=console_constants.GATE_TYPE_REASONS),
+    ListFilter("passRate", "--pass-rate", f"sampled pass rate, {RATE_HELP}", choices=console_constants.RATE_FILTERS, repeatable=True),
+    ListFilter("rolloutRate", "--rollout-rate", f"rollout rate of the rules, {RATE_HELP}", choices=console_constants.RATE_FILTERS, repeatable=True),
     *CREATION_FILTERS,
 )
 
@@ -83,7 +83,7 @@ GATE = EntityRead(
     lambda client, id_: client.get_gate(id_),
 )
 GATES = ListRead(
-    "gates", "gates", console_settings.GATES_PATH, "id", "list feature gates (every page unless --page/--limit)",
+    "gates", "gates", console_constants.GATES_PATH, "id", "list feature gates (every page unless --page/--limit)",
     "gatehouse console gates --type STALE --type-reason STALE_PROBABLY_DEAD_CHECK --format table\n"
     "  gatehouse console gates --tag checkout --tag web --page 2 --limit 50",
     ("id", "name", "type", "typeReason", "status", "isEnabled", "checksPerHour", "lastModifiedTime", "tags"),
@@ -95,14 +95,14 @@ HOLDOUT = EntityRead(
     lambda client, id_: client.get_holdout(id_),
 )
 DYNAMIC_CONFIGS = ListRead(
-    "dynamic-configs", "dynamic configs", console_settings.DYNAMIC_CONFIGS_PATH, "id",
+    "dynamic-configs", "dynamic configs", console_constants.DYNAMIC_CONFIGS_PATH, "id",
     "list dynamic configs (every page unless --page/--limit)",
     "gatehouse console dynamic-configs --creator-name 'Ada Lovelace' --format table",
     ("id", "name", "status", "isEnabled", "releasePipelineID", "version", "lastModifiedTime", "tags"),
     CREATION_FILTERS,
 )
 QUALIFYING_EVENTS = ListRead(
-    "qualifying-events", "qualifying events", console_settings.QUALIFYING_EVENTS_PATH, "name",
+    "qualifying-events", "qualifying events", console_constants.QUALIFYING_EVENTS_PATH, "name",
     "list the qualifying events experiments can use (every page unless --page/--limit)",
     "gatehouse console qualifying-events --format table",
     ("name", "tableName", "timestampColumn", "timestampAsDay", "tags", "description"),
@@ -190,7 +190,7 @@ def _list_handler(read: ListRead):
                 requests = client.stats.snapshot()["requests"]
                 log.info("%d %s (%d request%s)", len(items), read.noun, requests, "" if requests == 1 else "s")
             else:
-                items = _one_page(client, read, filters, args.page or console_settings.FIRST_PAGE, args.limit)
+                items = _one_page(client, read, filters, args.page or console_constants.FIRST_PAGE, args.limit)
         print_list(items, read.columns, args.format)
         return 0
 

@@ -18,7 +18,7 @@ from gatehouse.pipelines.cli.console.output import print_json, redacted
 from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.sources.console.client import ConsoleClient, PreparedRequest, WriteResult
 from gatehouse.sources.console.errors import OutcomeUnknownError
-from gatehouse.sources.console.settings import ROLE_PERMISSION_FLAGS
+from gatehouse.sources.console.constants import ROLE_PERMISSION_FLAGS
 
 log = logging.getLogger("gatehouse.console")
 

@@ -36,7 +36,7 @@ class LeftNull:
 
 
 @dataclass
-class ExtractionReport:
+class ExtractionCounts:
     """Counters a run shows while it goes and sums up at the end (thread-safe)."""
 
     resources: dict[str, ResourceProgress] = field(default_factory=dict)
@@ -84,7 +84,7 @@ class ExtractionReport:
             self._start_reads(source_state)
 
     def on_close(self, close: Callable[[], None]) -> None:
-        """`close()` when the run closes the report, before the client (what reads through it first)."""
+        """`close()` when the run closes the counts, before the client (what reads through it first)."""
         self._closers.append(close)
 
     def close(self) -> None:

@@ -1,6 +1,6 @@
 """Console connection settings for gatehouse commands, resolved the way the dlt source resolves them.
 
-Every value comes from the one declaration of the `[sources.console]` settings (sources/console/config.py):
+Every value comes from the one declaration of the `[sources.console]` settings (sources/console/settings.py):
 `.dlt/config.toml`, `.dlt/secrets.toml` and environment variables such as `SOURCES__CONSOLE__BASE_URL`,
 `SOURCES__CONSOLE__API_KEY` and `SOURCES__CONSOLE__SCIM_TOKEN`, which win over the files.
 """
@@ -13,9 +13,9 @@ from dlt.common.configuration.exceptions import ConfigValueCannotBeCoercedExcept
 
 from gatehouse.pipelines.errors import GatehouseError, config_file_problem
 from gatehouse.pipelines.logs import redacting_filter
-from gatehouse.sources.console import settings as console_settings
+from gatehouse.sources.console import constants as console_constants
 from gatehouse.sources.console.client import ClientOptions
-from gatehouse.sources.console.config import resolve_settings
+from gatehouse.sources.console.settings import resolve_settings
 
 ENV_BASE_URL = "SOURCES__CONSOLE__BASE_URL"
 # What a command adds to the settings: the header asking the console to keep its review rules.
@@ -23,7 +23,7 @@ _COMMAND_OPTIONS = ("respect_review_settings",)
 
 
 def client_options_from_config(**overrides: Any) -> ClientOptions:
-    """`ClientOptions` from `[sources.console]` (sources/console/config.py); `overrides` that are not None win.
+    """`ClientOptions` from `[sources.console]` (sources/console/settings.py); `overrides` that are not None win.
 
     Raises `GatehouseError` naming the setting when the base URL is missing or a value does not convert;
     `ClientOptions` itself rejects a missing API key (but for a SCIM token alone) and bad values
@@ -45,7 +45,7 @@ def client_options_from_config(**overrides: Any) -> ClientOptions:
     redacting_filter.add(settings.scim_token)
     if not settings.base_url:
         raise GatehouseError(
-            f"no console base URL: set {console_settings.SETTING_BASE_URL} in .dlt/config.toml "
+            f"no console base URL: set {console_constants.SETTING_BASE_URL} in .dlt/config.toml "
             f"or the environment variable {ENV_BASE_URL} (gatehouse console also takes --base-url)"
         )
-    return settings.client_options(**command)
+    return ClientOptions.from_settings(settings, **command)

@@ -1,0 +1,124 @@
+"""A DuckDB file as gatehouse opens it: a name and folder it can use, a connection of ours (read-only for readers),
+dlt's SQL client over a path or an open connection, dlt's credentials for a file and the limits a run sets on it."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+from pathlib import Path
+from typing import Any, Iterator
+
+import dlt
+
+from gatehouse.pipelines.errors import GatehouseError, first_line
+from gatehouse.pipelines.warehouse.lock import held_by
+from gatehouse.pipelines.warehouse.names import DATASET_NAME, RESERVED_DUCKDB_NAMES
+
+# DuckDB takes 80% of RAM and every core by default; capped, its SCD2 merges spill to disk instead
+# (measured on the large twin: peak 514 MB uncapped at 256 MB, 430 MB at 128 MB and one thread, for
+# about a second more of load time).
+RUN_DEFAULTS = {"destination.duckdb.credentials.global_config": '{"memory_limit": "128MB", "threads": 1}'}
+
+
+def check_file_path(path: Path, create_dirs: bool = False) -> None:
+    """A DuckDB file name gatehouse can use, in a folder that exists or can be made (`create_dirs`: --create-dirs),
+    else one line (an OSError if the folder cannot be made)."""
+    if path.stem in RESERVED_DUCKDB_NAMES:
+        raise GatehouseError(
+            f"--duckdb {path}: pick another file name; DuckDB would name its catalog"
+            f" '{path.stem}', the name of a gatehouse schema"
+        )
+    folder = path.resolve().parent
+    if not folder.is_dir():
+        blocking = next((part for part in (folder, *folder.parents) if part.exists()), None)
+        if blocking is not None and not blocking.is_dir():
+            raise GatehouseError(f"cannot use {blocking}: a file is where a folder is needed")
+        if not create_dirs:
+            raise GatehouseError(f"--duckdb {path}: the folder {folder} does not exist; check the path,"
+                                 " or pass --create-dirs to make it")
+        folder.mkdir(parents=True, exist_ok=True)
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise GatehouseError(f"--duckdb {path}: the folder {folder} is not writable; choose a folder you"
+                             " can write to, or give yourself write permission on it")
+
+
+def import_driver() -> None:
+    """DuckDB's driver imported ahead, by a process about to fork processes that read (the reports' lanes)."""
+    import duckdb  # noqa: F401
+
+
+@contextlib.contextmanager
+def in_memory() -> Iterator[Any]:
+    """An empty DuckDB database of this process, gone once closed."""
+    import duckdb
+
+    with duckdb.connect(":memory:") as connection:
+        yield connection
+
+
+def connect(path: Path, read_only: bool = False) -> Any:
+    """DuckDB's own connection to the file; a file another program holds raises as DuckDB does (the caller waits
+    for it), anything else that keeps it from opening is one line."""
+    import duckdb
+
+    try:
+        return duckdb.connect(str(path), read_only=read_only)
+    except duckdb.Error as err:
+        if held_by(err) is not None:
+            raise  # waited for by RunLock.when_free
+        raise GatehouseError(f"cannot read {path} as a gatehouse DuckDB database: {first_line(err)}") from err
+
+
+def checkpointed_copy(database: Path, copy: Path) -> None:
+    """The database checkpointed, then its bytes copied with its times: the open connection keeps every other
+    process from writing while they are copied."""
+    import duckdb
+
+    connection = duckdb.connect(str(database))
+    try:
+        connection.execute("checkpoint")
+        shutil.copyfile(database, copy)
+        copied = database.stat()
+        os.utime(copy, ns=(copied.st_atime_ns, copied.st_mtime_ns))
+    finally:
+        connection.close()
+
+
+@contextlib.contextmanager
+def duckdb_file_client(database: str | Path | Any, dataset: str = DATASET_NAME) -> Iterator[Any]:
+    """dlt's SQL client over a DuckDB file path or an open DuckDB connection, raw dataset `dataset`."""
+    from dlt.common.configuration import resolve_configuration
+    from dlt.destinations.impl.duckdb.configuration import DuckDbCredentials
+    from dlt.destinations.exceptions import DestinationConnectionError
+    from dlt.destinations.impl.duckdb.sql_client import DuckDbSqlClient
+
+    credentials = resolve_configuration(DuckDbCredentials(str(database) if isinstance(database, Path) else database))
+    client = DuckDbSqlClient(dataset, f"{dataset}_staging", credentials, dlt.destinations.duckdb().capabilities())
+    try:
+        client.open_connection()
+    except DestinationConnectionError as error:
+        # as duckdb.connect would: DuckDB's own error about the file (not a database, locked, ...)
+        raise (error.inner_exc if isinstance(error.inner_exc, Exception) else error) from None
+    try:
+        yield client
+    finally:
+        client.close_connection()
+
+
+def duckdb_credentials(path: Path) -> Any:
+    """dlt's DuckDB credentials for a file, made without parsing the path as a connection string.
+
+    dlt parses a string with SQLAlchemy's URL parser when SQLAlchemy is installed, importing it for that
+    alone: 0.1 s of every run before its first request (large twin, no-change rerun), and nothing else in
+    a run needs it. The fields are the same either way, and config (`global_config`...) still resolves.
+
+    The path is made absolute here, from the folder the command runs in: dlt would resolve a relative one against
+    the folder the pipeline's first run started in (kept in its state), and load into another file than the one
+    named (run from a subfolder, or from a copy of the project's folder).
+    """
+    from dlt.destinations.impl.duckdb.configuration import DuckDbCredentials
+
+    credentials = DuckDbCredentials()
+    credentials.database = os.path.abspath(path)
+    return credentials

@@ -1,0 +1,180 @@
+"""Every constant of the console client and source, and nowhere else; the defaults of its settings are in settings.py."""
+
+from __future__ import annotations
+
+LOGGER_NAME = "sources.console"
+
+# --- configuration keys, named in error messages so the user knows what to fix ---
+SETTING_BASE_URL = "sources.console.base_url"
+SETTING_API_KEY = "sources.console.api_key"
+ENV_API_KEY = "SOURCES__CONSOLE__API_KEY"
+SETTING_SCIM_TOKEN = "sources.console.scim_token"
+ENV_SCIM_TOKEN = "SOURCES__CONSOLE__SCIM_TOKEN"
+
+# --- paths (relative to base_url) ---
+API_PREFIX = "/console/v1"
+SCIM_PREFIX = "/scim"
+
+GATES_PATH = f"{API_PREFIX}/gates"
+GATE_PATH = f"{API_PREFIX}/gates/{{id}}"
+HOLDOUT_PATH = f"{API_PREFIX}/holdouts/{{id}}"
+DYNAMIC_CONFIGS_PATH = f"{API_PREFIX}/dynamic_configs"
+DYNAMIC_CONFIG_UNARCHIVE_PATH = f"{API_PREFIX}/dynamic_configs/{{id}}/unarchive"
+RELEASE_PIPELINES_PATH = f"{API_PREFIX}/release_pipelines"
+RELEASE_PIPELINE_PATH = f"{API_PREFIX}/release_pipelines/{{id}}"
+QUALIFYING_EVENTS_PATH = f"{API_PREFIX}/experiments/qualifying_events"
+CUMULATIVE_EXPOSURES_PATH = f"{API_PREFIX}/experiments/{{id}}/cumulative_exposures"
+INGESTION_RUN_PATH = f"{API_PREFIX}/ingestion/runs/{{id}}"
+ROLES_PATH = f"{API_PREFIX}/roles"
+WH_CONNECTIONS_PATH = f"{API_PREFIX}/wh_connections"
+SCIM_GROUP_PATH = f"{SCIM_PREFIX}/Groups/{{id}}"
+
+# --- headers ---
+API_KEY_HEADER = "SERVICE-API-KEY"
+SCIM_AUTH_HEADER = "Authorization"
+RESPECT_REVIEW_HEADER = "x-respect-review-settings"
+USER_AGENT = "gatehouse/0.1 (+sources.console)"
+
+# --- the tables of the source: a run loads all of them, or those named (`gatehouse run --resources`) ---
+TABLES = ("gates", "dynamic_configs", "qualifying_events", "holdouts", "cumulative_exposures", "ingestion_runs")
+
+# --- paging ---
+# A list compared with its last load before it is loaded (a rerun's: unchanged.ListContent) holds a page as objects
+# only while its items are digested and spooled as bytes, not while dlt extracts them: it is read in pages this many
+# times larger (5,000 items by default: ~33 MB parsed for a moment), and handed to dlt in pages of `page_size`. At 5
+# the large organisation's rerun after a day of changes peaked at 489 MB, against 429 MB at 1 (bench, issue 28).
+SPOOLED_PAGE_FACTOR = 2.5
+FIRST_PAGE = 1  # `page` is 1-based
+# --- HTTP behaviour ---
+# Full-jitter exponential backoff: sleep uniform(0, min(cap, base * 2**(attempt-1))).
+BACKOFF_BASE_S = 0.5
+BACKOFF_CAP_S = 30.0
+
+# --- rate limit: documented as ~100 requests per 10 s per project ---
+# On a 429 the limiter lowers its rate by this factor; after each full window without a 429
+# it gives back this share of the configured rate (additive increase, multiplicative decrease).
+# A mild decrease: a lone 429 is more often timing noise at the edge of the limit than a lower limit.
+RATE_LIMIT_DECREASE_FACTOR = 0.8
+RATE_LIMIT_RECOVERY_SHARE = 0.1
+# A finished request holds its slot this share longer than the window: twice the 500 ppm a clock kept by NTP
+# may run fast or slow, so the service's window never ends before the client's (the arrival-versus-start
+# question is settled by holding slots until the answer, see ratelimit.py). It was 0.5%: 0.3 s of the large
+# full load's rate budget (bench/RESULTS.md).
+RATE_LIMIT_WINDOW_MARGIN = 0.001
+# How much sooner one request may be counted by the service, after it was sent, than the fastest round
+# trip seen so far suggests (its scheduling, a busy machine): the limiter credits each answer with the
+# shortest round trip less this (ratelimit.py).
+RATE_LIMIT_ARRIVAL_JITTER_S = 0.010
+
+# fetch_many keeps at most this many requests per worker submitted or answered and not yet taken, so memory
+# follows the batch. Its consumer is a dlt resource that dlt resumes only between other resources' pages
+# (a list page takes a few hundred ms to read and reshape): with 2 a worker the pool sat idle between
+# resumptions (17.6 requests/s while the lists were read on a busy machine); 8 a worker is over a second
+# of the rate budget at 50/s, and a few hundred kB of answers.
+IN_FLIGHT_PER_WORKER = 8
+
+# --- secret redaction: any run of this many characters of a secret is masked ---
+SECRET_FRAGMENT_LENGTH = 8
+REDACTED = "***"
+
+# --- request body vocabularies (console-interface.md and console-openapi.json) ---
+ROLE_PERMISSION_FLAGS: tuple[str, ...] = (
+    "invitation_access",
+    "create_configs",
+    "edit_or_delete_configs",
+    "launch_to_production",
+    "launch_or_disable_configs",
+    "start_experiments",
+    "create_or_edit_templates",
+    "create_or_edit_dashboards",
+    "create_teams",
+    "edit_dynamic_config_schemas",
+    "create_release_pipelines",
+    "approve_required_review_release_pipeline_phase",
+    "self_approve_review",
+    "approve_reviews",
+    "bypass_reviews_for_overrides",
+    "metric_management",
+    "event_dimensions_access",
+    "verify_metrics",
+    "use_metrics_explorer",
+    "local_metrics",
+    "manage_alerts",
+    "integrations_edit_access",
+    "source_connection_and_creation",
+    "data_warehouse_ingestion_and_exports_edit_access",
+    "edit_and_tag_configs_with_core_tag",
+    "reset_experiments",
+    "manual_whn_reload",
+)
+
+CONDITION_TYPES: tuple[str, ...] = (
+    "app_version",
+    "browser_name",
+    "browser_version",
+    "country",
+    "custom_field",
+    "email",
+    "environment_tier",
+    "fails_gate",
+    "fails_segment",
+    "ip_address",
+    "locale",
+    "os_name",
+    "os_version",
+    "passes_gate",
+    "passes_segment",
+    "public",
+    "time",
+    "unit_id",
+    "user_id",
+    "url",
+    "javascript",
+    "device_model",
+    "target_app",
+)
+
+# member -> {field: nullable}
+WH_CONNECTION_FIELDS: dict[str, dict[str, bool]] = {
+    "databricks": {
+        "host": False,
+        "path": False,
+        "accessToken": False,
+        "stagingDatabase": False,
+        "oauthClientID": True,
+        "consoleComputePath": True,
+    },
+    "snowflake": {
+        "accountName": False,
+        "serviceUserName": False,
+        "serviceUserPassword": False,
+        "privateKey": True,
+        "keyPassPhrase": True,
+        "stagingDatabaseName": False,
+        "stagingSchemaName": False,
+        "computeWarehouse": False,
+        "consoleComputeWarehouse": True,
+    },
+    "bigquery": {
+        "privateKey": False,
+        "project": False,
+        "consoleComputeProject": False,
+        "stagingDataset": False,
+    },
+}
+
+SCIM_OPS: tuple[str, ...] = ("replace", "add", "remove")
+
+GATE_TYPES: tuple[str, ...] = ("TEMPORARY", "PERMANENT", "STALE", "TEMPLATE")
+GATE_TYPE_REASONS: tuple[str, ...] = (
+    "NONE",
+    "STALE_PROBABLY_LAUNCHED",
+    "STALE_PROBABLY_UNLAUNCHED",
+    "STALE_PROBABLY_FORGOTTEN",
+    "STALE_NO_RULES",
+    "STALE_PROBABLY_DEAD_CHECK",
+    "STALE_EMPTY_CHECKS",
+    "STALE_ALL_TRUE",
+    "STALE_ALL_FALSE",
+)
+RATE_FILTERS: tuple[str, ...] = ("0", "100", "INBETWEEN")
