@@ -43,8 +43,9 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     # (left behind, every run added a few to the temporary folder).
     shutil.rmtree(ISOLATED_PROJECT, ignore_errors=True)
 
-from bench.postgres_server import PostgresServer  # noqa: E402 - after the configuration is isolated
 from gatehouse.pipelines.warehouse.views import apply_views  # noqa: E402
+
+from bench.postgres_server import PostgresServer  # noqa: E402 - after the configuration is isolated
 from tests.views.console_dataset import load_console  # noqa: E402
 
 # Not UTC on purpose: the views must give UTC wall-clock times whatever the warehouse's own time zone.

@@ -3,9 +3,16 @@
 from __future__ import annotations
 
 import pytest
-
 from gatehouse.pipelines.untrusted import (
-    all_visible, file_name, for_csv, for_html, for_json, for_slack, for_terminal, tool_message, visible,
+    all_visible,
+    file_name,
+    for_csv,
+    for_html,
+    for_json,
+    for_slack,
+    for_terminal,
+    tool_message,
+    visible,
 )
 
 

@@ -23,7 +23,9 @@ from gatehouse.pipelines.cli.parser import add_command, add_destination_argument
 from gatehouse.pipelines.cli.terminal import say
 from gatehouse.pipelines.errors import GatehouseError, explain
 from gatehouse.pipelines.untrusted import for_terminal
-from gatehouse.pipelines.warehouse.destination import Destination, Reader
+from gatehouse.pipelines.warehouse import datasets
+from gatehouse.pipelines.warehouse.destination import Destination
+from gatehouse.pipelines.warehouse.reader import Reader
 from gatehouse.pipelines.wording import counted
 from gatehouse.sources.gate_snoozes import gate_snoozes_source
 
@@ -195,22 +197,22 @@ def snooze_row(project: Optional[str], gate_id: str, until: Optional[date], reas
 
 def record(destination: Destination, rows: Sequence[dict[str, Any]], timeout_s: Any) -> None:
     """The rows, into console.gate_snoozes under the run lock; the views then read the table (made by the first)."""
-    with destination.exclusive(timeout_s):
+    with destination.lock.exclusive(timeout_s):
         pipeline = destination.pipeline()
         try:
             destination.load(pipeline, timeout_s, step=lambda: pipeline.run(gate_snoozes_source(rows)), extracted=False)
         except PipelineStepFailed as err:
             raise GatehouseError(f"recording the snooze failed at the {err.step} step: {explain(err)}") from err
-        destination.refresh_views(timeout_s)
-        destination.publish_snapshot(timeout_s)
+        destination.views.refresh(timeout_s)
+        destination.snapshot.publish(timeout_s)
 
 
 @contextlib.contextmanager
 def _reading(destination: Destination, args: argparse.Namespace) -> Iterator[Reader]:
     """A reader over this version's views of the loaded data (an older version's are replaced first)."""
     try:
-        destination.check_loaded(args.lock_timeout)
-        destination.apply_views(timeout_s=args.lock_timeout, unless_current=True)
+        datasets.check_loaded(destination, args.lock_timeout)
+        destination.views.apply(timeout_s=args.lock_timeout, unless_current=True)
         with destination.reader(args.lock_timeout) as reader:
             yield reader
     except DltException as err:

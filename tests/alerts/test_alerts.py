@@ -10,15 +10,15 @@ from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
-
 from gatehouse.console_twin import ConsoleTwin
-from gatehouse.pipelines.cli import main as cli
 from gatehouse.pipelines.alerts.dispatch import send_alerts
-from tests.alerts.runs import alerting_run
-from gatehouse.pipelines.warehouse.destination import Destination
+from gatehouse.pipelines.cli import main as cli
 from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.run.steps import RunOptions
+from gatehouse.pipelines.warehouse.destination import Destination
+
 from tests.alerts.receiver import Receiver, receiving
+from tests.alerts.runs import alerting_run
 
 SLACK_PATH = "/services/T0GATE/B0HOUSE/hook-token-never-shown"
 WEBHOOK_PATH = "/alerts?token=webhook-token-never-shown"

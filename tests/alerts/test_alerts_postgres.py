@@ -4,13 +4,13 @@
 from __future__ import annotations
 
 import pytest
-
 from gatehouse.console_twin import ConsoleTwin
 from gatehouse.pipelines.alerts.dispatch import send_alerts
-from tests.alerts.runs import alerting_run
 from gatehouse.pipelines.run.steps import RunOptions
 from gatehouse.pipelines.warehouse.destination import Destination
+
 from tests.alerts.receiver import receiving
+from tests.alerts.runs import alerting_run
 from tests.alerts.test_alerts import BASE_URL, WEBHOOK_PATH, conditions_in_views, webhook_keys
 
 pytestmark = pytest.mark.slow

@@ -6,12 +6,12 @@ from __future__ import annotations
 from typing import Iterator
 
 import pytest
-
 from gatehouse.console_twin import ConsoleHost, Fault
-from tests.alerts.runs import alerting_projects
 from gatehouse.pipelines.run.steps import RunOptions
 from gatehouse.pipelines.warehouse.destination import Destination
+
 from tests.alerts.receiver import Receiver, receiving
+from tests.alerts.runs import alerting_projects
 
 WEBHOOK_PATH = "/alerts?token=webhook-token-never-shown"
 BASE_URL = "http://console-twin.alerts-projects.invalid"

@@ -4,9 +4,9 @@ parsing; the evidence in its commit; the person's checkout byte-identical; --dry
 from __future__ import annotations
 
 import duckdb
-
 from gatehouse.pipelines.cleanup.branches import DIFF_OPTIONS
 from gatehouse.pipelines.cleanup.rewrite import language_of, parse_errors
+
 from tests.cleanup.conftest import EXPECTED, SAMPLE, git, tree_bytes
 
 DECIDED = ("new_checkout", "old_banner")

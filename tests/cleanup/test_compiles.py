@@ -26,7 +26,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-
 from gatehouse.pipelines.cleanup.rewrite import TODO, Rewrite, parse_errors, rewrite_checks
 
 PROGRAMS = Path(__file__).parent / "programs"

@@ -14,11 +14,11 @@ import textwrap
 from pathlib import Path
 
 import pytest
-
 from gatehouse.pipelines.cleanup.branches import BRANCH_PREFIX, base_worktree, branch_for
 from gatehouse.pipelines.cleanup.decisions import Choice
 from gatehouse.pipelines.cleanup.patch import commit_message, patch_gate
 from gatehouse.pipelines.cleanup.rewrite import TODO, Unsafe, parse_errors, rewrite_checks
+
 from tests.cleanup.conftest import GIT_ENV, git
 
 NOTE = "TODO(gatehouse): the gate's value, used where gatehouse cannot simplify it"

@@ -4,8 +4,8 @@ branch the remote has; the address that opens its pull request on GitHub, GitLab
 from __future__ import annotations
 
 import pytest
-
 from gatehouse.pipelines.cleanup.branches import review_address
+
 from tests.cleanup.conftest import git
 
 DECIDED = ("new_checkout", "old_banner")

@@ -4,8 +4,8 @@ the expected file (tests/cleanup/expected/<gate>/), which parses; what the rewri
 from __future__ import annotations
 
 import pytest
-
 from gatehouse.pipelines.cleanup.rewrite import TODO, language_of, parse_errors, rewrite_checks
+
 from tests.cleanup.conftest import EXPECTED, SAMPLE
 
 VALUES = {"new_checkout": True, "old_banner": False}

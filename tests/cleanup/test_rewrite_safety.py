@@ -9,7 +9,6 @@ from __future__ import annotations
 import textwrap
 
 import pytest
-
 from gatehouse.pipelines.cleanup.rewrite import TODO, Unsafe, parse_errors, rewrite_checks
 
 NOTE = {"python": f"  # {TODO}: the gate's value, used where gatehouse cannot simplify it"}

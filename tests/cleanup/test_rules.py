@@ -5,7 +5,6 @@ at work; and every step a rule names is one the engine has."""
 from __future__ import annotations
 
 import pytest
-
 from gatehouse.pipelines.cleanup.rewrite import NODE_STEP_FUNCTIONS, parse_errors, rewrite_checks
 from gatehouse.pipelines.cleanup.rules import ALL, CALL_FORMS, NODE_STEPS, RULES, CallForm, Rule
 

@@ -12,7 +12,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from gatehouse.pipelines.cli.main import main
 from gatehouse.pipelines.logs import DLT_LOG_LEVEL, DLT_LOG_LEVEL_DEFAULTED, configure_logging
 

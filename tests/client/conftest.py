@@ -11,7 +11,6 @@ from urllib.parse import parse_qs
 
 import httpx
 import pytest
-
 from gatehouse.sources.console.client import ClientOptions, ConsoleClient
 
 BASE_URL = "https://console.test"

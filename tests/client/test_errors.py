@@ -9,7 +9,6 @@ import time
 
 import httpx
 import pytest
-
 from gatehouse.sources.console.client import ClientOptions, ConsoleClient
 from gatehouse.sources.console.errors import (
     AuthError,
@@ -21,6 +20,7 @@ from gatehouse.sources.console.errors import (
     ValidationError,
     redact,
 )
+
 from tests.client.conftest import API_KEY, BASE_URL, SCIM_TOKEN, answer, assert_no_secret
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 import pytest
-
 from gatehouse.sources.console.client import PreparedRequest, RequestEvent, WriteResult
+
 from tests.client.conftest import API_KEY, BASE_URL, SCIM_TOKEN, answer, assert_no_secret
 
 PIPELINE = {

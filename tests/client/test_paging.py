@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-
-from gatehouse.sources.console.errors import PaginationError
 from gatehouse.sources.console.constants import GATES_PATH, QUALIFYING_EVENTS_PATH
+from gatehouse.sources.console.errors import PaginationError
 from gatehouse.sources.console.settings import DEFAULT_PAGE_SIZE
+
 from tests.client.conftest import BASE_URL, answer, items, page_answer
 
 

@@ -8,8 +8,8 @@ import time
 from collections import deque
 
 import pytest
-
 from gatehouse.sources.console.ratelimit import Permit, SlidingWindowRateLimiter
+
 from tests.client.conftest import FakeClock, answer
 
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import httpx
 import pytest
-
 from gatehouse.sources.console.errors import (
     OutcomeUnknownError,
     ServerError,
     ThrottledError,
     TransportError,
 )
+
 from tests.client.conftest import answer
 
 GATE = {"message": "Gate read successfully.", "data": {"id": "g1"}}

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-
-from gatehouse.sources.console.errors import LocalValidationError
 from gatehouse.sources.console.constants import ROLE_PERMISSION_FLAGS
+from gatehouse.sources.console.errors import LocalValidationError
+
 from tests.client.conftest import answer
 
 PHASE = {"name": "Phase 1", "timeIntervalMs": 0, "requiredReview": True, "rules": []}

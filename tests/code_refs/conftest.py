@@ -7,8 +7,8 @@ from pathlib import Path
 
 import duckdb
 import pytest
-
 from gatehouse.pipelines.cli.main import main
+
 from tests.views.console_dataset import load_console
 
 # The hand-built console's gates and configs (tests/views/console_dataset.py), without its code references.

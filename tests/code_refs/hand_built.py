@@ -10,7 +10,6 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import dlt
-
 from gatehouse.pipelines.code_refs.scan import Hit, Repository, RepositoryScan, ScanStats
 from gatehouse.sources.code_refs import cleanup_branches_source, code_references_source
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 
 import pytest
-
 from gatehouse.pipelines.code_refs.codeowners import file_owners, parse_codeowners, pattern_regex, read_codeowners
 
 

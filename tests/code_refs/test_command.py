@@ -7,9 +7,9 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-
 from gatehouse.pipelines.cli.code_refs import project_lines
 from gatehouse.pipelines.code_refs.scan import DYNAMIC_CONFIG, GATE, Entity, Hit
+
 from tests.code_refs.conftest import commit_files, query
 from tests.conftest import closed_port
 

@@ -8,12 +8,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import dlt
-
 from gatehouse.pipelines.code_refs import scan
 from gatehouse.pipelines.code_refs.scan import Hit, Repository, RepositoryScan, ScanInputError, ScanStats, open_repository
-from gatehouse.pipelines.warehouse.destination import apply_views
+from gatehouse.pipelines.warehouse.views import apply_views
 from gatehouse.sources.code_refs import code_references_source
 from gatehouse.sources.code_refs.scans import incomplete_reason
+
 from tests.code_refs.conftest import commit_files, query
 from tests.views.console_dataset import console_pipeline
 

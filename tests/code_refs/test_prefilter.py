@@ -10,7 +10,6 @@ import random
 import re
 
 import pytest
-
 from gatehouse.pipelines.code_refs import scan
 from gatehouse.pipelines.code_refs.scan import (
     CHECK_CALL,
@@ -24,6 +23,7 @@ from gatehouse.pipelines.code_refs.scan import (
     ripgrep,
     scan_repository,
 )
+
 from tests.code_refs.test_scan import git, write
 
 ENTITIES = [

@@ -7,12 +7,12 @@ import os
 import duckdb
 import nbformat
 import pytest
+from gatehouse.pipelines.code_refs.summary import summary_lines
+from gatehouse.pipelines.reports.lanes import NOTEBOOK_DIR
+from gatehouse.pipelines.warehouse.names import DUCKDB_ENV
+from gatehouse.pipelines.warehouse.views import apply_views
 from nbclient import NotebookClient
 
-from gatehouse.pipelines.code_refs.summary import summary_lines
-from gatehouse.pipelines.warehouse.names import DUCKDB_ENV
-from gatehouse.pipelines.reports.lanes import NOTEBOOK_DIR
-from gatehouse.pipelines.warehouse.views import apply_views
 from tests.code_refs.hand_built import SUMMARY_LINES
 from tests.views.console_dataset import load_console
 

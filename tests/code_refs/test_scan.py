@@ -8,7 +8,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from gatehouse.pipelines.code_refs.scan import (
     DEFAULT_EXCLUDES,
     Entity,

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-
 from gatehouse.pipelines.code_refs.scan import Entity, Matcher, open_repository, scan_repository
+
 from tests.code_refs.test_scan import write
 
 KNOWN = [Entity("gate", "new_checkout")]

@@ -74,6 +74,7 @@ def test_code_orphans_are_deleted_or_never_existed(console_db):
 
 def test_without_any_scan_the_code_is_unknown_not_absent(tmp_path):
     from gatehouse.pipelines.warehouse.views import apply_views
+
     from tests.views.console_dataset import load_console
 
     database = load_console(tmp_path / "no_scan.duckdb", tmp_path, tables=("gates", "dynamic_configs", "holdouts", "extraction_runs"))

@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from typing import Any, Iterator
 
 import pytest
-
 from gatehouse.console_twin.settings import TwinSettings
 from gatehouse.console_twin.twin import ConsoleTwin
 from gatehouse.pipelines.cli.main import main
+
 from tests.secret_scan import CommandOutput, leak_check
 
 # Random-looking values: no 10-character run of one can turn up in an output by chance.

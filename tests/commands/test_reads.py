@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 
 import pytest
-
 from gatehouse.console_twin import PaginationStyle
+
 from tests.commands.conftest import SECRETS
 
 

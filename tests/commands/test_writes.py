@@ -9,8 +9,8 @@ from typing import Callable
 
 import pytest
 import yaml
-
 from gatehouse.sources.console.constants import ROLE_PERMISSION_FLAGS
+
 from tests.commands.conftest import SECRETS
 
 PIPELINE = {

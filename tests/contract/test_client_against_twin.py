@@ -10,10 +10,10 @@ from typing import Iterator
 
 import httpx
 import pytest
-
 from gatehouse.console_twin import ConsoleTwin, TwinSettings
 from gatehouse.sources.console.client import ENDPOINTS, ClientOptions, ConsoleClient, Endpoint, WriteResult
 from gatehouse.sources.console.errors import AuthError, ForbiddenError, NotFoundError, ValidationError
+
 from tests.client.openapi_check import validate_request
 
 # Random-looking like real keys: a secret made of words would (rightly) mask those words in messages too.

@@ -23,12 +23,12 @@ from typing import Any, Callable, Iterator
 
 import duckdb
 import pytest
-
 from gatehouse.console_twin import ConsoleTwin, TwinSettings
 from gatehouse.pipelines.cli.main import main
 from gatehouse.pipelines.errors import GatehouseError
-from gatehouse.pipelines.warehouse.destination import Destination
 from gatehouse.pipelines.run.steps import RunOptions, RunSummary, run_extraction
+from gatehouse.pipelines.warehouse.destination import Destination
+
 from tests.conftest import closed_port, made_once
 from tests.drills.snapshot import Snapshot, snapshot
 

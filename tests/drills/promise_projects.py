@@ -17,11 +17,11 @@ from typing import Iterator
 
 import duckdb
 import pytest
-
 from gatehouse.console_twin import ConsoleTwin, TwinSettings
 from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.run.scheduled import run_scheduled
 from gatehouse.pipelines.warehouse.destination import Destination
+
 from tests.conftest import made_once
 from tests.drills.conftest import load, make_twin, source_args
 from tests.drills.promises import AFTER_LOAD, STEPS, break_console, broken_warehouse, heal

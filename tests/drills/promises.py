@@ -16,7 +16,6 @@ from typing import Iterator
 import dlt
 import pytest
 from dlt.destinations.exceptions import DatabaseTransientException
-
 from gatehouse.console_twin import ConsoleTwin, Fault, PaginationStyle
 from gatehouse.console_twin.settings import default_pagination
 from gatehouse.pipelines.warehouse.destination import Destination

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from typing import Callable
 
 import pytest
-
 from gatehouse.pipelines.cli.main import main
+
 from tests.conftest import closed_port
 from tests.drills.conftest import copy_database, make_twin
 from tests.drills.snapshot import assert_same_tables, snapshot

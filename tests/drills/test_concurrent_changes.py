@@ -17,10 +17,10 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 import duckdb
-
 from gatehouse.console_twin import ConsoleTwin
 from gatehouse.console_twin.settings import PageServed
-from tests.drills.conftest import make_twin, load
+
+from tests.drills.conftest import load, make_twin
 from tests.drills.snapshot import Snapshot, assert_same_tables, snapshot
 
 Change = tuple[str, str]  # ("create" | "delete", gate id)

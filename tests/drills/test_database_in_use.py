@@ -16,8 +16,8 @@ from pathlib import Path
 
 import duckdb
 import pytest
-
 from gatehouse.pipelines.warehouse.destination import Destination
+
 from tests.drills.conftest import (
     Drill,
     copy_database,

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import duckdb
 import pytest
-
 from gatehouse.console_twin import ConsoleTwin
 from gatehouse.sources.console.constants import CUMULATIVE_EXPOSURES_PATH
 from gatehouse.sources.console.settings import DEFAULT_LATE_EXPOSURE_DAYS

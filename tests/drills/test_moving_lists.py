@@ -19,7 +19,6 @@ from typing import Callable
 
 import duckdb
 import pytest
-
 from gatehouse.console_twin import ConsoleTwin
 from gatehouse.console_twin.settings import PageServed, PaginationStyle
 from gatehouse.sources.console import constants

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import duckdb
 import pytest
-
 from gatehouse.sources.console.columns import NumberColumns
 
 FRACTIONS = {"gate rule": 12.5, "config rule": 33.3, "config variant": 0.5, "holdout": 2.5}

@@ -18,14 +18,14 @@ from pathlib import Path
 
 import duckdb
 import pytest
-
 from gatehouse.console_twin import ConsoleTwin, TwinSettings
 from gatehouse.pipelines.cli.main import main
-from gatehouse.pipelines.warehouse.destination import Destination
 from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.reports.notebook import NotebookData
 from gatehouse.pipelines.run.steps import RunOptions, run_extraction
+from gatehouse.pipelines.warehouse.destination import Destination
 from gatehouse.sources.console.identity import identify
+
 from tests.drills.conftest import REPO, closed_port_url, error_lines, make_twin, point_at, refused_run, run_environment
 from tests.drills.snapshot import assert_same_tables, snapshot
 

@@ -12,12 +12,12 @@ from typing import Callable
 
 import duckdb
 import pytest
-
 from gatehouse.console_twin import ConsoleTwin, Fault, PageServed, TwinSettings
 from gatehouse.pipelines.cli.main import main
 from gatehouse.pipelines.run.consoles import run_projects
 from gatehouse.pipelines.run.steps import RunOptions
 from gatehouse.pipelines.warehouse.destination import Destination
+
 from tests.drills.conftest import configure_project, load, make_twin
 from tests.drills.snapshot import Snapshot, assert_same_tables, snapshot
 

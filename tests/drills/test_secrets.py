@@ -22,9 +22,9 @@ from pathlib import Path
 import duckdb
 import pytest
 import yaml
-
 from gatehouse.console_twin import ConsoleTwin, TwinSettings
 from gatehouse.pipelines.cli.main import build_parser
+
 from tests.conftest import closed_port
 from tests.drills.conftest import ORG_SEED, ORG_SIZE, clean_environment, gatehouse_command
 from tests.secret_scan import CommandOutput, leak_check

@@ -11,14 +11,14 @@ from typing import Any, Callable
 
 import duckdb
 import pytest
-
-from tests.drills.conftest import copy_database, make_twin, source_args
-from tests.drills.snapshot import assert_same_tables, snapshot
-from tests.report.conftest import gatehouse
 from gatehouse.console_twin import PaginationStyle
 from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.run.steps import RunOptions, run_extraction
 from gatehouse.pipelines.warehouse.destination import Destination
+
+from tests.drills.conftest import copy_database, make_twin, source_args
+from tests.drills.snapshot import assert_same_tables, snapshot
+from tests.report.conftest import gatehouse
 
 pytestmark = pytest.mark.slow
 

@@ -16,9 +16,9 @@ The rules held here:
 from __future__ import annotations
 
 import duckdb
-
 from gatehouse.console_twin import Fault
 from gatehouse.sources.console import constants, unchanged
+
 from tests.drills.conftest import DRILL_PAGE_SIZE
 
 GATE_COLUMNS = "id, version, name, _dlt_load_id, _dlt_valid_from, _dlt_valid_to"

@@ -7,8 +7,8 @@ missing from a list read but answering its own read is kept, whatever characters
 from __future__ import annotations
 
 import pytest
-
 from gatehouse.console_twin import PageServed, PaginationStyle
+
 from tests.drills.conftest import copy_database
 from tests.drills.snapshot import assert_same_tables, repeated
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 from datetime import date, datetime, timezone
 
 import dlt
-
 from gatehouse.sources.gate_snoozes import gate_snoozes_source
 
 

@@ -8,8 +8,8 @@ from datetime import datetime, timedelta, timezone
 
 import duckdb
 import pytest
-
 from gatehouse.pipelines.cli.gates import utc_today
+
 from tests.gates.conftest import USER
 
 SNOOZE_ID = re.compile(r"\d{8}T\d{12}Z-[0-9a-f]{8}")

@@ -9,9 +9,9 @@ from pathlib import Path
 import dlt
 import duckdb
 import pytest
-
-from gatehouse.pipelines.warehouse.destination import apply_views
+from gatehouse.pipelines.warehouse.views import apply_views
 from gatehouse.sources.gate_snoozes import gate_snoozes_source
+
 from tests.cleanup.conftest import sample_console
 
 

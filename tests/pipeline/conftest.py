@@ -7,10 +7,9 @@ from typing import Any, Iterator
 
 import duckdb
 import pytest
-
 from gatehouse.console_twin import ConsoleTwin
-from gatehouse.pipelines.warehouse.destination import Destination
 from gatehouse.pipelines.run.steps import RunOptions, RunSummary, run_extraction
+from gatehouse.pipelines.warehouse.destination import Destination
 
 
 class Loader:

@@ -8,9 +8,9 @@ import json
 
 import psycopg2
 import pytest
-
 from gatehouse.console_twin import ConsoleTwin
 from gatehouse.pipelines.cli.main import main
+
 from tests.pipeline.test_incremental_runs import expected_exposures, expected_holdout_ids
 
 pytestmark = pytest.mark.slow

@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from gatehouse.pipelines.cli.main import main
+
 from tests.drills.conftest import clean_environment, error_lines, make_twin
 
 

@@ -9,10 +9,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from gatehouse.pipelines import settings
 from gatehouse.pipelines.warehouse.destination import Destination
 from gatehouse.pipelines.warehouse.state import adopt_machine_wide_state
+
 from tests.drills.conftest import clean_environment, console_variables, gatehouse_command, make_twin
 
 

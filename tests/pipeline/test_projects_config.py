@@ -82,7 +82,6 @@ def test_a_single_console_has_no_projects(tmp_path):
 
 def test_names_the_views_or_dlt_already_use_are_refused():
     import pytest
-
     from gatehouse.pipelines.errors import GatehouseError
     from gatehouse.pipelines.projects import check_name
 

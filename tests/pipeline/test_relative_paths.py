@@ -4,7 +4,6 @@ the same database ran from (dlt resolves a relative path against the folder its 
 from __future__ import annotations
 
 import duckdb
-
 from gatehouse.pipelines.cli.main import main
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from gatehouse.console_twin import ConsoleTwin
 from gatehouse.pipelines.cli.main import main
 from gatehouse.pipelines.run.steps import SELECTABLE

@@ -11,8 +11,8 @@ import pytest
 from dlt.common.configuration.container import Container
 from dlt.common.configuration.specs.pluggable_run_context import PluggableRunContext
 from dlt.normalize.normalize import Normalize
-
 from gatehouse.pipelines.run import tuning
+
 from tests.pipeline.conftest import Loader
 
 # dlt's own columns: row ids of merge tables' nested rows are random, validity and load ids are times.

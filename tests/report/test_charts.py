@@ -8,7 +8,6 @@ from xml.etree import ElementTree
 
 import numpy as np
 import pytest
-
 from gatehouse.pipelines.reports import charts
 
 SVG = "{http://www.w3.org/2000/svg}"

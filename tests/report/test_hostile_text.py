@@ -10,18 +10,18 @@ import csv
 import io
 import json
 import re
-from xml.etree import ElementTree
 from typing import Any
+from xml.etree import ElementTree
 
 import duckdb
 import pytest
-
 from gatehouse.pipelines.alerts.conditions import current_conditions, messages
 from gatehouse.pipelines.alerts.delivery import SLACK, WEBHOOK, Channel, payload
 from gatehouse.pipelines.cli.main import main
 from gatehouse.pipelines.reports.report import NOTEBOOKS
 from gatehouse.pipelines.untrusted import for_csv
 from gatehouse.pipelines.warehouse.destination import Destination
+
 from tests.drills.conftest import load, make_twin
 from tests.report.conftest import gatehouse
 from tools import report_pages

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import nbformat
 import pytest
-
 from gatehouse.pipelines.reports import lanes
 from gatehouse.pipelines.reports.lanes import NOTEBOOK_DIR, LaneFailed, Lanes
 from gatehouse.pipelines.reports.report import NOTEBOOKS, NotebookLanes, ReportsFailed, write_reports

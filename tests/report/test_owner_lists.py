@@ -7,7 +7,6 @@ import csv
 import re
 
 import duckdb
-
 from gatehouse.pipelines.reports.format import Column, link_to
 from gatehouse.pipelines.reports.report import WORKLIST_CSV, WORKLIST_CSV_COLUMNS, write_worklist_csv
 from gatehouse.pipelines.warehouse.destination import Destination
@@ -57,7 +56,6 @@ def test_with_the_consoles_address_each_gate_links_to_its_page(demo_db, tmp_path
 
 def test_a_gate_address_that_is_not_http_is_refused_in_one_line(demo_db, tmp_path, monkeypatch):
     import pytest
-
     from gatehouse.pipelines.errors import GatehouseError
 
     monkeypatch.setenv("GATEHOUSE__REPORT__GATE_URL", "javascript:alert(1)//{id}")
@@ -85,8 +83,8 @@ def test_gates_a_server_key_owns_are_one_group_that_names_the_people_to_ask(demo
 
 def test_at_1280_px_each_more_link_takes_the_reader_to_that_owners_whole_list(headless_browser, demo_reports, tmp_path):
     import matplotlib.image as mpimg
-
     from gatehouse.pipelines.reports.lists import WORKLIST_PER_OWNER
+
     from tests.report.test_report import ARTEFACTS
     from tools import report_pages
 

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from matplotlib import image as mpimg
-
 from gatehouse.pipelines.cli.main import main
-from gatehouse.pipelines.warehouse.destination import Destination
 from gatehouse.pipelines.reports.lanes import NOTEBOOK_DIR
 from gatehouse.pipelines.reports.report import NOTEBOOKS, summarise
+from gatehouse.pipelines.warehouse.destination import Destination
 from gatehouse.pipelines.warehouse.views import apply_views
+from matplotlib import image as mpimg
+
 from tests.code_refs.hand_built import SUMMARY_LINES
 from tools import report_pages
 

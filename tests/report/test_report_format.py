@@ -7,7 +7,6 @@ from datetime import date, datetime
 
 import pandas as pd
 import pytest
-
 from gatehouse.pipelines.reports.format import Column, and_more, human_duration, minute, short, table
 
 

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import pytest
-
+from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.reports import lists, notebook
 from gatehouse.pipelines.reports.notebook import NotebookData
 from gatehouse.pipelines.reports.report import summarise, summary_of_the_notebooks
-from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.warehouse.destination import Destination
 from gatehouse.pipelines.warehouse.reader import Reader
 

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import duckdb
 import pytest
-
 from gatehouse.pipelines.alerts.conditions import SRM, STALLED, current_conditions
 from gatehouse.pipelines.cli.main import main
 from gatehouse.pipelines.warehouse.destination import Destination
 from gatehouse.pipelines.warehouse.views import apply_views
+
 from tests.drills.conftest import duckdb_destination, load, make_twin, point_at, postgres_destination
 from tests.report.conftest import gatehouse
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from gatehouse.console_twin import ConsoleTwin, TwinSettings
-from tests.drills.promises import STEPS, AFTER_LOAD, break_console
+
+from tests.drills.promises import AFTER_LOAD, STEPS, break_console
 
 # The steps one project can fail at alone (the views and the snapshot are the projects' together).
 PROJECT_STEPS = [step for step in STEPS if step not in AFTER_LOAD]

@@ -15,13 +15,13 @@ from typing import Any, Iterator
 
 import duckdb
 import pytest
-
 from gatehouse.console_twin import ConsoleTwin
-from tests.drills.promises import broken_warehouse
-from tests.schedule.conftest import PROJECT_STEPS, three_projects
 from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.schedule import airflow_dag
+
 from tests.alerts.receiver import Receiver, receiving
+from tests.drills.promises import broken_warehouse
+from tests.schedule.conftest import PROJECT_STEPS, three_projects
 
 DAG_FILE = Path(airflow_dag.__file__)
 BASE_URL = "http://console-twin.airflow.invalid"

@@ -11,11 +11,12 @@ import pytest
 dagster = pytest.importorskip("dagster")  # in the `test` extra; the skip only helps a bare install
 
 from gatehouse.console_twin import ConsoleTwin  # noqa: E402
-from tests.drills.promises import broken_warehouse  # noqa: E402
-from tests.schedule.conftest import PROJECT_STEPS, three_projects  # noqa: E402
+from gatehouse.pipelines.models.build import SOURCE_COLUMNS, view_definitions  # noqa: E402
 from gatehouse.pipelines.schedule import dagster as definitions  # noqa: E402
 from gatehouse.pipelines.schedule.dagster import GatehouseResource, gatehouse_reports, gatehouse_run  # noqa: E402
-from gatehouse.pipelines.models.build import SOURCE_COLUMNS, view_definitions  # noqa: E402
+
+from tests.drills.promises import broken_warehouse  # noqa: E402
+from tests.schedule.conftest import PROJECT_STEPS, three_projects  # noqa: E402
 
 A = dagster.AssetKey
 BASE_URL = "http://console-twin.dagster.invalid"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from gatehouse.sources.code_refs import REPLACEMENT_MARKER, code_references_source
+
 from tests.code_refs.hand_built import scans
 
 

@@ -3,9 +3,8 @@
 from datetime import datetime, timedelta, timezone
 
 import pytest
-
-from gatehouse.sources.console.errors import NotFoundError
 from gatehouse.sources.console.catalogue import Catalogue
+from gatehouse.sources.console.errors import NotFoundError
 from gatehouse.sources.console.exposures import exposure_rows
 from gatehouse.sources.console.settle import has_gone_quiet, is_settled
 

@@ -14,13 +14,13 @@ from typing import Any
 
 import duckdb
 import pytest
-
-from gatehouse.sources.console.client import ClientOptions, ConsoleClient
-from gatehouse.sources.console.exposures import exposure_count
-from gatehouse.sources.console.counts import ExtractionCounts
-from gatehouse.sources.console.constants import LOGGER_NAME
 from gatehouse.pipelines.run.steps import RunOptions, RunSummary, run_extraction
 from gatehouse.pipelines.warehouse.destination import Destination
+from gatehouse.sources.console.client import ClientOptions, ConsoleClient
+from gatehouse.sources.console.constants import LOGGER_NAME
+from gatehouse.sources.console.counts import ExtractionCounts
+from gatehouse.sources.console.exposures import exposure_count
+
 from tests.drills.conftest import make_twin, source_args
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1  # what a bigint column holds, in DuckDB and PostgreSQL alike
@@ -291,7 +291,6 @@ def test_which_text_and_floats_are_read_beyond_64_bits_in_a_bigint_column_and_wh
     from dlt.common.schema import Schema
     from dlt.common.schema.utils import new_column, new_table
     from dlt.extract.source import SourceSchemaInjectableContext
-
     from gatehouse.sources.console.columns import null_unfit_integers
 
     schema = Schema("console")

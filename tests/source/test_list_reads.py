@@ -12,14 +12,13 @@ from typing import Callable
 from urllib.parse import parse_qs
 
 import dlt
-import pytest
 import duckdb
 import httpx
-
+import pytest
 from gatehouse.sources.console import console
 from gatehouse.sources.console.client import ClientOptions, ConsoleClient
-from gatehouse.sources.console.settings import resolve_settings
 from gatehouse.sources.console.constants import DYNAMIC_CONFIGS_PATH, GATES_PATH, QUALIFYING_EVENTS_PATH
+from gatehouse.sources.console.settings import resolve_settings
 
 BASE_URL = "https://console.test"
 API_KEY = "console-Hq4Wd8Nz2Lx6Tb9Rc3Vm7Kp5"

@@ -4,10 +4,9 @@ the run's own row; `tables` narrows both phases, and a table the source does not
 from __future__ import annotations
 
 import pytest
-
 from gatehouse.sources.console import console, load_phases
-from gatehouse.sources.console.settings import resolve_settings
 from gatehouse.sources.console.errors import ConfigurationError
+from gatehouse.sources.console.settings import resolve_settings
 
 BASE_URL = "https://console.test"
 API_KEY = "console-Vb7Np2Qx9Lk4Tz6Wm3Rc8Hd5"

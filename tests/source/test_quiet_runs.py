@@ -17,7 +17,6 @@ import dlt
 import duckdb
 import httpx
 import pytest
-
 from gatehouse.sources.console import clock, console
 from gatehouse.sources.console.client import ClientOptions, ConsoleClient
 from gatehouse.sources.console.settings import resolve_settings

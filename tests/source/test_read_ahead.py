@@ -6,7 +6,6 @@ import threading
 from typing import Any, Callable, Iterable, Iterator
 
 import pytest
-
 from gatehouse.sources.console.read_ahead import ReadAheads
 
 

@@ -4,13 +4,12 @@ without the source, against the console twin in-process."""
 from __future__ import annotations
 
 import dlt
-
 from gatehouse.console_twin import ConsoleTwin
 from gatehouse.sources.console import qualifying_events
 from gatehouse.sources.console.client import ClientOptions, ConsoleClient
+from gatehouse.sources.console.constants import QUALIFYING_EVENTS_PATH
 from gatehouse.sources.console.counts import ResourceProgress
 from gatehouse.sources.console.run import ExtractionRun
-from gatehouse.sources.console.constants import QUALIFYING_EVENTS_PATH
 
 PAGE_SIZE = 2
 

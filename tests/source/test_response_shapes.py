@@ -11,11 +11,10 @@ from urllib.parse import parse_qs
 import dlt
 import duckdb
 import httpx
-
 from gatehouse.sources.console import console
 from gatehouse.sources.console.client import ClientOptions, ConsoleClient
-from gatehouse.sources.console.settings import resolve_settings
 from gatehouse.sources.console.constants import DYNAMIC_CONFIGS_PATH, GATES_PATH, QUALIFYING_EVENTS_PATH
+from gatehouse.sources.console.settings import resolve_settings
 
 BASE_URL = "https://console.test"
 API_KEY = "console-Qm4Tz8Lp2Wx6Rv9Nb3Kc7Hd5"

@@ -8,11 +8,10 @@ import dataclasses
 
 import pytest
 from dlt.common.configuration import get_fun_spec
-
 from gatehouse.sources.console import console
 from gatehouse.sources.console.client import ClientOptions
-from gatehouse.sources.console.settings import ConsoleSettings, resolve_settings
 from gatehouse.sources.console.errors import ConfigurationError
+from gatehouse.sources.console.settings import ConsoleSettings, resolve_settings
 
 
 def test_the_source_is_injected_from_the_one_declaration():

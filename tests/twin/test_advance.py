@@ -7,8 +7,8 @@ from datetime import timedelta
 
 import httpx
 import pytest
-
 from gatehouse.console_twin import ConsoleTwin, TwinSettings
+
 from tests.twin.conftest import read_all
 
 DAY_MS = 86_400_000

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import httpx
 import pytest
-
 from gatehouse.console_twin import ConsoleTwin
 from gatehouse.console_twin.gates import sampled_outcome
+
 from tests.twin.conftest import read_all
 
 MEDIUM = ConsoleTwin("medium", seed=3)  # read-only here: enough gates for every filter value to match some

@@ -10,8 +10,8 @@ import subprocess
 
 import httpx
 import pytest
-
 from gatehouse.console_twin import ConsoleHost, ConsoleTwin, TwinSettings
+
 from tests.twin.test_http import curl, gatehouse_command
 
 GATES = "/console/v1/gates"

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import httpx
 import pytest
-
 from gatehouse.console_twin import ConsoleTwin, Fault
+
 from tests.twin.test_operations import PIPELINE, any_pipeline_id, archived_config_id, scim_group_id
 
 

@@ -8,7 +8,6 @@ from email.utils import parsedate_to_datetime
 
 import httpx
 import pytest
-
 from gatehouse.console_twin import TWIN_EPOCH, ConsoleTwin, Fault, TwinSettings
 
 LIST = "/console/v1/gates"

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import httpx
 import pytest
-
 from gatehouse.console_twin import ConsoleTwin
 from gatehouse.console_twin.organisation import ROLE_PERMISSIONS
+
 from tests.twin.conftest import scim_headers
 
 PIPELINE = {

@@ -11,8 +11,8 @@ from pathlib import Path
 import dlt
 import duckdb
 import pytest
-
 from gatehouse.pipelines.warehouse.views import apply_views
+
 from tests.views.console_dataset import console_pipeline, load_console
 
 

@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import dlt
-
 from gatehouse.pipelines.code_refs.scan import Hit, Repository, RepositoryScan, ScanStats
 from gatehouse.sources.code_refs import code_references_source
+
 from tests.views.console_dataset import EVERYONE, SCD2, condition, console_pipeline, gate, holdout, rule
 
 LOADS = ("2026-10-01T12:00:00Z", "2026-10-10T12:00:00Z", "2026-10-20T12:00:00Z", "2026-11-01T12:00:00Z")

@@ -7,10 +7,10 @@ import shutil
 
 import duckdb
 import pytest
-
 from gatehouse.pipelines.models import build as views
 from gatehouse.pipelines.reports.report import refresh
 from gatehouse.pipelines.warehouse.destination import Destination
+
 from tests.views.conftest import query
 
 

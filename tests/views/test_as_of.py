@@ -7,9 +7,8 @@ from datetime import datetime
 
 import duckdb
 import pytest
-
-from gatehouse.pipelines.warehouse.views import apply_views
 from gatehouse.pipelines.models.build import view_definitions
+from gatehouse.pipelines.warehouse.views import apply_views
 
 CREATE = "create table console.extraction_runs (extraction_id varchar, service_time timestamptz, started_at timestamptz, finished_at timestamptz)"
 

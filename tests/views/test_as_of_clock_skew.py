@@ -9,7 +9,6 @@ import dlt
 import duckdb
 import psycopg2
 import pytest
-
 from gatehouse.pipelines.warehouse.views import apply_views
 
 COLUMNS = "_dlt_load_id varchar, extraction_id varchar, service_time timestamptz, started_at timestamptz, finished_at timestamptz"

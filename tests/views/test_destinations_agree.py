@@ -20,8 +20,8 @@ from datetime import datetime, timezone
 from decimal import Decimal
 
 import pytest
-
 from gatehouse.pipelines.models.build import qualified_view_name, view_definitions
+
 from tests.views.conftest import query
 
 DEFINITIONS = view_definitions()

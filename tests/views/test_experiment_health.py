@@ -8,11 +8,12 @@ from __future__ import annotations
 from datetime import date
 
 import duckdb
-
-from bench.srm import view_sql
 from gatehouse.pipelines.alerts.conditions import DIP, RUNNING_LONG, current_conditions
 from gatehouse.pipelines.models.build import translate
-from gatehouse.pipelines.warehouse.destination import Destination, apply_views
+from gatehouse.pipelines.warehouse.destination import Destination
+from gatehouse.pipelines.warehouse.views import apply_views
+
+from bench.srm import view_sql
 from tests.views.conftest import assert_rows, query
 from tests.views.test_exposure_views import add_series
 

@@ -10,8 +10,8 @@ from datetime import date
 
 import duckdb
 import pytest
-
 from gatehouse.pipelines.warehouse.views import apply_views
+
 from tests.views.conftest import assert_rows, query
 from tests.views.console_dataset import FOLLOWED_EXPERIMENTS
 

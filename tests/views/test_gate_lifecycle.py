@@ -10,8 +10,8 @@ from pathlib import Path
 
 import dlt
 import pytest
+from gatehouse.pipelines.warehouse.views import apply_views
 
-from gatehouse.pipelines.warehouse.destination import apply_views
 from tests.views.conftest import query
 from tests.views.lifecycle_dataset import load_lifecycle
 

@@ -6,10 +6,9 @@ from __future__ import annotations
 import re
 
 import pytest
-
 from gatehouse.pipelines.errors import GatehouseError
-from gatehouse.pipelines.models.graph import LAYERS, SCHEMA, build_order, view_definitions
 from gatehouse.pipelines.models.docs import DATA_MODEL, render
+from gatehouse.pipelines.models.graph import LAYERS, SCHEMA, build_order, view_definitions
 
 DEFINITIONS = view_definitions()
 HEADER = "-- grain: one row; key: id\n"

@@ -14,12 +14,13 @@ from pathlib import Path
 
 import dlt
 import pytest
-
 from gatehouse.pipelines.alerts.conditions import stale_gate_conditions
 from gatehouse.pipelines.cleanup.decisions import choose, read_decisions
 from gatehouse.pipelines.reports.report import summarise, write_worklist_csv
-from gatehouse.pipelines.warehouse.destination import Destination, apply_views
+from gatehouse.pipelines.warehouse.destination import Destination
+from gatehouse.pipelines.warehouse.views import apply_views
 from gatehouse.sources.gate_snoozes import gate_snoozes_source
+
 from tests.code_refs.test_report import executed_text
 from tests.views.conftest import query
 from tests.views.lifecycle_dataset import load_lifecycle

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import dlt
 import pytest
-
-from gatehouse.pipelines.models import build as views
 from gatehouse.pipelines.errors import GatehouseError
-from gatehouse.pipelines.warehouse.views import apply_views
+from gatehouse.pipelines.models import build as views
 from gatehouse.pipelines.models.build import ViewDefinition, qualified_view_name, view_definitions
+from gatehouse.pipelines.warehouse.views import apply_views
 
 RAW_TABLES = ("gates", "dynamic_configs__rules", "cumulative_exposures", "ingestion_runs")
 

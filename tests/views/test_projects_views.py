@@ -11,7 +11,6 @@ from pathlib import Path
 
 import duckdb
 import pytest
-
 from gatehouse.console_twin import ConsoleTwin, TwinSettings
 from gatehouse.pipelines.cli.main import main
 from gatehouse.pipelines.models.build import SHARED_TABLES, view_definitions
@@ -19,6 +18,7 @@ from gatehouse.pipelines.run.consoles import run_projects
 from gatehouse.pipelines.run.steps import RunOptions
 from gatehouse.pipelines.warehouse.destination import Destination
 from gatehouse.pipelines.warehouse.views import apply_views
+
 from tests.drills.conftest import configure_project, load
 from tests.views.conftest import query
 from tests.views.test_destinations_agree import keyed_rows

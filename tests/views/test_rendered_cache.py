@@ -4,9 +4,9 @@ nor the destination changed takes the statements it translated last time, and ge
 from __future__ import annotations
 
 import duckdb
-
 from gatehouse.pipelines.models import build as views
 from gatehouse.pipelines.warehouse.views import apply_views
+
 from tests.views.conftest import query
 
 

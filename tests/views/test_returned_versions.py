@@ -5,12 +5,11 @@ repeats a row; on DuckDB and on a real PostgreSQL server."""
 
 from __future__ import annotations
 
-
 import pytest
-
 from gatehouse.console_twin import ConsoleTwin
 from gatehouse.pipelines.cli.main import main
 from gatehouse.pipelines.models.build import view_definitions
+
 from tests.drills.conftest import duckdb_destination, point_at, postgres_destination
 
 

@@ -10,9 +10,9 @@ from datetime import date, timedelta
 
 import duckdb
 import pytest
+from gatehouse.pipelines.models.build import translate
 
 from bench.srm import Experiment, experiments, load, reference_log_bayes_factor, reference_p_values, view_sql
-from gatehouse.pipelines.models.build import translate
 
 CONCENTRATION = 1000.0
 DAYS = 14
@@ -150,8 +150,9 @@ def test_the_log_gamma_macro_equals_pythons(z):
     # the macro the test is written with, on its own: math.lgamma is C's, an independent implementation
     with duckdb.connect() as connection:
         connection.execute("create table t as select ? as z", [z])
-        from gatehouse.pipelines.models.graph import _Renderer  # noqa: PLC0415 - the models' own renderer
         import importlib.resources as resources
+
+        from gatehouse.pipelines.models.graph import _Renderer  # noqa: PLC0415 - the models' own renderer
 
         renderer = _Renderer(resources.files("gatehouse.pipelines.models"))
         template = renderer.environment.from_string(

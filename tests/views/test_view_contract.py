@@ -8,10 +8,10 @@ from pathlib import Path
 import dlt
 import duckdb
 import pytest
-
 from gatehouse.pipelines.errors import GatehouseError
-from gatehouse.pipelines.warehouse.views import apply_views
 from gatehouse.pipelines.models.build import SOURCE_COLUMNS, view_definitions
+from gatehouse.pipelines.warehouse.views import apply_views
+
 from tests.views.conftest import query
 from tests.views.console_dataset import SCD2, gate
 

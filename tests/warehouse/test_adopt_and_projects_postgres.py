@@ -8,15 +8,20 @@ import json
 
 import duckdb
 import pytest
-
 from gatehouse.console_twin import ConsoleTwin, TwinSettings
 from gatehouse.pipelines.cli.main import main
 from gatehouse.pipelines.run.scheduled import run_scheduled
 from gatehouse.pipelines.warehouse.destination import Destination
+
 from tests.drills.conftest import (
-    configure_project, duckdb_destination, make_twin, point_at, postgres_destination, source_args,
+    configure_project,
+    duckdb_destination,
+    make_twin,
+    point_at,
+    postgres_destination,
+    quick_backoff,  # noqa: F401  (the fixture, for the projects' retries)
+    source_args,
 )
-from tests.drills.conftest import quick_backoff  # noqa: F401  (the fixture, for the projects' retries)
 from tests.drills.promises import break_console, broken_warehouse
 
 pytestmark = pytest.mark.slow

@@ -7,8 +7,8 @@ import subprocess
 import sys
 
 import pytest
-
 from gatehouse.pipelines.cli.main import main
+
 from tests.conftest import closed_port
 
 COMMANDS = {

@@ -5,13 +5,21 @@ from __future__ import annotations
 
 import pytest
 import sqlglot
+from gatehouse.pipelines.errors import GatehouseError
+from gatehouse.pipelines.models.build import (
+    SCHEMA,
+    SHARED_TABLES,
+    SOURCE_COLUMNS,
+    RawDataset,
+    RawTables,
+    render_query,
+    render_sources,
+    render_view,
+    view_definitions,
+)
 from sqlglot import exp
 from sqlglot.errors import ErrorLevel
 
-from gatehouse.pipelines.errors import GatehouseError
-from gatehouse.pipelines.models.build import (
-    SCHEMA, SHARED_TABLES, SOURCE_COLUMNS, RawDataset, RawTables, render_query, render_sources, render_view, view_definitions,
-)
 from tests.warehouse.conftest import DESTINATIONS, Destination, OfflineSqlClient
 
 DEFINITIONS = view_definitions()

@@ -8,10 +8,10 @@ import json
 
 import psycopg2
 import pytest
-
 from gatehouse.console_twin import ConsoleTwin, TwinSettings
 from gatehouse.pipelines.cli.main import main
 from gatehouse.sources.console.identity import identify
+
 from tests.drills.conftest import error_lines, point_at, refused_run
 
 pytestmark = pytest.mark.slow

@@ -7,11 +7,11 @@ import json
 
 import psycopg2
 import pytest
-
 from gatehouse.console_twin import ConsoleTwin, Fault, TwinSettings
 from gatehouse.pipelines.cli.main import main
 from gatehouse.pipelines.run.steps import RunOptions, run_extraction
 from gatehouse.pipelines.warehouse.destination import Destination
+
 from tests.drills.snapshot import snapshot
 
 pytestmark = pytest.mark.slow
@@ -65,6 +65,7 @@ def test_the_views_on_postgres_read_both_projects_and_filter_them(postgres_serve
     DuckDB), and analytics.view_projects filters them."""
     from gatehouse.pipelines.models.build import view_definitions
     from gatehouse.pipelines.run.consoles import run_projects
+
     from tests.drills.conftest import load
     from tests.views.test_destinations_agree import values_agree
     from tests.views.test_projects_views import view_rows, without_project

@@ -11,12 +11,12 @@ import re
 
 import psycopg2
 import pytest
-
 from gatehouse.console_twin import ConsoleTwin
 from gatehouse.pipelines.cli.main import main
-from gatehouse.pipelines.warehouse.destination import Destination
-from gatehouse.pipelines.reports.report import prepare
 from gatehouse.pipelines.models.build import view_definitions
+from gatehouse.pipelines.reports.report import prepare
+from gatehouse.pipelines.warehouse.destination import Destination
+
 from tests.views.conftest import query
 from tests.views.test_destinations_agree import COLUMNS_SQL, keyed_rows, values_agree
 

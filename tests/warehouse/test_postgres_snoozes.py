@@ -8,9 +8,9 @@ from datetime import timedelta, timezone
 import dlt
 import psycopg2
 import pytest
-
 from gatehouse.pipelines.cli.gates import utc_today
 from gatehouse.pipelines.cli.main import main
+
 from tests.cleanup.conftest import sample_console
 from tests.drills.conftest import error_lines
 from tests.views.console_dataset import console_pipeline

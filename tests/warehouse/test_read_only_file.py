@@ -14,8 +14,8 @@ from typing import Iterator
 
 import duckdb
 import pytest
-
 from gatehouse.pipelines.cli.main import main
+
 from tests.drills.conftest import error_lines
 
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import psycopg2
 import pytest
-
 from gatehouse.console_twin import ConsoleTwin
 from gatehouse.pipelines.cli.main import main
 from gatehouse.pipelines.cli.sql import check_read_only
 from gatehouse.pipelines.errors import GatehouseError
+
 from tests.drills.conftest import error_lines, point_at
 
 REFUSED = "only a query is run here, not {}: gatehouse sql never changes the data (SHOW, DESCRIBE, SUMMARIZE, EXPLAIN and PRAGMA table_info are read too)"
