@@ -19,7 +19,7 @@ def summary_lines(rows: Callable[[str], list[tuple]]) -> list[str]:
                count(case when code_reference_count > 0 then 1 end),
                coalesce(sum(code_reference_count), 0),
                count(case when stage = 'ready: archive in the console' then 1 end),
-               count(case when stage = 'needs a person' and code_reference_count = 0 and checks_per_hour > 0 then 1 end)
+               count(case when stage = 'ready: remove from code' and code_reference_count = 0 and checks_per_hour > 0 then 1 end)
         from analytics.cleanup_worklist
         """
     )

@@ -47,14 +47,14 @@ def test_cleanup_worklist_says_where_and_what(console_db):
              "api: app/nav.go:20", "remove the flag from the code and delete the path it guards (api)"),
             # checked 3 times an hour, referenced in no scanned repository: something unscanned checks it
             ("orphan_flag", "(no owner)", "meets stale rules", "STALE_NO_RULES", True, 0, 0, None, None,
-             "ask the owner: checked 3 times an hour, but no scanned repository has ever referenced it"),
+             "remove the flag from the code and delete the path it guards, wherever the code checks it (referenced in no scanned repository)"),
             ("promo_rollout", "u_alice", "meets stale rules", "STALE_PROBABLY_FORGOTTEN", True, 1, 1, "web",
              "web: src/promo.py:40", "ask the owner: forgotten: partly rolled out for a long time; finish or roll back the rollout"),
             # no checks and no reference: archive it
             ("search_v2", "u_bob", "meets stale rules", "STALE_PROBABLY_DEAD_CHECK", True, 0, 0, None, None,
              "archive it in the console: no code references it and nothing checks it"),
             ("new_nav", "u_alice", "approaching", "STALE_PROBABLY_LAUNCHED", True, 0, 0, None, None,
-             "ask the owner: checked 10 times an hour, but no scanned repository has ever referenced it"),
+             "remove the flag from the code and keep the path it enables, wherever the code checks it (referenced in no scanned repository)"),
         ],
     )
 
@@ -103,12 +103,12 @@ def test_cleanup_decisions_give_a_value_only_where_every_user_gets_the_same_answ
         # Launched; its branch made twice in web: named once
         ("launch_banner", True, "branch made", "launched in the console: every user passes since 2026-08-22 (90 days)",
          "web: gatehouse/cleanup/launch_banner"),
-        # launched 25 days ago and checked 10 times an hour, but no scanned repository references it
-        ("new_nav", None, "needs a person", "checked 10 times an hour, but no scanned repository has ever referenced it", None),
+        # launched 25 days ago and checked 10 times an hour: its value is known, where its code is is not
+        ("new_nav", True, "ready", "launched in the console: every user passes since 2026-10-26 (25 days)", None),
         # Disabled, but holdout h_q3 still names it
         ("old_checkout", None, "needs a person", "still referenced by holdouts h_q3 and configs c_checkout", None),
-        # no rules, every user fails, but checked 3 times an hour by code no scanned repository holds
-        ("orphan_flag", None, "needs a person", "checked 3 times an hour, but no scanned repository has ever referenced it", None),
+        # no rules, every user fails, checked 3 times an hour by code no scanned repository holds
+        ("orphan_flag", False, "ready", "no rules: every user fails since 2026-09-01 (80 days)", None),
         ("promo_rollout", None, "needs a person", "forgotten: partly rolled out for a long time; finish or roll back the rollout", None),
         # 50% of two users, never checked, referenced nowhere: its console part is left, nothing to rewrite
         ("search_v2", None, "nothing to rewrite", "nothing checks it and no scanned repository references it", None),

@@ -247,6 +247,11 @@ def test_no_command_leaks_a_secret(tmp_path):
         cleaned = gatehouse(["cleanup", "--all", "--repo", str(repository_checking_a_decided_gate(work)), "--duckdb",
                              "gatehouse.duckdb"])
         assert cleaned.code == 0 and "made 1 branch" in cleaned.out, cleaned.err
+        decided = decided_gate(work)
+        for argv in (["gates", "snooze", decided, "--until", "2099-01-01", "--reason", "a freeze"],
+                     ["gates", "snoozes"], ["gates", "unsnooze", decided]):
+            snoozed = gatehouse([*argv, "--duckdb", "gatehouse.duckdb"])
+            assert snoozed.code == 0, snoozed.err
         with ThreadPoolExecutor(max_workers=3) as pool:
             report = pool.submit(gatehouse, ["report", "--duckdb", "gatehouse.duckdb", "--out", "reports"])
             served = pool.submit(serve_twin, env, work)
@@ -292,11 +297,17 @@ def test_no_command_leaks_a_secret(tmp_path):
     assert list(work.glob("reports/*.html")), "the reports were written and scanned"
 
 
-def repository_checking_a_decided_gate(work: Path) -> Path:
-    """A git repository whose one file checks a gate the loaded data decides: `gatehouse cleanup` makes its branch."""
+def decided_gate(work: Path) -> str:
+    """The first gate the loaded data decides a value for."""
     with duckdb.connect(str(work / "gatehouse.duckdb"), read_only=True) as connection:
         [(gate_id,)] = connection.execute("select gate_id from analytics.cleanup_decisions where is_decided"
                                           " order by gate_id limit 1").fetchall()
+    return gate_id
+
+
+def repository_checking_a_decided_gate(work: Path) -> Path:
+    """A git repository whose one file checks a gate the loaded data decides: `gatehouse cleanup` makes its branch."""
+    gate_id = decided_gate(work)
     root = work / "service"
     root.mkdir()
     (root / "checkout.py").write_text(f'from statsig import statsig\n\n\ndef enabled(user):\n'

@@ -108,16 +108,16 @@ def test_summary_of_the_hand_built_console(hand_built_db):
         text = summarise(reader, "hand_built.duckdb")
     assert text.splitlines() == [
         "gatehouse report: hand_built.duckdb, as of 2026-11-20 12:00 UTC",
-        "stale gates: 2 ready to remove from the code, 1 ready to archive in the console, 4 need a person; grouped by owner,"
+        "stale gates: 4 ready to remove from the code, 1 ready to archive in the console, 2 need a person; grouped by owner,"
         " the owner of the most urgent gate first; within an owner by stage (ready to remove first), then marked stale"
         " first, then the longest untouched:",
-        # Alice's gate is ready to remove: Alice first, all of hers by stage, then Dan's, then Bob's (the HTML
-        # worklist's order); each with gate_lifecycle's stage and action
+        # Alice's gates are ready to remove: Alice first, all of hers by stage, then the ownerless gate, then Dan's
+        # (the HTML worklist's order); each with gate_lifecycle's stage and action
         "  launch_banner                      Alice              ready: remove from code       launched             90 d  remove the flag from the code and keep the path it enables (api, web)",
+        "  new_nav                            Alice              ready: remove from code       launched             25 d  remove the flag from the code and keep the path it enables, wherever the code checks it (referenced in no scanned repository)",
         "  promo_rollout                      Alice              needs a person                forgotten rollout    50 d  ask the owner: forgotten: partly rolled out for a long time; finish or roll back the rollout",
-        "  new_nav                            Alice              needs a person                launched             25 d  ask the owner: checked 10 times an hour, but no scanned repository has ever referenced it",
+        "  orphan_flag                        (no owner)         ready: remove from code       no rules             80 d  remove the flag from the code and delete the path it guards, wherever the code checks it (referenced in no scanned repository)",
         "  dark_launch                        Dan                ready: remove from code       never launched       60 d  remove the flag from the code and delete the path it guards (api)",
-        "  search_v2                          Bob                ready: archive in the console no checks seen      150 d  archive it in the console: no code references it and nothing checks it",
         "  …and 2 more",
         # the hand-built scans of tests/code_refs/hand_built.py
         *SUMMARY_LINES,

@@ -21,8 +21,8 @@ LIFECYCLE_SQL = f"select {COLUMNS} from analytics.gate_lifecycle order by gate_i
 
 # The "as of" is the last load, 2026-11-01 12:00 UTC; ready_after_days 14, code_scan_max_age_days 7 (the defaults).
 EXPECTED = [
-    # launched, checked 20 an hour, referenced by no scan ever: something unscanned checks it
-    ("checked_nowhere", "needs a person", None, 92, None, 0, "steady", True, None, None, None),
+    # launched, checked 20 an hour, referenced by no scan ever: its value is known, its code is not found
+    ("checked_nowhere", "ready: remove from code", True, 92, None, 0, "steady", True, None, None, None),
     # no rules, never checked, in no repository whose last scan is complete and 2 days old
     ("dead_flag", "ready: archive in the console", None, 92, None, 0, "never checked", True, None, None, None),
     # off since 10-15 (17 days), after two changes within 30 days

@@ -74,7 +74,7 @@ def test_stale_gates_follow_the_service_rules(console_db):
             ("dark_launch", "meets stale rules", 2, "STALE_PROBABLY_UNLAUNCHED", "predicted", "Dan", "Search", 60, 233, None, 7.0,
              "0%", None, None, "ready: remove from code"),
             ("orphan_flag", "meets stale rules", 2, "STALE_NO_RULES", "predicted", None, None, 80, 245, None, 3.0,
-             "no rules", None, None, "needs a person"),
+             "no rules", None, None, "ready: remove from code"),
             # checked 40 times an hour, an everyone rule at 25%: partly rolled out for 50 days
             ("promo_rollout", "meets stale rules", 2, "STALE_PROBABLY_FORGOTTEN", "predicted", "Alice", "Growth", 50, 142, None, 40.0,
              "partial", None, None, "needs a person"),
@@ -83,7 +83,7 @@ def test_stale_gates_follow_the_service_rules(console_db):
              "partial", None, None, "ready: archive in the console"),
             # modified 25 days ago: stale in 30 - 25 = 5 days
             ("new_nav", "approaching", 3, "STALE_PROBABLY_LAUNCHED", "predicted", "Alice", "Growth", 25, 100, 5, 10.0,
-             "100%", None, None, "needs a person"),
+             "100%", None, None, "ready: remove from code"),
         ],
     )
     # never listed: permanent (kill_switch), archived, referenced by another gate (beta_users), recent (recent_exp)
@@ -109,9 +109,9 @@ def test_each_stale_gate_has_one_answer_and_code_that_checks_it_is_never_archive
     assert [(gate, stage, answer) for gate, _, stage, answer, _ in rows] == [
         ("dark_launch", "ready: remove from code", "remove the flag from the code and delete the path it guards (api)"),
         ("launch_banner", "ready: remove from code", "remove the flag from the code and keep the path it enables (api, web)"),
-        ("new_nav", "needs a person", "ask the owner: checked 10 times an hour, but no scanned repository has ever referenced it"),
+        ("new_nav", "ready: remove from code", "remove the flag from the code and keep the path it enables, wherever the code checks it (referenced in no scanned repository)"),
         ("old_checkout", "needs a person", "ask the owner: still referenced by holdouts h_q3 and configs c_checkout"),
-        ("orphan_flag", "needs a person", "ask the owner: checked 3 times an hour, but no scanned repository has ever referenced it"),
+        ("orphan_flag", "ready: remove from code", "remove the flag from the code and delete the path it guards, wherever the code checks it (referenced in no scanned repository)"),
         ("promo_rollout", "needs a person",
          "ask the owner: forgotten: partly rolled out for a long time; finish or roll back the rollout"),
         ("search_v2", "ready: archive in the console", "archive it in the console: no code references it and nothing checks it"),

@@ -23,7 +23,7 @@ from tests.views.test_destinations_agree import COLUMNS_SQL, keyed_rows, values_
 pytestmark = pytest.mark.slow
 
 # Wall-clock times of each load (and the run's own id): two loads of the same console differ there only.
-LOAD_CLOCK = re.compile(r"^(extraction_id|started_at|finished_at|valid_from|valid_to|version_seen_at|observed_at|retired_at)$")
+LOAD_CLOCK = re.compile(r"^(extraction_id|started_at|finished_at|valid_from|valid_to|version_seen_at|first_loaded_at|observed_at|retired_at)$")
 HISTORY_SQL = (
     "select id, version, _dlt_valid_to is null as is_current from {table}"
     " order by id, version, is_current"

@@ -38,7 +38,7 @@ WITH references_now AS (
     AND latest_scans.recency = 1
   WHERE
     sightings.entity_type = 'gate' AND NOT sightings.code_owners IS NULL
-), now AS (
+), referenced_now AS (
   SELECT
     entity_id AS gate_id,
     COUNT(*) AS code_reference_count,
@@ -94,7 +94,7 @@ WITH references_now AS (
 ), gate_ids AS (
   SELECT
     gate_id
-  FROM now
+  FROM referenced_now
   UNION
   SELECT
     gate_id
@@ -102,14 +102,14 @@ WITH references_now AS (
 ), final AS (
   SELECT
     gate_ids.gate_id,
-    COALESCE(now.code_reference_count, 0) AS code_reference_count,
-    now.referencing_repositories,
+    COALESCE(referenced_now.code_reference_count, 0) AS code_reference_count,
+    referenced_now.referencing_repositories,
     owner_lists.code_owners,
     history.last_referenced_at,
-    CASE WHEN now.gate_id IS NULL THEN history.latest_first_absence END AS gone_from_code_since
+    CASE WHEN referenced_now.gate_id IS NULL THEN history.latest_first_absence END AS gone_from_code_since
   FROM gate_ids
-  LEFT JOIN now
-    ON now.gate_id = gate_ids.gate_id
+  LEFT JOIN referenced_now
+    ON referenced_now.gate_id = gate_ids.gate_id
   LEFT JOIN owner_lists
     ON owner_lists.gate_id = gate_ids.gate_id
   LEFT JOIN history
@@ -159,7 +159,7 @@ WITH references_now AS (
     AND latest_scans.recency = 1
   WHERE
     sightings.entity_type = 'gate' AND NOT sightings.code_owners IS NULL
-), now AS (
+), referenced_now AS (
   SELECT
     entity_id AS gate_id,
     COUNT(*) AS code_reference_count,
@@ -215,7 +215,7 @@ WITH references_now AS (
 ), gate_ids AS (
   SELECT
     gate_id
-  FROM now
+  FROM referenced_now
   UNION
   SELECT
     gate_id
@@ -223,14 +223,14 @@ WITH references_now AS (
 ), final AS (
   SELECT
     gate_ids.gate_id,
-    COALESCE(now.code_reference_count, 0) AS code_reference_count,
-    now.referencing_repositories,
+    COALESCE(referenced_now.code_reference_count, 0) AS code_reference_count,
+    referenced_now.referencing_repositories,
     owner_lists.code_owners,
     history.last_referenced_at,
-    CASE WHEN now.gate_id IS NULL THEN history.latest_first_absence END AS gone_from_code_since
+    CASE WHEN referenced_now.gate_id IS NULL THEN history.latest_first_absence END AS gone_from_code_since
   FROM gate_ids
-  LEFT JOIN now
-    ON now.gate_id = gate_ids.gate_id
+  LEFT JOIN referenced_now
+    ON referenced_now.gate_id = gate_ids.gate_id
   LEFT JOIN owner_lists
     ON owner_lists.gate_id = gate_ids.gate_id
   LEFT JOIN history

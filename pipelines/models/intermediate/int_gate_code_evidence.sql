@@ -45,7 +45,7 @@ owners_now as (
     where sightings.entity_type = 'gate' and sightings.code_owners is not null
 ),
 
-now as (
+referenced_now as (
     select
         entity_id as gate_id,
         count(*) as code_reference_count,
@@ -96,7 +96,7 @@ history as (
 ),
 
 gate_ids as (
-    select gate_id from now
+    select gate_id from referenced_now
     union
     select gate_id from history
 ),
@@ -104,14 +104,14 @@ gate_ids as (
 final as (
     select
         gate_ids.gate_id,
-        coalesce(now.code_reference_count, 0) as code_reference_count,
-        now.referencing_repositories,
+        coalesce(referenced_now.code_reference_count, 0) as code_reference_count,
+        referenced_now.referencing_repositories,
         owner_lists.code_owners,
         history.last_referenced_at,
-        case when now.gate_id is null then history.latest_first_absence end as gone_from_code_since
+        case when referenced_now.gate_id is null then history.latest_first_absence end as gone_from_code_since
     from gate_ids
-    left join now
-        on now.gate_id = gate_ids.gate_id
+    left join referenced_now
+        on referenced_now.gate_id = gate_ids.gate_id
     left join owner_lists
         on owner_lists.gate_id = gate_ids.gate_id
     left join history

@@ -257,7 +257,7 @@ WITH gates AS (
       THEN 'ready: archive in the console'
       WHEN NOT last_referenced_at IS NULL
       THEN 'removed from code'
-      ELSE 'needs a person'
+      ELSE 'ready: remove from code'
     END AS stage
   FROM evidence
 ), explained AS (
@@ -293,8 +293,6 @@ WITH gates AS (
       THEN 'its rules pass some users only; finish or roll back the rollout'
       WHEN stage = 'needs a person' AND reason_answer <> answer
       THEN 'the console''s reason (' || stale_reason || ') and its state (' || answer_reason || ') disagree'
-      WHEN stage = 'needs a person'
-      THEN checked_words || ', but no scanned repository has ever referenced it'
     END AS person_reason
   FROM staged
 ), final AS (
@@ -687,7 +685,7 @@ WITH gates AS (
       THEN 'ready: archive in the console'
       WHEN NOT last_referenced_at IS NULL
       THEN 'removed from code'
-      ELSE 'needs a person'
+      ELSE 'ready: remove from code'
     END AS stage
   FROM evidence
 ), explained AS (
@@ -723,8 +721,6 @@ WITH gates AS (
       THEN 'its rules pass some users only; finish or roll back the rollout'
       WHEN stage = 'needs a person' AND reason_answer <> answer
       THEN 'the console''s reason (' || stale_reason || ') and its state (' || answer_reason || ') disagree'
-      WHEN stage = 'needs a person'
-      THEN checked_words || ', but no scanned repository has ever referenced it'
     END AS person_reason
   FROM staged
 ), final AS (

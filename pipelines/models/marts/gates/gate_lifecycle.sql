@@ -16,10 +16,10 @@ since, so the answer held at least that long.
 |---|---|
 | `archived` | the console archived it |
 | `in use` | permanent; or referenced by holdouts, configs or gates, or answering users differently, and not stale by the console's rules |
-| `needs a person` | stale by the console's rules but referenced by holdouts, configs or gates, or answering users differently; or one answer that the console's own stale reason contradicts; or checked at run time while no scanned repository has ever referenced it |
+| `needs a person` | stale by the console's rules but referenced by holdouts, configs or gates, or answering users differently; or one answer that the console's own stale reason contradicts |
 | `ready: archive in the console` | nothing checks it (`checks_per_hour` 0 or null) and no repository references it, every repository's last scan complete and recent; never while a scanned repository references it, nor before any scan |
 | `approaching` | one answer to every user, for fewer than `ready_after_days` days; `ready_on` is the day it becomes ready if nothing changes |
-| `ready: remove from code` | one answer for `ready_after_days` or more: its checks can become `cleanup_value` wherever the code holds them |
+| `ready: remove from code` | one answer for `ready_after_days` or more: its checks can become `cleanup_value` wherever the code holds them (a gate still checked that no scanned repository has ever referenced is here too, its action saying so: the value is known, where the code is is not) |
 | `removed from code` | one answer, no repository references it any more (complete, recent scans), but it is still checked at run time: deploys pending or code that is not scanned |
 
 | column | meaning |
@@ -258,7 +258,8 @@ staged as (
             when not is_absent_from_code then 'ready: remove from code'
             when not is_checked then 'ready: archive in the console'
             when last_referenced_at is not null then 'removed from code'
-            else 'needs a person'
+            -- checked, but no scanned repository ever held it: the value is known, where the code is is not
+            else 'ready: remove from code'
         end as stage
     from evidence
 ),
@@ -280,8 +281,6 @@ explained as (
             when stage = 'needs a person' and answer is null then 'its rules pass some users only; finish or roll back the rollout'
             when stage = 'needs a person' and reason_answer <> answer
                 then 'the console''s reason (' || stale_reason || ') and its state (' || answer_reason || ') disagree'
-            when stage = 'needs a person'
-                then checked_words || ', but no scanned repository has ever referenced it'
         end as person_reason
     from staged
 ),
