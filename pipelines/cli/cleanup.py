@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from dlt.common.exceptions import DltException
-from dlt.pipeline.exceptions import PipelineStepFailed
 
 from gatehouse.pipelines.cleanup.branches import (
     base_branch, base_worktree, check_remote, push_branch, resolve_commit, review_address,
@@ -24,6 +23,7 @@ from gatehouse.pipelines.cli.parser import add_command, add_destination_argument
 from gatehouse.pipelines.cli.terminal import say
 from gatehouse.pipelines.untrusted import for_terminal
 from gatehouse.pipelines.code_refs.scan import DEFAULT_EXCLUDES, Repository, ScanInputError, open_repository
+from gatehouse.pipelines.cli import recording
 from gatehouse.pipelines.errors import GatehouseError, explain
 from gatehouse.pipelines.warehouse import datasets
 from gatehouse.pipelines.warehouse.destination import Destination
@@ -193,11 +193,4 @@ def _record(destination: Destination, repository: Repository, base_commit: str, 
          "todos": patch.todos}
         for patch in made for decision in patch.choice.decisions
     ]
-    with destination.lock.exclusive(timeout_s):
-        pipeline = destination.pipeline()
-        try:
-            destination.load(pipeline, timeout_s, step=lambda: pipeline.run(cleanup_branches_source(rows)), extracted=False)
-        except PipelineStepFailed as err:
-            raise GatehouseError(f"the branches are made, but recording them failed at the {err.step} step: {explain(err)}") from err
-        destination.views.refresh(timeout_s)
-        destination.snapshot.publish(timeout_s)
+    recording.record(destination, cleanup_branches_source(rows), timeout_s, "the branches are made, but recording them failed")

@@ -16,11 +16,11 @@ from datetime import date, datetime, timedelta, timezone
 from typing import Any, Iterator, Optional, Sequence
 
 from dlt.common.exceptions import DltException
-from dlt.pipeline.exceptions import PipelineStepFailed
 
 from gatehouse.pipelines.cleanup.decisions import check_known
 from gatehouse.pipelines.cli.parser import add_command, add_destination_arguments, destination_from
 from gatehouse.pipelines.cli.terminal import say
+from gatehouse.pipelines.cli import recording
 from gatehouse.pipelines.errors import GatehouseError, explain
 from gatehouse.pipelines.untrusted import for_terminal
 from gatehouse.pipelines.warehouse import datasets
@@ -197,14 +197,7 @@ def snooze_row(project: Optional[str], gate_id: str, until: Optional[date], reas
 
 def record(destination: Destination, rows: Sequence[dict[str, Any]], timeout_s: Any) -> None:
     """The rows, into console.gate_snoozes under the run lock; the views then read the table (made by the first)."""
-    with destination.lock.exclusive(timeout_s):
-        pipeline = destination.pipeline()
-        try:
-            destination.load(pipeline, timeout_s, step=lambda: pipeline.run(gate_snoozes_source(rows)), extracted=False)
-        except PipelineStepFailed as err:
-            raise GatehouseError(f"recording the snooze failed at the {err.step} step: {explain(err)}") from err
-        destination.views.refresh(timeout_s)
-        destination.snapshot.publish(timeout_s)
+    recording.record(destination, gate_snoozes_source(rows), timeout_s, "recording the snooze failed")
 
 
 @contextlib.contextmanager
