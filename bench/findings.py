@@ -7,16 +7,13 @@ experiment.
 
 from __future__ import annotations
 
-from typing import Optional
-
-from gatehouse.sources.console.constants import RATE_LIMIT_ARRIVAL_JITTER_S, RATE_LIMIT_WINDOW_MARGIN
 from bench.results import (
+    FLOOR_MULTIPLE_TARGET,
+    FULL_LOAD_FLOOR_TARGET,
     GATEHOUSE_FULL,
     GATEHOUSE_RERUN,
     MB,
     NORMALISE_LOAD_TARGET,
-    FLOOR_MULTIPLE_TARGET,
-    FULL_LOAD_FLOOR_TARGET,
     PEAK_GROWTH_TARGET,
     PEAK_RSS_TARGET_MB,
     RERUN_SHARE_TARGET,
@@ -27,14 +24,15 @@ from bench.results import (
     fmt,
     max_peak,
 )
+from gatehouse.sources.console.constants import RATE_LIMIT_ARRIVAL_JITTER_S, RATE_LIMIT_WINDOW_MARGIN
 
 
-def peak_step(report: BenchReport, size: str, step: str) -> Optional[float]:
+def peak_step(report: BenchReport, size: str, step: str) -> float | None:
     value = report.median(size, GATEHOUSE_FULL, lambda r: r.peak_by_step.get(step, 0))
     return value / MB if value else None
 
 
-def alternative_pace(alternative_extract: float, gatehouse_extract: Optional[float]) -> str:
+def alternative_pace(alternative_extract: float, gatehouse_extract: float | None) -> str:
     if not gatehouse_extract:
         return "extracts at the rate limit too"
     ratio = alternative_extract / gatehouse_extract
@@ -133,16 +131,22 @@ def findings(report: BenchReport) -> list[str]:
             f" re-implementing dlt internals its SCD2 merge depends on."
         )
     peaks = {size: max_peak(report, size) for size in report.sizes}
-    if peaks.get(big) and (peaks[big] >= PEAK_RSS_TARGET_MB or (
-            peaks.get("medium") and big != "medium" and peaks[big] >= PEAK_GROWTH_TARGET * peaks["medium"])):
+    if peaks.get(big) and (
+        peaks[big] >= PEAK_RSS_TARGET_MB
+        or (peaks.get("medium") and big != "medium" and peaks[big] >= PEAK_GROWTH_TARGET * peaks["medium"])
+    ):
         steps = {step: peak_step(report, big, step) for step in ("extract", "normalize", "load")}
         medium_steps = {step: peak_step(report, "medium", step) for step in ("extract", "normalize", "load")}
         out.append(
             f"**Memory peaks while DuckDB loads, not while pages stream.** Peak RSS of the {big} full load by"
             f" step: extract {fmt(steps['extract'], '{:.0f}')} MB, normalize {fmt(steps['normalize'], '{:.0f}')} MB,"
             f" load {fmt(steps['load'], '{:.0f}')} MB"
-            + (f" (medium: {fmt(medium_steps['extract'], '{:.0f}')} / {fmt(medium_steps['normalize'], '{:.0f}')} /"
-               f" {fmt(medium_steps['load'], '{:.0f}')} MB)" if "medium" in report.shapes and big != "medium" else "")
+            + (
+                f" (medium: {fmt(medium_steps['extract'], '{:.0f}')} / {fmt(medium_steps['normalize'], '{:.0f}')} /"
+                f" {fmt(medium_steps['load'], '{:.0f}')} MB)"
+                if "medium" in report.shapes and big != "medium"
+                else ""
+            )
             + ". Extraction memory does follow the page (it grows by about 20 MB over 3,000 fan-out requests:"
             " resource state and the id catalogue). The load step adds DuckDB's buffers for the SCD2 merge"
             f" of {report.shapes[big].listed.get('gates', 0):,} gates and their nested tables, and each normalize worker holds dlt's per-table write"
@@ -161,7 +165,7 @@ def findings(report: BenchReport) -> list[str]:
         reachable = rerun_floor.seconds < RERUN_SHARE_TARGET * full
         out.append(
             f"**A no-change rerun {'could' if reachable else 'cannot'} be under {RERUN_SHARE_TARGET:.0%} of the"
-            f" full load with this organisation.** It must read the lists (no \"modified since\" filter), every"
+            f' full load with this organisation.** It must read the lists (no "modified since" filter), every'
             f" holdout (no list of them), every experiment that has not concluded and every run that has not"
             f" settled: {shape.holdouts:,} holdouts + {running:,} of {shape.experiments:,} experiments"
             f" ({shape.concluded_experiments:,} concluded) + {unsettled:,} of {shape.ingestion_runs:,} runs"
@@ -170,8 +174,12 @@ def findings(report: BenchReport) -> list[str]:
             f" ({rerun / full:.0%}), of which normalise and load"
             f" {fmt(median(GATEHOUSE_RERUN, lambda r: r.normalise_load_s))} s: lists and answers identical to"
             f" those last loaded are no longer normalised, so what is left is the requests."
-            + ("" if shape.concluded_experiments else " The twin's organisation has no concluded experiment, so"
-               " the source's skipping of concluded experiments never applies here.")
+            + (
+                ""
+                if shape.concluded_experiments
+                else " The twin's organisation has no concluded experiment, so"
+                " the source's skipping of concluded experiments never applies here."
+            )
         )
     alternative_throttled = median(REST_API_BEST, lambda r: r.throttled)
     alternative_extract = median(REST_API_BEST, lambda r: r.steps.get("extract", 0.0))
@@ -202,6 +210,7 @@ def findings(report: BenchReport) -> list[str]:
             f" {FLOOR_MULTIPLE_TARGET}x the floor gatehouse would take {FLOOR_MULTIPLE_TARGET * floor.seconds:.0f} s,"
             f" {median(REST_API_DEFAULTS, lambda r: r.wall_s) / (FLOOR_MULTIPLE_TARGET * floor.seconds):.1f}x faster"
             f" than its defaults."
-            if median(REST_API_DEFAULTS, lambda r: r.wall_s) else ""
+            if median(REST_API_DEFAULTS, lambda r: r.wall_s)
+            else ""
         )
     return [f"{number}. {text}" for number, text in enumerate(filter(None, out), start=1)]

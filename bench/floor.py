@@ -31,7 +31,7 @@ class OrganisationShape:
     quiet_runs: int = 0
 
     @classmethod
-    def from_dict(cls, data: dict) -> "OrganisationShape":
+    def from_dict(cls, data: dict) -> OrganisationShape:
         return cls(**data)
 
     def to_dict(self) -> dict:
@@ -44,7 +44,7 @@ class RateLimit:
     window_s: float
 
     @classmethod
-    def parse(cls, text: str) -> "RateLimit":
+    def parse(cls, text: str) -> RateLimit:
         """`50/1` -> 50 requests per 1 second (the form `gatehouse twin serve --rate-limit` takes)."""
         requests, _, window = text.partition("/")
         limit = cls(int(requests), float(window or 1))

@@ -21,6 +21,7 @@ import psutil
 
 PROCESS_STARTED = psutil.Process().create_time()
 
+
 def step_timings(trace: Any) -> dict[str, float]:
     """Seconds per dlt step (extract, normalize, load) of the last run."""
     timings: dict[str, float] = {}
@@ -47,8 +48,8 @@ def table_rows(trace: Any) -> dict[str, int]:
 
 def run_gatehouse(spec: dict[str, Any]) -> dict[str, Any]:
 
-    from gatehouse.pipelines.warehouse.destination import Destination
     from gatehouse.pipelines.run.steps import RunOptions, run_extraction
+    from gatehouse.pipelines.warehouse.destination import Destination
 
     workdir = Path(spec["workdir"])
     requests, window = spec["rate_limit"]
@@ -78,7 +79,8 @@ def run_gatehouse(spec: dict[str, Any]) -> dict[str, Any]:
         "steps": dict(summary.steps),
         "step_starts": {
             step: summary.step_started[step] + monotonic_to_epoch - PROCESS_STARTED
-            for step in ("extract", "normalize", "load") if step in summary.step_started
+            for step in ("extract", "normalize", "load")
+            if step in summary.step_started
         },
         # time.monotonic(), as the twin's request log keeps it: the bench measures the run's tail with it
         "ended_at": summary.ended_at,
@@ -112,8 +114,13 @@ def run_rest_api(spec: dict[str, Any]) -> dict[str, Any]:
     wall = time.perf_counter() - started
     ended_at = time.monotonic()
     trace = pipeline.last_trace
-    return {"wall_s": wall, "rows": table_rows(trace), "steps": step_timings(trace),
-            "step_starts": step_starts(trace, PROCESS_STARTED), "ended_at": ended_at}
+    return {
+        "wall_s": wall,
+        "rows": table_rows(trace),
+        "steps": step_timings(trace),
+        "step_starts": step_starts(trace, PROCESS_STARTED),
+        "ended_at": ended_at,
+    }
 
 
 RUNNERS = {"gatehouse": run_gatehouse, "rest_api": run_rest_api}
@@ -127,8 +134,11 @@ def main(argv: list[str] | None = None) -> int:
         result = {"ok": True, **RUNNERS[spec["kind"]](spec)}
         code = 0
     except Exception as err:  # the parent reports a failed job and goes on with the others
-        result = {"ok": False, "error": f"{type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}",
-                  "traceback": traceback.format_exc()[-4000:]}
+        result = {
+            "ok": False,
+            "error": f"{type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}",
+            "traceback": traceback.format_exc()[-4000:],
+        }
         code = 1
     Path(result_path).write_text(json.dumps(result, indent=2, default=str))
     return code

@@ -27,7 +27,7 @@ def machine_description() -> dict[str, str]:
         except metadata.PackageNotFoundError:
             pass
     return {
-        "date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "cpu": f"{cpu}, {psutil.cpu_count(logical=True)} logical cores ({os.cpu_count()} usable)",
         "memory": f"{psutil.virtual_memory().total / (1 << 30):.1f} GiB",
         "system": platform.platform(),
@@ -35,4 +35,3 @@ def machine_description() -> dict[str, str]:
         "packages": ", ".join(versions),
         "load average at start": " ".join(f"{value:.2f}" for value in os.getloadavg()),
     }
-

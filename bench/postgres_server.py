@@ -63,7 +63,7 @@ class PostgresServer:
         assert self._root is not None
         return self._root / "pgdata"
 
-    def start(self) -> "PostgresServer":
+    def start(self) -> PostgresServer:
         binaries = _pgserver_bin()
         self._root = Path(tempfile.mkdtemp(prefix="gatehouse-pg-"))
         if os.geteuid() == 0:
@@ -73,8 +73,14 @@ class PostgresServer:
         self._chown(password_file)
         self._pg(
             binaries / "initdb",
-            "-D", str(self.pgdata), "-U", SUPERUSER, f"--pwfile={password_file}",
-            "--auth=scram-sha-256", "--encoding=UTF8", "--locale=C",
+            "-D",
+            str(self.pgdata),
+            "-U",
+            SUPERUSER,
+            f"--pwfile={password_file}",
+            "--auth=scram-sha-256",
+            "--encoding=UTF8",
+            "--locale=C",
         )
         password_file.unlink()
         self.port = _free_port()
@@ -83,7 +89,19 @@ class PostgresServer:
             # a throwaway server: durability costs time and buys nothing
             " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
         )
-        self._pg(binaries / "pg_ctl", "-D", str(self.pgdata), "-w", "-t", str(START_TIMEOUT_S), "-l", str(self._root / "log"), "-o", options, "start")
+        self._pg(
+            binaries / "pg_ctl",
+            "-D",
+            str(self.pgdata),
+            "-w",
+            "-t",
+            str(START_TIMEOUT_S),
+            "-l",
+            str(self._root / "log"),
+            "-o",
+            options,
+            "start",
+        )
         log.info("postgres on 127.0.0.1:%s (data in %s)", self.port, self.pgdata)
         return self
 
@@ -147,7 +165,9 @@ class PostgresServer:
             shutil.chown(path, self._user, self._user)
 
     def _pg(self, executable: Path, *args: str) -> None:
-        result = subprocess.run([str(executable), *args], capture_output=True, text=True, user=self._user, timeout=START_TIMEOUT_S + 30)
+        result = subprocess.run(
+            [str(executable), *args], capture_output=True, text=True, user=self._user, timeout=START_TIMEOUT_S + 30
+        )
         if result.returncode != 0:
             raise RuntimeError(
                 f"{executable.name} failed ({result.returncode}): {result.stderr.strip() or result.stdout.strip()}\n{self.log_tail()}"

@@ -15,7 +15,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import psutil
 
@@ -35,7 +35,7 @@ class Measured:
     rss_timeline: tuple[tuple[float, int], ...] = ()
 
 
-def child_environment(extra: Optional[dict[str, str]] = None) -> dict[str, str]:
+def child_environment(extra: dict[str, str] | None = None) -> dict[str, str]:
     env = dict(os.environ)
     # The job runs in its own directory (no project .dlt/ config) but imports from this checkout.
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
@@ -75,7 +75,10 @@ def run_job(spec: dict[str, Any], jobdir: Path, timeout_s: float) -> Measured:
         started = time.perf_counter()
         child = subprocess.Popen(
             [sys.executable, "-m", "bench.job", str(spec_path), str(result_path)],
-            cwd=jobdir, env=child_environment(), stdout=log, stderr=subprocess.STDOUT,
+            cwd=jobdir,
+            env=child_environment(),
+            stdout=log,
+            stderr=subprocess.STDOUT,
         )
         watched = psutil.Process(child.pid)
         peak, status, maxrss_kb = 0, None, 0
@@ -107,16 +110,41 @@ def run_job(spec: dict[str, Any], jobdir: Path, timeout_s: float) -> Measured:
 class TwinProcess:
     """`python -m bench.twin_control` in a child process, driven by JSON lines."""
 
-    def __init__(self, size: str, latency_ms: int, rate_limit: str, seed: int = 0, max_limit: Optional[int] = None,
-                 logdir: Optional[Path] = None) -> None:
-        argv = [sys.executable, "-m", "bench.twin_control", "--size", size, "--seed", str(seed),
-                "--latency-ms", str(latency_ms), "--rate-limit", rate_limit]
+    def __init__(
+        self,
+        size: str,
+        latency_ms: int,
+        rate_limit: str,
+        seed: int = 0,
+        max_limit: int | None = None,
+        logdir: Path | None = None,
+    ) -> None:
+        argv = [
+            sys.executable,
+            "-m",
+            "bench.twin_control",
+            "--size",
+            size,
+            "--seed",
+            str(seed),
+            "--latency-ms",
+            str(latency_ms),
+            "--rate-limit",
+            rate_limit,
+        ]
         if max_limit is not None:
             argv += ["--max-limit", str(max_limit)]
-        self._stderr = open(logdir / f"twin-{size}.log", "ab") if logdir else subprocess.DEVNULL
+        # the twin's log stays open as long as the twin runs: stop() closes it
+        self._stderr = open(logdir / f"twin-{size}.log", "ab") if logdir else subprocess.DEVNULL  # noqa: SIM115
         self.process = subprocess.Popen(
-            argv, cwd=REPO, env=child_environment(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=self._stderr, text=True, bufsize=1,
+            argv,
+            cwd=REPO,
+            env=child_environment(),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self._stderr,
+            text=True,
+            bufsize=1,
         )
         ready = self._read()
         self.base_url: str = ready["base_url"]
@@ -144,7 +172,7 @@ class TwinProcess:
         if self._stderr is not subprocess.DEVNULL:
             self._stderr.close()
 
-    def __enter__(self) -> "TwinProcess":
+    def __enter__(self) -> TwinProcess:
         return self
 
     def __exit__(self, *exc: Any) -> None:

@@ -27,7 +27,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import psutil
 
@@ -44,8 +44,7 @@ SIDES = ("three runs, one after another", "one run, side by side")
 
 def project_environment(twins: dict[str, TwinProcess]) -> dict[str, str]:
     """The three projects as environment variables, with the rate limit every console keeps to."""
-    env = {"SOURCES__CONSOLE__RATE_LIMIT_REQUESTS": str(RATE_LIMIT[0]),
-           "SOURCES__CONSOLE__RATE_LIMIT_WINDOW": str(RATE_LIMIT[1])}
+    env = {"SOURCES__CONSOLE__RATE_LIMIT_REQUESTS": str(RATE_LIMIT[0]), "SOURCES__CONSOLE__RATE_LIMIT_WINDOW": str(RATE_LIMIT[1])}
     for name, twin in twins.items():
         ids = twin.ask("ids")
         prefix = f"SOURCES__CONSOLE__PROJECTS__{name.upper()}__"
@@ -102,7 +101,7 @@ def measure(side: str, twins: dict[str, TwinProcess], env: dict[str, str], workd
     }
 
 
-def main(argv: Optional[list[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", datefmt="%H:%M:%S", stream=sys.stderr)
     parser = argparse.ArgumentParser(prog="python -m bench.projects", description=__doc__.split("\n\n")[0])
     parser.add_argument("--size", default="large")
@@ -120,9 +119,16 @@ def main(argv: Optional[list[str]] = None) -> int:
                     workdir = Path(root) / f"{rep}-{SIDES.index(side)}"
                     workdir.mkdir()
                     results[side].append(measure(side, twins, env, workdir))
-                    log.info("%s #%d %-32s %6.1f s, %d requests, %d 429s, %.0f MB", args.size, rep + 1, side,
-                             results[side][-1]["wall_s"], results[side][-1]["requests"], results[side][-1]["throttled"],
-                             results[side][-1]["peak_mb"])
+                    log.info(
+                        "%s #%d %-32s %6.1f s, %d requests, %d 429s, %.0f MB",
+                        args.size,
+                        rep + 1,
+                        side,
+                        results[side][-1]["wall_s"],
+                        results[side][-1]["requests"],
+                        results[side][-1]["throttled"],
+                        results[side][-1]["peak_mb"],
+                    )
         finally:
             for twin in twins.values():
                 twin.close()
@@ -143,8 +149,11 @@ def main(argv: Optional[list[str]] = None) -> int:
         "",
         "| three projects | wall s | requests | 429s | peak memory MB |",
         "| --- | ---: | ---: | ---: | ---: |",
-        *(f"| {side} | {median(side, 'wall_s'):.1f} | {median(side, 'requests'):,.0f} | {median(side, 'throttled'):.0f} |"
-          f" {median(side, 'peak_mb'):.0f} |" for side in SIDES),
+        *(
+            f"| {side} | {median(side, 'wall_s'):.1f} | {median(side, 'requests'):,.0f} | {median(side, 'throttled'):.0f} |"
+            f" {median(side, 'peak_mb'):.0f} |"
+            for side in SIDES
+        ),
         "",
         f"Side by side takes {ratio:.2f}x the time of three runs one after another ({1 / ratio:.1f}x faster), with"
         f" {median(together, 'requests') - median(apart, 'requests'):+,.0f} requests.",

@@ -15,9 +15,10 @@ Two variants are measured:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any
 
-from gatehouse.sources.console import constants as source_constants, settings as source_settings
+from gatehouse.sources.console import constants as source_constants
+from gatehouse.sources.console import settings as source_settings
 
 SOURCE_NAME = "console_rest_api"
 PIPELINE_NAME = "rest_api_alternative"
@@ -30,8 +31,8 @@ BEST_WORKERS = {"EXTRACT__WORKERS": "8", "NORMALIZE__WORKERS": "2", "LOAD__WORKE
 @dataclass(frozen=True)
 class AlternativeVariant:
     name: str
-    page_size: Optional[int]
-    loader_file_format: Optional[str]  # None: dlt's default for the destination
+    page_size: int | None
+    loader_file_format: str | None  # None: dlt's default for the destination
     environment: dict[str, str] = field(default_factory=dict)
 
 
@@ -53,7 +54,7 @@ def rest_api_config(
     experiment_ids: list[str],
     holdout_ids: list[str],
     ingestion_run_ids: list[str],
-    page_size: Optional[int] = None,
+    page_size: int | None = None,
 ) -> dict[str, Any]:
     """The `RESTAPIConfig` of the alternative; the id resources are plain dlt resources."""
     import dlt

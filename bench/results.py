@@ -4,8 +4,9 @@ the Markdown of bench/RESULTS.md. Everything here is a pure function of the reco
 from __future__ import annotations
 
 import statistics
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any, Callable, Iterable, Optional
+from typing import Any
 
 from bench.floor import Floor, OrganisationShape, RateLimit, full_load_floor, rerun_floor
 
@@ -56,17 +57,17 @@ class JobRun:
     rows: int = 0  # rows normalised into every table, nested tables included
     peak_rss_bytes: int = 0
     steps: dict[str, float] = field(default_factory=dict)  # dlt's extract / normalize / load seconds
-    new_versions: Optional[int] = None  # gatehouse: SCD2 versions written (gates + dynamic configs)
-    settled_runs_requested: Optional[int] = None  # requests for runs settled before the job
-    lists_s: Optional[float] = None  # first to last list request, by the twin's clock
+    new_versions: int | None = None  # gatehouse: SCD2 versions written (gates + dynamic configs)
+    settled_runs_requested: int | None = None  # requests for runs settled before the job
+    lists_s: float | None = None  # first to last list request, by the twin's clock
     list_requests: int = 0
-    request_rate: Optional[float] = None  # requests per second from the first request to the last
-    listing_rate: Optional[float] = None  # requests per second (any operation) while the lists were read
+    request_rate: float | None = None  # requests per second from the first request to the last
+    listing_rate: float | None = None  # requests per second (any operation) while the lists were read
     peak_by_step: dict[str, int] = field(default_factory=dict)  # dlt step -> highest RSS sampled during it
-    after_last_request_s: Optional[float] = None  # from the last request's arrival at the twin to the run's end
+    after_last_request_s: float | None = None  # from the last request's arrival at the twin to the run's end
     rows_by_table: dict[str, int] = field(default_factory=dict)  # gatehouse: rows normalised per table
-    unchanged_items: Optional[int] = None  # gatehouse: items read as last loaded, not loaded again
-    error: Optional[str] = None
+    unchanged_items: int | None = None  # gatehouse: items read as last loaded, not loaded again
+    error: str | None = None
     # requests per half second from the first, by endpoint (runs.json only: where the budget sat idle)
     timeline: list[dict[str, int]] = field(default_factory=list)
 
@@ -91,7 +92,7 @@ class JobRun:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "JobRun":
+    def from_dict(cls, data: dict[str, Any]) -> JobRun:
         # Figures an older bench recorded and this one no longer reports are left out.
         known = {f.name for f in fields(cls)}
         return cls(**{key: value for key, value in data.items() if key in known})
@@ -104,7 +105,7 @@ class BenchReport:
     rate_limit: RateLimit
     reps: dict[str, int]  # size -> repetitions
     shapes: dict[str, OrganisationShape]  # size -> what the twin held at the full load
-    max_page_size: Optional[int]  # the twin's cap on `limit` (None: no cap)
+    max_page_size: int | None  # the twin's cap on `limit` (None: no cap)
     runs: list[JobRun]
     elapsed_s: float = 0.0
     command: str = "make bench"
@@ -123,7 +124,7 @@ class BenchReport:
         }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "BenchReport":
+    def from_dict(cls, data: dict[str, Any]) -> BenchReport:
         return cls(
             machine=data["machine"],
             latency_ms=data["latency_ms"],
@@ -149,11 +150,11 @@ class BenchReport:
     def runs_of(self, size: str, job: str) -> list[JobRun]:
         return [run for run in self.runs if run.size == size and run.job == job and run.ok]
 
-    def median(self, size: str, job: str, metric: Callable[[JobRun], float]) -> Optional[float]:
+    def median(self, size: str, job: str, metric: Callable[[JobRun], float]) -> float | None:
         values = [metric(run) for run in self.runs_of(size, job)]
         return statistics.median(values) if values else None
 
-    def paired_ratio(self, size: str, job: str, other: str, metric: Callable[[JobRun], float]) -> Optional[float]:
+    def paired_ratio(self, size: str, job: str, other: str, metric: Callable[[JobRun], float]) -> float | None:
         """Median over repetitions of metric(job) / metric(other), each pair measured in the same repetition."""
         ratios = []
         for run in self.runs_of(size, job):
@@ -167,7 +168,7 @@ class BenchReport:
 class TargetCheck:
     target: str
     measured: str
-    holds: Optional[bool]  # None: not measured in this run
+    holds: bool | None  # None: not measured in this run
 
 
 def wall(run: JobRun) -> float:
@@ -182,7 +183,7 @@ def peak_mb(run: JobRun) -> float:
     return run.peak_rss_mb
 
 
-def fmt(value: Optional[float], pattern: str = "{:.1f}") -> str:
+def fmt(value: float | None, pattern: str = "{:.1f}") -> str:
     return "–" if value is None else pattern.format(value)
 
 
@@ -198,38 +199,48 @@ def issue_targets(report: BenchReport) -> list[TargetCheck]:
     checks: list[TargetCheck] = []
     floor, rerun_floor = report.floor(big), report.rerun_floor(big)
     full = median(GATEHOUSE_FULL, wall)
-    checks.append(TargetCheck(
-        f"{big} full load / floor ≤ {FULL_LOAD_FLOOR_TARGET:.2f}x",
-        f"{fmt(full)} s / {floor.seconds:.2f} s = {fmt(full / floor.seconds if full else None, '{:.3f}')}x",
-        None if full is None else full / floor.seconds <= FULL_LOAD_FLOOR_TARGET,
-    ))
+    checks.append(
+        TargetCheck(
+            f"{big} full load / floor ≤ {FULL_LOAD_FLOOR_TARGET:.2f}x",
+            f"{fmt(full)} s / {floor.seconds:.2f} s = {fmt(full / floor.seconds if full else None, '{:.3f}')}x",
+            None if full is None else full / floor.seconds <= FULL_LOAD_FLOOR_TARGET,
+        )
+    )
     rerun = median(GATEHOUSE_RERUN, wall)
-    checks.append(TargetCheck(
-        f"{big} no-change rerun / its floor ≤ {RERUN_FLOOR_TARGET:.2f}x",
-        f"{fmt(rerun)} s / {rerun_floor.seconds:.2f} s = {fmt(rerun / rerun_floor.seconds if rerun else None, '{:.3f}')}x",
-        None if rerun is None else rerun / rerun_floor.seconds <= RERUN_FLOOR_TARGET,
-    ))
+    checks.append(
+        TargetCheck(
+            f"{big} no-change rerun / its floor ≤ {RERUN_FLOOR_TARGET:.2f}x",
+            f"{fmt(rerun)} s / {rerun_floor.seconds:.2f} s = {fmt(rerun / rerun_floor.seconds if rerun else None, '{:.3f}')}x",
+            None if rerun is None else rerun / rerun_floor.seconds <= RERUN_FLOOR_TARGET,
+        )
+    )
     moved_rows = median(GATEHOUSE_RERUN, rows_beyond_run_record)
-    checks.append(TargetCheck(
-        f"{big} rows normalised on a no-change rerun ≤ the rows of the per-id series that moved (none: the twin's"
-        " clock stands still)",
-        f"{fmt(median(GATEHOUSE_RERUN, lambda r: r.rows), '{:,.0f}')} rows, of which {fmt(moved_rows, '{:,.0f}')}"
-        f" beyond the run's own `{RUN_RECORD_TABLE}` row;"
-        f" {fmt(median(GATEHOUSE_RERUN, lambda r: r.unchanged_items or 0), '{:,.0f}')} items read as last loaded",
-        None if moved_rows is None else moved_rows == 0,
-    ))
+    checks.append(
+        TargetCheck(
+            f"{big} rows normalised on a no-change rerun ≤ the rows of the per-id series that moved (none: the twin's"
+            " clock stands still)",
+            f"{fmt(median(GATEHOUSE_RERUN, lambda r: r.rows), '{:,.0f}')} rows, of which {fmt(moved_rows, '{:,.0f}')}"
+            f" beyond the run's own `{RUN_RECORD_TABLE}` row;"
+            f" {fmt(median(GATEHOUSE_RERUN, lambda r: r.unchanged_items or 0), '{:,.0f}')} items read as last loaded",
+            None if moved_rows is None else moved_rows == 0,
+        )
+    )
     peak = median(GATEHOUSE_FULL, peak_mb)
-    checks.append(TargetCheck(
-        f"{big} peak memory, full load ≤ {PEAK_FULL_LOAD_TARGET_MB} MB",
-        f"{fmt(peak, '{:.0f}')} MB",
-        None if peak is None else peak <= PEAK_FULL_LOAD_TARGET_MB,
-    ))
+    checks.append(
+        TargetCheck(
+            f"{big} peak memory, full load ≤ {PEAK_FULL_LOAD_TARGET_MB} MB",
+            f"{fmt(peak, '{:.0f}')} MB",
+            None if peak is None else peak <= PEAK_FULL_LOAD_TARGET_MB,
+        )
+    )
     throttled = [run.throttled for job in GATEHOUSE_JOBS for run in report.runs_of(big, job)]
-    checks.append(TargetCheck(
-        f"{big}: 429s from the twin, every gatehouse run = 0",
-        f"{sum(throttled)} in {len(throttled)} runs",
-        None if not throttled else sum(throttled) == 0,
-    ))
+    checks.append(
+        TargetCheck(
+            f"{big}: 429s from the twin, every gatehouse run = 0",
+            f"{sum(throttled)} in {len(throttled)} runs",
+            None if not throttled else sum(throttled) == 0,
+        )
+    )
     return checks
 
 
@@ -239,66 +250,84 @@ def check_targets(report: BenchReport) -> list[TargetCheck]:
     full = report.median(big, GATEHOUSE_FULL, wall)
     floor = report.floor(big)
     multiple = full / floor.seconds if full is not None else None
-    checks.append(TargetCheck(
-        f"{big} full load within {FLOOR_MULTIPLE_TARGET}x the rate-limit floor",
-        f"{fmt(full)} s = {fmt(multiple, '{:.2f}')}x the floor of {floor.seconds:.1f} s ({floor.requests} requests at {report.rate_limit})",
-        None if multiple is None else multiple <= FLOOR_MULTIPLE_TARGET,
-    ))
+    checks.append(
+        TargetCheck(
+            f"{big} full load within {FLOOR_MULTIPLE_TARGET}x the rate-limit floor",
+            f"{fmt(full)} s = {fmt(multiple, '{:.2f}')}x the floor of {floor.seconds:.1f} s ({floor.requests} requests at {report.rate_limit})",
+            None if multiple is None else multiple <= FLOOR_MULTIPLE_TARGET,
+        )
+    )
     for alternative in ALTERNATIVES:
         ratio = report.paired_ratio(big, GATEHOUSE_FULL, alternative, wall)
-        checks.append(TargetCheck(
-            f"{big} full load at least {SPEEDUP_TARGET:g}x faster than {JOB_TITLES[alternative]}",
-            f"gatehouse takes {fmt(ratio, '{:.2f}')}x the alternative's time"
-            + ("" if not ratio else f" ({1 / ratio:.2f}x faster)" if ratio <= 1 else f" ({ratio:.2f}x slower)"),
-            None if ratio is None else ratio <= 1 / SPEEDUP_TARGET,
-        ))
+        checks.append(
+            TargetCheck(
+                f"{big} full load at least {SPEEDUP_TARGET:g}x faster than {JOB_TITLES[alternative]}",
+                f"gatehouse takes {fmt(ratio, '{:.2f}')}x the alternative's time"
+                + ("" if not ratio else f" ({1 / ratio:.2f}x faster)" if ratio <= 1 else f" ({ratio:.2f}x slower)"),
+                None if ratio is None else ratio <= 1 / SPEEDUP_TARGET,
+            )
+        )
     for size in report.sizes:
         full = report.median(size, GATEHOUSE_FULL, wall)
         rerun = report.median(size, GATEHOUSE_RERUN, wall)
         settled = report.median(size, GATEHOUSE_RERUN, lambda r: r.settled_runs_requested or 0)
         versions = report.median(size, GATEHOUSE_RERUN, lambda r: r.new_versions or 0)
         share = rerun / full if rerun is not None and full else None
-        checks.append(TargetCheck(
-            f"{size} no-change rerun: no request for a settled run",
-            f"{fmt(settled, '{:.0f}')} requests for settled runs",
-            None if settled is None else settled == 0,
-        ))
-        checks.append(TargetCheck(
-            f"{size} no-change rerun: no new SCD2 version",
-            f"{fmt(versions, '{:.0f}')} new versions",
-            None if versions is None else versions == 0,
-        ))
+        checks.append(
+            TargetCheck(
+                f"{size} no-change rerun: no request for a settled run",
+                f"{fmt(settled, '{:.0f}')} requests for settled runs",
+                None if settled is None else settled == 0,
+            )
+        )
+        checks.append(
+            TargetCheck(
+                f"{size} no-change rerun: no new SCD2 version",
+                f"{fmt(versions, '{:.0f}')} new versions",
+                None if versions is None else versions == 0,
+            )
+        )
         rerun_floor_s = report.rerun_floor(size).seconds
-        checks.append(TargetCheck(
-            f"{size} no-change rerun under {RERUN_SHARE_TARGET:.0%} of the full load's time",
-            f"{fmt(rerun)} s = {fmt(share, '{:.0%}')} of {fmt(full)} s (its own floor: {rerun_floor_s:.1f} s"
-            f" = {rerun_floor_s / full:.0%})" if full else "–",
-            None if share is None else share < RERUN_SHARE_TARGET,
-        ))
+        checks.append(
+            TargetCheck(
+                f"{size} no-change rerun under {RERUN_SHARE_TARGET:.0%} of the full load's time",
+                f"{fmt(rerun)} s = {fmt(share, '{:.0%}')} of {fmt(full)} s (its own floor: {rerun_floor_s:.1f} s"
+                f" = {rerun_floor_s / full:.0%})"
+                if full
+                else "–",
+                None if share is None else share < RERUN_SHARE_TARGET,
+            )
+        )
     peaks = {size: max_peak(report, size) for size in report.sizes}
     if big in peaks:
-        checks.append(TargetCheck(
-            f"{big} peak memory under {PEAK_RSS_TARGET_MB} MB",
-            f"{fmt(peaks[big], '{:.0f}')} MB",
-            None if peaks[big] is None else peaks[big] < PEAK_RSS_TARGET_MB,
-        ))
+        checks.append(
+            TargetCheck(
+                f"{big} peak memory under {PEAK_RSS_TARGET_MB} MB",
+                f"{fmt(peaks[big], '{:.0f}')} MB",
+                None if peaks[big] is None else peaks[big] < PEAK_RSS_TARGET_MB,
+            )
+        )
     if "medium" in peaks and big != "medium":
         growth = peaks[big] / peaks["medium"] if peaks[big] and peaks["medium"] else None
-        checks.append(TargetCheck(
-            f"{big} peak under {PEAK_GROWTH_TARGET}x the medium peak",
-            f"{fmt(peaks[big], '{:.0f}')} / {fmt(peaks['medium'], '{:.0f}')} MB = {fmt(growth, '{:.2f}')}x",
-            None if growth is None else growth < PEAK_GROWTH_TARGET,
-        ))
+        checks.append(
+            TargetCheck(
+                f"{big} peak under {PEAK_GROWTH_TARGET}x the medium peak",
+                f"{fmt(peaks[big], '{:.0f}')} / {fmt(peaks['medium'], '{:.0f}')} MB = {fmt(growth, '{:.2f}')}x",
+                None if growth is None else growth < PEAK_GROWTH_TARGET,
+            )
+        )
     speed = report.median(big, GATEHOUSE_FULL, lambda r: r.normalise_load_rows_per_s)
-    checks.append(TargetCheck(
-        f"normalise and load at least {NORMALISE_LOAD_TARGET:,} rows/s ({big} full load)",
-        f"{fmt(speed, '{:,.0f}')} rows/s",
-        None if speed is None else speed >= NORMALISE_LOAD_TARGET,
-    ))
+    checks.append(
+        TargetCheck(
+            f"normalise and load at least {NORMALISE_LOAD_TARGET:,} rows/s ({big} full load)",
+            f"{fmt(speed, '{:,.0f}')} rows/s",
+            None if speed is None else speed >= NORMALISE_LOAD_TARGET,
+        )
+    )
     return checks
 
 
-def max_peak(report: BenchReport, size: str) -> Optional[float]:
+def max_peak(report: BenchReport, size: str) -> float | None:
     peaks = [report.median(size, job, peak_mb) for job in GATEHOUSE_JOBS]
     peaks = [peak for peak in peaks if peak is not None]
     return max(peaks) if peaks else None
@@ -312,8 +341,21 @@ def table(header: list[str], rows: Iterable[list[str]]) -> list[str]:
 
 
 def results_table(report: BenchReport) -> list[str]:
-    header = ["organisation", "job", "runs", "wall s", "× floor", "requests", "429s", "rows", "rows/s",
-              "normalise+load rows/s", "peak RSS MB", "new versions", "settled runs requested"]
+    header = [
+        "organisation",
+        "job",
+        "runs",
+        "wall s",
+        "× floor",
+        "requests",
+        "429s",
+        "rows",
+        "rows/s",
+        "normalise+load rows/s",
+        "peak RSS MB",
+        "new versions",
+        "settled runs requested",
+    ]
     rows = []
     for size in report.sizes:
         floor_s = report.floor(size).seconds
@@ -326,21 +368,23 @@ def results_table(report: BenchReport) -> list[str]:
                 continue
             median = lambda metric, size=size, job=job: report.median(size, job, metric)  # noqa: E731
             gatehouse = job in GATEHOUSE_JOBS
-            rows.append([
-                size,
-                JOB_TITLES[job],
-                str(len(done)),
-                fmt(median(wall)),
-                fmt(median(wall) / floor_s, "{:.2f}") if job != GATEHOUSE_RERUN and job != GATEHOUSE_NEXT_DAY else "",
-                fmt(median(requests), "{:.0f}"),
-                fmt(median(lambda r: r.throttled), "{:.0f}"),
-                fmt(median(lambda r: r.rows), "{:,.0f}"),
-                fmt(median(lambda r: r.rows_per_s), "{:,.0f}"),
-                fmt(median(lambda r: r.normalise_load_rows_per_s), "{:,.0f}"),
-                fmt(median(peak_mb), "{:.0f}"),
-                fmt(median(lambda r: r.new_versions or 0), "{:,.0f}") if gatehouse else "",
-                fmt(median(lambda r: r.settled_runs_requested or 0), "{:.0f}") if gatehouse else "",
-            ])
+            rows.append(
+                [
+                    size,
+                    JOB_TITLES[job],
+                    str(len(done)),
+                    fmt(median(wall)),
+                    fmt(median(wall) / floor_s, "{:.2f}") if job != GATEHOUSE_RERUN and job != GATEHOUSE_NEXT_DAY else "",
+                    fmt(median(requests), "{:.0f}"),
+                    fmt(median(lambda r: r.throttled), "{:.0f}"),
+                    fmt(median(lambda r: r.rows), "{:,.0f}"),
+                    fmt(median(lambda r: r.rows_per_s), "{:,.0f}"),
+                    fmt(median(lambda r: r.normalise_load_rows_per_s), "{:,.0f}"),
+                    fmt(median(peak_mb), "{:.0f}"),
+                    fmt(median(lambda r: r.new_versions or 0), "{:,.0f}") if gatehouse else "",
+                    fmt(median(lambda r: r.settled_runs_requested or 0), "{:.0f}") if gatehouse else "",
+                ]
+            )
     return table(header, rows)
 
 
@@ -349,61 +393,89 @@ def ratio_table(report: BenchReport) -> list[str]:
     rows = []
     for size in report.sizes:
         for alternative in ALTERNATIVES:
-            ratio = lambda metric, size=size, alternative=alternative: report.paired_ratio(size, GATEHOUSE_FULL, alternative, metric)  # noqa: E731
+
+            def ratio(metric, size=size, alternative=alternative):
+                return report.paired_ratio(size, GATEHOUSE_FULL, alternative, metric)
+
             if not report.runs_of(size, alternative):
                 continue
-            rows.append([
-                size,
-                f"full load / {JOB_TITLES[alternative]}",
-                fmt(ratio(wall), "{:.2f}"),
-                fmt(ratio(requests), "{:.2f}"),
-                fmt(ratio(peak_mb), "{:.2f}"),
-                fmt(ratio(lambda r: r.rows_per_s), "{:.2f}"),
-            ])
+            rows.append(
+                [
+                    size,
+                    f"full load / {JOB_TITLES[alternative]}",
+                    fmt(ratio(wall), "{:.2f}"),
+                    fmt(ratio(requests), "{:.2f}"),
+                    fmt(ratio(peak_mb), "{:.2f}"),
+                    fmt(ratio(lambda r: r.rows_per_s), "{:.2f}"),
+                ]
+            )
     return table(header, rows)
 
 
 def steps_table(report: BenchReport) -> list[str]:
-    header = ["organisation", "job", "extract s", "lists s", "req/s while listing", "req/s overall", "normalize s",
-              "load s", "last request to end s", "rows", "normalise+load rows/s"]
+    header = [
+        "organisation",
+        "job",
+        "extract s",
+        "lists s",
+        "req/s while listing",
+        "req/s overall",
+        "normalize s",
+        "load s",
+        "last request to end s",
+        "rows",
+        "normalise+load rows/s",
+    ]
     rows = []
     for size in report.sizes:
         for job in (*GATEHOUSE_JOBS, *ALTERNATIVES):
             if not report.runs_of(size, job):
                 continue
             median = lambda metric, size=size, job=job: report.median(size, job, metric)  # noqa: E731
-            rows.append([
-                size,
-                JOB_TITLES[job],
-                fmt(median(lambda r: r.steps.get("extract", 0.0))),
-                fmt(median(lambda r: r.lists_s or 0.0)),
-                fmt(median(lambda r: r.listing_rate or 0.0)),
-                fmt(median(lambda r: r.request_rate or 0.0)),
-                fmt(median(lambda r: r.steps.get("normalize", 0.0))),
-                fmt(median(lambda r: r.steps.get("load", 0.0))),
-                fmt(median(lambda r: r.after_last_request_s or 0.0)),
-                fmt(median(lambda r: r.rows), "{:,.0f}"),
-                fmt(median(lambda r: r.normalise_load_rows_per_s), "{:,.0f}"),
-            ])
+            rows.append(
+                [
+                    size,
+                    JOB_TITLES[job],
+                    fmt(median(lambda r: r.steps.get("extract", 0.0))),
+                    fmt(median(lambda r: r.lists_s or 0.0)),
+                    fmt(median(lambda r: r.listing_rate or 0.0)),
+                    fmt(median(lambda r: r.request_rate or 0.0)),
+                    fmt(median(lambda r: r.steps.get("normalize", 0.0))),
+                    fmt(median(lambda r: r.steps.get("load", 0.0))),
+                    fmt(median(lambda r: r.after_last_request_s or 0.0)),
+                    fmt(median(lambda r: r.rows), "{:,.0f}"),
+                    fmt(median(lambda r: r.normalise_load_rows_per_s), "{:,.0f}"),
+                ]
+            )
     return table(header, rows)
 
 
 def floor_table(report: BenchReport) -> list[str]:
-    header = ["organisation", "gates", "dynamic configs", "holdouts", "experiments (concluded)", "runs (settled, quiet)",
-              "full-load floor", "rerun floor"]
+    header = [
+        "organisation",
+        "gates",
+        "dynamic configs",
+        "holdouts",
+        "experiments (concluded)",
+        "runs (settled, quiet)",
+        "full-load floor",
+        "rerun floor",
+    ]
     rows = []
     for size in report.sizes:
         shape, floor, rerun = report.shapes[size], report.floor(size), report.rerun_floor(size)
-        rows.append([
-            size,
-            f"{shape.listed.get('gates', 0):,}",
-            f"{shape.listed.get('dynamic_configs', 0):,}",
-            f"{shape.holdouts:,}",
-            f"{shape.experiments:,} ({shape.concluded_experiments:,})",
-            f"{shape.ingestion_runs:,} ({shape.settled_runs:,}, {shape.quiet_runs:,})",
-            f"{floor.requests:,} req = {floor.seconds:.1f} s",
-            f"{rerun.requests:,} req = {rerun.seconds:.1f} s",
-        ])
+        rows.append(
+            [
+                size,
+                f"{shape.listed.get('gates', 0):,}",
+                f"{shape.listed.get('dynamic_configs', 0):,}",
+                f"{shape.holdouts:,}",
+                f"{shape.experiments:,} ({shape.concluded_experiments:,})",
+                f"{shape.ingestion_runs:,} ({shape.settled_runs:,}, {shape.quiet_runs:,})",
+                f"{floor.requests:,} req = {floor.seconds:.1f} s",
+                f"{rerun.requests:,} req = {rerun.seconds:.1f} s",
+            ]
+        )
     return table(header, rows)
 
 
@@ -425,20 +497,34 @@ def readme_section(report: BenchReport) -> list[str]:
         ["peak memory, MB"] + [fmt(median(job, peak_mb), "{:,.0f}") for job, _ in columns] + [""],
         ["rows/s"] + [fmt(median(job, lambda r: r.rows_per_s), "{:,.0f}") for job, _ in columns] + [""],
     ]
-    rows.insert(1, ["full load / floor"] + [fmt(median(job, wall) / floor.seconds if median(job, wall) else None,
-                                                    "{:.2f}x") for job, _ in columns] + ["1.00x"])
-    rows.append(["requests/s overall"] + [fmt(median(job, lambda r: r.request_rate or 0.0)) for job, _ in columns]
-                + [f"{report.rate_limit.per_second:g}"])
-    rows.append(["last request to end of run, s"] + [fmt(median(job, lambda r: r.after_last_request_s or 0.0))
-                                                     for job, _ in columns] + [""])
+    rows.insert(
+        1,
+        ["full load / floor"]
+        + [fmt(median(job, wall) / floor.seconds if median(job, wall) else None, "{:.2f}x") for job, _ in columns]
+        + ["1.00x"],
+    )
+    rows.append(
+        ["requests/s overall"]
+        + [fmt(median(job, lambda r: r.request_rate or 0.0)) for job, _ in columns]
+        + [f"{report.rate_limit.per_second:g}"]
+    )
+    rows.append(
+        ["last request to end of run, s"]
+        + [fmt(median(job, lambda r: r.after_last_request_s or 0.0)) for job, _ in columns]
+        + [""]
+    )
     rerun = report.median(big, GATEHOUSE_RERUN, wall)
     if rerun is not None:
         rerun_floor = report.rerun_floor(big).seconds
-        rows.append(["no-change rerun, wall s", fmt(rerun)] + ["reloads everything"] * (len(columns) - 1)
-                    + [f"{rerun_floor:.1f}"])
+        rows.append(
+            ["no-change rerun, wall s", fmt(rerun)] + ["reloads everything"] * (len(columns) - 1) + [f"{rerun_floor:.1f}"]
+        )
         rows.append(["no-change rerun / its floor", f"{rerun / rerun_floor:.2f}x"] + [""] * (len(columns) - 1) + ["1.00x"])
-        rows.append(["no-change rerun, rows normalised", fmt(report.median(big, GATEHOUSE_RERUN, lambda r: r.rows), "{:,.0f}")]
-                    + [""] * (len(columns) - 1) + [""])
+        rows.append(
+            ["no-change rerun, rows normalised", fmt(report.median(big, GATEHOUSE_RERUN, lambda r: r.rows), "{:,.0f}")]
+            + [""] * (len(columns) - 1)
+            + [""]
+        )
     return [
         "## Benchmarks",
         "",
@@ -485,7 +571,7 @@ def render(report: BenchReport, findings: Iterable[str] = ()) -> str:
         "",
         f"The fewest requests that fetch the organisation: each list in one page (the twin allows any `limit`)"
         f" plus one request per holdout, experiment and ingestion run; divided by the rate limit ({report.rate_limit}).",
-        "A rerun cannot skip the lists (no \"modified since\" filter) nor holdouts, but can skip concluded"
+        'A rerun cannot skip the lists (no "modified since" filter) nor holdouts, but can skip concluded'
         " experiments, settled (complete) runs and quiet runs not due for their weekly re-check.",
         "",
         *floor_table(report),
@@ -503,6 +589,14 @@ def render(report: BenchReport, findings: Iterable[str] = ()) -> str:
     if findings:
         lines += ["## What stands in the way", "", *findings, ""]
     lines += ["## Machine", "", *(f"- {name}: {value}" for name, value in report.machine.items()), ""]
-    lines += ["## README section", "", "To paste into README.md (figures from this run):", "", "```markdown",
-              *readme_section(report), "```", ""]
+    lines += [
+        "## README section",
+        "",
+        "To paste into README.md (figures from this run):",
+        "",
+        "```markdown",
+        *readme_section(report),
+        "```",
+        "",
+    ]
     return "\n".join(lines)

@@ -29,11 +29,21 @@ CODE_REFS_SECTION_END = "<!-- code-refs bench: end -->"
 def sections_owned_elsewhere(out: Path) -> str:
     """The sections other benches write after the load bench's (each rewrites its own): kept as they are."""
     text = out.read_text() if out.exists() else ""
-    starts = [text.find(heading) for heading in (RULE_COSTS_SECTION, ANALYSIS_LAYER_SECTION, DAGSTER_SECTION, PROJECTS_SECTION,
-                                                 CLEANUP_SECTION, CLEANUP_CORPUS_SECTION, SRM_SECTION,
-                                                 CODE_REFS_SECTION_START)]
+    starts = [
+        text.find(heading)
+        for heading in (
+            RULE_COSTS_SECTION,
+            ANALYSIS_LAYER_SECTION,
+            DAGSTER_SECTION,
+            PROJECTS_SECTION,
+            CLEANUP_SECTION,
+            CLEANUP_CORPUS_SECTION,
+            SRM_SECTION,
+            CODE_REFS_SECTION_START,
+        )
+    ]
     starts = [start for start in starts if start >= 0]
-    return text[min(starts):] if starts else ""
+    return text[min(starts) :] if starts else ""
 
 
 def write_section(heading: str, text: str, path: Path = RESULTS_MD) -> None:

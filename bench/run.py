@@ -24,7 +24,7 @@ import shlex
 import sys
 import time
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 from bench import code_refs
 from bench.findings import findings
@@ -49,7 +49,7 @@ from bench.twin_control import LIST_ENDPOINTS
 log = logging.getLogger("bench")
 
 
-def phases_summary(phases: dict[str, dict[str, float]]) -> tuple[Optional[float], Optional[float], int]:
+def phases_summary(phases: dict[str, dict[str, float]]) -> tuple[float | None, float | None, int]:
     """(seconds spent on lists, requests per second from the first request to the last, requests) from the twin's phases."""
     lists = [phases[name] for name in LIST_ENDPOINTS if name in phases]
     lists_s = max(p["last_s"] for p in lists) - min(p["first_s"] for p in lists) if lists else None
@@ -94,7 +94,7 @@ def job_run(size: str, rep: int, job: str, measured: Measured, traffic: dict[str
     return run
 
 
-def after_last_request(result: dict[str, Any], traffic: dict[str, Any]) -> Optional[float]:
+def after_last_request(result: dict[str, Any], traffic: dict[str, Any]) -> float | None:
     """Seconds from the last request's arrival at the twin to the end of the run (both time.monotonic())."""
     ended, last = result.get("ended_at"), traffic.get("last_request_at")
     return ended - last if ended is not None and last is not None else None
@@ -119,12 +119,13 @@ class Bench:
         self.rate_limit: RateLimit = args.rate_limit
         self.runs: list[JobRun] = []
         self.shapes: dict[str, OrganisationShape] = {}
-        self.max_page_size: Optional[int] = None
+        self.max_page_size: int | None = None
 
     def run_size(self, size: str, reps: int) -> None:
         for rep in range(reps):
-            with TwinProcess(size, self.args.latency_ms, f"{self.rate_limit.requests}/{self.rate_limit.window_s:g}",
-                             logdir=self.workroot) as twin:
+            with TwinProcess(
+                size, self.args.latency_ms, f"{self.rate_limit.requests}/{self.rate_limit.window_s:g}", logdir=self.workroot
+            ) as twin:
                 answer = twin.ask("shape")
                 self.shapes.setdefault(size, OrganisationShape.from_dict(answer["shape"]))
                 self.max_page_size = answer["max_limit"]
@@ -164,32 +165,50 @@ class Bench:
         run = job_run(size, rep, job, measured, traffic)
         self.runs.append(run)
         if run.ok:
-            log.info("%s #%d %-30s %6.1f s  %5d requests (%d throttled)  %8d rows  %4.0f MB", size, rep + 1,
-                     JOB_TITLES[job], run.wall_s, run.requests, run.throttled, run.rows, run.peak_rss_mb)
+            log.info(
+                "%s #%d %-30s %6.1f s  %5d requests (%d throttled)  %8d rows  %4.0f MB",
+                size,
+                rep + 1,
+                JOB_TITLES[job],
+                run.wall_s,
+                run.requests,
+                run.throttled,
+                run.rows,
+                run.peak_rss_mb,
+            )
         else:
             log.warning("%s #%d %s failed: %s (see %s)", size, rep + 1, JOB_TITLES[job], run.error, workdir / job)
         return run
 
 
-def parse_args(argv: Optional[list[str]]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m bench.run", description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.run", description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--quick", action="store_true", help="medium organisation only, one repetition")
     parser.add_argument("--sizes", help="comma-separated organisation sizes (default medium,large)")
     parser.add_argument("--reps-medium", type=int, default=3)
     parser.add_argument("--reps-large", type=int, default=1)
     parser.add_argument("--latency-ms", type=int, default=50, help="the twin's latency per request (default 50)")
-    parser.add_argument("--rate-limit", type=RateLimit.parse, default=RateLimit(50, 1.0),
-                        help="N/SECONDS for the twin and gatehouse (default 50/1)")
+    parser.add_argument(
+        "--rate-limit",
+        type=RateLimit.parse,
+        default=RateLimit(50, 1.0),
+        help="N/SECONDS for the twin and gatehouse (default 50/1)",
+    )
     parser.add_argument("--no-alternative", action="store_true", help="measure gatehouse only")
     parser.add_argument("--no-code-refs", action="store_true", help="skip the code-references scan bench (bench/code_refs.py)")
     parser.add_argument("--out", type=Path, help="Markdown results (default bench/RESULTS.md; --quick: bench/out/)")
-    parser.add_argument("--render", type=Path, metavar="RUNS_JSON",
-                        help="measure nothing: write the results of an earlier run (bench/out/run-*/runs.json)")
+    parser.add_argument(
+        "--render",
+        type=Path,
+        metavar="RUNS_JSON",
+        help="measure nothing: write the results of an earlier run (bench/out/run-*/runs.json)",
+    )
     return parser.parse_args(argv)
 
 
-def main(argv: Optional[list[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", datefmt="%H:%M:%S", stream=sys.stderr)
     args = parse_args(argv)
     if args.render:
@@ -207,8 +226,11 @@ def main(argv: Optional[list[str]] = None) -> int:
     for size in sizes:
         bench.run_size(size, reps[size])
     machine["load average at end"] = " ".join(f"{value:.2f}" for value in os.getloadavg())
-    command = "make bench" if argv is None and sys.argv[1:] == [] else "python -m bench.run " + shlex.join(
-        sys.argv[1:] if argv is None else argv)
+    command = (
+        "make bench"
+        if argv is None and sys.argv[1:] == []
+        else "python -m bench.run " + shlex.join(sys.argv[1:] if argv is None else argv)
+    )
     report = BenchReport(
         machine=machine,
         latency_ms=args.latency_ms,

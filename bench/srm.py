@@ -22,10 +22,10 @@ import logging
 import math
 import random
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 from decimal import Decimal, localcontext
-from typing import Sequence
 
 import duckdb
 import numpy as np
@@ -38,8 +38,18 @@ from gatehouse.pipelines.models.build import DEFAULT_PARAMETERS
 log = logging.getLogger("bench.srm")
 
 # Bernoulli numbers B2..B20, for Stirling's series of ln Γ
-_BERNOULLI = [Decimal(1) / 6, Decimal(-1) / 30, Decimal(1) / 42, Decimal(-1) / 30, Decimal(5) / 66, Decimal(-691) / 2730,
-              Decimal(7) / 6, Decimal(-3617) / 510, Decimal(43867) / 798, Decimal(-174611) / 330]
+_BERNOULLI = [
+    Decimal(1) / 6,
+    Decimal(-1) / 30,
+    Decimal(1) / 42,
+    Decimal(-1) / 30,
+    Decimal(5) / 66,
+    Decimal(-691) / 2730,
+    Decimal(7) / 6,
+    Decimal(-3617) / 510,
+    Decimal(43867) / 798,
+    Decimal(-174611) / 330,
+]
 _PRECISION = 50
 
 
@@ -49,8 +59,7 @@ def _log_gamma(z: Decimal) -> Decimal:
     while z < 30:
         shift += z.ln()
         z += 1
-    series = sum((b / (Decimal(2 * k) * Decimal(2 * k - 1) * z ** (2 * k - 1)) for k, b in enumerate(_BERNOULLI, 1)),
-                 Decimal(0))
+    series = sum((b / (Decimal(2 * k) * Decimal(2 * k - 1) * z ** (2 * k - 1)) for k, b in enumerate(_BERNOULLI, 1)), Decimal(0))
     half_log_two_pi = (Decimal(2) * Decimal("3.14159265358979323846264338327950288419716939937510")).ln() / 2
     return (z - Decimal("0.5")) * z.ln() - z + half_log_two_pi + series - shift
 
@@ -138,21 +147,38 @@ def experiments(healthy: int, mismatched: int, rng: random.Random, outages: int 
         out.append(Experiment(f"mm_{index:05d}", (0.5, 0.5), true, rng.randint(500, 20000), label))
     for index in range(outages):
         # after the dip check's first week of baseline, anywhere in the horizon
-        out.append(Experiment(f"out_{index:05d}", (0.5, 0.5), (0.5, 0.5), rng.randint(500, 20000), "outage",
-                              outage_day=rng.randint(8, max(8, days - 1))))
+        out.append(
+            Experiment(
+                f"out_{index:05d}",
+                (0.5, 0.5),
+                (0.5, 0.5),
+                rng.randint(500, 20000),
+                "outage",
+                outage_day=rng.randint(8, max(8, days - 1)),
+            )
+        )
     return out
 
 
-def load(connection: duckdb.DuckDBPyConnection, cohort: Sequence[Experiment], days: int, rng: random.Random,
-         alpha: float, concentration: float) -> None:
+def load(
+    connection: duckdb.DuckDBPyConnection,
+    cohort: Sequence[Experiment],
+    days: int,
+    rng: random.Random,
+    alpha: float,
+    concentration: float,
+) -> None:
     """`analytics.exposure_daily` of the cohort (the columns the experiment views read, every day whole), the
     parameter tables with the views' defaults, and the expected split (`exposure_srm_expected_shares`)."""
     connection.execute("create schema if not exists analytics")
-    connection.execute("create or replace table analytics.exposure_daily (project varchar, experiment_id varchar,"
-                       " group_id varchar, group_name varchar, exposure_date date, cumulative_exposures bigint,"
-                       " new_exposures bigint, is_partial_day boolean, is_cumulative_drop boolean)")
-    connection.execute("create or replace table analytics.srm_expected_weights (experiment_id varchar, group_id varchar,"
-                       " weight double)")
+    connection.execute(
+        "create or replace table analytics.exposure_daily (project varchar, experiment_id varchar,"
+        " group_id varchar, group_name varchar, exposure_date date, cumulative_exposures bigint,"
+        " new_exposures bigint, is_partial_day boolean, is_cumulative_drop boolean)"
+    )
+    connection.execute(
+        "create or replace table analytics.srm_expected_weights (experiment_id varchar, group_id varchar, weight double)"
+    )
     connection.execute("create or replace table analytics.view_parameters (name varchar, value double)")
     parameters = {name: value for name, (value, _) in DEFAULT_PARAMETERS.items()}
     parameters.update(srm_p_value_threshold=alpha, srm_prior_concentration=concentration)
@@ -165,16 +191,20 @@ def load(connection: duckdb.DuckDBPyConnection, cohort: Sequence[Experiment], da
                 groups.append(f"g{group}")
                 day_numbers.append(day)
                 counts.append(count)
-    loaded = pd.DataFrame({"experiment_id": experiment_ids, "group_id": groups, "day": day_numbers,
-                           "cumulative_exposures": counts})
+    loaded = pd.DataFrame(
+        {"experiment_id": experiment_ids, "group_id": groups, "day": day_numbers, "cumulative_exposures": counts}
+    )
     connection.register("loaded", loaded)
     connection.execute(
         "insert into analytics.exposure_daily select ?, experiment_id, group_id, group_id, ? + cast(day as integer),"
         " cumulative_exposures, cumulative_exposures - coalesce(lag(cumulative_exposures) over"
-        " (partition by experiment_id, group_id order by day), 0), false, false from loaded", [PROJECT, START])
+        " (partition by experiment_id, group_id order by day), 0), false, false from loaded",
+        [PROJECT, START],
+    )
     connection.unregister("loaded")
-    connection.execute("create or replace view analytics.exposure_srm_expected_shares as"
-                       f" {view_sql('exposure_srm_expected_shares')}")
+    connection.execute(
+        f"create or replace view analytics.exposure_srm_expected_shares as {view_sql('exposure_srm_expected_shares')}"
+    )
 
 
 def set_parameter(connection: duckdb.DuckDBPyConnection, name: str, value: float) -> None:
@@ -192,7 +222,8 @@ def sequential_p_values(connection: duckdb.DuckDBPyConnection, concentration: fl
     set_parameter(connection, "srm_prior_concentration", concentration)
     rows = connection.execute(
         f"with daily as ({view_sql('exposure_srm_daily')}) select experiment_id,"
-        " list(sequential_p_value order by test_date) from daily group by experiment_id").fetchall()
+        " list(sequential_p_value order by test_date) from daily group by experiment_id"
+    ).fetchall()
     assert all(len(p_values) == days for _, p_values in rows)
     return {experiment_id: np.array(p_values) for experiment_id, p_values in rows}
 
@@ -215,12 +246,17 @@ def checked_daily(connection: duckdb.DuckDBPyConnection, days: int) -> DailyRuns
     connection.execute("alter table analytics.exposure_daily rename to simulated_days")
     connection.execute("create table analytics.bench_clock (through date)")
     connection.execute("insert into analytics.bench_clock values (?)", [START])
-    connection.execute("create view analytics.exposure_daily as select * from analytics.simulated_days"
-                       " where exposure_date <= (select through from analytics.bench_clock)")
-    connection.execute(f"create view analytics.as_of as select '{PROJECT}' as project, through + 1 as as_of_date"
-                       " from analytics.bench_clock")
-    connection.execute("create table analytics.int_followed_experiments (project varchar, experiment_id varchar,"
-                       " is_followed boolean, last_followed_date date)")
+    connection.execute(
+        "create view analytics.exposure_daily as select * from analytics.simulated_days"
+        " where exposure_date <= (select through from analytics.bench_clock)"
+    )
+    connection.execute(
+        f"create view analytics.as_of as select '{PROJECT}' as project, through + 1 as as_of_date from analytics.bench_clock"
+    )
+    connection.execute(
+        "create table analytics.int_followed_experiments (project varchar, experiment_id varchar,"
+        " is_followed boolean, last_followed_date date)"
+    )
     # the sequential test is read whole by sequential_p_values; here exposure_srm gives the chi-square alone
     connection.execute(f"create table analytics.exposure_srm_daily as {view_sql('exposure_srm_daily')} limit 0")
     for name in ("exposure_srm", "exposure_growth", "experiment_health_daily", "experiment_health"):
@@ -232,7 +268,8 @@ def checked_daily(connection: duckdb.DuckDBPyConnection, days: int) -> DailyRuns
         rows = connection.execute(
             f"select health.experiment_id, srm.chi_square_p_value, {', '.join(HEALTH_CHECKS)}"
             " from analytics.experiment_health as health inner join analytics.exposure_srm as srm"
-            " on srm.project = health.project and srm.experiment_id = health.experiment_id").fetchall()
+            " on srm.project = health.project and srm.experiment_id = health.experiment_id"
+        ).fetchall()
         for experiment_id, p_value, *checks in rows:
             chi.setdefault(experiment_id, []).append(p_value)
             mine = verdicts.setdefault(experiment_id, {check: [] for check in HEALTH_CHECKS})
@@ -291,19 +328,26 @@ def measure(healthy: int, mismatched: int, outages: int, days: int, seed: int = 
     cohort = experiments(healthy, mismatched, rng, outages, days)
     with duckdb.connect() as connection:
         load(connection, cohort, days, rng, ALPHAS[0], DEFAULT_CONCENTRATION)
-        totals = dict(connection.execute(
-            "select experiment_id, list(total order by exposure_date) from (select experiment_id, exposure_date,"
-            " sum(cumulative_exposures) as total from analytics.exposure_daily group by all) group by experiment_id"
-        ).fetchall())
+        totals = dict(
+            connection.execute(
+                "select experiment_id, list(total order by exposure_date) from (select experiment_id, exposure_date,"
+                " sum(cumulative_exposures) as total from analytics.exposure_daily group by all) group by experiment_id"
+            ).fetchall()
+        )
         sequential = {}
         for concentration in CONCENTRATIONS:
             sequential[concentration] = sequential_p_values(connection, concentration, days)
             log.info("sequential test at prior concentration %g: read", concentration)
         set_parameter(connection, "srm_prior_concentration", DEFAULT_CONCENTRATION)
         daily = checked_daily(connection, days)
-    return Measured(days, {e.experiment_id: e.label for e in cohort},
-                    {e.experiment_id: e.outage_day for e in cohort if e.outage_day is not None},
-                    {e: np.array(t) for e, t in totals.items()}, sequential, daily)
+    return Measured(
+        days,
+        {e.experiment_id: e.label for e in cohort},
+        {e.experiment_id: e.outage_day for e in cohort if e.outage_day is not None},
+        {e: np.array(t) for e, t in totals.items()},
+        sequential,
+        daily,
+    )
 
 
 def _share(count: int, trials: int) -> str:
@@ -329,12 +373,16 @@ def srm_rows(measured: Measured) -> list[str]:
                 chi = first_days(measured.daily.chi_square, members, alpha, horizon)
                 held = first_days(measured.daily.chi_square, members, alpha / horizon, horizon)
                 caught = [int(np.isfinite(first).sum()) for first in (seq, chi, held)]
-                ratio = (f"{median_day(seq) / median_day(chi):.1f}× / {median_day(seq) / median_day(held):.1f}×"
-                         if label != "healthy" and np.isfinite(median_day(seq)) else "")
+                ratio = (
+                    f"{median_day(seq) / median_day(chi):.1f}× / {median_day(seq) / median_day(held):.1f}×"
+                    if label != "healthy" and np.isfinite(median_day(seq))
+                    else ""
+                )
                 lines.append(
                     f"| {label} | {horizon} | {alpha:g} | {len(members)} | {caught[0]} | {_share(caught[0], len(members))}"
                     f" | {_day(median_day(seq))} | {caught[1]} | {caught[1] / len(members):.3f} | {_day(median_day(chi))}"
-                    f" | {caught[2]} | {caught[2] / len(members):.3f} | {_day(median_day(held))} | {ratio} |")
+                    f" | {caught[2]} | {caught[2] / len(members):.3f} | {_day(median_day(held))} | {ratio} |"
+                )
     return lines
 
 
@@ -349,8 +397,10 @@ def concentration_rows(measured: Measured) -> list[str]:
     lines = []
     healthy = measured.members("healthy")
     for alpha in ALPHAS:
-        chi = {label: first_days(measured.daily.chi_square, measured.members(label), alpha, measured.days)
-               for label in ("51/49", "52/48")}
+        chi = {
+            label: first_days(measured.daily.chi_square, measured.members(label), alpha, measured.days)
+            for label in ("51/49", "52/48")
+        }
         for concentration in CONCENTRATIONS:
             p_values = measured.sequential[concentration]
             flagged = int(np.isfinite(first_days(p_values, healthy, alpha, measured.days)).sum())
@@ -359,8 +409,10 @@ def concentration_rows(measured: Measured) -> list[str]:
                 members = measured.members(label)
                 seq = first_days(p_values, members, alpha, measured.days)
                 seq_n, chi_n = _exposures_at(measured, members, seq), _exposures_at(measured, members, chi[label])
-                cells.append(f"{_day(median_day(seq))} ({median_day(seq) / median_day(chi[label]):.1f}×) |"
-                             f" {seq_n:,.0f} ({seq_n / chi_n:.1f}×)")
+                cells.append(
+                    f"{_day(median_day(seq))} ({median_day(seq) / median_day(chi[label]):.1f}×) |"
+                    f" {seq_n:,.0f} ({seq_n / chi_n:.1f}×)"
+                )
             default = " (default)" if concentration == DEFAULT_CONCENTRATION else ""
             lines.append(f"| {concentration:,.0f}{default} | {alpha:g} | {_share(flagged, len(healthy))} | {' | '.join(cells)} |")
     return lines
@@ -379,78 +431,93 @@ def health_rows(measured: Measured) -> list[str]:
                 continue
             flagged = sum(word in verdicts[e][check][:horizon] for e in healthy)
             days = sum(verdicts[e][check][:horizon].count(word) for e in healthy)
-            lines.append(f"| `{check}` = `{word}` | healthy | {horizon} | {len(healthy)} | {flagged} |"
-                         f" {_share(flagged, len(healthy))} | {days} of {len(healthy) * horizon} |")
+            lines.append(
+                f"| `{check}` = `{word}` | healthy | {horizon} | {len(healthy)} | {flagged} |"
+                f" {_share(flagged, len(healthy))} | {days} of {len(healthy) * horizon} |"
+            )
     waiting = [verdicts[e]["data_check"].count("not enough data") for e in healthy]
     if waiting:
-        lines.append(f"| `data_check` = `not enough data` | healthy | {measured.days} | {len(healthy)} | {sum(w > 0 for w in waiting)} |"
-                     f" days without a verdict: {min(waiting)} to {max(waiting)} | {sum(waiting)} of {len(healthy) * measured.days} |")
+        lines.append(
+            f"| `data_check` = `not enough data` | healthy | {measured.days} | {len(healthy)} | {sum(w > 0 for w in waiting)} |"
+            f" days without a verdict: {min(waiting)} to {max(waiting)} | {sum(waiting)} of {len(healthy) * measured.days} |"
+        )
     outages = measured.members("outage")
     if outages:
         on_day = sum(verdicts[e]["dip_check"][measured.outage_days[e]] == "dip" for e in outages)
-        elsewhere = sum(verdicts[e]["dip_check"][day] == "dip" for e in outages for day in range(measured.days)
-                        if day != measured.outage_days[e])
-        lines.append(f"| `dip_check` = `dip` on the outage day ({OUTAGE_SHARE:.0%} of the traffic) | outage | {measured.days} |"
-                     f" {len(outages)} | {on_day} | {_share(on_day, len(outages))} | other days flagged: {elsewhere} |")
+        elsewhere = sum(
+            verdicts[e]["dip_check"][day] == "dip"
+            for e in outages
+            for day in range(measured.days)
+            if day != measured.outage_days[e]
+        )
+        lines.append(
+            f"| `dip_check` = `dip` on the outage day ({OUTAGE_SHARE:.0%} of the traffic) | outage | {measured.days} |"
+            f" {len(outages)} | {on_day} | {_share(on_day, len(outages))} | other days flagged: {elsewhere} |"
+        )
     return lines
 
 
 def section(measured: Measured, healthy: int, mismatched: int, outages: int) -> str:
     days = measured.days
-    return "\n".join([
-        "## Sample-ratio mismatch checked every day",
-        "",
-        f"`python -m bench.srm --healthy {healthy} --mismatched {mismatched} --outages {outages} --days {days}`: simulated",
-        "experiments (2 and 3 groups, 500 to 20,000 units a day, a weekly cycle with weekends at 65–70%, ±10% a day),",
-        "loaded as `exposure_daily` and read by gatehouse's own SQL on DuckDB, as a daily schedule would: the sequential",
-        f"test of `exposure_srm_daily` (prior concentration {DEFAULT_CONCENTRATION:,.0f}, the default), the one-look chi-square",
-        "of `exposure_srm` recomputed every day as the views did before, and `experiment_health` each morning over the",
-        "days up to the day before. Healthy: the share ever flagged within the horizon, with its 95% Wilson interval",
-        "(target: at or below α). Mismatched (planned 50/50): caught within the horizon and the median day of the first",
-        "alert over all of them (one never caught counts as later than any). Beside the daily chi-square at α, which does",
-        "not hold α, the daily chi-square held to α by Bonferroni over the horizon's looks (α / days): the one-look test",
-        "with the same guarantee as the sequential one. Ratio: the sequential median day over each chi-square's. No",
-        "median day for healthy experiments: most are never flagged. With 1,000 experiments an interval's upper end",
-        "cannot fall below 0.4% (0 flagged), so at α = 0.001 the share, not the interval, is the measure. What the",
-        "figures mean, and why no prior meets twice the daily chi-square's delay in days for 51/49 at α = 0.05:",
-        "docs/experiment-health.md.",
-        "",
-        "| cohort | days | α | experiments | sequential: flagged | share (95% interval) | median day"
-        " | daily chi-square: flagged | share | median day | chi-square at α/days: flagged | share | median day"
-        " | delay ratio (vs chi-square at α / at α/days) |",
-        "|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---|",
-        *srm_rows(measured),
-        "",
-        "### The prior's concentration",
-        "",
-        "The same data at each prior concentration c (`srm_prior_concentration`): healthy experiments ever flagged in",
-        f"{days} days, and for each mismatch the median day of the first alert and the median exposures (all groups) on it,",
-        "each beside the daily chi-square's at α (the ratio in brackets). Whatever c, the false-alarm rate is bounded by",
-        "α; c sets which mismatch is caught soonest: the prior spreads a group's share by about √(θ(1−θ)/c), so a",
-        "mismatch of d points is caught soonest with c near 0.25 / d² times a few.",
-        "",
-        "| c | α | healthy flagged (95% interval) | 51/49: median day | 51/49: median exposures"
-        " | 52/48: median day | 52/48: median exposures |",
-        "|---:|---:|---|---:|---:|---:|---:|",
-        *concentration_rows(measured),
-        "",
-        "### The other health checks",
-        "",
-        "`experiment_health`'s other checks on the same healthy experiments, each day's verdict as that morning's run",
-        f"read it (default parameters: `dip_ratio` {DEFAULT_PARAMETERS['dip_ratio'][0]:g},"
-        f" `health_min_days` {DEFAULT_PARAMETERS['health_min_days'][0]:g},"
-        f" `health_min_exposures` {DEFAULT_PARAMETERS['health_min_exposures'][0]:,.0f},"
-        f" `max_running_days` {DEFAULT_PARAMETERS['max_running_days'][0]:g}): the experiments ever flagged"
-        " within the horizon and the flagged experiment-days. The outage cohort has one day at a",
-        f"{OUTAGE_SHARE:.0%} share of its traffic after the dip check's first week: caught that day, and the days wrongly flagged.",
-        "`running long` is no statistic: it flags every experiment past `max_running_days` and none before.",
-        "`late` reads the service's computation, which the simulation keeps current: it measures that traffic alone never",
-        "makes a series late.",
-        "",
-        "| check | cohort | days | experiments | flagged | share (95% interval) | flagged days |",
-        "|---|---|---:|---:|---:|---|---|",
-        *health_rows(measured),
-    ]) + "\n"
+    return (
+        "\n".join(
+            [
+                "## Sample-ratio mismatch checked every day",
+                "",
+                f"`python -m bench.srm --healthy {healthy} --mismatched {mismatched} --outages {outages} --days {days}`: simulated",
+                "experiments (2 and 3 groups, 500 to 20,000 units a day, a weekly cycle with weekends at 65–70%, ±10% a day),",
+                "loaded as `exposure_daily` and read by gatehouse's own SQL on DuckDB, as a daily schedule would: the sequential",
+                f"test of `exposure_srm_daily` (prior concentration {DEFAULT_CONCENTRATION:,.0f}, the default), the one-look chi-square",
+                "of `exposure_srm` recomputed every day as the views did before, and `experiment_health` each morning over the",
+                "days up to the day before. Healthy: the share ever flagged within the horizon, with its 95% Wilson interval",
+                "(target: at or below α). Mismatched (planned 50/50): caught within the horizon and the median day of the first",
+                "alert over all of them (one never caught counts as later than any). Beside the daily chi-square at α, which does",
+                "not hold α, the daily chi-square held to α by Bonferroni over the horizon's looks (α / days): the one-look test",
+                "with the same guarantee as the sequential one. Ratio: the sequential median day over each chi-square's. No",
+                "median day for healthy experiments: most are never flagged. With 1,000 experiments an interval's upper end",
+                "cannot fall below 0.4% (0 flagged), so at α = 0.001 the share, not the interval, is the measure. What the",
+                "figures mean, and why no prior meets twice the daily chi-square's delay in days for 51/49 at α = 0.05:",
+                "docs/experiment-health.md.",
+                "",
+                "| cohort | days | α | experiments | sequential: flagged | share (95% interval) | median day"
+                " | daily chi-square: flagged | share | median day | chi-square at α/days: flagged | share | median day"
+                " | delay ratio (vs chi-square at α / at α/days) |",
+                "|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---|",
+                *srm_rows(measured),
+                "",
+                "### The prior's concentration",
+                "",
+                "The same data at each prior concentration c (`srm_prior_concentration`): healthy experiments ever flagged in",
+                f"{days} days, and for each mismatch the median day of the first alert and the median exposures (all groups) on it,",
+                "each beside the daily chi-square's at α (the ratio in brackets). Whatever c, the false-alarm rate is bounded by",
+                "α; c sets which mismatch is caught soonest: the prior spreads a group's share by about √(θ(1−θ)/c), so a",
+                "mismatch of d points is caught soonest with c near 0.25 / d² times a few.",
+                "",
+                "| c | α | healthy flagged (95% interval) | 51/49: median day | 51/49: median exposures"
+                " | 52/48: median day | 52/48: median exposures |",
+                "|---:|---:|---|---:|---:|---:|---:|",
+                *concentration_rows(measured),
+                "",
+                "### The other health checks",
+                "",
+                "`experiment_health`'s other checks on the same healthy experiments, each day's verdict as that morning's run",
+                f"read it (default parameters: `dip_ratio` {DEFAULT_PARAMETERS['dip_ratio'][0]:g},"
+                f" `health_min_days` {DEFAULT_PARAMETERS['health_min_days'][0]:g},"
+                f" `health_min_exposures` {DEFAULT_PARAMETERS['health_min_exposures'][0]:,.0f},"
+                f" `max_running_days` {DEFAULT_PARAMETERS['max_running_days'][0]:g}): the experiments ever flagged"
+                " within the horizon and the flagged experiment-days. The outage cohort has one day at a",
+                f"{OUTAGE_SHARE:.0%} share of its traffic after the dip check's first week: caught that day, and the days wrongly flagged.",
+                "`running long` is no statistic: it flags every experiment past `max_running_days` and none before.",
+                "`late` reads the service's computation, which the simulation keeps current: it measures that traffic alone never",
+                "makes a series late.",
+                "",
+                "| check | cohort | days | experiments | flagged | share (95% interval) | flagged days |",
+                "|---|---|---:|---:|---:|---|---|",
+                *health_rows(measured),
+            ]
+        )
+        + "\n"
+    )
 
 
 def main() -> None:

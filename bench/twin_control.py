@@ -22,7 +22,8 @@ from typing import Any
 
 from bench.floor import OrganisationShape, RateLimit
 from gatehouse.console_twin import ConsoleTwin, TwinSettings
-from gatehouse.sources.console import constants as source_constants, settings as source_settings
+from gatehouse.sources.console import constants as source_constants
+from gatehouse.sources.console import settings as source_settings
 from gatehouse.sources.console.exposures import has_concluded
 from gatehouse.sources.console.settle import has_gone_quiet, is_settled
 
@@ -35,7 +36,7 @@ def endpoint_of(path: str) -> str:
     """The operation a request path names, with ids left out: `runs/abc` -> `ingestion_runs`."""
     if not path.startswith(API):
         return "other"
-    rest = path[len(API):].strip("/").split("/")
+    rest = path[len(API) :].strip("/").split("/")
     if rest == ["gates"]:
         return "gates"
     if rest == ["dynamic_configs"]:
@@ -66,17 +67,14 @@ class TwinControl:
 
     def settled_run_ids(self) -> set[str]:
         org = self.twin.organisation
-        return {
-            run_id
-            for run_id in self.twin.ingestion_run_ids
-            if is_settled(org.ingestion_run(run_id))
-        }
+        return {run_id for run_id in self.twin.ingestion_run_ids if is_settled(org.ingestion_run(run_id))}
 
     def quiet_runs(self) -> int:
         """Runs not settled whose status has not moved for the default quiet_run_after_days, by the twin's clock."""
         org, quiet_after = self.twin.organisation, timedelta(days=source_settings.DEFAULT_QUIET_RUN_AFTER_DAYS)
         return sum(
-            1 for run_id in self.twin.ingestion_run_ids
+            1
+            for run_id in self.twin.ingestion_run_ids
             if not is_settled(run := org.ingestion_run(run_id)) and has_gone_quiet(run, self.twin.now, quiet_after)
         )
 
@@ -84,7 +82,9 @@ class TwinControl:
         org, today = self.twin.organisation, self.twin.now.date()
         concluded = 0
         for experiment_id in self.twin.experiment_ids:
-            days = [point["date"] for group in org.cumulative_exposures(experiment_id) or [] for point in group.get("results") or []]
+            days = [
+                point["date"] for group in org.cumulative_exposures(experiment_id) or [] for point in group.get("results") or []
+            ]
             if days and has_concluded(max(days), today):
                 concluded += 1
         return concluded
@@ -114,15 +114,13 @@ class TwinControl:
         by_endpoint = Counter(endpoint_of(r.path) for r in records)
         answered = [r for r in records if r.status != 429]
         settled_requested = [r for r in records if run_id_of(r.path) in self.settled_marked]
-        fan_out_ids = {
-            name: len({r.path for r in answered if endpoint_of(r.path) == name})
-            for name in FAN_OUT_ENDPOINTS
-        }
+        fan_out_ids = {name: len({r.path for r in answered if endpoint_of(r.path) == name}) for name in FAN_OUT_ENDPOINTS}
         start = min((r.time for r in records), default=0.0)
         phases: dict[str, dict[str, float]] = {}
         for record in records:
-            phase = phases.setdefault(endpoint_of(record.path),
-                                      {"first_s": round(record.time - start, 3), "last_s": 0.0, "requests": 0})
+            phase = phases.setdefault(
+                endpoint_of(record.path), {"first_s": round(record.time - start, 3), "last_s": 0.0, "requests": 0}
+            )
             phase["last_s"] = round(record.time - start, 3)
             phase["requests"] += 1
         list_times = [r.time for r in records if endpoint_of(r.path) in LIST_ENDPOINTS]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from numbers import Real
-from typing import Any, Optional
+from typing import Any
 
 from gatehouse.console_twin.organisation import ROLE_PERMISSIONS, WAREHOUSE_FIELDS, WAREHOUSE_NULLABLE_FIELDS
 
@@ -52,9 +52,7 @@ def _is_number(value: object) -> bool:
     return isinstance(value, Real) and not isinstance(value, bool)
 
 
-def _check_string(
-    errors: Errors, container: dict, key: str, where: str, *, required: bool, nullable: bool = False
-) -> None:
+def _check_string(errors: Errors, container: dict, key: str, where: str, *, required: bool, nullable: bool = False) -> None:
     if key not in container:
         if required:
             errors.append(field_error(where, "Required"))
@@ -95,15 +93,13 @@ def _check_condition(errors: Errors, condition: object, where: str) -> None:
         all(isinstance(item, str) for item in target) or all(_is_number(item) for item in target)
     )
     if target is not None and not single and not uniform_list:
-        errors.append(
-            field_error(f"{where}.targetValue", "must be a string, a number, or an array of strings or of numbers")
-        )
+        errors.append(field_error(f"{where}.targetValue", "must be a string, a number, or an array of strings or of numbers"))
     _check_string(errors, condition, "operator", f"{where}.operator", required=False)
     for key in ("field", "customID"):
         _check_string(errors, condition, key, f"{where}.{key}", required=False, nullable=True)
 
 
-def _named_object(errors: Errors, value: object, where: str) -> Optional[dict[str, Any]]:
+def _named_object(errors: Errors, value: object, where: str) -> dict[str, Any] | None:
     """A release pipeline's phase or rule: an object with an optional `id` and a required `name`.
 
     None when it is not an object, and nothing more can be checked."""
@@ -121,9 +117,7 @@ def _check_pipeline_rule(errors: Errors, value: object, where: str) -> None:
         return
     _check_array(errors, rule, "conditions", f"{where}.conditions", _check_condition)
     environments = rule.get("environments")
-    if environments is not None and not (
-        isinstance(environments, list) and all(isinstance(e, str) for e in environments)
-    ):
+    if environments is not None and not (isinstance(environments, list) and all(isinstance(e, str) for e in environments)):
         errors.append(field_error(f"{where}.environments", "must be an array of strings or null"))
 
 

@@ -84,9 +84,7 @@ def _evolve_gates(org: Organisation, rng: random.Random, during_day: Callable[[]
     pipeline_ids = list(org.release_pipelines)
     for _ in range(_count(rng, len(live), GATE_CREATED_SHARE)):
         archetype = "permanent" if rng.random() < 0.2 else "fresh"
-        gate, facts = build_gate(
-            rng, org, archetype, taken=org.gates, holdout_ids=holdout_ids, pipeline_ids=pipeline_ids
-        )
+        gate, facts = build_gate(rng, org, archetype, taken=org.gates, holdout_ids=holdout_ids, pipeline_ids=pipeline_ids)
         created = during_day()
         mark_created(gate, created)
         # A new gate is wired into code at once: checked from within hours of its creation.
@@ -102,9 +100,7 @@ def _modify_gate(org: Organisation, rng: random.Random, gate: dict, at_ms: int) 
         partial = [rule for rule in gate["rules"] if 0 < rule["passPercentage"] < 100]
         if partial:
             rule = rng.choice(partial)
-            set_pass_percentage(
-                rule, rng.choice([p for p in PARTIAL_PERCENTAGES + (100,) if p > rule["passPercentage"]])
-            )
+            set_pass_percentage(rule, rng.choice([p for p in PARTIAL_PERCENTAGES + (100,) if p > rule["passPercentage"]]))
         else:
             gate["rules"].append(make_rule(rng, rng.choice(PARTIAL_PERCENTAGES), [make_condition(rng)]))
     elif change == "launch":

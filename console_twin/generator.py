@@ -284,9 +284,7 @@ def _timeline(rng: random.Random, archetype: str, now_ms: int) -> tuple[int, int
     return created, rng.choice((created, created + int(rng.random() * (latest_modification - created))))
 
 
-def _check_telemetry(
-    rng: random.Random, archetype: str, created: int, now_ms: int
-) -> tuple[int | None, int | None, bool]:
+def _check_telemetry(rng: random.Random, archetype: str, created: int, now_ms: int) -> tuple[int | None, int | None, bool]:
     """(first check, time checks stopped, still checked)."""
     first = min(created + int(rng.uniform(0.01, 1.5) * DAY_MS), now_ms)
     if archetype == "template":
@@ -329,13 +327,17 @@ def build_gate(
     created, modified = _timeline(rng, archetype, now_ms)
     first_check, stopped, still_checked = _check_telemetry(rng, archetype, created, now_ms)
     lifetime = cast(Lifetime, {"permanent": "PERMANENT", "template": "TEMPLATE"}.get(archetype, "TEMPORARY"))
-    audience = cast(Audience, {
-        "all_true": "all",
-        "launched": "all",
-        "all_false": "none",
-        "forgotten": "some",
-        "referenced": "some",
-    }.get(archetype) or weighted(rng, {"all": 20, "some": 70, "none": 10}))
+    audience = cast(
+        Audience,
+        {
+            "all_true": "all",
+            "launched": "all",
+            "all_false": "none",
+            "forgotten": "some",
+            "referenced": "some",
+        }.get(archetype)
+        or weighted(rng, {"all": 20, "some": 70, "none": 10}),
+    )
 
     name = gate_name(rng, taken, template=lifetime == "TEMPLATE")
     area, feature = rng.choice(words.AREAS), rng.choice(words.FEATURES)
@@ -456,9 +458,7 @@ def _script_for(rng: random.Random, target: str, sources: Sequence[str]):
     failures = weighted(rng, {0: 70, 1: 18, 2: 7, 3: 5})
     if target == "download_error" or gives_up:
         failures = max(1, failures)
-    return run_script(
-        rng, sources, failures=failures, gives_up=gives_up, backlog=target == "enqueued" or rng.random() < 0.1
-    )
+    return run_script(rng, sources, failures=failures, gives_up=gives_up, backlog=target == "enqueued" or rng.random() < 0.1)
 
 
 def build_ingestion_run(
@@ -476,9 +476,7 @@ def build_ingestion_run(
         sources=sources,
         date_stamps=[(created_day - timedelta(days=back)).isoformat() for back in range(backfill_days, 0, -1)],
         history=[(created_ms + offset, status) for offset, status in offsets],
-        source_history={
-            s: [(created_ms + offset, status) for offset, status in entries] for s, entries in per_source.items()
-        },
+        source_history={s: [(created_ms + offset, status) for offset, status in entries] for s, entries in per_source.items()},
     )
 
 
@@ -586,9 +584,7 @@ class OrganisationBuilder:
         for index in range(self.size.gates):
             guaranteed = index < len(archetypes)
             archetype = archetypes[index] if guaranteed else weighted(rng, GATE_ARCHETYPES)
-            gate, facts = build_gate(
-                rng, org, archetype, taken=org.gates, holdout_ids=holdout_ids, pipeline_ids=pipeline_ids
-            )
+            gate, facts = build_gate(rng, org, archetype, taken=org.gates, holdout_ids=holdout_ids, pipeline_ids=pipeline_ids)
             if not guaranteed and rng.random() < 0.04:
                 gate["status"], gate["isEnabled"] = "Archived", False
             org.add_gate(gate, facts)
@@ -596,19 +592,13 @@ class OrganisationBuilder:
                 references[referencers[referenced_count % 3]].append(gate["id"])
                 referenced_count += 1
         # Gate references come from permanent gates: their own type never depends on their rules.
-        holders = [
-            g
-            for g in org.gates.values()
-            if org.gate_facts[g["id"]].lifetime == "PERMANENT" and g["status"] != "Archived"
-        ]
+        holders = [g for g in org.gates.values() if org.gate_facts[g["id"]].lifetime == "PERMANENT" and g["status"] != "Archived"]
         for gate_id in references.pop("gate"):
             if not holders:
                 references["config"].append(gate_id)
                 continue
             holder = rng.choice(holders)
-            holder["rules"].insert(
-                0, make_rule(rng, 100, [gate_reference_condition(rng, gate_id)], name="Depends on " + gate_id)
-            )
+            holder["rules"].insert(0, make_rule(rng, 100, [gate_reference_condition(rng, gate_id)], name="Depends on " + gate_id))
         experiments = list(org.experiments.values())
         for index, gate_id in enumerate(references.pop("experiment")):
             if index < len(experiments):
@@ -823,8 +813,7 @@ class OrganisationBuilder:
                     "description": description,
                     "tags": sorted(rng.sample(words.TAGS, k=rng.choice((0, 0, 1)))),
                     "sql": (
-                        f"SELECT *\nFROM {table}\n"
-                        f"where DATE({column}) between {{service_start_date}} and {{service_end_date}}\n"
+                        f"SELECT *\nFROM {table}\nwhere DATE({column}) between {{service_start_date}} and {{service_end_date}}\n"
                     ),
                     "timestampColumn": column,
                     "timestampAsDay": rng.random() < 0.2,

@@ -28,7 +28,7 @@ class ConsoleHost(Served):
         self.twins = dict(twins)
 
     @classmethod
-    def of(cls, projects: Mapping[str, tuple[str, int]], settings: TwinSettings | None = None) -> "ConsoleHost":
+    def of(cls, projects: Mapping[str, tuple[str, int]], settings: TwinSettings | None = None) -> ConsoleHost:
         """Organisations of (size, seed) by project name, each with a key and SCIM token of its own."""
         base = settings or TwinSettings()
         return cls({

@@ -23,8 +23,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Any
 from email.utils import format_datetime
+from typing import Any
 from urllib.parse import parse_qs, unquote, urlencode
 
 from gatehouse.console_twin import bodies
@@ -71,9 +71,7 @@ class Answer:
 class ServiceFailure(Exception):
     """An error answer: `{status, message, errors?}`."""
 
-    def __init__(
-        self, status: int, message: str, errors: list[dict] | None = None, headers: dict[str, str] | None = None
-    ):
+    def __init__(self, status: int, message: str, errors: list[dict] | None = None, headers: dict[str, str] | None = None):
         super().__init__(message)
         self.status, self.message, self.errors, self.headers = status, message, errors, headers or {}
 
@@ -109,9 +107,7 @@ class Call:
         try:
             return json.loads(self.body)
         except (UnicodeDecodeError, json.JSONDecodeError) as err:
-            raise ServiceFailure(
-                400, "Malformed JSON in request body", [bodies.field_error("body", str(err))]
-            ) from None
+            raise ServiceFailure(400, "Malformed JSON in request body", [bodies.field_error("body", str(err))]) from None
 
     def values(self, name: str) -> list[str]:
         """A filter's values, repeated or single; empty values count as not given."""
@@ -253,9 +249,7 @@ class ConsoleService:
         if route.auth == "console":
             key = headers.get("service-api-key")
             if key is not None and key in settings.forbidden_keys:
-                raise ServiceFailure(
-                    403, FORBIDDEN_WAREHOUSE if route.operation == "update_warehouse_connection" else FORBIDDEN
-                )
+                raise ServiceFailure(403, FORBIDDEN_WAREHOUSE if route.operation == "update_warehouse_connection" else FORBIDDEN)
             if key != settings.api_key:
                 # Production quotes the key it was sent; a client must never log this text unredacted.
                 raise ServiceFailure(401, INVALID_KEY.format(key="undefined" if key is None else key))
@@ -333,9 +327,12 @@ class ConsoleService:
         wanted = {name: values for name, values in wanted.items() if values}
         if wanted:
             gates = [
-                gate for gate in gates
-                if all(values.intersection(gate["tags"]) if name == "tags" else keys[name](gate) in values
-                       for name, values in wanted.items())
+                gate
+                for gate in gates
+                if all(
+                    values.intersection(gate["tags"]) if name == "tags" else keys[name](gate) in values
+                    for name, values in wanted.items()
+                )
             ]
         return self._page(call, "gates", gates, page, limit)
 
@@ -445,9 +442,7 @@ class ConsoleService:
         _raise_if_invalid(bodies.role_errors(body))
         org = self.organisation
         if body["name"] in org.roles:
-            raise ServiceFailure(
-                400, f"Role {body['name']} already exists", [bodies.field_error("name", "already exists")]
-            )
+            raise ServiceFailure(400, f"Role {body['name']} already exists", [bodies.field_error("name", "already exists")])
         sent = body["permissions"]
         org.roles[body["name"]] = {
             "name": body["name"],
@@ -487,9 +482,7 @@ class ConsoleService:
         if not raw.isdigit():
             raise ServiceFailure(400, INVALID_REQUEST, [bodies.field_error("days", "must be a non-negative integer")])
         self.clock.advance(days=int(raw))
-        return _ok(
-            "Twin clock advanced.", {"now": self.clock.now.isoformat(), "daysAdvanced": self.clock.days_advanced}
-        )
+        return _ok("Twin clock advanced.", {"now": self.clock.now.isoformat(), "daysAdvanced": self.clock.days_advanced})
 
 
 def _match(method: str, path: str) -> tuple[Route | None, dict[str, str]]:

@@ -211,9 +211,7 @@ def console_transport(console: Console) -> httpx.MockTransport:
 def serving(console: Console, host: str = "127.0.0.1", port: int = 0) -> Iterator[str]:
     """`console` over HTTP on a free loopback port (or `port`) while the block runs; yields the base URL."""
     server = console_server(console, host, port)
-    thread = threading.Thread(
-        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True, name="console-twin-http"
-    )
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True, name="console-twin-http")
     thread.start()
     base_url = f"http://{host}:{server.server_port}"
     log.info("console twin serving on %s", base_url)

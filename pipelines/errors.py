@@ -3,10 +3,9 @@ wrapped the setting, id or package to fix (the console client has its own errors
 
 from __future__ import annotations
 
-
 import os
 import re
-from typing import Any, Optional
+from typing import Any
 
 from dlt.common.configuration.exceptions import ConfigFieldMissingException, ConfigurationValueError, LookupTraces
 from dlt.pipeline.exceptions import PipelineStepFailed
@@ -17,7 +16,7 @@ from gatehouse.sources.console.errors import AuthError, ConsoleError, ForbiddenE
 def root_cause(err: BaseException) -> BaseException:
     """The innermost ConsoleError (or config error) that dlt wrapped on the way up."""
     seen = set()
-    current: Optional[BaseException] = err
+    current: BaseException | None = err
     found: BaseException = err
     while current is not None and id(current) not in seen:
         seen.add(id(current))
@@ -41,8 +40,10 @@ def missing_setting_keys(traces: Any) -> list[str]:
             keys += missing_setting_keys(nested[0].traces)
             continue
         conventional = [
-            t.key for t in field_traces
-            if "environment" in t.provider.lower() and t.key.startswith(("SOURCES__", "DESTINATION__"))
+            t.key
+            for t in field_traces
+            if "environment" in t.provider.lower()
+            and t.key.startswith(("SOURCES__", "DESTINATION__"))
             # dlt also tries SOURCES__CONSOLE__CONSOLE__... (section and source name) first
             and len(set(parts := t.key.split("__"))) == len(parts)
         ]
@@ -51,7 +52,7 @@ def missing_setting_keys(traces: Any) -> list[str]:
     return sorted(dict.fromkeys(keys))
 
 
-def config_file_problem(err: BaseException) -> Optional[str]:
+def config_file_problem(err: BaseException) -> str | None:
     """One line for a `.dlt/*.toml` that does not parse, or a setting whose value dlt cannot read (a connection
     string of the wrong form), wherever dlt raised it (on the first setting read). The value is never shown: it
     may be a secret, and the parser's own message quotes it."""
@@ -59,7 +60,7 @@ def config_file_problem(err: BaseException) -> Optional[str]:
     from dlt.common.configuration.providers.toml import TomlProviderReadException
 
     seen = set()
-    current: Optional[BaseException] = err
+    current: BaseException | None = err
     while current is not None and id(current) not in seen:
         seen.add(id(current))
         if isinstance(current, TomlProviderReadException):
@@ -72,8 +73,10 @@ def config_file_problem(err: BaseException) -> Optional[str]:
         if isinstance(current, InvalidNativeValue):
             key, form = CONNECTION_STRINGS.get(current.spec.__name__, ("", "the destination's connection string"))
             where = f"{key} ({key.upper().replace('.', '__')})" if key else "the destination's credentials"
-            return (f"{where}: its value cannot be read as {current.spec.__name__} (the value is not shown); write it"
-                    f" as {form}, or as its fields in .dlt/secrets.toml")
+            return (
+                f"{where}: its value cannot be read as {current.spec.__name__} (the value is not shown); write it"
+                f" as {form}, or as its fields in .dlt/secrets.toml"
+            )
         current = current.__cause__ or current.__context__
     return None
 
@@ -86,7 +89,9 @@ LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 def log_level_problem(value: str) -> str:
     """One line for a RUNTIME__LOG_LEVEL that names no level (pipelines/logs.py): its value (no secret) quoted, cut."""
     levels = f"{', '.join(LOG_LEVELS[:-1])} or {LOG_LEVELS[-1]}"
-    return f"RUNTIME__LOG_LEVEL is {one_line(repr(value), 40)}, which is no log level: set it to {levels} (in any case), or unset it"
+    return (
+        f"RUNTIME__LOG_LEVEL is {one_line(repr(value), 40)}, which is no log level: set it to {levels} (in any case), or unset it"
+    )
 
 
 # The setting and the form of a connection string, for the line that says one cannot be read (dlt names only the
@@ -108,11 +113,13 @@ def explain(err: BaseException) -> str:
     if isinstance(cause, ConfigFieldMissingException):
         where = ", ".join(f"{env.lower().replace('__', '.')} ({env})" for env in missing_setting_keys(cause.traces))
         hint = DEMO_HINT if "SOURCES__CONSOLE__" in where else ""
-        return f"missing setting {where or cause.spec_name}: set it in .dlt/config.toml, .dlt/secrets.toml or the environment{hint}"
+        return (
+            f"missing setting {where or cause.spec_name}: set it in .dlt/config.toml, .dlt/secrets.toml or the environment{hint}"
+        )
     if isinstance(cause, ConfigurationValueError):
         field = getattr(cause, "field_name", None)
         if field and field.endswith("_ids"):
-            return f"{setting_hint(field)} must be a JSON list of ids, e.g. '[\"id_a\", \"id_b\"]'"
+            return f'{setting_hint(field)} must be a JSON list of ids, e.g. \'["id_a", "id_b"]\''
         if field:
             return f"invalid value for {setting_hint(field)}: {cause}"
         return f"invalid setting: {cause}"

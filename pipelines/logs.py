@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
 import tomllib
 from pathlib import Path
-import sys
 
 from gatehouse.pipelines.errors import GatehouseError, log_level_problem
 from gatehouse.pipelines.untrusted import tool_message

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Any, Mapping, Optional
+from collections.abc import Mapping
+from typing import Any
 
 import dlt
 
@@ -44,7 +45,7 @@ def configured_projects() -> list[str]:
             names.update(str(name) for name in table)
     for variable in os.environ:
         if variable.startswith(_ENV_PREFIX):
-            project, _, setting = variable[len(_ENV_PREFIX):].partition("__")
+            project, _, setting = variable[len(_ENV_PREFIX) :].partition("__")
             if project and setting:
                 names.add(project.lower())
     for name in names:
@@ -59,11 +60,17 @@ def check_name(name: str) -> None:
             f" at most {MAX_NAME_LENGTH} characters (it names dataset console_<name>)"
         )
     if name == DEFAULT_PROJECT:
-        raise GatehouseError(f"project name {name!r}: the views call the single console (dataset console) {DEFAULT_PROJECT!r}; choose another name")
+        raise GatehouseError(
+            f"project name {name!r}: the views call the single console (dataset console) {DEFAULT_PROJECT!r}; choose another name"
+        )
     if name == ALL_PROJECTS:
-        raise GatehouseError(f"project name {name!r}: `gatehouse views --projects {ALL_PROJECTS}` means every project; choose another name")
+        raise GatehouseError(
+            f"project name {name!r}: `gatehouse views --projects {ALL_PROJECTS}` means every project; choose another name"
+        )
     if f"_{name}".endswith(STAGING_SUFFIX):
-        raise GatehouseError(f"project name {name!r}: dataset console_{name} would end in {STAGING_SUFFIX}, as dlt's staging datasets do; choose another name")
+        raise GatehouseError(
+            f"project name {name!r}: dataset console_{name} would end in {STAGING_SUFFIX}, as dlt's staging datasets do; choose another name"
+        )
 
 
 def setting_key(project: str, setting: str) -> str:
@@ -103,7 +110,7 @@ def project_settings(project: str, **given: Any) -> ConsoleSettings:
     return resolve_settings((*PROJECTS_SECTION.split("."), project), **{**given, **own})
 
 
-def _own_setting(project: str, setting: str) -> Optional[str]:
+def _own_setting(project: str, setting: str) -> str | None:
     """A setting of the project's own section alone (dlt's lookup would fall back to the sections above)."""
     accessor = dlt.secrets if setting in SECRET_SETTINGS else dlt.config
     return accessor.get(setting_key(project, setting), str)

@@ -12,8 +12,9 @@ from __future__ import annotations
 import difflib
 import os
 import tomllib
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, Iterator, Mapping, Optional
+from typing import Any
 
 import dlt
 from dlt.common.configuration import configspec, resolve_configuration
@@ -42,30 +43,30 @@ class ReportSettings(BaseConfiguration):
     """`[gatehouse.report]`: the HTML reports."""
 
     # The console's page of a gate, for the reports' links: "https://console.example.com/gates/{id}".
-    gate_url: Optional[str] = None
+    gate_url: str | None = None
     # The notebooks' lanes, 1 or 2 (default: 2 with two cores or more).
-    kernels: Optional[Any] = None
+    kernels: Any | None = None
 
 
 @configspec
 class AlertSettings(BaseConfiguration):
     """`[gatehouse.alerts]`: the generic JSON webhook (Slack's hook is dlt's `runtime.slack_incoming_hook`)."""
 
-    webhook_url: Optional[TSecretStrValue] = None
-    timeout: Optional[Any] = None  # seconds
+    webhook_url: TSecretStrValue | None = None
+    timeout: Any | None = None  # seconds
 
 
 @configspec
 class GatehouseSettings(BaseConfiguration):
     """`[gatehouse]`: where the data goes and how a run waits."""
 
-    destination: Optional[str] = None  # a dlt destination's name; default duckdb
-    duckdb: Optional[str] = None  # the DuckDB file, for the default destination
+    destination: str | None = None  # a dlt destination's name; default duckdb
+    duckdb: str | None = None  # the DuckDB file, for the default destination
     # Where a warehouse's pipeline state (and the run lock) lives; default: a folder of its own per destination,
     # host and dataset under ~/.dlt/gatehouse. A DuckDB file's always sits beside the file.
-    pipelines_dir: Optional[str] = None
-    lock_timeout: Optional[Any] = None  # seconds
-    reports_dir: Optional[str] = None
+    pipelines_dir: str | None = None
+    lock_timeout: Any | None = None  # seconds
+    reports_dir: str | None = None
     report: ReportSettings = None  # type: ignore[assignment]
     alerts: AlertSettings = None  # type: ignore[assignment]
 
@@ -178,19 +179,20 @@ def _unknown_in_environment(environ: Mapping[str, str]) -> Iterator[Unknown]:
     tree = declared()
     for variable in environ:
         if variable.startswith(ENV_PREFIX):
-            parts = variable[len(ENV_PREFIX):].lower().split("__")
+            parts = variable[len(ENV_PREFIX) :].lower().split("__")
             level: Any = tree
             for depth, part in enumerate(parts):
                 if not isinstance(level, dict) or part not in level:
                     known = tuple(level) if isinstance(level, dict) else ()
-                    yield Unknown(variable, "the environment",
-                                  tuple(ENV_PREFIX + "__".join([*parts[:depth], k]).upper() for k in known))
+                    yield Unknown(
+                        variable, "the environment", tuple(ENV_PREFIX + "__".join([*parts[:depth], k]).upper() for k in known)
+                    )
                     break
                 level = level[part]
         elif variable.startswith(CONSOLE_ENV_PREFIX):
-            rest = variable[len(CONSOLE_ENV_PREFIX):]
+            rest = variable[len(CONSOLE_ENV_PREFIX) :]
             if rest.startswith("PROJECTS__"):
-                project, _, key = rest[len("PROJECTS__"):].partition("__")
+                project, _, key = rest[len("PROJECTS__") :].partition("__")
                 prefix = f"{CONSOLE_ENV_PREFIX}PROJECTS__{project}__"
             else:
                 key, prefix = rest, CONSOLE_ENV_PREFIX
@@ -198,7 +200,7 @@ def _unknown_in_environment(environ: Mapping[str, str]) -> Iterator[Unknown]:
                 yield Unknown(variable, "the environment", tuple(prefix + name.upper() for name in CONSOLE_NAMES))
 
 
-def unknown_settings(environ: Optional[Mapping[str, str]] = None) -> list[Unknown]:
+def unknown_settings(environ: Mapping[str, str] | None = None) -> list[Unknown]:
     """Every setting under `[sources.console]`, `[sources.console.projects.*]` and `[gatehouse*]` (toml files) or
     `SOURCES__CONSOLE__*`/`GATEHOUSE__*` (environment) that no spec declares. dlt's own sections stay dlt's."""
     found: list[Unknown] = []
@@ -239,8 +241,9 @@ def origins(**flags: Any) -> list[tuple[str, str, str]]:
     console_defaults = ConsoleSettings()
     for name in CONSOLE_NAMES:
         value, origin = provided(("sources", "console"), name)
-        rows.append(_row(f"sources.console.{name}", value, origin, _shown_default(console_defaults, name),
-                         name in CONSOLE_SECRETS))
+        rows.append(
+            _row(f"sources.console.{name}", value, origin, _shown_default(console_defaults, name), name in CONSOLE_SECRETS)
+        )
     return rows
 
 

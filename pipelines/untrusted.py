@@ -23,7 +23,8 @@ from __future__ import annotations
 import hashlib
 import html
 import re
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 # What a reader cannot see, or what changes how the rest reads: C0 controls, DEL and C1 controls; every format
 # character (Unicode's Cf: the bidirectional marks, embeddings, overrides and isolates, zero-width spaces and joiners,

@@ -8,7 +8,8 @@ a scan rewrites it. The rows come in as dicts of its columns; the latest row of 
 
 from __future__ import annotations
 
-from typing import Any, Iterator, Sequence
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 import dlt
 

@@ -7,8 +7,8 @@ import os
 import shutil
 import socket
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import pytest
 
@@ -20,8 +20,21 @@ def _isolated_configuration() -> Path:
     before any test or dlt reads a setting; each test that needs a setting sets it (monkeypatch, a .dlt/ of its own
     in a subprocess's folder)."""
     for name in list(os.environ):
-        if name.startswith(("SOURCES__", "DESTINATION__", "DESTINATIONS__", "GATEHOUSE", "RUNTIME__", "EXTRACT__",
-                            "NORMALIZE__", "LOAD__", "DATA_WRITER__", "DLT_", "PIPELINES__")):
+        if name.startswith(
+            (
+                "SOURCES__",
+                "DESTINATION__",
+                "DESTINATIONS__",
+                "GATEHOUSE",
+                "RUNTIME__",
+                "EXTRACT__",
+                "NORMALIZE__",
+                "LOAD__",
+                "DATA_WRITER__",
+                "DLT_",
+                "PIPELINES__",
+            )
+        ):
             del os.environ[name]
     folder = Path(tempfile.mkdtemp(prefix="gatehouse-tests-config-"))
     (folder / ".dlt").mkdir()
@@ -43,9 +56,9 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     # (left behind, every run added a few to the temporary folder).
     shutil.rmtree(ISOLATED_PROJECT, ignore_errors=True)
 
-from gatehouse.pipelines.warehouse.views import apply_views  # noqa: E402
 
 from bench.postgres_server import PostgresServer  # noqa: E402 - after the configuration is isolated
+from gatehouse.pipelines.warehouse.views import apply_views  # noqa: E402
 from tests.views.console_dataset import load_console  # noqa: E402
 
 # Not UTC on purpose: the views must give UTC wall-clock times whatever the warehouse's own time zone.

@@ -6,8 +6,8 @@ leak lives here once: any run of SCAN_WINDOW characters of a secret, PEM armour 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 # Armour lines are the same in every PEM key and public: finding one is no leak.
 PEM_ARMOUR = frozenset({

@@ -146,8 +146,11 @@ def test_no_function_outside_bench_and_tests_is_longer_than_a_screen():
 
 
 def test_each_dlt_source_fits_one_screen():
-    sources = {name: lines for name, (lines, decorators) in function_lengths().items()
-               if any(decorator.startswith("dlt.source") for decorator in decorators)}
+    sources = {
+        name: lines
+        for name, (lines, decorators) in function_lengths().items()
+        if any(decorator.startswith("dlt.source") for decorator in decorators)
+    }
     assert len(sources) == 4  # the console's, the code references' two and the gate snoozes'
     assert {name: lines for name, lines in sources.items() if lines > SOURCE_FUNCTION} == {}
 
@@ -219,8 +222,11 @@ SAMPLES = (REPO / "tests" / "cleanup" / "sample", REPO / "tests" / "cleanup" / "
 
 
 def test_no_private_dlt_member_is_used_anywhere():
-    tests = [path for path in _python_files(REPO / "tests") if not path.is_relative_to(SAMPLES[0])
-             and not path.is_relative_to(SAMPLES[1])]
+    tests = [
+        path
+        for path in _python_files(REPO / "tests")
+        if not path.is_relative_to(SAMPLES[0]) and not path.is_relative_to(SAMPLES[1])
+    ]
     files = [*modules().values(), *tests]
     ours: set[str] = set()
     for path in files:
@@ -255,8 +261,13 @@ def run_state_functions(tree: ast.AST) -> dict[str, int]:
 
 
 def test_no_function_takes_the_runs_state_in_more_than_four_positional_arguments():
-    long = {f"{module}:{name}": count for module, path in modules().items() if module.startswith("gatehouse.pipelines")
-            for name, count in run_state_functions(ast.parse(path.read_text())).items() if count > RUN_STATE_POSITIONAL}
+    long = {
+        f"{module}:{name}": count
+        for module, path in modules().items()
+        if module.startswith("gatehouse.pipelines")
+        for name, count in run_state_functions(ast.parse(path.read_text())).items()
+        if count > RUN_STATE_POSITIONAL
+    }
     assert long == {}
 
 

@@ -72,10 +72,16 @@ def clone(tmp_path_factory) -> Path:
 
 def test_the_docs_shell_commands_run_as_written(clone):
     env = {name: value for name, value in os.environ.items() if name != "DLT_PROJECT_DIR"}  # the clone's own .dlt/
-    env.update(PATH=f"{clone / '.venv' / 'bin'}{os.pathsep}{env['PATH']}", DLT_DATA_DIR=str(clone / "dlt-global"),
-               HOME=str(clone), RUNTIME__LOG_LEVEL="WARNING")
+    env.update(
+        PATH=f"{clone / '.venv' / 'bin'}{os.pathsep}{env['PATH']}",
+        DLT_DATA_DIR=str(clone / "dlt-global"),
+        HOME=str(clone),
+        RUNTIME__LOG_LEVEL="WARNING",
+    )
     for block in (block for block in BLOCKS if block.reason is None):
         done = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", block.body], cwd=clone, env=env,
                               capture_output=True, text=True, timeout=300)  # fmt: skip
-        assert done.returncode == 0, f"{block} exited {done.returncode}:\n{block.body}\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
+        assert done.returncode == 0, (
+            f"{block} exited {done.returncode}:\n{block.body}\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
+        )
     assert (clone / "reports" / "stale_gates.html").is_file()

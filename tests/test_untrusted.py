@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from gatehouse.pipelines.untrusted import (
     all_visible,
     file_name,
@@ -16,49 +17,60 @@ from gatehouse.pipelines.untrusted import (
 )
 
 
-@pytest.mark.parametrize(("text", "shown"), [
-    ("plain Ünïcode name", "plain Ünïcode name"),
-    ("\x1b[2J\x1b[31mred", "\\x1b[2J\\x1b[31mred"),
-    ("\x1b]8;;http://evil.example\x07link", "\\x1b]8;;http://evil.example\\x07link"),
-    ("a\nb\rc\td\x00", "a\\x0ab\\x0dc\\x09d\\x00"),
-    ("\x7f\x85\x9b", "\\x7f\\x85\\x9b"),
-    ("\u202eevil\u202c \u2066x\u2069", "\\u202eevil\\u202c \\u2066x\\u2069"),
-    # what draws as nothing or reorders the rest: zero-width, the Arabic letter mark, a separator, the soft hyphen,
-    # a variation selector, a Hangul filler, a tag character (which hides the text it spells)
-    ("gate\u200bname \u061c[1-2]\u061c \u2028 so\u00adft \ufe0f \u3164", "gate\\u200bname \\u061c[1-2]\\u061c \\u2028 so\\xadft \\ufe0f \\u3164"),
-    ("x\U000e0069\U000e0067 visible", "x\\U000e0069\\U000e0067 visible"),
-    (None, ""),
-])
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("plain Ünïcode name", "plain Ünïcode name"),
+        ("\x1b[2J\x1b[31mred", "\\x1b[2J\\x1b[31mred"),
+        ("\x1b]8;;http://evil.example\x07link", "\\x1b]8;;http://evil.example\\x07link"),
+        ("a\nb\rc\td\x00", "a\\x0ab\\x0dc\\x09d\\x00"),
+        ("\x7f\x85\x9b", "\\x7f\\x85\\x9b"),
+        ("\u202eevil\u202c \u2066x\u2069", "\\u202eevil\\u202c \\u2066x\\u2069"),
+        # what draws as nothing or reorders the rest: zero-width, the Arabic letter mark, a separator, the soft hyphen,
+        # a variation selector, a Hangul filler, a tag character (which hides the text it spells)
+        (
+            "gate\u200bname \u061c[1-2]\u061c \u2028 so\u00adft \ufe0f \u3164",
+            "gate\\u200bname \\u061c[1-2]\\u061c \\u2028 so\\xadft \\ufe0f \\u3164",
+        ),
+        ("x\U000e0069\U000e0067 visible", "x\\U000e0069\\U000e0067 visible"),
+        (None, ""),
+    ],
+)
 def test_control_and_bidi_characters_are_shown_as_escapes(text, shown):
     assert visible(text) == shown == for_terminal(text)
 
 
 def test_html_escapes_markup_and_shows_controls():
     assert for_html('<script>alert(1)</script>"><img src=x onerror=alert(2)>\x1b') == (
-        "&lt;script&gt;alert(1)&lt;/script&gt;&quot;&gt;&lt;img src=x onerror=alert(2)&gt;\\x1b")
+        "&lt;script&gt;alert(1)&lt;/script&gt;&quot;&gt;&lt;img src=x onerror=alert(2)&gt;\\x1b"
+    )
     assert for_html("it's $10 ^_^ $20") == "it&#x27;s $10 ^_^ $20"
 
 
 def test_slack_mentions_never_ping_and_line_breaks_stay():
     assert for_slack("owner <!channel> <!here> <@U123> & co\nnext\x07") == (
-        "owner &lt;!channel&gt; &lt;!here&gt; &lt;@U123&gt; &amp; co\nnext\\x07")
+        "owner &lt;!channel&gt; &lt;!here&gt; &lt;@U123&gt; &amp; co\nnext\\x07"
+    )
 
 
 def test_a_tools_colours_are_stripped_and_anything_else_shown():
     assert tool_message("\x1b[0;31mValueError\x1b[0m: bad \x1b[2J") == "ValueError: bad \\x1b[2J"
 
 
-@pytest.mark.parametrize(("identifier", "name"), [
-    ("gate_1", "gate_1"),
-    ("checkout-v2.beta", "checkout-v2.beta"),
-    # an id that had to change gets a digest of itself: two ids never share a file
-    ("../etc/passwd", "_etc_passwd-7fef78f5"),
-    ("..", "id-5ec1f7e7"),
-    ("a/b\x00c", "a_b_c-51a83b4c"),
-    # an id typed as another's altered name gets a digest of its own: `a/b` and it never share a branch or a file
-    ("a/b", "a_b-c14cddc0"),
-    ("a_b-c14cddc0", "a_b-c14cddc0-10ed7bd6"),
-])
+@pytest.mark.parametrize(
+    ("identifier", "name"),
+    [
+        ("gate_1", "gate_1"),
+        ("checkout-v2.beta", "checkout-v2.beta"),
+        # an id that had to change gets a digest of itself: two ids never share a file
+        ("../etc/passwd", "_etc_passwd-7fef78f5"),
+        ("..", "id-5ec1f7e7"),
+        ("a/b\x00c", "a_b_c-51a83b4c"),
+        # an id typed as another's altered name gets a digest of its own: `a/b` and it never share a branch or a file
+        ("a/b", "a_b-c14cddc0"),
+        ("a_b-c14cddc0", "a_b-c14cddc0-10ed7bd6"),
+    ],
+)
 def test_a_file_name_from_an_id_never_leaves_its_folder(identifier, name):
     assert file_name(identifier) == name
 
@@ -75,8 +87,7 @@ def test_every_invisible_character_of_this_unicode_is_shown():
     import sys
     import unicodedata
 
-    hidden = [chr(code) for code in range(sys.maxunicode + 1)
-              if unicodedata.category(chr(code)) in ("Cc", "Cf", "Zl", "Zp")]
+    hidden = [chr(code) for code in range(sys.maxunicode + 1) if unicodedata.category(chr(code)) in ("Cc", "Cf", "Zl", "Zp")]
     assert len(hidden) > 200
     shown = [char for char in hidden if visible(char) == char]
     assert shown == [], [f"U+{ord(char):04X}" for char in shown]
@@ -84,8 +95,9 @@ def test_every_invisible_character_of_this_unicode_is_shown():
 
 def test_a_csv_cell_shows_controls_keeps_its_line_breaks_and_runs_no_formula():
     assert for_csv("\x1b[2J\x1b]52;c;ZXZpbA==\x07 name\nsecond \u202eline") == (
-        "\\x1b[2J\\x1b]52;c;ZXZpbA==\\x07 name\nsecond \\u202eline")
-    assert for_csv("=HYPERLINK(\"http://evil\")") == "'=HYPERLINK(\"http://evil\")"
+        "\\x1b[2J\\x1b]52;c;ZXZpbA==\\x07 name\nsecond \\u202eline"
+    )
+    assert for_csv('=HYPERLINK("http://evil")') == '\'=HYPERLINK("http://evil")'
     assert for_csv("plain Ünïcode") == "plain Ünïcode"
 
 

@@ -64,7 +64,9 @@ def test_the_wheel_runs_the_demo_the_report_and_the_notebooks(tmp_path):
     where = run(python, "-c", "import gatehouse.pipelines.reports.lanes as r; print(r.__file__); print(r.NOTEBOOK_DIR)", cwd=work)
     module, notebooks = where.stdout.split()
     assert module.startswith(str(site)) and notebooks == str(site / "gatehouse" / "notebooks")
-    dbt_package = run(python, "-c", "from gatehouse.pipelines.warehouse.dbt_build import installed_package as p; print(p())", cwd=work)
+    dbt_package = run(
+        python, "-c", "from gatehouse.pipelines.warehouse.dbt_build import installed_package as p; print(p())", cwd=work
+    )
     assert dbt_package.stdout.strip() == str(site / "gatehouse" / "dbt")
 
     gatehouse = env / "bin" / "gatehouse"
@@ -72,8 +74,12 @@ def test_the_wheel_runs_the_demo_the_report_and_the_notebooks(tmp_path):
     shared = {"JUPYTER_PATH": str(Path(sys.prefix) / "share" / "jupyter")}
     run(gatehouse, "run", "--demo", "--no-progress", cwd=work)
     report = run(gatehouse, "report", "--duckdb", "demo.duckdb", cwd=work, **shared)
-    assert report.stdout.splitlines()[-4:] == ["  reports/stale_gates.html", "  reports/exposure_growth.html",
-                                               "  reports/ingestion_health.html", "  reports/stale_gates.csv"]
+    assert report.stdout.splitlines()[-4:] == [
+        "  reports/stale_gates.html",
+        "  reports/exposure_growth.html",
+        "  reports/ingestion_health.html",
+        "  reports/stale_gates.csv",
+    ]
     for name in ("stale_gates", "exposure_growth", "ingestion_health"):
         html = (work / "reports" / f"{name}.html").read_text()
         assert '<img src="data:image/svg+xml;base64,' in html, f"{name}: the notebook ran and drew its charts"

@@ -37,14 +37,14 @@ def find(path: str | None = None) -> str | None:
 
 def missing_line(*, apt_available: bool) -> str:
     """What a user who cannot install system packages here is told to do."""
-    todo = (f"run `sudo {INSTALL_COMMAND}`" if apt_available
-            else f"install your system's {BROWSER} package")
-    return (f"the report test opens the reports in the headless browser {BROWSER}, which is not installed: "
-            f"{todo}, then `make test` again")
+    todo = f"run `sudo {INSTALL_COMMAND}`" if apt_available else f"install your system's {BROWSER} package"
+    return (
+        f"the report test opens the reports in the headless browser {BROWSER}, which is not installed: "
+        f"{todo}, then `make test` again"
+    )
 
 
-def ensure(*, env: Mapping[str, str] | None = None, euid: int | None = None,
-           run: Runner = subprocess.run) -> int:
+def ensure(*, env: Mapping[str, str] | None = None, euid: int | None = None, run: Runner = subprocess.run) -> int:
     """Exit status for `make test`: 0 when the browser is there (installing it if root can), else 2."""
     env = dict(os.environ if env is None else env)
     euid = os.geteuid() if euid is None else euid
@@ -63,15 +63,23 @@ def ensure(*, env: Mapping[str, str] | None = None, euid: int | None = None,
     for command in (["apt-get", "update", "-qq"], install):
         result = run(command, env=apt_env, capture_output=True, text=True, check=False)
         if result.returncode != 0:
-            reason = next((line.strip() for line in reversed(result.stderr.splitlines()) if line.strip()),
-                          "no message")
-            log.error("could not install %s: `%s` exited %d (%s); run `%s` yourself to see why, "
-                      "then `make test` again", BROWSER, " ".join(command), result.returncode, reason,
-                      INSTALL_COMMAND)
+            reason = next((line.strip() for line in reversed(result.stderr.splitlines()) if line.strip()), "no message")
+            log.error(
+                "could not install %s: `%s` exited %d (%s); run `%s` yourself to see why, then `make test` again",
+                BROWSER,
+                " ".join(command),
+                result.returncode,
+                reason,
+                INSTALL_COMMAND,
+            )
             return NEEDS_THE_USER
     if not find(search_path):
-        log.error("apt-get installed %s but no `%s` command is on PATH (%s): add its folder to PATH, "
-                  "then `make test` again", DEBIAN_PACKAGE, BROWSER, search_path)
+        log.error(
+            "apt-get installed %s but no `%s` command is on PATH (%s): add its folder to PATH, then `make test` again",
+            DEBIAN_PACKAGE,
+            BROWSER,
+            search_path,
+        )
         return NEEDS_THE_USER
     return 0
 

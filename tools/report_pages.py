@@ -98,8 +98,7 @@ class Layout:
 
 
 def _run(browser: str, profile: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([browser, *FLAGS, f"--user-data-dir={profile}", *args],
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run([browser, *FLAGS, f"--user-data-dir={profile}", *args], capture_output=True, text=True, timeout=120)
 
 
 def _probed(browser: str, report: Path, workdir: Path, width: int, script: str, marker: str) -> Any:
@@ -123,12 +122,12 @@ def followed_links(browser: str, report: Path, workdir: Path, width: int = WIDTH
     return _probed(browser, report, workdir, width, LINK_PROBE, "link-probe")
 
 
-def screenshot(browser: str, report: Path, png: Path, workdir: Path, width: int = WIDTH,
-               height: int | None = None) -> Path:
+def screenshot(browser: str, report: Path, png: Path, workdir: Path, width: int = WIDTH, height: int | None = None) -> Path:
     """The whole page (up to MAX_HEIGHT) as a PNG, at `width`."""
     height = height or layout(browser, report, workdir, width).page_height
-    shot = _run(browser, workdir / "profile", f"--window-size={width},{min(height, MAX_HEIGHT)}",
-                f"--screenshot={png}", report.as_uri())
+    shot = _run(
+        browser, workdir / "profile", f"--window-size={width},{min(height, MAX_HEIGHT)}", f"--screenshot={png}", report.as_uri()
+    )
     if not png.is_file():
         raise RuntimeError(f"no screenshot from {browser}:\n{shot.stderr[-2000:]}")
     return png

@@ -8,10 +8,9 @@ The thresholds are the views' own (`analytics.view_parameters`): an alert says w
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
 
-from gatehouse.pipelines.untrusted import visible
 from gatehouse.pipelines.models.build import DEFAULT_PROJECT
+from gatehouse.pipelines.untrusted import visible
 from gatehouse.pipelines.warehouse.reader import Reader
 
 SRM = "srm"
@@ -33,7 +32,7 @@ class Condition:
     key: str
     text: str
     # Conditions of one kind, project and group make one message (stale gates: one message per owner).
-    group: Optional[str] = None
+    group: str | None = None
     project: str = DEFAULT_PROJECT
 
     def __post_init__(self) -> None:
@@ -53,8 +52,14 @@ class Message:
 
 def current_conditions(reader: Reader) -> list[Condition]:
     """Every condition the views show now, in a stable order."""
-    return [*srm_conditions(reader), *stalled_conditions(reader), *dip_conditions(reader), *running_long_conditions(reader),
-            *ingestion_conditions(reader), *stale_gate_conditions(reader)]
+    return [
+        *srm_conditions(reader),
+        *stalled_conditions(reader),
+        *dip_conditions(reader),
+        *running_long_conditions(reader),
+        *ingestion_conditions(reader),
+        *stale_gate_conditions(reader),
+    ]
 
 
 # The experiment checks are experiment_health's verdicts; an experiment no longer followed has none (its checks say
@@ -179,7 +184,8 @@ def stale_gate_conditions(reader: Reader) -> list[Condition]:
         Condition(
             STALE_GATE,
             _key(STALE_GATE, project, gate_id),
-            f"{gate_id} ({stage}, {reason}): {action}" + (f"; ask {contact}" if server_key and contact else "")
+            f"{gate_id} ({stage}, {reason}): {action}"
+            + (f"; ask {contact}" if server_key and contact else "")
             + (f"; code owners {code_owners}" if code_owners else ""),
             group=_owner(owner_name, owner_email, server_key),
             project=project,

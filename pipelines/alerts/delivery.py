@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Optional
 
 import dlt
 import httpx
 
 from gatehouse.pipelines.alerts.conditions import Message
-from gatehouse.pipelines.settings import DEFAULT_ALERT_TIMEOUT_S, seconds_setting, setting
 from gatehouse.pipelines.logs import redacting_filter
+from gatehouse.pipelines.settings import DEFAULT_ALERT_TIMEOUT_S, seconds_setting, setting
 from gatehouse.pipelines.untrusted import for_slack
 
 SLACK = "slack"
@@ -75,15 +74,16 @@ def payload(channel: Channel, label: str, messages: list[Message]) -> dict:
     }
 
 
-def post(channel: Channel, body: dict, timeout_s: float, transport: Optional[httpx.BaseTransport] = None) -> Optional[str]:
+def post(channel: Channel, body: dict, timeout_s: float, transport: httpx.BaseTransport | None = None) -> str | None:
     """POSTs one alerting to a channel; None when it was taken, else the one line saying why not."""
     where = LABELS[channel.name]
     try:
         with httpx.Client(timeout=timeout_s, transport=transport, follow_redirects=False) as client:
             # JSON with every character past ASCII escaped: a bidi override or a control character in a name (or in
             # a key, the data's own id) reaches the receiver as `\u202e`, never raw (httpx's json= sends them raw)
-            response = client.post(channel.url, content=json.dumps(body).encode("ascii"),
-                                   headers={"Content-Type": "application/json"})
+            response = client.post(
+                channel.url, content=json.dumps(body).encode("ascii"), headers={"Content-Type": "application/json"}
+            )
     except httpx.TimeoutException:
         return f"{where} did not answer within {timeout_s:g} s"
     except httpx.InvalidURL:

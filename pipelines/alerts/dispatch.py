@@ -8,8 +8,9 @@ a line in the outcome, and a condition it did not take stays unsent, to be sent 
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Optional
+from typing import Any
 
 import httpx
 
@@ -26,11 +27,11 @@ from gatehouse.pipelines.alerts.delivery import (
     redact,
 )
 from gatehouse.pipelines.alerts.ledger import CLEARED, KNOWN, SENT, ensure_ledger, open_keys, record
+from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.warehouse import datasets
 from gatehouse.pipelines.warehouse.destination import Destination
 from gatehouse.pipelines.warehouse.lock import lock_timeout
 from gatehouse.pipelines.warehouse.reader import Reader
-from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.wording import counted
 from gatehouse.sources.console.errors import ConsoleError
 
@@ -62,8 +63,10 @@ class AlertOutcome:
                 out.append(f"alerts: {counted(count, 'message')} not delivered to {channel} ({reason}), kept for the next run")
             elif self.marked_known:
                 told = sum(len(message.keys) for message in sent)
-                out.append(f"alerts: {counted(told, 'condition')} marked known for {channel}, none sent;"
-                           " from now on only what is new is sent")
+                out.append(
+                    f"alerts: {counted(told, 'condition')} marked known for {channel}, none sent;"
+                    " from now on only what is new is sent"
+                )
             elif sent:
                 out.append(f"alerts: {'would send' if self.dry_run else 'sent'} {counted(len(sent), 'new message')} to {channel}")
             else:
@@ -76,11 +79,11 @@ def send_alerts(
     destination: Destination,
     *,
     dry_run: bool = False,
-    run_error: Optional[str] = None,
+    run_error: str | None = None,
     after_run: bool = False,
-    timeout_s: Optional[float] = None,
-    transport: Optional[httpx.BaseTransport] = None,
-    project_errors: Optional[Mapping[str, str]] = None,
+    timeout_s: float | None = None,
+    transport: httpx.BaseTransport | None = None,
+    project_errors: Mapping[str, str] | None = None,
     mark_known: bool = False,
 ) -> AlertOutcome:
     """Sends each channel the conditions it has not been told about, and records them.
@@ -101,8 +104,10 @@ def send_alerts(
         channels = [Channel("(no channel configured)", "")]
     post_timeout = alert_timeout()
     timeout_s = lock_timeout(timeout_s)
-    failed = [failed_run_condition(redact(error), destination.for_project(project).label(), project)
-              for project, error in sorted((project_errors or {}).items())]
+    failed = [
+        failed_run_condition(redact(error), destination.for_project(project).label(), project)
+        for project, error in sorted((project_errors or {}).items())
+    ]
     if run_error is not None:
         found = [failed_run_condition(redact(run_error), destination.label())]
         evaluated = {kinds.RUN_FAILED}
@@ -118,8 +123,19 @@ def send_alerts(
                 ensure_ledger(client)
             for channel in channels:
                 told = set() if channel.url == "" else open_keys(client, channel.name)
-                _alert_channel(client, channel, found, evaluated, told, destination.label(), post_timeout, dry_run, transport, outcome,
-                               mark_known)
+                _alert_channel(
+                    client,
+                    channel,
+                    found,
+                    evaluated,
+                    told,
+                    destination.label(),
+                    post_timeout,
+                    dry_run,
+                    transport,
+                    outcome,
+                    mark_known,
+                )
     except (GatehouseError, ConsoleError) as err:
         if run_error is None:
             raise
@@ -130,9 +146,19 @@ def send_alerts(
     return outcome
 
 
-def _alert_channel(client: Any, channel: Channel, found: list[Condition], evaluated: set[str], told: set[str],
-                   label: str, timeout_s: float, dry_run: bool, transport: Any, outcome: AlertOutcome,
-                   mark_known: bool = False) -> None:
+def _alert_channel(
+    client: Any,
+    channel: Channel,
+    found: list[Condition],
+    evaluated: set[str],
+    told: set[str],
+    label: str,
+    timeout_s: float,
+    dry_run: bool,
+    transport: Any,
+    outcome: AlertOutcome,
+    mark_known: bool = False,
+) -> None:
     new = [condition for condition in found if condition.key not in told]
     now = {condition.key for condition in found}
     cleared = sorted(key for key in told if _kind(key) in evaluated and key not in now)
@@ -140,7 +166,7 @@ def _alert_channel(client: Any, channel: Channel, found: list[Condition], evalua
     outcome.sent[channel.name] = to_send
     if dry_run:
         return
-    entries: list[tuple[str, str, str, Optional[str]]] = [(key, _kind(key), CLEARED, None) for key in cleared]
+    entries: list[tuple[str, str, str, str | None]] = [(key, _kind(key), CLEARED, None) for key in cleared]
     if mark_known:
         entries += [(key, m.kind, KNOWN, m.text) for m in to_send for key in m.keys]
     elif to_send:
@@ -157,15 +183,26 @@ def _kind(key: str) -> str:
     return key.split(":", 1)[0]
 
 
-def alert_after_run(destination: Destination, timeout_s: Optional[float], *, run_error: Optional[str] = None,
-                    project_errors: Optional[Mapping[str, str]] = None,
-                    transport: Optional[httpx.BaseTransport] = None) -> AlertOutcome:
+def alert_after_run(
+    destination: Destination,
+    timeout_s: float | None,
+    *,
+    run_error: str | None = None,
+    project_errors: Mapping[str, str] | None = None,
+    transport: httpx.BaseTransport | None = None,
+) -> AlertOutcome:
     """The step after a run: what is new after a good run, the failure after a failed one (`run_error`), each
     failed project of several (`project_errors`). It never raises: alerting never changes the run's outcome, and
     its own failures are lines in the outcome."""
     try:
-        return send_alerts(destination, run_error=run_error, after_run=True, timeout_s=timeout_s, transport=transport,
-                           project_errors=project_errors)
+        return send_alerts(
+            destination,
+            run_error=run_error,
+            after_run=True,
+            timeout_s=timeout_s,
+            transport=transport,
+            project_errors=project_errors,
+        )
     except Exception as err:  # noqa: BLE001 - alerting must never fail the load; the details go to the debug log
         log.debug("alerting failed", exc_info=True)
         return AlertOutcome(problems=[f"not sent: {redact(str(err).splitlines()[0] if str(err) else type(err).__name__)}"])

@@ -8,8 +8,9 @@ itself: whichever machine or scheduler runs next, on DuckDB or a warehouse, read
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
-from typing import Any, Iterable, Optional
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from typing import Any
 
 from dlt.destinations.exceptions import DatabaseUndefinedRelation
 
@@ -45,7 +46,11 @@ def open_keys(client: Any, channel: str) -> set[str]:
 
 
 def _latest_states(client: Any, channel: str) -> list:
-    return client.execute_sql(render_query(client, f"""
+    return (
+        client.execute_sql(
+            render_query(
+                client,
+                f"""
         select condition_key, state
         from (
             select
@@ -56,19 +61,29 @@ def _latest_states(client: Any, channel: str) -> list:
             where channel = '{_literal(channel)}'
         ) as latest
         where recency = 1
-        """, what=f"table {SCHEMA}.{TABLE}")) or []
+        """,
+                what=f"table {SCHEMA}.{TABLE}",
+            )
+        )
+        or []
+    )
 
 
-def record(client: Any, channel: str, entries: Iterable[tuple[str, str, str, Optional[str]]]) -> None:
+def record(client: Any, channel: str, entries: Iterable[tuple[str, str, str, str | None]]) -> None:
     """Appends (condition_key, kind, state, message) rows for `channel`, in one transaction."""
     table = qualified_view_name(client, TABLE)
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     with client.begin_transaction():
         for key, kind, state, message in entries:
             client.execute_sql(
                 f"insert into {table} (channel, condition_key, kind, state, message, recorded_at)"
                 " values (%s, %s, %s, %s, %s, %s)",
-                channel, key, kind, state, message, now,
+                channel,
+                key,
+                kind,
+                state,
+                message,
+                now,
             )
 
 

@@ -21,10 +21,10 @@ import re
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, Optional, Sequence
 from urllib.parse import quote, urlsplit
 
 from gatehouse.pipelines.errors import GatehouseError
@@ -44,10 +44,15 @@ _GIT_CONFIG = ("-c", f"core.hooksPath={os.devnull}", "-c", "core.fsmonitor=false
 DIFF_OPTIONS = ("--no-color", "--no-ext-diff", "--no-textconv", "--src-prefix=a/", "--dst-prefix=b/")
 
 
-def git(root: Path, *args: str, stdin: Optional[bytes] = None, env: Optional[dict[str, str]] = None) -> bytes:
+def git(root: Path, *args: str, stdin: bytes | None = None, env: dict[str, str] | None = None) -> bytes:
     """Runs git in `root`; its error, when it fails, is the one line raised."""
-    done = subprocess.run(["git", *_GIT_CONFIG, "-C", str(root), *args], input=stdin, capture_output=True, check=False,
-                          env={**os.environ, **_GIT_ENV, **(env or {})})
+    done = subprocess.run(
+        ["git", *_GIT_CONFIG, "-C", str(root), *args],
+        input=stdin,
+        capture_output=True,
+        check=False,
+        env={**os.environ, **_GIT_ENV, **(env or {})},
+    )
     if done.returncode != 0:
         said = done.stderr.decode("utf-8", errors="replace").strip()
         message = (said.splitlines()[0] if said else "").removeprefix("fatal: ")
@@ -81,7 +86,7 @@ def _digest(gate_id: str) -> str:
     return hashlib.sha256(gate_id.encode("utf-8", "surrogatepass")).hexdigest()[:8]
 
 
-def branch_taken(root: Path, gate_id: str) -> Optional[str]:
+def branch_taken(root: Path, gate_id: str) -> str | None:
     """Why the gate's branch (`branch_for`) is not made, or None when nothing stands in its way: a branch of that
     name exists, or one of the name gatehouse gave the gate before (the id as it is, upper case and all; it is the
     gate's, recognised as such), or one whose name differs from it only in case (another gate's, from before: on a
@@ -93,8 +98,10 @@ def branch_taken(root: Path, gate_id: str) -> Optional[str]:
             return f"branch {name} exists already: left as it is (delete it to make it again)"
     folded = sorted(name for name in names if name.lower() == branch.lower())
     if folded:
-        return (f"branch {folded[0]} exists, whose name differs from {branch} only in letter case (one branch on"
-                " macOS and Windows): left as it is (delete or rename it to make this one)")
+        return (
+            f"branch {folded[0]} exists, whose name differs from {branch} only in letter case (one branch on"
+            " macOS and Windows): left as it is (delete or rename it to make this one)"
+        )
     return None
 
 
@@ -153,8 +160,10 @@ class Worktree:
 def _identity(root: Path) -> dict[str, str]:
     """The repository's own author when it has one; otherwise gatehouse's, so a CI machine can commit."""
     env: dict[str, str] = {}
-    for key, variable, fallback in (("user.name", "GIT_AUTHOR_NAME", FALLBACK_IDENTITY[0]),
-                                    ("user.email", "GIT_AUTHOR_EMAIL", FALLBACK_IDENTITY[1])):
+    for key, variable, fallback in (
+        ("user.name", "GIT_AUTHOR_NAME", FALLBACK_IDENTITY[0]),
+        ("user.email", "GIT_AUTHOR_EMAIL", FALLBACK_IDENTITY[1]),
+    ):
         done = subprocess.run(["git", "-C", str(root), "config", "--get", key], capture_output=True, check=False)
         if done.returncode != 0 and variable not in os.environ:
             env[variable] = env[variable.replace("AUTHOR", "COMMITTER")] = fallback
@@ -184,8 +193,11 @@ def base_worktree(root: Path, base_commit: str) -> Iterator[Worktree]:
 # Where a hosted remote opens a pull (merge) request for a pushed branch: (host's name pattern, address template).
 REVIEW_PAGES = (
     ("github", "https://{host}/{path}/compare/{base}...{branch}?expand=1"),
-    ("gitlab", "https://{host}/{path}/-/merge_requests/new?merge_request%5Bsource_branch%5D={branch}"
-               "&merge_request%5Btarget_branch%5D={base}"),
+    (
+        "gitlab",
+        "https://{host}/{path}/-/merge_requests/new?merge_request%5Bsource_branch%5D={branch}"
+        "&merge_request%5Btarget_branch%5D={base}",
+    ),
     ("bitbucket", "https://{host}/{path}/pull-requests/new?source={branch}&dest={base}"),
 )
 
@@ -210,12 +222,11 @@ def push_branch(root: Path, remote: str, branch: str) -> None:
     """Pushes a new branch to `remote`: never forced, and never over a branch the remote has already (a person may
     be working on it): git refuses the push, and its one line is raised."""
     if git(root, "ls-remote", "--heads", remote, f"refs/heads/{branch}").strip():
-        raise GatehouseError(f"{remote} has a branch {branch} already: not pushed over it (delete it there to push"
-                             " this one)")
+        raise GatehouseError(f"{remote} has a branch {branch} already: not pushed over it (delete it there to push this one)")
     git(root, "push", "--no-verify", remote, f"refs/heads/{branch}:refs/heads/{branch}")
 
 
-def review_address(root: Path, remote: str, branch: str, base: str) -> Optional[str]:
+def review_address(root: Path, remote: str, branch: str, base: str) -> str | None:
     """The address that opens a pull request from `branch` onto `base` on GitHub, GitLab or Bitbucket (cloud or a
     host whose name says which), from the remote's URL; None for any other remote (a bare repository, a file path)."""
     url = git(root, "remote", "get-url", remote).decode().strip()
@@ -228,7 +239,7 @@ def review_address(root: Path, remote: str, branch: str, base: str) -> Optional[
     return None
 
 
-def _host_and_path(url: str) -> tuple[Optional[str], str]:
+def _host_and_path(url: str) -> tuple[str | None, str]:
     """(host, owner/repository) of an https, ssh or scp-like git URL; (None, "") for a local one."""
     scp = re.fullmatch(r"(?:[^@/]+@)?([^:/]+):(?!//)(.+?)(?:\.git)?/?", url)
     if scp and "://" not in url:

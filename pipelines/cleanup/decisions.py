@@ -9,15 +9,28 @@ not say.
 from __future__ import annotations
 
 import difflib
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Mapping, Optional, Sequence
+from typing import Any
 
 from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.untrusted import for_terminal
 
 DECISION_COLUMNS = (
-    "project", "gate_id", "gate_name", "staleness", "type_reason", "type_reason_source", "gate_type", "status",
-    "rollout_state", "checks_per_hour", "days_untouched", "contact_name", "cleanup_value", "decision",
+    "project",
+    "gate_id",
+    "gate_name",
+    "staleness",
+    "type_reason",
+    "type_reason_source",
+    "gate_type",
+    "status",
+    "rollout_state",
+    "checks_per_hour",
+    "days_untouched",
+    "contact_name",
+    "cleanup_value",
+    "decision",
 )
 
 
@@ -27,17 +40,17 @@ class GateDecision:
 
     project: str
     gate_id: str
-    gate_name: Optional[str]
+    gate_name: str | None
     staleness: str
-    type_reason: Optional[str]
-    type_reason_source: Optional[str]
-    gate_type: Optional[str]
-    status: Optional[str]
-    rollout_state: Optional[str]
-    checks_per_hour: Optional[float]
-    days_untouched: Optional[int]
-    contact_name: Optional[str]
-    cleanup_value: Optional[bool]
+    type_reason: str | None
+    type_reason_source: str | None
+    gate_type: str | None
+    status: str | None
+    rollout_state: str | None
+    checks_per_hour: float | None
+    days_untouched: int | None
+    contact_name: str | None
+    cleanup_value: bool | None
     decision: str
 
     @property
@@ -51,7 +64,7 @@ class Choice:
 
     gate_id: str
     decisions: tuple[GateDecision, ...]  # every project's row for the id (none: not stale, or not loaded)
-    value: Optional[bool]
+    value: bool | None
     reason: str
 
 
@@ -63,16 +76,19 @@ def read_decisions(reader: Any) -> list[GateDecision]:
 
 def read_referencing_repositories(reader: Any) -> dict[str, list[str]]:
     """gate id -> the repositories whose last scan found it, by name."""
-    rows = reader.rows("select distinct entity_id, repository from analytics.stg_code_references"
-                       " where entity_type = 'gate' order by entity_id, repository")
+    rows = reader.rows(
+        "select distinct entity_id, repository from analytics.stg_code_references"
+        " where entity_type = 'gate' order by entity_id, repository"
+    )
     found: dict[str, list[str]] = {}
     for gate_id, repository in rows:
         found.setdefault(gate_id, []).append(repository)
     return found
 
 
-def choose(decisions: Sequence[GateDecision], gate_ids: Sequence[str], every_decided: bool,
-           projects: Sequence[str] = ()) -> list[Choice]:
+def choose(
+    decisions: Sequence[GateDecision], gate_ids: Sequence[str], every_decided: bool, projects: Sequence[str] = ()
+) -> list[Choice]:
     """The named gates (and, with `every_decided`, every stale gate), each with its value or why it is left alone."""
     by_id: dict[str, list[GateDecision]] = {}
     for decision in decisions:
@@ -111,7 +127,9 @@ def _choice(gate_id: str, rows: tuple[GateDecision, ...]) -> Choice:
     values = {row.cleanup_value for row in rows}
     if len(values) > 1:
         said = ", ".join(f"{row.project} {str(row.cleanup_value).lower()}" for row in rows)
-        return Choice(gate_id, rows, None, f"its projects decide differently ({said}): which one the code checks, it does not say")
+        return Choice(
+            gate_id, rows, None, f"its projects decide differently ({said}): which one the code checks, it does not say"
+        )
     return Choice(gate_id, rows, rows[0].cleanup_value, rows[0].decision)
 
 
@@ -132,6 +150,10 @@ def evidence_rows(choice: Choice, files: Mapping[str, str], other_repositories: 
     value = str(choice.value).lower()
     rows.append(("value chosen", f"{value}: {choice.reason}"))
     rows += [("file changed", f"{path}: {done}") for path, done in files.items()]
-    rows.append(("other repositories referencing it",
-                 ", ".join(other_repositories) if other_repositories else "none: no other repository has been scanned"))
+    rows.append(
+        (
+            "other repositories referencing it",
+            ", ".join(other_repositories) if other_repositories else "none: no other repository has been scanned",
+        )
+    )
     return rows

@@ -8,8 +8,8 @@ that would not parse) is left as it is and listed, for the person who reviews th
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Iterator, Mapping, Optional, Sequence
 
 from gatehouse.pipelines.cleanup.branches import Worktree, branch_for, branch_taken
 from gatehouse.pipelines.cleanup.decisions import Choice, evidence_rows
@@ -41,8 +41,8 @@ class GatePatch:
     files: list[FileRewrite] = field(default_factory=list)
     left: dict[str, str] = field(default_factory=dict)  # path -> why it was not changed
     diff: str = ""
-    commit: Optional[str] = None
-    skipped: Optional[str] = None  # why no branch was made
+    commit: str | None = None
+    skipped: str | None = None  # why no branch was made
 
     @property
     def replaced(self) -> int:
@@ -71,8 +71,9 @@ def _counts(hit: Hit) -> bool:
     return hit.entity_type == GATE and hit.match_kind in (LITERAL, CHECK_CALL)
 
 
-def patch_gate(worktree: Worktree, choice: Choice, paths: Sequence[str], *, dry_run: bool,
-               message: Callable[["GatePatch"], str]) -> GatePatch:
+def patch_gate(
+    worktree: Worktree, choice: Choice, paths: Sequence[str], *, dry_run: bool, message: Callable[[GatePatch], str]
+) -> GatePatch:
     """Rewrites `paths` in the work tree for one decided gate; commits them on its branch unless `dry_run`.
     The work tree is back at the base commit afterwards."""
     assert choice.value is not None
@@ -109,7 +110,7 @@ def _rewrite_file(worktree: Worktree, patch: GatePatch, path: str, value: bool) 
         return
     # a byte-order mark is the file's, not the code's (Python's compiler refuses it in text): kept as it was
     bom = "\ufeff" if text.startswith("\ufeff") else ""
-    text = text[len(bom):]
+    text = text[len(bom) :]
     if parse_errors(text, language):
         patch.left[path] = f"does not parse as {language} before the rewrite"
         return
@@ -123,8 +124,12 @@ def _rewrite_file(worktree: Worktree, patch: GatePatch, path: str, value: bool) 
         return
     errors = parse_errors(rewrite.text, language)
     if errors:
-        log.warning("%s: the rewrite of %s would not parse (%s); left as it is", visible(path),
-                    visible(patch.choice.gate_id), visible(errors[0]))
+        log.warning(
+            "%s: the rewrite of %s would not parse (%s); left as it is",
+            visible(path),
+            visible(patch.choice.gate_id),
+            visible(errors[0]),
+        )
         patch.left[path] = "the rewrite would not parse"
         return
     worktree.write(path, (bom + rewrite.text).encode("utf-8"))
@@ -155,8 +160,14 @@ def commit_message(patch: GatePatch, other_repositories: Sequence[str], loaded_a
     return "\n".join(visible(line) for line in lines) + "\n"
 
 
-def patch_gates(worktree: Worktree, choices: Sequence[Choice], found: Mapping[str, Sequence[str]], *, dry_run: bool,
-                message: Callable[[GatePatch], str]) -> Iterator[GatePatch]:
+def patch_gates(
+    worktree: Worktree,
+    choices: Sequence[Choice],
+    found: Mapping[str, Sequence[str]],
+    *,
+    dry_run: bool,
+    message: Callable[[GatePatch], str],
+) -> Iterator[GatePatch]:
     """Each decided gate's patch, in order, over the files `found` names for it (`find_checks`)."""
     for choice in choices:
         if choice.value is not None:

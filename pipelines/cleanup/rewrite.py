@@ -27,8 +27,9 @@ names it does not know. The rules are kept to what is certain: an expression the
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Iterator, Mapping, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Union
 
 from gatehouse.pipelines.cleanup.rules import ALL, CALL_FORMS, NODE_STEPS, RULES, Rule
 
@@ -41,9 +42,20 @@ NAME = re.compile(r"[A-Za-z_$][\w$]*")
 TODO = "TODO(gatehouse)"
 
 LANGUAGE_BY_SUFFIX: Mapping[str, str] = {
-    ".py": "python", ".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "tsx", ".jsx": "tsx",
-    ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".java": "java", ".kt": "kotlin", ".kts": "kotlin",
-    ".go": "go", ".swift": "swift",
+    ".py": "python",
+    ".ts": "typescript",
+    ".mts": "typescript",
+    ".cts": "typescript",
+    ".tsx": "tsx",
+    ".jsx": "tsx",
+    ".js": "javascript",
+    ".mjs": "javascript",
+    ".cjs": "javascript",
+    ".java": "java",
+    ".kt": "kotlin",
+    ".kts": "kotlin",
+    ".go": "go",
+    ".swift": "swift",
 }
 # The service's SDK checks by language (rules.CALL_FORMS): the called name, and what reads the gate's value from it.
 CHECKS: Mapping[str, Mapping[str, str]] = {
@@ -52,16 +64,46 @@ CHECKS: Mapping[str, Mapping[str, str]] = {
 
 LITERALS = {"python": ("True", "False")}
 # what can be read without effect (`_pure`): names and literals, and these made of them
-PURE_LEAVES = frozenset({
-    "identifier", "simple_identifier", "property_identifier", "field_identifier", "string", "string_literal",
-    "line_string_literal", "interpreted_string_literal", "integer", "float", "number", "integer_literal",
-    "int_literal", "decimal_integer_literal", "true", "false", "none", "null", "null_literal", "nil", "boolean_literal",
-    "this", "self",
-})
-PURE_COMPOUNDS = frozenset({
-    "attribute", "member_expression", "field_access", "navigation_expression", "navigation_suffix",
-    "selector_expression", "comparison_operator", "equality_expression", "comparison_expression",
-})
+PURE_LEAVES = frozenset(
+    {
+        "identifier",
+        "simple_identifier",
+        "property_identifier",
+        "field_identifier",
+        "string",
+        "string_literal",
+        "line_string_literal",
+        "interpreted_string_literal",
+        "integer",
+        "float",
+        "number",
+        "integer_literal",
+        "int_literal",
+        "decimal_integer_literal",
+        "true",
+        "false",
+        "none",
+        "null",
+        "null_literal",
+        "nil",
+        "boolean_literal",
+        "this",
+        "self",
+    }
+)
+PURE_COMPOUNDS = frozenset(
+    {
+        "attribute",
+        "member_expression",
+        "field_access",
+        "navigation_expression",
+        "navigation_suffix",
+        "selector_expression",
+        "comparison_operator",
+        "equality_expression",
+        "comparison_expression",
+    }
+)
 # where `and`/`&&` take and give booleans only
 TYPED_BOOLEANS = frozenset({"java", "kotlin", "go", "swift"})
 COMMENT = {"python": "#"}
@@ -72,13 +114,23 @@ UNARY = frozenset({"not_operator", "unary_expression", "prefix_expression"})
 BINARY = frozenset({"boolean_operator", "binary_expression", "conjunction_expression", "disjunction_expression"})
 TERNARY = frozenset({"conditional_expression", "ternary_expression"})
 PARENS = frozenset({"parenthesized_expression", "tuple_expression"})
-EXITS = frozenset({"return_statement", "raise_statement", "throw_statement", "control_transfer_statement",
-                   "jump_expression"})
-FUNCTIONS = frozenset({
-    "function_definition", "function_declaration", "method_declaration", "arrow_function", "function_expression",
-    "method_definition", "constructor_declaration", "func_literal", "lambda_literal", "anonymous_function",
-    "generator_function_declaration", "function_body",
-})
+EXITS = frozenset({"return_statement", "raise_statement", "throw_statement", "control_transfer_statement", "jump_expression"})
+FUNCTIONS = frozenset(
+    {
+        "function_definition",
+        "function_declaration",
+        "method_declaration",
+        "arrow_function",
+        "function_expression",
+        "method_definition",
+        "constructor_declaration",
+        "func_literal",
+        "lambda_literal",
+        "anonymous_function",
+        "generator_function_declaration",
+        "function_body",
+    }
+)
 # Where an identifier names something else than the variable: after the object in these (`obj.name`)...
 MEMBER_PARENTS = frozenset({"attribute", "member_expression", "field_access", "selector_expression"})
 # ...anywhere in these (`.name` in Kotlin and Swift, an argument's label)...
@@ -87,20 +139,51 @@ NAME_PARENTS = frozenset({"navigation_suffix", "value_argument_label", "property
 KEYWORD_PARENTS = frozenset({"keyword_argument", "value_argument"})
 # The containers of a list of statements: an if there can be replaced by several statements. Anywhere else (an
 # `else if`, a loop's body without braces, an if used as a value) one statement or expression must stay one.
-STATEMENT_LISTS = frozenset({
-    "module", "block", "program", "statement_block", "statements", "statement_list", "switch_case", "switch_default",
-    "switch_block_statement_group", "expression_case", "default_case", "type_case",
-})
+STATEMENT_LISTS = frozenset(
+    {
+        "module",
+        "block",
+        "program",
+        "statement_block",
+        "statements",
+        "statement_list",
+        "switch_case",
+        "switch_default",
+        "switch_block_statement_group",
+        "expression_case",
+        "default_case",
+        "type_case",
+    }
+)
 # Statements that declare a name in their block: unwrapped into the enclosing one, the name could clash there
-DECLARATIONS = frozenset({
-    "lexical_declaration", "variable_declaration", "local_variable_declaration", "short_var_declaration",
-    "var_declaration", "const_declaration", "property_declaration", "function_declaration", "class_declaration",
-    "generator_function_declaration", "local_class_declaration", "type_declaration",
-})
+DECLARATIONS = frozenset(
+    {
+        "lexical_declaration",
+        "variable_declaration",
+        "local_variable_declaration",
+        "short_var_declaration",
+        "var_declaration",
+        "const_declaration",
+        "property_declaration",
+        "function_declaration",
+        "class_declaration",
+        "generator_function_declaration",
+        "local_class_declaration",
+        "type_declaration",
+    }
+)
 # What must not be deleted even when unreachable: a JavaScript function or `var` is hoisted (used before it, from
 # above), a Go label can be jumped to; a `yield` makes its Python or JavaScript function a generator
-HOISTED = frozenset({"function_declaration", "generator_function_declaration", "variable_declaration",
-                     "labeled_statement", "yield", "yield_expression"})
+HOISTED = frozenset(
+    {
+        "function_declaration",
+        "generator_function_declaration",
+        "variable_declaration",
+        "labeled_statement",
+        "yield",
+        "yield_expression",
+    }
+)
 
 
 class Unsafe(Exception):
@@ -115,7 +198,7 @@ class Rewrite:
     # TODO(gatehouse) comment on each line it is left on (a check inlined into two such uses is one)
 
 
-def language_of(path: str) -> Optional[str]:
+def language_of(path: str) -> str | None:
     dot = path.rfind(".")
     return LANGUAGE_BY_SUFFIX.get(path[dot:].lower()) if dot >= 0 else None
 
@@ -139,8 +222,12 @@ def parse_errors(text: str, language: str) -> list[str]:
     errors = []
     for node in _walk(_parse(text, language)):
         span = node.range()
-        if node.kind() == "ERROR" or (span.start.index == span.end.index and not node.children() and node.kind() != "source_file"):
-            errors.append(f"line {span.start.line + 1}: {'unexpected text' if node.kind() == 'ERROR' else 'missing ' + node.kind()}")
+        if node.kind() == "ERROR" or (
+            span.start.index == span.end.index and not node.children() and node.kind() != "source_file"
+        ):
+            errors.append(
+                f"line {span.start.line + 1}: {'unexpected text' if node.kind() == 'ERROR' else 'missing ' + node.kind()}"
+            )
     return errors
 
 
@@ -193,9 +280,21 @@ def _used_packages(root: SgNode, language: str) -> set[str]:
 
 
 # Java's exceptions a `catch` may name whatever its `try` throws: the unchecked ones and their roots.
-UNCHECKED = {"RuntimeException", "Error", "Exception", "Throwable", "IllegalStateException", "IllegalArgumentException",
-             "NullPointerException", "ArithmeticException", "ClassCastException", "IndexOutOfBoundsException",
-             "UnsupportedOperationException", "CancellationException", "CompletionException"}
+UNCHECKED = {
+    "RuntimeException",
+    "Error",
+    "Exception",
+    "Throwable",
+    "IllegalStateException",
+    "IllegalArgumentException",
+    "NullPointerException",
+    "ArithmeticException",
+    "ClassCastException",
+    "IndexOutOfBoundsException",
+    "UnsupportedOperationException",
+    "CancellationException",
+    "CompletionException",
+}
 
 
 def _tries_that_throw_nothing(text: str) -> str:
@@ -209,12 +308,20 @@ def _tries_that_throw_nothing(text: str) -> str:
         clauses = [child for child in node.named_children() if child.kind() == "catch_clause"]
         if body is None or not clauses or any(child.kind() == "finally_clause" for child in node.named_children()):
             continue
-        if any(inner.kind() in ("method_invocation", "object_creation_expression", "throw_statement",
-                                "explicit_constructor_invocation") for inner in _walk(body)):
+        if any(
+            inner.kind()
+            in ("method_invocation", "object_creation_expression", "throw_statement", "explicit_constructor_invocation")
+            for inner in _walk(body)
+        ):
             continue
-        caught = {leaf.text() for clause in clauses for leaf in _walk(clause)
-                  if leaf.kind() == "type_identifier" and (parent := leaf.parent()) is not None
-                  and parent.kind() in ("catch_type", "union_type")}
+        caught = {
+            leaf.text()
+            for clause in clauses
+            for leaf in _walk(clause)
+            if leaf.kind() == "type_identifier"
+            and (parent := leaf.parent()) is not None
+            and parent.kind() in ("catch_type", "union_type")
+        }
         if not caught or caught <= UNCHECKED:
             continue
         edits.append(_Edit(node.range().start.index, node.range().end.index, _unwrapped(body.text(), text, node)))
@@ -225,7 +332,7 @@ def _unwrapped(block: str, text: str, statement: SgNode) -> str:
     """A block's statements, written where the statement that held it was, one indent less."""
     inner = block.strip()[1:-1].strip("\n")
     lines = inner.splitlines()
-    own = text[_line_start(text, statement.range().start.index):statement.range().start.index]
+    own = text[_line_start(text, statement.range().start.index) : statement.range().start.index]
     depth = min((len(line) - len(line.lstrip()) for line in lines if line.strip()), default=0)
     body = [line[depth:] if line.strip() else "" for line in lines]
     return ("\n" + own).join(line for line in body).strip() if body else ""
@@ -237,7 +344,9 @@ def _unused_imports(text: str, language: str, names: set[str]) -> str:
     root = _parse(text, language)
     imports = [(node, bound) for node in _walk(root) if (bound := _bound_names(node, language))]
     inside_imports = [node for node, _ in imports]
-    used = {leaf.text() for leaf in _walk(root) if _is_named_leaf(leaf) and not any(_inside(leaf, node) for node in inside_imports)}
+    used = {
+        leaf.text() for leaf in _walk(root) if _is_named_leaf(leaf) and not any(_inside(leaf, node) for node in inside_imports)
+    }
     edits = []
     for node, bound in imports:
         unused = set(bound) & names - used
@@ -256,11 +365,14 @@ def _named_imports(node: SgNode, language: str) -> list[SgNode]:
     """The nodes naming each import of a statement that lists several (`{ a, b }`, `from m import a, b`)."""
     if language == "python" and node.kind() == "import_from_statement":
         return [name for name in node.named_children()[1:] if name.kind() == "dotted_name"]
-    return [specifier.named_children()[0] for specifier in _walk(node) if specifier.kind() == "import_specifier"
-            and len(specifier.named_children()) == 1]
+    return [
+        specifier.named_children()[0]
+        for specifier in _walk(node)
+        if specifier.kind() == "import_specifier" and len(specifier.named_children()) == 1
+    ]
 
 
-def _without_name(name: SgNode, text: str) -> "_Edit":
+def _without_name(name: SgNode, text: str) -> _Edit:
     """`name` out of an import's list, with the comma and blanks that separate it from the next (or the one before)."""
     start, end = name.range().start.index, name.range().end.index
     after = re.match(r"\s*,\s*", text[end:])
@@ -271,6 +383,7 @@ def _without_name(name: SgNode, text: str) -> "_Edit":
 
 
 # -- finding the checks ---------------------------------------------------------------------------------------
+
 
 def _checks(root: SgNode, language: str, gate_id: str) -> Iterator[tuple[SgNode, str]]:
     """(the node to replace, the name the call was reached through) for each check of `gate_id`."""
@@ -322,7 +435,7 @@ def _callee(call: SgNode, language: str) -> tuple[str, str]:
     return leaves[-1], leaves[0]
 
 
-def _text(node: Optional[SgNode]) -> str:
+def _text(node: SgNode | None) -> str:
     return node.text() if node is not None else ""
 
 
@@ -339,7 +452,9 @@ def _is_named_leaf(node: SgNode) -> bool:
 def _arguments(call: SgNode, language: str) -> list[SgNode]:
     container = call.field("arguments")
     if container is None:
-        suffix = next((child for child in call.named_children() if child.kind() in ("call_suffix", "argument_list", "arguments")), None)
+        suffix = next(
+            (child for child in call.named_children() if child.kind() in ("call_suffix", "argument_list", "arguments")), None
+        )
         container = suffix
         if suffix is not None and suffix.kind() == "call_suffix":
             container = next((child for child in suffix.named_children() if child.kind() == "value_arguments"), None)
@@ -357,7 +472,8 @@ def _arguments(call: SgNode, language: str) -> list[SgNode]:
 
 # -- the rules --------------------------------------------------------------------------------------------------
 
-def _simplify_once(text: str, language: str, steps: set[str]) -> Optional[str]:
+
+def _simplify_once(text: str, language: str, steps: set[str]) -> str | None:
     """The text after one round of one step, or None when no step applies."""
     root = _parse(text, language)
     for name in NODE_STEPS:
@@ -374,16 +490,16 @@ def _commit(root: SgNode, edits: Sequence[Change], text: str) -> str:
     """The edits applied to `text` (character offsets, as ast-grep gives them); of overlapping edits the first
     wins, and the others wait for the next round."""
     flat = [edit for item in edits for edit in (item if isinstance(item, _Many) else [item])]
-    kept: list[Union[Edit, _Edit]] = []
+    kept: list[Edit | _Edit] = []
     for edit in sorted(flat, key=lambda edit: (edit.start_pos, edit.end_pos)):
         if not kept or edit.start_pos >= kept[-1].end_pos:
             kept.append(edit)
     for edit in reversed(kept):
-        text = text[:edit.start_pos] + edit.inserted_text + text[edit.end_pos:]
+        text = text[: edit.start_pos] + edit.inserted_text + text[edit.end_pos :]
     return text
 
 
-def _constant(node: Optional[SgNode]) -> Optional[bool]:
+def _constant(node: SgNode | None) -> bool | None:
     found = PLACEHOLDER.fullmatch(node.text()) if node is not None else None
     return None if found is None else found.group(1) == "true"
 
@@ -400,7 +516,7 @@ def _check_of(node: SgNode) -> str:
     return found.group(2)
 
 
-def _negation(node: SgNode, language: str, text: str) -> Optional[Change]:
+def _negation(node: SgNode, language: str, text: str) -> Change | None:
     if node.kind() in UNARY and node.text()[:1] in "!n":
         inner = node.named_children()[-1]
         operand = _constant(inner)
@@ -409,21 +525,25 @@ def _negation(node: SgNode, language: str, text: str) -> Optional[Change]:
     return None
 
 
-def _parentheses(node: SgNode, language: str, text: str) -> Optional[Change]:
+def _parentheses(node: SgNode, language: str, text: str) -> Change | None:
     parent, inner = node.parent(), _only_child(node)
     # an if's or while's own parentheses (TypeScript, Java) are its syntax, not an expression's
-    if node.kind() in PARENS and inner is not None and _constant(inner) is not None and not (
-            parent is not None and parent.kind().endswith("_statement") and parent.kind() != "expression_statement"):
+    if (
+        node.kind() in PARENS
+        and inner is not None
+        and _constant(inner) is not None
+        and not (parent is not None and parent.kind().endswith("_statement") and parent.kind() != "expression_statement")
+    ):
         return node.replace(inner.text())
     return None
 
 
-def _only_child(node: SgNode) -> Optional[SgNode]:
+def _only_child(node: SgNode) -> SgNode | None:
     children = node.named_children()
     return children[0] if len(children) == 1 else None
 
 
-def _operands(node: SgNode, kinds: frozenset[str], count: int) -> Optional[list[SgNode]]:
+def _operands(node: SgNode, kinds: frozenset[str], count: int) -> list[SgNode] | None:
     """The `count` operands of `node` when it is of one of `kinds` and has exactly that many; else None."""
     if node.kind() not in kinds:
         return None
@@ -431,7 +551,7 @@ def _operands(node: SgNode, kinds: frozenset[str], count: int) -> Optional[list[
     return children if len(children) == count else None
 
 
-def _boolean(node: SgNode, language: str, text: str) -> Optional[Change]:
+def _boolean(node: SgNode, language: str, text: str) -> Change | None:
     operands = _operands(node, BINARY, 2)
     if operands is None:
         return None
@@ -485,7 +605,7 @@ def text_between(node: SgNode, left: SgNode, right: SgNode) -> str:
     return node.text()[start:end].strip()
 
 
-def _ternary(node: SgNode, language: str, text: str) -> Optional[Change]:
+def _ternary(node: SgNode, language: str, text: str) -> Change | None:
     children = _operands(node, TERNARY, 3)
     if children is None:
         return None
@@ -506,7 +626,7 @@ def _standing_for(node: SgNode, operand: SgNode) -> str:
     return operand.text()
 
 
-def _conditional(node: SgNode, language: str, text: str) -> Optional[Change]:
+def _conditional(node: SgNode, language: str, text: str) -> Change | None:
     if node.kind() == "elif_clause":
         return _elif(node, text)
     if node.kind() != IF.get(language, "if_statement"):
@@ -533,7 +653,7 @@ def _in_statement_list(node: SgNode) -> bool:
     return parent is not None and parent.kind() in STATEMENT_LISTS
 
 
-def _in_place(node: SgNode, live: Optional[SgNode], language: str) -> Optional[Change]:
+def _in_place(node: SgNode, live: SgNode | None, language: str) -> Change | None:
     """An if where one statement or expression must stay one (`else if`, a loop's body, Kotlin's or Swift's if as a
     value): the live block as it is, braces and all (an empty one when nothing runs), where a block is a statement;
     in Kotlin and Swift (where braces alone make a closure) only a branch of one statement or expression, as it is."""
@@ -556,12 +676,15 @@ def _in_place(node: SgNode, live: Optional[SgNode], language: str) -> Optional[C
 def _swift_braced(node: SgNode, live: SgNode) -> str:
     """A Swift branch's statements with the braces around them, as written (Swift's if holds its braces itself)."""
     children = node.children()
-    at = next(i for i, child in enumerate(children) if child.range().start.index == live.range().start.index
-              and child.kind() == live.kind())
+    at = next(
+        i
+        for i, child in enumerate(children)
+        if child.range().start.index == live.range().start.index and child.kind() == live.kind()
+    )
     opening = next(child for child in reversed(children[:at]) if child.kind() == "{")
-    closing = next(child for child in children[at + 1:] if child.kind() == "}")
+    closing = next(child for child in children[at + 1 :] if child.kind() == "}")
     offset = node.range().start.index
-    return node.text()[opening.range().start.index - offset:closing.range().end.index - offset]
+    return node.text()[opening.range().start.index - offset : closing.range().end.index - offset]
 
 
 def _statements(block: SgNode) -> list[SgNode]:
@@ -574,10 +697,10 @@ def _statements(block: SgNode) -> list[SgNode]:
 
 def _after(node: SgNode, live: SgNode, text: str) -> str:
     """What follows `live` inside `node` (a Python elif chain's later clauses): kept."""
-    return text[live.range().end.index:node.range().end.index]
+    return text[live.range().end.index : node.range().end.index]
 
 
-def _branch(node: SgNode, language: str, value: bool) -> Optional[SgNode]:
+def _branch(node: SgNode, language: str, value: bool) -> SgNode | None:
     """The statement or block that runs: the consequence when `value`, else the alternative (None: nothing runs)."""
     if language == "python":
         if value:
@@ -600,7 +723,7 @@ def _branch(node: SgNode, language: str, value: bool) -> Optional[SgNode]:
     return alternative
 
 
-def _elif(node: SgNode, text: str) -> Optional[Change]:
+def _elif(node: SgNode, text: str) -> Change | None:
     value = _constant(node.field("condition"))
     if value is None:
         return None
@@ -611,11 +734,17 @@ def _elif(node: SgNode, text: str) -> Optional[Change]:
     statement, block = node.parent(), node.field("consequence")
     if statement is None or block is None:
         return None
-    return _Edit(node.range().start.index, statement.range().end.index, "else:" + text[node.range().start.index:][
-        text[node.range().start.index:].index(":") + 1:block.range().end.index - node.range().start.index])
+    return _Edit(
+        node.range().start.index,
+        statement.range().end.index,
+        "else:"
+        + text[node.range().start.index :][
+            text[node.range().start.index :].index(":") + 1 : block.range().end.index - node.range().start.index
+        ],
+    )
 
 
-def _inline(node: SgNode, live: SgNode, text: str, language: str) -> Optional[Change]:
+def _inline(node: SgNode, live: SgNode, text: str, language: str) -> Change | None:
     """`node` (an if) replaced by the statements of `live`, re-indented to the if's own column. When they end in a
     `return`, `raise` or `throw`, the statements after the if in its block are unreachable: deleted too (Java refuses
     unreachable code), unless one is hoisted or makes a generator (HOISTED)."""
@@ -630,26 +759,37 @@ def _inline(node: SgNode, live: SgNode, text: str, language: str) -> Optional[Ch
     start, end = kept[0].range().start.index, kept[-1].range().end.index
     # each line moved left by as much as the first statement's is deeper than the if; a line that starts inside a
     # string (a Python triple-quoted one, a template literal) is the string's text: left as it is
-    deeper = _indentation(text, start)[len(indent):] if _indentation(text, start).startswith(indent) else ""
-    strings = [(found.range().start.index, found.range().end.index) for statement in kept for found in _walk(statement)
-               if ("string" in found.kind() or "template" in found.kind()) and "\n" in found.text()]
+    deeper = _indentation(text, start)[len(indent) :] if _indentation(text, start).startswith(indent) else ""
+    strings = [
+        (found.range().start.index, found.range().end.index)
+        for statement in kept
+        for found in _walk(statement)
+        if ("string" in found.kind() or "template" in found.kind()) and "\n" in found.text()
+    ]
     lines, offset = text[start:end].split("\n"), start
     fixed = lines[:1]
     for previous, line in zip(lines, lines[1:]):
         offset += len(previous) + 1  # where `line` starts in `text`
         inside = any(first < offset < last for first, last in strings)
-        fixed.append(line[len(deeper):] if not inside and line.startswith(indent + deeper) else line)
+        fixed.append(line[len(deeper) :] if not inside and line.startswith(indent + deeper) else line)
     replaced = node.replace("\n".join(fixed))
     after = _following(node)
-    if statements and _exits(statements[-1]) and after and not any(
-            kind in HOISTED for statement in after for kind in (leaf.kind() for leaf in _walk(statement))):
+    if (
+        statements
+        and _exits(statements[-1])
+        and after
+        and not any(kind in HOISTED for statement in after for kind in (leaf.kind() for leaf in _walk(statement)))
+    ):
         return _Many([replaced, _Edit(_line_end(text, node.range().end.index), _line_end(text, after[-1].range().end.index), "")])
     return replaced
 
 
 def _exits(statement: SgNode) -> bool:
-    return statement.kind() in EXITS or (statement.kind() == "expression_statement" and bool(statement.named_children())
-                                         and statement.named_children()[0].kind() in EXITS)
+    return statement.kind() in EXITS or (
+        statement.kind() == "expression_statement"
+        and bool(statement.named_children())
+        and statement.named_children()[0].kind() in EXITS
+    )
 
 
 def _following(node: SgNode) -> list[SgNode]:
@@ -673,7 +813,8 @@ def _clashes(node: SgNode, statements: list[SgNode]) -> bool:
         return False
     parent = node.parent()
     return parent is not None and any(
-        _is_named_leaf(leaf) and leaf.text() in declared and not _inside(leaf, node) for leaf in _walk(parent))
+        _is_named_leaf(leaf) and leaf.text() in declared and not _inside(leaf, node) for leaf in _walk(parent)
+    )
 
 
 def _declared_names(statement: SgNode) -> set[str]:
@@ -727,7 +868,7 @@ def _delete_statement(node: SgNode, text: str, language: str) -> Change:
         return node.replace("pass")
     start, end = node.range().start.index, node.range().end.index
     line_start = text.rfind("\n", 0, start) + 1
-    if not text[line_start:start].strip() and not text[end:_line_end(text, end)].strip():
+    if not text[line_start:start].strip() and not text[end : _line_end(text, end)].strip():
         line_end = _line_end(text, end)
         after = _line_end(text, line_end)
         before = text.rfind("\n", 0, max(line_start - 1, 0)) + 1
@@ -741,7 +882,7 @@ def _delete_statement(node: SgNode, text: str, language: str) -> Change:
     return node.replace("")
 
 
-def _guard(node: SgNode, language: str, text: str) -> Optional[Change]:
+def _guard(node: SgNode, language: str, text: str) -> Change | None:
     """Swift's `guard condition else { exit }`: a guard that always passes goes; one that never does is its exit."""
     if node.kind() != "guard_statement":
         return None
@@ -754,7 +895,7 @@ def _guard(node: SgNode, language: str, text: str) -> Optional[Change]:
     return _inline(node, body, text, language) if body is not None else None
 
 
-def _jsx(node: SgNode, language: str, text: str) -> Optional[Change]:
+def _jsx(node: SgNode, language: str, text: str) -> Change | None:
     """`{<Element />}` in JSX, the ternary it held decided: the element itself; `{true}` or `{false}` (an `&&` decided),
     which React renders as nothing: deleted."""
     if node.kind() == "jsx_expression" and (inner := _only_child(node)) is not None:
@@ -768,7 +909,7 @@ def _jsx(node: SgNode, language: str, text: str) -> Optional[Change]:
     return None
 
 
-def _discarded(node: SgNode, language: str, text: str) -> Optional[Change]:
+def _discarded(node: SgNode, language: str, text: str) -> Change | None:
     """A check whose value nothing reads (`Statsig.checkGate(user, "g");`, called for its exposure log): the statement
     goes. Left as the literal it would not build (`true;` is no Java statement, Go refuses an unused value)."""
     parent = node.parent()
@@ -783,7 +924,7 @@ def _discarded(node: SgNode, language: str, text: str) -> Optional[Change]:
     return statement.replace("{}") if statement is parent and language in ("java", "typescript", "tsx", "javascript") else None
 
 
-def _variable(node: SgNode, language: str, text: str) -> Optional[Change]:
+def _variable(node: SgNode, language: str, text: str) -> Change | None:
     """A local variable assigned a placeholder once and never again: its uses become the placeholder (this round),
     its declaration goes (a later round, once no use is left)."""
     found = _declaration(node, language)
@@ -797,8 +938,11 @@ def _variable(node: SgNode, language: str, text: str) -> Optional[Change]:
     leaves = [leaf for leaf in _walk(scope) if _is_named_leaf(leaf) and leaf.text() == name]
     if any(leaf.kind().startswith("shorthand_property_identifier") for leaf in leaves):
         return None  # `{ name }` is `{ name: name }`: the key would go with the variable
-    uses = [identifier for identifier in leaves
-            if identifier.kind() in ("identifier", "simple_identifier") and not _is_member(identifier)]
+    uses = [
+        identifier
+        for identifier in leaves
+        if identifier.kind() in ("identifier", "simple_identifier") and not _is_member(identifier)
+    ]
     declared = [use for use in uses if _inside(use, node)]
     others = [use for use in uses if not _inside(use, node)]
     if len(declared) != 1 or any(_is_assigned(use) for use in others):
@@ -808,7 +952,7 @@ def _variable(node: SgNode, language: str, text: str) -> Optional[Change]:
     return _delete_statement(node, text, language)
 
 
-class _Many(list["Union[Edit, _Edit]"]):  # several edits from one rule on one node
+class _Many(list["Edit | _Edit"]):  # several edits from one rule on one node
     pass
 
 
@@ -816,7 +960,7 @@ class _Many(list["Union[Edit, _Edit]"]):  # several edits from one rule on one n
 Change = Union["Edit", _Edit, _Many]
 
 
-def _declaration(node: SgNode, language: str) -> Optional[tuple[str, SgNode]]:
+def _declaration(node: SgNode, language: str) -> tuple[str, SgNode] | None:
     kind = node.kind()
     children = node.named_children()
     if language == "python" and kind == "expression_statement" and len(children) == 1 and children[0].kind() == "assignment":
@@ -835,9 +979,14 @@ def _declaration(node: SgNode, language: str) -> Optional[tuple[str, SgNode]]:
             return names[0].text(), children[-1]
     if kind == "short_var_declaration":
         left, right = node.field("left"), node.field("right")
-        if left is not None and right is not None and len(left.named_children()) == 1 and len(right.named_children()) == 1:
-            if _constant(right.named_children()[0]) is not None:
-                return left.named_children()[0].text(), right.named_children()[0]
+        if (
+            left is not None
+            and right is not None
+            and len(left.named_children()) == 1
+            and len(right.named_children()) == 1
+            and _constant(right.named_children()[0]) is not None
+        ):
+            return left.named_children()[0].text(), right.named_children()[0]
     return None
 
 
@@ -862,17 +1011,29 @@ def _is_assigned(identifier: SgNode) -> bool:
     parent = identifier.parent()
     if parent is None:
         return False
-    if parent.kind() in ("assignment", "augmented_assignment", "assignment_expression", "augmented_assignment_expression",
-                         "update_expression", "directly_assignable_expression", "assignment_statement", "inc_statement",
-                         "dec_statement"):
+    if parent.kind() in (
+        "assignment",
+        "augmented_assignment",
+        "assignment_expression",
+        "augmented_assignment_expression",
+        "update_expression",
+        "directly_assignable_expression",
+        "assignment_statement",
+        "inc_statement",
+        "dec_statement",
+    ):
         return parent.named_children()[0] == identifier
     # Go: `a, err = f()` and `a, err := f()`, which assigns `a` again when it is declared already
     statement = parent.parent() if parent.kind() == "expression_list" else None
-    return statement is not None and statement.kind() in ("assignment_statement", "short_var_declaration") and (
-        statement.field("left") == parent)
+    return (
+        statement is not None
+        and statement.kind() in ("assignment_statement", "short_var_declaration")
+        and (statement.field("left") == parent)
+    )
 
 
 # -- what is left ---------------------------------------------------------------------------------------------
+
 
 def _literals(text: str, language: str) -> tuple[str, int]:
     """Each placeholder left becomes the literal, with a TODO(gatehouse) comment once on its line (none added where a
@@ -906,7 +1067,7 @@ def _lines_commented(text: str, note: str, language: str) -> set[int]:
     lines = set()
     for node in _walk(_parse(text, language)):
         end = node.range().end.index
-        if "comment" in node.kind() and note in node.text() and not text[end:_line_end(text, end)].strip():
+        if "comment" in node.kind() and note in node.text() and not text[end : _line_end(text, end)].strip():
             lines.add(node.range().end.line)
     return lines
 
@@ -915,7 +1076,7 @@ def _bound_names(node: SgNode, language: str) -> list[str]:
     """The names an import statement binds ([]: not an import, or one whose names this cannot tell)."""
     kind = node.kind()
     if language == "python" and kind in ("import_statement", "import_from_statement"):
-        imported = node.named_children()[1 if kind == "import_from_statement" else 0:]
+        imported = node.named_children()[1 if kind == "import_from_statement" else 0 :]
         return [_leaves(name)[-1] for name in imported]
     if language in ("typescript", "tsx", "javascript") and kind == "import_statement":
         clause = next((child for child in node.named_children() if child.kind() == "import_clause"), None)
@@ -941,7 +1102,14 @@ def _bound_names(node: SgNode, language: str) -> list[str]:
 
 # The steps that apply a rule to one node (rules.NODE_STEPS names them, in the order they are tried): each returns
 # the change it makes of the node, or None where the rule does not apply.
-NODE_STEP_FUNCTIONS: Mapping[str, Callable[[SgNode, str, str], Optional[Change]]] = {
-    "negation": _negation, "parentheses": _parentheses, "boolean": _boolean, "ternary": _ternary, "if": _conditional,
-    "guard": _guard, "jsx": _jsx, "variable": _variable, "discarded": _discarded,
+NODE_STEP_FUNCTIONS: Mapping[str, Callable[[SgNode, str, str], Change | None]] = {
+    "negation": _negation,
+    "parentheses": _parentheses,
+    "boolean": _boolean,
+    "ternary": _ternary,
+    "if": _conditional,
+    "guard": _guard,
+    "jsx": _jsx,
+    "variable": _variable,
+    "discarded": _discarded,
 }

@@ -52,130 +52,406 @@ def _boolean(name: str, languages: tuple[str, ...], pattern: str, example: Examp
 
 
 CALL_FORMS: tuple[CallForm, ...] = (
-    _boolean("check_gate", ("python",), '$SDK.check_gate($USER, "$GATE")', Example(
-        "python", True, 'enabled = statsig.check_gate(user, "g")\n', 'enabled = True  # TODO(gatehouse): the gate\'s value,'
-        " used where gatehouse cannot simplify it\n")),
-    _boolean("check_gate_with_exposure_logging_disabled", ("python",),
-             '$SDK.check_gate_with_exposure_logging_disabled($USER, "$GATE")', Example(
-                 "python", False, 'def f(user):\n    if statsig.check_gate_with_exposure_logging_disabled(user, "g"):\n'
-                 '        return 1\n    return 2\n', "def f(user):\n    return 2\n")),
-    CallForm("get_feature_gate", ("python",), "value", '$SDK.get_feature_gate($USER, "$GATE").value', Example(
-        "python", True, 'def f(user):\n    return "new" if statsig.get_feature_gate(user, "g").value else "old"\n',
-        'def f(user):\n    return "new"\n')),
-    _boolean("checkGate", (*WEB, "java", "kotlin", "swift"), '$SDK.checkGate($USER, "$GATE") / $SDK.checkGate("$GATE")',
-             Example("typescript", True, 'function f(user) {\n  if (Statsig.checkGate(user, "g")) {\n    return 1;\n  }\n'
-                     "  return 2;\n}\n", "function f(user) {\n  return 1;\n}\n")),
-    _boolean("checkGateSync", (*WEB, "java", "kotlin"), '$SDK.checkGateSync($USER, "$GATE")', Example(
-        "java", False, 'class A {\n    int f(User user) {\n        return Statsig.checkGateSync(user, "g") ? 1 : 2;\n    }\n}\n',
-        "class A {\n    int f(User user) {\n        return 2;\n    }\n}\n")),
-    _boolean("checkGateWithExposureLoggingDisabled", (*WEB, "java", "kotlin", "swift"),
-             '$SDK.checkGateWithExposureLoggingDisabled($USER, "$GATE")', Example(
-                 "kotlin", True, 'fun f(): Int {\n    if (Statsig.checkGateWithExposureLoggingDisabled("g")) {\n'
-                 "        return 1\n    }\n    return 2\n}\n", "fun f(): Int {\n    return 1\n}\n")),
-    _boolean("useGateValue", ("tsx", "javascript", "typescript"), 'useGateValue("$GATE")', Example(
-        "tsx", False, 'function Banner() {\n  const on = useGateValue("g");\n  return on ? <New /> : <Old />;\n}\n',
-        "function Banner() {\n  return <Old />;\n}\n")),
-    CallForm("useFeatureGate", ("tsx", "javascript", "typescript"), "value", 'useFeatureGate("$GATE").value', Example(
-        "tsx", True, 'function Banner() {\n  return <div>{useFeatureGate("g").value && <New />}</div>;\n}\n',
-        "function Banner() {\n  return <div><New /></div>;\n}\n")),
-    CallForm("useGate", ("tsx", "javascript", "typescript"), "value", 'useGate("$GATE").value', Example(
-        "tsx", False, 'function Banner() {\n  if (!useGate("g").value) {\n    return null;\n  }\n  return <New />;\n}\n',
-        "function Banner() {\n  return null;\n}\n")),
-    CallForm("getFeatureGate", (*WEB, "java", "kotlin", "swift"), "value", '$SDK.getFeatureGate($USER, "$GATE").value',
-             Example("javascript", True, 'function f(user) {\n  return statsig.getFeatureGate(user, "g").value ? 1 : 2;\n}\n',
-                     "function f(user) {\n  return 1;\n}\n")),
-    CallForm("checkGateAsync", ("java",), "future", '$SDK.checkGateAsync($USER, "$GATE").get()', Example(
-        "java", True, 'class A {\n    int f(User user) throws Exception {\n'
-        '        if (Statsig.checkGateAsync(user, "g").get()) {\n            return 1;\n        }\n        return 2;\n'
-        "    }\n}\n", "class A {\n    int f(User user) throws Exception {\n        return 1;\n    }\n}\n")),
-    _boolean("CheckGate", ("go",), 'statsig.CheckGate($USER, "$GATE")', Example(
-        "go", False, 'package m\n\nfunc f(user User) int {\n\tif statsig.CheckGate(user, "g") {\n\t\treturn 1\n\t}\n'
-        "\treturn 2\n}\n", "package m\n\nfunc f(user User) int {\n\treturn 2\n}\n")),
-    _boolean("CheckGateWithExposureLoggingDisabled", ("go",), 'statsig.CheckGateWithExposureLoggingDisabled($USER, "$GATE")',
-             Example("go", True, 'package m\n\nfunc f(user User) int {\n'
-                     '\tif !statsig.CheckGateWithExposureLoggingDisabled(user, "g") {\n\t\treturn 1\n\t}\n\treturn 2\n}\n',
-                     "package m\n\nfunc f(user User) int {\n\treturn 2\n}\n")),
+    _boolean(
+        "check_gate",
+        ("python",),
+        '$SDK.check_gate($USER, "$GATE")',
+        Example(
+            "python",
+            True,
+            'enabled = statsig.check_gate(user, "g")\n',
+            "enabled = True  # TODO(gatehouse): the gate's value, used where gatehouse cannot simplify it\n",
+        ),
+    ),
+    _boolean(
+        "check_gate_with_exposure_logging_disabled",
+        ("python",),
+        '$SDK.check_gate_with_exposure_logging_disabled($USER, "$GATE")',
+        Example(
+            "python",
+            False,
+            'def f(user):\n    if statsig.check_gate_with_exposure_logging_disabled(user, "g"):\n'
+            "        return 1\n    return 2\n",
+            "def f(user):\n    return 2\n",
+        ),
+    ),
+    CallForm(
+        "get_feature_gate",
+        ("python",),
+        "value",
+        '$SDK.get_feature_gate($USER, "$GATE").value',
+        Example(
+            "python",
+            True,
+            'def f(user):\n    return "new" if statsig.get_feature_gate(user, "g").value else "old"\n',
+            'def f(user):\n    return "new"\n',
+        ),
+    ),
+    _boolean(
+        "checkGate",
+        (*WEB, "java", "kotlin", "swift"),
+        '$SDK.checkGate($USER, "$GATE") / $SDK.checkGate("$GATE")',
+        Example(
+            "typescript",
+            True,
+            'function f(user) {\n  if (Statsig.checkGate(user, "g")) {\n    return 1;\n  }\n  return 2;\n}\n',
+            "function f(user) {\n  return 1;\n}\n",
+        ),
+    ),
+    _boolean(
+        "checkGateSync",
+        (*WEB, "java", "kotlin"),
+        '$SDK.checkGateSync($USER, "$GATE")',
+        Example(
+            "java",
+            False,
+            'class A {\n    int f(User user) {\n        return Statsig.checkGateSync(user, "g") ? 1 : 2;\n    }\n}\n',
+            "class A {\n    int f(User user) {\n        return 2;\n    }\n}\n",
+        ),
+    ),
+    _boolean(
+        "checkGateWithExposureLoggingDisabled",
+        (*WEB, "java", "kotlin", "swift"),
+        '$SDK.checkGateWithExposureLoggingDisabled($USER, "$GATE")',
+        Example(
+            "kotlin",
+            True,
+            'fun f(): Int {\n    if (Statsig.checkGateWithExposureLoggingDisabled("g")) {\n'
+            "        return 1\n    }\n    return 2\n}\n",
+            "fun f(): Int {\n    return 1\n}\n",
+        ),
+    ),
+    _boolean(
+        "useGateValue",
+        ("tsx", "javascript", "typescript"),
+        'useGateValue("$GATE")',
+        Example(
+            "tsx",
+            False,
+            'function Banner() {\n  const on = useGateValue("g");\n  return on ? <New /> : <Old />;\n}\n',
+            "function Banner() {\n  return <Old />;\n}\n",
+        ),
+    ),
+    CallForm(
+        "useFeatureGate",
+        ("tsx", "javascript", "typescript"),
+        "value",
+        'useFeatureGate("$GATE").value',
+        Example(
+            "tsx",
+            True,
+            'function Banner() {\n  return <div>{useFeatureGate("g").value && <New />}</div>;\n}\n',
+            "function Banner() {\n  return <div><New /></div>;\n}\n",
+        ),
+    ),
+    CallForm(
+        "useGate",
+        ("tsx", "javascript", "typescript"),
+        "value",
+        'useGate("$GATE").value',
+        Example(
+            "tsx",
+            False,
+            'function Banner() {\n  if (!useGate("g").value) {\n    return null;\n  }\n  return <New />;\n}\n',
+            "function Banner() {\n  return null;\n}\n",
+        ),
+    ),
+    CallForm(
+        "getFeatureGate",
+        (*WEB, "java", "kotlin", "swift"),
+        "value",
+        '$SDK.getFeatureGate($USER, "$GATE").value',
+        Example(
+            "javascript",
+            True,
+            'function f(user) {\n  return statsig.getFeatureGate(user, "g").value ? 1 : 2;\n}\n',
+            "function f(user) {\n  return 1;\n}\n",
+        ),
+    ),
+    CallForm(
+        "checkGateAsync",
+        ("java",),
+        "future",
+        '$SDK.checkGateAsync($USER, "$GATE").get()',
+        Example(
+            "java",
+            True,
+            "class A {\n    int f(User user) throws Exception {\n"
+            '        if (Statsig.checkGateAsync(user, "g").get()) {\n            return 1;\n        }\n        return 2;\n'
+            "    }\n}\n",
+            "class A {\n    int f(User user) throws Exception {\n        return 1;\n    }\n}\n",
+        ),
+    ),
+    _boolean(
+        "CheckGate",
+        ("go",),
+        'statsig.CheckGate($USER, "$GATE")',
+        Example(
+            "go",
+            False,
+            'package m\n\nfunc f(user User) int {\n\tif statsig.CheckGate(user, "g") {\n\t\treturn 1\n\t}\n\treturn 2\n}\n',
+            "package m\n\nfunc f(user User) int {\n\treturn 2\n}\n",
+        ),
+    ),
+    _boolean(
+        "CheckGateWithExposureLoggingDisabled",
+        ("go",),
+        'statsig.CheckGateWithExposureLoggingDisabled($USER, "$GATE")',
+        Example(
+            "go",
+            True,
+            "package m\n\nfunc f(user User) int {\n"
+            '\tif !statsig.CheckGateWithExposureLoggingDisabled(user, "g") {\n\t\treturn 1\n\t}\n\treturn 2\n}\n',
+            "package m\n\nfunc f(user User) int {\n\treturn 2\n}\n",
+        ),
+    ),
 )
 
 RULES: tuple[Rule, ...] = (
-    Rule("negation", ALL, "!$CHECK / not $CHECK", "the opposite value", "negation", Example(
-        "python", True, 'def f(user):\n    if not statsig.check_gate(user, "g"):\n        a()\n    b()\n',
-        "def f(user):\n    b()\n")),
-    Rule("parentheses", ALL, "($CHECK)", "$CHECK", "parentheses", Example(
-        "typescript", True, 'function f(u) {\n  return (Statsig.checkGate(u, "g")) ? 1 : 2;\n}\n',
-        "function f(u) {\n  return 1;\n}\n")),
-    Rule("and/or with the value first", ALL, "$CHECK && $X / $CHECK || $X / $CHECK and $X / $CHECK or $X",
-         "$X when it decides (true &&, false ||), else the value: $X is never evaluated", "boolean", Example(
-             "java", True, 'class A {\n    boolean f(User u) {\n        return Statsig.checkGate(u, "g") && ready();\n'
-             "    }\n}\n", "class A {\n    boolean f(User u) {\n        return ready();\n    }\n}\n")),
-    Rule("and/or with the value last", ALL, "$X && $CHECK / $X || $CHECK",
-         "$X where only a boolean or a condition's truth is read; the value when $X is pure (no call)", "boolean", Example(
-             "python", False, 'def f(user, small):\n    if small or statsig.check_gate(user, "g"):\n        a()\n',
-             "def f(user, small):\n    if small:\n        a()\n")),
-    Rule("ternary", ("python", *WEB, "java", "swift"), "$CHECK ? $A : $B / $A if $CHECK else $B",
-         "the live operand, in parentheses where alone it would read as something else", "ternary", Example(
-             "javascript", False, 'const f = (u) => Statsig.checkGate(u, "g") ? { a: 1 } : { b: 2 };\n',
-             "const f = (u) => ({ b: 2 });\n")),
-    Rule("if", ALL, "if $CHECK { $$$A } else { $$$B }",
-         "$$$A or $$$B in the if's place, one indent less; in an `else if`, a loop's body or where a branch declares a"
-         " name the code around uses, the block with its braces", "if", Example(
-             "go", True, 'package m\n\nfunc f(u User) {\n\tif statsig.CheckGate(u, "g") {\n\t\ta()\n\t} else {\n\t\tb()\n'
-             "\t}\n}\n", "package m\n\nfunc f(u User) {\n\ta()\n}\n")),
-    Rule("else if", BRACED, "if $X { $$$A } else if $CHECK { $$$B } else { $$$C }",
-         "if $X { $$$A } else { $$$B or $$$C }: one statement stays one", "if", Example(
-             "typescript", False, 'function f(u, x) {\n  if (x) {\n    a();\n  } else if (Statsig.checkGate(u, "g")) {\n'
-             "    b();\n  } else {\n    c();\n  }\n}\n",
-             "function f(u, x) {\n  if (x) {\n    a();\n  } else {\n    c();\n  }\n}\n")),
-    Rule("Swift's else if", ("swift",), "if $X { $$$A } else if $CHECK { $$$B } else { $$$C }",
-         "if $X { $$$A } else { $$$B or $$$C }: Swift's else takes a block or an if", "if", Example(
-             "swift", True, 'func f(x: Bool) -> Int {\n    if x {\n        return 0\n    } else if Statsig.checkGate("g") {\n'
-             "        return 1\n    } else {\n        return 2\n    }\n}\n",
-             "func f(x: Bool) -> Int {\n    if x {\n        return 0\n    } else {\n        return 1\n    }\n}\n")),
-    Rule("elif", ("python",), "if $X: ... elif $CHECK: $$$A else: $$$B", "the elif gone (never taken), or the else"
-         " (always taken), the clauses after it unreachable", "if", Example(
-             "python", True, 'def f(user, x):\n    if x:\n        a()\n    elif statsig.check_gate(user, "g"):\n'
-             "        b()\n    else:\n        c()\n", "def f(user, x):\n    if x:\n        a()\n    else:\n        b()\n")),
-    Rule("Kotlin's if as a value", ("kotlin",), "val x = if ($CHECK) $A else $B",
-         "$A or $B where the branch is one expression; else the literal with a TODO", "if", Example(
-             "kotlin", False, 'fun f(): String? {\n    val text = if (Statsig.checkGate("g")) "new" else null\n    return text\n}\n',
-             "fun f(): String? {\n    val text = null\n    return text\n}\n")),
-    Rule("unreachable", ALL, "if $CHECK { $$$A; return } $$$REST", "$$$A; return, $$$REST deleted (not a hoisted function"
-         " or var, a label, a yield)", "if", Example(
-             "java", True, 'class A {\n    int f(User u) {\n        if (Statsig.checkGate(u, "g")) {\n            a();\n'
-             "            return 1;\n        }\n        b();\n        return 2;\n    }\n}\n",
-             "class A {\n    int f(User u) {\n        a();\n        return 1;\n    }\n}\n")),
-    Rule("guard", ("swift",), "guard $CHECK else { $$$A }", "gone when the value is true; $$$A when false", "guard", Example(
-        "swift", False, 'func f() -> Int {\n    guard Statsig.checkGate("g") else {\n        return 1\n    }\n    return 2\n}\n',
-        "func f() -> Int {\n    return 1\n}\n")),
-    Rule("JSX", ("tsx", "javascript"), "{$CHECK && <A />} / {$CHECK ? <A /> : <B />}", "<A /> or nothing", "jsx", Example(
-        "tsx", False, 'function Page() {\n  return <main>{useGateValue("g") && <Banner />}<Body /></main>;\n}\n',
-        "function Page() {\n  return <main><Body /></main>;\n}\n")),
-    Rule("local variable", ALL, "const $NAME = $CHECK; ... $NAME", "$CHECK where $NAME was; the declaration gone (a"
-         " function's own variable assigned once, never a module's or a class's)", "variable", Example(
-             "kotlin", True, 'fun f(): String {\n    val useNew = Statsig.checkGate("g")\n    return if (useNew) "new" else "old"\n}\n',
-             'fun f(): String {\n    return "new"\n}\n')),
-    Rule("a check nothing reads", ALL, "$CHECK; (a statement of its own, called for its exposure log)",
-         "the statement gone (`true;` is no Java statement; Go refuses an unused value)", "discarded", Example(
-             "java", True, 'class A {\n    void f(User u) {\n        Statsig.checkGate(u, "g");\n        a();\n    }\n}\n',
-             "class A {\n    void f(User u) {\n        a();\n    }\n}\n")),
-    Rule("what is left", ALL, "$CHECK used anywhere else (an argument, a returned value, a field)",
-         "the literal, with a TODO(gatehouse) comment once on its line", "literal", Example(
-             "go", True, 'package m\n\nfunc f(u User) {\n\trecord(statsig.CheckGate(u, "g"))\n}\n',
-             "package m\n\nfunc f(u User) {\n\trecord(true)  // TODO(gatehouse): the gate's value, used where gatehouse cannot"
-             " simplify it\n}\n")),
-    Rule("Java's try that throws nothing", ("java",),
-         "try { $$$A } catch ($CHECKED e) { $$$B }, $$$A no longer calling or throwing anything",
-         "$$$A, one indent less (javac refuses a catch of a checked exception never thrown)", "java try", Example(
-             "java", True, 'class A {\n    boolean f(User u) {\n        try {\n            return Statsig.checkGateAsync(u, "g").get();\n'
-             "        } catch (InterruptedException e) {\n            return false;\n        }\n    }\n}\n",
-             "class A {\n    boolean f(User u) {\n        return true;  // TODO(gatehouse): the gate's value, used where"
-             " gatehouse cannot simplify it\n    }\n}\n")),
-    Rule("unused imports", ("python", *WEB, "java", "kotlin", "go"), "import $NAME, $NAME no longer used",
-         "the import gone, or the name out of its list (Swift's import names a module: kept)", "imports", Example(
-             "go", False, 'package m\n\nimport (\n\t"fmt"\n\t"strings"\n\n\tstatsig "github.com/statsig-io/go-sdk"\n)\n\n'
-             'func f(u User, s string) string {\n\tif statsig.CheckGate(u, "g") {\n\t\treturn strings.ToUpper(s)\n'
-             "\t}\n\treturn fmt.Sprint(s)\n}\n", 'package m\n\nimport (\n\t"fmt"\n)\n\n'
-             "func f(u User, s string) string {\n\treturn fmt.Sprint(s)\n}\n")),
+    Rule(
+        "negation",
+        ALL,
+        "!$CHECK / not $CHECK",
+        "the opposite value",
+        "negation",
+        Example(
+            "python",
+            True,
+            'def f(user):\n    if not statsig.check_gate(user, "g"):\n        a()\n    b()\n',
+            "def f(user):\n    b()\n",
+        ),
+    ),
+    Rule(
+        "parentheses",
+        ALL,
+        "($CHECK)",
+        "$CHECK",
+        "parentheses",
+        Example(
+            "typescript",
+            True,
+            'function f(u) {\n  return (Statsig.checkGate(u, "g")) ? 1 : 2;\n}\n',
+            "function f(u) {\n  return 1;\n}\n",
+        ),
+    ),
+    Rule(
+        "and/or with the value first",
+        ALL,
+        "$CHECK && $X / $CHECK || $X / $CHECK and $X / $CHECK or $X",
+        "$X when it decides (true &&, false ||), else the value: $X is never evaluated",
+        "boolean",
+        Example(
+            "java",
+            True,
+            'class A {\n    boolean f(User u) {\n        return Statsig.checkGate(u, "g") && ready();\n    }\n}\n',
+            "class A {\n    boolean f(User u) {\n        return ready();\n    }\n}\n",
+        ),
+    ),
+    Rule(
+        "and/or with the value last",
+        ALL,
+        "$X && $CHECK / $X || $CHECK",
+        "$X where only a boolean or a condition's truth is read; the value when $X is pure (no call)",
+        "boolean",
+        Example(
+            "python",
+            False,
+            'def f(user, small):\n    if small or statsig.check_gate(user, "g"):\n        a()\n',
+            "def f(user, small):\n    if small:\n        a()\n",
+        ),
+    ),
+    Rule(
+        "ternary",
+        ("python", *WEB, "java", "swift"),
+        "$CHECK ? $A : $B / $A if $CHECK else $B",
+        "the live operand, in parentheses where alone it would read as something else",
+        "ternary",
+        Example(
+            "javascript",
+            False,
+            'const f = (u) => Statsig.checkGate(u, "g") ? { a: 1 } : { b: 2 };\n',
+            "const f = (u) => ({ b: 2 });\n",
+        ),
+    ),
+    Rule(
+        "if",
+        ALL,
+        "if $CHECK { $$$A } else { $$$B }",
+        "$$$A or $$$B in the if's place, one indent less; in an `else if`, a loop's body or where a branch declares a"
+        " name the code around uses, the block with its braces",
+        "if",
+        Example(
+            "go",
+            True,
+            'package m\n\nfunc f(u User) {\n\tif statsig.CheckGate(u, "g") {\n\t\ta()\n\t} else {\n\t\tb()\n\t}\n}\n',
+            "package m\n\nfunc f(u User) {\n\ta()\n}\n",
+        ),
+    ),
+    Rule(
+        "else if",
+        BRACED,
+        "if $X { $$$A } else if $CHECK { $$$B } else { $$$C }",
+        "if $X { $$$A } else { $$$B or $$$C }: one statement stays one",
+        "if",
+        Example(
+            "typescript",
+            False,
+            'function f(u, x) {\n  if (x) {\n    a();\n  } else if (Statsig.checkGate(u, "g")) {\n'
+            "    b();\n  } else {\n    c();\n  }\n}\n",
+            "function f(u, x) {\n  if (x) {\n    a();\n  } else {\n    c();\n  }\n}\n",
+        ),
+    ),
+    Rule(
+        "Swift's else if",
+        ("swift",),
+        "if $X { $$$A } else if $CHECK { $$$B } else { $$$C }",
+        "if $X { $$$A } else { $$$B or $$$C }: Swift's else takes a block or an if",
+        "if",
+        Example(
+            "swift",
+            True,
+            'func f(x: Bool) -> Int {\n    if x {\n        return 0\n    } else if Statsig.checkGate("g") {\n'
+            "        return 1\n    } else {\n        return 2\n    }\n}\n",
+            "func f(x: Bool) -> Int {\n    if x {\n        return 0\n    } else {\n        return 1\n    }\n}\n",
+        ),
+    ),
+    Rule(
+        "elif",
+        ("python",),
+        "if $X: ... elif $CHECK: $$$A else: $$$B",
+        "the elif gone (never taken), or the else (always taken), the clauses after it unreachable",
+        "if",
+        Example(
+            "python",
+            True,
+            'def f(user, x):\n    if x:\n        a()\n    elif statsig.check_gate(user, "g"):\n'
+            "        b()\n    else:\n        c()\n",
+            "def f(user, x):\n    if x:\n        a()\n    else:\n        b()\n",
+        ),
+    ),
+    Rule(
+        "Kotlin's if as a value",
+        ("kotlin",),
+        "val x = if ($CHECK) $A else $B",
+        "$A or $B where the branch is one expression; else the literal with a TODO",
+        "if",
+        Example(
+            "kotlin",
+            False,
+            'fun f(): String? {\n    val text = if (Statsig.checkGate("g")) "new" else null\n    return text\n}\n',
+            "fun f(): String? {\n    val text = null\n    return text\n}\n",
+        ),
+    ),
+    Rule(
+        "unreachable",
+        ALL,
+        "if $CHECK { $$$A; return } $$$REST",
+        "$$$A; return, $$$REST deleted (not a hoisted function or var, a label, a yield)",
+        "if",
+        Example(
+            "java",
+            True,
+            'class A {\n    int f(User u) {\n        if (Statsig.checkGate(u, "g")) {\n            a();\n'
+            "            return 1;\n        }\n        b();\n        return 2;\n    }\n}\n",
+            "class A {\n    int f(User u) {\n        a();\n        return 1;\n    }\n}\n",
+        ),
+    ),
+    Rule(
+        "guard",
+        ("swift",),
+        "guard $CHECK else { $$$A }",
+        "gone when the value is true; $$$A when false",
+        "guard",
+        Example(
+            "swift",
+            False,
+            'func f() -> Int {\n    guard Statsig.checkGate("g") else {\n        return 1\n    }\n    return 2\n}\n',
+            "func f() -> Int {\n    return 1\n}\n",
+        ),
+    ),
+    Rule(
+        "JSX",
+        ("tsx", "javascript"),
+        "{$CHECK && <A />} / {$CHECK ? <A /> : <B />}",
+        "<A /> or nothing",
+        "jsx",
+        Example(
+            "tsx",
+            False,
+            'function Page() {\n  return <main>{useGateValue("g") && <Banner />}<Body /></main>;\n}\n',
+            "function Page() {\n  return <main><Body /></main>;\n}\n",
+        ),
+    ),
+    Rule(
+        "local variable",
+        ALL,
+        "const $NAME = $CHECK; ... $NAME",
+        "$CHECK where $NAME was; the declaration gone (a function's own variable assigned once, never a module's or a class's)",
+        "variable",
+        Example(
+            "kotlin",
+            True,
+            'fun f(): String {\n    val useNew = Statsig.checkGate("g")\n    return if (useNew) "new" else "old"\n}\n',
+            'fun f(): String {\n    return "new"\n}\n',
+        ),
+    ),
+    Rule(
+        "a check nothing reads",
+        ALL,
+        "$CHECK; (a statement of its own, called for its exposure log)",
+        "the statement gone (`true;` is no Java statement; Go refuses an unused value)",
+        "discarded",
+        Example(
+            "java",
+            True,
+            'class A {\n    void f(User u) {\n        Statsig.checkGate(u, "g");\n        a();\n    }\n}\n',
+            "class A {\n    void f(User u) {\n        a();\n    }\n}\n",
+        ),
+    ),
+    Rule(
+        "what is left",
+        ALL,
+        "$CHECK used anywhere else (an argument, a returned value, a field)",
+        "the literal, with a TODO(gatehouse) comment once on its line",
+        "literal",
+        Example(
+            "go",
+            True,
+            'package m\n\nfunc f(u User) {\n\trecord(statsig.CheckGate(u, "g"))\n}\n',
+            "package m\n\nfunc f(u User) {\n\trecord(true)  // TODO(gatehouse): the gate's value, used where gatehouse cannot"
+            " simplify it\n}\n",
+        ),
+    ),
+    Rule(
+        "Java's try that throws nothing",
+        ("java",),
+        "try { $$$A } catch ($CHECKED e) { $$$B }, $$$A no longer calling or throwing anything",
+        "$$$A, one indent less (javac refuses a catch of a checked exception never thrown)",
+        "java try",
+        Example(
+            "java",
+            True,
+            'class A {\n    boolean f(User u) {\n        try {\n            return Statsig.checkGateAsync(u, "g").get();\n'
+            "        } catch (InterruptedException e) {\n            return false;\n        }\n    }\n}\n",
+            "class A {\n    boolean f(User u) {\n        return true;  // TODO(gatehouse): the gate's value, used where"
+            " gatehouse cannot simplify it\n    }\n}\n",
+        ),
+    ),
+    Rule(
+        "unused imports",
+        ("python", *WEB, "java", "kotlin", "go"),
+        "import $NAME, $NAME no longer used",
+        "the import gone, or the name out of its list (Swift's import names a module: kept)",
+        "imports",
+        Example(
+            "go",
+            False,
+            'package m\n\nimport (\n\t"fmt"\n\t"strings"\n\n\tstatsig "github.com/statsig-io/go-sdk"\n)\n\n'
+            'func f(u User, s string) string {\n\tif statsig.CheckGate(u, "g") {\n\t\treturn strings.ToUpper(s)\n'
+            "\t}\n\treturn fmt.Sprint(s)\n}\n",
+            'package m\n\nimport (\n\t"fmt"\n)\n\nfunc f(u User, s string) string {\n\treturn fmt.Sprint(s)\n}\n',
+        ),
+    ),
 )
 # The engine's steps that apply a rule to a node, in the order they are tried; the others run once, after them.
 NODE_STEPS = ("negation", "parentheses", "boolean", "ternary", "if", "guard", "jsx", "variable", "discarded")

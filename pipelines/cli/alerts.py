@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from gatehouse.pipelines.cli.terminal import say
 from gatehouse.pipelines.alerts.dispatch import NO_CHANNEL, send_alerts
 from gatehouse.pipelines.cli.parser import add_command, add_destination_arguments, destination_from
+from gatehouse.pipelines.cli.terminal import say
 from gatehouse.pipelines.errors import GatehouseError
 
 HELP = "send alerts on what is new: SRM, stalled experiments, failed ingestion, stale gates"
@@ -38,9 +38,12 @@ def register(subparsers: Any) -> None:
     parser = add_command(subparsers, "alerts", help=HELP, description=DESCRIPTION, epilog=EPILOG)
     add_destination_arguments(parser)
     parser.add_argument("--dry-run", action="store_true", help="print the messages; send and record nothing")
-    parser.add_argument("--mark-known", action="store_true",
-                        help="record everything that holds now as known, send nothing: run it once before the first"
-                        " scheduled alerting, which then sends only what is new")
+    parser.add_argument(
+        "--mark-known",
+        action="store_true",
+        help="record everything that holds now as known, send nothing: run it once before the first"
+        " scheduled alerting, which then sends only what is new",
+    )
     parser.set_defaults(handler=handle)
 
 

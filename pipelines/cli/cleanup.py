@@ -6,25 +6,36 @@ import argparse
 import logging
 import sys
 import uuid
-from datetime import datetime, timezone
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from dlt.common.exceptions import DltException
 
 from gatehouse.pipelines.cleanup.branches import (
-    base_branch, base_worktree, check_remote, push_branch, resolve_commit, review_address,
+    base_branch,
+    base_worktree,
+    check_remote,
+    push_branch,
+    resolve_commit,
+    review_address,
 )
 from gatehouse.pipelines.cleanup.decisions import (
-    Choice, check_known, choose, read_decisions, read_loaded_gate_ids, read_referencing_repositories,
+    Choice,
+    check_known,
+    choose,
+    read_decisions,
+    read_loaded_gate_ids,
+    read_referencing_repositories,
 )
 from gatehouse.pipelines.cleanup.patch import GatePatch, commit_message, find_checks, patch_gates
+from gatehouse.pipelines.cli import recording
 from gatehouse.pipelines.cli.parser import add_command, add_destination_arguments, destination_from
 from gatehouse.pipelines.cli.terminal import say
-from gatehouse.pipelines.untrusted import for_terminal
 from gatehouse.pipelines.code_refs.scan import DEFAULT_EXCLUDES, Repository, ScanInputError, open_repository
-from gatehouse.pipelines.cli import recording
 from gatehouse.pipelines.errors import GatehouseError, explain
+from gatehouse.pipelines.untrusted import for_terminal
 from gatehouse.pipelines.warehouse import datasets
 from gatehouse.pipelines.warehouse.destination import Destination
 from gatehouse.pipelines.wording import counted
@@ -59,16 +70,25 @@ def register(subparsers: Any) -> None:
     parser.add_argument("gates", nargs="*", metavar="GATE", help="a gate's id")
     parser.add_argument("--all", action="store_true", help="every decided stale gate; the undecided ones listed with why")
     parser.add_argument("--repo", required=True, type=Path, metavar="PATH", help="the git repository to clean up")
-    parser.add_argument("--repository-name", metavar="NAME",
-                        help="its name as `gatehouse code-refs` stored it (default: the folder's name)")
+    parser.add_argument(
+        "--repository-name", metavar="NAME", help="its name as `gatehouse code-refs` stored it (default: the folder's name)"
+    )
     parser.add_argument("--base", default="HEAD", metavar="REF", help="the commit the branches start from (default: HEAD)")
-    parser.add_argument("--project", action="append", default=[], metavar="NAME",
-                        help="only the gates of this project (several consoles in one database); repeatable")
+    parser.add_argument(
+        "--project",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="only the gates of this project (several consoles in one database); repeatable",
+    )
     parser.add_argument("--dry-run", action="store_true", help="print the diff each branch would hold; write nothing")
-    parser.add_argument("--push", metavar="REMOTE",
-                        help="push each new branch to REMOTE (never forced, never over a branch it has) and print the"
-                        " address that opens its pull request on GitHub, GitLab or Bitbucket; the commit message is"
-                        " the request's description")
+    parser.add_argument(
+        "--push",
+        metavar="REMOTE",
+        help="push each new branch to REMOTE (never forced, never over a branch it has) and print the"
+        " address that opens its pull request on GitHub, GitLab or Bitbucket; the commit message is"
+        " the request's description",
+    )
     add_destination_arguments(parser)
     parser.set_defaults(handler=handle)
 
@@ -116,7 +136,9 @@ def handle(args: argparse.Namespace) -> int:
                 patches.append(patch)
                 if args.dry_run and patch.diff:
                     # a line git apply passes over, naming the gate and the branch its diff would be
-                    sys.stdout.write(f"# gatehouse cleanup: gate {for_terminal(patch.choice.gate_id)}, branch {patch.branch}\n{patch.diff}")
+                    sys.stdout.write(
+                        f"# gatehouse cleanup: gate {for_terminal(patch.choice.gate_id)}, branch {patch.branch}\n{patch.diff}"
+                    )
                 if not (args.all and patch.skipped and not patch.left and patch.choice.gate_id not in found):
                     say(*_patch_lines(patch, args.dry_run), file=out)  # --all: a gate this code never names goes unsaid
     finally:
@@ -129,8 +151,11 @@ def handle(args: argparse.Namespace) -> int:
         for patch in made:
             push_branch(repository.root, args.push, patch.branch)
             address = review_address(repository.root, args.push, patch.branch, base)
-            say(f"{for_terminal(patch.choice.gate_id)}: pushed {patch.branch} to {args.push}"
-                + (f"; open its pull request: {address}" if address else ""), file=out)
+            say(
+                f"{for_terminal(patch.choice.gate_id)}: pushed {patch.branch} to {args.push}"
+                + (f"; open its pull request: {address}" if address else ""),
+                file=out,
+            )
     say(_summary(choices, patches, found, args.dry_run), file=out)
     return 0
 
@@ -159,8 +184,7 @@ def _patch_lines(patch: GatePatch, dry_run: bool) -> list[str]:
     return lines
 
 
-def _summary(choices: Sequence[Choice], patches: Sequence[GatePatch], found: Mapping[str, Sequence[str]],
-             dry_run: bool) -> str:
+def _summary(choices: Sequence[Choice], patches: Sequence[GatePatch], found: Mapping[str, Sequence[str]], dry_run: bool) -> str:
     branched = [patch for patch in patches if patch.diff]
     existing = sum(1 for patch in patches if patch.skipped and patch.skipped.startswith("branch "))
     undecided = [choice for choice in choices if choice.value is None and choice.decisions]
@@ -181,16 +205,28 @@ def _summary(choices: Sequence[Choice], patches: Sequence[GatePatch], found: Map
     return f"{counted(len(choices), 'gate')}: " + ", ".join(parts)
 
 
-def _record(destination: Destination, repository: Repository, base_commit: str, made: Sequence[GatePatch],
-            timeout_s: Any) -> None:
+def _record(
+    destination: Destination, repository: Repository, base_commit: str, made: Sequence[GatePatch], timeout_s: Any
+) -> None:
     """The branches made, into console.cleanup_branches: the worklist shows which gates have one."""
-    made_at = datetime.now(timezone.utc)
+    made_at = datetime.now(UTC)
     cleanup_id = f"{made_at:%Y%m%dT%H%M%SZ}-{uuid.uuid4().hex[:8]}"
     rows = [
-        {"cleanup_id": cleanup_id, "made_at": made_at, "project": decision.project, "gate_id": patch.choice.gate_id,
-         "repository": repository.name, "branch": patch.branch, "base_commit": base_commit, "commit": patch.commit,
-         "cleanup_value": patch.choice.value, "files_changed": len(patch.files), "checks_replaced": patch.replaced,
-         "todos": patch.todos}
-        for patch in made for decision in patch.choice.decisions
+        {
+            "cleanup_id": cleanup_id,
+            "made_at": made_at,
+            "project": decision.project,
+            "gate_id": patch.choice.gate_id,
+            "repository": repository.name,
+            "branch": patch.branch,
+            "base_commit": base_commit,
+            "commit": patch.commit,
+            "cleanup_value": patch.choice.value,
+            "files_changed": len(patch.files),
+            "checks_replaced": patch.replaced,
+            "todos": patch.todos,
+        }
+        for patch in made
+        for decision in patch.choice.decisions
     ]
     recording.record(destination, cleanup_branches_source(rows), timeout_s, "the branches are made, but recording them failed")

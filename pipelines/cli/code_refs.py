@@ -6,16 +6,17 @@ import argparse
 import logging
 import os
 import uuid
-from datetime import datetime, timezone
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Mapping, Optional, Sequence
+from typing import Any
 
 from dlt.common.exceptions import DltException
 from dlt.destinations.exceptions import DatabaseUndefinedRelation
 from dlt.pipeline.exceptions import PipelineStepFailed
 
+from gatehouse.pipelines.cli.parser import add_command, add_destination_arguments, destination_from
 from gatehouse.pipelines.cli.terminal import say
-from gatehouse.pipelines.wording import counted
 from gatehouse.pipelines.code_refs.codeowners import file_owners
 from gatehouse.pipelines.code_refs.scan import (
     DEFAULT_DELIMITERS,
@@ -31,14 +32,13 @@ from gatehouse.pipelines.code_refs.scan import (
     open_repository,
     scan_repository,
 )
-from gatehouse.pipelines.cli.parser import add_command, add_destination_arguments, destination_from
+from gatehouse.pipelines.errors import GatehouseError, explain
+from gatehouse.pipelines.models.build import DEFAULT_PROJECT
 from gatehouse.pipelines.warehouse import datasets
 from gatehouse.pipelines.warehouse.destination import Destination
-from gatehouse.pipelines.errors import GatehouseError
-from gatehouse.pipelines.errors import explain
+from gatehouse.pipelines.wording import counted
 from gatehouse.sources.code_refs import code_references_source
 from gatehouse.sources.code_refs.scans import reference_counts
-from gatehouse.pipelines.models.build import DEFAULT_PROJECT
 
 log = logging.getLogger("gatehouse.code_refs")
 # ids in more than one project named in the summary (then "…and N more")
@@ -70,29 +70,58 @@ DESCRIPTION = (
 def register(subparsers: Any) -> None:
     parser = add_command(subparsers, "code-refs", help=HELP, description=DESCRIPTION, epilog=EPILOG)
     parser.add_argument("paths", nargs="+", metavar="PATH", help="a repository's folder (or a plain folder)")
-    parser.add_argument("--repository-name", metavar="NAME",
-                        help="the name the references are stored under (default: the folder's name); one PATH only")
-    parser.add_argument("--branch", metavar="NAME", help="the branch to record (default: git's current branch; CI checkouts are often detached)")
+    parser.add_argument(
+        "--repository-name",
+        metavar="NAME",
+        help="the name the references are stored under (default: the folder's name); one PATH only",
+    )
+    parser.add_argument(
+        "--branch", metavar="NAME", help="the branch to record (default: git's current branch; CI checkouts are often detached)"
+    )
     add_destination_arguments(parser)
-    parser.add_argument("--delimiters", default="", metavar="CHARS",
-                        help=f"more characters that delimit an id, besides {DEFAULT_DELIMITERS}, e.g. '<>' or ':'")
-    parser.add_argument("--whole-token", action="store_true",
-                        help="also count an id that is a whole token, unquoted (YAML, .env, INI files)")
-    parser.add_argument("--alias", action="append", default=[], metavar="ID=STRING",
-                        help="another string that stands for ID (a constant's name); repeatable")
+    parser.add_argument(
+        "--delimiters",
+        default="",
+        metavar="CHARS",
+        help=f"more characters that delimit an id, besides {DEFAULT_DELIMITERS}, e.g. '<>' or ':'",
+    )
+    parser.add_argument(
+        "--whole-token", action="store_true", help="also count an id that is a whole token, unquoted (YAML, .env, INI files)"
+    )
+    parser.add_argument(
+        "--alias",
+        action="append",
+        default=[],
+        metavar="ID=STRING",
+        help="another string that stands for ID (a constant's name); repeatable",
+    )
     parser.add_argument("--aliases", type=Path, metavar="FILE", help='JSON or YAML file {"id": ["STRING", ...]}')
-    parser.add_argument("--exclude", action="append", default=[], metavar="GLOB",
-                        help="skip matching paths (a glob without / matches any path component); repeatable")
-    parser.add_argument("--no-default-excludes", action="store_true",
-                        help=f"do not skip {', '.join(DEFAULT_EXCLUDES)}")
-    parser.add_argument("--max-file-size", type=int, default=DEFAULT_MAX_FILE_BYTES, metavar="BYTES",
-                        help="skip larger files, with a note (default: %(default)s; 0: no limit)")
-    parser.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1), metavar="N",
-                        help="processes reading files when ripgrep (rg) is not installed (default: %(default)s)")
+    parser.add_argument(
+        "--exclude",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="skip matching paths (a glob without / matches any path component); repeatable",
+    )
+    parser.add_argument("--no-default-excludes", action="store_true", help=f"do not skip {', '.join(DEFAULT_EXCLUDES)}")
+    parser.add_argument(
+        "--max-file-size",
+        type=int,
+        default=DEFAULT_MAX_FILE_BYTES,
+        metavar="BYTES",
+        help="skip larger files, with a note (default: %(default)s; 0: no limit)",
+    )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=min(2, os.cpu_count() or 1),
+        metavar="N",
+        help="processes reading files when ripgrep (rg) is not installed (default: %(default)s)",
+    )
     parser.set_defaults(handler=handle)
 
 
-def parse_aliases(pairs: Sequence[str], file: Optional[Path]) -> dict[str, list[str]]:
+def parse_aliases(pairs: Sequence[str], file: Path | None) -> dict[str, list[str]]:
     """alias string -> the ids it stands for."""
     by_id: dict[str, list[str]] = {}
     if file is not None:
@@ -111,7 +140,9 @@ def parse_aliases(pairs: Sequence[str], file: Optional[Path]) -> dict[str, list[
         if not isinstance(loaded, dict) or not all(
             isinstance(v, str) or (isinstance(v, list) and all(isinstance(s, str) for s in v)) for v in loaded.values()
         ):
-            raise GatehouseError(f'--aliases {file}: expected a mapping of id to a list of strings, e.g. {{"new_checkout": ["NEW_CHECKOUT"]}}')
+            raise GatehouseError(
+                f'--aliases {file}: expected a mapping of id to a list of strings, e.g. {{"new_checkout": ["NEW_CHECKOUT"]}}'
+            )
         for entity_id, strings in loaded.items():
             by_id.setdefault(str(entity_id), []).extend([strings] if isinstance(strings, str) else strings)
     for pair in pairs:
@@ -126,7 +157,7 @@ def parse_aliases(pairs: Sequence[str], file: Optional[Path]) -> dict[str, list[
     return aliases
 
 
-def read_entities(destination: Destination, timeout_s: Optional[float] = None) -> dict[Entity, list[str]]:
+def read_entities(destination: Destination, timeout_s: float | None = None) -> dict[Entity, list[str]]:
     """Every gate and config id a console has or had (the SCD2 history keeps deleted ones), with the projects
     that hold it: the single console's (`default`) and every project's; a repository's code is no one project's."""
     entities: dict[Entity, list[str]] = {}
@@ -180,7 +211,7 @@ def handle(args: argparse.Namespace) -> int:
         # a missing credential, a table dlt cannot read: run's one-line explanation
         raise GatehouseError(f"cannot read the console data from destination {destination.label()}: {explain(err)}") from err
     matcher = Matcher(entities, MatchRules(DEFAULT_DELIMITERS + args.delimiters, args.whole_token, rules_aliases))
-    scanned_at = datetime.now(timezone.utc)
+    scanned_at = datetime.now(UTC)
     scan_id = f"{scanned_at:%Y%m%dT%H%M%SZ}-{uuid.uuid4().hex[:8]}"
     scans = []
     for repository in repositories:
@@ -200,10 +231,13 @@ def handle(args: argparse.Namespace) -> int:
         pipeline = destination.pipeline()
         try:
             # Run again after a wait for the file: what a first try extracted is pending, and dlt loads it first.
-            destination.load(pipeline, args.lock_timeout, step=lambda: pipeline.run(code_references_source(scans, known)),
-                             extracted=False)
+            destination.load(
+                pipeline, args.lock_timeout, step=lambda: pipeline.run(code_references_source(scans, known)), extracted=False
+            )
         except PipelineStepFailed as err:
-            raise GatehouseError(f"loading the references failed at the {err.step} step (nothing replaced): {explain(err)}") from err
+            raise GatehouseError(
+                f"loading the references failed at the {err.step} step (nothing replaced): {explain(err)}"
+            ) from err
         destination.views.refresh(args.lock_timeout)
         destination.snapshot.publish(args.lock_timeout)
     say(*summary_lines(scans, known), *project_lines(scans, entities))
@@ -217,12 +251,20 @@ def project_lines(scans: Sequence[RepositoryScan], entities: Mapping[Entity, lis
     if len(projects) < 2:
         return []
     referenced = {(hit.entity_type, hit.entity_id) for scan in scans for hit in scan.hits}
-    by_project = {project: sum(1 for entity, holders in entities.items()
-                               if project in holders and (entity.entity_type, entity.entity_id) in referenced)
-                  for project in projects}
+    by_project = {
+        project: sum(
+            1
+            for entity, holders in entities.items()
+            if project in holders and (entity.entity_type, entity.entity_id) in referenced
+        )
+        for project in projects
+    }
     lines = ["referenced ids by project: " + ", ".join(f"{project} {count}" for project, count in by_project.items())]
-    shared = sorted((entity.entity_id, holders) for entity, holders in entities.items()
-                    if len(holders) > 1 and (entity.entity_type, entity.entity_id) in referenced)
+    shared = sorted(
+        (entity.entity_id, holders)
+        for entity, holders in entities.items()
+        if len(holders) > 1 and (entity.entity_type, entity.entity_id) in referenced
+    )
     if shared:
         shown = "; ".join(f"{entity_id} ({', '.join(holders)})" for entity_id, holders in shared[:SHARED_IDS_SHOWN])
         more = f"; …and {len(shared) - SHARED_IDS_SHOWN} more" if len(shared) > SHARED_IDS_SHOWN else ""
@@ -237,9 +279,11 @@ def summary_lines(scans: Sequence[RepositoryScan], known: set[tuple[str, str]]) 
         # to 0 gates and 0 dynamic configs" for a repository whose every reference was a check of an unknown id.
         counts = reference_counts(scan, known)
         where = " ".join(filter(None, [scan.repository.branch, scan.repository.commit[:12] if scan.repository.commit else None]))
-        lines.append(f"{scan.repository.name}{f' ({where})' if where else ''}: {counted(counts.references, 'reference')} to"
-                     f" {counted(counts.gates, 'gate')} and {counted(counts.dynamic_configs, 'dynamic config')},"
-                     f" {counts.unknown_ids} of these ids the console does not have")
+        lines.append(
+            f"{scan.repository.name}{f' ({where})' if where else ''}: {counted(counts.references, 'reference')} to"
+            f" {counted(counts.gates, 'gate')} and {counted(counts.dynamic_configs, 'dynamic config')},"
+            f" {counts.unknown_ids} of these ids the console does not have"
+        )
         stats = scan.stats
         skipped = []
         if stats.skipped_binary:
@@ -252,6 +296,8 @@ def summary_lines(scans: Sequence[RepositoryScan], known: set[tuple[str, str]]) 
             skipped.append(f"{stats.skipped_special} symlinks or special files")
         if stats.unreadable:
             skipped.append(f"{len(stats.unreadable)} unreadable")
-        lines.append(f"  {stats.files_scanned} files scanned ({stats.bytes_scanned / 1e6:.1f} MB)"
-                     + (f", skipped: {', '.join(skipped)}" if skipped else ""))
+        lines.append(
+            f"  {stats.files_scanned} files scanned ({stats.bytes_scanned / 1e6:.1f} MB)"
+            + (f", skipped: {', '.join(skipped)}" if skipped else "")
+        )
     return lines

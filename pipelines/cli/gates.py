@@ -11,16 +11,17 @@ import argparse
 import contextlib
 import getpass
 import uuid
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta, timezone
-from typing import Any, Iterator, Optional, Sequence
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
 
 from dlt.common.exceptions import DltException
 
 from gatehouse.pipelines.cleanup.decisions import check_known
+from gatehouse.pipelines.cli import recording
 from gatehouse.pipelines.cli.parser import add_command, add_destination_arguments, destination_from
 from gatehouse.pipelines.cli.terminal import say
-from gatehouse.pipelines.cli import recording
 from gatehouse.pipelines.errors import GatehouseError, explain
 from gatehouse.pipelines.untrusted import for_terminal
 from gatehouse.pipelines.warehouse import datasets
@@ -76,25 +77,33 @@ class Snooze:
     snoozed_until: date
     reason: str
     snoozed_at: datetime
-    snoozed_by: Optional[str]
+    snoozed_by: str | None
 
 
 def register(subparsers: Any) -> None:
-    gates = subparsers.add_parser("gates", help="snooze a gate: out of the worklist and the alerts until a date",
-                                  description="Gate commands that keep their record in the warehouse.",
-                                  epilog=SNOOZE_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    gates = subparsers.add_parser(
+        "gates",
+        help="snooze a gate: out of the worklist and the alerts until a date",
+        description="Gate commands that keep their record in the warehouse.",
+        epilog=SNOOZE_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     commands = gates.add_subparsers(dest="gates_command", metavar="GATES_COMMAND", required=True)
     snooze = add_command(commands, "snooze", help=SNOOZE_HELP, description=SNOOZE_DESCRIPTION, epilog=SNOOZE_EPILOG)
     snooze.add_argument("gate", metavar="GATE", help="the gate's id")
-    snooze.add_argument("--until", required=True, metavar="DATE",
-                        help="YYYY-MM-DD, a later day than today (UTC): the day the gate comes back")
+    snooze.add_argument(
+        "--until", required=True, metavar="DATE", help="YYYY-MM-DD, a later day than today (UTC): the day the gate comes back"
+    )
     snooze.add_argument("--reason", required=True, metavar="TEXT", help="why, for whoever wonders where the gate went")
     unsnooze = add_command(commands, "unsnooze", help=UNSNOOZE_HELP, description=UNSNOOZE_DESCRIPTION, epilog=UNSNOOZE_EPILOG)
     unsnooze.add_argument("gate", metavar="GATE", help="the gate's id")
     listing = add_command(commands, "snoozes", help=SNOOZES_HELP, description=SNOOZES_DESCRIPTION, epilog=SNOOZES_EPILOG)
     for parser, handler in ((snooze, handle_snooze), (unsnooze, handle_unsnooze), (listing, handle_snoozes)):
-        parser.add_argument("--project", metavar="NAME",
-                            help="only this project's gate (several consoles in one database; default: every project)")
+        parser.add_argument(
+            "--project",
+            metavar="NAME",
+            help="only this project's gate (several consoles in one database; default: every project)",
+        )
         add_destination_arguments(parser)
         parser.set_defaults(handler=handler)
 
@@ -108,8 +117,11 @@ def handle_snooze(args: argparse.Namespace) -> int:
     destination = destination_from(args)
     with _reading(destination, args) as reader:
         check_gate(read_gate_projects(reader), args.gate, args.project)
-        replaced = [s for s in read_in_force(reader, today) if s.gate_id == args.gate
-                    and (args.project is None or s.project == args.project)]
+        replaced = [
+            s
+            for s in read_in_force(reader, today)
+            if s.gate_id == args.gate and (args.project is None or s.project == args.project)
+        ]
     record(destination, [snooze_row(args.project, args.gate, until, reason)], args.lock_timeout)
     again = f"; it replaces the snooze until {', '.join(sorted({f'{s.snoozed_until}' for s in replaced}))}" if replaced else ""
     say(f"{args.gate} ({_where(args.project)}): snoozed until {until}, out of the worklist and the alerts until then{again}")
@@ -121,8 +133,11 @@ def handle_unsnooze(args: argparse.Namespace) -> int:
     destination = destination_from(args)
     with _reading(destination, args) as reader:
         check_gate(read_gate_projects(reader), args.gate, args.project)
-        ending = [s for s in read_in_force(reader, today) if s.gate_id == args.gate
-                  and (args.project is None or s.project == args.project)]
+        ending = [
+            s
+            for s in read_in_force(reader, today)
+            if s.gate_id == args.gate and (args.project is None or s.project == args.project)
+        ]
     if not ending:
         raise GatehouseError(f"{for_terminal(args.gate)} has no snooze in force ({_where(args.project)}); nothing was written")
     record(destination, [snooze_row(args.project, args.gate, None, ENDED_BY_HAND)], args.lock_timeout)
@@ -143,7 +158,7 @@ def handle_snoozes(args: argparse.Namespace) -> int:
 
 
 def utc_today() -> date:
-    return datetime.now(timezone.utc).date()
+    return datetime.now(UTC).date()
 
 
 def parse_until(text: str, today: date) -> date:
@@ -152,47 +167,65 @@ def parse_until(text: str, today: date) -> date:
         until = date.fromisoformat(text.strip())
     except ValueError:
         example = today + timedelta(days=30)
-        raise GatehouseError(f"--until {for_terminal(text)}: not a date; write it as YYYY-MM-DD, e.g. {example}; nothing was written") from None
+        raise GatehouseError(
+            f"--until {for_terminal(text)}: not a date; write it as YYYY-MM-DD, e.g. {example}; nothing was written"
+        ) from None
     if until <= today:
         when = "today" if until == today else "in the past"
-        raise GatehouseError(f"--until {until} is {when} (today is {today} UTC): a snooze ends on a later day; nothing was written")
+        raise GatehouseError(
+            f"--until {until} is {when} (today is {today} UTC): a snooze ends on a later day; nothing was written"
+        )
     return until
 
 
-def check_gate(held: Sequence[tuple[str, str]], gate_id: str, project: Optional[str]) -> None:
+def check_gate(held: Sequence[tuple[str, str]], gate_id: str, project: str | None) -> None:
     """A gate no run has loaded (in `project`, when named) is refused in one line, with the nearest loaded id."""
     check_known([gate_id], sorted({gate for _, gate in held}))
     if project is None:
         return
     projects = sorted({name for name, _ in held})
     if project not in projects:
-        raise GatehouseError(f"no project {for_terminal(project)} has been loaded (projects: {', '.join(projects)}); nothing was written")
+        raise GatehouseError(
+            f"no project {for_terminal(project)} has been loaded (projects: {', '.join(projects)}); nothing was written"
+        )
     holding = sorted({name for name, gate in held if gate == gate_id})
     if project not in holding:
-        raise GatehouseError(f"project {for_terminal(project)} has no gate {for_terminal(gate_id)} (it is in project"
-                             f" {', '.join(holding)}); nothing was written")
+        raise GatehouseError(
+            f"project {for_terminal(project)} has no gate {for_terminal(gate_id)} (it is in project"
+            f" {', '.join(holding)}); nothing was written"
+        )
 
 
 def read_gate_projects(reader: Reader) -> list[tuple[str, str]]:
     """(project, gate id) of every gate any version of any project's console has held."""
-    return [(project, gate_id) for project, gate_id in reader.rows(
-        "select distinct project, gate_id from analytics.stg_gate_versions")]
+    return [
+        (project, gate_id)
+        for project, gate_id in reader.rows("select distinct project, gate_id from analytics.stg_gate_versions")
+    ]
 
 
 def read_in_force(reader: Reader, today: date) -> list[Snooze]:
     """Each project's gate whose newest snooze ends after `today`, by project, gate."""
-    rows = reader.rows("select project, gate_id, snoozed_until, snooze_reason, snoozed_at, snoozed_by"
-                       " from analytics.int_gate_snoozes where is_latest order by project, gate_id")
+    rows = reader.rows(
+        "select project, gate_id, snoozed_until, snooze_reason, snoozed_at, snoozed_by"
+        " from analytics.int_gate_snoozes where is_latest order by project, gate_id"
+    )
     return [snooze for snooze in (Snooze(*row) for row in rows) if snooze.snoozed_until > today]
 
 
-def snooze_row(project: Optional[str], gate_id: str, until: Optional[date], reason: str) -> dict[str, Any]:
+def snooze_row(project: str | None, gate_id: str, until: date | None, reason: str) -> dict[str, Any]:
     """One row of `gate_snoozes`, written now by the user running the command; `until` None: an end, on the day of
     `snoozed_at` itself (how a reader tells an end from a snooze, whose day is always a later one)."""
-    at = datetime.now(timezone.utc)
-    return {"snooze_id": f"{at:%Y%m%dT%H%M%S%fZ}-{uuid.uuid4().hex[:8]}", "project": project, "gate_id": gate_id,
-            "snoozed_until": at.date() if until is None else until, "reason": reason, "snoozed_at": at,
-            "snoozed_by": _user()}
+    at = datetime.now(UTC)
+    return {
+        "snooze_id": f"{at:%Y%m%dT%H%M%S%fZ}-{uuid.uuid4().hex[:8]}",
+        "project": project,
+        "gate_id": gate_id,
+        "snoozed_until": at.date() if until is None else until,
+        "reason": reason,
+        "snoozed_at": at,
+        "snoozed_by": _user(),
+    }
 
 
 def record(destination: Destination, rows: Sequence[dict[str, Any]], timeout_s: Any) -> None:
@@ -212,11 +245,11 @@ def _reading(destination: Destination, args: argparse.Namespace) -> Iterator[Rea
         raise GatehouseError(f"cannot read the console data from destination {destination.label()}: {explain(err)}") from err
 
 
-def _where(project: Optional[str]) -> str:
+def _where(project: str | None) -> str:
     return "every project" if project is None else f"project {project}"
 
 
-def _user() -> Optional[str]:
+def _user() -> str | None:
     """The operating system's user running the command; None when it cannot say (no login name, no passwd entry)."""
     try:
         return getpass.getuser() or None

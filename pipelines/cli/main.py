@@ -6,10 +6,10 @@ import argparse
 import logging
 import os
 import sys
-from typing import Sequence
+from collections.abc import Sequence
 
-from gatehouse.pipelines.errors import GatehouseError, config_file_problem
 from gatehouse.pipelines.cli.terminal import error
+from gatehouse.pipelines.errors import GatehouseError, config_file_problem
 from gatehouse.pipelines.logs import configure_logging
 from gatehouse.pipelines.settings import check_names
 from gatehouse.sources.console.errors import ConsoleError

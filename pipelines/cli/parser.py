@@ -20,18 +20,31 @@ def add_command(subparsers: Any, name: str, *, help: str, description: str, epil
 
 def add_destination_arguments(parser: Any, *, lock: bool = True) -> None:
     """The flags every command that reaches the data shares: --duckdb, --destination (and --lock-timeout)."""
-    parser.add_argument("--duckdb", default=None, metavar="PATH",
-                        help=f"DuckDB file, the default destination (default: {DEFAULT_DUCKDB})")
-    parser.add_argument("--destination", default=None, metavar="NAME",
-                        help="any dlt destination name (postgres, snowflake, bigquery, databricks, motherduck,"
-                        " filesystem...); its credentials come from dlt config, e.g. .dlt/secrets.toml")
+    parser.add_argument(
+        "--duckdb", default=None, metavar="PATH", help=f"DuckDB file, the default destination (default: {DEFAULT_DUCKDB})"
+    )
+    parser.add_argument(
+        "--destination",
+        default=None,
+        metavar="NAME",
+        help="any dlt destination name (postgres, snowflake, bigquery, databricks, motherduck,"
+        " filesystem...); its credentials come from dlt config, e.g. .dlt/secrets.toml",
+    )
     if lock:
-        parser.add_argument("--create-dirs", action="store_true",
-                            help="make the DuckDB file's folder if it does not exist (without it, a missing folder is"
-                            " refused: a typo in a path would otherwise start a new history)")
-        parser.add_argument("--lock-timeout", type=float, default=None, metavar="SECONDS",
-                            help=f"wait this long for another run or for a program holding the DuckDB file"
-                            f" (default: setting {LOCK_TIMEOUT_SETTING}, else {DEFAULT_LOCK_TIMEOUT_S:.0f})")
+        parser.add_argument(
+            "--create-dirs",
+            action="store_true",
+            help="make the DuckDB file's folder if it does not exist (without it, a missing folder is"
+            " refused: a typo in a path would otherwise start a new history)",
+        )
+        parser.add_argument(
+            "--lock-timeout",
+            type=float,
+            default=None,
+            metavar="SECONDS",
+            help=f"wait this long for another run or for a program holding the DuckDB file"
+            f" (default: setting {LOCK_TIMEOUT_SETTING}, else {DEFAULT_LOCK_TIMEOUT_S:.0f})",
+        )
 
 
 def destination_from(args: argparse.Namespace) -> Destination:

@@ -25,9 +25,13 @@ examples:
 def register(subparsers: Any) -> None:
     projects = subparsers.add_parser("projects", help="several consoles as projects: adopt the single console's history")
     commands = projects.add_subparsers(dest="projects_command", metavar="PROJECTS_COMMAND", required=True)
-    parser = commands.add_parser("adopt", help="move the single console's dataset and state to project NAME",
-                                 description=ADOPT_DESCRIPTION, epilog=ADOPT_EPILOG,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = commands.add_parser(
+        "adopt",
+        help="move the single console's dataset and state to project NAME",
+        description=ADOPT_DESCRIPTION,
+        epilog=ADOPT_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("name", metavar="NAME", help="the project's name (lower case: it names dataset console_NAME)")
     add_destination_arguments(parser)
     parser.set_defaults(handler=handle_adopt)

@@ -6,24 +6,23 @@ import argparse
 import contextlib
 import logging
 import sys
-from typing import Any, Optional
+from typing import Any
 
-from gatehouse.pipelines.cli.terminal import say
-from gatehouse.pipelines.warehouse import datasets, names
-from gatehouse.pipelines.warehouse.dbt_build import DBT_SCHEMA, build_with_dbt
-from gatehouse.pipelines.cli.parser import add_command, add_destination_arguments, destination_from
-from gatehouse.pipelines.errors import GatehouseError
-from gatehouse.pipelines.run.demo import DEMO_BASE_URL, DEMO_PROJECTS, demo_consoles
-from gatehouse.pipelines.projects import ALL_PROJECTS, check_name, configured_projects
 from gatehouse.pipelines.alerts.dispatch import AlertOutcome
+from gatehouse.pipelines.cli.parser import add_command, add_destination_arguments, destination_from
+from gatehouse.pipelines.cli.terminal import say
+from gatehouse.pipelines.errors import GatehouseError
+from gatehouse.pipelines.models.build import DEFAULT_PARAMETERS, DEFAULT_PROJECT, check_parameters
+from gatehouse.pipelines.projects import ALL_PROJECTS, check_name, configured_projects
 from gatehouse.pipelines.run.checks import single_console_left
 from gatehouse.pipelines.run.consoles import ProjectOutcome, run_consoles
+from gatehouse.pipelines.run.demo import DEMO_BASE_URL, DEMO_PROJECTS, demo_consoles
 from gatehouse.pipelines.run.options import SELECTABLE, RunOptions
-from gatehouse.pipelines.warehouse.destination import Destination
 from gatehouse.pipelines.run.scheduled import failure_line
 from gatehouse.pipelines.run.summary import snapshot_line
-from gatehouse.pipelines.models.build import DEFAULT_PARAMETERS, DEFAULT_PROJECT, check_parameters
-
+from gatehouse.pipelines.warehouse import datasets, names
+from gatehouse.pipelines.warehouse.dbt_build import DBT_SCHEMA, build_with_dbt
+from gatehouse.pipelines.warehouse.destination import Destination
 
 log = logging.getLogger("gatehouse.run")
 
@@ -81,31 +80,47 @@ VIEWS_DESCRIPTION = (
 
 def register(subparsers: Any) -> None:
     parser = add_command(subparsers, "run", help=HELP, description=DESCRIPTION, epilog=EPILOG)
-    parser.add_argument("--demo", action="store_true",
-                        help=f"run against local console twins of two projects, {' and '.join(DEMO_PROJECTS)} (no account needed),"
-                        f" into ./{names.DEMO_DUCKDB} unless --duckdb says otherwise")
+    parser.add_argument(
+        "--demo",
+        action="store_true",
+        help=f"run against local console twins of two projects, {' and '.join(DEMO_PROJECTS)} (no account needed),"
+        f" into ./{names.DEMO_DUCKDB} unless --duckdb says otherwise",
+    )
     add_destination_arguments(parser)
     parser.add_argument("--resources", metavar="A,B", help=f"load only these tables: {', '.join(SELECTABLE)}")
     parser.add_argument("--full-refresh", action="store_true", help="drop the console tables and state first")
-    parser.add_argument("--repoint", action="store_true",
-                        help="load a console other than the one the dataset holds (refused without this flag): its"
-                        " history continues and what the new console lacks is retired; with --full-refresh it starts over")
-    parser.add_argument("--project", metavar="NAME",
-                        help="load only this one of the projects configured under [sources.console.projects.<name>]")
+    parser.add_argument(
+        "--repoint",
+        action="store_true",
+        help="load a console other than the one the dataset holds (refused without this flag): its"
+        " history continues and what the new console lacks is retired; with --full-refresh it starts over",
+    )
+    parser.add_argument(
+        "--project", metavar="NAME", help="load only this one of the projects configured under [sources.console.projects.<name>]"
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress lines while running")
-    parser.add_argument("--alerts", action="store_true",
-                        help="after the run, send what is new (gatehouse alerts), or that the run failed; never fails the run")
+    parser.add_argument(
+        "--alerts",
+        action="store_true",
+        help="after the run, send what is new (gatehouse alerts), or that the run failed; never fails the run",
+    )
     parser.set_defaults(handler=handle_run)
 
     views = add_command(subparsers, "views", help=VIEWS_HELP, description=VIEWS_DESCRIPTION, epilog=VIEWS_EPILOG)
     add_destination_arguments(views)
     views.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="set a view parameter (repeatable)")
-    views.add_argument("--projects", metavar="A,B",
-                       help="show only these projects in the views, kept in analytics.view_projects until changed"
-                       f" (the single console is {DEFAULT_PROJECT}); all: every project")
-    views.add_argument("--dbt", action="store_true",
-                       help=f"build gatehouse's dbt package instead, through dlt's dbt runner, into schema {DBT_SCHEMA}, and run"
-                       " its tests (duckdb and postgres; pip install 'gatehouse-console[dbt]'); --set and --projects become its vars")
+    views.add_argument(
+        "--projects",
+        metavar="A,B",
+        help="show only these projects in the views, kept in analytics.view_projects until changed"
+        f" (the single console is {DEFAULT_PROJECT}); all: every project",
+    )
+    views.add_argument(
+        "--dbt",
+        action="store_true",
+        help=f"build gatehouse's dbt package instead, through dlt's dbt runner, into schema {DBT_SCHEMA}, and run"
+        " its tests (duckdb and postgres; pip install 'gatehouse-console[dbt]'); --set and --projects become its vars",
+    )
     views.set_defaults(handler=handle_views)
 
 
@@ -115,15 +130,24 @@ def handle_run(args: argparse.Namespace) -> int:
         if args.project not in projects:
             configured = ", ".join(projects) or "none"
             where = "the demo's projects" if args.demo else "a configured project"
-            raise GatehouseError(f"--project {args.project}: not {where} (configured: {configured});"
-                                 " name it under [sources.console.projects.<name>] in .dlt/config.toml")
+            raise GatehouseError(
+                f"--project {args.project}: not {where} (configured: {configured});"
+                " name it under [sources.console.projects.<name>] in .dlt/config.toml"
+            )
         projects = [args.project]
     if args.demo and args.duckdb is None and args.destination is None:
         args.duckdb = str(names.DEMO_DUCKDB)
     resources = [r.strip() for r in args.resources.split(",") if r.strip()] if args.resources else None
-    options = RunOptions(destination=destination_from(args), resources=resources, full_refresh=args.full_refresh,
-                         progress=not args.no_progress, lock_timeout_s=args.lock_timeout, repoint=args.repoint,
-                         demo=args.demo, alerts=args.alerts)
+    options = RunOptions(
+        destination=destination_from(args),
+        resources=resources,
+        full_refresh=args.full_refresh,
+        progress=not args.no_progress,
+        lock_timeout_s=args.lock_timeout,
+        repoint=args.repoint,
+        demo=args.demo,
+        alerts=args.alerts,
+    )
     consoles: contextlib.AbstractContextManager[dict[str, dict[str, Any]]] = contextlib.nullcontext({})
     if args.demo:
         consoles = demo_consoles()
@@ -141,14 +165,17 @@ def handle_run(args: argparse.Namespace) -> int:
     return 0
 
 
-def say_projects(destination: Destination, outcomes: list[ProjectOutcome], alerted: Optional[AlertOutcome],
-                 lock_timeout_s: Optional[float]) -> int:
+def say_projects(
+    destination: Destination, outcomes: list[ProjectOutcome], alerted: AlertOutcome | None, lock_timeout_s: float | None
+) -> int:
     """Each project's summary; the last line names every project that failed, with its reason."""
     projects = [outcome.project for outcome in outcomes]
     for outcome in outcomes:
-        say(f"gatehouse: {destination.for_project(outcome.project).label()}: project {outcome.project}",
+        say(
+            f"gatehouse: {destination.for_project(outcome.project).label()}: project {outcome.project}",
             # the reason once, on the last line with every failed project's (where a scheduler's mail shows it)
-            *(outcome.summary.lines() if outcome.summary else ("  failed: its reason is on the last line",)))
+            *(outcome.summary.lines() if outcome.summary else ("  failed: its reason is on the last line",)),
+        )
     if any(outcome.summary for outcome in outcomes):
         left = single_console_left(destination, projects, lock_timeout_s)
         say(*([left] if left else ()), *([snapshot_line(destination.snapshot.path)] if destination.is_duckdb_file else ()))

@@ -7,7 +7,8 @@ from __future__ import annotations
 import argparse
 import re
 import sys
-from typing import Any, NoReturn, Sequence
+from collections.abc import Sequence
+from typing import Any, NoReturn
 
 from gatehouse.pipelines.cli.console.warehouse import WAREHOUSES
 from gatehouse.pipelines.errors import GatehouseError

@@ -12,9 +12,10 @@ import csv
 import json
 import logging
 import sys
+from collections.abc import Sequence
 from datetime import date, datetime
 from decimal import Decimal
-from typing import Any, Sequence
+from typing import Any
 
 import sqlglot
 from dlt.common.exceptions import DltException
@@ -23,9 +24,9 @@ from sqlglot.errors import ParseError
 
 from gatehouse.pipelines.cli.parser import add_command, add_destination_arguments, destination_from
 from gatehouse.pipelines.errors import GatehouseError, first_line
+from gatehouse.pipelines.untrusted import for_csv, for_terminal
 from gatehouse.pipelines.warehouse import datasets
 from gatehouse.pipelines.warehouse.names import DATASET_NAME
-from gatehouse.pipelines.untrusted import for_csv, for_terminal
 from gatehouse.pipelines.warehouse.read_only import read_only
 
 log = logging.getLogger("gatehouse.sql")
@@ -104,8 +105,10 @@ def check_read_only(query: str, dialect: str) -> None:
         raise GatehouseError(f"give one query, not {len(statements)} statements")
     change = _first_change(statements[0], dialect)
     if change is not None:
-        raise GatehouseError(f"only a query is run here, not {_spelled(change)}: gatehouse sql never changes the data"
-                             " (SHOW, DESCRIBE, SUMMARIZE, EXPLAIN and PRAGMA table_info are read too)")
+        raise GatehouseError(
+            f"only a query is run here, not {_spelled(change)}: gatehouse sql never changes the data"
+            " (SHOW, DESCRIBE, SUMMARIZE, EXPLAIN and PRAGMA table_info are read too)"
+        )
 
 
 def described_elsewhere(query: str, dialect: str) -> str:
@@ -117,14 +120,20 @@ def described_elsewhere(query: str, dialect: str) -> str:
     if isinstance(statement, exp.Describe) and isinstance(statement.this, exp.Table):
         table = statement.this
         schema = exp.Literal.string(table.db or DATASET_NAME).sql()
-        return (f"select column_name, data_type, is_nullable from information_schema.columns where table_schema = {schema}"
-                f" and table_name = {exp.Literal.string(table.name).sql()} order by ordinal_position")
+        return (
+            f"select column_name, data_type, is_nullable from information_schema.columns where table_schema = {schema}"
+            f" and table_name = {exp.Literal.string(table.name).sql()} order by ordinal_position"
+        )
     if isinstance(statement, exp.Show) and str(statement.this).upper() in ("TABLES", "ALL TABLES"):
-        return ("select table_schema, table_name, table_type from information_schema.tables where table_schema not in"
-                " ('information_schema', 'pg_catalog') order by table_schema, table_name")
+        return (
+            "select table_schema, table_name, table_type from information_schema.tables where table_schema not in"
+            " ('information_schema', 'pg_catalog') order by table_schema, table_name"
+        )
     if isinstance(statement, (exp.Describe, exp.Show, exp.Summarize, exp.Pragma)):
-        raise GatehouseError(f"{_spelled(statement)} is DuckDB's own and {dialect} has no such statement: write a query"
-                             " over information_schema.columns or information_schema.tables instead")
+        raise GatehouseError(
+            f"{_spelled(statement)} is DuckDB's own and {dialect} has no such statement: write a query"
+            " over information_schema.columns or information_schema.tables instead"
+        )
     return query
 
 
@@ -150,7 +159,7 @@ def _first_change(statement: exp.Expr, dialect: str) -> exp.Expr | None:
         rest = statement.expression.name if isinstance(statement.expression, exp.Expression) else str(statement.expression)
         rest = rest.strip()
         if rest.upper().startswith("ANALYZE "):
-            rest = rest[len("ANALYZE "):]  # which runs the query: what it explains is checked as if run
+            rest = rest[len("ANALYZE ") :]  # which runs the query: what it explains is checked as if run
         inner = _statements(rest, dialect)
         if len(inner) != 1 or not isinstance(inner[0], exp.Query):
             return statement
@@ -244,5 +253,3 @@ def _database_message(err: BaseException) -> str:
         if line.strip():
             lines.append(line.strip())
     return " ".join(lines) or type(current).__name__
-
-

@@ -43,9 +43,13 @@ def register(subparsers) -> None:
     serve.add_argument("--port", type=_port, default=8787, help="port on 127.0.0.1 (0: any free port; default 8787)")
     serve.add_argument("--size", choices=sorted(SIZES), default="small", help="organisation size (default small)")
     serve.add_argument("--seed", type=int, default=0, help="organisation seed (default 0)")
-    serve.add_argument("--projects", type=_projects, metavar="NAME,NAME",
-                       help="serve one organisation per project at the same address, each under its own key"
-                       " (seeds SEED, SEED+1, ...), and print each project's settings")
+    serve.add_argument(
+        "--projects",
+        type=_projects,
+        metavar="NAME,NAME",
+        help="serve one organisation per project at the same address, each under its own key"
+        " (seeds SEED, SEED+1, ...), and print each project's settings",
+    )
     serve.add_argument("--api-key", default=TwinSettings.api_key, help="the console key the twin accepts")
     serve.add_argument("--scim-token", default=TwinSettings.scim_token, help="the SCIM bearer token the twin accepts")
     serve.add_argument("--latency-ms", type=_latency_ms, default=0, help="added to every request")
@@ -123,7 +127,8 @@ def serve_twin(args: argparse.Namespace) -> int:
     )
     if args.projects:
         twin: ConsoleTwin | ConsoleHost = ConsoleHost.of(
-            {name: (args.size, args.seed + index) for index, name in enumerate(args.projects)}, settings)
+            {name: (args.size, args.seed + index) for index, name in enumerate(args.projects)}, settings
+        )
     else:
         twin = ConsoleTwin(size=args.size, seed=args.seed, settings=settings)
     stop = threading.Event()
@@ -158,10 +163,14 @@ def _exports(twin: ConsoleTwin, base_url: str, project: str | None = None) -> di
 
 def _print_instructions(served: ConsoleTwin | ConsoleHost, base_url: str, args: argparse.Namespace) -> None:
     if isinstance(served, ConsoleHost):
-        exports = {name: value for project, twin in served.twins.items() for name, value in _exports(twin, base_url, project).items()}
+        exports = {
+            name: value for project, twin in served.twins.items() for name, value in _exports(twin, base_url, project).items()
+        }
         twins = list(served.twins.values())
-        print(f"Console twin ({len(twins)} {args.size} organisations, projects {', '.join(served.twins)},"
-              f" seeds {args.seed}-{args.seed + len(twins) - 1}, each under its own key) serving on {base_url}")
+        print(
+            f"Console twin ({len(twins)} {args.size} organisations, projects {', '.join(served.twins)},"
+            f" seeds {args.seed}-{args.seed + len(twins) - 1}, each under its own key) serving on {base_url}"
+        )
     else:
         exports, twins = _exports(served, base_url), [served]
         print(f"Console twin ({args.size} organisation, seed {args.seed}) serving on {base_url}")

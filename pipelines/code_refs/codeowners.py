@@ -28,9 +28,9 @@ import logging
 import os
 import re
 import stat
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Optional
 
 log = logging.getLogger("gatehouse.code_refs")
 
@@ -47,7 +47,7 @@ UNESCAPED_SPACE = re.compile(r"(?<!\\)\s+")
 @dataclass(frozen=True)
 class Rule:
     pattern: str
-    matches: "re.Pattern[str]"
+    matches: re.Pattern[str]
     owners: tuple[str, ...]
 
 
@@ -74,7 +74,7 @@ class CodeOwners:
         return tuple(found)
 
 
-def pattern_regex(pattern: str, gitlab: bool = False) -> "re.Pattern[str]":
+def pattern_regex(pattern: str, gitlab: bool = False) -> re.Pattern[str]:
     """The paths (of files, from the root, `/`-separated) a CODEOWNERS pattern owns (module docstring); `gitlab`:
     only a leading `/` anchors, as GitLab reads `a/b` as `/**/a/b`."""
     folder_only = pattern.endswith("/")
@@ -89,7 +89,9 @@ def pattern_regex(pattern: str, gitlab: bool = False) -> "re.Pattern[str]":
             # `**/` any folders (none too); a trailing `/**` everything below
             pieces.append(".*" if last else "(?:[^/]+/)*")
             continue
-        piece = "".join("[^/]*" if char == "*" else "[^/]" if char == "?" else re.escape(char) for char in re.sub(r"\*+", "*", part))
+        piece = "".join(
+            "[^/]*" if char == "*" else "[^/]" if char == "?" else re.escape(char) for char in re.sub(r"\*+", "*", part)
+        )
         pieces.append(piece if last else piece + "/")
     body = "".join(pieces)
     if folder_only or not parts:
@@ -151,7 +153,7 @@ def _owners(text: str) -> tuple[str, ...]:
     return tuple(owners)
 
 
-def read_codeowners(root: Path) -> Optional[CodeOwners]:
+def read_codeowners(root: Path) -> CodeOwners | None:
     """The repository's CODEOWNERS file, parsed: the first location holding a regular file (a link is not
     followed: it may lead out of the repository); None where there is none, or it cannot be read."""
     for location in CODEOWNERS_LOCATIONS:
@@ -161,7 +163,9 @@ def read_codeowners(root: Path) -> Optional[CodeOwners]:
             if not stat.S_ISREG(status.st_mode):
                 continue
             if status.st_size > MAX_CODEOWNERS_BYTES:
-                log.warning("%s: larger than %d bytes, not read (as GitHub does not): no code owners", location, MAX_CODEOWNERS_BYTES)
+                log.warning(
+                    "%s: larger than %d bytes, not read (as GitHub does not): no code owners", location, MAX_CODEOWNERS_BYTES
+                )
                 return None
             with open(full, "rb") as file:
                 data = file.read(MAX_CODEOWNERS_BYTES + 1)

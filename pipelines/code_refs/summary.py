@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 TOP = 5
 HOW_TO_SCAN = "run `gatehouse code-refs PATH` on each code repository (docs/code-refs.md)"
@@ -10,7 +10,9 @@ HOW_TO_SCAN = "run `gatehouse code-refs PATH` on each code repository (docs/code
 
 def summary_lines(rows: Callable[[str], list[tuple]]) -> list[str]:
     """`rows(sql)` runs a query on the analysis views and returns its rows."""
-    [(repositories, last_scan)] = rows("select count(distinct repository), max(scanned_at) from analytics.stg_code_reference_scans")
+    [(repositories, last_scan)] = rows(
+        "select count(distinct repository), max(scanned_at) from analytics.stg_code_reference_scans"
+    )
     if not repositories:
         return [f"code references: no repository scanned yet; {HOW_TO_SCAN}"]
     [(gates, referenced, references, to_archive, to_find)] = rows(
@@ -36,8 +38,10 @@ def summary_lines(rows: Callable[[str], list[tuple]]) -> list[str]:
         """
     )
     deleted = sum(1 for row in orphans if row[2] == "deleted")
-    lines.append(f"code orphans: {len(orphans)} ids in code the console does not have ({deleted} deleted,"
-                 f" {len(orphans) - deleted} never existed)")
+    lines.append(
+        f"code orphans: {len(orphans)} ids in code the console does not have ({deleted} deleted,"
+        f" {len(orphans) - deleted} never existed)"
+    )
     for entity_type, entity_id, status, deleted_at, repository, locations in orphans[:TOP]:
         when = f"{status} {deleted_at:%Y-%m-%d}" if deleted_at is not None else status
         lines.append(f"  {entity_id:<34} {entity_type:<15} {when:<18} {repository}: {locations}")

@@ -50,10 +50,11 @@ import hashlib
 import json
 import logging
 import re
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Mapping, Optional, Sequence
+from typing import Any
 
 import sqlglot
 from dlt.destinations.sql_client import SqlClientBase
@@ -61,8 +62,8 @@ from sqlglot import exp
 from sqlglot.errors import ErrorLevel, ParseError, UnsupportedError
 
 from gatehouse.pipelines.errors import GatehouseError, first_line
-from gatehouse.sources.console.settings import DEFAULT_LATE_EXPOSURE_DAYS
 from gatehouse.pipelines.models.graph import SCHEMA, ViewDefinition, view_definitions
+from gatehouse.sources.console.settings import DEFAULT_LATE_EXPOSURE_DAYS
 
 log = logging.getLogger("gatehouse.views")
 
@@ -70,23 +71,43 @@ log = logging.getLogger("gatehouse.views")
 DEFAULT_PARAMETERS: dict[str, tuple[float, str]] = {
     "stale_after_days": (30, "the service's staleness window: a gate created or modified within it is never stale"),
     "stale_warning_days": (7, "a gate that meets the stale rules within this many days is listed as approaching"),
-    "ready_after_days": (14, "gate_lifecycle: a gate that has given one answer to every user this many days is ready to"
-                         " remove from the code"),
-    "answer_change_window_days": (30, "gate_lifecycle.answer_changes_in_window counts the changes of a gate's answer"
-                                  " (status, enabled, rules) within this many days"),
+    "ready_after_days": (
+        14,
+        "gate_lifecycle: a gate that has given one answer to every user this many days is ready to remove from the code",
+    ),
+    "answer_change_window_days": (
+        30,
+        "gate_lifecycle.answer_changes_in_window counts the changes of a gate's answer"
+        " (status, enabled, rules) within this many days",
+    ),
     "checks_trend_days": (14, "gate_lifecycle.checks_trend compares checks per hour now with this many days ago"),
-    "code_scan_max_age_days": (7, "gate_lifecycle: a repository whose last scan is older than this is no evidence that"
-                               " the code no longer references a gate"),
+    "code_scan_max_age_days": (
+        7,
+        "gate_lifecycle: a repository whose last scan is older than this is no evidence that"
+        " the code no longer references a gate",
+    ),
     "target_sample_size": (10000, "exposures (all groups together) an experiment should reach; exposure_growth.days_to_target"),
     "stall_days": (3, "days without any new exposure after which an experiment is stalled"),
-    "late_days": (DEFAULT_LATE_EXPOSURE_DAYS, "a series lagging the service clock by 2 to this many days is late, beyond it concluded (sources.console late_exposure_days)"),
+    "late_days": (
+        DEFAULT_LATE_EXPOSURE_DAYS,
+        "a series lagging the service clock by 2 to this many days is late, beyond it concluded (sources.console late_exposure_days)",
+    ),
     "trend_flat_band": (0.1, "a 7-day pace within this share of the previous 7 days' pace is a flat trend"),
-    "srm_p_value_threshold": (0.001, "exposure_srm.srm_detected when the sequential p-value is below this: the"
-                              " false-alarm rate of an experiment's test, however often the views are read"),
-    "srm_prior_concentration": (1000, "the sequential SRM test's Dirichlet prior concentration (exposure_srm_daily):"
-                                " larger is more sensitive to small mismatches late, smaller to large ones early"),
-    "dip_ratio": (0.5, "a whole day's new exposures below this share of the lowest of the 7 days before is a dip"
-                  " (experiment_health_daily.is_dip)"),
+    "srm_p_value_threshold": (
+        0.001,
+        "exposure_srm.srm_detected when the sequential p-value is below this: the"
+        " false-alarm rate of an experiment's test, however often the views are read",
+    ),
+    "srm_prior_concentration": (
+        1000,
+        "the sequential SRM test's Dirichlet prior concentration (exposure_srm_daily):"
+        " larger is more sensitive to small mismatches late, smaller to large ones early",
+    ),
+    "dip_ratio": (
+        0.5,
+        "a whole day's new exposures below this share of the lowest of the 7 days before is a dip"
+        " (experiment_health_daily.is_dip)",
+    ),
     "health_min_days": (7, "days of series (a weekly cycle) before an experiment's checks give a verdict"),
     "health_min_exposures": (1000, "exposures (all groups together) before an experiment's checks give a verdict"),
     "max_running_days": (42, "an experiment running more days than this is running long (experiment_health.duration_check)"),
@@ -173,7 +194,13 @@ SOURCE_COLUMNS: dict[str, dict[str, str]] = {
         **_OWNER,
     },
     "dynamic_configs__rules": {**_RULE, "return_value": "json"},
-    "dynamic_configs__rules__variants": {**_DLT_NESTED, "id": "varchar", "name": "varchar", **_PASS_PERCENTAGE, "return_value": "json"},
+    "dynamic_configs__rules__variants": {
+        **_DLT_NESTED,
+        "id": "varchar",
+        "name": "varchar",
+        **_PASS_PERCENTAGE,
+        "return_value": "json",
+    },
     "dynamic_configs__rules__conditions": _CONDITION,
     "dynamic_configs__rules__conditions__target_value": _TARGET_VALUES,
     "dynamic_configs__holdout_i_ds": _VALUE_LIST,
@@ -323,7 +350,7 @@ class RawTables:
     shared: RawDataset
 
     @classmethod
-    def single(cls, columns: Mapping[str, Iterable[str]], dataset: str, project: str = DEFAULT_PROJECT) -> "RawTables":
+    def single(cls, columns: Mapping[str, Iterable[str]], dataset: str, project: str = DEFAULT_PROJECT) -> RawTables:
         """One console dataset that also holds the shared tables (as a single console's load and code-refs leave it)."""
         present = {table: frozenset(names) for table, names in columns.items()}
         console = {table: names for table, names in present.items() if table not in SHARED_TABLES}
@@ -331,7 +358,9 @@ class RawTables:
         return cls(projects, RawDataset(None, dataset, {t: c for t, c in present.items() if t in SHARED_TABLES}))
 
     def fingerprint(self) -> list:
-        return [[d.project, d.dataset, {t: sorted(c) for t, c in sorted(d.columns.items())}] for d in (*self.projects, self.shared)]
+        return [
+            [d.project, d.dataset, {t: sorted(c) for t, c in sorted(d.columns.items())}] for d in (*self.projects, self.shared)
+        ]
 
 
 def apply_views(
@@ -376,18 +405,29 @@ def apply_views(
             return [definition.name for definition in definitions]
         _run(client, _ensure_analytics_dataset, f"creating schema {SCHEMA}", destination)
         with client.begin_transaction():
-            _run(client, lambda c: _ensure_parameter_tables(c, parameters or {}, projects), "the view parameter tables", destination)
+            _run(
+                client,
+                lambda c: _ensure_parameter_tables(c, parameters or {}, projects),
+                "the view parameter tables",
+                destination,
+            )
             _run(client, lambda c: _drop_views(c, [d.name for d in definitions]), "dropping the old views", destination)
             for name, statement in statements:
                 _run(client, lambda c, statement=statement: c.execute_sql(statement), f"view {name}", destination)
             _run(client, lambda c: c.execute_sql(_applied_statement(c, digest)), f"view {APPLIED_VIEWS}", destination)
-    log.info("applied %d views on %s over %d project(s): %s", len(statements), destination, len(raw.projects),
-             ", ".join(dataset.project or "" for dataset in raw.projects) or "none loaded")
+    log.info(
+        "applied %d views on %s over %d project(s): %s",
+        len(statements),
+        destination,
+        len(raw.projects),
+        ", ".join(dataset.project or "" for dataset in raw.projects) or "none loaded",
+    )
     return [definition.name for definition in definitions]
 
 
-def views_are_current(target: SqlClientBase[Any], *, known_projects: Sequence[str] = (),
-                      rendered_cache: Path | None = None) -> bool:
+def views_are_current(
+    target: SqlClientBase[Any], *, known_projects: Sequence[str] = (), rendered_cache: Path | None = None
+) -> bool:
     """The destination holds every view as `apply_views` would make them now, so applying them would change nothing.
     Only reads (`rendered_cache` is read, and kept where it can be): it can be asked of a database opened read-only."""
     definitions = view_definitions()
@@ -421,8 +461,10 @@ def check_projects(projects: Sequence[str], raw: RawTables, known_projects: Sequ
         )
     unloaded = sorted(set(projects) - loaded)
     if unloaded:
-        log.warning("no loaded dataset for project(s) %s yet: the views show none of their rows until a run loads them",
-                    ", ".join(unloaded))
+        log.warning(
+            "no loaded dataset for project(s) %s yet: the views show none of their rows until a run loads them",
+            ", ".join(unloaded),
+        )
 
 
 def render_views_ahead(client: SqlClientBase[Any], raw: RawTables, rendered_cache: Path) -> None:
@@ -436,14 +478,21 @@ def _rendered(
     client: SqlClientBase[Any], definitions: list[ViewDefinition], raw: RawTables, cache: Path | None
 ) -> list[tuple[str, str]]:
     """(name, statement) of every view in the destination's dialect, from `cache` when made from the same inputs."""
-    key = hashlib.sha256(json.dumps([
-        sqlglot.__version__,
-        destination_dialect(client),
-        [qualified_view_name(client, "x"), ".".join(client.make_qualified_table_name_path("x")),
-         client.capabilities.casefold_identifier("Case")],
-        raw.fingerprint(),
-        [(definition.name, definition.sql) for definition in definitions],
-    ]).encode()).hexdigest()
+    key = hashlib.sha256(
+        json.dumps(
+            [
+                sqlglot.__version__,
+                destination_dialect(client),
+                [
+                    qualified_view_name(client, "x"),
+                    ".".join(client.make_qualified_table_name_path("x")),
+                    client.capabilities.casefold_identifier("Case"),
+                ],
+                raw.fingerprint(),
+                [(definition.name, definition.sql) for definition in definitions],
+            ]
+        ).encode()
+    ).hexdigest()
     path = cache / f"views-{key[:32]}.json" if cache is not None else None
     if path is not None and path.is_file():
         try:
@@ -466,12 +515,15 @@ def _rendered(
 
 def _digest(statements: list[tuple[str, str]]) -> str:
     """What the views are made from: their statements (raw columns and destination included), the parameters."""
-    return hashlib.sha256(json.dumps([SCHEMA, APPLIED_VIEWS, _PARAMETER_TABLES, sorted(DEFAULT_PARAMETERS), statements]).encode()).hexdigest()
+    return hashlib.sha256(
+        json.dumps([SCHEMA, APPLIED_VIEWS, _PARAMETER_TABLES, sorted(DEFAULT_PARAMETERS), statements]).encode()
+    ).hexdigest()
 
 
 def _applied_statement(client: SqlClientBase[Any], digest: str) -> str:
-    return render_query(client, f"create or replace view {SCHEMA}.{APPLIED_VIEWS} as select '{digest}' as digest",
-                        what=f"view {APPLIED_VIEWS}")
+    return render_query(
+        client, f"create or replace view {SCHEMA}.{APPLIED_VIEWS} as select '{digest}' as digest", what=f"view {APPLIED_VIEWS}"
+    )
 
 
 def _applied_digest(client: SqlClientBase[Any], definitions: list[ViewDefinition]) -> str | None:
@@ -492,8 +544,12 @@ def _applied_digest(client: SqlClientBase[Any], definitions: list[ViewDefinition
 def render_view(client: SqlClientBase[Any], definition: ViewDefinition, raw: RawTables) -> str:
     """The `create or replace view` statement of one view in the destination's dialect, names qualified."""
     body = render_sources(definition.sql, raw)
-    return render_query(client, f"create or replace view {SCHEMA}.{definition.name} as\n{body}", what=f"view {definition.name}",
-                        rewrite=without_project_joins if len(raw.projects) <= 1 else None)
+    return render_query(
+        client,
+        f"create or replace view {SCHEMA}.{definition.name} as\n{body}",
+        what=f"view {definition.name}",
+        rewrite=without_project_joins if len(raw.projects) <= 1 else None,
+    )
 
 
 def without_project_joins(expression: exp.Expr) -> exp.Expr:
@@ -518,11 +574,13 @@ def without_project_joins(expression: exp.Expr) -> exp.Expr:
 
 def _same_project(term: exp.Expr) -> bool:
     return isinstance(term, exp.EQ) and all(
-        isinstance(side, exp.Column) and side.name == "project" for side in (term.this, term.expression))
+        isinstance(side, exp.Column) and side.name == "project" for side in (term.this, term.expression)
+    )
 
 
-def render_query(client: SqlClientBase[Any], sql: str, *, what: str = "query",
-                 rewrite: Optional[Callable[[exp.Expr], exp.Expr]] = None) -> str:
+def render_query(
+    client: SqlClientBase[Any], sql: str, *, what: str = "query", rewrite: Callable[[exp.Expr], exp.Expr] | None = None
+) -> str:
     """Translates one statement written in DuckDB's dialect (as the view files and reports are) for the
     destination of `client`: `analytics.<name>` becomes the destination's qualified name of the view or
     table, quoted identifiers take the destination's case, and the dialect is the destination's own.
@@ -531,8 +589,14 @@ def render_query(client: SqlClientBase[Any], sql: str, *, what: str = "query",
     return translate(sql, destination_dialect(client), what=what, rewrite=rewrite, transform=lambda node: _qualify(node, client))
 
 
-def translate(sql: str, dialect: str, *, what: str, transform: Callable[[exp.Expr], exp.Expr],
-              rewrite: Optional[Callable[[exp.Expr], exp.Expr]] = None) -> str:
+def translate(
+    sql: str,
+    dialect: str,
+    *,
+    what: str,
+    transform: Callable[[exp.Expr], exp.Expr],
+    rewrite: Callable[[exp.Expr], exp.Expr] | None = None,
+) -> str:
     """One statement in DuckDB's dialect, in sqlglot's `dialect`: `rewrite` applied to the whole statement, then
     `transform` to each node (`as_duckdb_means` is left to it). The one translation of the views, whoever
     applies them (`apply_views`, and the dbt package that `gatehouse.pipelines.models.dbt_package` writes)."""
@@ -621,8 +685,10 @@ def _dataset_select(table: str, dataset: RawDataset | None, cast: bool) -> str:
     if table in SHARED_TABLES:
         return rows
     # analytics.view_projects: empty for every project, else the projects to show
-    return (f"{rows} where not exists (select 1 from {SCHEMA}.view_projects)"
-            f" or exists (select 1 from {SCHEMA}.view_projects where project = '{dataset.project}')")
+    return (
+        f"{rows} where not exists (select 1 from {SCHEMA}.view_projects)"
+        f" or exists (select 1 from {SCHEMA}.view_projects where project = '{dataset.project}')"
+    )
 
 
 def source_type(kind: str, in_union: bool = False) -> str:
@@ -663,8 +729,10 @@ def _open(target: Any) -> Iterator[SqlClientBase[Any]]:
             with target:
                 yield target
         return
-    raise TypeError(f"apply_views takes dlt's SQL client of the destination, not {type(target).__name__}:"
-                    " a DuckDB file or connection goes through gatehouse.pipelines.warehouse.destination.apply_views")
+    raise TypeError(
+        f"apply_views takes dlt's SQL client of the destination, not {type(target).__name__}:"
+        " a DuckDB file or connection goes through gatehouse.pipelines.warehouse.destination.apply_views"
+    )
 
 
 def _run(client: SqlClientBase[Any], step: Any, what: str, destination: str) -> Any:
@@ -678,8 +746,12 @@ def _run(client: SqlClientBase[Any], step: Any, what: str, destination: str) -> 
 
 
 def _qualify(node: exp.Expr, client: SqlClientBase[Any]) -> exp.Expr:
-    if isinstance(node, exp.Table) and node.args.get("db") is not None and (node.db == SCHEMA or node.db.startswith(_RAW_DATASET)):
-        dataset = SCHEMA if node.db == SCHEMA else node.db[len(_RAW_DATASET):]
+    if (
+        isinstance(node, exp.Table)
+        and node.args.get("db") is not None
+        and (node.db == SCHEMA or node.db.startswith(_RAW_DATASET))
+    ):
+        dataset = SCHEMA if node.db == SCHEMA else node.db[len(_RAW_DATASET) :]
         path = client.make_qualified_table_name_path(node.name, quote=False, dataset_name=dataset)
         parts = [exp.to_identifier(part, quoted=True) for part in path]
         qualified = exp.Table(this=parts[-1], db=parts[-2], catalog=parts[-3] if len(parts) > 2 else None)
@@ -712,8 +784,9 @@ def _default_null_ordering(expression: exp.Expr, dialect: str) -> exp.Expr:
     return relaxed
 
 
-def raw_tables(client: SqlClientBase[Any], known_projects: Sequence[str] = (),
-               loading: Mapping[str, Iterable[str]] | None = None) -> RawTables:
+def raw_tables(
+    client: SqlClientBase[Any], known_projects: Sequence[str] = (), loading: Mapping[str, Iterable[str]] | None = None
+) -> RawTables:
     """The console datasets beside the client's (base) dataset and their declared columns that exist, read
     from the information schema once (and once more per configured project it did not show). `loading`: the
     tables (and their columns) a load under way adds to the client's dataset, counted as there already."""
@@ -730,8 +803,11 @@ def raw_tables(client: SqlClientBase[Any], known_projects: Sequence[str] = (),
             stored.setdefault(schema, {}).setdefault(table, set()).add(column)
 
     # `like` also matches other names (`_` is any character): the datasets are told apart below
-    keep(_information_schema(client, "COLUMNS", ("table_schema", "table_name", "column_name"), dataset=None,
-                             schema_pattern=fold(base) + "%"))
+    keep(
+        _information_schema(
+            client, "COLUMNS", ("table_schema", "table_name", "column_name"), dataset=None, schema_pattern=fold(base) + "%"
+        )
+    )
     for project in known_projects:
         dataset = f"{base}_{project}"
         if fold(dataset) not in stored:
@@ -760,7 +836,7 @@ def raw_tables(client: SqlClientBase[Any], known_projects: Sequence[str] = (),
             project = DEFAULT_PROJECT
             shared = RawDataset(None, base, declared(tables, SHARED_TABLES))
         elif dataset.startswith(f"{base}_") and not dataset.endswith(STAGING_SUFFIX):
-            project = dataset[len(base) + 1:]
+            project = dataset[len(base) + 1 :]
         else:
             continue
         if not _PROJECT_NAME.fullmatch(project):
@@ -776,7 +852,11 @@ def dataset_tables(client: SqlClientBase[Any]) -> list[str]:
 
 
 def _information_schema(
-    client: SqlClientBase[Any], view: str, columns: tuple[str, ...], dataset: str | None, where: str = "",
+    client: SqlClientBase[Any],
+    view: str,
+    columns: tuple[str, ...],
+    dataset: str | None,
+    where: str = "",
     schema_pattern: str | None = None,
 ) -> list:
     """Rows of the information schema of `dataset` (the client's by default), or of every schema of its
@@ -817,7 +897,9 @@ def _ensure_analytics_dataset(client: SqlClientBase[Any]) -> None:
             client.create_dataset()
 
 
-def _ensure_parameter_tables(client: SqlClientBase[Any], overrides: Mapping[str, float], projects: Sequence[str] | None = None) -> None:
+def _ensure_parameter_tables(
+    client: SqlClientBase[Any], overrides: Mapping[str, float], projects: Sequence[str] | None = None
+) -> None:
     for ddl in _PARAMETER_TABLES:
         client.execute_sql(render_query(client, ddl, what="the view parameter tables"))
     parameters_table = qualified_view_name(client, "view_parameters")
@@ -825,7 +907,10 @@ def _ensure_parameter_tables(client: SqlClientBase[Any], overrides: Mapping[str,
     for name, (default, description) in DEFAULT_PARAMETERS.items():
         if name not in existing:
             client.execute_sql(
-                f"insert into {parameters_table} (name, value, description) values (%s, %s, %s)", name, float(default), description
+                f"insert into {parameters_table} (name, value, description) values (%s, %s, %s)",
+                name,
+                float(default),
+                description,
             )
     for name, value in overrides.items():
         client.execute_sql(f"update {parameters_table} set value = %s where name = %s", float(value), name)

@@ -24,8 +24,9 @@ import json
 import logging
 import re
 import sys
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 import yaml
 from sqlglot import exp
@@ -98,8 +99,12 @@ def stale_files(root: Path = PACKAGE_ROOT) -> list[str]:
 
 
 def _differing(root: Path, expected: dict[str, str]) -> list[str]:
-    present = {str(path.relative_to(root)) for path in root.rglob("*") if path.is_file() and not _made_by_tools(path.relative_to(root))}
-    differing = [name for name, text in expected.items() if name not in present or (root / name).read_text(encoding="utf-8") != text]
+    present = {
+        str(path.relative_to(root)) for path in root.rglob("*") if path.is_file() and not _made_by_tools(path.relative_to(root))
+    }
+    differing = [
+        name for name, text in expected.items() if name not in present or (root / name).read_text(encoding="utf-8") != text
+    ]
     return sorted(set(differing) | (present - set(expected)))
 
 
@@ -127,6 +132,7 @@ def write(root: Path = PACKAGE_ROOT) -> list[str]:
 
 # -- the models ---------------------------------------------------------------------------------------
 
+
 def model_file(definition: ViewDefinition) -> str:
     """The dbt model of one view: its header line, where it comes from, then one branch per warehouse."""
     header, _, body = definition.sql.partition("\n")
@@ -138,7 +144,9 @@ def model_file(definition: ViewDefinition) -> str:
         sql = _MARKERS.sub(_dbt_call, sql)
         stray = re.sub(r"\(?\{\{ (?:ref|gatehouse_source_rows)\('[a-z0-9_]+'\) \}\}\)?", "", sql)
         if any(mark in stray for mark in ("{{", "{%", "{#", "#}", "%}")):
-            raise GatehouseError(f"view {definition.name} holds text that dbt would read as Jinja: it cannot be written as a dbt model")
+            raise GatehouseError(
+                f"view {definition.name} holds text that dbt would read as Jinja: it cannot be written as a dbt model"
+            )
         branches.append(f"{{% {'if' if number == 0 else 'elif'} target.type == '{adapter}' %}}\n{sql}")
     return (
         f"{header}\n"
@@ -174,7 +182,8 @@ def _view_parameters_model() -> str:
     return (
         "-- grain: one row per view parameter; key: name\n"
         f"{{# {_GENERATED} from DEFAULT_PARAMETERS in pipelines/models/build.py: each value is the var gatehouse_<name> #}}\n"
-        + "\n\nunion all\n\n".join(rows) + "\n"
+        + "\n\nunion all\n\n".join(rows)
+        + "\n"
     )
 
 
@@ -203,6 +212,7 @@ def _literal(text: str) -> str:
 
 
 # -- the raw tables -----------------------------------------------------------------------------------
+
 
 def _source_macros() -> str:
     return f"""{{# {_GENERATED}: the raw tables as gatehouse's views read them (pipelines/models/build.py, render_sources) #}}
@@ -251,7 +261,9 @@ def _dataset_macros() -> str:
     declared = {table: [[column, kind] for column, kind in columns.items()] for table, columns in SOURCE_COLUMNS.items()}
     kinds = sorted({kind for columns in SOURCE_COLUMNS.values() for kind in columns.values()})
     types = {
-        adapter: {kind: [_type_in(dialect, source_type(kind)), _type_in(dialect, source_type(kind, in_union=True))] for kind in kinds}
+        adapter: {
+            kind: [_type_in(dialect, source_type(kind)), _type_in(dialect, source_type(kind, in_union=True))] for kind in kinds
+        }
         for adapter, dialect in DIALECTS.items()
     }
     return f"""{{# One dataset's rows of a raw table (relation none: no rows, every column a typed null). #}}
@@ -342,21 +354,24 @@ having count(*) > 1
 
 # -- the YAML -----------------------------------------------------------------------------------------
 
+
 def _dbt_project() -> str:
-    return f"# {_GENERATED}; how to use it: docs/dbt.md\n" + _yaml({
-        "name": PROJECT_NAME,
-        "version": VERSION,
-        "config-version": 2,
-        # 1.10: a generic test's arguments under `arguments`
-        "require-dbt-version": [">=1.10.0", "<2.0.0"],
-        # when the package is built on its own (`gatehouse views --dbt`); a project that adds it uses its own
-        "profile": PROJECT_NAME,
-        "model-paths": ["models"],
-        "macro-paths": ["macros"],
-        "clean-targets": ["target", "dbt_packages"],
-        # views, as gatehouse makes them: a model is current as soon as the raw tables are
-        "models": {PROJECT_NAME: {"+materialized": "view"}},
-    })
+    return f"# {_GENERATED}; how to use it: docs/dbt.md\n" + _yaml(
+        {
+            "name": PROJECT_NAME,
+            "version": VERSION,
+            "config-version": 2,
+            # 1.10: a generic test's arguments under `arguments`
+            "require-dbt-version": [">=1.10.0", "<2.0.0"],
+            # when the package is built on its own (`gatehouse views --dbt`); a project that adds it uses its own
+            "profile": PROJECT_NAME,
+            "model-paths": ["models"],
+            "macro-paths": ["macros"],
+            "clean-targets": ["target", "dbt_packages"],
+            # views, as gatehouse makes them: a model is current as soon as the raw tables are
+            "models": {PROJECT_NAME: {"+materialized": "view"}},
+        }
+    )
 
 
 def _readme() -> str:
@@ -373,23 +388,33 @@ def _sources_yaml() -> str:
     tables = [
         {
             "name": table,
-            "description": ("written by `gatehouse code-refs`, `gatehouse cleanup` or `gatehouse gates snooze`, no project's" if table in SHARED_TABLES
-                            else "loaded by gatehouse's console source, one dataset per project"),
+            "description": (
+                "written by `gatehouse code-refs`, `gatehouse cleanup` or `gatehouse gates snooze`, no project's"
+                if table in SHARED_TABLES
+                else "loaded by gatehouse's console source, one dataset per project"
+            ),
             "columns": [{"name": column, "data_type": source_type(kind)} for column, kind in columns.items()],
         }
         for table, columns in SOURCE_COLUMNS.items()
     ]
-    return f"# {_GENERATED}\n" + _yaml({"version": 2, "sources": [{
-        "name": SOURCE_NAME,
-        "description": (
-            "The raw tables gatehouse's dlt source loads: the dataset `gatehouse_schema` (default `console`) holds the"
-            " project `default`, and `<gatehouse_schema>_<project>` each other project named in `gatehouse_projects`."
-            " A table or column a dataset lacks is read as typed nulls (dlt makes them only once a record has a value)."
-        ),
-        "database": "{{ var('gatehouse_database', target.database) }}",
-        "schema": f"{{{{ var('gatehouse_schema', '{DEFAULT_SCHEMA}') }}}}",
-        "tables": tables,
-    }]})
+    return f"# {_GENERATED}\n" + _yaml(
+        {
+            "version": 2,
+            "sources": [
+                {
+                    "name": SOURCE_NAME,
+                    "description": (
+                        "The raw tables gatehouse's dlt source loads: the dataset `gatehouse_schema` (default `console`) holds the"
+                        " project `default`, and `<gatehouse_schema>_<project>` each other project named in `gatehouse_projects`."
+                        " A table or column a dataset lacks is read as typed nulls (dlt makes them only once a record has a value)."
+                    ),
+                    "database": "{{ var('gatehouse_database', target.database) }}",
+                    "schema": f"{{{{ var('gatehouse_schema', '{DEFAULT_SCHEMA}') }}}}",
+                    "tables": tables,
+                }
+            ],
+        }
+    )
 
 
 def _model_yaml(definition: ViewDefinition, columns: list[str]) -> dict[str, Any]:
@@ -424,8 +449,11 @@ def _parameter_models_yaml() -> list[dict[str, Any]]:
             "description": "The parameters of the analysis views, as gatehouse's table `analytics.view_parameters`; each"
             " value is the var `gatehouse_<name>`, by default gatehouse's.",
             "columns": [
-                {"name": "name", "description": "; ".join(f"`{name}`: {text}" for name, (_, text) in DEFAULT_PARAMETERS.items()),
-                 "data_tests": ["unique", "not_null"]},
+                {
+                    "name": "name",
+                    "description": "; ".join(f"`{name}`: {text}" for name, (_, text) in DEFAULT_PARAMETERS.items()),
+                    "data_tests": ["unique", "not_null"],
+                },
                 {"name": "value", "data_tests": ["not_null"]},
                 {"name": "description"},
             ],
@@ -453,7 +481,7 @@ def column_descriptions(doc: str, columns: Iterable[str]) -> dict[str, str]:
     for clause in re.split(r";\s*", " ".join(doc.split())):
         clause = re.sub(r"^From `[^`]+`:\s*", "", clause).rstrip(".")
         named = re.match(r"`([a-z0-9_]+)`", clause)
-        others = set(re.findall(r"`([a-z0-9_]+)`", clause[len(named[0]):])) & set(columns) if named else set()
+        others = set(re.findall(r"`([a-z0-9_]+)`", clause[len(named[0]) :])) & set(columns) if named else set()
         # a clause that names other columns too is a list of names, not what one of them is
         if named and named[1] in columns and clause != named[0] and not others:
             found.setdefault(named[1], clause)
@@ -474,8 +502,7 @@ def _view_columns() -> dict[str, list[str]]:
     with in_memory() as connection:
         names = apply_views(connection)
         return {
-            name: [column for (column, *_rest) in connection.execute(f"describe {SCHEMA}.{name}").fetchall()]
-            for name in names
+            name: [column for (column, *_rest) in connection.execute(f"describe {SCHEMA}.{name}").fetchall()] for name in names
         }
 
 

@@ -45,7 +45,9 @@ def render(document: str, definitions: list[ViewDefinition]) -> str:
     regions = [match["folder"] for match in _REGION.finditer(document)]
     missing = sorted(set(by_folder) - set(regions))
     if missing:
-        raise ValueError(f"{DATA_MODEL.name} has no region for the models in {', '.join(missing)}: add {START_MARKER.format(folder=missing[0])}")
+        raise ValueError(
+            f"{DATA_MODEL.name} has no region for the models in {', '.join(missing)}: add {START_MARKER.format(folder=missing[0])}"
+        )
     empty = sorted(set(regions) - set(by_folder))
     if empty:
         raise ValueError(f"{DATA_MODEL.name} has a region for {', '.join(empty)}, where there are no models")

@@ -23,11 +23,11 @@ from __future__ import annotations
 import graphlib
 import heapq
 import re
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from importlib.abc import Traversable
-from typing import Callable, Iterable, Iterator, Mapping
 
 import jinja2
 
@@ -195,7 +195,9 @@ class _Renderer:
         except jinja2.TemplateError as error:
             line = getattr(error, "lineno", None)  # a syntax error knows its line; an undefined name does not
             where = f" (line {line})" if line else ""
-            raise GatehouseError(f"view model {name} cannot be rendered{where}: {error.message or type(error).__name__}") from error
+            raise GatehouseError(
+                f"view model {name} cannot be rendered{where}: {error.message or type(error).__name__}"
+            ) from error
         text, _, _ = self.loader.get_source(self.environment, path)
         return sql, self._reads, text
 
@@ -230,4 +232,3 @@ def _definition(name: str, path: str, layer: str, sql: str, reads: list[str], te
         depends_on=tuple(sorted(set(reads))),
         doc=doc["doc"].strip("\n") if doc else "",
     )
-

@@ -15,9 +15,10 @@ asked for), enough for margins: labels are cut to `format.CHART_LABEL_CHARS` bef
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from typing import Any, Optional, Sequence
+from typing import Any
 
 from gatehouse.pipelines.untrusted import for_html
 
@@ -37,7 +38,7 @@ def text_width(text: str, size: float) -> float:
     return len(text) * size * GLYPH_EM
 
 
-def finite(value: Any) -> Optional[float]:
+def finite(value: Any) -> float | None:
     """A value as a float; None when missing or not finite (a NaN from the data is not drawn)."""
     try:
         number = float(value)
@@ -94,7 +95,7 @@ class Legend:
     """Entries (label, colour, how drawn: "box", "line:<dash>" or "marker:<shape>"), drawn as rows under the title."""
 
     entries: list[tuple[str, str, str]] = field(default_factory=list)
-    title: Optional[str] = None
+    title: str | None = None
 
     def rows(self, width: float, size: float) -> list[list[tuple[str, str, str]]]:
         rows: list[list[tuple[str, str, str]]] = [[]]
@@ -129,8 +130,9 @@ class Canvas:
             return
         path = " ".join(f"{x:.1f},{y:.1f}" for x, y in points)
         dashes = f' stroke-dasharray="{dash}"' if dash else ""
-        self.parts.append(f'<polyline points="{path}" fill="none" stroke="{colour}" stroke-width="{width:g}"'
-                          f' stroke-linejoin="round"{dashes}/>')
+        self.parts.append(
+            f'<polyline points="{path}" fill="none" stroke="{colour}" stroke-width="{width:g}" stroke-linejoin="round"{dashes}/>'
+        )
 
     def marker(self, x: float, y: float, shape: str, colour: str, size: float = 5.0) -> None:
         r = size / 2
@@ -143,24 +145,40 @@ class Canvas:
             corners = [(0, -r * 1.3), (r * 1.3, 0), (0, r * 1.3), (-r * 1.3, 0)]
         else:  # a triangle pointing up, down, left or right
             point = {"up": (0, -1), "down": (0, 1), "left": (-1, 0), "right": (1, 0)}[shape]
-            corners = [(point[0] * r * 1.3, point[1] * r * 1.3),
-                       (-point[1] * r - point[0] * r, point[0] * r - point[1] * r),
-                       (point[1] * r - point[0] * r, -point[0] * r - point[1] * r)]
+            corners = [
+                (point[0] * r * 1.3, point[1] * r * 1.3),
+                (-point[1] * r - point[0] * r, point[0] * r - point[1] * r),
+                (point[1] * r - point[0] * r, -point[0] * r - point[1] * r),
+            ]
         path = " ".join(f"{x + dx:.1f},{y + dy:.1f}" for dx, dy in corners)
         self.parts.append(f'<polygon points="{path}" fill="{colour}"/>')
 
-    def text(self, x: float, y: float, text: str, size: float = 11, anchor: str = "start", colour: str = TEXT,
-             rotate: float = 0, bold: bool = False, middle: bool = True) -> None:
+    def text(
+        self,
+        x: float,
+        y: float,
+        text: str,
+        size: float = 11,
+        anchor: str = "start",
+        colour: str = TEXT,
+        rotate: float = 0,
+        bold: bool = False,
+        middle: bool = True,
+    ) -> None:
         turn = f' transform="rotate({rotate:g} {x:.1f} {y:.1f})"' if rotate else ""
         weight = ' font-weight="bold"' if bold else ""
         baseline = ' dominant-baseline="central"' if middle else ""
-        self.parts.append(f'<text x="{x:.1f}" y="{y:.1f}" font-size="{size:g}" text-anchor="{anchor}"{baseline}'
-                          f' fill="{colour}"{weight}{turn}>{for_html(text)}</text>')
+        self.parts.append(
+            f'<text x="{x:.1f}" y="{y:.1f}" font-size="{size:g}" text-anchor="{anchor}"{baseline}'
+            f' fill="{colour}"{weight}{turn}>{for_html(text)}</text>'
+        )
 
     def svg(self) -> str:
-        return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{self.width:.0f}" height="{self.height:.0f}"'
-                f' viewBox="0 0 {self.width:.0f} {self.height:.0f}" font-family="{FONT}">'
-                '<rect width="100%" height="100%" fill="white"/>' + "".join(self.parts) + "</svg>")
+        return (
+            f'<svg xmlns="http://www.w3.org/2000/svg" width="{self.width:.0f}" height="{self.height:.0f}"'
+            f' viewBox="0 0 {self.width:.0f} {self.height:.0f}" font-family="{FONT}">'
+            '<rect width="100%" height="100%" fill="white"/>' + "".join(self.parts) + "</svg>"
+        )
 
 
 @dataclass
@@ -187,8 +205,9 @@ class Axes:
     def grid_x(self, ticks: Sequence[float], labels: Sequence[str], size: float = 10, rotate: bool = False) -> None:
         for tick, label in zip(ticks, labels):
             x = self.x(tick)
-            self.canvas.parts.append(f'<line x1="{x:.1f}" y1="{self.top:.1f}" x2="{x:.1f}" y2="{self.top + self.height:.1f}"'
-                                     f' stroke="{GRID}"/>')
+            self.canvas.parts.append(
+                f'<line x1="{x:.1f}" y1="{self.top:.1f}" x2="{x:.1f}" y2="{self.top + self.height:.1f}" stroke="{GRID}"/>'
+            )
             if rotate:
                 self.canvas.text(x, self.top + self.height + 6, label, size, "end", rotate=-45, middle=False)
             else:
@@ -197,17 +216,20 @@ class Axes:
     def grid_y(self, ticks: Sequence[float], labels: Sequence[str], size: float = 10) -> None:
         for tick, label in zip(ticks, labels):
             y = self.y(tick)
-            self.canvas.parts.append(f'<line x1="{self.left:.1f}" y1="{y:.1f}" x2="{self.left + self.width:.1f}" y2="{y:.1f}"'
-                                     f' stroke="{GRID}"/>')
+            self.canvas.parts.append(
+                f'<line x1="{self.left:.1f}" y1="{y:.1f}" x2="{self.left + self.width:.1f}" y2="{y:.1f}" stroke="{GRID}"/>'
+            )
             self.canvas.text(self.left - 5, y, label, size, "end")
 
     def frame(self) -> None:
         bottom = self.top + self.height
-        self.canvas.parts.append(f'<polyline points="{self.left:.1f},{self.top:.1f} {self.left:.1f},{bottom:.1f}'
-                                 f' {self.left + self.width:.1f},{bottom:.1f}" fill="none" stroke="#444"/>')
+        self.canvas.parts.append(
+            f'<polyline points="{self.left:.1f},{self.top:.1f} {self.left:.1f},{bottom:.1f}'
+            f' {self.left + self.width:.1f},{bottom:.1f}" fill="none" stroke="#444"/>'
+        )
 
 
-def _header(canvas: Canvas, title: str, legend: Optional[Legend], size: float = 13) -> float:
+def _header(canvas: Canvas, title: str, legend: Legend | None, size: float = 13) -> float:
     """The title and the legend's rows at the top of the canvas; the height they take."""
     lines = title.split("\n")
     y = 8.0
@@ -248,12 +270,24 @@ class Rule:
     dash: str = "5 3"
 
 
-def bars(categories: Sequence[str], series: Sequence[tuple[str, Sequence[float], Any]], *, title: str,
-         value_label: str = "", horizontal: bool = True, width: float = 900, legend: bool = True,
-         legend_title: Optional[str] = None, value_range: Optional[tuple[float, float]] = None,
-         rule: Optional[Rule] = None, marks: Sequence[tuple[str, Sequence[Optional[float]], str, str]] = (),
-         extra_legend: Sequence[tuple[str, str, str]] = (), opacity: float = 1.0,
-         notes: Sequence[tuple[int, str]] = (), category_size: float = 11) -> str:
+def bars(
+    categories: Sequence[str],
+    series: Sequence[tuple[str, Sequence[float], Any]],
+    *,
+    title: str,
+    value_label: str = "",
+    horizontal: bool = True,
+    width: float = 900,
+    legend: bool = True,
+    legend_title: str | None = None,
+    value_range: tuple[float, float] | None = None,
+    rule: Rule | None = None,
+    marks: Sequence[tuple[str, Sequence[float | None], str, str]] = (),
+    extra_legend: Sequence[tuple[str, str, str]] = (),
+    opacity: float = 1.0,
+    notes: Sequence[tuple[int, str]] = (),
+    category_size: float = 11,
+) -> str:
     """Bars of `categories` (the first at the top, across; at the left, up), one stacked segment per series: (name,
     values, colour, or a colour per bar). `marks`: markers (name, a value per bar or None, shape, colour) on the bars;
     `notes`: a text at the start of a category's bar."""
@@ -268,8 +302,14 @@ def bars(categories: Sequence[str], series: Sequence[tuple[str, Sequence[float],
     ticks = nice_ticks(low_value, high_value, whole=whole)
     if value_range is None:
         low_value, high_value = ticks[0], ticks[-1]
-    entries = [(name, colour if isinstance(colour, str) else CYCLE[i % len(CYCLE)], "box")
-               for i, (name, _, colour) in enumerate(series)] if legend else []
+    entries = (
+        [
+            (name, colour if isinstance(colour, str) else CYCLE[i % len(CYCLE)], "box")
+            for i, (name, _, colour) in enumerate(series)
+        ]
+        if legend
+        else []
+    )
     entries += [(name, colour, f"marker:{shape}") for name, _, shape, colour in marks]
     if rule is not None:
         entries.append((rule.label, rule.colour, f"rule:{rule.dash}"))
@@ -309,8 +349,15 @@ def bars(categories: Sequence[str], series: Sequence[tuple[str, Sequence[float],
     return canvas.svg()
 
 
-def _categories_across(canvas: Canvas, header: float, categories: Sequence[str], ticks: list[float],
-                       values: tuple[float, float], value_label: str, size: float) -> Axes:
+def _categories_across(
+    canvas: Canvas,
+    header: float,
+    categories: Sequence[str],
+    ticks: list[float],
+    values: tuple[float, float],
+    value_label: str,
+    size: float,
+) -> Axes:
     """The axes of bars across: a band of BAND px a category, named on the left, the values along the bottom."""
     count = max(len(categories), 1)
     left = 12 + max([text_width(c, size) for c in categories] + [10]) + 8
@@ -324,8 +371,15 @@ def _categories_across(canvas: Canvas, header: float, categories: Sequence[str],
     return axes
 
 
-def _categories_up(canvas: Canvas, header: float, categories: Sequence[str], ticks: list[float],
-                   values: tuple[float, float], value_label: str, size: float) -> Axes:
+def _categories_up(
+    canvas: Canvas,
+    header: float,
+    categories: Sequence[str],
+    ticks: list[float],
+    values: tuple[float, float],
+    value_label: str,
+    size: float,
+) -> Axes:
     """The axes of bars up: a slot a category, named along the bottom (turned when many and long), the values on the
     left."""
     count = max(len(categories), 1)
@@ -350,8 +404,16 @@ def _categories_up(canvas: Canvas, header: float, categories: Sequence[str], tic
     return axes
 
 
-def histogram(groups: Sequence[tuple[str, Sequence[float], str]], *, bins: int = 20, title: str,
-              value_label: str, count_label: str, rule: Optional[Rule] = None, width: float = 900) -> str:
+def histogram(
+    groups: Sequence[tuple[str, Sequence[float], str]],
+    *,
+    bins: int = 20,
+    title: str,
+    value_label: str,
+    count_label: str,
+    rule: Rule | None = None,
+    width: float = 900,
+) -> str:
     """Stacked columns counting each group's values in `bins` equal bins over all of them (as matplotlib's hist)."""
     groups = [(name, [v for v in map(finite, group) if v is not None], colour) for name, group, colour in groups]
     values = [v for _, group, _ in groups for v in group]
@@ -391,8 +453,10 @@ def histogram(groups: Sequence[tuple[str, Sequence[float], str]], *, bins: int =
                 x0, x1 = axes.x(edges[i]), axes.x(edges[i + 1])
                 y0, y1 = axes.y(start + counted[i]), axes.y(start)
                 canvas.rect(x0, y0, x1 - x0, y1 - y0, colour)
-                canvas.parts.append(f'<rect x="{x0:.1f}" y="{y0:.1f}" width="{x1 - x0:.1f}" height="{y1 - y0:.1f}"'
-                                    ' fill="none" stroke="white" stroke-width="0.5"/>')
+                canvas.parts.append(
+                    f'<rect x="{x0:.1f}" y="{y0:.1f}" width="{x1 - x0:.1f}" height="{y1 - y0:.1f}"'
+                    ' fill="none" stroke="white" stroke-width="0.5"/>'
+                )
             start += counted[i]
     if rule is not None:
         x = axes.x(rule.value)
@@ -409,12 +473,11 @@ class Panel:
     title: str
     lines: list[tuple[str, Sequence[Any], Sequence[float]]]
     title_colour: str = TEXT
-    y_max: Optional[float] = None
+    y_max: float | None = None
     note: str = ""
 
 
-def panels(shown: Sequence[Panel], *, title: str, columns: int = 3, width: float = 1200,
-           panel_height: float = 250) -> str:
+def panels(shown: Sequence[Panel], *, title: str, columns: int = 3, width: float = 1200, panel_height: float = 250) -> str:
     """Small multiples: one panel per item, `columns` a row, each with its own scales and legend."""
     canvas = Canvas(width, 0)
     header = _header(canvas, title, None, 13)
@@ -427,8 +490,9 @@ def panels(shown: Sequence[Panel], *, title: str, columns: int = 3, width: float
         titles = panel.title.split("\n")
         for n, line in enumerate(titles):
             canvas.text(x0 + cell / 2, y0 + 8 + 11 * n, line, 9, "middle", colour=panel.title_colour)
-        drawn = [(name, [(d, y) for d, y in ((d, finite(y)) for d, y in zip(xs, ys)) if y is not None])
-                 for name, xs, ys in panel.lines]
+        drawn = [
+            (name, [(d, y) for d, y in ((d, finite(y)) for d, y in zip(xs, ys)) if y is not None]) for name, xs, ys in panel.lines
+        ]
         days = [_day(d) for _, points in drawn for d, _ in points]
         values = [y for _, points in drawn for _, y in points]
         top = panel.y_max if panel.y_max is not None else max(values + [0.0])
@@ -436,8 +500,15 @@ def panels(shown: Sequence[Panel], *, title: str, columns: int = 3, width: float
         y_labels = [_number(t) for t in y_ticks]
         left = x0 + 10 + max(text_width(label, 8) for label in y_labels) + 6
         plot_top = y0 + 14 + 11 * len(titles)
-        axes = Axes(canvas, left, plot_top, x0 + cell - 14 - left, y0 + panel_height - 48 - plot_top,
-                    (min(days, default=0.0) - 0.5, max(days, default=1.0) + 0.5), (0, y_ticks[-1]))
+        axes = Axes(
+            canvas,
+            left,
+            plot_top,
+            x0 + cell - 14 - left,
+            y0 + panel_height - 48 - plot_top,
+            (min(days, default=0.0) - 0.5, max(days, default=1.0) + 0.5),
+            (0, y_ticks[-1]),
+        )
         axes.grid_y(y_ticks, y_labels, 8)
         x_ticks = day_ticks(*axes.x_range, 5) if days else []  # a panel with no day drawn has no dates to mark
         axes.grid_x(x_ticks, [date.fromordinal(int(t)).strftime("%m-%d") for t in x_ticks], 8, rotate=True)

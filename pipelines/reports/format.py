@@ -10,9 +10,10 @@ the HTML report shows.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from datetime import date, datetime, timezone
-from typing import Any, Callable, Iterable, Optional
+from datetime import UTC, date, datetime
+from typing import Any
 from urllib.parse import quote
 
 from gatehouse.pipelines.errors import GatehouseError
@@ -68,7 +69,7 @@ def minute(value: Any) -> str:
     return str(value)
 
 
-def short(text: Any, keep: int = 10) -> tuple[str, Optional[str]]:
+def short(text: Any, keep: int = 10) -> tuple[str, str | None]:
     """The text shortened to `keep` characters (an ellipsis marks the cut) and the full text, if it was cut."""
     if missing(text):
         return "", None
@@ -90,7 +91,7 @@ def chart_label(text: Any) -> str:
     if len(full) <= CHART_LABEL_CHARS:
         return full
     head = (CHART_LABEL_CHARS - 1) * 3 // 5
-    return full[:head] + ELLIPSIS + full[len(full) - (CHART_LABEL_CHARS - 1 - head):]
+    return full[:head] + ELLIPSIS + full[len(full) - (CHART_LABEL_CHARS - 1 - head) :]
 
 
 def number(value: Any, digits: int = 0) -> str:
@@ -135,7 +136,7 @@ class Column:
     digits: int = 0
     keep: int = 10
     # The address a value links to (the console's page of a gate), or None: `link_to(template)`.
-    link: Optional[Callable[[Any], Optional[str]]] = None
+    link: Callable[[Any], str | None] | None = None
     # What an empty cell says, when empty means something ("never checked"); blank otherwise.
     empty: str = ""
 
@@ -149,8 +150,7 @@ class Column:
             classes.append("wrap")
         if self.kind == "id":
             shown, full = short(value, self.keep)
-            body = (f'<abbr title="{for_html(full)}">{for_html(shown)}</abbr>' if full
-                    else for_html(shown))
+            body = f'<abbr title="{for_html(full)}">{for_html(shown)}</abbr>' if full else for_html(shown)
         else:
             body = for_html(self.text(value))
         href = self.link(value) if self.link is not None and not missing(value) else None
@@ -178,10 +178,18 @@ class Column:
         return "" if missing(value) else str(value)
 
 
-def table(frame: Any, columns: Iterable[Column], *, group: Optional[Callable[[Any], str]] = None,
-          group_key: Optional[str] = None, limit: Optional[int] = None, more: str = "",
-          per_group: Optional[int] = None, group_more: str = "",
-          group_anchor: Optional[Callable[[Any], str]] = None) -> str:
+def table(
+    frame: Any,
+    columns: Iterable[Column],
+    *,
+    group: Callable[[Any], str] | None = None,
+    group_key: str | None = None,
+    limit: int | None = None,
+    more: str = "",
+    per_group: int | None = None,
+    group_more: str = "",
+    group_anchor: Callable[[Any], str] | None = None,
+) -> str:
     """The frame's rows as a report table (HTML), at most `limit` of them followed by "…and N more".
 
     With `group_key`, a heading row (`group(row)`, HTML) starts each run of rows sharing that column's value;
@@ -206,17 +214,21 @@ def table(frame: Any, columns: Iterable[Column], *, group: Optional[Callable[[An
         if group_key is not None and values[group_key] != previous:
             previous = values[group_key]
             place = f' id="{group_anchor(values)}"' if group_anchor is not None and per_group is None else ""
-            body.append(f'<tr class="gh-group"{place}><th colspan="{len(columns)}">{group(values) if group else for_html(str(previous))}</th></tr>')
+            body.append(
+                f'<tr class="gh-group"{place}><th colspan="{len(columns)}">{group(values) if group else for_html(str(previous))}</th></tr>'
+            )
         body.append("<tr>" + "".join(c.cell(values[c.name]) for c in columns) + "</tr>")
         if values.get("gh_hidden_in_group", 0) > 0:
-            said = f'{ELLIPSIS}and {int(values["gh_hidden_in_group"]):,} more{for_html(group_more)}'
+            said = f"{ELLIPSIS}and {int(values['gh_hidden_in_group']):,} more{for_html(group_more)}"
             if group_anchor is not None:
                 said = f'<a href="#{group_anchor(values)}">{said}</a>'
             body.append(f'<tr class="gh-group-more"><td colspan="{len(columns)}">{said}</td></tr>')
     rest = len(frame) - len(shown)
     tail = f'<div class="gh-more">{ELLIPSIS}and {rest:,} more{for_html(more)}</div>' if rest > 0 else ""
-    return (f"<style>{TABLE_CSS}</style><div class=\"gh-table\"><table><thead><tr>{head}</tr></thead>"
-            f"<tbody>{''.join(body)}</tbody></table></div>{tail}")
+    return (
+        f'<style>{TABLE_CSS}</style><div class="gh-table"><table><thead><tr>{head}</tr></thead>'
+        f"<tbody>{''.join(body)}</tbody></table></div>{tail}"
+    )
 
 
 def anchor(prefix: str, *parts: Any) -> str:
@@ -230,19 +242,21 @@ def anchor(prefix: str, *parts: Any) -> str:
 GATE_URL_SETTING = "gatehouse.report.gate_url"
 
 
-def gate_url_template() -> Optional[str]:
+def gate_url_template() -> str | None:
     """The configured template of a gate's page in the console, checked; None when not set."""
     template: Any = setting("report.gate_url")
     if not template:
         return None
     template = str(template)
     if not template.startswith(("https://", "http://")) or "{id}" not in template:
-        raise GatehouseError(f"{GATE_URL_SETTING} must be an http(s) address holding {{id}} (the gate's id),"
-                             f" e.g. https://console.example.com/gates/{{id}}; got {template!r}")
+        raise GatehouseError(
+            f"{GATE_URL_SETTING} must be an http(s) address holding {{id}} (the gate's id),"
+            f" e.g. https://console.example.com/gates/{{id}}; got {template!r}"
+        )
     return template
 
 
-def link_to(template: Optional[str]) -> Optional[Callable[[Any], Optional[str]]]:
+def link_to(template: str | None) -> Callable[[Any], str | None] | None:
     """A column's link from a URL template holding `{id}` (the value, URL-quoted); None without a template."""
     if not template:
         return None
@@ -264,12 +278,13 @@ def and_more(total: int, shown: int) -> str:
 AS_OF_SQL = "select project, as_of_at from analytics.as_of order by as_of_at, project"
 
 
-def as_of_phrase(rows: Iterable[tuple[Any, Any]]) -> Optional[str]:
-    """"as of …" for the report's heading and the terminal summary alike, from `AS_OF_SQL`'s rows: the earliest
+def as_of_phrase(rows: Iterable[tuple[Any, Any]]) -> str | None:
+    """ "as of …" for the report's heading and the terminal summary alike, from `AS_OF_SQL`'s rows: the earliest
     console's clock (ages are counted from each project's own), and when the projects' clocks differ, each one's.
     None before any extraction recorded a time."""
-    clocks = [(project, at if getattr(at, "tzinfo", None) is None else at.astimezone(timezone.utc))
-              for project, at in rows if at is not None]
+    clocks = [
+        (project, at if getattr(at, "tzinfo", None) is None else at.astimezone(UTC)) for project, at in rows if at is not None
+    ]
     if not clocks:
         return None
     phrase = f"as of {clocks[0][1]:%Y-%m-%d %H:%M} UTC"

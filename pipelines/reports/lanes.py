@@ -24,10 +24,11 @@ import os
 import signal
 import sys
 import threading
+from collections.abc import Callable, Iterator
 from importlib import resources
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Any, Callable, Iterator, Optional
+from typing import Any
 
 from gatehouse.pipelines.errors import GatehouseError
 
@@ -138,13 +139,13 @@ class _Shell:
         gc.freeze()
 
     @classmethod
-    def start(cls) -> "_Shell":
+    def start(cls) -> _Shell:
         """The shell of this lane, made after the fork: it holds no thread nor file (no history is kept)."""
         from IPython.core.interactiveshell import InteractiveShell
 
         return cls(_capturing_shell(InteractiveShell))
 
-    def execute(self, path: Path, conn: Connection) -> tuple[Optional[str], Optional[str]]:
+    def execute(self, path: Path, conn: Connection) -> tuple[str | None, str | None]:
         """(the executed notebook as JSON, None), or (None, why it failed). Each cell's start is said on `conn`: the
         command can tell a cell that runs over the limit."""
         import nbformat
@@ -179,10 +180,18 @@ def _capturing_shell(base: Any) -> Any:
     from traitlets import Type
 
     class Publisher(DisplayPublisher):
-        outputs: Optional[list] = None
+        outputs: list | None = None
 
-        def publish(self, data: dict, metadata: Optional[dict] = None, source: Any = None, *, transient: Any = None,
-                    update: bool = False, **kwargs: Any) -> None:
+        def publish(
+            self,
+            data: dict,
+            metadata: dict | None = None,
+            source: Any = None,
+            *,
+            transient: Any = None,
+            update: bool = False,
+            **kwargs: Any,
+        ) -> None:
             if self.outputs is not None:
                 self.outputs.append({"output_type": "display_data", "data": _encoded(data), "metadata": metadata or {}})
 
@@ -191,16 +200,22 @@ def _capturing_shell(base: Any) -> Any:
                 self.outputs.clear()
 
     class Results(DisplayHook):
-        outputs: Optional[list] = None
+        outputs: list | None = None
         count = 0
 
         def write_output_prompt(self) -> None:
             pass
 
-        def write_format_data(self, format_dict: dict, md_dict: Optional[dict] = None) -> None:
+        def write_format_data(self, format_dict: dict, md_dict: dict | None = None) -> None:
             if self.outputs is not None:
-                self.outputs.append({"output_type": "execute_result", "data": _encoded(format_dict),
-                                     "metadata": md_dict or {}, "execution_count": self.count})
+                self.outputs.append(
+                    {
+                        "output_type": "execute_result",
+                        "data": _encoded(format_dict),
+                        "metadata": md_dict or {},
+                        "execution_count": self.count,
+                    }
+                )
 
         def finish_displayhook(self) -> None:
             pass
@@ -254,8 +269,7 @@ class _Stream:
 
 def _encoded(data: dict) -> dict:
     """A display's data as a notebook holds it: binary (a PNG) as base64 text, as a kernel sends it."""
-    return {mime: base64.b64encode(value).decode("ascii") if isinstance(value, bytes) else value
-            for mime, value in data.items()}
+    return {mime: base64.b64encode(value).decode("ascii") if isinstance(value, bytes) else value for mime, value in data.items()}
 
 
 def _show_open_figures() -> None:
@@ -290,8 +304,7 @@ class Lanes:
         pipes = [context.Pipe() for _ in range(count)]
         self.ended, ended = context.Pipe(duplex=False)
         theirs = [pipe[1] for pipe in pipes]
-        self.process = context.Process(target=run_lanes, args=(theirs, ended, summarise), name="gatehouse-notebooks",
-                                       daemon=True)
+        self.process = context.Process(target=run_lanes, args=(theirs, ended, summarise), name="gatehouse-notebooks", daemon=True)
         self.process.start()
         for conn in (*theirs, ended):
             conn.close()
@@ -299,7 +312,7 @@ class Lanes:
         self.lanes[0].pid = self.process.pid
         self.exit_codes: dict[int, int] = {}
 
-    def how_it_ended(self, lane: "Lane") -> str:
+    def how_it_ended(self, lane: Lane) -> str:
         """How a lane's process ended, as its exit code says: the first lane's from multiprocessing, a forked one's
         from the first lane, which waits for it."""
         if lane is self.lanes[0] or lane.pid is None:
@@ -333,14 +346,15 @@ class Lane:
 
     def __init__(self, group: Lanes, conn: Connection) -> None:
         self.group, self.conn = group, conn
-        self.pid: Optional[int] = None  # the first lane's from the start, a forked lane's from its first message
+        self.pid: int | None = None  # the first lane's from the start, a forked lane's from its first message
         self.ready = False  # its process has started: its imports are done
         self.started = False
         self.finished = False  # all it was asked for received, or its process gone: nothing of it left to stop
         self.makes_summary = False
 
-    def start(self, env: dict[str, str], names: tuple[str, ...], summary: Optional[tuple[str, list[str]]],
-              folder: Path = NOTEBOOK_DIR) -> None:
+    def start(
+        self, env: dict[str, str], names: tuple[str, ...], summary: tuple[str, list[str]] | None, folder: Path = NOTEBOOK_DIR
+    ) -> None:
         """The word to start: where to read, which notebooks of `folder`, and whether to make the summary afterwards
         (its label and the queries it reads, read ahead). Sent at once, not once the process has started: it reads
         the word when its imports are done, and the command meanwhile does its own part (the CSV, the exporter) on
@@ -348,7 +362,7 @@ class Lane:
         self.conn.send((env, str(folder), names, summary))
         self.started, self.makes_summary = True, summary is not None
 
-    def results(self, names: tuple[str, ...]) -> Iterator[tuple[str, Optional[str], Optional[str]]]:
+    def results(self, names: tuple[str, ...]) -> Iterator[tuple[str, str | None, str | None]]:
         """(name, the executed notebook's JSON, None) or (name, None, why it failed), as each finishes."""
         for name in names:
             _, done, notebook, failure = self._receive(f"notebook {name}.ipynb did not finish")

@@ -13,22 +13,28 @@ from gatehouse.pipelines.reports.format import missing
 NO_OWNER = "(no owner)"
 SERVER_KEYS = "(server keys)"
 
-WORKLIST_ORDER = ("grouped by owner, the owner of the most urgent gate first; within an owner by stage (ready to"
-                  " remove first), then marked stale first, then the longest untouched")
-EXPERIMENT_ORDER = ("sample-ratio mismatch first (smallest p first), then stalled, running, late, concluded and no"
-                    " longer followed, the most exposed first")
+WORKLIST_ORDER = (
+    "grouped by owner, the owner of the most urgent gate first; within an owner by stage (ready to"
+    " remove first), then marked stale first, then the longest untouched"
+)
+EXPERIMENT_ORDER = (
+    "sample-ratio mismatch first (smallest p first), then stalled, running, late, concluded and no"
+    " longer followed, the most exposed first"
+)
 SOURCE_ORDER = "highest failure rate first"
 # Gates shown per owner in the worklist (then "…and N more for this owner"): one owner with a thousand stale
 # gates would otherwise fill the list and hide every other owner.
 WORKLIST_PER_OWNER = 3
 
 # The stages of `gate_lifecycle` on the worklist, in its order, as the summary and the report count them.
-STAGE_WORDS = (("ready: remove from code", "ready to remove from the code"),
-               ("ready: archive in the console", "ready to archive in the console"),
-               ("needs a person", "need a person"),
-               ("removed from code", "removed from the code, still checked"),
-               ("approaching", "approaching"),
-               ("in use", "in use"))
+STAGE_WORDS = (
+    ("ready: remove from code", "ready to remove from the code"),
+    ("ready: archive in the console", "ready to archive in the console"),
+    ("needs a person", "need a person"),
+    ("removed from code", "removed from the code, still checked"),
+    ("approaching", "approaching"),
+    ("in use", "in use"),
+)
 
 STATUS_RANK = {"SRM": 0, "stalled": 1, "running": 2, "late": 3, "concluded": 4, "unfollowed": 5}
 # `exposure_growth.status` of an experiment gatehouse no longer reads (its id left `experiment_ids` and no holdout
@@ -92,8 +98,12 @@ def stale_worklist(stale: Any) -> Any:
     frame["owner"] = frame["owner"].where(~server_key, SERVER_KEYS)
     frame["owner_key"] = frame["owner_key"].where(~server_key, frame["project"] + "/" + SERVER_KEYS)
     frame["reason"] = frame["type_reason"].map(lambda reason: REASONS.get(reason, reason))
-    frame = frame.sort_values(["project", "stage_rank", "staleness_rank", "days_since_modified", "gate_id"],
-                              ascending=[True, True, True, False, True], na_position="last", kind="stable")
+    frame = frame.sort_values(
+        ["project", "stage_rank", "staleness_rank", "days_since_modified", "gate_id"],
+        ascending=[True, True, True, False, True],
+        na_position="last",
+        kind="stable",
+    )
     # an owner's place is that of their most urgent gate, the first of theirs in the order above
     frame["owner_place"] = frame.groupby("owner_key", sort=False).cumcount().eq(0).cumsum()
     frame["owner_place"] = frame.groupby("owner_key")["owner_place"].transform("min")
@@ -112,17 +122,31 @@ def _contacts(names: Any) -> str:
 def reviewed_experiments(growth: Any, srm: Any, names: Any) -> Any:
     """`analytics.exposure_growth` with its SRM test and holdout names, `review_status` set, in EXPERIMENT_ORDER."""
     frame = growth.merge(
-        srm[["project", "experiment_id", "p_value", "srm_detected", "most_deviating_group_name",
-             "most_deviating_observed_share", "most_deviating_expected_share"]],
-        on=["project", "experiment_id"], how="left",
+        srm[
+            [
+                "project",
+                "experiment_id",
+                "p_value",
+                "srm_detected",
+                "most_deviating_group_name",
+                "most_deviating_observed_share",
+                "most_deviating_expected_share",
+            ]
+        ],
+        on=["project", "experiment_id"],
+        how="left",
     ).merge(names, on=["project", "experiment_id"], how="left")
     frame["srm_detected"] = frame["srm_detected"].fillna(False).astype(bool)
     # an experiment no longer followed says so even with a mismatch: that is of a series no longer read
     frame["review_status"] = frame["status"].where(~frame["srm_detected"] | frame["status"].eq(UNFOLLOWED), "SRM")
     frame["status_rank"] = frame["review_status"].map(STATUS_RANK).fillna(len(STATUS_RANK))
     frame["srm_order"] = frame["p_value"].where(frame["srm_detected"])
-    frame = frame.sort_values(["project", "status_rank", "srm_order", "days_without_growth", "total_exposures", "experiment_id"],
-                              ascending=[True, True, True, False, False, True], na_position="last", kind="stable")
+    frame = frame.sort_values(
+        ["project", "status_rank", "srm_order", "days_without_growth", "total_exposures", "experiment_id"],
+        ascending=[True, True, True, False, False, True],
+        na_position="last",
+        kind="stable",
+    )
     return frame.reset_index(drop=True)
 
 
@@ -147,8 +171,9 @@ def pace_text(per_day: Any, through: Any, status: str) -> str:
 def failing_sources(by_source: Any) -> Any:
     """`analytics.ingestion_failure_rate_by_source` rows with a failed run, in SOURCE_ORDER."""
     failing = by_source[by_source["failed_count"] > 0]
-    return failing.sort_values(["project", "failure_rate", "failed_count", "source_name"], ascending=[True, False, False, True],
-                               kind="stable").reset_index(drop=True)
+    return failing.sort_values(
+        ["project", "failure_rate", "failed_count", "source_name"], ascending=[True, False, False, True], kind="stable"
+    ).reset_index(drop=True)
 
 
 def unfollowed_text(experiment: Any) -> str:

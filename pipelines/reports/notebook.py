@@ -18,16 +18,16 @@ import os
 import threading
 from concurrent.futures import Future
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
-from gatehouse.pipelines.warehouse import datasets
-from gatehouse.pipelines.warehouse.destination import Destination
-from gatehouse.pipelines.warehouse.names import DEFAULT_DUCKDB, DEFAULT_NAME, DEMO_DUCKDB, DESTINATION_ENV, DUCKDB_ENV
-from gatehouse.pipelines.warehouse.duckdb_file import import_driver
-from gatehouse.pipelines.warehouse.snapshot import database_of
 from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.reports.format import AS_OF_SQL, as_of_phrase
 from gatehouse.pipelines.untrusted import all_visible, for_html, visible
+from gatehouse.pipelines.warehouse import datasets
+from gatehouse.pipelines.warehouse.destination import Destination
+from gatehouse.pipelines.warehouse.duckdb_file import import_driver
+from gatehouse.pipelines.warehouse.names import DEFAULT_DUCKDB, DEFAULT_NAME, DEMO_DUCKDB, DESTINATION_ENV, DUCKDB_ENV
+from gatehouse.pipelines.warehouse.snapshot import database_of
 
 log = logging.getLogger("gatehouse.notebook")
 
@@ -35,7 +35,7 @@ log = logging.getLogger("gatehouse.notebook")
 LEGACY_DUCKDB_ENV = "GATEHOUSE_DUCKDB"
 
 
-def find_duckdb(duckdb_path: Optional[str] = None) -> Path:
+def find_duckdb(duckdb_path: str | None = None) -> Path:
     """The DuckDB file a notebook reads: the path given, else ./gatehouse.duckdb, else the demo's file."""
     names = [Path(duckdb_path)] if duckdb_path else [DEFAULT_DUCKDB, DEMO_DUCKDB]
     if names[0].is_absolute():
@@ -77,7 +77,7 @@ class _SharedReads:
     """What the notebooks of one `gatehouse report` have read, in their process (`share_reads`)."""
 
     def __init__(self) -> None:
-        self.data: dict[tuple[Optional[str], Optional[str]], "NotebookData"] = {}
+        self.data: dict[tuple[str | None, str | None], NotebookData] = {}
         self.frames: dict[tuple[str, str], Future] = {}
         self.lock = threading.Lock()
 
@@ -103,7 +103,7 @@ class _SharedReads:
             return mine.result()
 
 
-_shared: Optional[_SharedReads] = None
+_shared: _SharedReads | None = None
 
 
 def share_reads() -> None:
@@ -144,7 +144,7 @@ def read_ahead(queries: list[str]) -> None:
 class NotebookData:
     """Read-only, through the analysis views only: nothing is extracted here."""
 
-    def __init__(self, destination: Destination, loaded: Optional[Destination] = None) -> None:
+    def __init__(self, destination: Destination, loaded: Destination | None = None) -> None:
         self.destination = destination
         # what `gatehouse run` loads (the snapshot's database), for the commands a notebook suggests
         self.loaded = loaded or destination
@@ -152,7 +152,7 @@ class NotebookData:
         self.reader = self._exit.enter_context(destination.reader())
 
     @classmethod
-    def open(cls, destination: Optional[str] = None, duckdb_path: Optional[str] = None) -> "NotebookData":
+    def open(cls, destination: str | None = None, duckdb_path: str | None = None) -> NotebookData:
         """The notebook's parameters cell names the destination (and may name the DuckDB file for the default).
 
         On DuckDB it reads the readers' snapshot `gatehouse run` publishes beside the file, so a notebook
@@ -199,8 +199,10 @@ class NotebookData:
         as_of = as_of_phrase(self.reader.rows(AS_OF_SQL))
         if as_of is None:  # no row before the first extraction
             return f"Data in `{self.destination.label()}`: no extraction recorded yet."
-        return (f"Data in `{self.destination.label()}`, {as_of.replace('as of ', 'as of **', 1).replace(' UTC', ' UTC**', 1)}"
-                " (the console's clock at the last extraction).")
+        return (
+            f"Data in `{self.destination.label()}`, {as_of.replace('as of ', 'as of **', 1).replace(' UTC', ' UTC**', 1)}"
+            " (the console's clock at the last extraction)."
+        )
 
     def close(self) -> None:
         self._exit.close()

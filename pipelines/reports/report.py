@@ -20,15 +20,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from gatehouse.pipelines.warehouse import datasets
-from gatehouse.pipelines.warehouse.destination import Destination
 from gatehouse.pipelines.code_refs.summary import summary_lines as code_reference_lines
 from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.reports import lists
-from gatehouse.pipelines.reports.lanes import NOTEBOOK_DIR, Lane, Lanes
-from gatehouse.pipelines.untrusted import for_csv, for_terminal
 from gatehouse.pipelines.reports.format import AS_OF_SQL, and_more, as_of_phrase, gate_url_template, link_to, minute
+from gatehouse.pipelines.reports.lanes import NOTEBOOK_DIR, Lane, Lanes
 from gatehouse.pipelines.settings import setting
+from gatehouse.pipelines.untrusted import for_csv, for_terminal
+from gatehouse.pipelines.warehouse import datasets
+from gatehouse.pipelines.warehouse.destination import Destination
 
 log = logging.getLogger("gatehouse.report")
 
@@ -48,6 +48,7 @@ OFFLINE_TEMPLATE = """\
 </div>
 {%- endblock data_png %}
 """
+
 
 @dataclass(frozen=True)
 class Report:
@@ -90,7 +91,7 @@ class NotebookLanes:
         self.count = count or kernel_count()
         self.group: Lanes | None = None
 
-    def __enter__(self) -> "NotebookLanes":
+    def __enter__(self) -> NotebookLanes:
         self.group = Lanes(self.count, summary_of_the_notebooks)
         return self
 
@@ -135,8 +136,9 @@ def kernel_count() -> int:
     if configured is None:
         return 2 if (os.cpu_count() or 1) >= 2 else 1
     if str(configured).strip() not in ("1", "2"):
-        raise GatehouseError(f"{KERNELS_SETTING} must be 1 or 2 (the notebooks run in one process or two side by"
-                             f" side), not {configured!r}")
+        raise GatehouseError(
+            f"{KERNELS_SETTING} must be 1 or 2 (the notebooks run in one process or two side by side), not {configured!r}"
+        )
     return int(configured)
 
 
@@ -149,8 +151,9 @@ class ReportsFailed(GatehouseError):
     """Some reports could not be made. The others were written; each that failed keeps its earlier version."""
 
     def __init__(self, failures: dict[str, str], written: list[Report]) -> None:
-        super().__init__("; ".join(f"report {name} not made ({why}): its earlier version, if any, is kept"
-                                   for name, why in failures.items()))
+        super().__init__(
+            "; ".join(f"report {name} not made ({why}): its earlier version, if any, is kept" for name, why in failures.items())
+        )
         self.failures = failures
         self.written = written
 
@@ -204,9 +207,25 @@ def write_reports(destination: Destination, out: Path, lanes: NotebookLanes | No
 
 # Every stale gate, owner by owner, as a file a person can forward: one CSV with the owner's columns first.
 WORKLIST_CSV = "stale_gates.csv"
-WORKLIST_CSV_COLUMNS = ("project", "owner_name", "owner_email", "team", "gate_id", "gate_name", "stage", "staleness", "type_reason",
-                        "status", "rollout_state", "days_since_modified", "checks_per_hour", "code_reference_count",
-                        "code_locations", "code_owners", "recommended_action")
+WORKLIST_CSV_COLUMNS = (
+    "project",
+    "owner_name",
+    "owner_email",
+    "team",
+    "gate_id",
+    "gate_name",
+    "stage",
+    "staleness",
+    "type_reason",
+    "status",
+    "rollout_state",
+    "days_since_modified",
+    "checks_per_hour",
+    "code_reference_count",
+    "code_locations",
+    "code_owners",
+    "recommended_action",
+)
 
 
 def write_worklist_csv(destination: Destination, out: Path) -> Path:
@@ -215,9 +234,11 @@ def write_worklist_csv(destination: Destination, out: Path) -> Path:
     formula are neutralised (`untrusted.for_csv`)."""
     link = link_to(gate_url_template())
     with destination.reader() as reader:
-        rows = reader.rows(f"select {', '.join(WORKLIST_CSV_COLUMNS)} from analytics.stale_gates"
-                           " order by project, coalesce(owner_name, owner_email, ''), stage_rank, staleness_rank,"
-                           " days_since_modified desc nulls last, gate_id")
+        rows = reader.rows(
+            f"select {', '.join(WORKLIST_CSV_COLUMNS)} from analytics.stale_gates"
+            " order by project, coalesce(owner_name, owner_email, ''), stage_rank, staleness_rank,"
+            " days_since_modified desc nulls last, gate_id"
+        )
     path, partial = out / WORKLIST_CSV, out / f".{WORKLIST_CSV}.partial"
     with partial.open("w", newline="", encoding="utf-8") as file:
         writer = csv.writer(file)
@@ -234,7 +255,9 @@ def _write_html(exporter: Future, name: str, executed: str, out: Path) -> tuple[
     import nbformat
 
     notebook = nbformat.reads(executed, as_version=4)
-    html, _ = exporter.result().from_notebook_node(notebook, resources={"metadata": {"name": notebook.metadata.get("title", name)}})
+    html, _ = exporter.result().from_notebook_node(
+        notebook, resources={"metadata": {"name": notebook.metadata.get("title", name)}}
+    )
     partial = out / f".{name}.html.partial"
     partial.write_text(html, encoding="utf-8")
     return partial, Report(name, out / f"{name}.html")
@@ -257,8 +280,9 @@ def _exporter():
             # what HTMLExporter.from_notebook_node does before its parse (nbconvert 7)
             resources = self._init_resources(resources)
             self.register_filter("highlight_code", self.filters.get("highlight_code", Highlight2HTML(parent=self)))
-            self.register_filter("filter_data_type", WidgetsDataTypeFilter(notebook_metadata=self._nb_metadata, parent=self,
-                                                                           resources=resources))
+            self.register_filter(
+                "filter_data_type", WidgetsDataTypeFilter(notebook_metadata=self._nb_metadata, parent=self, resources=resources)
+            )
             html, resources = TemplateExporter.from_notebook_node(self, nb, resources, **kw)
             return _focusable(html), resources
 
@@ -291,8 +315,14 @@ EXPOSURE_GROWTH_SQL = "select * from analytics.exposure_growth"
 EXPOSURE_SRM_SQL = "select * from analytics.exposure_srm"
 SOURCES_SQL = "select * from analytics.ingestion_failure_rate_by_source order by failure_rate desc nulls last, source_name"
 EXPERIMENT_COVERAGE_SQL = "select * from analytics.experiment_coverage order by project, experiment_id"
-SUMMARY_FRAMES = (STALE_GATES_SQL, EXPOSURE_GROWTH_SQL, EXPOSURE_SRM_SQL, lists.EXPERIMENT_NAMES_SQL, EXPERIMENT_COVERAGE_SQL,
-                  SOURCES_SQL)
+SUMMARY_FRAMES = (
+    STALE_GATES_SQL,
+    EXPOSURE_GROWTH_SQL,
+    EXPOSURE_SRM_SQL,
+    lists.EXPERIMENT_NAMES_SQL,
+    EXPERIMENT_COVERAGE_SQL,
+    SOURCES_SQL,
+)
 
 
 class ReadsViews(Protocol):
@@ -335,33 +365,44 @@ def _stale_gate_lines(frame: Any) -> list[str]:
 
     def stale_rows(gates: Any, indent: str) -> list[str]:
         top = gates.groupby("owner_key", sort=False).head(lists.WORKLIST_PER_OWNER).head(TOP)
-        return [f"{indent}{gate.gate_id:<34} {gate.owner:<18} {gate.stage:<29} {gate.reason:<18}"
-                f" {gate.days_since_modified:>4} d  {gate.recommended_action}" for gate in top.itertuples()]
+        return [
+            f"{indent}{gate.gate_id:<34} {gate.owner:<18} {gate.stage:<29} {gate.reason:<18}"
+            f" {gate.days_since_modified:>4} d  {gate.recommended_action}"
+            for gate in top.itertuples()
+        ]
 
-    return [f"stale gates: {lists.stage_counts(worklist)}; {lists.by_project(lists.WORKLIST_ORDER, worklist)}:",
-            *per_project(worklist, lists.stage_counts, stale_rows)]
+    return [
+        f"stale gates: {lists.stage_counts(worklist)}; {lists.by_project(lists.WORKLIST_ORDER, worklist)}:",
+        *per_project(worklist, lists.stage_counts, stale_rows),
+    ]
 
 
 def _experiment_lines(frame: Any) -> list[str]:
     experiments = lists.reviewed_experiments(
-        frame(EXPOSURE_GROWTH_SQL), frame(EXPOSURE_SRM_SQL), frame(lists.EXPERIMENT_NAMES_SQL),
+        frame(EXPOSURE_GROWTH_SQL),
+        frame(EXPOSURE_SRM_SQL),
+        frame(lists.EXPERIMENT_NAMES_SQL),
     )
     flagged = experiments[experiments["review_status"].isin(["SRM", "stalled"])]
 
     def experiment_counts(shown: Any) -> str:
         status = shown["review_status"].value_counts()
         unfollowed = int(status.get(lists.UNFOLLOWED, 0))
-        return (f"{len(shown)} ({int(status.get('SRM', 0))} with sample-ratio mismatch,"
-                f" {int(status.get('stalled', 0))} stalled, {int(status.get('running', 0))} running,"
-                f" {int(status.get('concluded', 0))} concluded" + (f", {unfollowed} no longer followed" if unfollowed else "") + ")")
+        return (
+            f"{len(shown)} ({int(status.get('SRM', 0))} with sample-ratio mismatch,"
+            f" {int(status.get('stalled', 0))} stalled, {int(status.get('running', 0))} running,"
+            f" {int(status.get('concluded', 0))} concluded" + (f", {unfollowed} no longer followed" if unfollowed else "") + ")"
+        )
 
     def experiment_rows(shown: Any, indent: str) -> list[str]:
         out = []
         for experiment in shown[shown["review_status"].isin(["SRM", "stalled"])].head(TOP).itertuples():
             if experiment.review_status == "SRM":
-                what = (f"SRM p={experiment.p_value:.1e}, {experiment.most_deviating_group_name}"
-                        f" {experiment.most_deviating_observed_share:.1%} of exposures (expected"
-                        f" {experiment.most_deviating_expected_share:.1%})")
+                what = (
+                    f"SRM p={experiment.p_value:.1e}, {experiment.most_deviating_group_name}"
+                    f" {experiment.most_deviating_observed_share:.1%} of exposures (expected"
+                    f" {experiment.most_deviating_expected_share:.1%})"
+                )
             else:
                 what = f"stalled: no new exposure for {experiment.days_without_growth} d"
             name = f" ({experiment.holdout_names})" if isinstance(experiment.holdout_names, str) else ""
@@ -370,14 +411,23 @@ def _experiment_lines(frame: Any) -> list[str]:
 
     order = lists.by_project(f"{lists.EXPERIMENT_ORDER.split(', then')[0]}, then stalled", experiments)
     lines = [f"experiments: {experiment_counts(experiments)}" + (f"; to look at, {order}:" if len(flagged) else "")]
-    lines += per_project(experiments, experiment_counts, experiment_rows,
-                         shown=lambda rows_of: int(rows_of["review_status"].isin(["SRM", "stalled"]).sum()))
+    lines += per_project(
+        experiments,
+        experiment_counts,
+        experiment_rows,
+        shown=lambda rows_of: int(rows_of["review_status"].isin(["SRM", "stalled"]).sum()),
+    )
     coverage = frame(EXPERIMENT_COVERAGE_SQL)
     unloaded = coverage[~coverage["has_exposures"].astype(bool)]
     if len(unloaded):
-        ids = [f"{e.project}: {e.experiment_id}" if lists.several_projects(coverage) else e.experiment_id
-               for e in unloaded.head(TOP).itertuples()]
-        lines.append(f"  named by a holdout, no exposures loaded: {', '.join(ids)}" + and_more(len(unloaded), len(ids)).replace("  ", " ", 1))
+        ids = [
+            f"{e.project}: {e.experiment_id}" if lists.several_projects(coverage) else e.experiment_id
+            for e in unloaded.head(TOP).itertuples()
+        ]
+        lines.append(
+            f"  named by a holdout, no exposures loaded: {', '.join(ids)}"
+            + and_more(len(unloaded), len(ids)).replace("  ", " ", 1)
+        )
     lines += _unfollowed_lines(experiments)
     lines.append("  an experiment no holdout names is followed only when its id is in sources.console.experiment_ids")
     return lines
@@ -390,17 +440,21 @@ def _unfollowed_lines(experiments: Any) -> list[str]:
         return []
     several = lists.several_projects(experiments)
     listed = [(f"{e.project}: " if several else "") + lists.unfollowed_text(e) for e in unfollowed.head(TOP).itertuples()]
-    return [f"  no longer followed, so neither concluded nor stalled: {', '.join(listed)}"
-            + and_more(len(unfollowed), len(listed)).replace("  ", " ", 1)
-            + f"; to follow one again, add its id to {lists.FOLLOW_SETTING}"]
+    return [
+        f"  no longer followed, so neither concluded nor stalled: {', '.join(listed)}"
+        + and_more(len(unfollowed), len(listed)).replace("  ", " ", 1)
+        + f"; to follow one again, add its id to {lists.FOLLOW_SETTING}"
+    ]
 
 
 def _ingestion_lines(frame: Any) -> list[str]:
     by_source = frame(SOURCES_SQL)
     if by_source.empty:
         # the console cannot list ingestion runs: none named is nothing watched, never "0 with failed runs"
-        return ["ingestion sources: no ingestion run is followed, so none is watched; name the runs to follow in"
-                " sources.console.ingestion_run_ids (SOURCES__CONSOLE__INGESTION_RUN_IDS)"]
+        return [
+            "ingestion sources: no ingestion run is followed, so none is watched; name the runs to follow in"
+            " sources.console.ingestion_run_ids (SOURCES__CONSOLE__INGESTION_RUN_IDS)"
+        ]
 
     def source_counts(sources: Any) -> str:
         return f"{len(sources)} ({len(lists.failing_sources(sources))} with failed runs)"
@@ -409,14 +463,18 @@ def _ingestion_lines(frame: Any) -> list[str]:
         out = []
         for source in lists.failing_sources(sources).head(TOP).itertuples():
             finished = source.succeeded_count + source.failed_count
-            out.append(f"{indent}{source.source_name:<34} {source.failed_count} of {finished} finished runs failed"
-                       f" ({source.failure_rate:.0%}), the last enqueued {minute(source.last_failed_run_enqueued_at)}")
+            out.append(
+                f"{indent}{source.source_name:<34} {source.failed_count} of {finished} finished runs failed"
+                f" ({source.failure_rate:.0%}), the last enqueued {minute(source.last_failed_run_enqueued_at)}"
+            )
         return out
 
     failing = lists.failing_sources(by_source)
-    return [f"ingestion sources: {source_counts(by_source)}"
-            + (f"; {lists.by_project(lists.SOURCE_ORDER, by_source)}:" if len(failing) else ""),
-            *per_project(by_source, source_counts, source_rows, shown=lambda rows_of: len(lists.failing_sources(rows_of)))]
+    return [
+        f"ingestion sources: {source_counts(by_source)}"
+        + (f"; {lists.by_project(lists.SOURCE_ORDER, by_source)}:" if len(failing) else ""),
+        *per_project(by_source, source_counts, source_rows, shown=lambda rows_of: len(lists.failing_sources(rows_of))),
+    ]
 
 
 def per_project(frame: Any, counts: Any, top_rows: Any, shown: Any = len) -> list[str]:

@@ -5,7 +5,6 @@ projects."""
 from __future__ import annotations
 
 import logging
-from typing import Optional
 
 from gatehouse.pipelines.errors import GatehouseError, explain
 from gatehouse.pipelines.models.build import DEFAULT_PROJECT
@@ -20,13 +19,13 @@ from gatehouse.sources.console.errors import ConsoleError
 log = logging.getLogger("gatehouse.run")
 
 
-def check_resources(resources: Optional[list[str]]) -> None:
+def check_resources(resources: list[str] | None) -> None:
     unknown = sorted(set(resources or ()) - set(SELECTABLE))
     if unknown:
         raise GatehouseError(f"unknown resource(s) {', '.join(unknown)}; choose from {', '.join(SELECTABLE)}")
 
 
-def single_console_left(destination: Destination, projects: list[str], timeout_s: Optional[float] = None) -> Optional[str]:
+def single_console_left(destination: Destination, projects: list[str], timeout_s: float | None = None) -> str | None:
     """The warning for a database that still holds a single console's dataset beside the configured projects (a
     setup switched from one console to projects): the views and reports count it as project `default`, which
     is most often one of the projects a second time. None when there is no such dataset."""
@@ -35,8 +34,10 @@ def single_console_left(destination: Destination, projects: list[str], timeout_s
     dataset = datasets.console_datasets(destination, timeout_s, projects).get(DEFAULT_PROJECT)
     if dataset is None:
         return None
-    return (f"warning: dataset {dataset} still holds a single console's load (project {DEFAULT_PROJECT}): every view and"
-            f" report shows it beside {', '.join(projects)}; to retire it, see \"Several projects\" in the README")
+    return (
+        f"warning: dataset {dataset} still holds a single console's load (project {DEFAULT_PROJECT}): every view and"
+        f' report shows it beside {", ".join(projects)}; to retire it, see "Several projects" in the README'
+    )
 
 
 def check_demo_file(destination: Destination, timeout_s: float, demo: bool) -> None:
@@ -88,9 +89,15 @@ def check_console(destination: Destination, counts: ExtractionCounts, options: R
             f" run it without --duckdb (it writes {DEMO_DUCKDB}) or give it a file of its own"
         )
     if options.repoint:
-        log.warning("--repoint: %s held %s and follows %s from this run on%s", destination.label(), held, console,
-                    " (--full-refresh: what it held is dropped first)" if options.full_refresh
-                    else "; its history continues, and what the new console lacks is retired")
+        log.warning(
+            "--repoint: %s held %s and follows %s from this run on%s",
+            destination.label(),
+            held,
+            console,
+            " (--full-refresh: what it held is dropped first)"
+            if options.full_refresh
+            else "; its history continues, and what the new console lacks is retired",
+        )
         return
     raise GatehouseError(
         f"{destination.label()} holds the console {held}, not {console}: load this console into another"

@@ -8,7 +8,6 @@ import importlib
 import logging
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Optional
 
 from gatehouse.pipelines.alerts.dispatch import AlertOutcome, alert_after_run
 from gatehouse.pipelines.errors import GatehouseError, explain
@@ -29,8 +28,20 @@ log = logging.getLogger("gatehouse.run")
 # stack of dlt's helpers): measured as the modules new in sys.modules after a first run. Two threads
 # importing pandas at once fail with "partially initialized module 'pandas'", so the projects' threads
 # find them imported.
-LAZY_IMPORTS = ("numpy", "pandas", "pyarrow", "pyarrow.parquet", "pyarrow.compute", "duckdb", "requests", "sqlalchemy",
-                "sqlglot", "pendulum", "dlt.sources.helpers", "dlt.destinations.insert_job_client")
+LAZY_IMPORTS = (
+    "numpy",
+    "pandas",
+    "pyarrow",
+    "pyarrow.parquet",
+    "pyarrow.compute",
+    "duckdb",
+    "requests",
+    "sqlalchemy",
+    "sqlglot",
+    "pendulum",
+    "dlt.sources.helpers",
+    "dlt.destinations.insert_job_client",
+)
 
 
 @dataclass
@@ -38,11 +49,11 @@ class ProjectOutcome:
     """One project's part of a run of several: its summary, or the one line it failed with."""
 
     project: str
-    summary: Optional[RunSummary] = None
-    error: Optional[str] = None
+    summary: RunSummary | None = None
+    error: str | None = None
 
 
-def run_consoles(options: RunOptions, projects: list[str]) -> tuple[list[ProjectOutcome], Optional[AlertOutcome]]:
+def run_consoles(options: RunOptions, projects: list[str]) -> tuple[list[ProjectOutcome], AlertOutcome | None]:
     """Every project of `projects` side by side, or with none the single console (as project `default`): each
     outcome in the order named, a failure as its one line (never raised), and the alerts step's outcome."""
     if projects:
@@ -54,7 +65,7 @@ def run_consoles(options: RunOptions, projects: list[str]) -> tuple[list[Project
     return [ProjectOutcome(DEFAULT_PROJECT, summary=summary)], summary.alerted
 
 
-def run_projects(options: RunOptions, projects: list[str]) -> tuple[list[ProjectOutcome], Optional[AlertOutcome]]:
+def run_projects(options: RunOptions, projects: list[str]) -> tuple[list[ProjectOutcome], AlertOutcome | None]:
     """Each project loaded into its own dataset, side by side: a project that fails is recorded with its
     one-line reason and the others still load. The views are refreshed over all projects and the readers'
     snapshot published once, after all of them.
@@ -116,8 +127,11 @@ def alert_after_projects(options: RunOptions, outcomes: list[ProjectOutcome]) ->
     errors = {outcome.project: outcome.error for outcome in outcomes if outcome.error}
     if len(errors) == len(outcomes):
         # nothing loaded: the views show the last good loads, only the failures are news
-        return alert_after_run(options.destination, options.lock_timeout_s,
-                               run_error="; ".join(f"{project}: {error}" for project, error in errors.items()))
+        return alert_after_run(
+            options.destination,
+            options.lock_timeout_s,
+            run_error="; ".join(f"{project}: {error}" for project, error in errors.items()),
+        )
     return alert_after_run(options.destination, options.lock_timeout_s, project_errors=errors)
 
 

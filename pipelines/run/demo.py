@@ -9,7 +9,8 @@ nothing listens on a port.
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 # `.invalid` is reserved (RFC 2606): no real console can have this address.
 DEMO_BASE_URL = "http://console-twin.demo.invalid"

@@ -59,5 +59,3 @@ def schema_changes(before: dict[str, dict[str, str]], after: dict[str, dict[str,
                 if column not in after[table]:
                     changes.append(f"column gone {table}.{column}")
     return changes
-
-

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any
 
 from gatehouse.pipelines.warehouse.destination import Destination
 from gatehouse.sources.console import constants
@@ -15,11 +15,11 @@ SELECTABLE = constants.TABLES
 @dataclass
 class RunOptions:
     destination: Destination = field(default_factory=Destination)
-    resources: Optional[list[str]] = None
+    resources: list[str] | None = None
     full_refresh: bool = False
     progress: bool = True
     # Seconds to wait for another run, or for a DuckDB file another program holds (None: the setting).
-    lock_timeout_s: Optional[float] = None
+    lock_timeout_s: float | None = None
     # Load into a dataset that holds another console (a rotated key, a moved URL): never implied.
     repoint: bool = False
     # The demo's console twin: it never loads into a dataset that holds a real console, flag or no flag.
@@ -28,7 +28,7 @@ class RunOptions:
     source_args: dict[str, Any] = field(default_factory=dict)
     # One of several configured projects ([sources.console.projects.<name>]): its section's settings, its own
     # pipeline `gatehouse_<name>` and dataset `console_<name>`. None: the single console of [sources.console].
-    project: Optional[str] = None
+    project: str | None = None
     # Per project, passed to the source over its section's settings (the demo and tests use them).
     projects_args: dict[str, dict[str, Any]] = field(default_factory=dict)
     # Refresh the views and publish the snapshot after the load (several projects do it once, after all).

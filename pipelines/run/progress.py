@@ -40,9 +40,13 @@ class Progress:
         for name, progress in self.counts.snapshot().items():
             endpoint = RESOURCE_ENDPOINTS.get(name, "")
             pages = f" {progress.pages} pages" if progress.pages else ""
-            parts.append(f"{name}: {progress.items} items{pages}, {requests.get(endpoint, 0)} requests,"
-                         f" {retries.get(endpoint, 0)} retries")
-        return (f"{self.label + ': ' if self.label else ''}{stats.get('requests', 0)} requests, {stats.get('throttled', 0)} throttled | " + "; ".join(parts))
+            parts.append(
+                f"{name}: {progress.items} items{pages}, {requests.get(endpoint, 0)} requests, {retries.get(endpoint, 0)} retries"
+            )
+        return (
+            f"{self.label + ': ' if self.label else ''}{stats.get('requests', 0)} requests, {stats.get('throttled', 0)} throttled | "
+            + "; ".join(parts)
+        )
 
     def _loop(self) -> None:
         while not self._stop.wait(self.interval_s):
@@ -52,7 +56,7 @@ class Progress:
             else:
                 log.info("progress: %s", self.line())
 
-    def __enter__(self) -> "Progress":
+    def __enter__(self) -> Progress:
         if self.enabled:
             self._thread.start()
         return self
@@ -63,5 +67,3 @@ class Progress:
             self._thread.join()
             if self._tty and not self.label:
                 sys.stderr.write("\r\033[K")
-
-

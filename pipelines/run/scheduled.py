@@ -4,7 +4,8 @@ never raised, so that the caller records what loaded before it fails with the on
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Optional
+from collections.abc import Mapping
+from typing import Any
 
 from gatehouse.pipelines.errors import DEMO_HINT
 from gatehouse.pipelines.models.build import DEFAULT_PROJECT
@@ -15,18 +16,29 @@ from gatehouse.pipelines.settings import check_names
 from gatehouse.pipelines.warehouse.destination import Destination
 
 
-def run_scheduled(destination: Destination, *, lock_timeout_s: Optional[float] = None, alerts: bool = False,
-                  projects: Optional[list[str]] = None, source_args: Optional[Mapping[str, Any]] = None,
-                  projects_args: Optional[Mapping[str, Mapping[str, Any]]] = None) -> list[ProjectOutcome]:
+def run_scheduled(
+    destination: Destination,
+    *,
+    lock_timeout_s: float | None = None,
+    alerts: bool = False,
+    projects: list[str] | None = None,
+    source_args: Mapping[str, Any] | None = None,
+    projects_args: Mapping[str, Mapping[str, Any]] | None = None,
+) -> list[ProjectOutcome]:
     """Each configured project's outcome (or the single console's, as project `default`), in the order named.
 
     `projects`: default the configured ones; `source_args`/`projects_args`: the source's arguments beyond dlt's
     configuration, for the single console and by project (the tests pass twins here)."""
     check_names()  # a mistyped setting is refused before anything is read
     projects = configured_projects() if projects is None else projects
-    options = RunOptions(destination=destination, progress=False, lock_timeout_s=lock_timeout_s, alerts=alerts,
-                         source_args=dict(source_args or {}),
-                         projects_args={name: dict(args) for name, args in (projects_args or {}).items()})
+    options = RunOptions(
+        destination=destination,
+        progress=False,
+        lock_timeout_s=lock_timeout_s,
+        alerts=alerts,
+        source_args=dict(source_args or {}),
+        projects_args={name: dict(args) for name, args in (projects_args or {}).items()},
+    )
     outcomes, _ = run_consoles(options, projects)
     for outcome in outcomes:
         if outcome.error:
@@ -34,7 +46,7 @@ def run_scheduled(destination: Destination, *, lock_timeout_s: Optional[float] =
     return outcomes
 
 
-def failure_line(outcomes: list[ProjectOutcome]) -> Optional[str]:
+def failure_line(outcomes: list[ProjectOutcome]) -> str | None:
     """The one line a run that loaded not everything fails with: the single console's error, or each failed
     project with its reason; None when everything loaded."""
     failed = [outcome for outcome in outcomes if outcome.error]

@@ -14,8 +14,9 @@ import importlib
 import logging
 import threading
 import time
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Optional, Sequence
+from typing import Any
 
 import dlt
 from dlt.common.configuration.exceptions import ConfigFieldMissingException, ConfigurationValueError
@@ -36,7 +37,10 @@ from gatehouse.pipelines.run.recovery import settle_committed_jobs
 from gatehouse.pipelines.run.summary import RunSummary, rows_in_database, scd2_counts
 from gatehouse.pipelines.run.tally import RunTally
 from gatehouse.pipelines.run.tuning import (
-    apply_run_defaults, batch_garbage_collection, normalize_workers_for, release_freed_memory,
+    apply_run_defaults,
+    batch_garbage_collection,
+    normalize_workers_for,
+    release_freed_memory,
 )
 from gatehouse.pipelines.warehouse.destination import Destination
 from gatehouse.pipelines.warehouse.lock import lock_timeout
@@ -57,7 +61,7 @@ LOADER_FILE_FORMAT: TLoaderFileFormat = "parquet"
 LAST_PHASE_IMPORTS = ("pandas", "dlt.common.libs.pyarrow")
 
 
-def run_extraction(options: RunOptions, tally: Optional[RunTally] = None) -> RunSummary:
+def run_extraction(options: RunOptions, tally: RunTally | None = None) -> RunSummary:
     """One console's run, step by step (docs/architecture.md, "One run, step by step"): the run lock, the console
     check, the run's start, each load phase extracted, normalised and loaded, the counts, the views, the readers'
     snapshot, then with `options.alerts` the alerts, which tell what is new after a good load and the failure after a
@@ -102,8 +106,10 @@ def kept_after_load() -> Iterator[None]:
         raise
     except Exception as err:
         log.debug("a step after the load failed", exc_info=True)
-        raise GatehouseError(f"{explain(err)} (after the load, which is kept; the next run or `gatehouse views`"
-                             " applies the views and publishes the snapshot again)") from err
+        raise GatehouseError(
+            f"{explain(err)} (after the load, which is kept; the next run or `gatehouse views`"
+            " applies the views and publishes the snapshot again)"
+        ) from err
 
 
 @dataclass
@@ -116,7 +122,7 @@ class Run:
     tally: RunTally
     timeout_s: float
     started: float
-    pipeline: Optional[dlt.Pipeline] = None
+    pipeline: dlt.Pipeline | None = None
     # the schema's columns before the run: what the run adds is translated ahead and said in the summary
     before: dict[str, dict[str, str]] = field(default_factory=dict)
     # the reads ahead the last state names have started (before the sync)
@@ -128,14 +134,14 @@ class Run:
     rows: dict[str, int] = field(default_factory=dict)
     new_versions: dict[str, int] = field(default_factory=dict)
     retired: dict[str, int] = field(default_factory=dict)
-    snapshot: Optional[Published] = None
+    snapshot: Published | None = None
 
     @property
     def destination(self) -> Destination:
         return self.options.destination
 
     @classmethod
-    def begin(cls, options: RunOptions, tally: Optional[RunTally] = None) -> "Run":
+    def begin(cls, options: RunOptions, tally: RunTally | None = None) -> Run:
         """The run's source, its settings injected by dlt from `[sources.console]` (or a project's section), and what
         it refuses before anything is locked: an unknown table, the demo's file for a console and the reverse."""
         started = time.monotonic()
@@ -233,8 +239,9 @@ class Run:
             prepare_last_phase()
         self.tally.pending = self.pipeline
         with self.tally.timed("extract"):
-            self.pipeline.extract(phase, refresh="drop_resources" if self.options.full_refresh else None,
-                                  loader_file_format=LOADER_FILE_FORMAT)
+            self.pipeline.extract(
+                phase, refresh="drop_resources" if self.options.full_refresh else None, loader_file_format=LOADER_FILE_FORMAT
+            )
 
     def normalise(self) -> None:
         assert self.pipeline is not None
@@ -256,7 +263,7 @@ class Run:
         self.tally.load_ids.extend(info.loads_ids)
         self.tally.loaded.extend(phase.selected_resources)
 
-    def views_ahead(self) -> Optional[threading.Thread]:
+    def views_ahead(self) -> threading.Thread | None:
         """When this run adds tables or columns (a first run, a new field), the views must be translated again after
         its last load: translated beside that load instead, for the tables it loads (`Views.render_ahead`).
         A run that adds none finds its views current, and nothing is started."""
@@ -375,8 +382,7 @@ def loaded_before(tally: RunTally, full_refresh: bool = False) -> str:
         return ""
     if full_refresh:
         kept = [t for t in tally.planned if t not in tally.loaded]
-        return (f" (--full-refresh reloaded before the failure: {', '.join(tables)}; {', '.join(kept)} kept as"
-                " they were)")
+        return f" (--full-refresh reloaded before the failure: {', '.join(tables)}; {', '.join(kept)} kept as they were)"
     return f" (loaded before the failure: {', '.join(tables)}; the run is not recorded in extraction_runs)"
 
 
@@ -387,8 +393,9 @@ def restore_views(destination: Destination, timeout_s: float, known_projects: Se
         with destination.lock.writing():
             destination.views.refresh(timeout_s, known_projects=known_projects)
     except Exception as err:  # the run's failure is raised; this one is said beside it
-        log.warning("the analysis views could not be applied again after the failure (%s); `gatehouse views` applies"
-                    " them", explain(err))
+        log.warning(
+            "the analysis views could not be applied again after the failure (%s); `gatehouse views` applies them", explain(err)
+        )
         log.debug("applying the views after a failed run", exc_info=True)
 
 

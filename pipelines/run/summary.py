@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Mapping, Optional, Sequence
+from typing import TYPE_CHECKING
 
 from dlt.destinations.exceptions import DatabaseUndefinedRelation
 
@@ -32,12 +33,12 @@ class RunSummary:
     throttled: int
     throttle_wait_s: float
     wall_time_s: float
-    load_id: Optional[str]
+    load_id: str | None
     # Time spent waiting for another run or for a program holding the DuckDB file (part of wall_time_s).
     waited_s: float = 0.0
     waited_for: list[str] = field(default_factory=list)
     # The read-only copy published for notebooks and BI tools (DuckDB only).
-    snapshot: Optional[Path] = None
+    snapshot: Path | None = None
     # Values the console sent that no column could hold, loaded as null while their records loaded:
     # (table, id, field, the value as shown, why).
     left_null: list[tuple[str, str, str, str, str]] = field(default_factory=list)
@@ -45,19 +46,21 @@ class RunSummary:
     steps: dict[str, float] = field(default_factory=dict)
     # When each step began and the run ended (time.monotonic(): comparable with another process's on one machine).
     step_started: dict[str, float] = field(default_factory=dict)
-    ended_at: Optional[float] = None
+    ended_at: float | None = None
     # Items read and found as last loaded, per table: not normalised nor loaded again. A list counted here
     # whole was left as it is (no SCD2 merge, nothing retired).
     unchanged: dict[str, int] = field(default_factory=dict)
     # What the run follows that the console cannot list (experiments, ingestion runs): how many, how found.
     followed: dict[str, str] = field(default_factory=dict)
     # The alerts step's outcome, when the run had one (`RunOptions.alerts`).
-    alerted: Optional["AlertOutcome"] = None
+    alerted: AlertOutcome | None = None
 
     def lines(self) -> list[str]:
         # The wait is someone else's time: the load's own time is shown apart from it.
-        out = [f"loaded in {self.wall_time_s - self.waited_s:.1f}s with {self.requests} requests"
-               f" ({self.retries} retried, {self.throttled} throttled, {self.throttle_wait_s:.1f}s waiting on the rate limit)"]
+        out = [
+            f"loaded in {self.wall_time_s - self.waited_s:.1f}s with {self.requests} requests"
+            f" ({self.retries} retried, {self.throttled} throttled, {self.throttle_wait_s:.1f}s waiting on the rate limit)"
+        ]
         if self.waited_s >= 0.05:
             out.append(f"  waited {self.waited_s:.1f}s before that for {', '.join(self.waited_for)} to let go of the database")
         # Nested tables (rules, histories...) are summed into their root table's line.
@@ -70,8 +73,7 @@ class RunSummary:
             rows, nested = roots.get(table, [0, 0])
             same = self.unchanged.get(table, 0)
             if table not in roots:
-                out.append(f"  {table:<{width}}  unchanged: {counted(same, 'item')} read, each as last loaded;"
-                           " not loaded again")
+                out.append(f"  {table:<{width}}  unchanged: {counted(same, 'item')} read, each as last loaded; not loaded again")
                 continue
             extra = f" (+{nested} nested)" if nested else ""
             if table in self.new_versions:
@@ -96,8 +98,9 @@ def snapshot_line(path: object) -> str:
     return f"readers' snapshot: {path} (open this one in notebooks and BI tools; a run never waits for it)"
 
 
-def rows_in_database(destination: "Destination", load_ids: Sequence[str], tables: Mapping[str, Optional[str]],
-                     timeout_s: Optional[float] = None) -> dict[str, int]:
+def rows_in_database(
+    destination: Destination, load_ids: Sequence[str], tables: Mapping[str, str | None], timeout_s: float | None = None
+) -> dict[str, int]:
     """The rows this run's loads wrote that the database holds, per table: what the summary says was loaded.
 
     Read back from the destination, not taken from dlt's counters, so that "loaded" never names rows that are
@@ -120,8 +123,10 @@ def rows_in_database(destination: "Destination", load_ids: Sequence[str], tables
             return f"_dlt_parent_id in (select _dlt_id from {dataset}.{parent} where {written(parent)})"
 
         # one statement for every table: one translation and one round trip, where a run loads twenty tables
-        union = " union all ".join(f"select '{table}' as loaded_table, count(*) as loaded_rows from {dataset}.{table}"
-                                   f" where {written(table)}" for table in tables)
+        union = " union all ".join(
+            f"select '{table}' as loaded_table, count(*) as loaded_rows from {dataset}.{table} where {written(table)}"
+            for table in tables
+        )
         try:
             counts.update({table: int(rows) for table, rows in reader.rows(union)})
         except DatabaseUndefinedRelation:  # a table gone since (dropped by hand): counted one by one
@@ -133,8 +138,9 @@ def rows_in_database(destination: "Destination", load_ids: Sequence[str], tables
     return counts
 
 
-def scd2_counts(destination: "Destination", load_ids: Sequence[str],
-                timeout_s: Optional[float] = None) -> tuple[dict[str, int], dict[str, int]]:
+def scd2_counts(
+    destination: Destination, load_ids: Sequence[str], timeout_s: float | None = None
+) -> tuple[dict[str, int], dict[str, int]]:
     """New versions written by this run's loads and entities retired by them, per SCD2 table.
 
     DuckDB-dialect SQL, translated for the destination like every other read; a table not loaded yet (a

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import contextlib
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Iterator, Optional
 
 import dlt
 
@@ -21,12 +21,12 @@ class RunTally:
     step_started: dict[str, float] = field(default_factory=dict)
     # each table a phase normalised rows into, with its parent table (None for a root table): where the summary
     # counts what the database holds of this run (`rows_in_database`)
-    parents: dict[str, Optional[str]] = field(default_factory=dict)
+    parents: dict[str, str | None] = field(default_factory=dict)
     load_ids: list[str] = field(default_factory=list)
     loaded: list[str] = field(default_factory=list)
     # the tables of every phase of the run, in load order
     planned: list[str] = field(default_factory=list)
-    pending: Optional[dlt.Pipeline] = None
+    pending: dlt.Pipeline | None = None
     # The analysis views were dropped for a load that drops tables: applied again whatever happens next.
     views_dropped: bool = False
 
@@ -47,7 +47,7 @@ class RunTally:
 
 
 @contextlib.contextmanager
-def timed(steps: dict[str, float], name: str, started_at: Optional[dict[str, float]] = None) -> Iterator[None]:
+def timed(steps: dict[str, float], name: str, started_at: dict[str, float] | None = None) -> Iterator[None]:
     started = time.monotonic()
     if started_at is not None:
         started_at.setdefault(name, started)

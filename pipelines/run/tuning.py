@@ -8,7 +8,7 @@ import gc
 import multiprocessing
 import os
 import threading
-from typing import Iterator
+from collections.abc import Iterator
 
 import dlt
 from dlt.common.runners.pool_runner import get_default_start_method
@@ -157,5 +157,3 @@ def apply_run_defaults() -> None:
     for key, value in run_defaults().items():
         if dlt.config.get(key) is None:
             os.environ[key.upper().replace(".", "__")] = value
-
-

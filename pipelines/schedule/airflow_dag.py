@@ -22,10 +22,9 @@ The task callables are plain functions of Airflow's context, so they run (and ar
 from __future__ import annotations
 
 import logging
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Optional
-
+from typing import Any
 
 log = logging.getLogger("gatehouse.airflow")
 
@@ -41,8 +40,12 @@ def destination() -> Any:
     return Destination.from_flags(None, None)  # the settings, as every command reads them
 
 
-def extract(ti: Any = None, source_args: Optional[dict[str, Any]] = None,
-            projects_args: Optional[dict[str, dict[str, Any]]] = None, **_: Any) -> dict[str, Any]:
+def extract(
+    ti: Any = None,
+    source_args: dict[str, Any] | None = None,
+    projects_args: dict[str, dict[str, Any]] | None = None,
+    **_: Any,
+) -> dict[str, Any]:
     """gatehouse's run, of every configured project side by side or of the single console; its figures as the
     task's XCom, by project. A project that fails fails the task after the others loaded, with the one line that
     names it, left (with each project's reason) for `alerts`."""
@@ -74,7 +77,7 @@ def extract(ti: Any = None, source_args: Optional[dict[str, Any]] = None,
     return {"destination": target.label(), **single, "projects": figures}
 
 
-def report(reports_dir: Optional[str] = None, **_: Any) -> list[str]:
+def report(reports_dir: str | None = None, **_: Any) -> list[str]:
     """`gatehouse report`: the notebooks against the snapshot the run published; the HTML paths as XCom."""
     from gatehouse.pipelines.reports.report import prepare, write_reports
     from gatehouse.pipelines.settings import DEFAULT_REPORTS_DIR, setting
@@ -113,7 +116,7 @@ if DAG is not None:
     with DAG(
         dag_id=DAG_ID,
         schedule=SCHEDULE,
-        start_date=datetime(2026, 1, 1, tzinfo=timezone.utc),
+        start_date=datetime(2026, 1, 1, tzinfo=UTC),
         catchup=False,
         max_active_runs=1,  # gatehouse locks the pipeline anyway; a second run would only wait
         default_args={"retries": 0},  # a failed load is completed by the next run, not retried blindly

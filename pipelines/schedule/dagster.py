@@ -19,14 +19,14 @@ Where the data goes comes from dlt's configuration, as for `gatehouse run`: `gat
 `gatehouse.duckdb` (GATEHOUSE__DUCKDB, default ./gatehouse.duckdb); the consoles from [sources.console].
 """
 
-
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator, Optional
+from typing import Any
 
 from dagster import (
     AssetExecutionContext,
-    AssetsDefinition,
     AssetKey,
+    AssetsDefinition,
     AssetSelection,
     AssetSpec,
     ConfigurableResource,
@@ -43,8 +43,8 @@ from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.models.build import DEFAULT_PROJECT
 from gatehouse.pipelines.projects import configured_projects
 from gatehouse.pipelines.reports.report import NOTEBOOKS, prepare, write_reports
-from gatehouse.pipelines.run.scheduled import failure_line, run_scheduled
 from gatehouse.pipelines.run.consoles import ProjectOutcome
+from gatehouse.pipelines.run.scheduled import failure_line, run_scheduled
 from gatehouse.pipelines.run.summary import SCD2_TABLES
 from gatehouse.pipelines.schedule import lineage
 from gatehouse.pipelines.warehouse.destination import Destination
@@ -75,17 +75,15 @@ def report_key(notebook: str) -> AssetKey:
 class GatehouseResource(ConfigurableResource):
     """Where gatehouse loads and writes its reports; unset fields come from dlt's configuration."""
 
-    destination: Optional[str] = None  # a dlt destination name; default: setting gatehouse.destination, else duckdb
-    duckdb: Optional[str] = None  # the DuckDB file; default: setting gatehouse.duckdb, else ./gatehouse.duckdb
+    destination: str | None = None  # a dlt destination name; default: setting gatehouse.destination, else duckdb
+    duckdb: str | None = None  # the DuckDB file; default: setting gatehouse.duckdb, else ./gatehouse.duckdb
     reports_dir: str = "reports"
-    lock_timeout_s: Optional[float] = None
+    lock_timeout_s: float | None = None
     # Send `gatehouse alerts` after each run (and a failed run), to the channels dlt's configuration names.
     alerts: bool = False
 
     def target(self) -> Destination:
-        return Destination.from_flags(
-            self.destination, self.duckdb
-        )
+        return Destination.from_flags(self.destination, self.duckdb)
 
     def source_args(self) -> dict[str, Any]:
         """Arguments for the single console's source beyond dlt's configuration (none: the tests pass a twin here)."""
@@ -96,15 +94,25 @@ class GatehouseResource(ConfigurableResource):
         return {}
 
     def run(self, destination: Destination, projects: list[str]) -> list[ProjectOutcome]:
-        return run_scheduled(destination, lock_timeout_s=self.lock_timeout_s, alerts=self.alerts, projects=projects,
-                             source_args=self.source_args(), projects_args=self.projects_args())
+        return run_scheduled(
+            destination,
+            lock_timeout_s=self.lock_timeout_s,
+            alerts=self.alerts,
+            projects=projects,
+            source_args=self.source_args(),
+            projects_args=self.projects_args(),
+        )
 
 
 def raw_table_specs(projects: list[str]) -> list[AssetSpec]:
     return [
-        AssetSpec(table_key(table, project), group_name=RAW_GROUP, kinds={"dlt"},
-                  description=f"{dataset_of(project)}.{table}, loaded by gatehouse run"
-                  + ("" if project == DEFAULT_PROJECT else f" (project {project})"))
+        AssetSpec(
+            table_key(table, project),
+            group_name=RAW_GROUP,
+            kinds={"dlt"},
+            description=f"{dataset_of(project)}.{table}, loaded by gatehouse run"
+            + ("" if project == DEFAULT_PROJECT else f" (project {project})"),
+        )
         for project in projects or [DEFAULT_PROJECT]
         for table in lineage.raw_tables()
         if lineage.loaded_by_run(table)
@@ -127,9 +135,13 @@ def view_specs(projects: list[str]) -> list[AssetSpec]:
         return [table_key(table, project) for project in projects or [DEFAULT_PROJECT]]
 
     return [
-        AssetSpec(view_key(view), group_name=VIEWS_GROUP, kinds={"sql"},
-                  deps=[key for t in reads.tables for key in table_deps(t)] + [view_key(v) for v in reads.views],
-                  description=f"view analytics.{view}, refreshed after each load")
+        AssetSpec(
+            view_key(view),
+            group_name=VIEWS_GROUP,
+            kinds={"sql"},
+            deps=[key for t in reads.tables for key in table_deps(t)] + [view_key(v) for v in reads.views],
+            description=f"view analytics.{view}, refreshed after each load",
+        )
         for view, reads in lineage.view_reads().items()
     ]
 
@@ -137,16 +149,24 @@ def view_specs(projects: list[str]) -> list[AssetSpec]:
 def report_specs() -> list[AssetSpec]:
     reads = lineage.report_reads()
     return [
-        AssetSpec(report_key(name), group_name=REPORTS_GROUP, kinds={"html"},
-                  deps=[view_key(view) for view in reads[name]], description=f"gatehouse report: {name}.html")
+        AssetSpec(
+            report_key(name),
+            group_name=REPORTS_GROUP,
+            kinds={"html"},
+            deps=[view_key(view) for view in reads[name]],
+            description=f"gatehouse report: {name}.html",
+        )
         for name in NOTEBOOKS
     ]
 
 
 def run_asset(projects: list[str]) -> AssetsDefinition:
     """The multi-asset of one run: every project's tables (or the single console's) and the views."""
-    raw_keys = {spec.key: (project, spec.key.path[-1]) for project in projects or [DEFAULT_PROJECT]
-                for spec in raw_table_specs([project] if projects else [])}
+    raw_keys = {
+        spec.key: (project, spec.key.path[-1])
+        for project in projects or [DEFAULT_PROJECT]
+        for spec in raw_table_specs([project] if projects else [])
+    }
 
     @multi_asset(name="gatehouse_run", specs=raw_table_specs(projects) + view_specs(projects), can_subset=False)
     def gatehouse_run(context: AssetExecutionContext, gatehouse: GatehouseResource) -> Iterator[MaterializeResult]:
@@ -161,20 +181,26 @@ def run_asset(projects: list[str]) -> AssetsDefinition:
         for spec in context.assets_def.specs:
             if spec.key not in raw_keys:
                 if loaded:
-                    yield MaterializeResult(asset_key=spec.key, metadata={
-                        "destination": MetadataValue.text(destination.label()),
-                        "projects": MetadataValue.text(", ".join(p for p, o in outcomes.items() if o.summary)),
-                    })
+                    yield MaterializeResult(
+                        asset_key=spec.key,
+                        metadata={
+                            "destination": MetadataValue.text(destination.label()),
+                            "projects": MetadataValue.text(", ".join(p for p, o in outcomes.items() if o.summary)),
+                        },
+                    )
                 continue
             project, table = raw_keys[spec.key]
             summary = outcomes[project].summary
             if summary is None:
                 continue
             metadata: dict[str, Any] = {
-                "project": MetadataValue.text(project), "rows": summary.rows_loaded.get(table, 0),
-                "requests": summary.requests, "load_id": MetadataValue.text(summary.load_id or ""),
-                "destination": MetadataValue.text(destination.for_project(project).label()
-                                                  if project != DEFAULT_PROJECT else destination.label()),
+                "project": MetadataValue.text(project),
+                "rows": summary.rows_loaded.get(table, 0),
+                "requests": summary.requests,
+                "load_id": MetadataValue.text(summary.load_id or ""),
+                "destination": MetadataValue.text(
+                    destination.for_project(project).label() if project != DEFAULT_PROJECT else destination.label()
+                ),
             }
             if table in SCD2_TABLES:
                 metadata["new_versions"] = summary.new_versions.get(table, 0)
@@ -199,8 +225,9 @@ def gatehouse_reports(context: AssetExecutionContext, gatehouse: GatehouseResour
         raise Failure(description=str(err)) from None
     context.log.info(summary)
     for report in reports:
-        yield MaterializeResult(asset_key=report_key(report.notebook),
-                                metadata={"path": MetadataValue.path(str(report.html.resolve()))})
+        yield MaterializeResult(
+            asset_key=report_key(report.notebook), metadata={"path": MetadataValue.path(str(report.html.resolve()))}
+        )
 
 
 def build(run: AssetsDefinition) -> Definitions:

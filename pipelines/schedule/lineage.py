@@ -16,10 +16,10 @@ from pathlib import Path
 import sqlglot
 from sqlglot import exp
 
+from gatehouse.pipelines.models.build import READ_DIALECT, SCHEMA, SOURCE_COLUMNS, view_definitions
 from gatehouse.pipelines.reports.lanes import NOTEBOOK_DIR
 from gatehouse.pipelines.reports.report import NOTEBOOKS
 from gatehouse.pipelines.run.options import SELECTABLE
-from gatehouse.pipelines.models.build import READ_DIALECT, SCHEMA, SOURCE_COLUMNS, view_definitions
 
 # The console source's root tables: what `gatehouse run` loads (nested tables are named after their root).
 RUN_ROOT_TABLES = (*SELECTABLE, "extraction_runs")

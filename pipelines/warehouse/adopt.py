@@ -13,7 +13,7 @@ import json
 import logging
 import shutil
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any
 
 from dlt.common.versioned_state import compress_state, decompress_state
 
@@ -36,12 +36,14 @@ class Adopted:
     versions: int
 
     def lines(self, label: str) -> list[str]:
-        return [f"gatehouse: {label}: dataset console is now {self.dataset} (project {self.project}):"
-                f" {self.tables} tables, {self.versions} gate and config versions kept; its next run continues the"
-                " history"]
+        return [
+            f"gatehouse: {label}: dataset console is now {self.dataset} (project {self.project}):"
+            f" {self.tables} tables, {self.versions} gate and config versions kept; its next run continues the"
+            " history"
+        ]
 
 
-def adopt(destination: Destination, project: str, timeout_s: Optional[float] = None) -> Adopted:
+def adopt(destination: Destination, project: str, timeout_s: float | None = None) -> Adopted:
     """Moves the single console's dataset and dlt state to `project`; see the module's docstring."""
     check_name(project)
     if destination.is_project:
@@ -52,8 +54,10 @@ def adopt(destination: Destination, project: str, timeout_s: Optional[float] = N
         if DEFAULT_PROJECT not in held:
             raise GatehouseError(f"{destination.label()} holds no single console's dataset (console) to adopt")
         if project in held:
-            raise GatehouseError(f"project {project} already has dataset {target.dataset_name} in {destination.label()}:"
-                                 " adopt never merges two histories; drop one of them first")
+            raise GatehouseError(
+                f"project {project} already has dataset {target.dataset_name} in {destination.label()}:"
+                " adopt never merges two histories; drop one of them first"
+            )
         destination.views.drop(timeout_s)  # they read the tables that move; applied again over the new names
         with destination.sql_client(timeout_s) as client:
             tables, versions = _move_dataset(client, destination, target)
@@ -75,28 +79,31 @@ def _move_dataset(client: Any, source: Destination, target: Destination) -> tupl
             client.execute_sql(f'drop table "{old}"."{table}"')
         client.execute_sql(f'drop schema "{old}"')
     else:
-        [(count,)] = client.execute_sql(
-            "select count(*) from information_schema.tables where table_schema = %s", old)
+        [(count,)] = client.execute_sql("select count(*) from information_schema.tables where table_schema = %s", old)
         ddl = [None] * int(count)
         client.execute_sql(f'alter schema "{old}" rename to "{new}"')
     # dlt's scratch dataset for merges: made again by the project's next load
     client.execute_sql(f'drop schema if exists "{old}_staging" cascade')
     _rename_state_rows(client, new, source.pipeline_name, target)
     [(versions,)] = client.execute_sql(
-        f'select (select count(*) from "{new}".gates) + (select count(*) from "{new}".dynamic_configs)')
+        f'select (select count(*) from "{new}".gates) + (select count(*) from "{new}".dynamic_configs)'
+    )
     return len(ddl), int(versions)
 
 
 def _rename_state_rows(client: Any, dataset: str, old_pipeline: str, target: Destination) -> None:
     """The state dlt restores a fresh machine from, under the project's pipeline and dataset."""
-    rows = client.execute_sql(f'select version, state from "{dataset}".{STATE_TABLE} where pipeline_name = %s',
-                              old_pipeline)
+    rows = client.execute_sql(f'select version, state from "{dataset}".{STATE_TABLE} where pipeline_name = %s', old_pipeline)
     for version, state in rows:
         restored = decompress_state(state)
         restored.update(pipeline_name=target.pipeline_name, dataset_name=target.dataset_name)
-        client.execute_sql(f'update "{dataset}".{STATE_TABLE} set pipeline_name = %s, state = %s'
-                           " where pipeline_name = %s and version = %s",
-                           target.pipeline_name, compress_state(restored), old_pipeline, version)  # type: ignore[arg-type]
+        client.execute_sql(
+            f'update "{dataset}".{STATE_TABLE} set pipeline_name = %s, state = %s where pipeline_name = %s and version = %s',
+            target.pipeline_name,
+            compress_state(restored),  # type: ignore[arg-type]
+            old_pipeline,
+            version,
+        )
 
 
 def _move_local_state(source: Destination, target: Destination) -> None:

@@ -4,7 +4,8 @@ each: what every command that reads checks first, and what a run checks before i
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Optional, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.models import build as models
@@ -14,8 +15,12 @@ from gatehouse.pipelines.warehouse.reader import LastExtraction, Reader
 from gatehouse.pipelines.warehouse.views import known_projects_with
 
 
-def check_loaded(destination: Destination, timeout_s: Optional[float] = None, known_projects: Sequence[str] = (),
-                 reader: Optional[Reader] = None) -> LastExtraction:
+def check_loaded(
+    destination: Destination,
+    timeout_s: float | None = None,
+    known_projects: Sequence[str] = (),
+    reader: Reader | None = None,
+) -> LastExtraction:
     """The last extraction this dataset holds, or with several projects the newest any project's holds;
     fails with one line when no run has loaded any.
 
@@ -36,8 +41,7 @@ def check_loaded(destination: Destination, timeout_s: Optional[float] = None, kn
             last = max(found, key=lambda extraction: extraction.service_time, default=None)
     if last is None:
         raise GatehouseError(
-            f"no run has loaded {destination.label()} yet (it holds no extraction): {LOAD_HINT}; nothing was read or"
-            " written"
+            f"no run has loaded {destination.label()} yet (it holds no extraction): {LOAD_HINT}; nothing was read or written"
         )
     return last
 
@@ -50,8 +54,9 @@ def check_readable(destination: Destination) -> None:
         raise GatehouseError(f"no database at {destination.duckdb_path}: {LOAD_HINT}")
 
 
-def console_extractions(destination: Destination, timeout_s: Optional[float] = None,
-                        known_projects: Sequence[str] = ()) -> dict[str, LastExtraction]:
+def console_extractions(
+    destination: Destination, timeout_s: float | None = None, known_projects: Sequence[str] = ()
+) -> dict[str, LastExtraction]:
     """The newest extraction of every console dataset in the database (the single console's and each
     project's), by dataset; {} for a file not made yet."""
     if _nothing_to_read(destination):
@@ -60,8 +65,9 @@ def console_extractions(destination: Destination, timeout_s: Optional[float] = N
         return _extractions(reader, known_projects)
 
 
-def console_datasets(destination: Destination, timeout_s: Optional[float] = None,
-                     known_projects: Sequence[str] = ()) -> dict[str, str]:
+def console_datasets(
+    destination: Destination, timeout_s: float | None = None, known_projects: Sequence[str] = ()
+) -> dict[str, str]:
     """The console datasets in the database by project (`default` for the single console's), as the
     views read them; {} for a file not made yet, or files (no SQL reads across their datasets)."""
     if _nothing_to_read(destination):
@@ -70,7 +76,7 @@ def console_datasets(destination: Destination, timeout_s: Optional[float] = None
         return _console_datasets(client, known_projects)
 
 
-def last_extraction(destination: Destination, timeout_s: Optional[float] = None) -> Optional[LastExtraction]:
+def last_extraction(destination: Destination, timeout_s: float | None = None) -> LastExtraction | None:
     """The newest extraction the dataset holds and its console, or None when no run has loaded it."""
     if destination.is_duckdb_file and not destination.duckdb_path.is_file():
         return None

@@ -21,9 +21,9 @@ import shutil
 import sys
 import tempfile
 import types
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, Mapping, Optional, Sequence
 
 import dlt
 from dlt.common.runners import Venv
@@ -74,17 +74,25 @@ class DbtBuild:
     projects: tuple[str, ...]
 
     def lines(self, label: str) -> list[str]:
-        return [f"gatehouse: {label}: {len(self.models)} dbt models in schema {DBT_SCHEMA}, {len(self.tests)} tests passed"
-                f" (projects {', '.join(self.projects)})"]
+        return [
+            f"gatehouse: {label}: {len(self.models)} dbt models in schema {DBT_SCHEMA}, {len(self.tests)} tests passed"
+            f" (projects {', '.join(self.projects)})"
+        ]
 
 
-def build_with_dbt(destination: Destination, parameters: Optional[Mapping[str, float]] = None,
-                   projects: Optional[Sequence[str]] = None, timeout_s: Optional[float] = None) -> DbtBuild:
+def build_with_dbt(
+    destination: Destination,
+    parameters: Mapping[str, float] | None = None,
+    projects: Sequence[str] | None = None,
+    timeout_s: float | None = None,
+) -> DbtBuild:
     """Builds and tests the package's models on `destination` over its console datasets (`projects`: only these)."""
     adapter = ADAPTERS.get(destination.name)
     if adapter is None:
-        raise GatehouseError(f"gatehouse views --dbt builds on {' and '.join(ADAPTERS)}, not {destination.name}:"
-                             f" `gatehouse views --destination {destination.name}` makes the same views there")
+        raise GatehouseError(
+            f"gatehouse views --dbt builds on {' and '.join(ADAPTERS)}, not {destination.name}:"
+            f" `gatehouse views --destination {destination.name}` makes the same views there"
+        )
     if importlib.util.find_spec("dbt") is None or importlib.util.find_spec(f"dbt.adapters.{adapter}") is None:
         raise GatehouseError(f"gatehouse views --dbt needs dbt and its {adapter} adapter: pip install 'gatehouse-console[dbt]'")
     if destination.is_duckdb_file:
@@ -94,10 +102,15 @@ def build_with_dbt(destination: Destination, parameters: Optional[Mapping[str, f
     chosen = list(projects) if projects else sorted(loaded)
     unloaded = sorted(set(chosen) - set(loaded))
     if not chosen or unloaded:
-        raise GatehouseError(f"no loaded dataset for project(s) {', '.join(unloaded) or 'any'} on {destination.label()}"
-                             f" (loaded: {', '.join(sorted(loaded)) or 'none'}): run `gatehouse run` first")
-    variables = {"gatehouse_schema": destination.dataset_name, "gatehouse_projects": chosen,
-                 **{f"gatehouse_{name}": value for name, value in (parameters or {}).items()}}
+        raise GatehouseError(
+            f"no loaded dataset for project(s) {', '.join(unloaded) or 'any'} on {destination.label()}"
+            f" (loaded: {', '.join(sorted(loaded)) or 'none'}): run `gatehouse run` first"
+        )
+    variables = {
+        "gatehouse_schema": destination.dataset_name,
+        "gatehouse_projects": chosen,
+        **{f"gatehouse_{name}": value for name, value in (parameters or {}).items()},
+    }
     with destination.lock.exclusive(timeout_s), _package_copy() as project, _no_usage_statistics():
         runner = dlt.dbt.package(destination.pipeline(), str(project), venv=_this_environment())
         runner.config.package_profiles_dir = str(project)
@@ -107,12 +120,16 @@ def build_with_dbt(destination: Destination, parameters: Optional[Mapping[str, f
             built = runner.run(["--fail-fast"], additional_vars=variables, destination_dataset_name=DBT_SCHEMA)
             tested = runner.test(additional_vars=variables, destination_dataset_name=DBT_SCHEMA)
         except DBTProcessingError as error:
-            failed = [f"{result.model_name}: {_reason(result.message or result.status)}"
-                      for result in error.run_results or [] if result.status in ("error", "fail")]
+            failed = [
+                f"{result.model_name}: {_reason(result.message or result.status)}"
+                for result in error.run_results or []
+                if result.status in ("error", "fail")
+            ]
             more = f"; and {len(failed) - 3} more" if len(failed) > 3 else ""
             cause = error.dbt_results if isinstance(error.dbt_results, BaseException) else error
-            raise GatehouseError(f"dbt {error.command} failed on {destination.label()}: "
-                                 + ("; ".join(failed[:3]) + more or first_line(cause))) from error
+            raise GatehouseError(
+                f"dbt {error.command} failed on {destination.label()}: " + ("; ".join(failed[:3]) + more or first_line(cause))
+            ) from error
     log.info("dbt built %d models and passed %d tests on %s", len(built), len(tested), destination.label())
     return DbtBuild(tuple(result.model_name for result in built), tuple(result.model_name for result in tested), tuple(chosen))
 
@@ -129,7 +146,9 @@ def _package_copy() -> Iterator[Path]:
     compiled SQL and its lock file into the project, never into site-packages or a checkout."""
     with tempfile.TemporaryDirectory(prefix="gatehouse-dbt-") as work:
         project = Path(work) / "gatehouse"
-        shutil.copytree(installed_package(), project, ignore=shutil.ignore_patterns("target", "logs", "dbt_packages", "__pycache__"))
+        shutil.copytree(
+            installed_package(), project, ignore=shutil.ignore_patterns("target", "logs", "dbt_packages", "__pycache__")
+        )
         (project / "profiles.yml").write_text(PROFILES, encoding="utf-8")
         yield project
 
@@ -144,7 +163,9 @@ def installed_package() -> Path:
     for entry in importlib.import_module("gatehouse.dbt").__path__:
         if (Path(entry) / "dbt_project.yml").is_file():
             return Path(entry)
-    raise GatehouseError("gatehouse's dbt package is not installed (no gatehouse/dbt/dbt_project.yml): reinstall gatehouse-console")
+    raise GatehouseError(
+        "gatehouse's dbt package is not installed (no gatehouse/dbt/dbt_project.yml): reinstall gatehouse-console"
+    )
 
 
 @contextlib.contextmanager

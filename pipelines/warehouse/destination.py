@@ -16,9 +16,10 @@ import functools
 import logging
 import os
 import shutil
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator, Optional, TypeVar
+from typing import Any, TypeVar
 
 import dlt
 from dlt.common.exceptions import MissingDependencyException
@@ -28,11 +29,17 @@ from gatehouse.pipelines.errors import GatehouseError, first_line
 from gatehouse.pipelines.warehouse.duckdb_file import check_file_path, connect, duckdb_credentials, duckdb_file_client
 from gatehouse.pipelines.warehouse.lock import RunLock, Waits
 from gatehouse.pipelines.warehouse.names import (
-    DATASET_NAME, DEFAULT_DUCKDB, DEFAULT_NAME, DESTINATION_ENV, DUCKDB_ENV, PIPELINE_NAME, RESERVED_DUCKDB_NAMES,
+    DATASET_NAME,
+    DEFAULT_DUCKDB,
+    DEFAULT_NAME,
+    DESTINATION_ENV,
+    DUCKDB_ENV,
+    PIPELINE_NAME,
+    RESERVED_DUCKDB_NAMES,
 )
+from gatehouse.pipelines.warehouse.reaching import reaching
 from gatehouse.pipelines.warehouse.reader import Reader
 from gatehouse.pipelines.warehouse.snapshot import ReadersSnapshot
-from gatehouse.pipelines.warehouse.reaching import reaching
 from gatehouse.pipelines.warehouse.state import adopt_machine_wide_state, warehouse_digest, warehouse_state_root
 from gatehouse.pipelines.warehouse.views import Views
 
@@ -48,7 +55,7 @@ class Destination:
     name: str = DEFAULT_NAME
     duckdb_path: Path = DEFAULT_DUCKDB
     # Where dlt keeps the pipeline's state; by default beside the DuckDB file, else dlt's own folder.
-    pipelines_dir: Optional[Path] = None
+    pipelines_dir: Path | None = None
     # A reader's DuckDB connection: never writes, and any number of them share the file.
     read_only: bool = False
     # One console per pipeline and dataset: `gatehouse`/`console` for a single console, `gatehouse_<project>`/
@@ -62,7 +69,7 @@ class Destination:
     waits: Waits = field(default_factory=Waits, compare=False, repr=False)
 
     @classmethod
-    def from_flags(cls, destination: Optional[str], duckdb: Optional[str | Path], create_dirs: bool = False) -> "Destination":
+    def from_flags(cls, destination: str | None, duckdb: str | Path | None, create_dirs: bool = False) -> Destination:
         """The destination a command's flags name, else the settings (`gatehouse.destination`, `gatehouse.duckdb`,
         `gatehouse.pipelines_dir`: pipelines/settings.py), else the default: every command, Dagster and the DAG
         alike."""
@@ -72,13 +79,22 @@ class Destination:
             log.warning("--duckdb is for the default destination: with --destination %s, dlt config says where", name)
         # a DuckDB file's state always sits beside it (another file never inherits it); the setting is a warehouse's
         pipelines_dir = configured.pipelines_dir if name != DEFAULT_NAME else None
-        return cls(name=name, duckdb_path=Path(configured.duckdb) if configured.duckdb else DEFAULT_DUCKDB,
-                   create_dirs=create_dirs, pipelines_dir=Path(pipelines_dir).expanduser() if pipelines_dir else None)
+        return cls(
+            name=name,
+            duckdb_path=Path(configured.duckdb) if configured.duckdb else DEFAULT_DUCKDB,
+            create_dirs=create_dirs,
+            pipelines_dir=Path(pipelines_dir).expanduser() if pipelines_dir else None,
+        )
 
-    def for_project(self, project: str) -> "Destination":
+    def for_project(self, project: str) -> Destination:
         """The same destination for one of several projects: its own pipeline, state and dataset."""
-        return dataclasses.replace(self, pipeline_name=f"{PIPELINE_NAME}_{project}", dataset_name=f"{DATASET_NAME}_{project}",
-                                   _pipeline=[], waits=Waits())
+        return dataclasses.replace(
+            self,
+            pipeline_name=f"{PIPELINE_NAME}_{project}",
+            dataset_name=f"{DATASET_NAME}_{project}",
+            _pipeline=[],
+            waits=Waits(),
+        )
 
     # -- what it is -------------------------------------------------------------------------------
 
@@ -162,7 +178,7 @@ class Destination:
         own = f".{self.pipeline_name}" if self.is_project else ""
         return working_dir.with_name(f"{working_dir.name}{own}.lock")
 
-    def for_reading(self) -> "Destination":
+    def for_reading(self) -> Destination:
         """Where a reader should look: on DuckDB the published snapshot (a run never waits for its readers),
         else, before any snapshot exists, the database itself, read-only; a warehouse as it is."""
         if not self.is_duckdb_file:
@@ -186,7 +202,9 @@ class Destination:
                 # here; the whole folder was checked once before any of them started.
                 own_state = pipelines_dir / self.pipeline_name if pipelines_dir is not None else None
                 if own_state is not None and own_state.exists() and not self.duckdb_path.exists():
-                    log.info("database %s is new: project pipeline %s starts from empty state", self.duckdb_path, self.pipeline_name)
+                    log.info(
+                        "database %s is new: project pipeline %s starts from empty state", self.duckdb_path, self.pipeline_name
+                    )
                     shutil.rmtree(own_state)
             else:
                 self.forget_removed_database()
@@ -206,7 +224,7 @@ class Destination:
         return pipeline
 
     @contextlib.contextmanager
-    def sql_client(self, timeout_s: Optional[float] = None) -> Iterator[Any]:
+    def sql_client(self, timeout_s: float | None = None) -> Iterator[Any]:
         """dlt's own SQL client for the destination, opened; one-line errors for what cannot be reached.
 
         A DuckDB file is opened here, through the one bounded wait for a file another program holds, and
@@ -241,13 +259,18 @@ class Destination:
         return connect(self.duckdb_path, read_only=self.read_only)
 
     @contextlib.contextmanager
-    def reader(self, timeout_s: Optional[float] = None) -> Iterator["Reader"]:
+    def reader(self, timeout_s: float | None = None) -> Iterator[Reader]:
         """Reads DuckDB-dialect SQL over the analysis views, translated for the destination."""
         with self.sql_client(timeout_s) as client:
             yield Reader(client)
 
-    def load(self, pipeline: dlt.Pipeline, timeout_s: Optional[float] = None, step: Optional[Callable[[], T]] = None,
-             extracted: bool = True) -> T:
+    def load(
+        self,
+        pipeline: dlt.Pipeline,
+        timeout_s: float | None = None,
+        step: Callable[[], T] | None = None,
+        extracted: bool = True,
+    ) -> T:
         """`pipeline.load()` (or `step`, a dlt step that loads) through the one bounded wait, with a DuckDB file held
         open in this process the whole time: dlt's load jobs each open their own connection, and with the file
         open here they reuse this process's database (DuckDB keeps one per file and process) instead of taking

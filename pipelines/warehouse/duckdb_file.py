@@ -6,8 +6,9 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import dlt
 
@@ -35,12 +36,15 @@ def check_file_path(path: Path, create_dirs: bool = False) -> None:
         if blocking is not None and not blocking.is_dir():
             raise GatehouseError(f"cannot use {blocking}: a file is where a folder is needed")
         if not create_dirs:
-            raise GatehouseError(f"--duckdb {path}: the folder {folder} does not exist; check the path,"
-                                 " or pass --create-dirs to make it")
+            raise GatehouseError(
+                f"--duckdb {path}: the folder {folder} does not exist; check the path, or pass --create-dirs to make it"
+            )
         folder.mkdir(parents=True, exist_ok=True)
     if not os.access(folder, os.W_OK | os.X_OK):
-        raise GatehouseError(f"--duckdb {path}: the folder {folder} is not writable; choose a folder you"
-                             " can write to, or give yourself write permission on it")
+        raise GatehouseError(
+            f"--duckdb {path}: the folder {folder} is not writable; choose a folder you"
+            " can write to, or give yourself write permission on it"
+        )
 
 
 def import_driver() -> None:
@@ -89,8 +93,8 @@ def checkpointed_copy(database: Path, copy: Path) -> None:
 def duckdb_file_client(database: str | Path | Any, dataset: str = DATASET_NAME) -> Iterator[Any]:
     """dlt's SQL client over a DuckDB file path or an open DuckDB connection, raw dataset `dataset`."""
     from dlt.common.configuration import resolve_configuration
-    from dlt.destinations.impl.duckdb.configuration import DuckDbCredentials
     from dlt.destinations.exceptions import DestinationConnectionError
+    from dlt.destinations.impl.duckdb.configuration import DuckDbCredentials
     from dlt.destinations.impl.duckdb.sql_client import DuckDbSqlClient
 
     credentials = resolve_configuration(DuckDbCredentials(str(database) if isinstance(database, Path) else database))

@@ -11,9 +11,10 @@ import os
 import re
 import threading
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator, Optional, TypeVar
+from typing import Any, TypeVar
 
 from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.settings import DEFAULT_LOCK_TIMEOUT_S, seconds_setting
@@ -51,13 +52,13 @@ class RunLock:
     # How output names the destination (never a credential).
     label: str
     # The DuckDB file every open waits for; None for other destinations, which run each open once.
-    duckdb_file: Optional[Path]
+    duckdb_file: Path | None
     waits: Waits
     # Where the run lock is kept; asked only when a run takes the lock (it checks the file's folder first).
     lock_file: Callable[[], Path]
 
     @contextlib.contextmanager
-    def exclusive(self, timeout_s: Optional[float] = None) -> Iterator[None]:
+    def exclusive(self, timeout_s: float | None = None) -> Iterator[None]:
         """One gatehouse run at a time on this pipeline; a second waits, then gives up with one line."""
         timeout_s = lock_timeout(timeout_s)
         path = self.lock_file()
@@ -106,7 +107,7 @@ class RunLock:
         with _WRITERS_GUARD:
             return _WRITERS.setdefault(self.duckdb_file.resolve(), threading.Lock())
 
-    def when_free(self, action: Callable[[], T], timeout_s: Optional[float] = None, extracted: bool = False) -> T:
+    def when_free(self, action: Callable[[], T], timeout_s: float | None = None, extracted: bool = False) -> T:
         """Runs `action`, which opens the DuckDB file; while another program holds the file, waits and runs it again.
 
         The one bounded wait every open of the file goes through (a run's steps, views, report, code-refs,
@@ -115,7 +116,7 @@ class RunLock:
         the time waited is kept in `waits`. `extracted`: a run waiting to load what it extracted (the
         line on giving up says it is kept). Other destinations run `action` once.
         """
-        started: Optional[float] = None
+        started: float | None = None
         holder = ""
         try:
             while True:
@@ -147,10 +148,10 @@ class RunLock:
         )
 
 
-def held_by(err: BaseException) -> Optional[str]:
+def held_by(err: BaseException) -> str | None:
     """'program (PID n)' when `err`, or what it wraps, is DuckDB refusing a file another process holds."""
     seen: set[int] = set()
-    current: Optional[BaseException] = err
+    current: BaseException | None = err
     while current is not None and id(current) not in seen:
         seen.add(id(current))
         match = _DUCKDB_HELD.search(str(current))
@@ -160,7 +161,7 @@ def held_by(err: BaseException) -> Optional[str]:
     return None
 
 
-def lock_timeout(timeout_s: Optional[float] = None) -> float:
+def lock_timeout(timeout_s: float | None = None) -> float:
     """--lock-timeout when given, else the `gatehouse.lock_timeout` setting, else the default."""
     # nan would make the deadline unreachable (a run waiting for ever on a held file); inf waits for ever on purpose
     if timeout_s is not None:

@@ -4,7 +4,7 @@ missing, the driver not installed), as one line that says what to do."""
 from __future__ import annotations
 
 import contextlib
-from typing import Iterator
+from collections.abc import Iterator
 
 from dlt.common.configuration.exceptions import ConfigFieldMissingException, ConfigurationValueError
 from dlt.common.destination.exceptions import SqlClientNotAvailable, UnknownDestinationModule
@@ -13,9 +13,19 @@ from dlt.common.exceptions import MissingDependencyException
 from gatehouse.pipelines.errors import GatehouseError, explain
 
 # The pip extra that brings each destination's driver (dlt's extras carry the same names).
-DRIVER_EXTRAS = {"postgres": "postgres", "snowflake": "snowflake", "bigquery": "bigquery",
-                 "databricks": "databricks", "motherduck": "motherduck", "mssql": "mssql", "redshift": "redshift",
-                 "clickhouse": "clickhouse", "athena": "athena", "synapse": "synapse", "filesystem": "filesystem"}
+DRIVER_EXTRAS = {
+    "postgres": "postgres",
+    "snowflake": "snowflake",
+    "bigquery": "bigquery",
+    "databricks": "databricks",
+    "motherduck": "motherduck",
+    "mssql": "mssql",
+    "redshift": "redshift",
+    "clickhouse": "clickhouse",
+    "athena": "athena",
+    "synapse": "synapse",
+    "filesystem": "filesystem",
+}
 
 
 @contextlib.contextmanager
@@ -25,8 +35,7 @@ def reaching(name: str) -> Iterator[None]:
         yield
     except UnknownDestinationModule as err:
         raise GatehouseError(
-            f"--destination {name}: not a dlt destination (e.g. duckdb, motherduck, snowflake,"
-            " bigquery, databricks, postgres)"
+            f"--destination {name}: not a dlt destination (e.g. duckdb, motherduck, snowflake, bigquery, databricks, postgres)"
         ) from err
     except SqlClientNotAvailable as err:
         raise GatehouseError(
@@ -40,5 +49,5 @@ def reaching(name: str) -> Iterator[None]:
         # dlt imports a driver when the pipeline, its client or its connection first needs it
         extra = DRIVER_EXTRAS.get(name, name)
         raise GatehouseError(
-            f"destination {name}: its driver is not installed; pip install \"dlt[{extra}]\" (or gatehouse[{extra}])"
+            f'destination {name}: its driver is not installed; pip install "dlt[{extra}]" (or gatehouse[{extra}])'
         ) from err

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from typing import Iterator, Optional
+from collections.abc import Iterator
 
 from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.models.build import views_are_current
@@ -48,21 +48,25 @@ def cannot_be_written(destination: Destination) -> bool:
     return not (os.access(path, os.W_OK) and os.access(path.parent, os.W_OK))
 
 
-def reading_as_it_is(destination: Destination, timeout_s: Optional[float] = None) -> Destination:
+def reading_as_it_is(destination: Destination, timeout_s: float | None = None) -> Destination:
     """Where a report reads a DuckDB file that cannot be written (`cannot_be_written`): what readers open
     (`for_reading`), when it holds this version's views over its columns and, if it is the snapshot, the snapshot is
     of the database as it is; the views cannot be refreshed nor a snapshot published there. Else one line saying
     why and what to do."""
     reading = destination.for_reading()
-    fix = (f"run `gatehouse views --duckdb {destination.duckdb_path}` where the file can be written, or give a"
-           " writable copy of it; nothing was written")
+    fix = (
+        f"run `gatehouse views --duckdb {destination.duckdb_path}` where the file can be written, or give a"
+        " writable copy of it; nothing was written"
+    )
     if reading.duckdb_path != destination.duckdb_path and not destination.snapshot.is_current():
-        raise GatehouseError(f"{destination.duckdb_path} cannot be written and its snapshot {reading.duckdb_path.name}"
-                             f" is older than it: {fix}")
+        raise GatehouseError(
+            f"{destination.duckdb_path} cannot be written and its snapshot {reading.duckdb_path.name} is older than it: {fix}"
+        )
     datasets.check_loaded(reading, timeout_s)
     with reading.sql_client(timeout_s) as client:
         current = views_are_current(client, known_projects=configured_projects(), rendered_cache=destination.working_dir())
     if not current:
-        raise GatehouseError(f"{destination.duckdb_path} cannot be written and its analysis views are not this"
-                             f" version's over its tables: {fix}")
+        raise GatehouseError(
+            f"{destination.duckdb_path} cannot be written and its analysis views are not this version's over its tables: {fix}"
+        )
     return reading

@@ -4,8 +4,8 @@ gives them whatever the driver, and the newest extraction a dataset holds (`Last
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import timezone
-from typing import Any, Optional
+from datetime import UTC
+from typing import Any
 
 from dlt.destinations.exceptions import DatabaseUndefinedRelation
 
@@ -18,7 +18,7 @@ class LastExtraction:
     """The newest extraction a dataset holds: when, by the service's clock, and from which console."""
 
     service_time: Any
-    console: Optional[ConsoleIdentity]
+    console: ConsoleIdentity | None
 
 
 class Reader:
@@ -55,14 +55,16 @@ class Reader:
             names = [column[0] for column in cursor.description or ()]
             return names, [tuple(_in_utc(value) for value in row) for row in cursor.fetchall()]
 
-    def last_extraction(self, dataset: Optional[str] = None) -> Optional[LastExtraction]:
+    def last_extraction(self, dataset: str | None = None) -> LastExtraction | None:
         """The raw dataset's (or `dataset`'s) newest `extraction_runs` row (None: no run has loaded it).
 
         Read as `select *`: a dataset loaded before consoles were recorded has no identity columns, and
         the extraction_runs table exists only once a run has loaded.
         """
         try:
-            names, rows = self.table(f"select * from {dataset or self.dataset_name}.extraction_runs order by started_at desc limit 1")
+            names, rows = self.table(
+                f"select * from {dataset or self.dataset_name}.extraction_runs order by started_at desc limit 1"
+            )
         except DatabaseUndefinedRelation:
             return None
         if not rows:
@@ -75,7 +77,7 @@ class Reader:
 
 def _in_utc(value: Any) -> Any:
     tzinfo = getattr(value, "tzinfo", None)
-    return value.astimezone(timezone.utc) if tzinfo is not None and hasattr(value, "astimezone") else value
+    return value.astimezone(UTC) if tzinfo is not None and hasattr(value, "astimezone") else value
 
 
 def _same_dtypes(frame: Any) -> Any:

@@ -7,7 +7,6 @@ import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
 
 from gatehouse.pipelines.warehouse.duckdb_file import checkpointed_copy
 from gatehouse.pipelines.warehouse.lock import RunLock
@@ -40,7 +39,7 @@ class ReadersSnapshot:
         """`gatehouse.duckdb` -> `gatehouse.snapshot.duckdb`, beside it."""
         return self.database.with_name(f"{self.database.stem}{SNAPSHOT_SUFFIX}{self.database.suffix or '.duckdb'}")
 
-    def publish(self, timeout_s: Optional[float] = None, unless_current: bool = False) -> Optional[Published]:
+    def publish(self, timeout_s: float | None = None, unless_current: bool = False) -> Published | None:
         """Copies the DuckDB file, checkpointed, to a temporary file, then renames it over the snapshot.
 
         The rename is atomic: a reader opens the old snapshot or the new one, never half of either, and one

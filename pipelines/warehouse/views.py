@@ -6,9 +6,10 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
+from typing import Any
 
 from dlt.destinations.sql_client import SqlClientBase
 
@@ -35,7 +36,7 @@ class Views:
     name: str
     label: str
     # dlt's SQL client of the destination, opened (`Destination.sql_client`)
-    sql_client: Callable[[Optional[float]], contextlib.AbstractContextManager[Any]]
+    sql_client: Callable[[float | None], contextlib.AbstractContextManager[Any]]
     # where the translated views are kept: with the pipeline's state
     rendered_cache: Callable[[], Path]
 
@@ -48,18 +49,29 @@ class Views:
         if not self.served:
             raise GatehouseError(f"destination {self.name} has no analysis views: {NO_VIEWS[self.name]}")
 
-    def apply(self, parameters: Optional[Mapping[str, float]] = None, timeout_s: Optional[float] = None,
-              projects: Optional[Sequence[str]] = None, known_projects: Sequence[str] = (),
-              unless_current: bool = False) -> list[str]:
+    def apply(
+        self,
+        parameters: Mapping[str, float] | None = None,
+        timeout_s: float | None = None,
+        projects: Sequence[str] | None = None,
+        known_projects: Sequence[str] = (),
+        unless_current: bool = False,
+    ) -> list[str]:
         """Creates or refreshes every analysis view on the destination, next to the raw dataset, over every
         console dataset beside it (`projects`, `known_projects`, `unless_current`: not when they are already as
         this version makes them over these raw columns; as `models.build.apply_views`)."""
         with self.sql_client(timeout_s) as client:
-            return models.apply_views(client, parameters=parameters, projects=projects,
-                                      known_projects=known_projects_with(known_projects), destination_name=self.label,
-                                      rendered_cache=self.rendered_cache(), unless_current=unless_current)
+            return models.apply_views(
+                client,
+                parameters=parameters,
+                projects=projects,
+                known_projects=known_projects_with(known_projects),
+                destination_name=self.label,
+                rendered_cache=self.rendered_cache(),
+                unless_current=unless_current,
+            )
 
-    def refresh(self, timeout_s: Optional[float] = None, known_projects: Sequence[str] = ()) -> None:
+    def refresh(self, timeout_s: float | None = None, known_projects: Sequence[str] = ()) -> None:
         """After a load: the views where they can live, applied unless they are current (a load that added no
         column and no dataset leaves them as they are); elsewhere a warning, and the raw tables stay loaded."""
         if self.served:
@@ -67,7 +79,7 @@ class Views:
         else:
             log.warning("raw tables loaded; no analysis views on %s: %s", self.name, NO_VIEWS[self.name])
 
-    def drop(self, timeout_s: Optional[float] = None) -> None:
+    def drop(self, timeout_s: float | None = None) -> None:
         """The analysis views dropped (dependants first) before a load that drops the tables they read; the run
         applies them again at its end (models/build.py `drop_views`)."""
         if not self.served:
@@ -75,8 +87,7 @@ class Views:
         with self.sql_client(timeout_s) as client:
             models.drop_views(client)
 
-    def render_ahead(self, loading: Mapping[str, Iterable[str]], timeout_s: Optional[float] = None
-                     ) -> Optional[threading.Thread]:
+    def render_ahead(self, loading: Mapping[str, Iterable[str]], timeout_s: float | None = None) -> threading.Thread | None:
         """Translates the views, in a background thread, for the raw columns there will be once `loading` (tables
         of this dataset and their columns) is loaded: the translation, most of the time a first run's views take,
         then runs beside the load instead of after it (`models.build.render_views_ahead`). Join it after the load."""
@@ -96,7 +107,7 @@ class Views:
         thread.start()
         return thread
 
-    def refresh_statistics(self, timeout_s: Optional[float] = None) -> None:
+    def refresh_statistics(self, timeout_s: float | None = None) -> None:
         """After a load, on PostgreSQL: the loaded dataset's tables analyzed at once. PostgreSQL plans the views'
         joins from table statistics, which a fresh load leaves empty until autovacuum comes round: the first
         report after loading the large organisation took 33-50 s instead of about 9 (bench, issue 27). Other

@@ -9,7 +9,8 @@ shapes in scans.py; the branches as rows of `cleanup_branches`' columns.
 
 from __future__ import annotations
 
-from typing import Any, Iterator, Optional, Sequence
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 import dlt
 from dlt.common.schema.typing import TDeleteInsertStrategyDict
@@ -98,7 +99,9 @@ def code_references(scans: Sequence[RepositoryScan]) -> Iterator[dict[str, Any]]
         "incomplete_reason": {"data_type": "text"},
     },
 )
-def code_reference_scans(scans: Sequence[RepositoryScan], known_ids: Optional[set[tuple[str, str]]] = None) -> Iterator[dict[str, Any]]:
+def code_reference_scans(
+    scans: Sequence[RepositoryScan], known_ids: set[tuple[str, str]] | None = None
+) -> Iterator[dict[str, Any]]:
     """Table `code_reference_scans`: one row per repository per scan (append), the history of counts.
 
     `gate_count`, `dynamic_config_count`: distinct ids referenced, known to the console or not;
@@ -189,6 +192,6 @@ def cleanup_branches_source(branches: Sequence[dict[str, Any]]) -> Any:
 
 
 @dlt.source(name=SCHEMA_NAME, max_table_nesting=0)
-def code_references_source(scans: Sequence[RepositoryScan], known_ids: Optional[set[tuple[str, str]]] = None) -> Any:
+def code_references_source(scans: Sequence[RepositoryScan], known_ids: set[tuple[str, str]] | None = None) -> Any:
     """`scans` as made by the scanner; `known_ids`, the console's (entity type, id) pairs, for `unknown_id_count`."""
     return code_references(scans), code_reference_scans(scans, known_ids), code_reference_sightings(scans)

@@ -7,9 +7,10 @@ objects of these shapes; the source names only what it reads, so it knows nothin
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Mapping, Optional, Protocol, Sequence
+from typing import Any, Protocol
 
 from dlt.common.schema.typing import TColumnSchema
 
@@ -18,9 +19,9 @@ class ScannedRepository(Protocol):
     @property
     def name(self) -> str: ...
     @property
-    def branch(self) -> Optional[str]: ...
+    def branch(self) -> str | None: ...
     @property
-    def commit(self) -> Optional[str]: ...
+    def commit(self) -> str | None: ...
 
 
 class CodeReference(Protocol):
@@ -91,7 +92,7 @@ def scanned_repository(repository: ScannedRepository) -> dict[str, Any]:
     return {"repository": repository.name, "branch": repository.branch, "commit": repository.commit}
 
 
-def incomplete_reason(counts: ScanCounts) -> Optional[str]:
+def incomplete_reason(counts: ScanCounts) -> str | None:
     """Why a scan may have missed references, None when it read every file that could hold one: a file skipped
     as too large, or one (or a plain folder's folder) that could not be read. Binary, excluded and special files
     hold none the scan looks for, so they leave it complete."""
@@ -116,7 +117,7 @@ class Sighting:
     entity_type: str
     entity_id: str
     reference_count: int
-    code_owners: Optional[str]  # every owner of the files referencing it, each once, sorted, space-separated
+    code_owners: str | None  # every owner of the files referencing it, each once, sorted, space-separated
 
 
 def sightings(scan: RepositoryScan) -> list[Sighting]:
@@ -127,8 +128,10 @@ def sightings(scan: RepositoryScan) -> list[Sighting]:
         key = (hit.entity_type, hit.entity_id)
         counts[key] = counts.get(key, 0) + 1
         owners.setdefault(key, set()).update((scan.code_owners.get(hit.path) or "").split())
-    return [Sighting(entity_type, entity_id, count, " ".join(sorted(owners[(entity_type, entity_id)])) or None)
-            for (entity_type, entity_id), count in sorted(counts.items())]
+    return [
+        Sighting(entity_type, entity_id, count, " ".join(sorted(owners[(entity_type, entity_id)])) or None)
+        for (entity_type, entity_id), count in sorted(counts.items())
+    ]
 
 
 @dataclass(frozen=True)
@@ -138,10 +141,10 @@ class ReferenceCounts:
     references: int
     gates: int  # distinct gate ids referenced, whether the console has them or not
     dynamic_configs: int  # the same for configs
-    unknown_ids: Optional[int]  # of those (entity type, id) pairs, how many the console never had; None: not known
+    unknown_ids: int | None  # of those (entity type, id) pairs, how many the console never had; None: not known
 
 
-def reference_counts(scan: RepositoryScan, known_ids: Optional[set[tuple[str, str]]] = None) -> ReferenceCounts:
+def reference_counts(scan: RepositoryScan, known_ids: set[tuple[str, str]] | None = None) -> ReferenceCounts:
     found = {(hit.entity_type, hit.entity_id) for hit in scan.hits}
     return ReferenceCounts(
         references=len(scan.hits),

@@ -9,9 +9,10 @@ constants.py, the settings the source is injected from in settings.py.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import date
 from functools import partial
-from typing import Any, Callable, Iterator, Mapping, Optional, Sequence
+from typing import Any
 from uuid import uuid4
 
 import dlt
@@ -25,9 +26,9 @@ from gatehouse.sources.console.client import ClientOptions, ConsoleClient
 from gatehouse.sources.console.clock import clock_offset_s, estimated_service_now, service_today, utc_now
 from gatehouse.sources.console.columns import (
     CONFIG_ARRAYS,
+    DELETED_COLUMN,
     GATE_ARRAYS,
     HOLDOUT_ARRAYS,
-    DELETED_COLUMN,
     JSON,
     NumberColumns,
     arrays_as_lists,
@@ -40,9 +41,9 @@ from gatehouse.sources.console.columns import (
     null_unfit_integers,
     unfit_integers_as_null,
 )
-from gatehouse.sources.console.settings import ConsoleSettings
+from gatehouse.sources.console.constants import TABLES
+from gatehouse.sources.console.counts import ExtractionCounts
 from gatehouse.sources.console.errors import ConfigurationError, ConsoleError, NotFoundError
-from gatehouse.sources.console.identity import identify
 from gatehouse.sources.console.exposures import (
     EXPOSURE_ROW_SCHEMA,
     changed_series_rows,
@@ -50,9 +51,10 @@ from gatehouse.sources.console.exposures import (
     has_concluded,
     loadable_series,
 )
-from gatehouse.sources.console.counts import ExtractionCounts
+from gatehouse.sources.console.identity import identify
 from gatehouse.sources.console.run import ExtractionRun
-from gatehouse.sources.console.constants import TABLES
+from gatehouse.sources.console.settings import ConsoleSettings
+from gatehouse.sources.console.settle import has_gone_quiet, is_quiet, is_settled
 from gatehouse.sources.console.state import (
     SavedStates,
     answers_state,
@@ -61,7 +63,6 @@ from gatehouse.sources.console.state import (
     ingestion_runs_state,
     list_state,
 )
-from gatehouse.sources.console.settle import has_gone_quiet, is_quiet, is_settled
 from gatehouse.sources.console.unchanged import AnswerDigests, ListContent, content_digest
 
 SCD2: TScd2StrategyDict = {"disposition": "merge", "strategy": "scd2"}
@@ -174,7 +175,13 @@ def dynamic_configs(client: ConsoleClient, run: ExtractionRun) -> Iterator[list[
         return live_dynamic_configs(client, missing, room)
 
     yield from listed_versions(
-        run, "dynamic_configs", run.config_numbers, config_hints, CONFIG_ARRAYS, client.list_dynamic_configs, confirm,
+        run,
+        "dynamic_configs",
+        run.config_numbers,
+        config_hints,
+        CONFIG_ARRAYS,
+        client.list_dynamic_configs,
+        confirm,
         client.options.page_size,
     )
 
@@ -189,8 +196,9 @@ def qualifying_events(client: ConsoleClient, run: ExtractionRun) -> Iterator[lis
     content = ListContent(state, "name")
     counted_apart: list[bool] = []
     try:
-        for page in client.list_qualifying_events(page_size=content.read_page_size(client.options.page_size),
-                                                  counted_apart=lambda: counted_apart.append(True)):
+        for page in client.list_qualifying_events(
+            page_size=content.read_page_size(client.options.page_size), counted_apart=lambda: counted_apart.append(True)
+        ):
             unfit_integers_as_null(run.counts, "qualifying_events", page, "name")
             run.counts.add("qualifying_events", len(page))
             run.counts.add_fields("qualifying_events", page)
@@ -238,8 +246,9 @@ def start_reads_ahead(client: ConsoleClient, run: ExtractionRun, source_state: M
     read_exposures_ahead(client, run, due_experiments(run, known, today, exposures.get("concluded", {})))
 
 
-def due_experiments(run: ExtractionRun, experiment_ids: Sequence[str], today: date,
-                    concluded: Optional[Mapping[str, str]] = None) -> list[str]:
+def due_experiments(
+    run: ExtractionRun, experiment_ids: Sequence[str], today: date, concluded: Mapping[str, str] | None = None
+) -> list[str]:
     """The experiments whose series a run reads: those not concluded, and concluded ones due a recheck
     (`concluded`: the resource state's, by default the current run's)."""
     if concluded is None:
@@ -413,8 +422,12 @@ def ingestion_run_ids_resource(client: ConsoleClient, run: ExtractionRun) -> Ite
         if r not in complete and not is_quiet(quiet.get(r), today, run.recheck_concluded_days)
     ]  # fmt: skip
     configured = set(run.ingestion_run_ids)
-    run.counts.follow("ingestion runs", f"{len(configured)} in ingestion_run_ids" if configured else
-                      "none: the console cannot list them; name them in ingestion_run_ids")
+    run.counts.follow(
+        "ingestion runs",
+        f"{len(configured)} in ingestion_run_ids"
+        if configured
+        else "none: the console cannot list them; name them in ingestion_run_ids",
+    )
     if wanted:
         yield wanted
 
@@ -511,9 +524,9 @@ def extraction_runs(client: ConsoleClient, run: ExtractionRun) -> Iterator[dict]
 @dlt.source(name="console", max_table_nesting=4, spec=ConsoleSettings)
 def console(
     settings: ConsoleSettings = dlt.config.value,
-    tables: Optional[list[str]] = None,
-    client: Optional[ConsoleClient] = None,
-    counts: Optional[ExtractionCounts] = None,
+    tables: list[str] | None = None,
+    client: ConsoleClient | None = None,
+    counts: ExtractionCounts | None = None,
 ) -> Sequence[DltResource]:
     """Everything the console's read operations expose, dataset `console`.
 

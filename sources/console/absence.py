@@ -4,11 +4,13 @@ each is gone (deleted or archived) before the SCD2 merge may retire it."""
 from __future__ import annotations
 
 import logging
-from typing import Any, Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
 
 from gatehouse.sources.console.client import ConsoleClient
+from gatehouse.sources.console.constants import GATES_PATH as LIST_GATES_PATH
+from gatehouse.sources.console.constants import LOGGER_NAME
 from gatehouse.sources.console.errors import NotFoundError, PaginationError, ValidationError
-from gatehouse.sources.console.constants import GATES_PATH as LIST_GATES_PATH, LOGGER_NAME
 from gatehouse.sources.console.state import ListState
 
 log = logging.getLogger(LOGGER_NAME)

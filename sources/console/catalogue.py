@@ -4,8 +4,9 @@ order ids (`unique`) and cut them into batches for the client's worker pool (`ba
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterable, Iterator, Sequence, TypeVar
+from typing import Any, TypeVar
 
 from gatehouse.sources.console.client import ConsoleClient
 from gatehouse.sources.console.columns import as_list

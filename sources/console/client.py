@@ -13,11 +13,12 @@ import random
 import threading
 import time
 from collections import deque
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
-from typing import Any, Callable, Generator, Iterable, Iterator, Literal, Mapping, Sequence, TypeVar
+from typing import Any, Literal, TypeVar
 from urllib.parse import quote, urlsplit
 
 import httpx
@@ -54,8 +55,18 @@ Filter = str | Sequence[str] | None
 
 
 # The settings the HTTP client takes; the rest are the run's rules and ids.
-_FROM_SETTINGS = ("base_url", "api_key", "scim_token", "page_size", "timeout", "max_attempts", "max_retry_time",
-                  "rate_limit_requests", "rate_limit_window", "max_workers")
+_FROM_SETTINGS = (
+    "base_url",
+    "api_key",
+    "scim_token",
+    "page_size",
+    "timeout",
+    "max_attempts",
+    "max_retry_time",
+    "rate_limit_requests",
+    "rate_limit_window",
+    "max_workers",
+)
 
 
 @dataclass(frozen=True)
@@ -76,7 +87,7 @@ class ClientOptions:
     respect_review_settings: bool = False
 
     @classmethod
-    def from_settings(cls, console_settings: settings.ConsoleSettings, **overrides: Any) -> "ClientOptions":
+    def from_settings(cls, console_settings: settings.ConsoleSettings, **overrides: Any) -> ClientOptions:
         """The client's options from the `[sources.console]` settings, `overrides` winning (validated here: a bad
         value is one line naming it)."""
         values = {name: getattr(console_settings, name) for name in _FROM_SETTINGS}
@@ -294,16 +305,25 @@ LIST_GATES = Endpoint("GET", constants.GATES_PATH, "gate list", True, _READ)
 GET_HOLDOUT = Endpoint("GET", constants.HOLDOUT_PATH, "holdout", True, _READ)
 LIST_DYNAMIC_CONFIGS = Endpoint("GET", constants.DYNAMIC_CONFIGS_PATH, "dynamic config list", True, _READ)
 UNARCHIVE_DYNAMIC_CONFIG = Endpoint(
-    "PUT", constants.DYNAMIC_CONFIG_UNARCHIVE_PATH, "dynamic config", True,
+    "PUT",
+    constants.DYNAMIC_CONFIG_UNARCHIVE_PATH,
+    "dynamic config",
+    True,
     "a read-write console API key whose role has edit_or_delete_configs",
 )
 CREATE_RELEASE_PIPELINE = Endpoint(
-    "POST", constants.RELEASE_PIPELINES_PATH, "release pipeline", False,
+    "POST",
+    constants.RELEASE_PIPELINES_PATH,
+    "release pipeline",
+    False,
     "a read-write console API key whose role has create_release_pipelines",
 )
 # The update is a POST too, but sending the same body twice gives the same pipeline.
 UPDATE_RELEASE_PIPELINE = Endpoint(
-    "POST", constants.RELEASE_PIPELINE_PATH, "release pipeline", True,
+    "POST",
+    constants.RELEASE_PIPELINE_PATH,
+    "release pipeline",
+    True,
     "a read-write console API key whose role has create_release_pipelines",
 )
 LIST_QUALIFYING_EVENTS = Endpoint("GET", constants.QUALIFYING_EVENTS_PATH, "qualifying event list", True, _READ)
@@ -311,7 +331,10 @@ GET_CUMULATIVE_EXPOSURES = Endpoint("GET", constants.CUMULATIVE_EXPOSURES_PATH, 
 GET_INGESTION_RUN = Endpoint("GET", constants.INGESTION_RUN_PATH, "ingestion run", True, _READ)
 CREATE_ROLE = Endpoint("POST", constants.ROLES_PATH, "role", False, "a read-write console API key of a project admin")
 UPDATE_WH_CONNECTION = Endpoint(
-    "PATCH", constants.WH_CONNECTIONS_PATH, "warehouse connection", True,
+    "PATCH",
+    constants.WH_CONNECTIONS_PATH,
+    "warehouse connection",
+    True,
     "a read-write console API key whose role has data_warehouse_ingestion_and_exports_edit_access",
 )
 PATCH_SCIM_GROUP = Endpoint(
@@ -346,7 +369,6 @@ _thread_role = threading.local()
 
 def _read_ahead_thread() -> None:
     _thread_role.reads_ahead = True
-
 
 
 class WireTimes:
@@ -486,9 +508,7 @@ class ConsoleClient:
     ) -> Iterator[list[dict]]:
         """Every dynamic config, one list per page, de-duplicated (key `id`); `check_total` as `list_gates`."""
         params = {"releasePipelineID": releasePipelineID, "creatorName": creatorName, "creatorID": creatorID, "tags": tags}
-        return self.iter_list(
-            LIST_DYNAMIC_CONFIGS.template, params, key="id", page_size=page_size, check_total=check_total
-        )
+        return self.iter_list(LIST_DYNAMIC_CONFIGS.template, params, key="id", page_size=page_size, check_total=check_total)
 
     def check_access(self) -> None:
         """One cheap authenticated read, a page of one qualifying event: a wrong base URL or key fails here
@@ -503,8 +523,7 @@ class ConsoleClient:
         Read as strictly as a first read of the gates (`totalItems` checked, one re-read): a name missing from the
         read is deleted from the table, so a list that could not be read whole is refused, not loaded; one whose
         count two agreeing passes never reach calls `counted_apart()` (see `paging.read_complete`)."""
-        return self.iter_list(LIST_QUALIFYING_EVENTS.template, key="name", page_size=page_size,
-                              counted_apart=counted_apart)
+        return self.iter_list(LIST_QUALIFYING_EVENTS.template, key="name", page_size=page_size, counted_apart=counted_apart)
 
     def get_cumulative_exposures(self, experiment_id: str) -> list[dict]:
         """The whole series of every group of the experiment (not paginated)."""
@@ -548,13 +567,18 @@ class ConsoleClient:
         if page_size is not None and (isinstance(page_size, bool) or not isinstance(page_size, int) or page_size < 1):
             raise ConfigurationError(f"sources.console.page_size must be a positive integer, got {page_size!r}")
         return paging.read_complete(
-            lambda: self.paginate(path, params, page_size=page_size), path, key, check_total=check_total,
+            lambda: self.paginate(path, params, page_size=page_size),
+            path,
+            key,
+            check_total=check_total,
             counted_apart=counted_apart,
         )
 
     # ----------------------------------------------------------------- writes
 
-    def unarchive_dynamic_config(self, config_id: str, reason: str | None = None, *, dry_run: bool = False) -> WriteResult | PreparedRequest:
+    def unarchive_dynamic_config(
+        self, config_id: str, reason: str | None = None, *, dry_run: bool = False
+    ) -> WriteResult | PreparedRequest:
         validation.require_id(config_id, "config id")
         body = validation.validate_unarchive_reason(reason)
         return self._write(UNARCHIVE_DYNAMIC_CONFIG, {"id": config_id}, body, dry_run)
@@ -562,7 +586,9 @@ class ConsoleClient:
     def create_release_pipeline(self, body: Mapping[str, Any], *, dry_run: bool = False) -> WriteResult | PreparedRequest:
         return self._write(CREATE_RELEASE_PIPELINE, {}, validation.validate_release_pipeline(body), dry_run)
 
-    def update_release_pipeline(self, pipeline_id: str, body: Mapping[str, Any], *, dry_run: bool = False) -> WriteResult | PreparedRequest:
+    def update_release_pipeline(
+        self, pipeline_id: str, body: Mapping[str, Any], *, dry_run: bool = False
+    ) -> WriteResult | PreparedRequest:
         validation.require_id(pipeline_id, "release pipeline id")
         return self._write(
             UPDATE_RELEASE_PIPELINE, {"id": pipeline_id}, validation.validate_release_pipeline(body, creating=False), dry_run
@@ -662,7 +688,9 @@ class ConsoleClient:
         # The console's answers wrap what they return in {message, data}; the SCIM endpoint answers with the
         # resource itself (the group), which is then the data, not dropped.
         enveloped = "message" in answer or "data" in answer
-        return WriteResult(status, message if isinstance(message, str) else None, answer.get("data") if enveloped else answer or None)
+        return WriteResult(
+            status, message if isinstance(message, str) else None, answer.get("data") if enveloped else answer or None
+        )
 
     def _headers(self, endpoint: Endpoint) -> dict[str, str]:
         if endpoint.auth == "scim":
@@ -692,7 +720,9 @@ class ConsoleClient:
         """Send one operation with pacing and retries; return (status, decoded JSON object)."""
         if not path.startswith("/") or path.startswith("//"):
             # An absolute URL would make httpx ignore base_url and send the key elsewhere.
-            raise ConfigurationError(f"console paths are relative to {constants.SETTING_BASE_URL} and start with '/', got {path!r}")
+            raise ConfigurationError(
+                f"console paths are relative to {constants.SETTING_BASE_URL} and start with '/', got {path!r}"
+            )
         if self._first_answer.is_set():
             return self._send_answered(endpoint, path, params, json_body, item_id)
         with self._first_request:
@@ -741,7 +771,11 @@ class ConsoleClient:
                 self.stats.notify(RequestEvent(endpoint.method, endpoint.template, response[0], attempt, self._clock() - sent_at))
                 return response
             except ConsoleError as failure:
-                self.stats.notify(RequestEvent(endpoint.method, endpoint.template, failure.status, attempt, self._clock() - sent_at, failure.message))
+                self.stats.notify(
+                    RequestEvent(
+                        endpoint.method, endpoint.template, failure.status, attempt, self._clock() - sent_at, failure.message
+                    )
+                )
                 if isinstance(failure, AuthError) and endpoint.auth == "console":
                     self._rejected = failure
                 elif isinstance(failure, ForbiddenError) and endpoint.method == "GET":
@@ -750,38 +784,47 @@ class ConsoleClient:
                 raise
             except _Retry as transient:
                 self.stats.notify(
-                    RequestEvent(endpoint.method, endpoint.template, transient.error.status, attempt, self._clock() - sent_at, transient.error.message)
+                    RequestEvent(
+                        endpoint.method,
+                        endpoint.template,
+                        transient.error.status,
+                        attempt,
+                        self._clock() - sent_at,
+                        transient.error.message,
+                    )
                 )
                 if not endpoint.retry:
                     raise self._unretried_create_error(endpoint, transient.error) from None
                 delay = self._backoff(attempt, transient.retry_after)
                 spent = self._clock() - began
                 if attempt >= self.options.max_attempts or spent + delay > self.options.max_retry_time:
-                    error = transient.error
-                    asked = (
-                        f"; it asked to wait {transient.retry_after:.0f} s, longer than sources.console.max_retry_time "
-                        f"({self.options.max_retry_time:.0f} s)"
-                        if transient.retry_after is not None and transient.retry_after > self.options.max_retry_time
-                        else ""
-                    )
-                    given_up = type(error)(
-                        f"{error.message} (gave up after {attempt} attempt{'s' if attempt > 1 else ''} in {spent:.1f} s{asked})",
-                        status=error.status,
-                        field_errors=error.field_errors,
-                        method=error.method,
-                        path=error.path,
-                    )
+                    given_up = self._given_up_error(transient, attempt, spent)
                     if not transient.throttled:  # a quota's long wait is said as such, id by id
                         self._give_up(endpoint, given_up)
                     raise given_up from None
-                log.warning(
-                    "%s; retry %d/%d in %.2f s", transient.error.message, attempt, self.options.max_attempts - 1, delay
-                )
+                log.warning("%s; retry %d/%d in %.2f s", transient.error.message, attempt, self.options.max_attempts - 1, delay)
                 self.stats.record_retry(endpoint.template)
                 if transient.throttled:
                     self.stats.record_throttle_wait(delay)
                 self._pause(delay)
                 self._raise_if_given_up(endpoint)
+
+    def _given_up_error(self, transient: _Retry, attempt: int, spent: float) -> ConsoleError:
+        """The last transient error, saying how long it was retried (and a wait asked for past the limit)."""
+        error = transient.error
+        asked = (
+            f"; it asked to wait {transient.retry_after:.0f} s, longer than sources.console.max_retry_time "
+            f"({self.options.max_retry_time:.0f} s)"
+            if transient.retry_after is not None and transient.retry_after > self.options.max_retry_time
+            else ""
+        )
+        return type(error)(
+            f"{error.message} (gave up after {attempt} attempt{'s' if attempt > 1 else ''} in {spent:.1f} s{asked})",
+            status=error.status,
+            field_errors=error.field_errors,
+            method=error.method,
+            path=error.path,
+        )
 
     def _give_up(self, endpoint: Endpoint, error: ConsoleError) -> None:
         with self._gave_up_lock:
@@ -816,12 +859,14 @@ class ConsoleClient:
     ) -> tuple[int, dict]:
         method = endpoint.method
         where = f"{method} {path}"
-        query = {
-            k: (list(v) if isinstance(v, (list, tuple)) else v) for k, v in (params or {}).items() if v is not None
-        }
+        query = {k: (list(v) if isinstance(v, (list, tuple)) else v) for k, v in (params or {}).items() if v is not None}
         try:
             response = self._http.request(
-                method, path, params=query or None, json=json_body, headers=headers,
+                method,
+                path,
+                params=query or None,
+                json=json_body,
+                headers=headers,
                 extensions={"trace": wire.trace} if wire is not None else None,
             )
         except _NOT_SENT as exc:
@@ -835,7 +880,11 @@ class ConsoleClient:
             raise error from None
         except httpx.TransportError as exc:  # timeouts, dropped connections, protocol errors
             raise _Retry(
-                TransportError(f"{where}: no answer from the console ({type(exc).__name__}: {one_line(str(exc), 120)})", method=method, path=path)
+                TransportError(
+                    f"{where}: no answer from the console ({type(exc).__name__}: {one_line(str(exc), 120)})",
+                    method=method,
+                    path=path,
+                )
             ) from None
         self._note_server_time(response)
         status = response.status_code
@@ -865,7 +914,12 @@ class ConsoleClient:
             )
         if status >= 500:
             raise _Retry(
-                ServerError(f"the console failed on {where} (HTTP {status}: {server_message}); try again later", status=status, method=method, path=path),
+                ServerError(
+                    f"the console failed on {where} (HTTP {status}: {server_message}); try again later",
+                    status=status,
+                    method=method,
+                    path=path,
+                ),
                 retry_after=_retry_after(response),
             )
         raise self._client_error(endpoint, where, status, server_message, field_errors, item_id)
@@ -888,8 +942,12 @@ class ConsoleClient:
             log.warning("%s: HTTP %d with a body that is not a JSON object; the write was accepted", where, status)
             return {}
         raise _Retry(
-            TransportError(f"{where}: HTTP {status} with a malformed or truncated JSON body", status=status,
-                           method=endpoint.method, path=path)
+            TransportError(
+                f"{where}: HTTP {status} with a malformed or truncated JSON body",
+                status=status,
+                method=endpoint.method,
+                path=path,
+            )
         )
 
     def _client_error(
@@ -917,7 +975,9 @@ class ConsoleClient:
             )
         if status == 404:
             what = f"{endpoint.noun} {item_id!r}" if item_id is not None else endpoint.noun
-            return NotFoundError(f"{what} not found ({where}, HTTP 404: {server_message})", status=status, method=method, path=path)
+            return NotFoundError(
+                f"{what} not found ({where}, HTTP 404: {server_message})", status=status, method=method, path=path
+            )
         if status == 400:
             details = "; ".join(f"{e.get('property')}: {e.get('errorMessage')}" for e in field_errors if isinstance(e, dict))
             return ValidationError(
@@ -980,8 +1040,8 @@ def _http_date(value: str | None) -> datetime | None:
     except (TypeError, ValueError, IndexError):
         return None
     if stamp.tzinfo is None:
-        stamp = stamp.replace(tzinfo=timezone.utc)
-    return stamp.astimezone(timezone.utc)
+        stamp = stamp.replace(tzinfo=UTC)
+    return stamp.astimezone(UTC)
 
 
 def _retry_after(response: httpx.Response) -> float | None:
@@ -998,7 +1058,7 @@ def _retry_after(response: httpx.Response) -> float | None:
     until = _http_date(value)
     if until is None:
         return None
-    now = _http_date(response.headers.get("Date")) or datetime.now(timezone.utc)
+    now = _http_date(response.headers.get("Date")) or datetime.now(UTC)
     return max(0.0, (until - now).total_seconds())
 
 

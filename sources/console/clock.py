@@ -3,7 +3,7 @@ offset the last run measured, the local clock only where neither is known."""
 
 from __future__ import annotations
 
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 
 from gatehouse.sources.console.client import ConsoleClient
 
@@ -19,9 +19,9 @@ def clock_offset_s(service_time: datetime) -> float:
 
 
 def utc_now() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def service_today(client: ConsoleClient) -> date:
     """Today by the service's clock (its `Date` header), so a skewed local clock changes nothing."""
-    return (client.server_time or utc_now()).astimezone(timezone.utc).date()
+    return (client.server_time or utc_now()).astimezone(UTC).date()

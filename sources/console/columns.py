@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import logging
 import math
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import dlt
 from dlt.common.data_types.type_helpers import coerce_value
@@ -16,9 +17,9 @@ from dlt.common.schema.typing import TColumnSchema
 from dlt.extract.exceptions import CurrentSourceSchemaNotAvailable
 from dlt.extract.hints import TResourceNestedHints
 
-from gatehouse.sources.console.errors import one_line
-from gatehouse.sources.console.counts import ExtractionCounts, LeftNull
 from gatehouse.sources.console.constants import LOGGER_NAME
+from gatehouse.sources.console.counts import ExtractionCounts, LeftNull
+from gatehouse.sources.console.errors import one_line
 
 log = logging.getLogger(LOGGER_NAME)
 
@@ -149,9 +150,12 @@ def null_unfit_integers(counts: ExtractionCounts, table: str, entity_id: Any, va
                     spelled.append((container, name, (*path, name), NOT_64_BITS))
             elif isinstance(member, (dict, list)):
                 stack.append((member, (*path, name)))
-            elif type(member) is str and len(member) >= SHORTEST_UNFIT_TEXT and (
-                (first := member[0]) in INTEGER_TEXT_STARTS or (first > "\x7f" and (first.isdigit() or first.isspace()))
-            ) and may_spell_integer(member):
+            elif (
+                type(member) is str
+                and len(member) >= SHORTEST_UNFIT_TEXT
+                and ((first := member[0]) in INTEGER_TEXT_STARTS or (first > "\x7f" and (first.isdigit() or first.isspace())))
+                and may_spell_integer(member)
+            ):
                 spelled.append((container, name, (*path, name), NOT_64_BITS))
     if spelled:
         found += unfit_in_integer_columns(table, spelled)
@@ -182,8 +186,11 @@ def unfit_in_integer_columns(table: str, spelled: Sequence[tuple[Any, Any, tuple
     except CurrentSourceSchemaNotAvailable:
         return []
     columns = [column_of(schema.naming, table, candidate[2]) for candidate in unfit]
-    return [candidate for candidate, (stored_table, column) in zip(unfit, columns)
-            if schema.tables.get(stored_table, {}).get("columns", {}).get(column, {}).get("data_type") == "bigint"]
+    return [
+        candidate
+        for candidate, (stored_table, column) in zip(unfit, columns)
+        if schema.tables.get(stored_table, {}).get("columns", {}).get(column, {}).get("data_type") == "bigint"
+    ]
 
 
 def may_spell_integer(text: str) -> bool:
@@ -211,7 +218,9 @@ def column_of(naming: Any, table: str, path: Sequence[str | int]) -> tuple[str, 
     return naming.shorten_fragments(*fragments), naming.shorten_fragments(*prefix, naming.normalize_identifier(last))
 
 
-def unfit_integers_as_null(counts: ExtractionCounts, table: str, items: Sequence[dict[str, Any]], key: str) -> Sequence[dict[str, Any]]:
+def unfit_integers_as_null(
+    counts: ExtractionCounts, table: str, items: Sequence[dict[str, Any]], key: str
+) -> Sequence[dict[str, Any]]:
     """`null_unfit_integers` for each item of a list page, named by its `key`; in place."""
     for item in items:
         null_unfit_integers(counts, table, item.get(key) if isinstance(item, dict) else None, item)

@@ -4,8 +4,9 @@ the fields the console sent, the values loaded as null because no column could h
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Optional, Sequence
+from typing import Any
 
 from gatehouse.sources.console.client import ConsoleClient
 from gatehouse.sources.console.identity import ConsoleIdentity, identify
@@ -53,13 +54,13 @@ class ExtractionCounts:
     _left_null_at: set[tuple[str, str, str]] = field(default_factory=set, repr=False)
     _client: Any = field(default=None, repr=False)
     _closers: list[Callable[[], None]] = field(default_factory=list, repr=False)
-    _start_reads: Optional[Callable[[Mapping[str, Any]], None]] = field(default=None, repr=False)
+    _start_reads: Callable[[Mapping[str, Any]], None] | None = field(default=None, repr=False)
 
     def bind_client(self, client: ConsoleClient) -> None:
         """The source's client, so the caller can read its request counters and close it."""
         self._client = client
 
-    def console_identity(self) -> Optional[ConsoleIdentity]:
+    def console_identity(self) -> ConsoleIdentity | None:
         """Which console this run reads, as its `extraction_runs` row records it (None before the client exists)."""
         if self._client is None:
             return None

@@ -10,10 +10,10 @@ from __future__ import annotations
 import logging
 import re
 import threading
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from gatehouse.sources.console.constants import LOGGER_NAME, REDACTED, SECRET_FRAGMENT_LENGTH
-
 
 PEM_ARMOUR = re.compile(r"-----(BEGIN|END) [A-Z0-9 ]+-----")
 
@@ -112,7 +112,10 @@ class ConsoleError(Exception):
         self.message = redact(one_line(message, limit=2000))
         self.status = status
         self.field_errors = [
-            {"property": redact(str(e.get("property", ""))), "errorMessage": redact(one_line(str(e.get("errorMessage", "")), limit=2000))}
+            {
+                "property": redact(str(e.get("property", ""))),
+                "errorMessage": redact(one_line(str(e.get("errorMessage", "")), limit=2000)),
+            }
             for e in (field_errors or ())
             if isinstance(e, dict)
         ]

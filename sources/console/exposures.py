@@ -4,8 +4,9 @@ series has concluded."""
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from datetime import date, timedelta
-from typing import Any, Sequence
+from typing import Any
 
 import pyarrow as pa
 
@@ -60,10 +61,13 @@ def changed_series_rows(
 
 def earlier_days_digest(rows: Sequence[dict[str, Any]], before_day: str | None) -> str:
     """The digest of the rows of the days before `before_day`: those a run no longer loads unless they change."""
-    return content_digest(sorted(
-        (row["group_id"], row["group_name"], row["date"], row["exposures"])
-        for row in rows if before_day is not None and row["date"] < before_day
-    ))
+    return content_digest(
+        sorted(
+            (row["group_id"], row["group_name"], row["date"], row["exposures"])
+            for row in rows
+            if before_day is not None and row["date"] < before_day
+        )
+    )
 
 
 def _series_rows(
@@ -131,8 +135,14 @@ def loadable_series(counts: ExtractionCounts, experiment_id: str, series: Any) -
                 continue
             count = point.get("exposures")
             if count is not None and exposure_count(count) is None:
-                leave_null(counts, "cumulative_exposures", experiment_id,
-                           f"exposures of group {group.get('groupID')} on {point['date']}", count, _why_no_count(count))
+                leave_null(
+                    counts,
+                    "cumulative_exposures",
+                    experiment_id,
+                    f"exposures of group {group.get('groupID')} on {point['date']}",
+                    count,
+                    _why_no_count(count),
+                )
                 point["exposures"] = None
     return null_unfit_integers(counts, "cumulative_exposures", experiment_id, series)
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from typing import Optional
 from urllib.parse import urlsplit
 
 # Twelve hex digits of SHA-256: collisions between a team's handful of keys are out of reach, and a
@@ -22,19 +21,19 @@ _DEFAULT_PORTS = {"http": 80, "https": 443}
 @dataclass(frozen=True)
 class ConsoleIdentity:
     base_url: str
-    key_fingerprint: Optional[str]
+    key_fingerprint: str | None
 
     def __str__(self) -> str:
         return f"{self.base_url} (key {self.key_fingerprint or 'unknown'})"
 
-    def same_console(self, other: "ConsoleIdentity") -> bool:
+    def same_console(self, other: ConsoleIdentity) -> bool:
         # A dataset loaded before identities were recorded may lack the fingerprint: the URL decides then.
         if self.base_url != other.base_url:
             return False
         return self.key_fingerprint is None or other.key_fingerprint is None or self.key_fingerprint == other.key_fingerprint
 
 
-def identify(base_url: str, api_key: Optional[str]) -> ConsoleIdentity:
+def identify(base_url: str, api_key: str | None) -> ConsoleIdentity:
     return ConsoleIdentity(normalised_base_url(base_url), key_fingerprint(api_key))
 
 
@@ -49,7 +48,7 @@ def normalised_base_url(base_url: str) -> str:
     return f"{scheme}://{host}{port}{parts.path.rstrip('/')}"
 
 
-def key_fingerprint(api_key: Optional[str]) -> Optional[str]:
+def key_fingerprint(api_key: str | None) -> str | None:
     if not api_key:
         return None
     return hashlib.sha256(api_key.strip().encode("utf-8")).hexdigest()[:FINGERPRINT_DIGITS]

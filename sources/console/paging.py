@@ -21,12 +21,13 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+from collections.abc import Callable, Generator, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, Callable, Generator, Iterator, Mapping
+from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from gatehouse.sources.console.errors import NotFoundError, PaginationError
 from gatehouse.sources.console.constants import FIRST_PAGE, LOGGER_NAME
+from gatehouse.sources.console.errors import NotFoundError, PaginationError
 
 log = logging.getLogger(LOGGER_NAME)
 
@@ -120,8 +121,9 @@ def paginate(
         names_next = "nextPage" in pagination
         if names_next and next_ref:
             _check_whole_page(len(items), items_per_page, page, next_ref, path)
-        yield Page(items, page, total, next_ref if isinstance(next_ref, str) else None, items_per_page,
-                   last=names_next and not next_ref)
+        yield Page(
+            items, page, total, next_ref if isinstance(next_ref, str) else None, items_per_page, last=names_next and not next_ref
+        )
         if not items and not names_next:
             return  # past the end, and nothing says more follow
         following = _following_page(pagination, len(items), page, limit, path)
@@ -158,12 +160,14 @@ def _check_whole_page(served: int, items_per_page: int | None, page: int, next_r
     if served == 0:
         raise _refused(path, page, f"an empty page names a next page ({next_ref!r})")
     if items_per_page is not None and served < items_per_page:
-        raise _refused(path, page, f"{served} items where the page says it holds {items_per_page}, and it names a"
-                                   f" next page ({next_ref!r})")
+        raise _refused(
+            path, page, f"{served} items where the page says it holds {items_per_page}, and it names a next page ({next_ref!r})"
+        )
 
 
-def _repeats_the_page_before(items: list, served: frozenset[str], previous: frozenset[str] | None, limit: int,
-                             path: str, page: int) -> bool:
+def _repeats_the_page_before(
+    items: list, served: frozenset[str], previous: frozenset[str] | None, limit: int, path: str, page: int
+) -> bool:
     """A page without `pagination` (the published dynamic-configs sample has none): nothing says how many items
     a page holds, and a server may serve fewer than asked without saying so, so a short page does not end the list;
     an empty one does (past the end the console answers `data: []`). A page repeating the one before, in any order
@@ -182,8 +186,7 @@ def _repeats_the_page_before(items: list, served: frozenset[str], previous: froz
     )
 
 
-def _following_page(pagination: Mapping[str, Any], served: int, page: int, limit: int,
-                    path: str) -> tuple[int, int] | None:
+def _following_page(pagination: Mapping[str, Any], served: int, page: int, limit: int, path: str) -> tuple[int, int] | None:
     """The page to ask for after `page` and its limit, or None at the end of the list."""
     items_per_page = _as_int(pagination.get("itemsPerPage"))
     total = _as_int(pagination.get("totalItems"))
@@ -265,7 +268,11 @@ class _Pass:
 
 
 def read_complete(
-    pages: Callable[[], Iterator[Page]], path: str, key: str = "id", *, check_total: bool = True,
+    pages: Callable[[], Iterator[Page]],
+    path: str,
+    key: str = "id",
+    *,
+    check_total: bool = True,
     counted_apart: Callable[[], None] | None = None,
 ) -> Iterator[list[dict]]:
     """A complete read of a list whose pages can shift while we read (items created, changed or deleted).

@@ -29,8 +29,8 @@ import logging
 import math
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, Optional
 
 from gatehouse.sources.console.constants import (
     LOGGER_NAME,
@@ -135,7 +135,7 @@ class SlidingWindowRateLimiter:
                 with self._lock:
                     self._waiting -= 1
 
-    def release(self, permit: Permit, sent_at: Optional[float] = None, answered_at: Optional[float] = None) -> None:
+    def release(self, permit: Permit, sent_at: float | None = None, answered_at: float | None = None) -> None:
         """The request of `permit` got its answer (or failed): its slot is held for a window from now, less
         what the shortest round trip shows lay after the service counted it.
 

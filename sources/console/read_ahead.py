@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import logging
 import threading
-from typing import Any, Callable, Generator, Iterable, Iterator, Optional, Sequence, TypeVar
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
+from typing import Any, TypeVar
 
 from gatehouse.sources.console.catalogue import unique
 from gatehouse.sources.console.client import ConsoleClient
@@ -38,7 +39,7 @@ class ReadAhead:
         self._ahead = max(1, ahead)
         self._answers: dict[str, Any] = {}
         self._next = 0  # index in `planned` of the next answer to hand out
-        self._failure: Optional[BaseException] = None
+        self._failure: BaseException | None = None
         self._finished = False
         self._closed = False
         self._condition = threading.Condition()
@@ -46,7 +47,7 @@ class ReadAhead:
         self._thread.start()
 
     def _read(self) -> None:
-        answers: Optional[Generator[tuple[str, Any], None, None]] = None
+        answers: Generator[tuple[str, Any], None, None] | None = None
         try:
             answers = self._client.fetch_many(self._fetch, self.planned, background=True)
             for item_id, answer in answers:

@@ -3,16 +3,16 @@ its resources share. Every resource takes the client and this run, so each can b
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Optional, Sequence
 
 from gatehouse.sources.console import constants, settings
 from gatehouse.sources.console.catalogue import Catalogue, unique
 from gatehouse.sources.console.client import ConsoleClient
 from gatehouse.sources.console.columns import NumberColumns, config_numbers, gate_numbers, holdout_numbers
-from gatehouse.sources.console.read_ahead import ReadAheads
 from gatehouse.sources.console.counts import ExtractionCounts
+from gatehouse.sources.console.read_ahead import ReadAheads
 
 
 @dataclass(frozen=True)
@@ -42,11 +42,11 @@ class ExtractionRun:
     def start(
         cls,
         client: ConsoleClient,
-        counts: Optional[ExtractionCounts] = None,
+        counts: ExtractionCounts | None = None,
         *,
-        experiment_ids: Optional[Sequence[str]] = None,
-        holdout_ids: Optional[Sequence[str]] = None,
-        ingestion_run_ids: Optional[Sequence[str]] = None,
+        experiment_ids: Sequence[str] | None = None,
+        holdout_ids: Sequence[str] | None = None,
+        ingestion_run_ids: Sequence[str] | None = None,
         quiet_run_after_days: float = settings.DEFAULT_QUIET_RUN_AFTER_DAYS,
         recheck_concluded_days: int = settings.DEFAULT_RECHECK_CONCLUDED_DAYS,
         late_exposure_days: int = settings.DEFAULT_LATE_EXPOSURE_DAYS,

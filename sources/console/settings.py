@@ -8,7 +8,8 @@ each setting up in `.dlt/config.toml` (secrets in `.dlt/secrets.toml`) and the e
 
 from __future__ import annotations
 
-from typing import Any, List, Optional, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from dlt.common.configuration import configspec, resolve_configuration
 from dlt.common.configuration.specs import BaseConfiguration
@@ -52,11 +53,11 @@ class ConsoleSettings(BaseConfiguration):
     base_url: str = None  # type: ignore[assignment]
     api_key: TSecretStrValue = None  # type: ignore[assignment]
     # group provisioning only (`gatehouse console scim-group`); a run never sends it
-    scim_token: Optional[TSecretStrValue] = None
+    scim_token: TSecretStrValue | None = None
     # the interface lists neither experiments nor ingestion runs: ids to follow beyond those discovered
-    experiment_ids: Optional[List[str]] = None
-    holdout_ids: Optional[List[str]] = None
-    ingestion_run_ids: Optional[List[str]] = None
+    experiment_ids: list[str] | None = None
+    holdout_ids: list[str] | None = None
+    ingestion_run_ids: list[str] | None = None
     page_size: int = DEFAULT_PAGE_SIZE
     rate_limit_requests: int = DEFAULT_RATE_LIMIT_REQUESTS
     rate_limit_window: float = DEFAULT_RATE_LIMIT_WINDOW_S
@@ -76,5 +77,4 @@ def resolve_settings(sections: Sequence[str] = SECTIONS, *, accept_partial: bool
     unknown = sorted(set(given) - set(ConsoleSettings().keys()))
     if unknown:
         raise TypeError(f"not console settings: {', '.join(unknown)}")
-    return resolve_configuration(ConsoleSettings(), sections=tuple(sections), explicit_value=given,
-                                 accept_partial=accept_partial)
+    return resolve_configuration(ConsoleSettings(), sections=tuple(sections), explicit_value=given, accept_partial=accept_partial)

@@ -3,7 +3,7 @@ re-check of what is quiet or concluded."""
 
 from __future__ import annotations
 
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 # The statuses after which an ingestion run never changes again.
@@ -13,7 +13,7 @@ FINAL_RUN_STATUSES = frozenset({"pulse_complete"})
 def parse_timestamp(value: str) -> datetime:
     """An ISO 8601 time as the service writes it (`2023-12-13T02:44:23.790Z`), any case, naive as UTC."""
     parsed = datetime.fromisoformat(value.strip().upper().replace("Z", "+00:00"))
-    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=timezone.utc)
+    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
 
 
 def run_status_since(run: dict[str, Any]) -> datetime | None:

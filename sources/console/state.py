@@ -7,7 +7,8 @@ of these keys annotates the state with its type here (mypy checks the keys).
 
 from __future__ import annotations
 
-from typing import Any, Mapping, TypedDict, cast
+from collections.abc import Mapping
+from typing import Any, TypedDict, cast
 
 import dlt
 

@@ -22,7 +22,8 @@ from __future__ import annotations
 import hashlib
 import struct
 import tempfile
-from typing import Any, Iterator, Sequence
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 import orjson
 
@@ -36,9 +37,7 @@ _LENGTH = struct.Struct("<I")
 
 
 def _sorted_digest(value: Any) -> bytes:
-    return hashlib.blake2b(
-        orjson.dumps(value, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS), digest_size=16
-    ).digest()
+    return hashlib.blake2b(orjson.dumps(value, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS), digest_size=16).digest()
 
 
 def content_digest(value: Any) -> str:
@@ -60,7 +59,7 @@ class ListContent:
         # With a digest of a last load, the list is only compared until it is read whole (read_page_size).
         self.compared = isinstance(state.get("loaded_digest"), str)
         self._key = key
-        self._spool = tempfile.TemporaryFile(prefix="gatehouse-list-")
+        self._spool = tempfile.TemporaryFile(prefix="gatehouse-list-")  # noqa: SIM115 (closed with the list)
         self._item_digests: list[bytes | None] = []  # one per item, in the order read; None once a later copy replaced it
         self._positions: dict[Any, int] = {}  # key -> the index of its last copy
         self._replaced = 0
@@ -158,4 +157,3 @@ class AnswerDigests:
         """An id never asked again (a settled run, a holdout no longer followed): its digest would only take room in
         the state."""
         self._digests.pop(entity_id, None)
-

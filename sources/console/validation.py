@@ -8,10 +8,11 @@ the list of valid ones: in a write, a misspelt field is a silent no-op at best.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
-from gatehouse.sources.console.errors import LocalValidationError
 from gatehouse.sources.console.constants import CONDITION_TYPES, ROLE_PERMISSION_FLAGS, SCIM_OPS, WH_CONNECTION_FIELDS
+from gatehouse.sources.console.errors import LocalValidationError
 
 PIPELINE_FIELDS = ("name", "phases", "triggerNotice")
 PHASE_FIELDS = ("id", "name", "timeIntervalMs", "requiredReview", "rules")
@@ -60,7 +61,16 @@ def _object(value: Any, prop: str, problems: _Problems, allowed: tuple[str, ...]
     return True
 
 
-def _string(value: Any, prop: str, problems: _Problems, *, required: bool, nullable: bool = False, non_empty: bool = False, present: bool = True) -> None:
+def _string(
+    value: Any,
+    prop: str,
+    problems: _Problems,
+    *,
+    required: bool,
+    nullable: bool = False,
+    non_empty: bool = False,
+    present: bool = True,
+) -> None:
     if not present:
         if required:
             problems.add(prop, "required")
@@ -133,9 +143,18 @@ def _rule(rule: Any, prop: str, problems: _Problems) -> None:
         return
     _string(rule.get("id"), _join(prop, "id"), problems, required=False, present="id" in rule)
     _string(rule.get("name"), _join(prop, "name"), problems, required=True, non_empty=True, present="name" in rule)
-    for i, cond in enumerate(_list(rule.get("conditions"), _join(prop, "conditions"), problems, present="conditions" in rule, required=True)):
+    for i, cond in enumerate(
+        _list(rule.get("conditions"), _join(prop, "conditions"), problems, present="conditions" in rule, required=True)
+    ):
         _condition(cond, f"{_join(prop, 'conditions')}[{i}]", problems)
-    envs = _list(rule.get("environments"), _join(prop, "environments"), problems, present="environments" in rule, required=False, nullable=True)
+    envs = _list(
+        rule.get("environments"),
+        _join(prop, "environments"),
+        problems,
+        present="environments" in rule,
+        required=False,
+        nullable=True,
+    )
     for i, env in enumerate(envs):
         if not isinstance(env, str):
             problems.add(f"{_join(prop, 'environments')}[{i}]", f"must be a string, got {type(env).__name__}")
@@ -164,7 +183,9 @@ def validate_release_pipeline(body: Any, *, creating: bool = True) -> dict:
         _string(body.get("name"), "name", problems, required=creating, non_empty=True, present="name" in body)
         for i, phase in enumerate(_list(body.get("phases"), "phases", problems, present="phases" in body, required=False)):
             _phase(phase, f"phases[{i}]", problems)
-        _string(body.get("triggerNotice"), "triggerNotice", problems, required=False, nullable=True, present="triggerNotice" in body)
+        _string(
+            body.get("triggerNotice"), "triggerNotice", problems, required=False, nullable=True, present="triggerNotice" in body
+        )
     problems.raise_if_any("release pipeline")
     return dict(body)
 

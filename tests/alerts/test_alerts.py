@@ -6,17 +6,18 @@ only what is new; then failures of the channel and of the run.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
+
 from gatehouse.console_twin import ConsoleTwin
 from gatehouse.pipelines.alerts.dispatch import send_alerts
 from gatehouse.pipelines.cli import main as cli
 from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.run.steps import RunOptions
 from gatehouse.pipelines.warehouse.destination import Destination
-
 from tests.alerts.receiver import Receiver, receiving
 from tests.alerts.runs import alerting_run
 
@@ -50,8 +51,14 @@ def destination(workdir: Path) -> Destination:
 
 
 def run_options(twin: ConsoleTwin, workdir: Path, **source_args: Any) -> RunOptions:
-    args = {"base_url": BASE_URL, "api_key": twin.settings.api_key, "experiment_ids": twin.experiment_ids,
-            "ingestion_run_ids": twin.ingestion_run_ids, "transport": twin.transport(), **source_args}
+    args = {
+        "base_url": BASE_URL,
+        "api_key": twin.settings.api_key,
+        "experiment_ids": twin.experiment_ids,
+        "ingestion_run_ids": twin.ingestion_run_ids,
+        "transport": twin.transport(),
+        **source_args,
+    }
     return RunOptions(destination=destination(workdir), progress=False, lock_timeout_s=30, source_args=args)
 
 
@@ -62,15 +69,27 @@ def conditions_in_views(where: Path | Destination) -> set[str]:
         return (
             {f"srm:{e}" for (e,) in rows("select experiment_id from analytics.exposure_srm where srm_detected")}
             | {f"stalled:{e}" for (e,) in rows("select experiment_id from analytics.exposure_growth where is_stalled")}
-            | {f"dip:{e}:{day:%Y-%m-%d}" for e, day in rows(
-                "select experiment_id, checked_through_date from analytics.experiment_health where dip_check = 'dip'")}
-            | {f"running_long:{e}" for (e,) in rows(
-                "select experiment_id from analytics.experiment_health where duration_check = 'running long'")}
-            | {f"ingestion_failed:{r}:{s}" for r, s in rows(
-                "select run_id, source_name from analytics.ingestion_source_health where outcome = 'failed'")}
-            | {f"stale_gate:{g}" for (g,) in rows(
-                "select gate_id from analytics.stale_gates where"
-                " stage in ('ready: remove from code', 'ready: archive in the console', 'needs a person', 'removed from code')")}
+            | {
+                f"dip:{e}:{day:%Y-%m-%d}"
+                for e, day in rows(
+                    "select experiment_id, checked_through_date from analytics.experiment_health where dip_check = 'dip'"
+                )
+            }
+            | {
+                f"running_long:{e}"
+                for (e,) in rows("select experiment_id from analytics.experiment_health where duration_check = 'running long'")
+            }
+            | {
+                f"ingestion_failed:{r}:{s}"
+                for r, s in rows("select run_id, source_name from analytics.ingestion_source_health where outcome = 'failed'")
+            }
+            | {
+                f"stale_gate:{g}"
+                for (g,) in rows(
+                    "select gate_id from analytics.stale_gates where"
+                    " stage in ('ready: remove from code', 'ready: archive in the console', 'needs a person', 'removed from code')"
+                )
+            }
         )
 
 
@@ -107,9 +126,11 @@ def test_gates_a_server_key_owns_come_in_one_message_that_names_who_to_ask_for_e
     from gatehouse.pipelines.alerts.conditions import GATES_PER_MESSAGE, messages, stale_gate_conditions
 
     with destination(workdir).reader() as reader:
-        gates = reader.rows("select gate_id, contact_name from analytics.stale_gates where is_server_key_owner"
-                            " and stage in ('ready: remove from code', 'ready: archive in the console', 'needs a person', 'removed from code')"
-                            " order by gate_id")
+        gates = reader.rows(
+            "select gate_id, contact_name from analytics.stale_gates where is_server_key_owner"
+            " and stage in ('ready: remove from code', 'ready: archive in the console', 'needs a person', 'removed from code')"
+            " order by gate_id"
+        )
         texts = [message.text for message in messages(stale_gate_conditions(reader))]
     assert 0 < len(gates) <= GATES_PER_MESSAGE, "the twin makes a few gates through the API with a server key"
     [message] = [text for text in texts if "to clean up, owner a server key, not a person:" in text]
@@ -136,8 +157,12 @@ def test_after_a_day_only_what_is_new_is_sent(twin, receiver, workdir):
     assert sorted(webhook_keys(receiver)) == sorted(after - before)
     # what cleared is recorded as such: were it to return, it would be news again
     with destination(workdir).reader() as reader:
-        cleared = {key for (key,) in reader.rows(
-            "select condition_key from analytics.alerts_sent where state = 'cleared' and channel = 'webhook'")}
+        cleared = {
+            key
+            for (key,) in reader.rows(
+                "select condition_key from analytics.alerts_sent where state = 'cleared' and channel = 'webhook'"
+            )
+        }
     assert cleared == before - after
 
 
@@ -157,10 +182,13 @@ def test_dry_run_prints_the_messages_and_sends_and_records_nothing(twin, receive
     assert after < recorded  # only the rows this test deleted are gone; the dry run added none
 
 
-@pytest.mark.parametrize("status, delay_s, reason", [
-    (500, 0.0, "the alert webhook answered HTTP 500"),
-    (200, 2.0, "the alert webhook did not answer within 0.5 s"),
-])
+@pytest.mark.parametrize(
+    "status, delay_s, reason",
+    [
+        (500, 0.0, "the alert webhook answered HTTP 500"),
+        (200, 2.0, "the alert webhook did not answer within 0.5 s"),
+    ],
+)
 def test_a_failing_webhook_is_one_line_keeps_the_alerts_and_never_fails_the_run(twin, receiver, workdir, status, delay_s, reason):
     # the SRM rows deleted above are news for the webhook again, and it refuses or hangs
     receiver.reset(status=status, delay_s=delay_s)
@@ -169,8 +197,9 @@ def test_a_failing_webhook_is_one_line_keeps_the_alerts_and_never_fails_the_run(
     lines = [line for line in outcome.lines() if "webhook" in line]
     # one line for the channel, in the unit the channel is sent: messages, as many as the posts that failed held
     [posted] = {len(post.body["alerts"]) for post in receiver.posts}
-    assert lines == [f"alerts: {posted} message{'s' if posted != 1 else ''} not delivered to webhook ({reason}),"
-                     " kept for the next run"]
+    assert lines == [
+        f"alerts: {posted} message{'s' if posted != 1 else ''} not delivered to webhook ({reason}), kept for the next run"
+    ]
     assert_no_secret(receiver, lines[0])
 
 

@@ -4,11 +4,11 @@
 from __future__ import annotations
 
 import pytest
+
 from gatehouse.console_twin import ConsoleTwin
 from gatehouse.pipelines.alerts.dispatch import send_alerts
 from gatehouse.pipelines.run.steps import RunOptions
 from gatehouse.pipelines.warehouse.destination import Destination
-
 from tests.alerts.receiver import receiving
 from tests.alerts.runs import alerting_run
 from tests.alerts.test_alerts import BASE_URL, WEBHOOK_PATH, conditions_in_views, webhook_keys
@@ -25,8 +25,13 @@ def test_alerts_on_postgres_tell_each_condition_once(postgres_server, tmp_path, 
     postgres = Destination(name="postgres")
 
     def options() -> RunOptions:
-        args = {"base_url": BASE_URL, "api_key": twin.settings.api_key, "experiment_ids": twin.experiment_ids,
-                "ingestion_run_ids": twin.ingestion_run_ids, "transport": twin.transport()}
+        args = {
+            "base_url": BASE_URL,
+            "api_key": twin.settings.api_key,
+            "experiment_ids": twin.experiment_ids,
+            "ingestion_run_ids": twin.ingestion_run_ids,
+            "transport": twin.transport(),
+        }
         return RunOptions(destination=Destination(name="postgres"), progress=False, source_args=args)
 
     with receiving() as receiver:
@@ -46,6 +51,10 @@ def test_alerts_on_postgres_tell_each_condition_once(postgres_server, tmp_path, 
         assert after - first
         assert sorted(webhook_keys(receiver)) == sorted(after - first)
         with postgres.reader() as reader:
-            cleared = {key for (key,) in reader.rows(
-                "select condition_key from analytics.alerts_sent where state = 'cleared' and channel = 'webhook'")}
+            cleared = {
+                key
+                for (key,) in reader.rows(
+                    "select condition_key from analytics.alerts_sent where state = 'cleared' and channel = 'webhook'"
+                )
+            }
         assert cleared == first - after

@@ -3,13 +3,13 @@ each message; a failed project is news beside what the others' views show, and i
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 import pytest
+
 from gatehouse.console_twin import ConsoleHost, Fault
 from gatehouse.pipelines.run.steps import RunOptions
 from gatehouse.pipelines.warehouse.destination import Destination
-
 from tests.alerts.receiver import Receiver, receiving
 from tests.alerts.runs import alerting_projects
 

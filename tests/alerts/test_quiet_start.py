@@ -3,14 +3,14 @@ first scheduled alerting after it sends only what is new."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
+
 from gatehouse.console_twin import ConsoleTwin
 from gatehouse.pipelines.cli import main as cli
 from gatehouse.pipelines.run.steps import run_extraction
-
 from tests.alerts.receiver import Receiver, receiving
 from tests.alerts.runs import alerting_run
 from tests.alerts.test_alerts import SLACK_PATH, WEBHOOK_PATH, conditions_in_views, run_options, webhook_keys

@@ -55,8 +55,9 @@ def test_the_source_builds_from_the_config():
     from bench.rest_api_alternative import alternative_source
 
     source = alternative_source(config())
-    assert {"gates", "dynamic_configs", "qualifying_events", "holdouts", "cumulative_exposures",
-            "ingestion_runs"} <= set(source.selected_resources)
+    assert {"gates", "dynamic_configs", "qualifying_events", "holdouts", "cumulative_exposures", "ingestion_runs"} <= set(
+        source.selected_resources
+    )
 
 
 def test_variants_differ_in_page_size_file_format_and_workers():

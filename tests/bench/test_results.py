@@ -13,22 +13,45 @@ from bench.twin_control import endpoint_of
 
 MB = 1 << 20
 SHAPES = {
-    size: OrganisationShape(size, {"gates": gates, "dynamic_configs": gates // 4, "qualifying_events": 20},
-                            holdouts=40 * factor, experiments=100 * factor, ingestion_runs=200 * factor,
-                            settled_runs=110 * factor, concluded_experiments=0)
+    size: OrganisationShape(
+        size,
+        {"gates": gates, "dynamic_configs": gates // 4, "qualifying_events": 20},
+        holdouts=40 * factor,
+        experiments=100 * factor,
+        ingestion_runs=200 * factor,
+        settled_runs=110 * factor,
+        concluded_experiments=0,
+    )
     for size, gates, factor in (("medium", 2_000, 1), ("large", 20_000, 10))
 }
 
 
 def run(size, rep, job, wall, requests=3_203, rows=400_000, peak_mb=300, **extra):
-    return JobRun(size=size, rep=rep, job=job, ok=True, wall_s=wall, process_wall_s=wall + 2, requests=requests,
-                  rows=rows, peak_rss_bytes=peak_mb * MB, steps={"extract": wall - 10, "normalize": 6.0, "load": 2.0},
-                  **extra)
+    return JobRun(
+        size=size,
+        rep=rep,
+        job=job,
+        ok=True,
+        wall_s=wall,
+        process_wall_s=wall + 2,
+        requests=requests,
+        rows=rows,
+        peak_rss_bytes=peak_mb * MB,
+        steps={"extract": wall - 10, "normalize": 6.0, "load": 2.0},
+        **extra,
+    )
 
 
 def report(runs):
-    return BenchReport(machine={"cpu": "test"}, latency_ms=50, rate_limit=RateLimit(50, 1.0),
-                       reps={"medium": 1, "large": 2}, shapes=SHAPES, max_page_size=None, runs=runs)
+    return BenchReport(
+        machine={"cpu": "test"},
+        latency_ms=50,
+        rate_limit=RateLimit(50, 1.0),
+        reps={"medium": 1, "large": 2},
+        shapes=SHAPES,
+        max_page_size=None,
+        runs=runs,
+    )
 
 
 RUNS = [
@@ -77,8 +100,15 @@ def test_a_failed_job_is_reported_not_counted():
 
 def test_render_has_every_section_and_a_row_per_job():
     text = render(report(RUNS), findings(report(RUNS)))
-    for heading in ("## Results", "## gatehouse / rest_api alternative", "## The floor", "## Where the time goes",
-                    "## Targets", "## What stands in the way", "## Machine"):
+    for heading in (
+        "## Results",
+        "## gatehouse / rest_api alternative",
+        "## The floor",
+        "## Where the time goes",
+        "## Targets",
+        "## What stands in the way",
+        "## Machine",
+    ):
         assert heading in text
     assert "| large | gatehouse full load | 2 | 80.0 | 1.18 |" in text
     assert "| medium | gatehouse no-change rerun | 1 | 5.0 |" in text
@@ -151,8 +181,11 @@ def test_the_cleanup_section_has_a_row_per_command_with_its_figures():
     from bench.cleanup import render
     from bench.code_refs import Run
 
-    section = render([Run("cleanup --all --dry-run", 29.64, 570_000_000, 0, True, {}),
-                      Run("cleanup --all", 72.6, 569_400_000, 0, True, {})], files=32_086, branches=200)
+    section = render(
+        [Run("cleanup --all --dry-run", 29.64, 570_000_000, 0, True, {}), Run("cleanup --all", 72.6, 569_400_000, 0, True, {})],
+        files=32_086,
+        branches=200,
+    )
     assert section.startswith("## gatehouse cleanup on the bench tree\n")
     assert "(32,086 tracked\nfiles)" in section and "Branches made: 200." in section
     assert section.splitlines()[-2:] == ["| cleanup --all --dry-run | 29.6 | 570 |", "| cleanup --all | 72.6 | 569 |"]

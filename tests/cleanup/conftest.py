@@ -26,33 +26,76 @@ SAMPLE = HERE / "sample"
 EXPECTED = HERE / "expected"
 # who commits in the tests: never the user's own git identity or configuration
 GIT_ENV = {
-    "GIT_AUTHOR_NAME": "Test Person", "GIT_AUTHOR_EMAIL": "test@example.com",
-    "GIT_COMMITTER_NAME": "Test Person", "GIT_COMMITTER_EMAIL": "test@example.com",
-    "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_AUTHOR_NAME": "Test Person",
+    "GIT_AUTHOR_EMAIL": "test@example.com",
+    "GIT_COMMITTER_NAME": "Test Person",
+    "GIT_COMMITTER_EMAIL": "test@example.com",
+    "GIT_CONFIG_GLOBAL": os.devnull,
+    "GIT_CONFIG_NOSYSTEM": "1",
 }
 
 
 def sample_gates() -> list[dict]:
     return [
-        gate("new_checkout", created="2026-03-01T00:00:00Z", modified="2026-06-01T00:00:00Z", owner="alice",
-             team="Payments", rules=[rule("nc1", "everyone", 100, EVERYONE)], checks=250, type_="STALE",
-             type_reason="STALE_PROBABLY_LAUNCHED", status="Launched"),
-        gate("old_banner", created="2026-02-01T00:00:00Z", modified="2026-05-01T00:00:00Z", owner="bob",
-             team="Growth", rules=[rule("ob1", "everyone", 0, EVERYONE)], checks=None, type_="STALE",
-             type_reason="STALE_PROBABLY_UNLAUNCHED", status="Disabled", enabled=False),
-        gate("half_rollout", created="2026-04-01T00:00:00Z", modified="2026-07-01T00:00:00Z", owner="carol",
-             team="Search", rules=[rule("hr1", "everyone", 50, EVERYONE)], checks=30),
+        gate(
+            "new_checkout",
+            created="2026-03-01T00:00:00Z",
+            modified="2026-06-01T00:00:00Z",
+            owner="alice",
+            team="Payments",
+            rules=[rule("nc1", "everyone", 100, EVERYONE)],
+            checks=250,
+            type_="STALE",
+            type_reason="STALE_PROBABLY_LAUNCHED",
+            status="Launched",
+        ),
+        gate(
+            "old_banner",
+            created="2026-02-01T00:00:00Z",
+            modified="2026-05-01T00:00:00Z",
+            owner="bob",
+            team="Growth",
+            rules=[rule("ob1", "everyone", 0, EVERYONE)],
+            checks=None,
+            type_="STALE",
+            type_reason="STALE_PROBABLY_UNLAUNCHED",
+            status="Disabled",
+            enabled=False,
+        ),
+        gate(
+            "half_rollout",
+            created="2026-04-01T00:00:00Z",
+            modified="2026-07-01T00:00:00Z",
+            owner="carol",
+            team="Search",
+            rules=[rule("hr1", "everyone", 50, EVERYONE)],
+            checks=30,
+        ),
     ]
 
 
 @dlt.source(name="console", max_table_nesting=4)
 def sample_console():
     return (
-        dlt.resource(sample_gates(), name="gates", primary_key="id",
-                     write_disposition={"disposition": "merge", "strategy": "scd2", "boundary_timestamp": SECOND_LOAD_AT}),
-        dlt.resource([{"extraction_id": "extraction_1", "service_time": SECOND_LOAD_AT, "started_at": SECOND_LOAD_AT,
-                       "finished_at": SECOND_LOAD_AT}], name="extraction_runs", primary_key="extraction_id",
-                     write_disposition="append"),
+        dlt.resource(
+            sample_gates(),
+            name="gates",
+            primary_key="id",
+            write_disposition={"disposition": "merge", "strategy": "scd2", "boundary_timestamp": SECOND_LOAD_AT},
+        ),
+        dlt.resource(
+            [
+                {
+                    "extraction_id": "extraction_1",
+                    "service_time": SECOND_LOAD_AT,
+                    "started_at": SECOND_LOAD_AT,
+                    "finished_at": SECOND_LOAD_AT,
+                }
+            ],
+            name="extraction_runs",
+            primary_key="extraction_id",
+            write_disposition="append",
+        ),
     )
 
 
@@ -72,8 +115,9 @@ def database(sample_console_db, tmp_path) -> Path:
 
 
 def git(root: Path, *args: str) -> str:
-    done = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, check=True,
-                          env={**os.environ, **GIT_ENV})
+    done = subprocess.run(
+        ["git", "-C", str(root), *args], capture_output=True, text=True, check=True, env={**os.environ, **GIT_ENV}
+    )
     return done.stdout
 
 
@@ -93,5 +137,8 @@ def repository(tmp_path, monkeypatch) -> Path:
 
 def tree_bytes(root: Path) -> dict[str, bytes]:
     """Every file of the work tree (not .git), by path: what a person sees in their checkout."""
-    return {str(path.relative_to(root)): path.read_bytes() for path in sorted(root.rglob("*"))
-            if path.is_file() and not {".git", "__pycache__"} & set(path.relative_to(root).parts)}
+    return {
+        str(path.relative_to(root)): path.read_bytes()
+        for path in sorted(root.rglob("*"))
+        if path.is_file() and not {".git", "__pycache__"} & set(path.relative_to(root).parts)
+    }

@@ -4,9 +4,9 @@ parsing; the evidence in its commit; the person's checkout byte-identical; --dry
 from __future__ import annotations
 
 import duckdb
+
 from gatehouse.pipelines.cleanup.branches import DIFF_OPTIONS
 from gatehouse.pipelines.cleanup.rewrite import language_of, parse_errors
-
 from tests.cleanup.conftest import EXPECTED, SAMPLE, git, tree_bytes
 
 DECIDED = ("new_checkout", "old_banner")
@@ -14,9 +14,14 @@ DECIDED = ("new_checkout", "old_banner")
 
 def checkout_state(root) -> tuple:
     """What a person working in the repository sees: branch, commit, status, every file, the branches, the work trees."""
-    return (git(root, "symbolic-ref", "HEAD"), git(root, "rev-parse", "HEAD"), git(root, "status", "--porcelain"),
-            tree_bytes(root), git(root, "for-each-ref", "--format=%(refname) %(objectname)"),
-            git(root, "worktree", "list", "--porcelain"))
+    return (
+        git(root, "symbolic-ref", "HEAD"),
+        git(root, "rev-parse", "HEAD"),
+        git(root, "status", "--porcelain"),
+        tree_bytes(root),
+        git(root, "for-each-ref", "--format=%(refname) %(objectname)"),
+        git(root, "worktree", "list", "--porcelain"),
+    )
 
 
 def with_work_in_progress(root) -> None:
@@ -60,11 +65,14 @@ def test_each_decided_gate_gets_a_branch_of_the_expected_files_and_the_checkout_
         assert tree == expected_tree(gate_id)
         for path in tree_bytes(EXPECTED / gate_id):
             assert parse_errors(tree[path].decode(), language_of(path)) == [], path
-    assert ("half_rollout: needs a person: forgotten: partly rolled out for a long time; finish or roll back the rollout"
-            " (named in 4 files here)") in done.out
+    assert (
+        "half_rollout: needs a person: forgotten: partly rolled out for a long time; finish or roll back the rollout"
+        " (named in 4 files here)"
+    ) in done.out
     assert done.out.splitlines()[-1] == (
         "3 gates: made 2 branches, 1 need a person (1 named in this repository; all in analytics.cleanup_decisions),"
-        " 0 without a check to rewrite here, 3 checks left with a TODO(gatehouse)")
+        " 0 without a check to rewrite here, 3 checks left with a TODO(gatehouse)"
+    )
 
 
 def test_the_commit_carries_the_evidence(repository, database, gatehouse):
@@ -93,11 +101,13 @@ def test_dry_run_prints_the_diff_the_branches_hold_and_writes_nothing(repository
     assert "half_rollout: needs a person" in dry.err and "diff --git" not in dry.err
     made = gatehouse("cleanup", "--all", "--repo", str(repository), "--duckdb", str(database))
     assert made.code == 0, made.err
-    branch_diffs = "".join(git(repository, "diff", *DIFF_OPTIONS, "main", f"gatehouse/cleanup/{gate_id}")
-                           for gate_id in DECIDED)
+    branch_diffs = "".join(git(repository, "diff", *DIFF_OPTIONS, "main", f"gatehouse/cleanup/{gate_id}") for gate_id in DECIDED)
     # each gate's diff headed by a line naming the gate and its branch, which git apply passes over
-    headed = "".join(f"# gatehouse cleanup: gate {gate_id}, branch gatehouse/cleanup/{gate_id}\n"
-                     + git(repository, "diff", *DIFF_OPTIONS, "main", f"gatehouse/cleanup/{gate_id}") for gate_id in DECIDED)
+    headed = "".join(
+        f"# gatehouse cleanup: gate {gate_id}, branch gatehouse/cleanup/{gate_id}\n"
+        + git(repository, "diff", *DIFF_OPTIONS, "main", f"gatehouse/cleanup/{gate_id}")
+        for gate_id in DECIDED
+    )
     assert dry.out == headed
     assert "".join(line for line in dry.out.splitlines(keepends=True) if not line.startswith("# gatehouse")) == branch_diffs
 
@@ -105,8 +115,9 @@ def test_dry_run_prints_the_diff_the_branches_hold_and_writes_nothing(repository
 def test_the_worklist_shows_the_branches_and_who_must_decide(repository, database, gatehouse):
     assert gatehouse("cleanup", "--all", "--repo", str(repository), "--duckdb", str(database)).code == 0
     with duckdb.connect(str(database), read_only=True) as connection:
-        rows = connection.sql("select gate_id, cleanup_value, cleanup_state, cleanup_branches from analytics.cleanup_decisions"
-                              " order by gate_id").fetchall()
+        rows = connection.sql(
+            "select gate_id, cleanup_value, cleanup_state, cleanup_branches from analytics.cleanup_decisions order by gate_id"
+        ).fetchall()
     assert rows == [
         ("half_rollout", None, "needs a person", None),
         ("new_checkout", True, "branch made", "web: gatehouse/cleanup/new_checkout"),
@@ -117,8 +128,7 @@ def test_the_worklist_shows_the_branches_and_who_must_decide(repository, databas
 def test_a_branch_that_exists_is_left_as_it_is(repository, database, gatehouse):
     git(repository, "branch", "gatehouse/cleanup/new_checkout", "main")
     kept = git(repository, "rev-parse", "gatehouse/cleanup/new_checkout")
-    said = ("new_checkout (true): branch gatehouse/cleanup/new_checkout exists already: left as it is"
-            " (delete it to make it again)")
+    said = "new_checkout (true): branch gatehouse/cleanup/new_checkout exists already: left as it is (delete it to make it again)"
     # --dry-run says what the run will do: leave it
     dry = gatehouse("cleanup", "new_checkout", "--repo", str(repository), "--duckdb", str(database), "--dry-run")
     assert dry.code == 0, dry.err
@@ -134,9 +144,21 @@ def test_what_cannot_be_cleaned_up_is_one_line(repository, database, gatehouse, 
     plain.mkdir()
     (plain / "a.py").write_text("x = 1\n")
     cases = {
-        ("cleanup", "--repo", str(plain), "--all"): f"{plain}: not a git repository; cleanup makes a branch for each gate, so it needs one",
+        (
+            "cleanup",
+            "--repo",
+            str(plain),
+            "--all",
+        ): f"{plain}: not a git repository; cleanup makes a branch for each gate, so it needs one",
         ("cleanup", "--repo", str(repository)): "name the gates to clean up, or give --all for every decided one",
-        ("cleanup", "--repo", str(repository), "--all", "--base", "no-such-ref"): f"--base no-such-ref: no such commit in {repository}",
+        (
+            "cleanup",
+            "--repo",
+            str(repository),
+            "--all",
+            "--base",
+            "no-such-ref",
+        ): f"--base no-such-ref: no such commit in {repository}",
     }
     for argv, line in cases.items():
         done = gatehouse(*argv, "--duckdb", str(database))
@@ -144,7 +166,8 @@ def test_what_cannot_be_cleaned_up_is_one_line(repository, database, gatehouse, 
     # a gate no console listed: one line with the nearest id, nothing written
     done = gatehouse("cleanup", "new_checkuot", "--repo", str(repository), "--duckdb", str(database))
     assert done.code == 2 and done.err.splitlines()[-1] == (
-        "gatehouse: error: no gate new_checkuot has been loaded: did you mean new_checkout?; nothing was written")
+        "gatehouse: error: no gate new_checkuot has been loaded: did you mean new_checkout?; nothing was written"
+    )
     assert "gatehouse/cleanup/new_checkout" not in git(repository, "branch", "--list")
 
 
@@ -181,8 +204,9 @@ def test_a_branch_made_before_git_fails_on_another_gate_is_recorded(repository, 
     done = gatehouse("cleanup", "--all", "--repo", str(repository), "--duckdb", str(database))
     assert done.code != 0 and "cannot lock ref" in done.err
     with duckdb.connect(str(database), read_only=True) as connection:
-        rows = connection.sql("select gate_id, cleanup_state, cleanup_branches from analytics.cleanup_decisions"
-                              " order by gate_id").fetchall()
+        rows = connection.sql(
+            "select gate_id, cleanup_state, cleanup_branches from analytics.cleanup_decisions order by gate_id"
+        ).fetchall()
     assert rows == [
         ("half_rollout", "needs a person", None),
         ("new_checkout", "branch made", "web: gatehouse/cleanup/new_checkout"),

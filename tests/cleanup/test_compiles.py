@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
 from gatehouse.pipelines.cleanup.rewrite import TODO, Rewrite, parse_errors, rewrite_checks
 
 PROGRAMS = Path(__file__).parent / "programs"
@@ -44,9 +45,16 @@ def toolchain(name: str) -> str:
 
 
 def run(command: list[str], cwd: Path, value: bool = False) -> str:
-    env = {**os.environ, "GATE_VALUE": str(value).lower(), "GOFLAGS": "-mod=mod", "GOPROXY": "off",
-           "GOCACHE": str(cwd / ".gocache"), "GOPATH": str(cwd / ".gopath"), "GO111MODULE": "on",
-           "PYTHONDONTWRITEBYTECODE": "1"}
+    env = {
+        **os.environ,
+        "GATE_VALUE": str(value).lower(),
+        "GOFLAGS": "-mod=mod",
+        "GOPROXY": "off",
+        "GOCACHE": str(cwd / ".gocache"),
+        "GOPATH": str(cwd / ".gopath"),
+        "GO111MODULE": "on",
+        "PYTHONDONTWRITEBYTECODE": "1",
+    }
     done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=240)
     assert done.returncode == 0, done.stdout + done.stderr
     return done.stdout
@@ -80,12 +88,14 @@ def copied(language: str, folder: Path, texts: dict[str, str], name: str, stubs:
         (folder / label).mkdir(parents=True)
         (folder / label / name).write_text(text)
         for stub in stubs:
-            shutil.copytree(PROGRAMS / language / stub, folder / label / stub) if (PROGRAMS / language / stub).is_dir() \
-                else shutil.copy(PROGRAMS / language / stub, folder / label / stub)
+            shutil.copytree(PROGRAMS / language / stub, folder / label / stub) if (
+                PROGRAMS / language / stub
+            ).is_dir() else shutil.copy(PROGRAMS / language / stub, folder / label / stub)
 
 
 def assert_behaves_as_before(built: Built, value: bool, command: list[str]) -> None:
     """`command` (the variant's name appended, or put in for `{}`) prints the same for the original and the rewrite."""
+
     def output(label: str) -> str:
         words = [word.replace("{}", label) for word in command]
         return run(words if any("{}" in word for word in command) else [*words, label], built.folder, value)
@@ -95,6 +105,7 @@ def assert_behaves_as_before(built: Built, value: bool, command: list[str]) -> N
 
 # -- Go -----------------------------------------------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def go_built(tmp_path_factory) -> Built:
     go = toolchain("go")
@@ -102,8 +113,10 @@ def go_built(tmp_path_factory) -> Built:
     texts, rewrites = rewritten("go", (PROGRAMS / "go" / "main.go").read_text())
     shutil.copytree(PROGRAMS / "go" / "statsig", folder / "statsig")
     (folder / "statsig" / "go.mod").write_text("module github.com/statsig-io/go-sdk\n\ngo 1.19\n")
-    (folder / "go.mod").write_text("module example.com/app\n\ngo 1.19\n\nrequire github.com/statsig-io/go-sdk v0.0.0\n\n"
-                                   "replace github.com/statsig-io/go-sdk => ./statsig\n")
+    (folder / "go.mod").write_text(
+        "module example.com/app\n\ngo 1.19\n\nrequire github.com/statsig-io/go-sdk v0.0.0\n\n"
+        "replace github.com/statsig-io/go-sdk => ./statsig\n"
+    )
     for label, text in texts.items():
         (folder / "cmd" / label).mkdir(parents=True)
         (folder / "cmd" / label / "main.go").write_text(text)
@@ -126,6 +139,7 @@ def test_go_compiles_and_behaves_as_before(go_built, value):
 
 
 # -- Java ---------------------------------------------------------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def java_built(tmp_path_factory) -> Built:
@@ -151,16 +165,27 @@ def test_java_compiles_and_behaves_as_before(java_built, value):
 
 # -- Kotlin -------------------------------------------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def kotlin_built(tmp_path_factory) -> Built:
     kotlinc = toolchain("kotlinc")
     folder = tmp_path_factory.mktemp("kotlin")
     texts, rewrites = rewritten("kotlin", (PROGRAMS / "kotlin" / "Checkout.kt").read_text())
-    copied("kotlin", folder, {label: text.replace("package app\n", f"package {label}\n", 1) for label, text in texts.items()},
-           "Checkout.kt", ())
+    copied(
+        "kotlin",
+        folder,
+        {label: text.replace("package app\n", f"package {label}\n", 1) for label, text in texts.items()},
+        "Checkout.kt",
+        (),
+    )
     shutil.copy(PROGRAMS / "kotlin" / "stub" / "Statsig.kt", folder / "Statsig.kt")
-    done = subprocess.run([kotlinc, "-d", "classes", "Statsig.kt", *(f"{label}/Checkout.kt" for label in texts)],
-                          cwd=folder, capture_output=True, text=True, timeout=240)
+    done = subprocess.run(
+        [kotlinc, "-d", "classes", "Statsig.kt", *(f"{label}/Checkout.kt" for label in texts)],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
     assert done.returncode == 0, done.stderr
     # a warning is an error here but for a parameter the rewrite left unused: it is the function's API (kotlinc warns)
     warnings = [line for line in done.stderr.splitlines() if ": warning: " in line]
@@ -193,8 +218,24 @@ def typescript_built(tmp_path_factory) -> Built:
     copied("typescript", folder, texts, "main.ts", TS_STUBS)
     shutil.copy(PROGRAMS / "typescript" / "node.d.ts", folder / "node.d.ts")
     # unused locals (imports among them) refused; a parameter the rewrite left unused stays: it is the function's API
-    run([tsc, "--strict", "--noUnusedLocals", "--module", "commonjs", "--target", "es2019", "--rootDir", ".",
-         "--outDir", "out", *(f"{label}/main.ts" for label in texts), "node.d.ts"], folder)
+    run(
+        [
+            tsc,
+            "--strict",
+            "--noUnusedLocals",
+            "--module",
+            "commonjs",
+            "--target",
+            "es2019",
+            "--rootDir",
+            ".",
+            "--outDir",
+            "out",
+            *(f"{label}/main.ts" for label in texts),
+            "node.d.ts",
+        ],
+        folder,
+    )
     return Built(folder, rewrites)
 
 
@@ -211,6 +252,7 @@ def test_typescript_compiles_strictly_and_behaves_as_before(typescript_built, va
 
 
 # -- JavaScript ---------------------------------------------------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def javascript_built(tmp_path_factory) -> Built:
@@ -237,6 +279,7 @@ def test_javascript_behaves_as_before(javascript_built, value):
 
 # -- Python ---------------------------------------------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def python_built(tmp_path_factory) -> Built:
     folder = tmp_path_factory.mktemp("python")
@@ -258,6 +301,7 @@ def test_python_behaves_as_before(python_built, value):
 
 
 # -- Swift ----------------------------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("value", VALUES)
 def test_swift_parses_with_no_error_node_and_keeps_the_live_branches(value):

@@ -14,11 +14,11 @@ import textwrap
 from pathlib import Path
 
 import pytest
+
 from gatehouse.pipelines.cleanup.branches import BRANCH_PREFIX, base_worktree, branch_for
 from gatehouse.pipelines.cleanup.decisions import Choice
 from gatehouse.pipelines.cleanup.patch import commit_message, patch_gate
 from gatehouse.pipelines.cleanup.rewrite import TODO, Unsafe, parse_errors, rewrite_checks
-
 from tests.cleanup.conftest import GIT_ENV, git
 
 NOTE = "TODO(gatehouse): the gate's value, used where gatehouse cannot simplify it"
@@ -122,12 +122,26 @@ def test_a_todo_the_file_held_before_is_not_counted():
     assert (rewrite.replaced, rewrite.todos) == (1, 1)
 
 
-@pytest.mark.parametrize("language, before, after", [
-    ("python", 'def f(user):\n    log(True, statsig.check_gate(user, "g"))  # {}\n', "def f(user):\n    log(True, True)  # {}\n"),
-    ("typescript", 'function f(user) {{\n  log(true, checkGate(user, "g"));  // {}\n}}\n',
-     "function f(user) {{\n  log(true, true);  // {}\n}}\n"),
-    ("kotlin", 'fun f() {{\n    log(true, Statsig.checkGate("g"))  // {}\n}}\n', "fun f() {{\n    log(true, true)  // {}\n}}\n"),
-])
+@pytest.mark.parametrize(
+    "language, before, after",
+    [
+        (
+            "python",
+            'def f(user):\n    log(True, statsig.check_gate(user, "g"))  # {}\n',
+            "def f(user):\n    log(True, True)  # {}\n",
+        ),
+        (
+            "typescript",
+            'function f(user) {{\n  log(true, checkGate(user, "g"));  // {}\n}}\n',
+            "function f(user) {{\n  log(true, true);  // {}\n}}\n",
+        ),
+        (
+            "kotlin",
+            'fun f() {{\n    log(true, Statsig.checkGate("g"))  // {}\n}}\n',
+            "fun f() {{\n    log(true, true)  // {}\n}}\n",
+        ),
+    ],
+)
 def test_a_line_marked_before_is_rewritten_and_marked_once(language, before, after):
     # the line holds an earlier run's TODO already: the file is rewritten (it was refused, as if the value were
     # inside a string), the comment not repeated, and the check counted once
@@ -154,13 +168,18 @@ def _repository(root: Path, files: dict[str, str], monkeypatch) -> Path:
 def _patch(root: Path, gate_id: str, paths: list[str]):
     base = git(root, "rev-parse", "HEAD").strip()
     with base_worktree(root, base) as worktree:
-        return patch_gate(worktree, Choice(gate_id, (), True, "launched"), paths, dry_run=False,
-                          message=lambda patch: commit_message(patch, [], "2026-11-20 12:00 UTC"))
+        return patch_gate(
+            worktree,
+            Choice(gate_id, (), True, "launched"),
+            paths,
+            dry_run=False,
+            message=lambda patch: commit_message(patch, [], "2026-11-20 12:00 UTC"),
+        )
 
 
 def test_the_commit_message_counts_what_the_rewrite_did(tmp_path, monkeypatch):
     _, one = _case("python")
-    marked = f'def g(user):\n    keep(True)  # {NOTE}\n'  # an earlier run's
+    marked = f"def g(user):\n    keep(True)  # {NOTE}\n"  # an earlier run's
     root = _repository(tmp_path / "web", {"flags.py": one, "old.py": marked + one.replace("def f", "def h")}, monkeypatch)
     patch = _patch(root, "g", ["flags.py", "old.py"])
     assert (patch.replaced, patch.todos) == (2, 2)
@@ -172,15 +191,23 @@ def test_the_commit_message_counts_what_the_rewrite_did(tmp_path, monkeypatch):
 
 # -- branch names -----------------------------------------------------------------------------------------------
 
+
 def test_an_all_lower_case_id_keeps_its_branch_name():
     assert branch_for("new_checkout") == "gatehouse/cleanup/new_checkout"
     assert branch_for("checkout.v2-beta") == "gatehouse/cleanup/checkout.v2-beta"
 
 
-@pytest.mark.parametrize("first, second", [
-    ("New_Checkout", "new_checkout"), ("New_Checkout", "NEW_CHECKOUT"), ("a", "A"), ("Ab/C", "ab/c"),
-    ("X..y", "x..y"), ("New_Checkout", "new_checkout-" + branch_for("New_Checkout")[-8:]),
-])
+@pytest.mark.parametrize(
+    "first, second",
+    [
+        ("New_Checkout", "new_checkout"),
+        ("New_Checkout", "NEW_CHECKOUT"),
+        ("a", "A"),
+        ("Ab/C", "ab/c"),
+        ("X..y", "x..y"),
+        ("New_Checkout", "new_checkout-" + branch_for("New_Checkout")[-8:]),
+    ],
+)
 def test_ids_differing_only_in_case_get_branches_differing_in_more(first, second):
     one, other = branch_for(first), branch_for(second)
     assert one.lower() != other.lower()
@@ -190,32 +217,46 @@ def test_ids_differing_only_in_case_get_branches_differing_in_more(first, second
 
 
 def test_both_gates_get_a_branch_in_one_repository(tmp_path, monkeypatch):
-    code = 'def f(user):\n    if statsig.check_gate(user, "New_Checkout"):\n        a()\n' \
-           '    if statsig.check_gate(user, "new_checkout"):\n        b()\n'
+    code = (
+        'def f(user):\n    if statsig.check_gate(user, "New_Checkout"):\n        a()\n'
+        '    if statsig.check_gate(user, "new_checkout"):\n        b()\n'
+    )
     root = _repository(tmp_path / "web", {"flags.py": code}, monkeypatch)
     upper, lower = _patch(root, "New_Checkout", ["flags.py"]), _patch(root, "new_checkout", ["flags.py"])
     assert upper.commit and lower.commit and upper.skipped is None and lower.skipped is None
     assert lower.branch == "gatehouse/cleanup/new_checkout"
     assert upper.branch.lower() != lower.branch.lower()
-    assert git(root, "for-each-ref", "--format=%(refname:short)", "refs/heads/" + BRANCH_PREFIX).split() == sorted([upper.branch, lower.branch])
+    assert git(root, "for-each-ref", "--format=%(refname:short)", "refs/heads/" + BRANCH_PREFIX).split() == sorted(
+        [upper.branch, lower.branch]
+    )
 
 
 def test_a_branch_made_under_the_earlier_name_is_recognised(tmp_path, monkeypatch):
-    root = _repository(tmp_path / "web", {"flags.py": 'def f(user):\n    if statsig.check_gate(user, "New_Checkout"):\n        a()\n'},
-                       monkeypatch)
+    root = _repository(
+        tmp_path / "web",
+        {"flags.py": 'def f(user):\n    if statsig.check_gate(user, "New_Checkout"):\n        a()\n'},
+        monkeypatch,
+    )
     git(root, "branch", "gatehouse/cleanup/New_Checkout")  # what an earlier version named the gate's branch
     patch = _patch(root, "New_Checkout", ["flags.py"])
     assert patch.commit is None
     assert patch.skipped == "branch gatehouse/cleanup/New_Checkout exists already: left as it is (delete it to make it again)"
-    assert git(root, "for-each-ref", "--format=%(refname:short)", "refs/heads/" + BRANCH_PREFIX).split() == ["gatehouse/cleanup/New_Checkout"]
+    assert git(root, "for-each-ref", "--format=%(refname:short)", "refs/heads/" + BRANCH_PREFIX).split() == [
+        "gatehouse/cleanup/New_Checkout"
+    ]
 
 
 def test_a_branch_differing_only_in_case_is_not_taken_for_the_gates_nor_doubled(tmp_path, monkeypatch):
     # the earlier version's branch of New_Checkout: on macOS or Windows, new_checkout's would be the same file
-    root = _repository(tmp_path / "web", {"flags.py": 'def f(user):\n    if statsig.check_gate(user, "new_checkout"):\n        a()\n'},
-                       monkeypatch)
+    root = _repository(
+        tmp_path / "web",
+        {"flags.py": 'def f(user):\n    if statsig.check_gate(user, "new_checkout"):\n        a()\n'},
+        monkeypatch,
+    )
     git(root, "branch", "gatehouse/cleanup/New_Checkout")
     patch = _patch(root, "new_checkout", ["flags.py"])
     assert patch.commit is None
     assert patch.skipped is not None and "gatehouse/cleanup/New_Checkout" in patch.skipped and "case" in patch.skipped
-    assert git(root, "for-each-ref", "--format=%(refname:short)", "refs/heads/" + BRANCH_PREFIX).split() == ["gatehouse/cleanup/New_Checkout"]
+    assert git(root, "for-each-ref", "--format=%(refname:short)", "refs/heads/" + BRANCH_PREFIX).split() == [
+        "gatehouse/cleanup/New_Checkout"
+    ]

@@ -4,8 +4,8 @@ branch the remote has; the address that opens its pull request on GitHub, GitLab
 from __future__ import annotations
 
 import pytest
-from gatehouse.pipelines.cleanup.branches import review_address
 
+from gatehouse.pipelines.cleanup.branches import review_address
 from tests.cleanup.conftest import git
 
 DECIDED = ("new_checkout", "old_banner")
@@ -29,8 +29,10 @@ def test_each_new_branch_is_pushed_and_never_over_one_the_remote_has(repository,
     pushed = git(remote, "rev-parse", "gatehouse/cleanup/old_banner")
     done = gatehouse("cleanup", "old_banner", "--repo", str(repository), "--duckdb", str(database), "--push", "origin")
     assert done.code == 2
-    assert done.err.splitlines()[-1] == ("gatehouse: error: origin has a branch gatehouse/cleanup/old_banner already:"
-                                         " not pushed over it (delete it there to push this one)")
+    assert done.err.splitlines()[-1] == (
+        "gatehouse: error: origin has a branch gatehouse/cleanup/old_banner already:"
+        " not pushed over it (delete it there to push this one)"
+    )
     assert git(remote, "rev-parse", "gatehouse/cleanup/old_banner") == pushed
 
 
@@ -38,26 +40,40 @@ def test_push_refuses_an_unknown_remote_and_a_dry_run_before_anything_is_made(re
     before = git(repository, "for-each-ref")
     done = gatehouse("cleanup", "--all", "--repo", str(repository), "--duckdb", str(database), "--push", "upstream")
     assert (done.code, done.err.splitlines()[-1]) == (
-        2, f"gatehouse: error: --push upstream: {repository} has no remote of that name (see `git remote -v`)")
+        2,
+        f"gatehouse: error: --push upstream: {repository} has no remote of that name (see `git remote -v`)",
+    )
     done = gatehouse("cleanup", "--all", "--repo", str(repository), "--duckdb", str(database), "--push", "o", "--dry-run")
-    assert done.err.splitlines()[-1] == ("gatehouse: error: --push and --dry-run: a dry run writes nothing, so it pushes"
-                                         " nothing; choose one")
+    assert done.err.splitlines()[-1] == (
+        "gatehouse: error: --push and --dry-run: a dry run writes nothing, so it pushes nothing; choose one"
+    )
     assert git(repository, "for-each-ref") == before
 
 
-@pytest.mark.parametrize("url, address", [
-    ("https://github.com/acme/shop.git",
-     "https://github.com/acme/shop/compare/main...gatehouse%2Fcleanup%2Fnew_checkout?expand=1"),
-    ("git@github.com:acme/shop.git",
-     "https://github.com/acme/shop/compare/main...gatehouse%2Fcleanup%2Fnew_checkout?expand=1"),
-    ("https://gitlab.example.com/platform/web/shop.git",
-     "https://gitlab.example.com/platform/web/shop/-/merge_requests/new?merge_request%5Bsource_branch%5D="
-     "gatehouse%2Fcleanup%2Fnew_checkout&merge_request%5Btarget_branch%5D=main"),
-    ("ssh://git@bitbucket.org/acme/shop.git",
-     "https://bitbucket.org/acme/shop/pull-requests/new?source=gatehouse%2Fcleanup%2Fnew_checkout&dest=main"),
-    ("/srv/git/shop.git", None),
-    ("https://git.example.com/acme/shop.git", None),
-])
+@pytest.mark.parametrize(
+    "url, address",
+    [
+        (
+            "https://github.com/acme/shop.git",
+            "https://github.com/acme/shop/compare/main...gatehouse%2Fcleanup%2Fnew_checkout?expand=1",
+        ),
+        (
+            "git@github.com:acme/shop.git",
+            "https://github.com/acme/shop/compare/main...gatehouse%2Fcleanup%2Fnew_checkout?expand=1",
+        ),
+        (
+            "https://gitlab.example.com/platform/web/shop.git",
+            "https://gitlab.example.com/platform/web/shop/-/merge_requests/new?merge_request%5Bsource_branch%5D="
+            "gatehouse%2Fcleanup%2Fnew_checkout&merge_request%5Btarget_branch%5D=main",
+        ),
+        (
+            "ssh://git@bitbucket.org/acme/shop.git",
+            "https://bitbucket.org/acme/shop/pull-requests/new?source=gatehouse%2Fcleanup%2Fnew_checkout&dest=main",
+        ),
+        ("/srv/git/shop.git", None),
+        ("https://git.example.com/acme/shop.git", None),
+    ],
+)
 def test_the_pull_request_address_of_each_host(repository, url, address):
     git(repository, "remote", "add", "origin", url)
     assert review_address(repository, "origin", "gatehouse/cleanup/new_checkout", "main") == address

@@ -4,8 +4,8 @@ the expected file (tests/cleanup/expected/<gate>/), which parses; what the rewri
 from __future__ import annotations
 
 import pytest
-from gatehouse.pipelines.cleanup.rewrite import TODO, language_of, parse_errors, rewrite_checks
 
+from gatehouse.pipelines.cleanup.rewrite import TODO, language_of, parse_errors, rewrite_checks
 from tests.cleanup.conftest import EXPECTED, SAMPLE
 
 VALUES = {"new_checkout": True, "old_banner": False}
@@ -60,15 +60,18 @@ def test_every_sample_file_parses_as_it_is():
         assert parse_errors((SAMPLE / path).read_text(), language_of(path)) == [], path
 
 
-@pytest.mark.parametrize("language, broken", [
-    ("python", "if True\n    pass\n"),
-    ("typescript", "if (a { b(); }\n"),
-    ("tsx", "const x = <div>;\n"),
-    ("java", "class A { void f() { if (true) { } }\n"),
-    ("kotlin", "fun f() { val x = }\n"),
-    ("go", "package m\nfunc f() {\n"),
-    ("swift", "func f() { let x = }\n"),
-])
+@pytest.mark.parametrize(
+    "language, broken",
+    [
+        ("python", "if True\n    pass\n"),
+        ("typescript", "if (a { b(); }\n"),
+        ("tsx", "const x = <div>;\n"),
+        ("java", "class A { void f() { if (true) { } }\n"),
+        ("kotlin", "fun f() { val x = }\n"),
+        ("go", "package m\nfunc f() {\n"),
+        ("swift", "func f() { let x = }\n"),
+    ],
+)
 def test_parse_errors_finds_what_does_not_parse(language, broken):
     assert parse_errors(broken, language) != []
 
@@ -80,4 +83,13 @@ def test_a_check_of_another_gate_with_a_longer_id_is_not_this_gate():
 
 def test_languages_by_file_name():
     assert [language_of(name) for name in ("a.py", "b.TS", "c.tsx", "d.jsx", "e.mjs", "f.kt", "g.go", "h.swift", "i.yaml")] == [
-        "python", "typescript", "tsx", "tsx", "javascript", "kotlin", "go", "swift", None]
+        "python",
+        "typescript",
+        "tsx",
+        "tsx",
+        "javascript",
+        "kotlin",
+        "go",
+        "swift",
+        None,
+    ]

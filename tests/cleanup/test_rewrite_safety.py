@@ -9,6 +9,7 @@ from __future__ import annotations
 import textwrap
 
 import pytest
+
 from gatehouse.pipelines.cleanup.rewrite import TODO, Unsafe, parse_errors, rewrite_checks
 
 NOTE = {"python": f"  # {TODO}: the gate's value, used where gatehouse cannot simplify it"}
@@ -16,7 +17,10 @@ SLASHES = f"  // {TODO}: the gate's value, used where gatehouse cannot simplify 
 
 CASES = {
     # Swift's `else` takes a block or another if, never a bare statement
-    "a Swift else-if off": ("swift", False, """
+    "a Swift else-if off": (
+        "swift",
+        False,
+        """
         func banner(user: User) -> String {
             if user.isAdmin {
                 return "admin"
@@ -26,7 +30,8 @@ CASES = {
                 return "old"
             }
         }
-        """, """
+        """,
+        """
         func banner(user: User) -> String {
             if user.isAdmin {
                 return "admin"
@@ -34,8 +39,12 @@ CASES = {
                 return "old"
             }
         }
-        """),
-    "a Swift else-if on, no else": ("swift", True, """
+        """,
+    ),
+    "a Swift else-if on, no else": (
+        "swift",
+        True,
+        """
         func banner(user: User) {
             if user.isAdmin {
                 show("admin")
@@ -44,7 +53,8 @@ CASES = {
                 log("new")
             }
         }
-        """, """
+        """,
+        """
         func banner(user: User) {
             if user.isAdmin {
                 show("admin")
@@ -53,8 +63,12 @@ CASES = {
                 log("new")
             }
         }
-        """),
-    "a Swift else-if off in a chain": ("swift", False, """
+        """,
+    ),
+    "a Swift else-if off in a chain": (
+        "swift",
+        False,
+        """
         func banner(user: User) -> String {
             if user.isAdmin {
                 return "admin"
@@ -66,7 +80,8 @@ CASES = {
                 return "old"
             }
         }
-        """, """
+        """,
+        """
         func banner(user: User) -> String {
             if user.isAdmin {
                 return "admin"
@@ -76,9 +91,13 @@ CASES = {
                 return "old"
             }
         }
-        """),
+        """,
+    ),
     # several statements where one stands: the block kept, braces and all
-    "an else-if taken": ("typescript", True, """
+    "an else-if taken": (
+        "typescript",
+        True,
+        """
         async function pay(user, order) {
           if (order.free) {
             skip();
@@ -90,7 +109,8 @@ CASES = {
           }
           done();
         }
-        """, """
+        """,
+        """
         async function pay(user, order) {
           if (order.free) {
             skip();
@@ -100,8 +120,12 @@ CASES = {
           }
           done();
         }
-        """),
-    "an else-if never taken, without an else": ("typescript", False, """
+        """,
+    ),
+    "an else-if never taken, without an else": (
+        "typescript",
+        False,
+        """
         function pay(user, order) {
           if (order.free) {
             skip();
@@ -110,26 +134,36 @@ CASES = {
           }
           done();
         }
-        """, """
+        """,
+        """
         function pay(user, order) {
           if (order.free) {
             skip();
           } else {}
           done();
         }
-        """),
-    "a loop's body without braces": ("java", True, """
+        """,
+    ),
+    "a loop's body without braces": (
+        "java",
+        True,
+        """
         class A { void f(User u, List<User> us) {
             for (User x : us) if (statsig.checkGate(u, "g")) { a(x); b(x); }
             done();
         } }
-        """, """
+        """,
+        """
         class A { void f(User u, List<User> us) {
             for (User x : us) { a(x); b(x); }
             done();
         } }
-        """),
-    "a block whose variable is named after the if too": ("typescript", True, """
+        """,
+    ),
+    "a block whose variable is named after the if too": (
+        "typescript",
+        True,
+        """
         function f(user) {
           if (Statsig.checkGate(user, "g")) {
             const total = 1;
@@ -138,7 +172,8 @@ CASES = {
           const total = 2;
           return total;
         }
-        """, """
+        """,
+        """
         function f(user) {
           {
             const total = 1;
@@ -147,63 +182,107 @@ CASES = {
           const total = 2;
           return total;
         }
-        """),
+        """,
+    ),
     # a variable read where its name is not a plain use
-    "a dictionary's value": ("python", True, """
+    "a dictionary's value": (
+        "python",
+        True,
+        """
         def view(req):
             show = statsig.check_gate(req.user, "g")
             return render(req, "home.html", {"new_checkout": show})
-        """, """
+        """,
+        """
         def view(req):
-            return render(req, "home.html", {"new_checkout": True})""" + NOTE["python"] + "\n"),
-    "a keyword argument's value": ("python", True, """
+            return render(req, "home.html", {"new_checkout": True})"""
+        + NOTE["python"]
+        + "\n",
+    ),
+    "a keyword argument's value": (
+        "python",
+        True,
+        """
         def view(req):
             enabled = statsig.check_gate(req.user, "g")
             return render(req, new_checkout=enabled)
-        """, """
+        """,
+        """
         def view(req):
-            return render(req, new_checkout=True)""" + NOTE["python"] + "\n"),
-    "an object's shorthand": ("typescript", True, """
+            return render(req, new_checkout=True)"""
+        + NOTE["python"]
+        + "\n",
+    ),
+    "an object's shorthand": (
+        "typescript",
+        True,
+        """
         function f(user, region) {
           const newCheckout = Statsig.checkGate(user, "g");
           return { newCheckout, region };
         }
-        """, """
+        """,
+        """
         function f(user, region) {
-          const newCheckout = true;""" + SLASHES + """
+          const newCheckout = true;"""
+        + SLASHES
+        + """
           return { newCheckout, region };
         }
-        """),
-    "a module's constant, imported elsewhere": ("python", True, """
+        """,
+    ),
+    "a module's constant, imported elsewhere": (
+        "python",
+        True,
+        """
         NEW_CHECKOUT = statsig.check_gate(SYSTEM_USER, "g")
-        """, """
-        NEW_CHECKOUT = True""" + NOTE["python"] + "\n"),
-    "a class's property, read as a member": ("kotlin", True, """
+        """,
+        """
+        NEW_CHECKOUT = True"""
+        + NOTE["python"]
+        + "\n",
+    ),
+    "a class's property, read as a member": (
+        "kotlin",
+        True,
+        """
         class VM {
             val newCheckout = Statsig.checkGate("g")
             fun f(vm: VM) = vm.newCheckout
         }
-        """, """
+        """,
+        """
         class VM {
-            val newCheckout = true""" + SLASHES + """
+            val newCheckout = true"""
+        + SLASHES
+        + """
             fun f(vm: VM) = vm.newCheckout
         }
-        """),
+        """,
+    ),
     # what follows a return
-    "hoisted functions after a return": ("typescript", True, """
+    "hoisted functions after a return": (
+        "typescript",
+        True,
+        """
         function price(user, cart) {
           return Statsig.checkGate(user, "g") ? discounted(cart) : full(cart);
           function discounted(c) { return c.total * 0.9; }
           function full(c) { return c.total; }
         }
-        """, """
+        """,
+        """
         function price(user, cart) {
           return discounted(cart);
           function discounted(c) { return c.total * 0.9; }
           function full(c) { return c.total; }
         }
-        """),
-    "a generator elsewhere in the file": ("python", True, """
+        """,
+    ),
+    "a generator elsewhere in the file": (
+        "python",
+        True,
+        """
         def f(user):
             if statsig.check_gate(user, "g"):
                 a()
@@ -211,26 +290,36 @@ CASES = {
         def empty_events():
             return
             yield
-        """, """
+        """,
+        """
         def f(user):
             a()
 
         def empty_events():
             return
             yield
-        """),
-    "statements after an inlined return": ("java", True, """
+        """,
+    ),
+    "statements after an inlined return": (
+        "java",
+        True,
+        """
         class A { int f(User u) {
             if (statsig.checkGate(u, "g")) { return 1; }
             int y = 2;
             return y;
         } }
-        """, """
+        """,
+        """
         class A { int f(User u) {
             return 1;
         } }
-        """),
-    "a hoisted function after an inlined return": ("typescript", True, """
+        """,
+    ),
+    "a hoisted function after an inlined return": (
+        "typescript",
+        True,
+        """
         function f(user) {
           if (Statsig.checkGate(user, "g")) {
             return helper();
@@ -238,15 +327,20 @@ CASES = {
           return 0;
           function helper() { return 1; }
         }
-        """, """
+        """,
+        """
         function f(user) {
           return helper();
           return 0;
           function helper() { return 1; }
         }
-        """),
+        """,
+    ),
     # conditions with more than the check
-    "Go's if with a statement": ("go", False, """
+    "Go's if with a statement": (
+        "go",
+        False,
+        """
         package main
 
         func f(r *Request, u User) {
@@ -254,25 +348,37 @@ CASES = {
         		use(n)
         	}
         }
-        """, """
+        """,
+        """
         package main
 
         func f(r *Request, u User) {
-        	if n := recordVisit(r); false {""" + SLASHES + """
+        	if n := recordVisit(r); false {"""
+        + SLASHES
+        + """
         		use(n)
         	}
         }
-        """),
-    "Python's await": ("python", True, """
+        """,
+    ),
+    "Python's await": (
+        "python",
+        True,
+        """
         async def f(user):
             if await flags.check_gate(user, "g"):
                 a()
-        """, """
+        """,
+        """
         async def f(user):
             a()
-        """),
+        """,
+    ),
     # values
-    "JSX's && decided": ("tsx", True, """
+    "JSX's && decided": (
+        "tsx",
+        True,
+        """
         function B() {
           return (
             <div>
@@ -281,7 +387,8 @@ CASES = {
             </div>
           );
         }
-        """, """
+        """,
+        """
         function B() {
           return (
             <div>
@@ -289,36 +396,57 @@ CASES = {
             </div>
           );
         }
-        """),
-    "Kotlin's if as a value, its branch a block": ("kotlin", True, """
+        """,
+    ),
+    "Kotlin's if as a value, its branch a block": (
+        "kotlin",
+        True,
+        """
         fun label(cart: Cart): String {
             val text = if (Statsig.checkGate("g")) { analytics.track("x"); "Pay" } else "Checkout"
             return text
         }
-        """, """
+        """,
+        """
         fun label(cart: Cart): String {
-            val text = if (true) { analytics.track("x"); "Pay" } else "Checkout\"""" + SLASHES + """
+            val text = if (true) { analytics.track("x"); "Pay" } else "Checkout\""""
+        + SLASHES
+        + """
             return text
         }
-        """),
-    "Kotlin's if as a value, its branch one expression": ("kotlin", False, """
+        """,
+    ),
+    "Kotlin's if as a value, its branch one expression": (
+        "kotlin",
+        False,
+        """
         fun label(cart: Cart): String {
             val text = if (Statsig.checkGate("g")) { "Pay" } else "Checkout"
             return text
         }
-        """, """
+        """,
+        """
         fun label(cart: Cart): String {
             val text = "Checkout"
             return text
         }
-        """),
-    "an arrow function returning an object": ("typescript", True, """
+        """,
+    ),
+    "an arrow function returning an object": (
+        "typescript",
+        True,
+        """
         const style = (u) => Statsig.checkGate(u, "g") ? { color: "red" } : { color: "blue" };
-        """, """
+        """,
+        """
         const style = (u) => ({ color: "red" });
-        """),
+        """,
+    ),
     # what the rewrite must keep as it was
-    "a variable Go assigns again with :=": ("go", True, """
+    "a variable Go assigns again with :=": (
+        "go",
+        True,
+        """
         package main
 
         func f(u User) error {
@@ -329,19 +457,26 @@ CASES = {
         	}
         	return err
         }
-        """, """
+        """,
+        """
         package main
 
         func f(u User) error {
-        	enabled := true""" + SLASHES + """
+        	enabled := true"""
+        + SLASHES
+        + """
         	enabled, err := other()
         	if enabled {
         		a()
         	}
         	return err
         }
-        """),
-    "a triple-quoted string in the kept block": ("python", True, '''
+        """,
+    ),
+    "a triple-quoted string in the kept block": (
+        "python",
+        True,
+        '''
         def f(user):
             if statsig.check_gate(user, "g"):
                 q = """
@@ -349,75 +484,104 @@ CASES = {
           from t
         """
                 run(q)
-        ''', '''
+        ''',
+        '''
         def f(user):
             q = """
         select 1
           from t
         """
             run(q)
-        '''),
-    "a kept block that starts with a loop": ("python", True, """
+        ''',
+    ),
+    "a kept block that starts with a loop": (
+        "python",
+        True,
+        """
         def f(user, xs):
             if statsig.check_gate(user, "g"):
                 for x in xs:
                     a(x)
                 b()
-        """, """
+        """,
+        """
         def f(user, xs):
             for x in xs:
                 a(x)
             b()
-        """),
-    "a comment among the check's arguments": ("python", True, """
+        """,
+    ),
+    "a comment among the check's arguments": (
+        "python",
+        True,
+        """
         def f(user):
             if statsig.check_gate(
                 user,  # who
                 "g",
             ):
                 a()
-        """, """
+        """,
+        """
         def f(user):
             a()
-        """),
-    "an import that names something else unused": ("python", True, """
+        """,
+    ),
+    "an import that names something else unused": (
+        "python",
+        True,
+        """
         from .client import check_gate, FLAGS_VERSION
 
         def f(user):
             if check_gate(user, "g"):
                 a()
-        """, """
+        """,
+        """
         from .client import FLAGS_VERSION
 
         def f(user):
             a()
-        """),
+        """,
+    ),
     # a check nothing reads as an if's body without braces: `true;` is no Java statement, an empty block is
-    "a Java check nothing reads, as a body without braces": ("java", True, """
+    "a Java check nothing reads, as a body without braces": (
+        "java",
+        True,
+        """
         class A {
             void f(User u, boolean x) {
                 if (x) Statsig.checkGate(u, "g");
                 a();
             }
         }
-        """, """
+        """,
+        """
         class A {
             void f(User u, boolean x) {
                 if (x) {}
                 a();
             }
         }
-        """),
-    "Kotlin's named argument": ("kotlin", True, """
+        """,
+    ),
+    "Kotlin's named argument": (
+        "kotlin",
+        True,
+        """
         fun f() {
             val enabled = Statsig.checkGate("g")
             render(enabled = enabled)
         }
-        """, """
+        """,
+        """
         fun f() {
-            render(enabled = true)""" + SLASHES + """
+            render(enabled = true)"""
+        + SLASHES
+        + """
         }
-        """),
+        """,
+    ),
 }
 
 
@@ -431,23 +595,29 @@ def test_each_case_becomes_exactly_the_expected_text(case):
     assert rewrite.todos == rewrite.text.count(TODO)
 
 
-@pytest.mark.parametrize("language, text", [
-    ("kotlin", 'fun f() {\n    check(client.getStore().checkGate("g").getEvalDetails())\n}\n'),
-    ("java", 'class A {\n    void f() {\n        check(store.checkGate(u, "g").getEvalDetails());\n    }\n}\n'),
-    ("typescript", 'function f() {\n  check(store.checkGate(u, "g").details);\n}\n'),
-    ("go", 'package m\n\nfunc f() {\n\tcheck(s.CheckGate(u, "g").Details)\n}\n'),
-    ("python", 'def f():\n    check(store.check_gate(u, "g").details)\n'),
-])
+@pytest.mark.parametrize(
+    "language, text",
+    [
+        ("kotlin", 'fun f() {\n    check(client.getStore().checkGate("g").getEvalDetails())\n}\n'),
+        ("java", 'class A {\n    void f() {\n        check(store.checkGate(u, "g").getEvalDetails());\n    }\n}\n'),
+        ("typescript", 'function f() {\n  check(store.checkGate(u, "g").details);\n}\n'),
+        ("go", 'package m\n\nfunc f() {\n\tcheck(s.CheckGate(u, "g").Details)\n}\n'),
+        ("python", 'def f():\n    check(store.check_gate(u, "g").details)\n'),
+    ],
+)
 def test_a_check_whose_result_has_a_member_read_is_another_api_left_as_it_is(language, text):
     # an SDK's internal store answers a gate object from a call of the same name: `true.getEvalDetails()` is nothing
     rewrite = rewrite_checks(text, language, "g", True)
     assert (rewrite.text, rewrite.replaced) == (text, 0)
 
 
-@pytest.mark.parametrize("language, text", [
-    ("python", 'def f(user):\n    msg = f"""new: {statsig.check_gate(user, "g")}\n    done"""\n    return msg\n'),
-    ("typescript", 'function f(user) {\n  return `new: ${Statsig.checkGate(user, "g")}\n  done`;\n}\n'),
-])
+@pytest.mark.parametrize(
+    "language, text",
+    [
+        ("python", 'def f(user):\n    msg = f"""new: {statsig.check_gate(user, "g")}\n    done"""\n    return msg\n'),
+        ("typescript", 'function f(user) {\n  return `new: ${Statsig.checkGate(user, "g")}\n  done`;\n}\n'),
+    ],
+)
 def test_a_value_left_inside_a_string_leaves_the_file(language, text):
     # a TODO comment at the line's end would be part of the string
     with pytest.raises(Unsafe, match="inside a string or JSX text"):

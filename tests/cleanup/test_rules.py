@@ -5,6 +5,7 @@ at work; and every step a rule names is one the engine has."""
 from __future__ import annotations
 
 import pytest
+
 from gatehouse.pipelines.cleanup.rewrite import NODE_STEP_FUNCTIONS, parse_errors, rewrite_checks
 from gatehouse.pipelines.cleanup.rules import ALL, CALL_FORMS, NODE_STEPS, RULES, CallForm, Rule
 
@@ -34,9 +35,11 @@ def test_without_its_rule_the_example_comes_out_otherwise(rule: Rule):
 def test_a_call_form_is_a_check_only_in_its_languages(form: CallForm):
     # the same call in a language whose SDK has no such form is left as it is
     other = next(language for language in ("go", "python", "swift") if language not in form.languages)
-    text = {"go": f'package m\n\nfunc f() {{\n\tif x.{form.name}(u, "g") {{\n\t\ta()\n\t}}\n}}\n',
-            "python": f'if x.{form.name}(u, "g"):\n    a()\n',
-            "swift": f'func f() {{\n    if x.{form.name}(u, "g") {{\n        a()\n    }}\n}}\n'}[other]
+    text = {
+        "go": f'package m\n\nfunc f() {{\n\tif x.{form.name}(u, "g") {{\n\t\ta()\n\t}}\n}}\n',
+        "python": f'if x.{form.name}(u, "g"):\n    a()\n',
+        "swift": f'func f() {{\n    if x.{form.name}(u, "g") {{\n        a()\n    }}\n}}\n',
+    }[other]
     assert rewrite_checks(text, other, "g", True).replaced == 0
 
 

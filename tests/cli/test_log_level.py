@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from gatehouse.pipelines.cli.main import main
 from gatehouse.pipelines.logs import DLT_LOG_LEVEL, DLT_LOG_LEVEL_DEFAULTED, configure_logging
 
@@ -47,20 +48,23 @@ WARNING_LINE = "WARNING gatehouse.views: no loaded dataset for project(s) web ye
 SOURCE_LINE = "INFO sources.console: 412 items"
 
 
-@pytest.mark.parametrize(("level", "verbosity", "lines"), [
-    pytest.param(None, 0, [PROGRESS_LINE, WARNING_LINE], id="unset"),  # gatehouse's default, unchanged
-    pytest.param("WARNING", 0, [WARNING_LINE], id="WARNING"),
-    pytest.param("warning", 0, [WARNING_LINE], id="warning"),
-    # gatehouse's warnings stay: ERROR is gatehouse's own default for dlt (its warnings are noise), not for gatehouse's
-    pytest.param("ERROR", 0, [WARNING_LINE], id="ERROR"),
-    pytest.param("CRITICAL", 0, [WARNING_LINE], id="CRITICAL"),
-    pytest.param("INFO", 0, [PROGRESS_LINE, WARNING_LINE, SOURCE_LINE], id="INFO as -v"),
-    pytest.param("DEBUG", 0, [PROGRESS_LINE, WARNING_LINE, SOURCE_LINE], id="DEBUG as -vv"),
-    pytest.param("WARNING", 1, [PROGRESS_LINE, WARNING_LINE, SOURCE_LINE], id="WARNING with -v"),  # the command line wins
-    pytest.param(None, 1, [PROGRESS_LINE, WARNING_LINE, SOURCE_LINE], id="unset with -v"),
-    pytest.param(" Info ", 0, [PROGRESS_LINE, WARNING_LINE, SOURCE_LINE], id="Info with spaces"),
-    pytest.param("", 0, [PROGRESS_LINE, WARNING_LINE], id="empty as unset"),  # `RUNTIME__LOG_LEVEL=` in a crontab
-])
+@pytest.mark.parametrize(
+    ("level", "verbosity", "lines"),
+    [
+        pytest.param(None, 0, [PROGRESS_LINE, WARNING_LINE], id="unset"),  # gatehouse's default, unchanged
+        pytest.param("WARNING", 0, [WARNING_LINE], id="WARNING"),
+        pytest.param("warning", 0, [WARNING_LINE], id="warning"),
+        # gatehouse's warnings stay: ERROR is gatehouse's own default for dlt (its warnings are noise), not for gatehouse's
+        pytest.param("ERROR", 0, [WARNING_LINE], id="ERROR"),
+        pytest.param("CRITICAL", 0, [WARNING_LINE], id="CRITICAL"),
+        pytest.param("INFO", 0, [PROGRESS_LINE, WARNING_LINE, SOURCE_LINE], id="INFO as -v"),
+        pytest.param("DEBUG", 0, [PROGRESS_LINE, WARNING_LINE, SOURCE_LINE], id="DEBUG as -vv"),
+        pytest.param("WARNING", 1, [PROGRESS_LINE, WARNING_LINE, SOURCE_LINE], id="WARNING with -v"),  # the command line wins
+        pytest.param(None, 1, [PROGRESS_LINE, WARNING_LINE, SOURCE_LINE], id="unset with -v"),
+        pytest.param(" Info ", 0, [PROGRESS_LINE, WARNING_LINE, SOURCE_LINE], id="Info with spaces"),
+        pytest.param("", 0, [PROGRESS_LINE, WARNING_LINE], id="empty as unset"),  # `RUNTIME__LOG_LEVEL=` in a crontab
+    ],
+)
 def test_the_level_set_for_dlt_is_gatehouses_unless_the_command_line_says(capsys, monkeypatch, level, verbosity, lines):
     if level is not None:
         monkeypatch.setenv(DLT_LOG_LEVEL, level)
@@ -86,8 +90,9 @@ def gatehouse(cwd: Path, level: str, *args: str) -> subprocess.CompletedProcess:
     env = {name: value for name, value in os.environ.items() if name != DLT_LOG_LEVEL_DEFAULTED}
     script = Path(sys.executable).with_name("gatehouse")
     command = [str(script)] if script.exists() else [sys.executable, "-m", "gatehouse.pipelines.cli"]
-    return subprocess.run([*command, *args], cwd=cwd, capture_output=True, text=True, timeout=300,
-                          env={**env, DLT_LOG_LEVEL: level})
+    return subprocess.run(
+        [*command, *args], cwd=cwd, capture_output=True, text=True, timeout=300, env={**env, DLT_LOG_LEVEL: level}
+    )
 
 
 def test_a_run_with_a_level_in_lower_case_loads_and_one_with_no_level_ends_in_one_line(tmp_path):
@@ -136,8 +141,14 @@ def test_a_scheduled_command_at_warning_is_silent_on_stderr(database, tmp_path):
     env = {name: value for name, value in os.environ.items() if name != DLT_LOG_LEVEL_DEFAULTED}
     script = Path(sys.executable).with_name("gatehouse")
     command = [str(script)] if script.exists() else [sys.executable, "-m", "gatehouse.pipelines.cli"]
-    done = subprocess.run([*command, "views", "--duckdb", str(database)], cwd=tmp_path, capture_output=True,
-                          text=True, timeout=120, env={**env, DLT_LOG_LEVEL: "WARNING"})
+    done = subprocess.run(
+        [*command, "views", "--duckdb", str(database)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**env, DLT_LOG_LEVEL: "WARNING"},
+    )
     assert (done.returncode, done.stderr) == (0, "")
     [line] = done.stdout.splitlines()
     assert line.startswith(f"gatehouse: {database}: ") and line.endswith(RESULT)

@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 from urllib.parse import parse_qs
 
 import httpx
 import pytest
+
 from gatehouse.sources.console.client import ClientOptions, ConsoleClient
 
 BASE_URL = "https://console.test"
@@ -81,14 +83,18 @@ class MockConsole:
         return [s.path for s in self.sent]
 
 
-def answer(status: int = 200, body: Any = None, *, headers: dict[str, str] | None = None, raw: bytes | None = None) -> httpx.Response:
+def answer(
+    status: int = 200, body: Any = None, *, headers: dict[str, str] | None = None, raw: bytes | None = None
+) -> httpx.Response:
     all_headers = {"Date": DATE, **(headers or {})}
     if raw is not None:
         return httpx.Response(status, content=raw, headers={"Content-Type": "application/json", **all_headers})
     return httpx.Response(status, json=body if body is not None else {"message": "ok", "data": {}}, headers=all_headers)
 
 
-def page_answer(items: list[dict], page: int, *, next_page: Any = "omit", total: int | None = None, per_page: int | None = None) -> httpx.Response:
+def page_answer(
+    items: list[dict], page: int, *, next_page: Any = "omit", total: int | None = None, per_page: int | None = None
+) -> httpx.Response:
     pagination: dict[str, Any] = {"pageNumber": page, "previousPage": None if page == 1 else f"?page={page - 1}"}
     if per_page is not None:
         pagination["itemsPerPage"] = per_page

@@ -9,6 +9,7 @@ import time
 
 import httpx
 import pytest
+
 from gatehouse.sources.console.client import ClientOptions, ConsoleClient
 from gatehouse.sources.console.errors import (
     AuthError,
@@ -20,7 +21,6 @@ from gatehouse.sources.console.errors import (
     ValidationError,
     redact,
 )
-
 from tests.client.conftest import API_KEY, BASE_URL, SCIM_TOKEN, answer, assert_no_secret
 
 
@@ -32,21 +32,36 @@ def error_answer(status: int, message: str, **extra):
     "status, message, extra, error, expected",
     [
         pytest.param(
-            400, "Invalid request.", {"errors": [{"property": "name", "errorMessage": "Required"}]}, ValidationError,
-            "the console rejected GET /console/v1/gates/g1 (HTTP 400: Invalid request.): name: Required", id="400",
+            400,
+            "Invalid request.",
+            {"errors": [{"property": "name", "errorMessage": "Required"}]},
+            ValidationError,
+            "the console rejected GET /console/v1/gates/g1 (HTTP 400: Invalid request.): name: Required",
+            id="400",
         ),
         pytest.param(
-            401, "This endpoint only accepts an active CONSOLE key, but an invalid key was sent.", {}, AuthError,
-            "the console rejected the API key (HTTP 401): check sources.console.api_key / SOURCES__CONSOLE__API_KEY", id="401",
+            401,
+            "This endpoint only accepts an active CONSOLE key, but an invalid key was sent.",
+            {},
+            AuthError,
+            "the console rejected the API key (HTTP 401): check sources.console.api_key / SOURCES__CONSOLE__API_KEY",
+            id="401",
         ),
         pytest.param(
-            403, "Forbidden resource", {}, ForbiddenError,
+            403,
+            "Forbidden resource",
+            {},
+            ForbiddenError,
             "the console refused GET /console/v1/gates/g1 (HTTP 403: Forbidden resource): this needs a console API key with read access",
             id="403",
         ),
         pytest.param(
-            404, "gate g1 not found", {}, NotFoundError,
-            "gate 'g1' not found (GET /console/v1/gates/g1, HTTP 404: gate g1 not found)", id="404",
+            404,
+            "gate g1 not found",
+            {},
+            NotFoundError,
+            "gate 'g1' not found (GET /console/v1/gates/g1, HTTP 404: gate g1 not found)",
+            id="404",
         ),
         pytest.param(409, "conflict", {}, ConsoleError, "unexpected HTTP 409 from GET /console/v1/gates/g1: conflict", id="409"),
     ],
@@ -104,7 +119,10 @@ def test_bad_base_url_is_refused_up_front_naming_the_setting(base_url):
         ClientOptions(base_url=base_url, api_key=API_KEY)
 
 
-@pytest.mark.parametrize("base_url, normalised", [("https://console.test/", "https://console.test"), ("http://127.0.0.1:8080/proxy/", "http://127.0.0.1:8080/proxy")])
+@pytest.mark.parametrize(
+    "base_url, normalised",
+    [("https://console.test/", "https://console.test"), ("http://127.0.0.1:8080/proxy/", "http://127.0.0.1:8080/proxy")],
+)
 def test_good_base_urls_are_normalised(base_url, normalised):
     assert ClientOptions(base_url=base_url, api_key=API_KEY).base_url == normalised
 
@@ -115,7 +133,9 @@ def test_missing_api_key_names_setting_and_environment_variable(api_key):
         ClientOptions(base_url=BASE_URL, api_key=api_key)
 
 
-@pytest.mark.parametrize("name, value", [("page_size", 0), ("max_attempts", -1), ("max_workers", 1.5), ("timeout", 0), ("rate_limit_window", "10")])
+@pytest.mark.parametrize(
+    "name, value", [("page_size", 0), ("max_attempts", -1), ("max_workers", 1.5), ("timeout", 0), ("rate_limit_window", "10")]
+)
 def test_invalid_numeric_options_are_refused(name, value):
     with pytest.raises(ConfigurationError, match=f"sources.console.{name}"):
         ClientOptions(base_url=BASE_URL, api_key=API_KEY, **{name: value})
@@ -130,7 +150,9 @@ def test_scim_without_token_is_a_configuration_error_before_sending(make_client,
 
 
 def test_base_url_with_a_path_prefix_is_kept(make_client):
-    client, console = make_client(lambda request, sent: answer(200, {"message": "ok", "data": {"id": "g"}}), base_url="https://console.test/proxy")
+    client, console = make_client(
+        lambda request, sent: answer(200, {"message": "ok", "data": {"id": "g"}}), base_url="https://console.test/proxy"
+    )
     client.get_gate("g")
     assert console.sent[0].url == "https://console.test/proxy/console/v1/gates/g"
 
@@ -202,7 +224,10 @@ def test_a_key_that_holds_a_common_word_leaves_messages_with_that_word_readable(
     assert registry.redact("HTTP 500: Internal Server Error") == "HTTP 500: Internal Server Error"
     assert registry.redact(f"HTTP 401: invalid key. Key: {key[:14]}...") == "HTTP 401: invalid key. Key: ***..."
     # the scheme alone is every key's: it stays, and so does what merely starts like it
-    assert registry.redact("GET https://console-twin.example/console/v1/gates") == "GET https://console-twin.example/console/v1/gates"
+    assert (
+        registry.redact("GET https://console-twin.example/console/v1/gates")
+        == "GET https://console-twin.example/console/v1/gates"
+    )
 
 
 def test_a_pem_key_is_masked_line_by_line_but_not_its_public_armour():
@@ -244,8 +269,10 @@ def test_client_can_be_built_without_a_transport():
 
 def test_a_scim_only_client_patches_groups_and_refuses_console_paths_before_sending(make_client):
     client, console = make_client(lambda request, sent: answer(200, {}), api_key=None)
-    body = {"schemas": ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
-            "Operations": [{"op": "add", "path": "members", "value": [{"value": "u1", "display": "U One"}]}]}
+    body = {
+        "schemas": ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
+        "Operations": [{"op": "add", "path": "members", "value": [{"value": "u1", "display": "U One"}]}],
+    }
     assert client.patch_scim_group("grp", body).status == 200
     with pytest.raises(ConfigurationError, match="sources.console.api_key"):
         client.get_gate("g1")

@@ -5,9 +5,9 @@ from __future__ import annotations
 import threading
 
 import pytest
+
 from gatehouse.sources.console.constants import IN_FLIGHT_PER_WORKER
 from gatehouse.sources.console.errors import ForbiddenError, NotFoundError, ServerError
-
 from tests.client.conftest import answer
 
 

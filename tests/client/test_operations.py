@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
-from gatehouse.sources.console.client import PreparedRequest, RequestEvent, WriteResult
 
+from gatehouse.sources.console.client import PreparedRequest, RequestEvent, WriteResult
 from tests.client.conftest import API_KEY, BASE_URL, SCIM_TOKEN, answer, assert_no_secret
 
 PIPELINE = {
@@ -31,18 +31,114 @@ LIST_BODY = {"message": "listed", "data": [{"id": "x", "name": "x"}], "paginatio
 
 # (operation, call, method, path, query, body, answer body)
 OPERATIONS = [
-    ("get_gate", lambda c: c.get_gate("g/1"), "GET", "/console/v1/gates/g%2F1", {}, None, {"message": "m", "data": {"id": "g/1"}}),
-    ("list_gates", lambda c: list(c.list_gates(type="STALE")), "GET", "/console/v1/gates", {"type": ["STALE"], "page": ["1"], "limit": ["2000"]}, None, LIST_BODY),
-    ("get_holdout", lambda c: c.get_holdout("h1"), "GET", "/console/v1/holdouts/h1", {}, None, {"message": "m", "data": {"id": "h1"}}),
-    ("list_dynamic_configs", lambda c: list(c.list_dynamic_configs(creatorName="Ada Lovelace")), "GET", "/console/v1/dynamic_configs", {"creatorName": ["Ada Lovelace"], "page": ["1"], "limit": ["2000"]}, None, LIST_BODY),
-    ("unarchive_dynamic_config", lambda c: c.unarchive_dynamic_config("c1", "needed again"), "PUT", "/console/v1/dynamic_configs/c1/unarchive", {}, {"unarchiveReason": "needed again"}, {"message": "m", "data": {"id": "c1"}}),
-    ("create_release_pipeline", lambda c: c.create_release_pipeline(PIPELINE), "POST", "/console/v1/release_pipelines", {}, PIPELINE, {"message": "m", "data": {"id": "rp"}}),
-    ("update_release_pipeline", lambda c: c.update_release_pipeline("rp", PIPELINE), "POST", "/console/v1/release_pipelines/rp", {}, PIPELINE, {"message": "m", "data": {"id": "rp"}}),
-    ("list_qualifying_events", lambda c: list(c.list_qualifying_events()), "GET", "/console/v1/experiments/qualifying_events", {"page": ["1"], "limit": ["2000"]}, None, LIST_BODY),
-    ("get_cumulative_exposures", lambda c: c.get_cumulative_exposures("e1"), "GET", "/console/v1/experiments/e1/cumulative_exposures", {}, None, {"message": "m", "data": [{"groupID": "g"}]}),
-    ("get_ingestion_run", lambda c: c.get_ingestion_run("r1"), "GET", "/console/v1/ingestion/runs/r1", {}, None, {"message": "m", "data": {"runID": "r1"}}),
-    ("create_role", lambda c: c.create_role("Viewer", PERMISSIONS), "POST", "/console/v1/roles", {}, {"name": "Viewer", "permissions": PERMISSIONS}, {"message": "m", "data": {"name": "Viewer"}}),
-    ("update_wh_connection", lambda c: c.update_wh_connection(WH), "PATCH", "/console/v1/wh_connections", {}, WH, {"message": "Connection updated successfully"}),
+    (
+        "get_gate",
+        lambda c: c.get_gate("g/1"),
+        "GET",
+        "/console/v1/gates/g%2F1",
+        {},
+        None,
+        {"message": "m", "data": {"id": "g/1"}},
+    ),
+    (
+        "list_gates",
+        lambda c: list(c.list_gates(type="STALE")),
+        "GET",
+        "/console/v1/gates",
+        {"type": ["STALE"], "page": ["1"], "limit": ["2000"]},
+        None,
+        LIST_BODY,
+    ),
+    (
+        "get_holdout",
+        lambda c: c.get_holdout("h1"),
+        "GET",
+        "/console/v1/holdouts/h1",
+        {},
+        None,
+        {"message": "m", "data": {"id": "h1"}},
+    ),
+    (
+        "list_dynamic_configs",
+        lambda c: list(c.list_dynamic_configs(creatorName="Ada Lovelace")),
+        "GET",
+        "/console/v1/dynamic_configs",
+        {"creatorName": ["Ada Lovelace"], "page": ["1"], "limit": ["2000"]},
+        None,
+        LIST_BODY,
+    ),
+    (
+        "unarchive_dynamic_config",
+        lambda c: c.unarchive_dynamic_config("c1", "needed again"),
+        "PUT",
+        "/console/v1/dynamic_configs/c1/unarchive",
+        {},
+        {"unarchiveReason": "needed again"},
+        {"message": "m", "data": {"id": "c1"}},
+    ),
+    (
+        "create_release_pipeline",
+        lambda c: c.create_release_pipeline(PIPELINE),
+        "POST",
+        "/console/v1/release_pipelines",
+        {},
+        PIPELINE,
+        {"message": "m", "data": {"id": "rp"}},
+    ),
+    (
+        "update_release_pipeline",
+        lambda c: c.update_release_pipeline("rp", PIPELINE),
+        "POST",
+        "/console/v1/release_pipelines/rp",
+        {},
+        PIPELINE,
+        {"message": "m", "data": {"id": "rp"}},
+    ),
+    (
+        "list_qualifying_events",
+        lambda c: list(c.list_qualifying_events()),
+        "GET",
+        "/console/v1/experiments/qualifying_events",
+        {"page": ["1"], "limit": ["2000"]},
+        None,
+        LIST_BODY,
+    ),
+    (
+        "get_cumulative_exposures",
+        lambda c: c.get_cumulative_exposures("e1"),
+        "GET",
+        "/console/v1/experiments/e1/cumulative_exposures",
+        {},
+        None,
+        {"message": "m", "data": [{"groupID": "g"}]},
+    ),
+    (
+        "get_ingestion_run",
+        lambda c: c.get_ingestion_run("r1"),
+        "GET",
+        "/console/v1/ingestion/runs/r1",
+        {},
+        None,
+        {"message": "m", "data": {"runID": "r1"}},
+    ),
+    (
+        "create_role",
+        lambda c: c.create_role("Viewer", PERMISSIONS),
+        "POST",
+        "/console/v1/roles",
+        {},
+        {"name": "Viewer", "permissions": PERMISSIONS},
+        {"message": "m", "data": {"name": "Viewer"}},
+    ),
+    (
+        "update_wh_connection",
+        lambda c: c.update_wh_connection(WH),
+        "PATCH",
+        "/console/v1/wh_connections",
+        {},
+        WH,
+        {"message": "Connection updated successfully"},
+    ),
     ("patch_scim_group", lambda c: c.patch_scim_group("grp1", SCIM), "PATCH", "/scim/Groups/grp1", {}, SCIM, None),
 ]
 IDS = [op[0] for op in OPERATIONS]
@@ -147,17 +243,21 @@ def test_stats_count_requests_retries_and_endpoint_templates(make_client, clock)
 
 
 def test_a_failing_progress_hook_does_not_fail_the_request(make_client):
-    client, _ = make_client(lambda request, sent: answer(200, {"message": "m", "data": {"id": "x"}}), on_request=lambda event: 1 / 0)
+    client, _ = make_client(
+        lambda request, sent: answer(200, {"message": "m", "data": {"id": "x"}}), on_request=lambda event: 1 / 0
+    )
     assert client.get_gate("x") == {"id": "x"}
 
 
 def test_server_time_comes_from_the_last_date_header(make_client):
     dates = iter(["Mon, 01 Jan 2024 00:00:00 GMT", "Wed, 03 Jan 2024 12:30:00 GMT"])
-    client, _ = make_client(lambda request, sent: answer(200, {"message": "m", "data": {"id": "x"}}, headers={"Date": next(dates)}))
+    client, _ = make_client(
+        lambda request, sent: answer(200, {"message": "m", "data": {"id": "x"}}, headers={"Date": next(dates)})
+    )
     assert client.server_time is None
     client.get_gate("a")
     client.get_gate("b")
-    assert client.server_time == datetime(2024, 1, 3, 12, 30, tzinfo=timezone.utc)
+    assert client.server_time == datetime(2024, 1, 3, 12, 30, tzinfo=UTC)
 
 
 @pytest.mark.parametrize(
@@ -178,7 +278,9 @@ def test_unexpected_data_shape_is_a_transport_error(make_client, call, expected)
 def test_redirects_are_not_followed(make_client):
     from gatehouse.sources.console.errors import ConsoleError
 
-    client, console = make_client(lambda request, sent: answer(302, {"status": 302, "message": "moved"}, headers={"Location": "https://evil.example/"}))
+    client, console = make_client(
+        lambda request, sent: answer(302, {"status": 302, "message": "moved"}, headers={"Location": "https://evil.example/"})
+    )
     with pytest.raises(ConsoleError, match="unexpected HTTP 302"):
         client.get_gate("g1")
     assert len(console.sent) == 1
@@ -207,7 +309,9 @@ def test_paginate_refuses_paths_that_could_leave_the_base_url(make_client, path)
 )
 def test_an_id_that_is_a_dot_segment_is_sent_as_an_id(make_client, call, path):
     """`..` sent as it is would be normalised away: GET /gates/.. would ask for /console/v1 instead."""
-    client, console = make_client(lambda request, sent: answer(200, {"message": "m", "data": {"id": "x"} if "exposures" not in request.url.path else []}))
+    client, console = make_client(
+        lambda request, sent: answer(200, {"message": "m", "data": {"id": "x"} if "exposures" not in request.url.path else []})
+    )
     call(client)
     assert console.sent[0].request.url.raw_path.decode() == path
 

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
+
 from gatehouse.sources.console.constants import GATES_PATH, QUALIFYING_EVENTS_PATH
 from gatehouse.sources.console.errors import PaginationError
 from gatehouse.sources.console.settings import DEFAULT_PAGE_SIZE
-
 from tests.client.conftest import BASE_URL, answer, items, page_answer
 
 
@@ -139,8 +139,11 @@ def test_a_page_shorter_than_its_items_per_page_before_the_last_refuses_the_list
         3: {"items": items(4), "next_page": None, "per_page": 2},
     }
     client, console = make_client(pages_handler(pages), page_size=2)
-    with pytest.raises(PaginationError, match=r"^GET /console/v1/gates page 2: 1 items where the page says it holds 2,"
-                                              r" and it names a next page \('\?page=3&limit=2'\); the list is not loaded"):
+    with pytest.raises(
+        PaginationError,
+        match=r"^GET /console/v1/gates page 2: 1 items where the page says it holds 2,"
+        r" and it names a next page \('\?page=3&limit=2'\); the list is not loaded",
+    ):
         list(client.list_gates())
     assert len(console.sent) == 2
 
@@ -209,8 +212,14 @@ def test_complete_read_dedups_items_repeated_across_pages(make_client):
 def test_complete_read_rereads_once_and_yields_only_unseen_items(make_client):
     # First pass: item 3 falls between pages (a deletion shifted it); totalItems says 4.
     passes = {
-        1: {1: {"items": items(1, 2), "next_page": "?page=2&limit=2", "total": 4}, 2: {"items": items(4), "next_page": None, "total": 4}},
-        2: {1: {"items": items(1, 2), "next_page": "?page=2&limit=2", "total": 4}, 2: {"items": items(3, 4), "next_page": None, "total": 4}},
+        1: {
+            1: {"items": items(1, 2), "next_page": "?page=2&limit=2", "total": 4},
+            2: {"items": items(4), "next_page": None, "total": 4},
+        },
+        2: {
+            1: {"items": items(1, 2), "next_page": "?page=2&limit=2", "total": 4},
+            2: {"items": items(3, 4), "next_page": None, "total": 4},
+        },
     }
 
     def handler(request, sent):
@@ -229,10 +238,14 @@ def test_complete_read_rereads_when_total_items_changes_between_pages(make_clien
     # from page 2 to page 1, unseen. The count of the pass (1, 2, 4, 5 = 4) agrees with the last
     # totalItems, but the change of totalItems shows the pass is not a complete read.
     passes = {
-        1: {1: {"items": items(1, 2), "next_page": "?page=2&limit=2", "total": 5},
-            2: {"items": items(4, 5), "next_page": None, "total": 4}},
-        2: {1: {"items": items(1, 3), "next_page": "?page=2&limit=2", "total": 4},
-            2: {"items": items(4, 5), "next_page": None, "total": 4}},
+        1: {
+            1: {"items": items(1, 2), "next_page": "?page=2&limit=2", "total": 5},
+            2: {"items": items(4, 5), "next_page": None, "total": 4},
+        },
+        2: {
+            1: {"items": items(1, 3), "next_page": "?page=2&limit=2", "total": 4},
+            2: {"items": items(4, 5), "next_page": None, "total": 4},
+        },
     }
 
     def handler(request, sent):
@@ -277,13 +290,19 @@ def test_a_total_that_never_agrees_is_accepted_when_two_passes_agree(make_client
     "passes",
     [
         pytest.param(
-            {1: {1: {"items": items(1, 2), "next_page": None, "total": 4}},
-             2: {1: {"items": items(1, 3), "next_page": None, "total": 4}}},
+            {
+                1: {1: {"items": items(1, 2), "next_page": None, "total": 4}},
+                2: {1: {"items": items(1, 3), "next_page": None, "total": 4}},
+            },
             id="passes-serve-different-items",
         ),
         pytest.param(
-            {1: {1: {"items": items(1, 2), "next_page": "?page=2&limit=2", "total": 4},
-                 2: {"items": items(2, 3), "next_page": None, "total": 4}}},
+            {
+                1: {
+                    1: {"items": items(1, 2), "next_page": "?page=2&limit=2", "total": 4},
+                    2: {"items": items(2, 3), "next_page": None, "total": 4},
+                }
+            },
             id="an-item-served-twice",
         ),
         pytest.param(
@@ -315,7 +334,12 @@ def test_qualifying_events_are_keyed_by_name_and_the_sample_next_page_is_safe(ma
     # The published sample points nextPage at /console/v1/metrics/qualifying_event/list.
     events = [{"name": "Log Events"}, {"name": "Purchases"}]
     pages = {
-        1: {"items": events[:1], "next_page": "/console/v1/metrics/qualifying_event/list?page=2&limit=1", "total": 2, "per_page": 1},
+        1: {
+            "items": events[:1],
+            "next_page": "/console/v1/metrics/qualifying_event/list?page=2&limit=1",
+            "total": 2,
+            "per_page": 1,
+        },
         2: {"items": events[1:], "next_page": None, "total": 2, "per_page": 1},
     }
     client, console = make_client(pages_handler(pages, QUALIFYING_EVENTS_PATH), page_size=1)
@@ -335,7 +359,9 @@ def unpaginated_handler(pages: dict[int, list[dict]]):
     """Answers as the published dynamic-configs sample does: `data` and no `pagination` object at all."""
 
     def handler(request, sent):
-        return answer(200, {"message": "Dynamic Configs listed successfully.", "data": pages.get(int(sent.params["page"][0]), [])})
+        return answer(
+            200, {"message": "Dynamic Configs listed successfully.", "data": pages.get(int(sent.params["page"][0]), [])}
+        )
 
     return handler
 
@@ -384,8 +410,11 @@ def test_without_a_pagination_object_full_pages_end_at_the_empty_page(make_clien
 def test_a_page_whose_data_is_null_or_missing_refuses_the_list(make_client, data, page):
     def handler(request, sent):
         number = int(sent.params["page"][0])
-        body = {"message": "listed", "data": items(number), "pagination": {
-            "pageNumber": number, "nextPage": "?page=2&limit=1" if number == 1 else None, "totalItems": 2}}
+        body = {
+            "message": "listed",
+            "data": items(number),
+            "pagination": {"pageNumber": number, "nextPage": "?page=2&limit=1" if number == 1 else None, "totalItems": 2},
+        }
         if number == page:
             body.pop("data") if data == "missing" else body.update(data=None)
         return answer(200, body)
@@ -401,8 +430,11 @@ def test_a_page_whose_data_is_null_or_missing_refuses_the_list(make_client, data
 
 
 def test_data_null_is_an_empty_list_only_when_the_console_counts_no_items(make_client):
-    client, console = make_client(lambda request, sent: answer(200, {
-        "message": "listed", "data": None, "pagination": {"pageNumber": 1, "nextPage": None, "totalItems": 0}}))
+    client, console = make_client(
+        lambda request, sent: answer(
+            200, {"message": "listed", "data": None, "pagination": {"pageNumber": 1, "nextPage": None, "totalItems": 0}}
+        )
+    )
     assert list(client.list_gates()) == []
     assert len(console.sent) == 1
 
@@ -444,8 +476,9 @@ def gate(gate_id: str, **fields) -> dict:
 @pytest.mark.parametrize(
     "first, later",
     [
-        pytest.param(gate("a", lastModifiedTime=100, version=1), gate("a", lastModifiedTime=200, version=2),
-                     id="newer-by-lastModifiedTime"),
+        pytest.param(
+            gate("a", lastModifiedTime=100, version=1), gate("a", lastModifiedTime=200, version=2), id="newer-by-lastModifiedTime"
+        ),
         pytest.param(gate("a", version=1), gate("a", version=2), id="newer-by-version"),
         pytest.param(gate("a", isEnabled=True), gate("a", isEnabled=False), id="no-stamps-later-served"),
     ],

@@ -8,8 +8,8 @@ import time
 from collections import deque
 
 import pytest
-from gatehouse.sources.console.ratelimit import Permit, SlidingWindowRateLimiter
 
+from gatehouse.sources.console.ratelimit import Permit, SlidingWindowRateLimiter
 from tests.client.conftest import FakeClock, answer
 
 
@@ -134,7 +134,9 @@ def test_a_server_limit_below_the_configured_one_makes_the_client_adapt_not_fail
 
 
 def test_the_limiter_paces_a_client_across_threads(make_client, clock):
-    client, console = make_client(lambda request, sent: answer(200, {"message": "m", "data": {"id": "x"}}), rate_limit_requests=4, rate_limit_window=2.0)
+    client, console = make_client(
+        lambda request, sent: answer(200, {"message": "m", "data": {"id": "x"}}), rate_limit_requests=4, rate_limit_window=2.0
+    )
     permits: list[Permit] = []
     original = client.rate_limiter.acquire
     lock = threading.Lock()

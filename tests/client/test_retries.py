@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import httpx
 import pytest
+
 from gatehouse.sources.console.errors import (
     OutcomeUnknownError,
     ServerError,
     ThrottledError,
     TransportError,
 )
-
 from tests.client.conftest import answer
 
 GATE = {"message": "Gate read successfully.", "data": {"id": "g1"}}
@@ -61,7 +61,9 @@ def test_reads_retry_transient_failures_with_exponential_full_jitter_backoff(mak
     [
         pytest.param(lambda c: c.unarchive_dynamic_config("cfg1", "needed"), id="PUT-unarchive"),
         pytest.param(lambda c: c.update_wh_connection({"bigquery": {"project": "p"}}), id="PATCH-wh"),
-        pytest.param(lambda c: c.patch_scim_group("grp", {"Operations": [{"op": "add", "path": "members", "value": []}]}), id="PATCH-scim"),
+        pytest.param(
+            lambda c: c.patch_scim_group("grp", {"Operations": [{"op": "add", "path": "members", "value": []}]}), id="PATCH-scim"
+        ),
         pytest.param(lambda c: c.update_release_pipeline("rp1", PIPELINE), id="POST-update-pipeline"),
     ],
 )
@@ -174,8 +176,11 @@ def test_creates_that_got_a_definite_failure_are_raised_as_such(make_client, cre
 def test_a_retry_after_longer_than_the_retry_budget_gives_up_at_once_and_holds_nobody_back(make_client, clock):
     # 900 s is what a 900-requests-per-15-minutes quota may ask for: waiting it out would hang the run.
     client, console = make_client(
-        lambda request, sent: answer(429, {"status": 429, "message": "quota"}, headers={"Retry-After": "900"})
-        if sent.path.endswith("/g1") else answer(200, GATE),
+        lambda request, sent: (
+            answer(429, {"status": 429, "message": "quota"}, headers={"Retry-After": "900"})
+            if sent.path.endswith("/g1")
+            else answer(200, GATE)
+        ),
         max_retry_time=120,
     )
     with pytest.raises(ThrottledError, match=r"asked to wait 900 s, longer than sources.console.max_retry_time \(120 s\)"):

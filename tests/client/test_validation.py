@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
+
 from gatehouse.sources.console.constants import ROLE_PERMISSION_FLAGS
 from gatehouse.sources.console.errors import LocalValidationError
-
 from tests.client.conftest import answer
 
 PHASE = {"name": "Phase 1", "timeIntervalMs": 0, "requiredReview": True, "rules": []}
@@ -22,7 +22,9 @@ INVALID = [
     ("pipeline-not-object", lambda c: c.create_release_pipeline(["p"]), {"": "must be an object"}),
     (
         "pipeline-phase-fields",
-        lambda c: c.create_release_pipeline({"name": "p", "phases": [{"name": "x", "timeIntervalMs": -1, "requiredReview": "yes"}]}),
+        lambda c: c.create_release_pipeline(
+            {"name": "p", "phases": [{"name": "x", "timeIntervalMs": -1, "requiredReview": "yes"}]}
+        ),
         {
             "phases[0].timeIntervalMs": "non-negative integer",
             "phases[0].requiredReview": "must be a boolean",
@@ -42,7 +44,11 @@ INVALID = [
     (
         "pipeline-rule-and-condition",
         lambda c: c.create_release_pipeline(
-            pipeline(phases=[{**PHASE, "rules": [{"conditions": [{"type": "moon_phase"}, {"operator": "any", "targetValue": [1, "a"]}]}]}])
+            pipeline(
+                phases=[
+                    {**PHASE, "rules": [{"conditions": [{"type": "moon_phase"}, {"operator": "any", "targetValue": [1, "a"]}]}]}
+                ]
+            )
         ),
         {
             "phases[0].rules[0].name": "required",
@@ -56,19 +62,28 @@ INVALID = [
         lambda c: c.create_release_pipeline({"name": "p", "phase": [], "phases": [{**PHASE, "timeInterval": 5}]}),
         {"phase": "unknown property; valid: name, phases, triggerNotice", "phases[0].timeInterval": "unknown property"},
     ),
-    ("pipeline-trigger-notice", lambda c: c.create_release_pipeline({"name": "p", "triggerNotice": 3}), {"triggerNotice": "must be a string"}),
+    (
+        "pipeline-trigger-notice",
+        lambda c: c.create_release_pipeline({"name": "p", "triggerNotice": 3}),
+        {"triggerNotice": "must be a string"},
+    ),
     ("pipeline-update-empty-id", lambda c: c.update_release_pipeline("", {"name": "p"}), {"release pipeline id": "non-empty"}),
     (
         "role-unknown-flags",
         lambda c: c.create_role("R", {"create_configs": True, "make_coffee": True, "fly": False}),
-        {"permissions.make_coffee": "unknown permission flag; valid flags: invitation_access", "permissions.fly": "manual_whn_reload"},
+        {
+            "permissions.make_coffee": "unknown permission flag; valid flags: invitation_access",
+            "permissions.fly": "manual_whn_reload",
+        },
     ),
     ("role-non-bool", lambda c: c.create_role("R", {"create_configs": "yes"}), {"permissions.create_configs": "true or false"}),
     ("role-no-name", lambda c: c.create_role("", {}), {"name": "must not be empty"}),
     ("role-permissions-not-object", lambda c: c.create_role("R", ["create_configs"]), {"permissions": "object of boolean flags"}),
     (
         "wh-unknown-member-and-fields",
-        lambda c: c.update_wh_connection({"redshift": {}, "bigquery": {"project": 1, "dataset": "x"}, "snowflake": {"privateKey": None, "accountName": None}}),
+        lambda c: c.update_wh_connection(
+            {"redshift": {}, "bigquery": {"project": 1, "dataset": "x"}, "snowflake": {"privateKey": None, "accountName": None}}
+        ),
         {
             "redshift": "unknown property; valid: databricks, snowflake, bigquery",
             "bigquery.project": "must be a string",
@@ -91,7 +106,11 @@ INVALID = [
             "schemas[0]": "must be a string",
         },
     ),
-    ("scim-empty-id", lambda c: c.patch_scim_group(" ", {"Operations": [{"op": "add", "path": "members", "value": []}]}), {"group id": "non-empty"}),
+    (
+        "scim-empty-id",
+        lambda c: c.patch_scim_group(" ", {"Operations": [{"op": "add", "path": "members", "value": []}]}),
+        {"group id": "non-empty"},
+    ),
     ("unarchive-reason-not-string", lambda c: c.unarchive_dynamic_config("c1", 42), {"unarchiveReason": "must be a string"}),
     ("get-empty-id", lambda c: c.get_gate(""), {"gate id": "non-empty"}),
 ]
@@ -154,7 +173,22 @@ def test_every_known_permission_flag_is_accepted(make_client):
 )
 def test_condition_target_values_of_every_documented_shape_are_accepted(make_client, target):
     client, console = make_client(lambda request, sent: answer())
-    body = pipeline(phases=[{**PHASE, "rules": [{"name": "r", "conditions": [{"type": "app_version", "targetValue": target, "operator": "any", "field": None, "customID": None}], "environments": None}]}])
+    body = pipeline(
+        phases=[
+            {
+                **PHASE,
+                "rules": [
+                    {
+                        "name": "r",
+                        "conditions": [
+                            {"type": "app_version", "targetValue": target, "operator": "any", "field": None, "customID": None}
+                        ],
+                        "environments": None,
+                    }
+                ],
+            }
+        ]
+    )
     client.create_release_pipeline(body)
     assert console.sent[0].body == body
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from gatehouse.pipelines.cli.main import main
 
+from gatehouse.pipelines.cli.main import main
 from tests.views.console_dataset import load_console
 
 # The hand-built console's gates and configs (tests/views/console_dataset.py), without its code references.
@@ -53,7 +53,9 @@ def gatehouse(capsys):
 
 
 def git(root: Path, *args: str) -> None:
-    subprocess.run(["git", "-C", str(root), "-c", "user.email=t@example.com", "-c", "user.name=t", *args], check=True, capture_output=True)
+    subprocess.run(
+        ["git", "-C", str(root), "-c", "user.email=t@example.com", "-c", "user.name=t", *args], check=True, capture_output=True
+    )
 
 
 def commit_files(root: Path, files: dict[str, str | None], message: str = "change") -> None:

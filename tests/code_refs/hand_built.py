@@ -6,14 +6,15 @@ reference exercises is said beside it; the expected view rows in test_code_ref_v
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import dlt
+
 from gatehouse.pipelines.code_refs.scan import Hit, Repository, RepositoryScan, ScanStats
 from gatehouse.sources.code_refs import cleanup_branches_source, code_references_source
 
-SCANNED_AT = datetime(2026, 11, 21, 9, 0, tzinfo=timezone.utc)
+SCANNED_AT = datetime(2026, 11, 21, 9, 0, tzinfo=UTC)
 WEB = Repository(Path("/src/web"), "web", True, "main", "a" * 40)
 API = Repository(Path("/src/api"), "api", True, None, "b" * 40)
 
@@ -43,23 +44,40 @@ API_HITS = [
 
 def scans() -> list[RepositoryScan]:
     return [
-        RepositoryScan(WEB, WEB_HITS, ScanStats(files_listed=12, files_scanned=10, bytes_scanned=5000, skipped_binary=2), SCANNED_AT, "scan_1"),
+        RepositoryScan(
+            WEB,
+            WEB_HITS,
+            ScanStats(files_listed=12, files_scanned=10, bytes_scanned=5000, skipped_binary=2),
+            SCANNED_AT,
+            "scan_1",
+        ),
         RepositoryScan(API, API_HITS, ScanStats(files_listed=5, files_scanned=5, bytes_scanned=800), SCANNED_AT, "scan_1"),
     ]
 
 
 def branch(cleanup_id: str, made_at: datetime, gate_id: str, repository: str, value: bool, commit: str) -> dict:
-    return {"cleanup_id": cleanup_id, "made_at": made_at, "project": "default", "gate_id": gate_id,
-            "repository": repository, "branch": f"gatehouse/cleanup/{gate_id}", "base_commit": "a" * 40,
-            "commit": commit, "cleanup_value": value, "files_changed": 1, "checks_replaced": 2, "todos": 0}
+    return {
+        "cleanup_id": cleanup_id,
+        "made_at": made_at,
+        "project": "default",
+        "gate_id": gate_id,
+        "repository": repository,
+        "branch": f"gatehouse/cleanup/{gate_id}",
+        "base_commit": "a" * 40,
+        "commit": commit,
+        "cleanup_value": value,
+        "files_changed": 1,
+        "checks_replaced": 2,
+        "todos": 0,
+    }
 
 
 # What `gatehouse cleanup` recorded: launch_banner's branch in web made twice (deleted and made again: the newer
 # one counts), dark_launch's in api.
 CLEANUP_BRANCHES = [
-    branch("cleanup_1", datetime(2026, 11, 21, 10, 0, tzinfo=timezone.utc), "launch_banner", "web", True, "c" * 40),
-    branch("cleanup_2", datetime(2026, 11, 22, 10, 0, tzinfo=timezone.utc), "launch_banner", "web", True, "d" * 40),
-    branch("cleanup_2", datetime(2026, 11, 22, 10, 0, tzinfo=timezone.utc), "dark_launch", "api", False, "e" * 40),
+    branch("cleanup_1", datetime(2026, 11, 21, 10, 0, tzinfo=UTC), "launch_banner", "web", True, "c" * 40),
+    branch("cleanup_2", datetime(2026, 11, 22, 10, 0, tzinfo=UTC), "launch_banner", "web", True, "d" * 40),
+    branch("cleanup_2", datetime(2026, 11, 22, 10, 0, tzinfo=UTC), "dark_launch", "api", False, "e" * 40),
 ]
 
 

@@ -20,8 +20,11 @@ def test_section_is_added_then_replaced(tmp_path):
     # replaced where it is: a section after it stays after it
     results.write_text(results.read_text() + "\n## gatehouse cleanup on the bench tree\n\ncleanup figures\n")
     write_section(section("third"), results)
-    assert results.read_text() == ("# Benchmark results\n\nload figures\n\n" + section("third")
-                                   + "\n## gatehouse cleanup on the bench tree\n\ncleanup figures\n")
+    assert results.read_text() == (
+        "# Benchmark results\n\nload figures\n\n"
+        + section("third")
+        + "\n## gatehouse cleanup on the bench tree\n\ncleanup figures\n"
+    )
 
 
 def test_the_section_puts_the_scanner_beside_git_grep_and_ripgrep():
@@ -32,8 +35,14 @@ def test_the_section_puts_the_scanner_beside_git_grep_and_ripgrep():
 
     full = median_run([run("scanner, all files", wall, 10, files=100, bytes=4_000_000) for wall in (1.2, 0.9, 1.0)])
     rg = median_run([run("rg -F -f, 20,000 ids", wall, 40) for wall in (0.8, 1.1, 0.7)])
-    runs = [run("scanner, first quarter", 0.5, 3, bytes=1_000_000), full, run("git grep -F -f, 20,000 ids", 600, 55),
-            run("scanner, 1,000 ids", 0.8, 2, lines_not_in_git_grep=0), run("git grep -F -f, 1,000 ids", 30, 20), rg]
+    runs = [
+        run("scanner, first quarter", 0.5, 3, bytes=1_000_000),
+        full,
+        run("git grep -F -f, 20,000 ids", 600, 55),
+        run("scanner, 1,000 ids", 0.8, 2, lines_not_in_git_grep=0),
+        run("git grep -F -f, 1,000 ids", 30, 20),
+        rg,
+    ]
     text = render(runs, 2, "a machine")
     assert "| scanner, all files (median) | 1.00 | 50 | 10 |" in text
     assert "| rg -F -f, 20,000 ids (median) | 0.80 | 50 | 40 |" in text

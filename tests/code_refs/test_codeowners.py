@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 
 import pytest
+
 from gatehouse.pipelines.code_refs.codeowners import file_owners, parse_codeowners, pattern_regex, read_codeowners
 
 

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import os
+from datetime import UTC
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+
 from gatehouse.pipelines.cli.code_refs import project_lines
 from gatehouse.pipelines.code_refs.scan import DYNAMIC_CONFIG, GATE, Entity, Hit
-
 from tests.code_refs.conftest import commit_files, query
 from tests.conftest import closed_port
 
@@ -33,16 +34,63 @@ def test_a_scan_loads_every_reference_with_its_location(database, tmp_path, gate
     rows = query(database, REFERENCES)
     assert rows == [
         # whole-token mode: the YAML list item, and the README's unquoted mention (not the _v2 one)
-        ("web", "main", "README.md", 1, 36, "gate", "launch_banner", "the `launch_banner_v2` gate is not launch_banner", "launch_banner", "token"),
+        (
+            "web",
+            "main",
+            "README.md",
+            1,
+            36,
+            "gate",
+            "launch_banner",
+            "the `launch_banner_v2` gate is not launch_banner",
+            "launch_banner",
+            "token",
+        ),
         ("web", "main", "config/flags.yaml", 2, 5, "gate", "dark_launch", "- dark_launch", "dark_launch", "token"),
-        ("web", "main", "src/banner.ts", 1, 30, "gate", "launch_banner", 'if (statsig.checkGate(user, "launch_banner")) {', "launch_banner", "literal"),
+        (
+            "web",
+            "main",
+            "src/banner.ts",
+            1,
+            30,
+            "gate",
+            "launch_banner",
+            'if (statsig.checkGate(user, "launch_banner")) {',
+            "launch_banner",
+            "literal",
+        ),
         ("web", "main", "src/checkout.py", 1, 13, "gate", "old_checkout", 'CHECKOUT = "old_checkout"', "old_checkout", "literal"),
-        ("web", "main", "src/checkout.py", 2, 28, "dynamic_config", "c_checkout", 'layout = get_config(user, "c_checkout")', "c_checkout", "literal"),
-        ("web", "main", "src/checkout.py", 3, 22, "gate", "ghost_gate", 'if check_gate(user, "ghost_gate"):', "ghost_gate", "check_call"),
+        (
+            "web",
+            "main",
+            "src/checkout.py",
+            2,
+            28,
+            "dynamic_config",
+            "c_checkout",
+            'layout = get_config(user, "c_checkout")',
+            "c_checkout",
+            "literal",
+        ),
+        (
+            "web",
+            "main",
+            "src/checkout.py",
+            3,
+            22,
+            "gate",
+            "ghost_gate",
+            'if check_gate(user, "ghost_gate"):',
+            "ghost_gate",
+            "check_call",
+        ),
     ]
-    [(commit,)] = query(database, "select distinct \"commit\" from console.code_references")
+    [(commit,)] = query(database, 'select distinct "commit" from console.code_references')
     assert len(commit) == 40
-    assert query(database, "select repository, reference_count, gate_count, dynamic_config_count, unknown_id_count, files_scanned from console.code_reference_scans") == [
+    assert query(
+        database,
+        "select repository, reference_count, gate_count, dynamic_config_count, unknown_id_count, files_scanned from console.code_reference_scans",
+    ) == [
         ("web", 6, 4, 1, 1, 4),
     ]
     assert run.out.splitlines() == [
@@ -77,11 +125,20 @@ def test_a_rescan_replaces_its_repository_only_also_when_nothing_is_left(databas
     assert gatehouse("code-refs", str(web), "--duckdb", str(database)).code == 0
     assert references_by_repository(database) == [("api", "b.go", 1, "dark_launch")]
     # the history keeps every scan's counts
-    assert query(database, "select repository, reference_count from console.code_reference_scans order by scanned_at, repository") == [
-        ("api", 1), ("web", 2), ("web", 1), ("web", 0),
+    assert query(
+        database, "select repository, reference_count from console.code_reference_scans order by scanned_at, repository"
+    ) == [
+        ("api", 1),
+        ("web", 2),
+        ("web", 1),
+        ("web", 0),
     ]
-    assert query(database, "select gate_id, code_reference_count from analytics.stale_gates where gate_id in ('launch_banner', 'dark_launch') order by 1") == [
-        ("dark_launch", 1), ("launch_banner", 0),
+    assert query(
+        database,
+        "select gate_id, code_reference_count from analytics.stale_gates where gate_id in ('launch_banner', 'dark_launch') order by 1",
+    ) == [
+        ("dark_launch", 1),
+        ("launch_banner", 0),
     ]
 
 
@@ -101,7 +158,9 @@ def test_a_plain_folder_has_no_branch_or_commit(database, tmp_path, gatehouse):
     (tmp_path / "scripts").mkdir()
     (tmp_path / "scripts" / "x.sh").write_text("flag='new_nav'\n")
     assert gatehouse("code-refs", str(tmp_path / "scripts"), "--duckdb", str(database)).code == 0
-    assert query(database, 'select repository, branch, "commit", path from console.code_references') == [("scripts", None, None, "x.sh")]
+    assert query(database, 'select repository, branch, "commit", path from console.code_references') == [
+        ("scripts", None, None, "x.sh")
+    ]
 
 
 def _empty_repository(tmp: Path) -> str:
@@ -122,7 +181,10 @@ def _a_file(tmp: Path) -> str:
 BAD_PATHS = {
     "missing": (lambda tmp: str(tmp / "nowhere"), "no such file or directory"),
     "a file": (_a_file, "not a directory"),
-    "an empty repository": (_empty_repository, "tracks no file (an empty repository or an unfinished checkout); nothing scanned, the references already loaded are kept"),
+    "an empty repository": (
+        _empty_repository,
+        "tracks no file (an empty repository or an unfinished checkout); nothing scanned, the references already loaded are kept",
+    ),
     "an empty folder": (_empty_folder, "holds no file; nothing scanned"),
 }
 
@@ -281,22 +343,31 @@ def test_an_aliases_file_that_is_not_utf8_is_one_line(database, tmp_path, gateho
     # a UTF-8 file with a byte-order mark (PowerShell's Out-File -Encoding utf8) is read
     aliases.write_bytes('{"new_nav": ["NEW_NAV"]}'.encode("utf-8-sig"))
     assert gatehouse("code-refs", str(web), "--duckdb", str(database), "--aliases", str(aliases)).code == 0
-    assert query(database, "select entity_id, matched, match_kind from console.code_references") == [("new_nav", "NEW_NAV", "alias")]
+    assert query(database, "select entity_id, matched, match_kind from console.code_references") == [
+        ("new_nav", "NEW_NAV", "alias")
+    ]
 
 
 def test_the_summary_counts_ids_the_console_lacks_as_gates_and_configs_too():
     # A scan of gatehouse's own repository against the demo: every reference a check of an id the demo lacks,
     # once summed up as "20 references to 0 gates and 0 dynamic configs, 8 ids the console does not have".
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     from gatehouse.pipelines.cli.code_refs import summary_lines
     from gatehouse.pipelines.code_refs.scan import Entity, Matcher, Repository, RepositoryScan, ScanStats
 
-    code = b'checkGate(user, "ghost_gate")\ncheckGate(user, "ghost_gate")\nget_config(user, "ghost_config")\n' \
-           b'check_gate(user, "launch_banner")\nx = "launch_banner"\n'
+    code = (
+        b'checkGate(user, "ghost_gate")\ncheckGate(user, "ghost_gate")\nget_config(user, "ghost_config")\n'
+        b'check_gate(user, "launch_banner")\nx = "launch_banner"\n'
+    )
     hits = Matcher([Entity("gate", "launch_banner")]).hits(code, "a.py")
-    scan = RepositoryScan(Repository(Path("/src/r"), "r", False, None, None), hits, ScanStats(files_scanned=1, bytes_scanned=len(code)),
-                          datetime(2026, 11, 21, tzinfo=timezone.utc), "s")
+    scan = RepositoryScan(
+        Repository(Path("/src/r"), "r", False, None, None),
+        hits,
+        ScanStats(files_scanned=1, bytes_scanned=len(code)),
+        datetime(2026, 11, 21, tzinfo=UTC),
+        "s",
+    )
     assert summary_lines([scan], {("gate", "launch_banner")}) == [
         "r: 5 references to 2 gates and 1 dynamic config, 2 of these ids the console does not have",
         "  1 files scanned (0.0 MB)",
@@ -305,10 +376,16 @@ def test_the_summary_counts_ids_the_console_lacks_as_gates_and_configs_too():
 
 def test_with_several_projects_the_summary_counts_each_projects_ids_and_names_the_shared_ones():
     # `checkout_v2` is a gate of both projects: a reference to it counts for each, and is named as shared.
-    entities = {Entity(GATE, "checkout_v2"): ["mobile", "web"], Entity(GATE, "web_only"): ["web"],
-                Entity(DYNAMIC_CONFIG, "theme"): ["mobile"], Entity(GATE, "never_referenced"): ["mobile", "web"]}
-    hits = [Hit(GATE, entity_id, "app.py", line, 1, entity_id, entity_id, "LITERAL")
-            for line, entity_id in enumerate(["checkout_v2", "web_only", "checkout_v2"], start=1)]
+    entities = {
+        Entity(GATE, "checkout_v2"): ["mobile", "web"],
+        Entity(GATE, "web_only"): ["web"],
+        Entity(DYNAMIC_CONFIG, "theme"): ["mobile"],
+        Entity(GATE, "never_referenced"): ["mobile", "web"],
+    }
+    hits = [
+        Hit(GATE, entity_id, "app.py", line, 1, entity_id, entity_id, "LITERAL")
+        for line, entity_id in enumerate(["checkout_v2", "web_only", "checkout_v2"], start=1)
+    ]
     hits.append(Hit(DYNAMIC_CONFIG, "theme", "app.py", 4, 1, "theme", "theme", "LITERAL"))
     scans = [SimpleNamespace(hits=hits)]
     assert project_lines(scans, entities) == [

@@ -4,16 +4,16 @@ files (CODEOWNERS), and whether the scan read every file that could hold a refer
 from __future__ import annotations
 
 import os
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import dlt
+
 from gatehouse.pipelines.code_refs import scan
 from gatehouse.pipelines.code_refs.scan import Hit, Repository, RepositoryScan, ScanInputError, ScanStats, open_repository
 from gatehouse.pipelines.warehouse.views import apply_views
 from gatehouse.sources.code_refs import code_references_source
 from gatehouse.sources.code_refs.scans import incomplete_reason
-
 from tests.code_refs.conftest import commit_files, query
 from tests.views.console_dataset import console_pipeline
 
@@ -35,12 +35,15 @@ docs/               writers@acme.example
 
 def test_every_scan_keeps_its_sightings_and_a_reference_that_left_has_none(database, tmp_path, gatehouse):
     web, api = tmp_path / "web", tmp_path / "api"
-    commit_files(web, {
-        ".github/CODEOWNERS": WEB_CODEOWNERS,
-        "src/banner.ts": 'check("launch_banner")\ncheck("launch_banner")\n',
-        "src/checkout.py": 'check("launch_banner")\nget_config("c_checkout")\n',
-        "docs/flags.md": "`old_checkout`\n",
-    })
+    commit_files(
+        web,
+        {
+            ".github/CODEOWNERS": WEB_CODEOWNERS,
+            "src/banner.ts": 'check("launch_banner")\ncheck("launch_banner")\n',
+            "src/checkout.py": 'check("launch_banner")\nget_config("c_checkout")\n',
+            "docs/flags.md": "`old_checkout`\n",
+        },
+    )
     commit_files(api, {"b.go": 'check("launch_banner")\ncheck("dark_launch")\n'})  # no CODEOWNERS
     assert gatehouse("code-refs", str(web), str(api), "--duckdb", str(database)).code == 0
     # launch_banner leaves api; web is scanned again unchanged
@@ -60,7 +63,12 @@ def test_every_scan_keeps_its_sightings_and_a_reference_that_left_has_none(datab
         (2, "api", "gate", "dark_launch", 1, None),
         *((2, *row) for row in web_rows),
     ]
-    assert query(database, SCANS) == [(1, "api", 2, True, None), (1, "web", 5, True, None), (2, "api", 1, True, None), (2, "web", 5, True, None)]
+    assert query(database, SCANS) == [
+        (1, "api", 2, True, None),
+        (1, "web", 5, True, None),
+        (2, "api", 1, True, None),
+        (2, "web", 5, True, None),
+    ]
     # each reference names its file's owners, in the CODEOWNERS file's order
     assert query(database, "select repository, path, line, code_owners from analytics.stg_code_references order by 1, 2, 3") == [
         ("api", "b.go", 1, None),
@@ -71,8 +79,11 @@ def test_every_scan_keeps_its_sightings_and_a_reference_that_left_has_none(datab
         ("web", "src/checkout.py", 2, "@acme/payments @acme/web"),
     ]
     # the scan keys are unique
-    assert query(database, "select count(*), count(distinct scan_id || repository || entity_type || entity_id)"
-                           " from console.code_reference_sightings") == [(9, 9)]
+    assert query(
+        database,
+        "select count(*), count(distinct scan_id || repository || entity_type || entity_id)"
+        " from console.code_reference_sightings",
+    ) == [(9, 9)]
 
 
 def test_a_file_skipped_as_too_large_makes_the_scan_incomplete_a_binary_one_does_not(database, tmp_path, gatehouse):
@@ -131,16 +142,31 @@ def test_a_plain_folder_s_unreadable_folder_is_counted_unreadable(tmp_path, monk
     assert incomplete_reason(stats) == "1 folder unreadable"
 
 
-SCANNED_AT = datetime(2026, 11, 1, 9, 0, tzinfo=timezone.utc)
+SCANNED_AT = datetime(2026, 11, 1, 9, 0, tzinfo=UTC)
 
 
 @dlt.source(name="code_references", max_table_nesting=0)
 def source_before_history() -> object:
     """The two tables as `gatehouse code-refs` wrote them before sightings, owners and completeness."""
-    references = dlt.resource([{"entity_type": "gate", "entity_id": "dark_launch", "repository": "api", "path": "b.go",
-                                "line": 1, "column": 7, "scan_id": "old", "scanned_at": SCANNED_AT}], name="code_references")
-    scans = dlt.resource([{"scan_id": "old", "repository": "api", "scanned_at": SCANNED_AT, "reference_count": 1,
-                           "files_skipped_large": 0}], name="code_reference_scans")
+    references = dlt.resource(
+        [
+            {
+                "entity_type": "gate",
+                "entity_id": "dark_launch",
+                "repository": "api",
+                "path": "b.go",
+                "line": 1,
+                "column": 7,
+                "scan_id": "old",
+                "scanned_at": SCANNED_AT,
+            }
+        ],
+        name="code_references",
+    )
+    scans = dlt.resource(
+        [{"scan_id": "old", "repository": "api", "scanned_at": SCANNED_AT, "reference_count": 1, "files_skipped_large": 0}],
+        name="code_reference_scans",
+    )
     return references, scans
 
 
@@ -166,8 +192,15 @@ def test_the_source_writes_owners_and_sightings_from_a_scan():
     source = code_references_source([owned])
     assert [row.get("code_owners") for row in source.resources["code_references"]] == [None, "@b @a", "@a @c", None]
     assert list(code_references_source([owned]).resources["code_reference_sightings"]) == [
-        {"scan_id": "s", "repository": "r", "scanned_at": SCANNED_AT, "entity_type": "gate", "entity_id": "g",
-         "reference_count": 3, "code_owners": "@a @b @c"},
+        {
+            "scan_id": "s",
+            "repository": "r",
+            "scanned_at": SCANNED_AT,
+            "entity_type": "gate",
+            "entity_id": "g",
+            "reference_count": 3,
+            "code_owners": "@a @b @c",
+        },
     ]
     [scan_row] = code_references_source([owned]).resources["code_reference_scans"]
     assert (scan_row["is_complete"], scan_row["incomplete_reason"]) == (False, "1 file unreadable")

@@ -10,6 +10,7 @@ import random
 import re
 
 import pytest
+
 from gatehouse.pipelines.code_refs import scan
 from gatehouse.pipelines.code_refs.scan import (
     CHECK_CALL,
@@ -23,14 +24,19 @@ from gatehouse.pipelines.code_refs.scan import (
     ripgrep,
     scan_repository,
 )
-
 from tests.code_refs.test_scan import git, write
 
 ENTITIES = [
-    Entity("gate", "new_checkout"), Entity("dynamic_config", "pricing"), Entity("gate", "dark-mode"),
+    Entity("gate", "new_checkout"),
+    Entity("dynamic_config", "pricing"),
+    Entity("gate", "dark-mode"),
     # regex metacharacters, a space, a non-ASCII letter: literals to rg as to the scanner
-    Entity("gate", "a.b"), Entity("gate", "x+y(v2)"), Entity("gate", "[beta]^$|"), Entity("gate", "with space"),
-    Entity("gate", "café"), Entity("dynamic_config", "-leading-dash"),
+    Entity("gate", "a.b"),
+    Entity("gate", "x+y(v2)"),
+    Entity("gate", "[beta]^$|"),
+    Entity("gate", "with space"),
+    Entity("gate", "café"),
+    Entity("dynamic_config", "-leading-dash"),
 ]
 RULES = [
     MatchRules(),
@@ -45,7 +51,7 @@ FILES = {
     "src/calls.ts": b'statsig.checkGate(\n  user,\n  "ghost_gate",\n)\nuseDynamicConfig ("ghost_config")\n',
     "src/meta.js": b'f("a.b"); f("aXb"); f(`x+y(v2)`); f("[beta]^$|"); f(\'with space\'); f("caf\xc3\xa9")\n',
     "src/utf16.txt": "\ufeff'pricing' is here".encode("utf-16"),
-    "src/crlf.txt": b'"pricing"\r\n\'dark-mode\'\r\n',
+    "src/crlf.txt": b"\"pricing\"\r\n'dark-mode'\r\n",
     "src/one token.yaml": b"gate: new_checkout\nprice: pricing\n",
     "-leading.py": b'check("-leading-dash")\n',
     "odd\nname:1:.py": b'check("pricing")\n',  # rg's output is path NUL number ':' line: the name is read to the NUL
@@ -92,7 +98,9 @@ def record_python_reads(monkeypatch) -> list[str]:
         matched.extend(run[0] for run in found)
         return found, used
 
-    monkeypatch.setattr(scan, "_match_files", lambda root, found, m: matched.extend(f[0] for f in found) or match_files(root, found, m))
+    monkeypatch.setattr(
+        scan, "_match_files", lambda root, found, m: matched.extend(f[0] for f in found) or match_files(root, found, m)
+    )
     monkeypatch.setattr(scan, "_ripgrep_runs", recorded_runs)
     return matched
 
@@ -132,8 +140,9 @@ def test_more_paths_than_one_argument_list_holds(repository, monkeypatch):
     started = []
     popen = scan.subprocess.Popen
     monkeypatch.setattr(scan.subprocess, "Popen", lambda argv, **kw: started.append(argv) or popen(argv, **kw))
-    (hits, stats), (expected_hits, expected_stats) = both(repository, Matcher(ENTITIES), workers=1,
-                                                          paths=scan.list_files(open_repository(repository)))
+    (hits, stats), (expected_hits, expected_stats) = both(
+        repository, Matcher(ENTITIES), workers=1, paths=scan.list_files(open_repository(repository))
+    )
     assert hits == expected_hits and stats == expected_stats
     assert len(started) > 2 * scan.RIPGREP_BATCHES  # batches split further
 
@@ -176,8 +185,30 @@ def reference_hits(matcher: Matcher, data: bytes) -> set[tuple]:
 @pytest.mark.parametrize("rules", RULES)
 def test_candidates_found_in_c_are_the_regex_candidates(rules):
     matcher = Matcher(ENTITIES, rules)
-    pieces = [b'"', b"'", b"`", b"\n", b" ", b"<", b">", b":", b"-", b"]", b"_", b"x", b"\0", b"\xe9", b"new_checkout",
-              b"pricing", b"dark-mode", b"a.b", b"NEW_CHECKOUT", b"Prices.Main", "café".encode(), b"with space"]
+    pieces = [
+        b'"',
+        b"'",
+        b"`",
+        b"\n",
+        b" ",
+        b"<",
+        b">",
+        b":",
+        b"-",
+        b"]",
+        b"_",
+        b"x",
+        b"\0",
+        b"\xe9",
+        b"new_checkout",
+        b"pricing",
+        b"dark-mode",
+        b"a.b",
+        b"NEW_CHECKOUT",
+        b"Prices.Main",
+        "café".encode(),
+        b"with space",
+    ]
     generator = random.Random(7)
     for _ in range(2000):
         data = b"".join(generator.choice(pieces) for _ in range(generator.randrange(1, 30)))
@@ -230,7 +261,9 @@ def walk_sample(tmp_path):
 def test_what_the_walk_leaves_out_is_searched_apart(walk_sample, monkeypatch):
     whole: list[tuple[str, bool]] = []  # files Python read whole: (path, for its references too?)
     match_files = scan._match_files
-    monkeypatch.setattr(scan, "_match_files", lambda root, found, m: whole.extend((f[0], f[2]) for f in found) or match_files(root, found, m))
+    monkeypatch.setattr(
+        scan, "_match_files", lambda root, found, m: whole.extend((f[0], f[2]) for f in found) or match_files(root, found, m)
+    )
     (hits, stats), (expected_hits, expected_stats) = both(walk_sample, Matcher(ENTITIES), workers=1, max_file_bytes=None)
     assert hits == expected_hits and stats == expected_stats
     assert [(hit.path, hit.line, hit.column, hit.entity_id, hit.match_kind) for hit in hits] == [
@@ -248,8 +281,13 @@ def test_what_the_walk_leaves_out_is_searched_apart(walk_sample, monkeypatch):
     assert stats.bytes_scanned == sum(len(data) for path, data in WALK_SAMPLE.items() if path != "assets/logo.png")
     # the walk's files are read only for their lines (app.py whole too, for its call); what it left out by Python
     assert sorted(whole) == [
-        (".env.example", True), (".github/workflows/flags.yml", True), (".gitignore", True), ("assets/notes.png", True),
-        ("build/tracked.js", True), ("notes.log", True), ("src/app.py", False),
+        (".env.example", True),
+        (".github/workflows/flags.yml", True),
+        (".gitignore", True),
+        ("assets/notes.png", True),
+        ("build/tracked.js", True),
+        ("notes.log", True),
+        ("src/app.py", False),
     ]  # data/late.txt is walked: rg searches it past its NUL, as the scanner does (a text file to the probe)
 
 
@@ -266,8 +304,10 @@ def test_large_files_the_walk_leaves_out_go_to_rg_by_name(walk_sample, monkeypat
 
 def test_a_walk_that_fails_gives_way_to_rg_by_name(walk_sample, monkeypatch, tmp_path, caplog):
     wrapper = tmp_path / "rg"
-    wrapper.write_text(f'#!/bin/sh\nfor arg; do [ "$arg" = --files ] && {{ echo "rg: a folder: Permission denied" >&2; exit 2; }}; done\n'
-                       f'exec {ripgrep()} "$@"\n')
+    wrapper.write_text(
+        f'#!/bin/sh\nfor arg; do [ "$arg" = --files ] && {{ echo "rg: a folder: Permission denied" >&2; exit 2; }}; done\n'
+        f'exec {ripgrep()} "$@"\n'
+    )
     wrapper.chmod(0o755)
     monkeypatch.setattr(scan, "ripgrep", lambda: str(wrapper))
     started = []
@@ -290,8 +330,28 @@ def test_exclude_globs_applied_at_once_keep_what_one_at_a_time_keeps(globs):
 def test_check_calls_are_found_where_a_name_starts_as_finditer_finds_them():
     matcher = Matcher(ENTITIES)
     assert matcher.check_calls is not None
-    pieces = [b"checkGate", b"checkGateSync", b"useGate", b"getConfig", b"x.", b"$", b"_", b"(", b")", b" ", b"\n", b",",
-              b'"', b"'", b"user", b"ghost", b"a", b"useGateValue(", b'checkGate("', b'")']
+    pieces = [
+        b"checkGate",
+        b"checkGateSync",
+        b"useGate",
+        b"getConfig",
+        b"x.",
+        b"$",
+        b"_",
+        b"(",
+        b")",
+        b" ",
+        b"\n",
+        b",",
+        b'"',
+        b"'",
+        b"user",
+        b"ghost",
+        b"a",
+        b"useGateValue(",
+        b'checkGate("',
+        b'")',
+    ]
     generator = random.Random(11)
     for _ in range(3000):
         data = b"".join(generator.choice(pieces) for _ in range(generator.randrange(1, 25)))
@@ -300,18 +360,25 @@ def test_check_calls_are_found_where_a_name_starts_as_finditer_finds_them():
 
 
 def test_rg_output_read_while_rg_writes_is_parsed_a_whole_line_at_a_time():
-    output = (b"./a.py\x001:x = 'pricing'\n./a.py\x003:y\x00z \"new_checkout\"\n./odd\nname:1:.py\x0012:\"pricing\"\n"
-              b"./late.txt\x001:\"pricing\"\n./late.txt: WARNING: stopped searching binary file after match"
-              b" (found \"\\0\" byte around offset 200011)\n./b.js\x00120:f(`dark-mode`)\n")
+    output = (
+        b'./a.py\x001:x = \'pricing\'\n./a.py\x003:y\x00z "new_checkout"\n./odd\nname:1:.py\x0012:"pricing"\n'
+        b'./late.txt\x001:"pricing"\n./late.txt: WARNING: stopped searching binary file after match'
+        b' (found "\\0" byte around offset 200011)\n./b.js\x00120:f(`dark-mode`)\n'
+    )
     whole, used = scan._ripgrep_runs(output, 2)
     assert used == len(output)
     assert [(path, numbers) for path, numbers, _ in whole] == [
-        ("a.py", [1, 3]), ("odd\nname:1:.py", [12]), ("late.txt", [1]), ("late.txt", []), ("b.js", [120])
+        ("a.py", [1, 3]),
+        ("odd\nname:1:.py", [12]),
+        ("late.txt", [1]),
+        ("late.txt", []),
+        ("b.js", [120]),
     ]
 
     def flat(runs):
         return [(path, number, line) for path, numbers, lines in runs for number, line in zip(numbers, lines)] + [
-            path for path, _, lines in runs if not lines]
+            path for path, _, lines in runs if not lines
+        ]
 
     for cut in range(len(output) + 1):
         first, used = scan._ripgrep_runs(output[:cut], 2)
@@ -340,8 +407,13 @@ def test_without_pread_or_readv_the_walk_is_read_once_rg_is_done(walk_sample, mo
 
 
 def test_skipped_files_are_listed_in_the_listing_order_whichever_way_they_were_read(tmp_path):
-    write(tmp_path, {f"many/{n:04}.py": b'check("new_checkout")\n' + (b"#" * 200 if n % 50 == 0 else b"")
-                     for n in range(4 * scan.CHUNK_FILES)})
+    write(
+        tmp_path,
+        {
+            f"many/{n:04}.py": b'check("new_checkout")\n' + (b"#" * 200 if n % 50 == 0 else b"")
+            for n in range(4 * scan.CHUNK_FILES)
+        },
+    )
     (hits, stats), (expected_hits, expected_stats) = both(tmp_path, Matcher(ENTITIES), workers=2, max_file_bytes=100)
     assert hits == expected_hits and stats == expected_stats
     assert stats.skipped_large == [f"many/{n:04}.py" for n in range(0, 4 * scan.CHUNK_FILES, 50)]
@@ -352,8 +424,15 @@ def test_a_compiled_name_is_counted_binary_unread(tmp_path):
     # and without alike; a link with such a name is still a link
     root = tmp_path / "compiled"
     root.mkdir()
-    write(root, {"app.py": b'check("pricing")\n', "app.cpython-311.pyc": b'"pricing" as text\n', "lib.so": b"\x7fELF\0\0",
-                 "Main.class": b'"pricing"\n'})
+    write(
+        root,
+        {
+            "app.py": b'check("pricing")\n',
+            "app.cpython-311.pyc": b'"pricing" as text\n',
+            "lib.so": b"\x7fELF\0\0",
+            "Main.class": b'"pricing"\n',
+        },
+    )
     (root / "link.so").symlink_to("lib.so")
     git(root, "init", "-q", "-b", "main")
     git(root, "add", "-A")

@@ -7,12 +7,12 @@ import os
 import duckdb
 import nbformat
 import pytest
+from nbclient import NotebookClient
+
 from gatehouse.pipelines.code_refs.summary import summary_lines
 from gatehouse.pipelines.reports.lanes import NOTEBOOK_DIR
 from gatehouse.pipelines.warehouse.names import DUCKDB_ENV
 from gatehouse.pipelines.warehouse.views import apply_views
-from nbclient import NotebookClient
-
 from tests.code_refs.hand_built import SUMMARY_LINES
 from tests.views.console_dataset import load_console
 
@@ -54,8 +54,14 @@ def executed_text(database) -> str:
 
 def test_notebook_shows_locations_and_orphans_or_how_to_scan(console_db, unscanned_db):
     scanned = executed_text(console_db)
-    for expected in ("api: app/banner.go:2; web: src/banner.ts:3, src/banner.ts:9", "remove the flag from the code and keep the path it enables (api, web)",
-                     "ghost_gate", "never existed", "lib/flags.js:2, src/flags.py:7", "<p>Scanned: <code>api</code> at 2026-11-21 09:00 UTC, <code>web</code> (main) at 2026-11-21 09:00 UTC.</p>"):
+    for expected in (
+        "api: app/banner.go:2; web: src/banner.ts:3, src/banner.ts:9",
+        "remove the flag from the code and keep the path it enables (api, web)",
+        "ghost_gate",
+        "never existed",
+        "lib/flags.js:2, src/flags.py:7",
+        "<p>Scanned: <code>api</code> at 2026-11-21 09:00 UTC, <code>web</code> (main) at 2026-11-21 09:00 UTC.</p>",
+    ):
         assert expected in scanned, expected
     unscanned = executed_text(unscanned_db)
     assert "No repository has been scanned yet" in unscanned and "gatehouse code-refs PATH --duckdb" in unscanned

@@ -8,6 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+
 from gatehouse.pipelines.code_refs.scan import (
     DEFAULT_EXCLUDES,
     Entity,
@@ -44,7 +45,10 @@ def found(text: str | bytes, rules: MatchRules = DEFAULT_RULES, entities=ENTITIE
         # an unbalanced quote earlier on the line does not hide the literal after it
         ("it's checked: 'new_checkout'", [("new_checkout", 1, 16, "literal")]),
         # two literals on a line, two lines
-        ('a("pricing", "new_checkout")\nb("new_checkout")', [("pricing", 1, 4, "literal"), ("new_checkout", 1, 15, "literal"), ("new_checkout", 2, 4, "literal")]),
+        (
+            'a("pricing", "new_checkout")\nb("new_checkout")',
+            [("pricing", 1, 4, "literal"), ("new_checkout", 1, 15, "literal"), ("new_checkout", 2, 4, "literal")],
+        ),
         ('x = "dark-mode"', [("dark-mode", 1, 6, "literal")]),
         # a literal never spans lines
         ('"new_checkout\n"', []),
@@ -61,11 +65,19 @@ def test_an_id_counts_only_as_a_whole_string_literal(source, expected):
         ("<new_checkout>", MatchRules(delimiters="\"'`<>"), [("new_checkout", 1, 2, "literal")]),
         ("gate: new_checkout\n", MatchRules(), []),
         ("gate: new_checkout\n", MatchRules(whole_token=True), [("new_checkout", 1, 7, "token")]),
-        ("gates: [new_checkout, dark-mode]", MatchRules(whole_token=True), [("new_checkout", 1, 9, "token"), ("dark-mode", 1, 23, "token")]),
+        (
+            "gates: [new_checkout, dark-mode]",
+            MatchRules(whole_token=True),
+            [("new_checkout", 1, 9, "token"), ("dark-mode", 1, 23, "token")],
+        ),
         # a whole token is still not part of a longer one
         ("gate: new_checkout_v2 new-checkout dark-mode-2", MatchRules(whole_token=True), []),
         # an alias stands for a constant: a whole token or a literal, never part of a longer name
-        ("if gates.check(NEW_CHECKOUT_GATE):", MatchRules(aliases={"NEW_CHECKOUT_GATE": ["new_checkout"]}), [("new_checkout", 1, 16, "alias")]),
+        (
+            "if gates.check(NEW_CHECKOUT_GATE):",
+            MatchRules(aliases={"NEW_CHECKOUT_GATE": ["new_checkout"]}),
+            [("new_checkout", 1, 16, "alias")],
+        ),
         ("NEW_CHECKOUT_GATE_2", MatchRules(aliases={"NEW_CHECKOUT_GATE": ["new_checkout"]}), []),
         # an alias for an id the console does not have finds nothing
         ("UNKNOWN", MatchRules(aliases={"UNKNOWN": ["nope"]}), []),
@@ -85,7 +97,7 @@ def test_options_add_delimiters_whole_tokens_and_aliases(source, rules, expected
         # a known id is reported once, as a literal of its own type
         ('checkGate(user, "new_checkout")', [("gate", "new_checkout", "literal")]),
         ('mycheckGate(user, "ghost")', []),
-        ('checkGate(user, gateName)', []),
+        ("checkGate(user, gateName)", []),
     ],
 )
 def test_sdk_calls_reveal_ids_the_console_does_not_have(source, expected):
@@ -101,7 +113,7 @@ def test_an_id_that_is_both_a_gate_and_a_config_is_both():
 @pytest.mark.parametrize(
     "data, column, text",
     [
-        ('é = "new_checkout"'.encode("utf-8"), 6, 'é = "new_checkout"'),
+        ('é = "new_checkout"'.encode(), 6, 'é = "new_checkout"'),
         ('é = "new_checkout"'.encode("latin-1"), 6, '\ufffd = "new_checkout"'),
         ('"new_checkout" # ünïcode'.encode("utf-16-le").replace(b"\0", b""), 2, None),
         (b'\xff\xfe\x80 "new_checkout"\r\n', 6, '\ufffd\ufffd\ufffd "new_checkout"'),
@@ -148,7 +160,9 @@ def test_excerpt_ends(line, text):
 
 
 def git(root: Path, *args: str) -> None:
-    subprocess.run(["git", "-C", str(root), "-c", "user.email=t@example.com", "-c", "user.name=t", *args], check=True, capture_output=True)
+    subprocess.run(
+        ["git", "-C", str(root), "-c", "user.email=t@example.com", "-c", "user.name=t", *args], check=True, capture_output=True
+    )
 
 
 def write(root: Path, files: dict[str, bytes]) -> None:
@@ -185,14 +199,20 @@ def repository(tmp_path) -> Path:
 def test_a_repository_is_read_through_its_tracked_files(repository, workers):
     repo = open_repository(repository)
     assert (repo.name, repo.is_git, repo.branch, len(repo.commit or "")) == ("web", True, "main", 40)
-    hits, stats = scan_repository(repo, Matcher(ENTITIES), excludes=DEFAULT_EXCLUDES + ("generated/*",), max_file_bytes=1000, workers=workers)
+    hits, stats = scan_repository(
+        repo, Matcher(ENTITIES), excludes=DEFAULT_EXCLUDES + ("generated/*",), max_file_bytes=1000, workers=workers
+    )
     # not: the ignored and untracked files, the binary, the one over 1,000 bytes, node_modules, generated/
     assert [(h.path, h.line, h.column, h.entity_id) for h in hits] == [
         ("docs/readme.md", 1, 6, "pricing"),
         ("src/app.py", 1, 11, "new_checkout"),
     ]
     assert (stats.files_listed, stats.files_scanned, stats.skipped_binary, stats.skipped_large, stats.skipped_excluded) == (
-        7, 3, 1, ["src/big.json"], 2,
+        7,
+        3,
+        1,
+        ["src/big.json"],
+        2,
     )
 
 
@@ -289,7 +309,11 @@ def test_a_folder_git_does_not_track_inside_a_repository_is_a_plain_folder(repos
     write(repository, {"build/out/flags.js": b'check("pricing")\n'})
     repo = open_repository(repository / "build" / "out")
     assert (repo.root, repo.name, repo.is_git, repo.branch, repo.commit) == (
-        (repository / "build" / "out").resolve(), "out", False, None, None,
+        (repository / "build" / "out").resolve(),
+        "out",
+        False,
+        None,
+        None,
     )
     hits, _ = scan_repository(repo, Matcher(ENTITIES))
     assert [(h.path, h.entity_id) for h in hits] == [("flags.js", "pricing")]
@@ -331,4 +355,7 @@ def test_a_folder_with_git_data_but_no_git_command_is_one_line(repository, monke
     monkeypatch.setenv("PATH", str(repository / "no-such-bin"))
     with pytest.raises(ScanInputError) as refused:
         open_repository(repository)
-    assert str(refused.value) == f"{repository}: a git repository, but the git command is not installed: install git to scan its tracked files"
+    assert (
+        str(refused.value)
+        == f"{repository}: a git repository, but the git command is not installed: install git to scan its tracked files"
+    )

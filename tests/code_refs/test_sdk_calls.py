@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from gatehouse.pipelines.code_refs.scan import Entity, Matcher, open_repository, scan_repository
 
+from gatehouse.pipelines.code_refs.scan import Entity, Matcher, open_repository, scan_repository
 from tests.code_refs.test_scan import write
 
 KNOWN = [Entity("gate", "new_checkout")]
@@ -32,11 +32,14 @@ def test_an_orphan_call_of_each_sdk_form_is_found(tmp_path, path, source, expect
     assert [(h.path, h.line, h.entity_type, h.entity_id, h.match_kind) for h in hits] == [(path, 1, *expected, "check_call")]
 
 
-@pytest.mark.parametrize("source", [
-    'on = check_gate(user, "check" + "out")',
-    "on = checkGate(user, 'new_' + suffix)",
-    'on = statsig.CheckGate(user, "prefix_"+name)',
-])
+@pytest.mark.parametrize(
+    "source",
+    [
+        'on = check_gate(user, "check" + "out")',
+        "on = checkGate(user, 'new_' + suffix)",
+        'on = statsig.CheckGate(user, "prefix_"+name)',
+    ],
+)
 def test_an_id_built_by_concatenation_is_no_orphan_call(source):
     # only the literal that is the whole argument is an id: "check" here is a piece of one, not a gate
     assert Matcher(KNOWN).hits(source.encode(), "app.py") == []

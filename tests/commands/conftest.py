@@ -10,14 +10,15 @@ from __future__ import annotations
 import json
 import logging
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
+
 from gatehouse.console_twin.settings import TwinSettings
 from gatehouse.console_twin.twin import ConsoleTwin
 from gatehouse.pipelines.cli.main import main
-
 from tests.secret_scan import CommandOutput, leak_check
 
 # Random-looking values: no 10-character run of one can turn up in an output by chance.
@@ -37,9 +38,7 @@ SECRETS: dict[str, str] = {
     "snowflake_key_passphrase": "Kp-Ug6Wm3Qe9RdH2jL5nB8vX",
     "databricks_access_token": "dapiH4j7Kl0Pz3XsF6gA9qW2eC5r",
     "bigquery_private_key": (
-        "-----BEGIN PRIVATE KEY-----\n"
-        "MIIEvQIBADANBgkqW2e4R6t8Y0u1I3o5P7aS9dFz3Xc6Vb9Nm\n"
-        "-----END PRIVATE KEY-----\n"
+        "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqW2e4R6t8Y0u1I3o5P7aS9dFz3Xc6Vb9Nm\n-----END PRIVATE KEY-----\n"
     ),
 }
 leaked_secrets = leak_check(SECRETS)
@@ -80,7 +79,8 @@ def note_secrets_seen(twin: ConsoleTwin) -> None:
 @pytest.fixture
 def twin() -> ConsoleTwin:
     return ConsoleTwin(
-        "small", seed=3,
+        "small",
+        seed=3,
         settings=TwinSettings(
             api_key=SECRETS["api_key"],
             scim_token=SECRETS["scim_token"],
@@ -134,4 +134,3 @@ def gatehouse(base_url: str, capsys: pytest.CaptureFixture):
         return Run(code, out, err)
 
     return run
-

@@ -56,12 +56,25 @@ def test_bad_file_is_one_line_naming_it(command, problem, twin, gatehouse, tmp_p
 
 INVALID_BODIES = {
     "release-pipeline create": (
-        {"phases": [{"name": "Internal", "timeIntervalMs": -5, "requiredReview": "no",
-                     "rules": [{"name": "r", "conditions": [{"type": "moon_phase"}, {"operator": "any"}]}]}],
-         "trigger": "typo"},
-        ["name: required", "phases[0].timeIntervalMs: must be a non-negative integer",
-         "phases[0].requiredReview: must be a boolean", "phases[0].rules[0].conditions[0].type: unknown condition type 'moon_phase'",
-         "phases[0].rules[0].conditions[1].type: required", "trigger: unknown property"],
+        {
+            "phases": [
+                {
+                    "name": "Internal",
+                    "timeIntervalMs": -5,
+                    "requiredReview": "no",
+                    "rules": [{"name": "r", "conditions": [{"type": "moon_phase"}, {"operator": "any"}]}],
+                }
+            ],
+            "trigger": "typo",
+        },
+        [
+            "name: required",
+            "phases[0].timeIntervalMs: must be a non-negative integer",
+            "phases[0].requiredReview: must be a boolean",
+            "phases[0].rules[0].conditions[0].type: unknown condition type 'moon_phase'",
+            "phases[0].rules[0].conditions[1].type: required",
+            "trigger: unknown property",
+        ],
     ),
     "release-pipeline update": (
         {"name": "Staged", "phases": [{"name": "One", "timeIntervalMs": 1.5, "requiredReview": False, "rules": []}]},
@@ -103,8 +116,10 @@ def test_invalid_body_is_refused_in_a_dry_run_too(command, twin, gatehouse, tmp_
     "argv, message",
     [
         (["--allow", "create_config"], "unknown role flag 'create_config' (did you mean create_configs?)"),
-        (["--allow", "create_configs,fly_rockets", "--allow", "approve_review"],
-         "unknown role flags 'fly_rockets', 'approve_review' (did you mean approve_reviews?)"),
+        (
+            ["--allow", "create_configs,fly_rockets", "--allow", "approve_review"],
+            "unknown role flags 'fly_rockets', 'approve_review' (did you mean approve_reviews?)",
+        ),
     ],
 )
 def test_unknown_role_flag_lists_the_valid_ones(argv, message, twin, gatehouse):

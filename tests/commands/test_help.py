@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 import pytest
+
 from gatehouse.pipelines.cli.main import build_parser, main
 
 
@@ -17,17 +18,25 @@ def command_paths(parser: argparse.ArgumentParser, prefix: tuple[str, ...] = ())
     return paths
 
 
-CONSOLE = next(
-    action.choices["console"] for action in build_parser()._actions if isinstance(action, argparse._SubParsersAction)
-)
+CONSOLE = next(action.choices["console"] for action in build_parser()._actions if isinstance(action, argparse._SubParsersAction))
 PATHS = [("console",) + path for path in command_paths(CONSOLE)]
 
 
 def test_every_operation_of_the_interface_has_a_command():
     leaves = {" ".join(path[1:]) for path in PATHS if not any(other[: len(path)] == path and other != path for other in PATHS)}
     assert leaves == {
-        "gate", "gates", "holdout", "dynamic-configs", "qualifying-events", "exposures", "ingestion-run",
-        "unarchive-config", "release-pipeline create", "release-pipeline update", "role create", "wh-connection set",
+        "gate",
+        "gates",
+        "holdout",
+        "dynamic-configs",
+        "qualifying-events",
+        "exposures",
+        "ingestion-run",
+        "unarchive-config",
+        "release-pipeline create",
+        "release-pipeline update",
+        "role create",
+        "wh-connection set",
         "scim group-patch",
     }
 

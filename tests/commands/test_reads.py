@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 
 import pytest
-from gatehouse.console_twin import PaginationStyle
 
+from gatehouse.console_twin import PaginationStyle
 from tests.commands.conftest import SECRETS
 
 
@@ -36,8 +36,16 @@ ENTITY_READS = {
 
 LIST_READS = {
     "gates": (lambda twin: [g["id"] for g in twin.organisation.listed_gates()], "id", "/console/v1/gates"),
-    "dynamic-configs": (lambda twin: [c["id"] for c in twin.organisation.listed_dynamic_configs()], "id", "/console/v1/dynamic_configs"),
-    "qualifying-events": (lambda twin: [e["name"] for e in twin.organisation.qualifying_events], "name", "/console/v1/experiments/qualifying_events"),
+    "dynamic-configs": (
+        lambda twin: [c["id"] for c in twin.organisation.listed_dynamic_configs()],
+        "id",
+        "/console/v1/dynamic_configs",
+    ),
+    "qualifying-events": (
+        lambda twin: [e["name"] for e in twin.organisation.qualifying_events],
+        "name",
+        "/console/v1/experiments/qualifying_events",
+    ),
 }
 
 
@@ -104,15 +112,24 @@ def test_list_as_table_has_one_row_per_item(command, twin, gatehouse):
 
 GATE_FILTERS = [
     (["--type", "STALE"], {"type": ["STALE"]}, lambda gate, facts: gate["type"] == "STALE"),
-    (["--typeReason", "STALE_PROBABLY_DEAD_CHECK"], {"typeReason": ["STALE_PROBABLY_DEAD_CHECK"]},
-     lambda gate, facts: gate["typeReason"] == "STALE_PROBABLY_DEAD_CHECK"),
-    (["--id-type", "userID", "--idType", "stableID"], {"idType": ["userID", "stableID"]},
-     lambda gate, facts: gate["idType"] in ("userID", "stableID")),
+    (
+        ["--typeReason", "STALE_PROBABLY_DEAD_CHECK"],
+        {"typeReason": ["STALE_PROBABLY_DEAD_CHECK"]},
+        lambda gate, facts: gate["typeReason"] == "STALE_PROBABLY_DEAD_CHECK",
+    ),
+    (
+        ["--id-type", "userID", "--idType", "stableID"],
+        {"idType": ["userID", "stableID"]},
+        lambda gate, facts: gate["idType"] in ("userID", "stableID"),
+    ),
     (["--rollout-rate", "0", "--rollout-rate", "100"], {"rolloutRate": ["0", "100"]}, None),
     (["--pass-rate", "INBETWEEN"], {"passRate": ["INBETWEEN"]}, None),
     (["--release-pipeline-id", "rp-none"], {"releasePipelineID": ["rp-none"]}, lambda gate, facts: False),
-    (["--creator-id", "nobody", "--creator-name", "Nobody"], {"creatorID": ["nobody"], "creatorName": ["Nobody"]},
-     lambda gate, facts: False),
+    (
+        ["--creator-id", "nobody", "--creator-name", "Nobody"],
+        {"creatorID": ["nobody"], "creatorName": ["Nobody"]},
+        lambda gate, facts: False,
+    ),
 ]
 
 

@@ -61,12 +61,16 @@ def test_an_option_a_command_has_is_not_taken_for_a_secret(twin, gatehouse, tmp_
     assert '"accessToken": "***"' in run.out and twin.requests == []
 
 
-@pytest.mark.parametrize("argv", [
-    ["run", "--api-key", "console-sentinel-key-0001", "--no-progress"],
-    ["sql", "--password=sentinel-password-0002", "select 1"],
-    ["report", "--token", "-sentinel-token-0003"],
-    ["--apiKey", "console-sentinel-key-0004", "views"],
-], ids=["run", "sql", "report", "before any command"])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["run", "--api-key", "console-sentinel-key-0001", "--no-progress"],
+        ["sql", "--password=sentinel-password-0002", "select 1"],
+        ["report", "--token", "-sentinel-token-0003"],
+        ["--apiKey", "console-sentinel-key-0004", "views"],
+    ],
+    ids=["run", "sql", "report", "before any command"],
+)
 def test_a_secret_typed_as_an_option_of_any_command_is_refused_without_its_value(argv, capsys):
     from gatehouse.pipelines.cli.main import main
 

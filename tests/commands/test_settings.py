@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
+
 from gatehouse.pipelines.cli.console.client_options import client_options_from_config
 from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.logs import redacting_filter
 from gatehouse.sources.console.errors import ConfigurationError
-
 from tests.commands.conftest import SECRETS
 
 

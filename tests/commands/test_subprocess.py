@@ -40,8 +40,18 @@ def test_list_as_table(twin, env):
 
 def test_dry_run_of_a_warehouse_connection(twin, env):
     done = gatehouse_process(
-        "console", "wh-connection", "set", "--databricks", "--host", "h", "--path", "p", "--staging-database", "d",
-        "--dry-run", env={**env, "GATEHOUSE_DATABRICKS_ACCESS_TOKEN": SECRETS["databricks_access_token"]},
+        "console",
+        "wh-connection",
+        "set",
+        "--databricks",
+        "--host",
+        "h",
+        "--path",
+        "p",
+        "--staging-database",
+        "d",
+        "--dry-run",
+        env={**env, "GATEHOUSE_DATABRICKS_ACCESS_TOKEN": SECRETS["databricks_access_token"]},
     )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["body"]["databricks"]["accessToken"] == "***"
@@ -50,7 +60,9 @@ def test_dry_run_of_a_warehouse_connection(twin, env):
 
 def test_rejected_key_in_a_verbose_run(twin, env):
     holdout = twin.holdout_ids[0]
-    done = gatehouse_process("-vv", "console", "holdout", holdout, env={**env, "SOURCES__CONSOLE__API_KEY": SECRETS["wrong_api_key"]})
+    done = gatehouse_process(
+        "-vv", "console", "holdout", holdout, env={**env, "SOURCES__CONSOLE__API_KEY": SECRETS["wrong_api_key"]}
+    )
     assert done.returncode == 2
     assert done.stderr.strip().splitlines()[-1].startswith("gatehouse: error: the console rejected the API key (HTTP 401)")
     assert twin.requests[0].headers["service-api-key"] == SECRETS["wrong_api_key"]

@@ -9,35 +9,71 @@ import yaml
 
 from tests.commands.conftest import SECRETS
 
-DATABRICKS = ["--databricks", "--host", "dbc-1234.cloud.databricks.com", "--path", "/sql/1.0/warehouses/abc",
-              "--staging-database", "gh_staging"]
-SNOWFLAKE = ["--snowflake", "--account-name", "acme-eu", "--service-user-name", "SVC_GH", "--staging-database-name",
-             "ANALYTICS", "--staging-schema-name", "GH_STAGING", "--compute-warehouse", "GH_WH"]
+DATABRICKS = [
+    "--databricks",
+    "--host",
+    "dbc-1234.cloud.databricks.com",
+    "--path",
+    "/sql/1.0/warehouses/abc",
+    "--staging-database",
+    "gh_staging",
+]
+SNOWFLAKE = [
+    "--snowflake",
+    "--account-name",
+    "acme-eu",
+    "--service-user-name",
+    "SVC_GH",
+    "--staging-database-name",
+    "ANALYTICS",
+    "--staging-schema-name",
+    "GH_STAGING",
+    "--compute-warehouse",
+    "GH_WH",
+]
 BIGQUERY = ["--bigquery", "--project", "acme-exp", "--staging-dataset", "gh_staging", "--console-compute-project", "acme-console"]
 
 DATABRICKS_FIELDS = {"host": "dbc-1234.cloud.databricks.com", "path": "/sql/1.0/warehouses/abc", "stagingDatabase": "gh_staging"}
-SNOWFLAKE_FIELDS = {"accountName": "acme-eu", "serviceUserName": "SVC_GH", "stagingDatabaseName": "ANALYTICS",
-                    "stagingSchemaName": "GH_STAGING", "computeWarehouse": "GH_WH"}
+SNOWFLAKE_FIELDS = {
+    "accountName": "acme-eu",
+    "serviceUserName": "SVC_GH",
+    "stagingDatabaseName": "ANALYTICS",
+    "stagingSchemaName": "GH_STAGING",
+    "computeWarehouse": "GH_WH",
+}
 BIGQUERY_FIELDS = {"project": "acme-exp", "stagingDataset": "gh_staging", "consoleComputeProject": "acme-console"}
 
 # name -> (options, environment, secrets file content or None, body sent)
 CONNECTIONS = {
     "databricks from the environment": (
-        DATABRICKS, {"GATEHOUSE_DATABRICKS_ACCESS_TOKEN": SECRETS["databricks_access_token"]}, None,
+        DATABRICKS,
+        {"GATEHOUSE_DATABRICKS_ACCESS_TOKEN": SECRETS["databricks_access_token"]},
+        None,
         {"databricks": {**DATABRICKS_FIELDS, "accessToken": SECRETS["databricks_access_token"]}},
     ),
     "snowflake password from the environment": (
-        SNOWFLAKE, {"GATEHOUSE_SNOWFLAKE_PASSWORD": SECRETS["snowflake_password"]}, None,
+        SNOWFLAKE,
+        {"GATEHOUSE_SNOWFLAKE_PASSWORD": SECRETS["snowflake_password"]},
+        None,
         {"snowflake": {**SNOWFLAKE_FIELDS, "serviceUserPassword": SECRETS["snowflake_password"]}},
     ),
     "snowflake key pair from a secrets file": (
-        SNOWFLAKE + ["--console-compute-warehouse", "GH_CONSOLE_WH"], {},
+        SNOWFLAKE + ["--console-compute-warehouse", "GH_CONSOLE_WH"],
+        {},
         {"snowflake": {"privateKey": SECRETS["snowflake_private_key"], "keyPassPhrase": SECRETS["snowflake_key_passphrase"]}},
-        {"snowflake": {**SNOWFLAKE_FIELDS, "consoleComputeWarehouse": "GH_CONSOLE_WH",
-                       "privateKey": SECRETS["snowflake_private_key"], "keyPassPhrase": SECRETS["snowflake_key_passphrase"]}},
+        {
+            "snowflake": {
+                **SNOWFLAKE_FIELDS,
+                "consoleComputeWarehouse": "GH_CONSOLE_WH",
+                "privateKey": SECRETS["snowflake_private_key"],
+                "keyPassPhrase": SECRETS["snowflake_key_passphrase"],
+            }
+        },
     ),
     "bigquery key from the environment": (
-        BIGQUERY, {"GATEHOUSE_BIGQUERY_PRIVATE_KEY": SECRETS["bigquery_private_key"]}, None,
+        BIGQUERY,
+        {"GATEHOUSE_BIGQUERY_PRIVATE_KEY": SECRETS["bigquery_private_key"]},
+        None,
         {"bigquery": {**BIGQUERY_FIELDS, "privateKey": SECRETS["bigquery_private_key"]}},
     ),
 }

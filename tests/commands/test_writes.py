@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import pytest
 import yaml
-from gatehouse.sources.console.constants import ROLE_PERMISSION_FLAGS
 
+from gatehouse.sources.console.constants import ROLE_PERMISSION_FLAGS
 from tests.commands.conftest import SECRETS
 
 PIPELINE = {
@@ -73,31 +73,62 @@ class Write:
 WRITES = {
     "unarchive-config": Write(
         lambda twin, tmp: ["unarchive-config", archived_config(twin), "--reason", "needed for the spring sale"],
-        "PUT", lambda twin: f"/console/v1/dynamic_configs/{archived_config(twin)}/unarchive",
+        "PUT",
+        lambda twin: f"/console/v1/dynamic_configs/{archived_config(twin)}/unarchive",
         {"unarchiveReason": "needed for the spring sale"},
     ),
     "release-pipeline create": Write(
         lambda twin, tmp: ["release-pipeline", "create", "--file", write_file(tmp, "pipeline.yaml", PIPELINE)],
-        "POST", lambda twin: "/console/v1/release_pipelines", PIPELINE, create=True,
+        "POST",
+        lambda twin: "/console/v1/release_pipelines",
+        PIPELINE,
+        create=True,
     ),
     "release-pipeline update": Write(
-        lambda twin, tmp: ["release-pipeline", "update", any_pipeline(twin), "--file", write_file(tmp, "pipeline.json", PIPELINE)],
-        "POST", lambda twin: f"/console/v1/release_pipelines/{any_pipeline(twin)}", PIPELINE,
+        lambda twin, tmp: [
+            "release-pipeline",
+            "update",
+            any_pipeline(twin),
+            "--file",
+            write_file(tmp, "pipeline.json", PIPELINE),
+        ],
+        "POST",
+        lambda twin: f"/console/v1/release_pipelines/{any_pipeline(twin)}",
+        PIPELINE,
     ),
     "role create --allow": Write(
-        lambda twin, tmp: ["role", "create", "Release manager", "--allow", "create_release_pipelines,approve_reviews",
-                           "--allow", "verify_metrics"],
-        "POST", lambda twin: "/console/v1/roles",
-        role_body("Release manager", "create_release_pipelines", "approve_reviews", "verify_metrics"), create=True,
+        lambda twin, tmp: [
+            "role",
+            "create",
+            "Release manager",
+            "--allow",
+            "create_release_pipelines,approve_reviews",
+            "--allow",
+            "verify_metrics",
+        ],
+        "POST",
+        lambda twin: "/console/v1/roles",
+        role_body("Release manager", "create_release_pipelines", "approve_reviews", "verify_metrics"),
+        create=True,
     ),
     "role create --file": Write(
-        lambda twin, tmp: ["role", "create", "--file",
-                           write_file(tmp, "role.yaml", {"name": "Auditor", "permissions": ["use_metrics_explorer"]})],
-        "POST", lambda twin: "/console/v1/roles", role_body("Auditor", "use_metrics_explorer"), create=True,
+        lambda twin, tmp: [
+            "role",
+            "create",
+            "--file",
+            write_file(tmp, "role.yaml", {"name": "Auditor", "permissions": ["use_metrics_explorer"]}),
+        ],
+        "POST",
+        lambda twin: "/console/v1/roles",
+        role_body("Auditor", "use_metrics_explorer"),
+        create=True,
     ),
     "scim group-patch": Write(
         lambda twin, tmp: ["scim", "group-patch", any_group(twin), "--file", write_file(tmp, "patch.yaml", SCIM_PATCH)],
-        "PATCH", lambda twin: f"/scim/Groups/{any_group(twin)}", SCIM_PATCH, scim=True,
+        "PATCH",
+        lambda twin: f"/scim/Groups/{any_group(twin)}",
+        SCIM_PATCH,
+        scim=True,
     ),
 }
 CREATES = [name for name, write in WRITES.items() if write.create]
@@ -141,7 +172,10 @@ def test_role_file_may_give_a_mapping_and_name_on_the_command_line_wins(twin, ga
     path = write_file(tmp_path, "role.json", {"name": "ignored", "permissions": {"create_teams": True, "create_configs": False}})
     run = gatehouse("role", "create", "Team lead", "--file", path)
     assert run.code == 0, run.err
-    assert json.loads(twin.requests[0].body) == {"name": "Team lead", "permissions": {"create_teams": True, "create_configs": False}}
+    assert json.loads(twin.requests[0].body) == {
+        "name": "Team lead",
+        "permissions": {"create_teams": True, "create_configs": False},
+    }
 
 
 def test_file_from_stdin(twin, gatehouse, monkeypatch):
@@ -221,8 +255,17 @@ REJECTED = {
     ),
     "SCIM path the console refuses": (
         lambda twin, tmp: None,
-        lambda twin, tmp: ["scim", "group-patch", any_group(twin), "--file", write_file(
-            tmp, "patch.json", {"Operations": [{"op": "replace", "path": "displayName", "value": [{"value": "a", "display": "b"}]}]})],
+        lambda twin, tmp: [
+            "scim",
+            "group-patch",
+            any_group(twin),
+            "--file",
+            write_file(
+                tmp,
+                "patch.json",
+                {"Operations": [{"op": "replace", "path": "displayName", "value": [{"value": "a", "display": "b"}]}]},
+            ),
+        ],
         "Operations[0].path: must be one of members",
     ),
 }
@@ -232,12 +275,17 @@ REJECTED = {
 def test_400_shows_the_console_field_errors(case, twin, gatehouse, tmp_path):
     arrange, argv, field_error = REJECTED[case]
     arrange(twin, tmp_path)
-    before = json.dumps([twin.organisation.roles, twin.organisation.dynamic_configs, twin.organisation.scim_groups], sort_keys=True)
+    before = json.dumps(
+        [twin.organisation.roles, twin.organisation.dynamic_configs, twin.organisation.scim_groups], sort_keys=True
+    )
     run = gatehouse(*argv(twin, tmp_path))
     assert run.code == 2
     assert "400" in run.error_line and field_error in run.error_line
     assert [r.status for r in twin.requests] == [400]
-    assert json.dumps([twin.organisation.roles, twin.organisation.dynamic_configs, twin.organisation.scim_groups], sort_keys=True) == before
+    assert (
+        json.dumps([twin.organisation.roles, twin.organisation.dynamic_configs, twin.organisation.scim_groups], sort_keys=True)
+        == before
+    )
 
 
 @pytest.mark.parametrize("name", WRITES)
@@ -264,7 +312,13 @@ def test_forbidden_key_says_which_permission_is_needed(name, twin, gatehouse, tm
 
 NOT_FOUND = {
     "unarchive-config": lambda tmp: ["unarchive-config", "no-such-config"],
-    "release-pipeline update": lambda tmp: ["release-pipeline", "update", "no-such-pipeline", "--file", write_file(tmp, "p.json", PIPELINE)],
+    "release-pipeline update": lambda tmp: [
+        "release-pipeline",
+        "update",
+        "no-such-pipeline",
+        "--file",
+        write_file(tmp, "p.json", PIPELINE),
+    ],
     "scim group-patch": lambda tmp: ["scim", "group-patch", "no-such-group", "--file", write_file(tmp, "p.json", SCIM_PATCH)],
 }
 

@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import re
 import threading
-from typing import Iterator
+from collections.abc import Iterator
 
 import httpx
 import pytest
+
 from gatehouse.console_twin import ConsoleTwin, TwinSettings
 from gatehouse.sources.console.client import ENDPOINTS, ClientOptions, ConsoleClient, Endpoint, WriteResult
 from gatehouse.sources.console.errors import AuthError, ForbiddenError, NotFoundError, ValidationError
-
 from tests.client.openapi_check import validate_request
 
 # Random-looking like real keys: a secret made of words would (rightly) mask those words in messages too.

@@ -42,8 +42,9 @@ class DbtBuild:
 
 
 def load_second_project(destination: Any, work: Path) -> None:
-    pipeline = dlt.pipeline(pipeline_name="hand_built_web", destination=destination, dataset_name=PROJECT_DATASET,
-                            pipelines_dir=str(work / "dlt_web"))
+    pipeline = dlt.pipeline(
+        pipeline_name="hand_built_web", destination=destination, dataset_name=PROJECT_DATASET, pipelines_dir=str(work / "dlt_web")
+    )
     for load in (1, 2):
         pipeline.run(hand_built_console(load))
 
@@ -67,8 +68,17 @@ def duckdb_build(tmp_path_factory) -> DbtBuild:
     loaded = gatehouse("run", "--demo", "--duckdb", str(database), "--no-progress")
     assert loaded.returncode == 0, loaded.stderr[-3000:]
     project = downstream_project(work)
-    (work / "profiles.yml").write_text(yaml.safe_dump({"flag_cleanup": {"target": "duckdb", "outputs": {"duckdb": {
-        "type": "duckdb", "path": str(database), "schema": DOWNSTREAM_SCHEMA, "threads": 2}}}}), encoding="utf-8")
+    (work / "profiles.yml").write_text(
+        yaml.safe_dump(
+            {
+                "flag_cleanup": {
+                    "target": "duckdb",
+                    "outputs": {"duckdb": {"type": "duckdb", "path": str(database), "schema": DOWNSTREAM_SCHEMA, "threads": 2}},
+                }
+            }
+        ),
+        encoding="utf-8",
+    )
     # in a process of its own: dbt-duckdb keeps its connection to the file open for the rest of the process.
     # The profile is the only one dbt reads (never a user's ~/.dbt); `deps` installs the package by its path.
     script = (

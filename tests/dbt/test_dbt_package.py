@@ -9,13 +9,13 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.models import dbt_package
 from gatehouse.pipelines.models.build import DEFAULT_PARAMETERS
 from gatehouse.pipelines.models.graph import view_definitions
 from gatehouse.pipelines.warehouse.dbt_build import DBT_SCHEMA, build_with_dbt
 from gatehouse.pipelines.warehouse.destination import Destination
-
 from tests.dbt.conftest import DOWNSTREAM_SCHEMA
 
 DEFINITIONS = view_definitions()

@@ -17,18 +17,19 @@ import os
 import shutil
 import sys
 import threading
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import duckdb
 import pytest
+
 from gatehouse.console_twin import ConsoleTwin, TwinSettings
 from gatehouse.pipelines.cli.main import main
 from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.run.steps import RunOptions, RunSummary, run_extraction
 from gatehouse.pipelines.warehouse.destination import Destination
-
 from tests.conftest import closed_port, made_once
 from tests.drills.snapshot import Snapshot, snapshot
 
@@ -63,7 +64,9 @@ def source_args(twin: ConsoleTwin, base_url: str, **overrides: Any) -> dict[str,
     return args
 
 
-def load(twin: ConsoleTwin, base_url: str, duckdb_path: Path, lock_timeout_s: float | None = None, **overrides: Any) -> RunSummary:
+def load(
+    twin: ConsoleTwin, base_url: str, duckdb_path: Path, lock_timeout_s: float | None = None, **overrides: Any
+) -> RunSummary:
     """One `gatehouse run` in this process; its state lives beside the DuckDB file, as in production."""
     return run_extraction(
         RunOptions(
@@ -209,8 +212,9 @@ def clean_environment(**extra: str) -> dict[str, str]:
         name: value
         for name, value in os.environ.items()
         # DLT_PROJECT_DIR too: a command reads the .dlt/ of the folder it runs in, as a user's does
-        if not name.startswith(("SOURCES__", "DESTINATION__", "GATEHOUSE_", "RUNTIME__", "EXTRACT__", "LOAD__", "NORMALIZE__",
-                                "DLT_PROJECT_DIR"))
+        if not name.startswith(
+            ("SOURCES__", "DESTINATION__", "GATEHOUSE_", "RUNTIME__", "EXTRACT__", "LOAD__", "NORMALIZE__", "DLT_PROJECT_DIR")
+        )
         or name == "GATEHOUSE__REPORT__KERNELS"  # the suite's own (tests/conftest.py)
     }
     return {**kept, "RUNTIME__DLTHUB_TELEMETRY": "false", **extra}
@@ -236,7 +240,9 @@ def error_lines(err: str) -> list[str]:
     return [line for line in err.splitlines() if line.startswith("gatehouse: error:")]
 
 
-def refused_run(env: pytest.MonkeyPatch, capsys: pytest.CaptureFixture, twin: ConsoleTwin, base_url: str, *destination: str) -> str:
+def refused_run(
+    env: pytest.MonkeyPatch, capsys: pytest.CaptureFixture, twin: ConsoleTwin, base_url: str, *destination: str
+) -> str:
     """`gatehouse run` pointed at `twin` into a warehouse a run against another console loaded: it must fail
     (exit 2); its one error line. The twin's request log starts with this run."""
     point_at(env, twin, base_url)
@@ -259,7 +265,9 @@ def run_environment(twin: ConsoleTwin, base_url: str, **extra: str) -> dict[str,
 Query = Callable[[str], list[tuple]]
 
 
-def duckdb_destination(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> tuple[list[str], Query]:
+def duckdb_destination(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
+) -> tuple[list[str], Query]:
     """A run's destination flags for a DuckDB file in `tmp_path`, and a query of it: one side of a test that runs on
     DuckDB and on PostgreSQL alike (`postgres_destination`)."""
     path = tmp_path / "gatehouse.duckdb"

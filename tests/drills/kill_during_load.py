@@ -13,6 +13,7 @@ import signal
 import sys
 
 from dlt.common.storages.load_package import PackageStorage
+
 from gatehouse.pipelines.cli.main import main
 
 _complete_job = PackageStorage.complete_job

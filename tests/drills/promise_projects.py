@@ -12,16 +12,16 @@ import contextlib
 import json
 import shutil
 import threading
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import duckdb
 import pytest
+
 from gatehouse.console_twin import ConsoleTwin, TwinSettings
 from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.run.scheduled import run_scheduled
 from gatehouse.pipelines.warehouse.destination import Destination
-
 from tests.conftest import made_once
 from tests.drills.conftest import load, make_twin, source_args
 from tests.drills.promises import AFTER_LOAD, STEPS, break_console, broken_warehouse, heal
@@ -76,8 +76,10 @@ COMPARED_VIEWS = ("stale_gates_by_owner", "exposure_growth", "exposure_srm", "in
 def view_rows(path: Path, view: str, project: str) -> list[tuple]:
     with duckdb.connect(str(path), read_only=True) as connection:
         columns = [row[0] for row in connection.execute(f"describe analytics.{view}").fetchall() if row[0] != "project"]
-        return sorted(connection.execute(f"select {', '.join(columns)} from analytics.{view} where project = ?",
-                                         [project]).fetchall(), key=repr)
+        return sorted(
+            connection.execute(f"select {', '.join(columns)} from analytics.{view} where project = ?", [project]).fetchall(),
+            key=repr,
+        )
 
 
 @contextlib.contextmanager
@@ -109,8 +111,9 @@ def database_rows(path: Path, dataset: str, table: str) -> int:
         return connection.execute(f"select count(*) from {dataset}.{table}").fetchone()[0]
 
 
-def three_projects_one_failing_at(step: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                  single_loads: dict[str, tuple[dict, int, Path]]) -> None:
+def three_projects_one_failing_at(
+    step: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, single_loads: dict[str, tuple[dict, int, Path]]
+) -> None:
     database = tmp_path / "gatehouse.duckdb"
     twins = {name: organisation(name) for name in PROJECTS}
     with twins["web"].serve() as web, twins["mobile"].serve() as mobile, twins["tools"].serve() as tools:
@@ -167,8 +170,10 @@ def three_projects_one_failing_at(step: str, tmp_path: Path, monkeypatch: pytest
             else:
                 assert run()["tools"].error
         for name in HEALTHY:  # three runs, each recorded
-            assert_same_tables(snapshot(database, f"console_{name}"),
-                               repeated(single_loads[name][0], "console.extraction_runs", 3),
-                               f"project {name}'s dataset after tools failed again")
+            assert_same_tables(
+                snapshot(database, f"console_{name}"),
+                repeated(single_loads[name][0], "console.extraction_runs", 3),
+                f"project {name}'s dataset after tools failed again",
+            )
         if step not in AFTER_LOAD:
             assert_same_tables(snapshot(database, "console_tools"), tools_loaded, "tools' dataset after it failed again")

@@ -11,11 +11,12 @@ snapshot), which several projects share.
 from __future__ import annotations
 
 import contextlib
-from typing import Iterator
+from collections.abc import Iterator
 
 import dlt
 import pytest
 from dlt.destinations.exceptions import DatabaseTransientException
+
 from gatehouse.console_twin import ConsoleTwin, Fault, PaginationStyle
 from gatehouse.console_twin.settings import default_pagination
 from gatehouse.pipelines.warehouse.destination import Destination

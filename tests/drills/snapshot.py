@@ -79,14 +79,9 @@ def _identity(text: str) -> str:
 
 def base_tables(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str]]:
     rows = con.execute(
-        "select table_schema, table_name from information_schema.tables"
-        " where table_type = 'BASE TABLE' order by 1, 2"
+        "select table_schema, table_name from information_schema.tables where table_type = 'BASE TABLE' order by 1, 2"
     ).fetchall()
-    return [
-        (schema, table)
-        for schema, table in rows
-        if not table.startswith("_dlt") and not schema.endswith("_staging")
-    ]
+    return [(schema, table) for schema, table in rows if not table.startswith("_dlt") and not schema.endswith("_staging")]
 
 
 def snapshot(duckdb_path: Path | str, dataset: str | None = None) -> Snapshot:

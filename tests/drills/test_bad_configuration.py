@@ -7,12 +7,12 @@ database loaded before by a fault-free run: the failed run must leave it exactly
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import pytest
-from gatehouse.pipelines.cli.main import main
 
+from gatehouse.pipelines.cli.main import main
 from tests.conftest import closed_port
 from tests.drills.conftest import copy_database, make_twin
 from tests.drills.snapshot import assert_same_tables, snapshot
@@ -50,12 +50,22 @@ CASES = {
         ("sources.console.base_url", "could not connect"),
     ),
     "non-http base URL": Case(lambda url: with_key("ftp://console.example.com"), ("sources.console.base_url", "http"), False),
-    "base URL with the API prefix": Case(lambda url: with_key(url + "/console/v1"), ("sources.console.base_url", "/console/v1"), False),
-    "experiment ids not JSON": Case(lambda url: with_key(url, EXPERIMENT_IDS="exp_a, exp_b"), ("sources.console.experiment_ids", "JSON list"), False),
-    "holdout ids not a list": Case(lambda url: with_key(url, HOLDOUT_IDS='{"h1": true}'), ("sources.console.holdout_ids", "JSON list"), False),
-    "run ids truncated JSON": Case(lambda url: with_key(url, INGESTION_RUN_IDS='["r1", "r2"'), ("sources.console.ingestion_run_ids", "JSON list"), False),
+    "base URL with the API prefix": Case(
+        lambda url: with_key(url + "/console/v1"), ("sources.console.base_url", "/console/v1"), False
+    ),
+    "experiment ids not JSON": Case(
+        lambda url: with_key(url, EXPERIMENT_IDS="exp_a, exp_b"), ("sources.console.experiment_ids", "JSON list"), False
+    ),
+    "holdout ids not a list": Case(
+        lambda url: with_key(url, HOLDOUT_IDS='{"h1": true}'), ("sources.console.holdout_ids", "JSON list"), False
+    ),
+    "run ids truncated JSON": Case(
+        lambda url: with_key(url, INGESTION_RUN_IDS='["r1", "r2"'), ("sources.console.ingestion_run_ids", "JSON list"), False
+    ),
     "page size not a number": Case(lambda url: with_key(url, PAGE_SIZE="ten"), ("sources.console.page_size",), False),
-    "unknown destination": Case(lambda url: with_key(url), ("--destination", "warehouse9"), False, ("--destination", "warehouse9")),
+    "unknown destination": Case(
+        lambda url: with_key(url), ("--destination", "warehouse9"), False, ("--destination", "warehouse9")
+    ),
     "destination that cannot be reached": Case(
         lambda url: with_key(url), ("destination postgres: ", "Connection refused"), False, ("--destination", "postgres")
     ),
@@ -75,7 +85,9 @@ def test_bad_configuration_fails_with_one_line_naming_the_setting(case, referenc
     with twin.serve() as base_url:
         for name, value in CASES[case].settings(base_url).items():
             monkeypatch.setenv(f"SOURCES__CONSOLE__{name}", value)
-        monkeypatch.setenv("DESTINATION__POSTGRES__CREDENTIALS", f"postgresql://loader:{POSTGRES_PASSWORD}@127.0.0.1:{closed_port()}/dw")
+        monkeypatch.setenv(
+            "DESTINATION__POSTGRES__CREDENTIALS", f"postgresql://loader:{POSTGRES_PASSWORD}@127.0.0.1:{closed_port()}/dw"
+        )
         monkeypatch.setenv("DLT_DATA_DIR", str(tmp_path / "dlt"))  # where a pipeline of another destination keeps its state
         capsys.readouterr()
         code = main(["run", "--no-progress", "--duckdb", str(database), *CASES[case].options])

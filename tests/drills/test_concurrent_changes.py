@@ -13,13 +13,13 @@ organisation between the same runs, so after the convergence run both databases 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import duckdb
+
 from gatehouse.console_twin import ConsoleTwin
 from gatehouse.console_twin.settings import PageServed
-
 from tests.drills.conftest import load, make_twin
 from tests.drills.snapshot import Snapshot, assert_same_tables, snapshot
 
@@ -31,7 +31,7 @@ class Churn:
     """An `after_page` hook: after the listed gate pages are served, it creates and deletes gates and
     remembers what it did, so that a reference twin can replay it."""
 
-    plan: Callable[[PageServed, "Churn"], list[Change]]
+    plan: Callable[[PageServed, Churn], list[Change]]
     done: list[Change] = field(default_factory=list)
 
     def __call__(self, served: PageServed) -> None:

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from gatehouse.pipelines.warehouse.destination import Destination
 
+from gatehouse.pipelines.warehouse.destination import Destination
 from tests.drills.conftest import (
     Drill,
     copy_database,
@@ -101,7 +101,9 @@ def test_a_file_taken_mid_run_is_loaded_once_it_is_free(drill, reference, caplog
     with caplog.at_level("WARNING", logger="gatehouse.destination"):
         drill.run(lock_timeout_s=120)
     assert holders, "the file was held while the run extracted"
-    assert any(f"(PID {holders[0].pid})" in r.getMessage() and "held open by" in r.getMessage() for r in caplog.records), caplog.text
+    assert any(f"(PID {holders[0].pid})" in r.getMessage() and "held open by" in r.getMessage() for r in caplog.records), (
+        caplog.text
+    )
     holders[0].process.wait(timeout=30)
     assert_same_tables(drill.snapshot(), reference)
 
@@ -129,8 +131,14 @@ def test_two_runs_at_once_load_one_after_the_other(tmp_path, reference_after_two
     with twin.serve() as base_url:
         env = run_environment(twin, base_url)
         runs = [
-            subprocess.Popen([*gatehouse_command(), "run", "--no-progress", "--duckdb", "gatehouse.duckdb"],
-                             env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+            subprocess.Popen(
+                [*gatehouse_command(), "run", "--no-progress", "--duckdb", "gatehouse.duckdb"],
+                env=env,
+                cwd=tmp_path,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )  # fmt: skip
             for _ in range(2)
         ]
         results = [(run.wait(timeout=300), *run.communicate()) for run in runs]

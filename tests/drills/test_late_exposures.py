@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import duckdb
 import pytest
+
 from gatehouse.console_twin import ConsoleTwin
 from gatehouse.sources.console.constants import CUMULATIVE_EXPOSURES_PATH
 from gatehouse.sources.console.settings import DEFAULT_LATE_EXPOSURE_DAYS
@@ -39,18 +40,14 @@ def statuses(path) -> dict[str, tuple]:
 
 def exposures_requested(twin: ConsoleTwin) -> set[str]:
     prefix, suffix = CUMULATIVE_EXPOSURES_PATH.split("{id}")
-    return {
-        r.path[len(prefix) : -len(suffix)] for r in twin.requests if r.path.startswith(prefix) and r.path.endswith(suffix)
-    }
+    return {r.path[len(prefix) : -len(suffix)] for r in twin.requests if r.path.startswith(prefix) and r.path.endswith(suffix)}
 
 
 @pytest.mark.parametrize("late_by", [2, DEFAULT_LATE_EXPOSURE_DAYS])
 def test_a_late_series_is_requested_every_run_and_catches_up_at_once(drill, late_by):
     drill.run()
     running = {
-        experiment_id
-        for experiment_id, experiment in drill.twin.organisation.experiments.items()
-        if experiment.ended_on is None
+        experiment_id for experiment_id, experiment in drill.twin.organisation.experiments.items() if experiment.ended_on is None
     }
     assert running, "the organisation has running experiments"
 

@@ -10,8 +10,8 @@ with, as the twin counts requests per window.
 from __future__ import annotations
 
 import pytest
-from gatehouse.console_twin import Fault
 
+from gatehouse.console_twin import Fault
 from tests.drills.conftest import load, make_twin
 from tests.drills.snapshot import assert_same_tables, repeated, snapshot
 

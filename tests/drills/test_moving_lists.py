@@ -13,12 +13,13 @@ Every drill runs twice more after a clean first load: the churned run, then a cl
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import count
-from typing import Callable
 
 import duckdb
 import pytest
+
 from gatehouse.console_twin import ConsoleTwin
 from gatehouse.console_twin.settings import PageServed, PaginationStyle
 from gatehouse.sources.console import constants

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import duckdb
 import pytest
+
 from gatehouse.sources.console.columns import NumberColumns
 
 FRACTIONS = {"gate rule": 12.5, "config rule": 33.3, "config variant": 0.5, "holdout": 2.5}
@@ -26,7 +27,9 @@ def add_fractions(twin) -> dict[str, str]:
     holdout = org.holdouts[sorted(org.holdouts)[-1]]
     gate["rules"][0]["passPercentage"] = FRACTIONS["gate rule"]
     config["rules"][0]["passPercentage"] = FRACTIONS["config rule"]
-    next(rule for rule in with_variants["rules"] if rule.get("variants"))["variants"][0]["passPercentage"] = FRACTIONS["config variant"]
+    next(rule for rule in with_variants["rules"] if rule.get("variants"))["variants"][0]["passPercentage"] = FRACTIONS[
+        "config variant"
+    ]
     holdout["passPercentage"] = FRACTIONS["holdout"]
     for entity in (gate, config, with_variants, holdout):
         entity["version"] = entity.get("version", 0) + 1
@@ -85,7 +88,11 @@ def test_a_database_loaded_before_the_declaration_keeps_its_columns_and_every_va
     # declaration sits on the module-level resources, so the run types them bigint through the per-run path.
     with monkeypatch.context() as before:
         before.setattr(NumberColumns, "check_destination", lambda self, schema: True)
-        before.setattr(NumberColumns, "hints", lambda self, path=(): {n: {"name": n, "data_type": "bigint"} for n in self.columns.get(path, ())})
+        before.setattr(
+            NumberColumns,
+            "hints",
+            lambda self, path=(): {n: {"name": n, "data_type": "bigint"} for n in self.columns.get(path, ())},
+        )
         drill.run()
     assert columns(drill.duckdb_path)[("gates__rules", "pass_percentage")] == "BIGINT"
     ids = add_fractions(drill.twin)

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
+
 from gatehouse.console_twin import ConsoleTwin, TwinSettings
 from gatehouse.pipelines.cli.main import main
 from gatehouse.pipelines.errors import GatehouseError
@@ -25,7 +26,6 @@ from gatehouse.pipelines.reports.notebook import NotebookData
 from gatehouse.pipelines.run.steps import RunOptions, run_extraction
 from gatehouse.pipelines.warehouse.destination import Destination
 from gatehouse.sources.console.identity import identify
-
 from tests.drills.conftest import REPO, closed_port_url, error_lines, make_twin, point_at, refused_run, run_environment
 from tests.drills.snapshot import assert_same_tables, snapshot
 
@@ -160,8 +160,10 @@ def test_the_demo_keeps_to_its_own_file_and_never_loads_over_a_real_console(cons
     # and the other way round: a console's run is refused the demo's file, by its name or by what it holds
     demo_before, requested = snapshot(tmp_path / "demo.duckdb"), len(home.requests)
     shutil.copy(tmp_path / "demo.duckdb", tmp_path / "renamed.duckdb")
-    for name, said in [("demo.duckdb", "demo.duckdb is the demo's file: a console loads into a file of its own;"),
-                       ("renamed.duckdb", "renamed.duckdb holds the demo (dataset console_")]:
+    for name, said in [
+        ("demo.duckdb", "demo.duckdb is the demo's file: a console loads into a file of its own;"),
+        ("renamed.duckdb", "renamed.duckdb holds the demo (dataset console_"),
+    ]:
         capsys.readouterr()
         assert main(["run", "--no-progress", "--duckdb", name]) == 2
         [line] = error_lines(capsys.readouterr().err)
@@ -177,7 +179,9 @@ def test_the_demo_keeps_to_its_own_file_and_never_loads_over_a_real_console(cons
     argv = __import__("shlex").split(command)
     assert main(argv) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[0].split() == ["owner_name", "gate_count", "marked_stale_count", "gate_ids"] and re.fullmatch(r"\(\d+ rows\)", out[-1]), out
+    assert out[0].split() == ["owner_name", "gate_count", "marked_stale_count", "gate_ids"] and re.fullmatch(
+        r"\(\d+ rows\)", out[-1]
+    ), out
 
 
 # -- 3. no false all-clear ------------------------------------------------------------------------------
@@ -281,9 +285,11 @@ def test_gatehouse_sql_answers_from_the_snapshot_while_the_database_is_held(tmp_
     database = tmp_path / "gatehouse.duckdb"
     with twin.serve() as base_url:
         load(twin, base_url, database)
-    expected = duckdb.connect(str(database), read_only=True).execute(
-        "select gate_id, days_since_modified from analytics.stale_gates order by gate_id limit 3"
-    ).fetchall()
+    expected = (
+        duckdb.connect(str(database), read_only=True)
+        .execute("select gate_id, days_since_modified from analytics.stale_gates order by gate_id limit 3")
+        .fetchall()
+    )
     writer = subprocess.Popen([sys.executable, "-c", HOLD.replace("read_only=True", "read_only=False"), str(database)],
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)  # fmt: skip
     assert writer.stdout.readline().strip() == "held"
@@ -359,15 +365,31 @@ def test_a_reader_polling_every_third_of_a_second_never_shows_in_five_runs_outpu
     with twin.serve() as base_url:
         environment = run_environment(twin, base_url)
         load(twin, base_url, database)
-        poller = subprocess.Popen([sys.executable, "-c", POLL_EVERY_0_3_S, str(database), "600"],
-                                  stdout=subprocess.PIPE, text=True)
+        poller = subprocess.Popen(
+            [sys.executable, "-c", POLL_EVERY_0_3_S, str(database), "600"], stdout=subprocess.PIPE, text=True
+        )
         assert poller.stdout.readline().strip() == "polling"
         try:
             for day in range(5):
                 twin.advance(days=1)
-                done = subprocess.run([sys.executable, "-m", "gatehouse.pipelines.cli", "run", "--duckdb",
-                                       str(database), "--no-progress", "--lock-timeout", "60"],
-                                      env=environment, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+                done = subprocess.run(
+                    [
+                        sys.executable,
+                        "-m",
+                        "gatehouse.pipelines.cli",
+                        "run",
+                        "--duckdb",
+                        str(database),
+                        "--no-progress",
+                        "--lock-timeout",
+                        "60",
+                    ],
+                    env=environment,
+                    cwd=tmp_path,
+                    capture_output=True,
+                    text=True,
+                    timeout=300,
+                )
                 assert done.returncode == 0, done.stderr[-3000:]
                 assert not NOISE.search(done.stdout + done.stderr), f"run {day + 1}:\n{done.stderr[-3000:]}"
         finally:

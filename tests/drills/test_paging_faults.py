@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
+
 from gatehouse.console_twin import PaginationStyle
 from gatehouse.console_twin.settings import LIST_ENDPOINTS
-
 from tests.drills.snapshot import assert_same_tables
 
 

@@ -8,16 +8,16 @@ from __future__ import annotations
 
 import dataclasses
 import threading
-from typing import Callable
+from collections.abc import Callable
 
 import duckdb
 import pytest
+
 from gatehouse.console_twin import ConsoleTwin, Fault, PageServed, TwinSettings
 from gatehouse.pipelines.cli.main import main
 from gatehouse.pipelines.run.consoles import run_projects
 from gatehouse.pipelines.run.steps import RunOptions
 from gatehouse.pipelines.warehouse.destination import Destination
-
 from tests.drills.conftest import configure_project, load, make_twin
 from tests.drills.snapshot import Snapshot, assert_same_tables, snapshot
 
@@ -71,6 +71,7 @@ def test_three_projects_two_load_exactly_the_failing_one_is_named_and_a_rerun_as
                 served[name].set()
                 if name not in met:
                     met[name] = served[other].wait(10)
+
             return after_page
 
         for name, other in (("web", "mobile"), ("mobile", "web")):
@@ -155,7 +156,10 @@ def test_switching_from_one_console_to_projects_warns_that_the_single_consoles_d
         ' shows it beside web; to retire it, see "Several projects" in the README'
     )
     with duckdb.connect(database, read_only=True) as connection:
-        assert sorted(connection.execute("select distinct project from analytics.stg_gates").fetchall()) == [("default",), ("web",)]
+        assert sorted(connection.execute("select distinct project from analytics.stg_gates").fetchall()) == [
+            ("default",),
+            ("web",),
+        ]
 
 
 def test_a_project_whose_key_is_refused_is_told_its_own_setting_and_no_demo(tmp_path, monkeypatch, capsys):

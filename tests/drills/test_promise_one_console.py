@@ -40,11 +40,19 @@ def test_a_first_run_failing_at_each_step(drill, monkeypatch, quick_backoff, ref
         assert_same_tables(snapshot(drill.duckdb_path, "console"), console_tables(reference), "the load kept")
     elif step == "exposures":
         # the first phase's tables loaded whole, said so; the run not recorded
-        assert message.endswith("(loaded before the failure: ingestion_runs, qualifying_events, gates, dynamic_configs,"
-                                " holdouts; the run is not recorded in extraction_runs)"), message
+        assert message.endswith(
+            "(loaded before the failure: ingestion_runs, qualifying_events, gates, dynamic_configs,"
+            " holdouts; the run is not recorded in extraction_runs)"
+        ), message
         loaded = snapshot(drill.duckdb_path, "console")
-        assert_same_tables(loaded, {table: rows for table, rows in console_tables(reference).items()
-                                    if table.split(".")[1].split("__")[0] in FIRST_PHASE})
+        assert_same_tables(
+            loaded,
+            {
+                table: rows
+                for table, rows in console_tables(reference).items()
+                if table.split(".")[1].split("__")[0] in FIRST_PHASE
+            },
+        )
     elif step in ("normalize", "load"):
         # what was extracted waits for the next run, which completes it; no table holds a row yet
         assert not drill.duckdb_path.exists() or not snapshot(drill.duckdb_path, "console"), message

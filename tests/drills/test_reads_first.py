@@ -25,7 +25,7 @@ def test_a_run_reads_what_it_can_name_before_dlt_extracts_and_a_rerun_the_holdou
     def first_extract_looks_for_reads(pipeline, *args, **kwargs):
         if len(before_extract) < runs:
             deadline = time.monotonic() + WAIT_S
-            while not all(reads()[2 - runs:]) and time.monotonic() < deadline:  # series; then holdouts too
+            while not all(reads()[2 - runs :]) and time.monotonic() < deadline:  # series; then holdouts too
                 time.sleep(0.01)
             before_extract.append(reads())
         return extract(pipeline, *args, **kwargs)

@@ -66,8 +66,11 @@ def test_schema_drift_is_absorbed_and_reported(drill, reference, drift):
             assert row["last_modified_time"] is None and row["last_modified_time__v_text"] == sent
         else:
             assert row["description"] is None
-        unchanged = {k: v for k, v in row.items() if k in before[gate_id] and k not in (
-            "risk_level", "last_modified_time", "description") and not k.startswith("_dlt")}
+        unchanged = {
+            k: v
+            for k, v in row.items()
+            if k in before[gate_id] and k not in ("risk_level", "last_modified_time", "description") and not k.startswith("_dlt")
+        }
         assert unchanged == {k: before[gate_id][k] for k in unchanged}
 
 
@@ -76,7 +79,9 @@ def scalar_targets(item: dict) -> dict:
     rules = []
     for rule in item.get("rules") or []:
         conditions = [
-            {**c, "targetValue": c["targetValue"][0]} if isinstance(c.get("targetValue"), list) and len(c["targetValue"]) == 1 else c
+            {**c, "targetValue": c["targetValue"][0]}
+            if isinstance(c.get("targetValue"), list) and len(c["targetValue"]) == 1
+            else c
             for c in rule.get("conditions") or []
         ]
         rules.append({**rule, "conditions": conditions})
@@ -85,12 +90,16 @@ def scalar_targets(item: dict) -> dict:
 
 def test_scalar_target_values_load_as_one_item_lists(drill, reference):
     # The twin sends every targetValue as an array; the OpenAPI also allows a string or a number.
-    drill.twin.settings.transform_item = (
-        lambda endpoint, item: scalar_targets(item) if endpoint in ("gates", "dynamic_configs") else item
+    drill.twin.settings.transform_item = lambda endpoint, item: (
+        scalar_targets(item) if endpoint in ("gates", "dynamic_configs") else item
     )
     served = [scalar_targets(g) for g in drill.twin.organisation.listed_gates()]
-    assert any(not isinstance(c.get("targetValue"), list) and c.get("targetValue") is not None
-               for g in served for r in g["rules"] for c in r["conditions"]), "the drill sends scalars"
+    assert any(
+        not isinstance(c.get("targetValue"), list) and c.get("targetValue") is not None
+        for g in served
+        for r in g["rules"]
+        for c in r["conditions"]
+    ), "the drill sends scalars"
 
     drill.run()
 

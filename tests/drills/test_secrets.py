@@ -22,9 +22,9 @@ from pathlib import Path
 import duckdb
 import pytest
 import yaml
+
 from gatehouse.console_twin import ConsoleTwin, TwinSettings
 from gatehouse.pipelines.cli.main import build_parser
-
 from tests.conftest import closed_port
 from tests.drills.conftest import ORG_SEED, ORG_SIZE, clean_environment, gatehouse_command
 from tests.secret_scan import CommandOutput, leak_check
@@ -45,9 +45,7 @@ SECRETS = {
     "databricks access token": "dapi-Vr4Nc7Xe1Bw8Qs2Gd",
     "alert webhook token": "hook-Mx3Qz8Wb5Ls1Ke7Pa",
     "bigquery private key": (
-        "-----BEGIN PRIVATE KEY-----\n"
-        "Bv2Lg7Qy4Tc9Wn1Rx6Hs3Kd8Mf5Pz0Ja2Ue7Io4Yb9Nl6Gt1Sk3Ow8Ev5\n"
-        "-----END PRIVATE KEY-----\n"
+        "-----BEGIN PRIVATE KEY-----\nBv2Lg7Qy4Tc9Wn1Rx6Hs3Kd8Mf5Pz0Ja2Ue7Io4Yb9Nl6Gt1Sk3Ow8Ev5\n-----END PRIVATE KEY-----\n"
     ),
     "postgres password": "pgpw-Lx3Dn6Ry9Bh2Vt5Ka",
     "motherduck token": "mdtk-Ef8Uc1Wq4Oj7Zp3Ng",
@@ -146,11 +144,15 @@ def console_commands(twin: ConsoleTwin, inputs: Path) -> list[tuple[list[str], d
     files = {
         "pipeline.yaml": yaml.safe_dump(PIPELINE),
         "patch.json": json.dumps(SCIM_PATCH),
-        "snowflake.yaml": yaml.safe_dump({"snowflake": {
-            "serviceUserPassword": SECRETS["snowflake password"],
-            "privateKey": SECRETS["snowflake private key"],
-            "keyPassPhrase": SECRETS["snowflake key passphrase"],
-        }}),  # fmt: skip
+        "snowflake.yaml": yaml.safe_dump(
+            {
+                "snowflake": {
+                    "serviceUserPassword": SECRETS["snowflake password"],
+                    "privateKey": SECRETS["snowflake private key"],
+                    "keyPassPhrase": SECRETS["snowflake key passphrase"],
+                }
+            }
+        ),  # fmt: skip
     }
     for name, content in files.items():
         (inputs / name).write_text(content)
@@ -174,8 +176,10 @@ def console_commands(twin: ConsoleTwin, inputs: Path) -> list[tuple[list[str], d
         (["console", "role", "create", "Drill role 2", "--allow", "create_configs", "--dry-run"], {}),
         (["console", "scim", "group-patch", group, "--file", str(inputs / "patch.json")], {}),
         (["console", "scim", "group-patch", group, "--file", str(inputs / "patch.json"), "--dry-run"], {}),
-        (["console", "scim", "group-patch", group, "--file", str(inputs / "patch.json")],
-         {"SOURCES__CONSOLE__SCIM_TOKEN": SECRETS["wrong scim token"]}),
+        (
+            ["console", "scim", "group-patch", group, "--file", str(inputs / "patch.json")],
+            {"SOURCES__CONSOLE__SCIM_TOKEN": SECRETS["wrong scim token"]},
+        ),
         (["console", "wh-connection", "set", *SNOWFLAKE, "--secrets-file", str(inputs / "snowflake.yaml")], {}),
         (["console", "wh-connection", "set", *SNOWFLAKE, "--secrets-file", str(inputs / "snowflake.yaml"), "--dry-run"], {}),
         (["console", "wh-connection", "set", *DATABRICKS], {}),
@@ -244,12 +248,16 @@ def test_no_command_leaks_a_secret(tmp_path):
         assert scanned.code == 0, scanned.err
         unreachable = gatehouse(["code-refs", "app", "--destination", "postgres"])
         assert unreachable.code == 2, unreachable.err
-        cleaned = gatehouse(["cleanup", "--all", "--repo", str(repository_checking_a_decided_gate(work)), "--duckdb",
-                             "gatehouse.duckdb"])
+        cleaned = gatehouse(
+            ["cleanup", "--all", "--repo", str(repository_checking_a_decided_gate(work)), "--duckdb", "gatehouse.duckdb"]
+        )
         assert cleaned.code == 0 and "made 1 branch" in cleaned.out, cleaned.err
         decided = decided_gate(work)
-        for argv in (["gates", "snooze", decided, "--until", "2099-01-01", "--reason", "a freeze"],
-                     ["gates", "snoozes"], ["gates", "unsnooze", decided]):
+        for argv in (
+            ["gates", "snooze", decided, "--until", "2099-01-01", "--reason", "a freeze"],
+            ["gates", "snoozes"],
+            ["gates", "unsnooze", decided],
+        ):
             snoozed = gatehouse([*argv, "--duckdb", "gatehouse.duckdb"])
             assert snoozed.code == 0, snoozed.err
         with ThreadPoolExecutor(max_workers=3) as pool:
@@ -271,12 +279,15 @@ def test_no_command_leaks_a_secret(tmp_path):
         assert queried.code == 0, queried.err
         assert gatehouse(["sql", "--destination", "postgres", "select 1"]).code == 2
         # what the alerts would send, with a webhook whose address holds a token: printed, never the token
-        alerted = gatehouse(["alerts", "--duckdb", "gatehouse.duckdb", "--dry-run"],
-                            {"GATEHOUSE__ALERTS__WEBHOOK_URL": f"http://127.0.0.1:9/hook?token={SECRETS['alert webhook token']}"})
+        alerted = gatehouse(
+            ["alerts", "--duckdb", "gatehouse.duckdb", "--dry-run"],
+            {"GATEHOUSE__ALERTS__WEBHOOK_URL": f"http://127.0.0.1:9/hook?token={SECRETS['alert webhook token']}"},
+        )
         assert alerted.code == 0 and "[webhook]" in alerted.out, alerted.err
         # every setting and where it came from: the key, the token and the webhook's address as ***
-        configured = gatehouse(["config"], {"GATEHOUSE__ALERTS__WEBHOOK_URL":
-                                            f"http://127.0.0.1:9/hook?token={SECRETS['alert webhook token']}"})
+        configured = gatehouse(
+            ["config"], {"GATEHOUSE__ALERTS__WEBHOOK_URL": f"http://127.0.0.1:9/hook?token={SECRETS['alert webhook token']}"}
+        )
         assert configured.code == 0 and configured.out.count("***") == 3, configured.out + configured.err
         adopted = gatehouse(["projects", "adopt", "web", "--duckdb", "gatehouse.duckdb"])
         assert adopted.code == 0, adopted.err
@@ -300,8 +311,9 @@ def test_no_command_leaks_a_secret(tmp_path):
 def decided_gate(work: Path) -> str:
     """The first gate the loaded data decides a value for."""
     with duckdb.connect(str(work / "gatehouse.duckdb"), read_only=True) as connection:
-        [(gate_id,)] = connection.execute("select gate_id from analytics.cleanup_decisions where is_decided"
-                                          " order by gate_id limit 1").fetchall()
+        [(gate_id,)] = connection.execute(
+            "select gate_id from analytics.cleanup_decisions where is_decided order by gate_id limit 1"
+        ).fetchall()
     return gate_id
 
 
@@ -310,8 +322,9 @@ def repository_checking_a_decided_gate(work: Path) -> Path:
     gate_id = decided_gate(work)
     root = work / "service"
     root.mkdir()
-    (root / "checkout.py").write_text(f'from statsig import statsig\n\n\ndef enabled(user):\n'
-                                      f'    return statsig.check_gate(user, "{gate_id}")\n')
+    (root / "checkout.py").write_text(
+        f'from statsig import statsig\n\n\ndef enabled(user):\n    return statsig.check_gate(user, "{gate_id}")\n'
+    )
     identity = ["-c", "user.name=Test Person", "-c", "user.email=test@example.com"]
     for args in (["init", "--quiet"], ["add", "."], [*identity, "commit", "--quiet", "-m", "a check"]):
         subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True)

@@ -7,15 +7,16 @@ service."""
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import duckdb
 import pytest
+
 from gatehouse.console_twin import PaginationStyle
 from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.run.steps import RunOptions, run_extraction
 from gatehouse.pipelines.warehouse.destination import Destination
-
 from tests.drills.conftest import copy_database, make_twin, source_args
 from tests.drills.snapshot import assert_same_tables, snapshot
 from tests.report.conftest import gatehouse
@@ -43,19 +44,24 @@ def loads(name: str, transform: Transform):
     def register(check: Callable[[duckdb.DuckDBPyConnection], None]):
         LOADED[name] = (transform, check)
         return check
+
     return register
 
 
 def current(connection: duckdb.DuckDBPyConnection, column: str, gate: str = "") -> Any:
-    return connection.execute(f"select {column} from console.gates where id = ? and _dlt_valid_to is null",
-                              [gate or FIRST_GATE]).fetchone()[0]
+    return connection.execute(
+        f"select {column} from console.gates where id = ? and _dlt_valid_to is null", [gate or FIRST_GATE]
+    ).fetchone()[0]
 
 
 @loads("an integer becomes a float", on(("gates",), first_gate_only(lambda g: {**g, "checksPerHour": 12.5})))
 def _(connection):
     # the fraction is kept whole in a variant column, and the views read it
     assert current(connection, "checks_per_hour__v_double") == 12.5
-    assert connection.execute("select checks_per_hour from analytics.stg_gates where gate_id = ?", [FIRST_GATE]).fetchone()[0] == 12.5
+    assert (
+        connection.execute("select checks_per_hour from analytics.stg_gates where gate_id = ?", [FIRST_GATE]).fetchone()[0]
+        == 12.5
+    )
 
 
 @loads("an integer becomes a string", on(("gates",), first_gate_only(lambda g: {**g, "checksPerHour": "39"})))
@@ -69,7 +75,9 @@ def _(connection):
     # declared arrays are read as lists: a lone string is a one-item list, as a scalar targetValue is
     tags = connection.execute(
         "select list(t.value) from console.gates g join console.gates__tags t on t._dlt_parent_id = g._dlt_id"
-        " where g.id = ? and g._dlt_valid_to is null", [FIRST_GATE]).fetchone()[0]
+        " where g.id = ? and g._dlt_valid_to is null",
+        [FIRST_GATE],
+    ).fetchone()[0]
     assert tags == ["infra"]
 
 
@@ -94,10 +102,15 @@ def _(connection):
     assert current(connection, "description") is None
 
 
-@loads("a new gate type and reason", on(("gates",), first_gate_only(lambda g: {**g, "type": "SEASONAL", "typeReason": "STALE_SEASON_OVER"})))
+@loads(
+    "a new gate type and reason",
+    on(("gates",), first_gate_only(lambda g: {**g, "type": "SEASONAL", "typeReason": "STALE_SEASON_OVER"})),
+)
 def _(connection):
     # an unknown kind is shown as sent, never taken for a known one
-    row = connection.execute("select gate_type, type_reason from analytics.current_gates where gate_id = ?", [FIRST_GATE]).fetchone()
+    row = connection.execute(
+        "select gate_type, type_reason from analytics.current_gates where gate_id = ?", [FIRST_GATE]
+    ).fetchone()
     assert row == ("SEASONAL", "STALE_SEASON_OVER")
 
 
@@ -105,8 +118,9 @@ def _(connection):
 def _(connection):
     # the runs still moving are read again: the new status is shown as sent, and counted neither a success nor
     # a failure
-    rows = connection.execute("select latest_status, outcome from analytics.ingestion_run_health"
-                              " where latest_status = 'paused_by_admin'").fetchall()
+    rows = connection.execute(
+        "select latest_status, outcome from analytics.ingestion_run_health where latest_status = 'paused_by_admin'"
+    ).fetchall()
     assert rows and {outcome for _, outcome in rows} <= {"running", "incomplete"}, rows
 
 
@@ -115,8 +129,11 @@ def good_load(tmp_path_factory) -> Any:
     twin = make_twin()
     path = tmp_path_factory.mktemp("shape_drift") / "good.duckdb"
     with twin.serve() as base_url:
-        run_extraction(RunOptions(destination=Destination(duckdb_path=path), progress=False,
-                                  source_args=source_args(twin, base_url, page_size=10)))
+        run_extraction(
+            RunOptions(
+                destination=Destination(duckdb_path=path), progress=False, source_args=source_args(twin, base_url, page_size=10)
+            )
+        )
     return path
 
 
@@ -136,15 +153,19 @@ def test_a_changed_shape_loads_and_the_views_answer(good_load, tmp_path, case):
     with twin.serve() as base_url:
         copy_database(good_load, path, base_url)
         before = history(path)
-        summary = run_extraction(RunOptions(destination=Destination(duckdb_path=path), progress=False,
-                                            source_args=source_args(twin, base_url, page_size=10)))
+        summary = run_extraction(
+            RunOptions(
+                destination=Destination(duckdb_path=path), progress=False, source_args=source_args(twin, base_url, page_size=10)
+            )
+        )
     assert summary.retired.get("gates", 0) == 0
     assert history(path)["gates"] == before["gates"], "no gate lost or added"
     with duckdb.connect(str(path), read_only=True) as connection:
         check(connection)
         # every view still answers
         for (view,) in connection.execute(
-                "select table_name from information_schema.views where table_schema = 'analytics'").fetchall():
+            "select table_name from information_schema.views where table_schema = 'analytics'"
+        ).fetchall():
             connection.execute(f"select count(*) from analytics.{view}").fetchone()
 
 
@@ -158,8 +179,13 @@ def test_a_next_page_looping_back_is_refused_in_one_line_and_changes_nothing(goo
         copy_database(good_load, path, base_url)
         before = snapshot(path)
         with pytest.raises(GatehouseError) as refused:
-            run_extraction(RunOptions(destination=Destination(duckdb_path=path), progress=False,
-                                      source_args=source_args(twin, base_url, page_size=10)))
+            run_extraction(
+                RunOptions(
+                    destination=Destination(duckdb_path=path),
+                    progress=False,
+                    source_args=source_args(twin, base_url, page_size=10),
+                )
+            )
     assert "\n" not in str(refused.value) and "gates" in str(refused.value), str(refused.value)
     assert_same_tables(snapshot(path), before, "a refused run")
 
@@ -169,8 +195,11 @@ def test_the_report_is_made_when_every_gate_stops_sending_when_it_was_modified(g
     path = tmp_path / "gatehouse.duckdb"
     with twin.serve() as base_url:
         copy_database(good_load, path, base_url)
-        summary = run_extraction(RunOptions(destination=Destination(duckdb_path=path), progress=False,
-                                            source_args=source_args(twin, base_url, page_size=10)))
+        summary = run_extraction(
+            RunOptions(
+                destination=Destination(duckdb_path=path), progress=False, source_args=source_args(twin, base_url, page_size=10)
+            )
+        )
     assert any(change.startswith("field no longer sent gates.last_modified_time") for change in summary.schema_changes)
     made = gatehouse("report", "--duckdb", str(path), "--out", str(tmp_path / "reports"))
     assert made.returncode == 0, made.stderr[-2000:]

@@ -28,7 +28,9 @@ def build(path: Path, gates=GATES, rules=RULES, id_prefix: str = "", load_id: st
             "create table console.gates__rules (name varchar, _dlt_parent_id varchar, _dlt_list_idx bigint,"
             " _dlt_id varchar, _dlt_root_id varchar)"
         )
-        con.execute("create table console.extraction_runs (extraction_id varchar, service_time timestamptz, started_at timestamptz)")
+        con.execute(
+            "create table console.extraction_runs (extraction_id varchar, service_time timestamptz, started_at timestamptz)"
+        )
         con.execute("create table console._dlt_loads (load_id varchar)")
         for row_id, gate_id, name, closed in gates:
             con.execute(
@@ -58,8 +60,11 @@ def test_two_loads_that_differ_only_in_bookkeeping_are_identical(tmp_path):
         (GATES, [("c1", "r1", 0, "everyone"), ("c2", "r1", 1, "staff"), ("c3", "r2", 1, "beta")], "a rule on another gate"),
         (GATES, [*RULES, ("c4", "r2", 1, "beta")], "a duplicated rule"),
         ([*GATES, ("r4", "g1", "first", False)], RULES, "a gate held twice"),
-        ([("r1", "g1", "first", False), ("r2", "g2", "second", True), ("r3", "g2", "second, older", True)], RULES,
-         "a gate retired"),
+        (
+            [("r1", "g1", "first", False), ("r2", "g2", "second", True), ("r3", "g2", "second, older", True)],
+            RULES,
+            "a gate retired",
+        ),
         (GATES[:2], RULES, "a lost version"),
     ],
 )

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 
 import pytest
-from gatehouse.console_twin import Fault
 
+from gatehouse.console_twin import Fault
 from tests.drills.conftest import ThrottleBurst
 from tests.drills.snapshot import assert_same_tables
 

@@ -16,9 +16,9 @@ The rules held here:
 from __future__ import annotations
 
 import duckdb
+
 from gatehouse.console_twin import Fault
 from gatehouse.sources.console import constants, unchanged
-
 from tests.drills.conftest import DRILL_PAGE_SIZE
 
 GATE_COLUMNS = "id, version, name, _dlt_load_id, _dlt_valid_from, _dlt_valid_to"
@@ -81,8 +81,9 @@ def test_one_changed_row_loads_the_whole_list_and_retires_exactly(drill):
     open_ids = {row[0] for row in after if row[5] is None}
     assert open_ids == untouched | {changed["id"]}
     assert [row for row in after if row[0] in untouched] == sorted((before[i] for i in untouched), key=repr)
-    assert rows(drill, "select description from console.gates where _dlt_valid_to is null and id = "
-                       f"'{changed['id']}'") == [(changed["description"],)]
+    assert rows(drill, f"select description from console.gates where _dlt_valid_to is null and id = '{changed['id']}'") == [
+        (changed["description"],)
+    ]
 
     rerun = drill.run()
     assert rerun.unchanged["gates"] == len(gates) - 1
@@ -111,7 +112,9 @@ def test_a_rerun_reads_its_lists_in_larger_pages_and_hands_a_changed_one_to_dlt_
     assert [(r.query["page"], r.query["limit"]) for r in drill.twin.requests if r.path == "/console/v1/gates"] == [
         ([str(page)], [str(limit)]) for page in range(1, pages_read + 1)
     ]
-    assert yielded == [DRILL_PAGE_SIZE] * (len(gates) // DRILL_PAGE_SIZE) + [len(gates) % DRILL_PAGE_SIZE] * (len(gates) % DRILL_PAGE_SIZE > 0)
+    assert yielded == [DRILL_PAGE_SIZE] * (len(gates) // DRILL_PAGE_SIZE) + [len(gates) % DRILL_PAGE_SIZE] * (
+        len(gates) % DRILL_PAGE_SIZE > 0
+    )
     assert summary.rows_loaded["gates"] == summary.new_versions["gates"] == 1  # in the database: the one new version
 
 

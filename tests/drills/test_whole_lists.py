@@ -7,8 +7,8 @@ missing from a list read but answering its own read is kept, whatever characters
 from __future__ import annotations
 
 import pytest
-from gatehouse.console_twin import PageServed, PaginationStyle
 
+from gatehouse.console_twin import PageServed, PaginationStyle
 from tests.drills.conftest import copy_database
 from tests.drills.snapshot import assert_same_tables, repeated
 
@@ -79,8 +79,15 @@ def test_gates_whose_ids_look_like_paths_are_kept_while_their_single_reads_answe
     drill.twin.reset_requests()
     summary = drill.run()
     single_reads = sorted(r.path for r in drill.twin.requests if r.path.startswith("/console/v1/gates/"))
-    assert single_reads == sorted(["/console/v1/gates/%2E%2E", "/console/v1/gates/..%2F..%2Fetc%2Fpasswd",
-                                   "/console/v1/gates/a%2Fb", "/console/v1/gates/%252e%252e", "/console/v1/gates/%2E"])
+    assert single_reads == sorted(
+        [
+            "/console/v1/gates/%2E%2E",
+            "/console/v1/gates/..%2F..%2Fetc%2Fpasswd",
+            "/console/v1/gates/a%2Fb",
+            "/console/v1/gates/%252e%252e",
+            "/console/v1/gates/%2E",
+        ]
+    )
     assert summary.new_versions == {"gates": 0, "dynamic_configs": 0}
     assert summary.retired == {"gates": 0, "dynamic_configs": 0}
     assert_same_tables(without_extraction_runs(drill.snapshot()), loaded, "after a read that lacked them")
@@ -89,8 +96,10 @@ def test_gates_whose_ids_look_like_paths_are_kept_while_their_single_reads_answe
     drill.twin.settings.after_page = None
     drill.twin.settings.unlisted = set(PATH_LIKE_IDS)
     message = drill.run_failing()
-    assert message.startswith("GET /console/v1/gates: 5 gate(s) answer their own read but two reads of the list lack"
-                              " them ('%2e%2e', '.', '..' and 2 more); the list is not loaded"), message
+    assert message.startswith(
+        "GET /console/v1/gates: 5 gate(s) answer their own read but two reads of the list lack"
+        " them ('%2e%2e', '.', '..' and 2 more); the list is not loaded"
+    ), message
     assert_same_tables(without_extraction_runs(drill.snapshot()), loaded, "after the refused run")
 
     drill.twin.settings.unlisted = set()
@@ -100,8 +109,7 @@ def test_gates_whose_ids_look_like_paths_are_kept_while_their_single_reads_answe
 
 
 @pytest.mark.parametrize("endpoint", list(LIST_PATHS))
-def test_a_last_page_short_of_an_item_retires_and_deletes_nothing(drill, reference_path, reference_after_two_runs,
-                                                                  endpoint):
+def test_a_last_page_short_of_an_item_retires_and_deletes_nothing(drill, reference_path, reference_after_two_runs, endpoint):
     # Nothing on a short last page says an item is missing but the count: a gate or config missing is confirmed by
     # reading it (or the list) again; an event is never deleted on a read whose count disagrees.
     copy_database(reference_path, drill.duckdb_path, drill.base_url)

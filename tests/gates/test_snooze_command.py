@@ -4,12 +4,12 @@ snoozes in force listed, and every refusal one line with nothing written."""
 from __future__ import annotations
 
 import re
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import duckdb
 import pytest
-from gatehouse.pipelines.cli.gates import utc_today
 
+from gatehouse.pipelines.cli.gates import utc_today
 from tests.gates.conftest import USER
 
 SNOOZE_ID = re.compile(r"\d{8}T\d{12}Z-[0-9a-f]{8}")
@@ -19,28 +19,38 @@ COLUMNS = "snooze_id, project, gate_id, snoozed_until, reason, snoozed_at, snooz
 def written(database) -> list[tuple]:
     """console.gate_snoozes as written, oldest first; [] when no snooze has made the table."""
     with duckdb.connect(str(database), read_only=True) as connection:
-        if not connection.execute("select 1 from information_schema.tables where table_schema = 'console'"
-                                  " and table_name = 'gate_snoozes'").fetchall():
+        if not connection.execute(
+            "select 1 from information_schema.tables where table_schema = 'console' and table_name = 'gate_snoozes'"
+        ).fetchall():
             return []
         return connection.execute(f"select {COLUMNS} from console.gate_snoozes order by snoozed_at").fetchall()
 
 
 def in_utc(value: datetime) -> datetime:
-    return value.astimezone(timezone.utc)
+    return value.astimezone(UTC)
 
 
 def test_snooze_then_unsnooze_writes_one_row_each_and_keeps_the_history(database, gatehouse):
     until = utc_today() + timedelta(days=30)
-    before = datetime.now(timezone.utc)
-    done = gatehouse("gates", "snooze", "new_checkout", "--until", until.isoformat(), "--reason", "  holiday freeze ",
-                     "--duckdb", str(database))
+    before = datetime.now(UTC)
+    done = gatehouse(
+        "gates",
+        "snooze",
+        "new_checkout",
+        "--until",
+        until.isoformat(),
+        "--reason",
+        "  holiday freeze ",
+        "--duckdb",
+        str(database),
+    )
     assert done.code == 0, done.err
     assert done.out == f"new_checkout (every project): snoozed until {until}, out of the worklist and the alerts until then\n"
     [row] = written(database)
     snooze_id, *rest, snoozed_at, snoozed_by = row
     assert SNOOZE_ID.fullmatch(snooze_id)
     assert rest == [None, "new_checkout", until, "holiday freeze"]
-    assert before <= in_utc(snoozed_at) <= datetime.now(timezone.utc)
+    assert before <= in_utc(snoozed_at) <= datetime.now(UTC)
     assert snoozed_by == USER
 
     done = gatehouse("gates", "unsnooze", "new_checkout", "--duckdb", str(database))
@@ -55,14 +65,35 @@ def test_snooze_then_unsnooze_writes_one_row_each_and_keeps_the_history(database
 
 def test_a_project_snooze_and_the_list_of_snoozes_in_force(database, gatehouse):
     soon, later = utc_today() + timedelta(days=3), utc_today() + timedelta(days=90)
-    assert gatehouse("gates", "snooze", "old_banner", "--until", str(later), "--reason", "waits for the\x1b[2J app",
-                     "--project", "default", "--duckdb", str(database)).code == 0
-    assert gatehouse("gates", "snooze", "half_rollout", "--until", str(soon), "--reason", "rollout ends Friday",
-                     "--duckdb", str(database)).code == 0
-    again = gatehouse("gates", "snooze", "half_rollout", "--until", str(later), "--reason", "rollout slipped",
-                      "--duckdb", str(database))
-    assert again.out == (f"half_rollout (every project): snoozed until {later}, out of the worklist and the alerts"
-                         f" until then; it replaces the snooze until {soon}\n")
+    assert (
+        gatehouse(
+            "gates",
+            "snooze",
+            "old_banner",
+            "--until",
+            str(later),
+            "--reason",
+            "waits for the\x1b[2J app",
+            "--project",
+            "default",
+            "--duckdb",
+            str(database),
+        ).code
+        == 0
+    )
+    assert (
+        gatehouse(
+            "gates", "snooze", "half_rollout", "--until", str(soon), "--reason", "rollout ends Friday", "--duckdb", str(database)
+        ).code
+        == 0
+    )
+    again = gatehouse(
+        "gates", "snooze", "half_rollout", "--until", str(later), "--reason", "rollout slipped", "--duckdb", str(database)
+    )
+    assert again.out == (
+        f"half_rollout (every project): snoozed until {later}, out of the worklist and the alerts"
+        f" until then; it replaces the snooze until {soon}\n"
+    )
     assert [row[1:5] for row in written(database)] == [
         ("default", "old_banner", later, "waits for the\x1b[2J app"),
         (None, "half_rollout", soon, "rollout ends Friday"),
@@ -71,7 +102,7 @@ def test_a_project_snooze_and_the_list_of_snoozes_in_force(database, gatehouse):
 
     listed = gatehouse("gates", "snoozes", "--duckdb", str(database))
     assert listed.code == 0, listed.err
-    today = f"{datetime.now(timezone.utc):%Y-%m-%d}"
+    today = f"{datetime.now(UTC):%Y-%m-%d}"
     lines = [re.sub(r"\d\d:\d\d UTC", "HH:MM UTC", line) for line in listed.out.splitlines()]
     assert lines == [
         f"default  half_rollout  until {later}  (by {USER}, {today} HH:MM UTC): rollout slipped",
@@ -82,20 +113,34 @@ def test_a_project_snooze_and_the_list_of_snoozes_in_force(database, gatehouse):
 
 
 BAD_INPUT = {
-    "unknown gate": (["snooze", "new_chekout", "--until", "+30", "--reason", "r"],
-                     "no gate new_chekout has been loaded: did you mean new_checkout?; nothing was written"),
-    "not a date": (["snooze", "new_checkout", "--until", "2027-02-30", "--reason", "r"],
-                   "--until 2027-02-30: not a date; write it as YYYY-MM-DD, e.g. +30; nothing was written"),
-    "today": (["snooze", "new_checkout", "--until", "+0", "--reason", "r"],
-              "--until +0 is today (today is +0 UTC): a snooze ends on a later day; nothing was written"),
-    "in the past": (["snooze", "new_checkout", "--until", "-1", "--reason", "r"],
-                    "--until -1 is in the past (today is +0 UTC): a snooze ends on a later day; nothing was written"),
-    "empty reason": (["snooze", "new_checkout", "--until", "+30", "--reason", " \t"],
-                     "--reason is empty: say why the gate is snoozed; nothing was written"),
-    "unknown project": (["snooze", "new_checkout", "--until", "+30", "--reason", "r", "--project", "web"],
-                        "no project web has been loaded (projects: default); nothing was written"),
-    "gate id shown safely": (["snooze", "new\u202echeckout", "--until", "+30", "--reason", "r"],
-                             "no gate new\\u202echeckout has been loaded: did you mean new_checkout?; nothing was written"),
+    "unknown gate": (
+        ["snooze", "new_chekout", "--until", "+30", "--reason", "r"],
+        "no gate new_chekout has been loaded: did you mean new_checkout?; nothing was written",
+    ),
+    "not a date": (
+        ["snooze", "new_checkout", "--until", "2027-02-30", "--reason", "r"],
+        "--until 2027-02-30: not a date; write it as YYYY-MM-DD, e.g. +30; nothing was written",
+    ),
+    "today": (
+        ["snooze", "new_checkout", "--until", "+0", "--reason", "r"],
+        "--until +0 is today (today is +0 UTC): a snooze ends on a later day; nothing was written",
+    ),
+    "in the past": (
+        ["snooze", "new_checkout", "--until", "-1", "--reason", "r"],
+        "--until -1 is in the past (today is +0 UTC): a snooze ends on a later day; nothing was written",
+    ),
+    "empty reason": (
+        ["snooze", "new_checkout", "--until", "+30", "--reason", " \t"],
+        "--reason is empty: say why the gate is snoozed; nothing was written",
+    ),
+    "unknown project": (
+        ["snooze", "new_checkout", "--until", "+30", "--reason", "r", "--project", "web"],
+        "no project web has been loaded (projects: default); nothing was written",
+    ),
+    "gate id shown safely": (
+        ["snooze", "new\u202echeckout", "--until", "+30", "--reason", "r"],
+        "no gate new\\u202echeckout has been loaded: did you mean new_checkout?; nothing was written",
+    ),
     "nothing to end": (["unsnooze", "old_banner"], "old_banner has no snooze in force (every project); nothing was written"),
 }
 
@@ -120,4 +165,3 @@ def test_the_date_is_checked_before_the_warehouse_is_opened(tmp_path, gatehouse)
     assert done.code == 2
     assert done.err.startswith("gatehouse: error: --until yesterday: not a date") and done.err.count("\n") == 1
     assert not missing.exists()
-

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import duckdb
 import pytest
+
 from gatehouse.console_twin import ConsoleTwin
 from gatehouse.pipelines.run.steps import RunOptions, RunSummary, run_extraction
 from gatehouse.pipelines.warehouse.destination import Destination

@@ -13,8 +13,11 @@ from tests.pipeline.test_incremental_runs import expected_exposures, expected_ho
 
 def test_a_config_value_keeps_the_consoles_key_order_and_a_description_edit_changes_only_the_description(loader, twin):
     org = twin.organisation
-    unsorted = [c for c in org.listed_dynamic_configs()
-                if isinstance(c.get("defaultValue"), dict) and list(c["defaultValue"]) != sorted(c["defaultValue"])]
+    unsorted = [
+        c
+        for c in org.listed_dynamic_configs()
+        if isinstance(c.get("defaultValue"), dict) and list(c["defaultValue"]) != sorted(c["defaultValue"])
+    ]
     assert unsorted, "the twin should hold a config whose default value's keys are not in sorted order"
     config_id = unsorted[0]["id"]
     loader.run()
@@ -36,9 +39,9 @@ def test_a_config_value_keeps_the_consoles_key_order_and_a_description_edit_chan
         config_id,
     ) == [("first seen", None), ("modified", "description")]
     # Every config's value is loaded as the console sent it, keys in its order.
-    assert dict(loader.query(
-        "select id, cast(default_value as varchar) from console.dynamic_configs where _dlt_valid_to is null"
-    )) == {c["id"]: orjson.dumps(c["defaultValue"]).decode() for c in org.listed_dynamic_configs()}
+    assert dict(
+        loader.query("select id, cast(default_value as varchar) from console.dynamic_configs where _dlt_valid_to is null")
+    ) == {c["id"]: orjson.dumps(c["defaultValue"]).decode() for c in org.listed_dynamic_configs()}
 
 
 def test_a_day_the_console_restates_before_the_cursor_is_loaded_again_and_a_rerun_loads_nothing(loader, twin):
@@ -46,8 +49,9 @@ def test_a_day_the_console_restates_before_the_cursor_is_loaded_again_and_a_reru
     twin.advance(days=1)
     loader.run()
     org = twin.organisation
-    experiment = next(e for e in org.experiments.values()
-                      if e.ended_on is None and e.stalled_on is None and (org.today - e.start_date).days > 5)
+    experiment = next(
+        e for e in org.experiments.values() if e.ended_on is None and e.stalled_on is None and (org.today - e.start_date).days > 5
+    )
     restated = (org.today - experiment.start_date).days - 3  # three days back, before the series' cursor
     with twin.lock:
         for group in experiment.groups:
@@ -94,9 +98,11 @@ def test_what_the_console_no_longer_has_or_names_leaves_the_merged_tables_and_th
     assert holdouts == {h: org.holdouts[h]["lastModifiedTime"] for h in expected_holdout_ids(twin)}
     assert not {deleted, unnamed, gone_but_named} & holdouts.keys()
     assert {row[0] for row in loader.query("select holdout_id from analytics.stg_holdouts")} == holdouts.keys()
-    named_in_coverage = {name for (names,) in loader.query(
-        "select holdout_names from analytics.experiment_coverage where holdout_names is not null"
-    ) for name in names.split(", ")}
+    named_in_coverage = {
+        name
+        for (names,) in loader.query("select holdout_names from analytics.experiment_coverage where holdout_names is not null")
+        for name in names.split(", ")
+    }
     assert named_in_coverage <= {org.holdouts[h]["name"] for h in holdouts}
 
     assert loader.run().rows_loaded.get("holdouts", 0) == 0  # nothing more to delete
@@ -128,9 +134,10 @@ def test_a_gate_edited_then_missed_by_a_moving_list_is_loaded_with_the_consoles_
 
     # The deleted gate was served before it was deleted: the next run retires it.
     assert summary.retired["gates"] == 0
-    assert loader.query(
-        "select version, description from console.gates where id = ? order by version", edited
-    ) == [(gate["version"] - 1, description), (gate["version"], "edited")]
+    assert loader.query("select version, description from console.gates where id = ? order by version", edited) == [
+        (gate["version"] - 1, description),
+        (gate["version"], "edited"),
+    ]
     current = dict(loader.query("select id, version from console.gates where _dlt_valid_to is null"))
     assert current == {g["id"]: g["version"] for g in org.listed_gates()} | {deleted: deleted_version}
 

@@ -8,9 +8,9 @@ import json
 
 import psycopg2
 import pytest
+
 from gatehouse.console_twin import ConsoleTwin
 from gatehouse.pipelines.cli.main import main
-
 from tests.pipeline.test_incremental_runs import expected_exposures, expected_holdout_ids
 
 pytestmark = pytest.mark.slow
@@ -36,8 +36,11 @@ def test_deletions_restated_days_and_key_order_on_postgres(postgres_server, tmp_
         env.setenv("SOURCES__CONSOLE__INGESTION_RUN_IDS", json.dumps(twin.ingestion_run_ids))
         assert main(["run", "--no-progress", "--destination", "postgres"]) == 0
         holdout = sorted(h for (h,) in rows(credentials, "select id from console.holdouts"))[0]
-        experiment = next(e for e in org.experiments.values()
-                          if e.ended_on is None and e.stalled_on is None and (org.today - e.start_date).days > 5)
+        experiment = next(
+            e
+            for e in org.experiments.values()
+            if e.ended_on is None and e.stalled_on is None and (org.today - e.start_date).days > 5
+        )
         with twin.lock:
             removed_event = org.qualifying_events.pop(0)["name"]
             del org.holdouts[holdout]
@@ -57,7 +60,9 @@ def test_deletions_restated_days_and_key_order_on_postgres(postgres_server, tmp_
         assert {h for (h,) in rows(credentials, "select id from console.holdouts")} == expected_holdout_ids(twin)
         loaded = rows(credentials, "select experiment_id, group_id, date, exposures from console.cumulative_exposures")
         assert {(e, g, d): n for e, g, d, n in loaded} == expected_exposures(twin)
-        values = dict(rows(credentials, "select id, default_value::text from console.dynamic_configs where _dlt_valid_to is null"))
+        values = dict(
+            rows(credentials, "select id, default_value::text from console.dynamic_configs where _dlt_valid_to is null")
+        )
         assert {k: json.loads(v) for k, v in values.items()} == {c["id"]: c["defaultValue"] for c in org.listed_dynamic_configs()}
         assert {k: list(json.loads(v)) for k, v in values.items() if v.startswith("{")} == {
             c["id"]: list(c["defaultValue"]) for c in org.listed_dynamic_configs() if isinstance(c["defaultValue"], dict)

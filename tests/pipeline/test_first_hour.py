@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from gatehouse.pipelines.cli.main import main
 
+from gatehouse.pipelines.cli.main import main
 from tests.drills.conftest import clean_environment, error_lines, make_twin
 
 
@@ -19,7 +19,8 @@ def test_a_missing_folder_is_refused_in_one_line_unless_asked_to_make_it(tmp_pat
     assert main(["run", "--demo", "--duckdb", "no/such/dir/flags.duckdb", "--no-progress"]) == 2
     assert error_lines(capsys.readouterr().err) == [
         f"gatehouse: error: --duckdb no/such/dir/flags.duckdb: the folder {tmp_path}/no/such/dir does not exist;"
-        " check the path, or pass --create-dirs to make it"]
+        " check the path, or pass --create-dirs to make it"
+    ]
     assert not (tmp_path / "no").exists()
 
 
@@ -31,7 +32,8 @@ def test_a_read_only_folder_is_refused_before_the_lock_file(tmp_path, capsys, mo
     assert main(["run", "--demo", "--duckdb", str(folder / "flags.duckdb"), "--no-progress"]) == 2
     assert error_lines(capsys.readouterr().err) == [
         f"gatehouse: error: --duckdb {folder}/flags.duckdb: the folder {folder} is not writable; choose a folder you"
-        " can write to, or give yourself write permission on it"]
+        " can write to, or give yourself write permission on it"
+    ]
     assert list(folder.iterdir()) == [], "no lock file, no database"
 
 
@@ -45,14 +47,19 @@ def test_a_first_run_that_fails_leaves_no_empty_database(tmp_path, capsys, monke
     assert not (tmp_path / "flags.duckdb").exists()
 
 
-@pytest.mark.parametrize("argv", [
-    ["sql", "--format", "csv", "select * from range(100000)"],
-    ["sql", "select * from range(100000)"],
-], ids=["sql csv", "sql table"])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["sql", "--format", "csv", "select * from range(100000)"],
+        ["sql", "select * from range(100000)"],
+    ],
+    ids=["sql csv", "sql table"],
+)
 def test_a_reader_closing_the_pipe_ends_the_command_quietly(console_db, argv):
     command = f"{sys.executable} -m gatehouse.pipelines.cli {' '.join(argv[:-1])} --duckdb {console_db} '{argv[-1]}' | head -1"
-    done = subprocess.run(["bash", "-o", "pipefail", "-c", command], capture_output=True, text=True, timeout=120,
-                          env=clean_environment())
+    done = subprocess.run(
+        ["bash", "-o", "pipefail", "-c", command], capture_output=True, text=True, timeout=120, env=clean_environment()
+    )
     assert done.stderr == "" and done.returncode == 0, done.stderr[-2000:]
     assert len(done.stdout.splitlines()) == 1
 
@@ -62,13 +69,18 @@ def test_the_version_is_the_installed_distributions(capsys):
         main(["--version"])
     assert shown.value.code == 0
     from importlib.metadata import version
+
     assert capsys.readouterr().out == f"gatehouse {version('gatehouse-console')}\n"
 
 
-@pytest.mark.parametrize("argv", [
-    ["sql", "--destination", "postgres", "select 1"],
-    ["run", "--destination", "postgres", "--no-progress"],
-], ids=["sql", "run"])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["sql", "--destination", "postgres", "select 1"],
+        ["run", "--destination", "postgres", "--no-progress"],
+    ],
+    ids=["sql", "run"],
+)
 def test_a_connection_string_of_the_wrong_form_is_one_line_that_never_shows_it(argv, tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("DESTINATION__POSTGRES__CREDENTIALS", "gatehouse:S3cretPW@127.0.0.1:5432/gh")  # no scheme
@@ -79,7 +91,8 @@ def test_a_connection_string_of_the_wrong_form_is_one_line_that_never_shows_it(a
     assert error_lines(err) == [
         "gatehouse: error: destination.postgres.credentials (DESTINATION__POSTGRES__CREDENTIALS): its value cannot be"
         " read as PostgresCredentials (the value is not shown); write it as postgresql://user:password@host:5432/database,"
-        " or as its fields in .dlt/secrets.toml"]
+        " or as its fields in .dlt/secrets.toml"
+    ]
     assert "S3cretPW" not in err and "Traceback" not in err
 
 

@@ -5,10 +5,10 @@ every analysis view there and answering; the next run that succeeds loads on fro
 from __future__ import annotations
 
 import pytest
+
 from gatehouse.console_twin import ConsoleTwin, Fault
 from gatehouse.pipelines.cli.main import main
 from gatehouse.pipelines.models.build import view_definitions
-
 from tests.drills.conftest import duckdb_destination, error_lines, point_at, postgres_destination
 
 FIRST_PHASE = "ingestion_runs, qualifying_events, gates, dynamic_configs, holdouts"

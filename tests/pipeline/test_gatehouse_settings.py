@@ -9,10 +9,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
+
 from gatehouse.pipelines import settings
 from gatehouse.pipelines.warehouse.destination import Destination
 from gatehouse.pipelines.warehouse.state import adopt_machine_wide_state
-
 from tests.drills.conftest import clean_environment, console_variables, gatehouse_command, make_twin
 
 
@@ -78,55 +78,103 @@ def test_a_flag_wins_over_the_setting(tmp_path, monkeypatch):
 @pytest.mark.parametrize(
     "config, secrets, env, refused",
     [
-        ("[sources.console.projects.web]\npage_sise = 100\n", "", {},
-         "unknown setting page_sise in [sources.console.projects.web] in ./.dlt/config.toml: did you mean"
-         " page_size?"),
-        ("[sources.console]\nrate_limit_request = 20\n", "", {},
-         "unknown setting rate_limit_request in [sources.console] in ./.dlt/config.toml: did you mean"
-         " rate_limit_requests?"),
-        ("", "[sources.console]\napi_kay = \"console-x\"\n", {},
-         "unknown setting api_kay in [sources.console] in ./.dlt/secrets.toml: did you mean api_key?"),
-        ("[gatehouse]\ndestinaton = \"postgres\"\n", "", {},
-         "unknown setting destinaton in [gatehouse] in ./.dlt/config.toml: did you mean destination?"),
-        ("[gatehouse.report]\ngate_ulr = \"https://x/{{id}}\"\n", "", {},
-         "unknown setting gate_ulr in [gatehouse.report] in ./.dlt/config.toml: did you mean gate_url?"),
-        ("", "", {"SOURCES__CONSOLE__PROJECTS__WEB__PAGE_SIZ": "100"},
-         "unknown setting SOURCES__CONSOLE__PROJECTS__WEB__PAGE_SIZ in the environment: did you mean"
-         " SOURCES__CONSOLE__PROJECTS__WEB__PAGE_SIZE?"),
-        ("", "", {"GATEHOUSE__LOCK_TIMOUT": "10"},
-         "unknown setting GATEHOUSE__LOCK_TIMOUT in the environment: did you mean GATEHOUSE__LOCK_TIMEOUT?"),
+        (
+            "[sources.console.projects.web]\npage_sise = 100\n",
+            "",
+            {},
+            "unknown setting page_sise in [sources.console.projects.web] in ./.dlt/config.toml: did you mean page_size?",
+        ),
+        (
+            "[sources.console]\nrate_limit_request = 20\n",
+            "",
+            {},
+            "unknown setting rate_limit_request in [sources.console] in ./.dlt/config.toml: did you mean rate_limit_requests?",
+        ),
+        (
+            "",
+            '[sources.console]\napi_kay = "console-x"\n',
+            {},
+            "unknown setting api_kay in [sources.console] in ./.dlt/secrets.toml: did you mean api_key?",
+        ),
+        (
+            '[gatehouse]\ndestinaton = "postgres"\n',
+            "",
+            {},
+            "unknown setting destinaton in [gatehouse] in ./.dlt/config.toml: did you mean destination?",
+        ),
+        (
+            '[gatehouse.report]\ngate_ulr = "https://x/{{id}}"\n',
+            "",
+            {},
+            "unknown setting gate_ulr in [gatehouse.report] in ./.dlt/config.toml: did you mean gate_url?",
+        ),
+        (
+            "",
+            "",
+            {"SOURCES__CONSOLE__PROJECTS__WEB__PAGE_SIZ": "100"},
+            "unknown setting SOURCES__CONSOLE__PROJECTS__WEB__PAGE_SIZ in the environment: did you mean"
+            " SOURCES__CONSOLE__PROJECTS__WEB__PAGE_SIZE?",
+        ),
+        (
+            "",
+            "",
+            {"GATEHOUSE__LOCK_TIMOUT": "10"},
+            "unknown setting GATEHOUSE__LOCK_TIMOUT in the environment: did you mean GATEHOUSE__LOCK_TIMEOUT?",
+        ),
     ],
-    ids=["project-toml", "console-toml", "secrets-toml", "gatehouse-toml", "gatehouse-report-toml", "project-env",
-         "gatehouse-env"],
+    ids=[
+        "project-toml",
+        "console-toml",
+        "secrets-toml",
+        "gatehouse-toml",
+        "gatehouse-report-toml",
+        "project-env",
+        "gatehouse-env",
+    ],
 )
 def test_a_mistyped_setting_is_refused_before_any_request(tmp_path, served, config, secrets, env, refused):
     twin, console = served
     twin.reset_requests()
     done = gatehouse(tmp_path, "run", "--no-progress", config=config, secrets=secrets, **console, **env)
     assert done.returncode == 2
-    assert done.stderr.strip().splitlines() == [
-        "gatehouse: error: " + refused + " (nothing was read or loaded)"]
+    assert done.stderr.strip().splitlines() == ["gatehouse: error: " + refused + " (nothing was read or loaded)"]
     assert twin.requests == [] and not (tmp_path / "gatehouse.duckdb").exists()
 
 
 def test_every_declared_setting_is_known_and_dlts_own_sections_stay_dlts(monkeypatch):
-    for variable in ("GATEHOUSE__DESTINATION", "GATEHOUSE__REPORT__KERNELS", "GATEHOUSE__ALERTS__WEBHOOK_URL",
-                     "GATEHOUSE__PIPELINES_DIR", "SOURCES__CONSOLE__PROJECTS__WEB__API_KEY", "SOURCES__CONSOLE__PAGE_SIZE",
-                     "RUNTIME__LOG_LEVEL", "DESTINATION__POSTGRES__CREDENTIALS", "NORMALIZE__WORKERS"):
+    for variable in (
+        "GATEHOUSE__DESTINATION",
+        "GATEHOUSE__REPORT__KERNELS",
+        "GATEHOUSE__ALERTS__WEBHOOK_URL",
+        "GATEHOUSE__PIPELINES_DIR",
+        "SOURCES__CONSOLE__PROJECTS__WEB__API_KEY",
+        "SOURCES__CONSOLE__PAGE_SIZE",
+        "RUNTIME__LOG_LEVEL",
+        "DESTINATION__POSTGRES__CREDENTIALS",
+        "NORMALIZE__WORKERS",
+    ):
         monkeypatch.setenv(variable, "1")
     assert settings.unknown_settings() == []
 
 
 def test_config_shows_each_setting_and_where_it_came_from_with_secrets_hidden(tmp_path):
-    done = gatehouse(tmp_path, "config", config='[gatehouse]\nlock_timeout = 60\n',
-                     secrets='[sources.console.projects.web]\napi_key = "console-Sekr3tKeyValue"\n',
-                     GATEHOUSE__ALERTS__WEBHOOK_URL="https://hooks.example.com/T0/secret-path")
+    done = gatehouse(
+        tmp_path,
+        "config",
+        config="[gatehouse]\nlock_timeout = 60\n",
+        secrets='[sources.console.projects.web]\napi_key = "console-Sekr3tKeyValue"\n',
+        GATEHOUSE__ALERTS__WEBHOOK_URL="https://hooks.example.com/T0/secret-path",
+    )
     assert done.returncode == 0, done.stderr
     rows = {line.split()[0]: line for line in done.stdout.splitlines()}
     assert rows["gatehouse.lock_timeout"].split() == ["gatehouse.lock_timeout", "60", "(./.dlt/config.toml)"]
     assert rows["gatehouse.destination"].split() == ["gatehouse.destination", "duckdb", "(default)"]
     assert rows["gatehouse.alerts.webhook_url"].split() == [
-        "gatehouse.alerts.webhook_url", "***", "(environment", "GATEHOUSE__ALERTS__WEBHOOK_URL)"]
+        "gatehouse.alerts.webhook_url",
+        "***",
+        "(environment",
+        "GATEHOUSE__ALERTS__WEBHOOK_URL)",
+    ]
     assert rows["sources.console.projects.web.api_key"].split()[1] == "***"
     assert "Sekr3t" not in done.stdout + done.stderr and "secret-path" not in done.stdout + done.stderr
 
@@ -175,7 +223,8 @@ def test_state_in_dlts_machine_wide_folder_is_moved_once(tmp_path, monkeypatch, 
     moved = deployment.working_dir() / "gatehouse" / "state.json"
     assert moved.is_file() and not old.exists()
     assert [r.getMessage() for r in caplog.records if "moved pipeline state" in r.getMessage()] == [
-        f"moved pipeline state {old} to {moved.parent}: each deployment keeps its own (gatehouse.pipelines_dir)"]
+        f"moved pipeline state {old} to {moved.parent}: each deployment keeps its own (gatehouse.pipelines_dir)"
+    ]
     adopt_machine_wide_state(deployment.pipeline_name, deployment.working_dir())  # once
     assert moved.is_file()
 

@@ -19,9 +19,7 @@ QUIET_AFTER = timedelta(days=DEFAULT_QUIET_RUN_AFTER_DAYS)
 
 def expected_holdout_ids(twin: ConsoleTwin) -> set[str]:
     org = twin.organisation
-    referenced = {
-        h for entity in [*org.listed_gates(), *org.listed_dynamic_configs()] for h in entity.get("holdoutIDs") or []
-    }
+    referenced = {h for entity in [*org.listed_gates(), *org.listed_dynamic_configs()] for h in entity.get("holdoutIDs") or []}
     return {h for h in referenced if h in org.holdouts}
 
 
@@ -57,20 +55,28 @@ def current_gates(loader) -> dict[str, tuple]:
 def gate_row(gate: dict) -> tuple:
     owner = gate.get("owner") or {}
     return (
-        gate["name"], gate["status"], gate["type"], gate["typeReason"], gate["lastModifiedTime"],
-        gate.get("checksPerHour"), owner.get("ownerName"),
+        gate["name"],
+        gate["status"],
+        gate["type"],
+        gate["typeReason"],
+        gate["lastModifiedTime"],
+        gate.get("checksPerHour"),
+        owner.get("ownerName"),
     )
 
 
 def run_requests(twin: ConsoleTwin) -> set[str]:
     prefix = "/console/v1/ingestion/runs/"
-    return {r.path[len(prefix):] for r in twin.requests if r.path.startswith(prefix)}
+    return {r.path[len(prefix) :] for r in twin.requests if r.path.startswith(prefix)}
 
 
 def experiment_requests(twin: ConsoleTwin) -> set[str]:
     prefix = "/console/v1/experiments/"
-    return {r.path[len(prefix):].split("/")[0] for r in twin.requests
-            if r.path.startswith(prefix) and r.path.endswith("/cumulative_exposures")}
+    return {
+        r.path[len(prefix) :].split("/")[0]
+        for r in twin.requests
+        if r.path.startswith(prefix) and r.path.endswith("/cumulative_exposures")
+    }
 
 
 def test_first_run_loads_every_table_with_the_rows_the_console_holds(loader, twin):
@@ -119,7 +125,8 @@ def test_a_rerun_without_changes_writes_no_version_and_requests_no_settled_run(l
     assert settled, "the twin's organisation should hold settled runs"
     # found quiet by the first run (status unchanged for a week), so not asked for again before the weekly re-check
     quiet = {
-        run_id for run_id in set(twin.ingestion_run_ids) - settled
+        run_id
+        for run_id in set(twin.ingestion_run_ids) - settled
         if has_gone_quiet(twin.organisation.ingestion_run(run_id), twin.now, QUIET_AFTER)
     }
     twin.reset_requests()
@@ -170,18 +177,20 @@ def test_after_the_console_moves_on_the_rerun_adds_exactly_what_changed(loader, 
     assert summary.new_versions["gates"] == len(changed) + len(created)
     assert summary.retired["gates"] == len(removed)
     assert current_gates(loader) == {i: gate_row(g) for i, g in after.items()}
-    retired_ids = {r[0] for r in loader.query(
-        "select id from console.gates g where not exists"
-        " (select 1 from console.gates c where c.id = g.id and c._dlt_valid_to is null)"
-    )}
+    retired_ids = {
+        r[0]
+        for r in loader.query(
+            "select id from console.gates g where not exists"
+            " (select 1 from console.gates c where c.id = g.id and c._dlt_valid_to is null)"
+        )
+    }
     assert retired_ids == removed
     assert loader.query("select count(*) from console.gates")[0][0] == len(before) + len(changed) + len(created)
 
     # New days appended, the previous last day updated to its final count, nothing else touched.
     exposures = loaded_exposures(loader)
     assert exposures == expected_exposures(twin)
-    moved = [e for e, day in last_days_before.items()
-             if max(d for (x, _, d) in exposures if x == e) > day]
+    moved = [e for e, day in last_days_before.items() if max(d for (x, _, d) in exposures if x == e) > day]
     assert moved, "running experiments gain a day"
 
     # Unsettled runs were requested again and moved forward; settled ones were not requested.
@@ -190,17 +199,19 @@ def test_after_the_console_moves_on_the_rerun_adds_exactly_what_changed(loader, 
     loaded_runs = dict(loader.query("select run_id, latest_status from console.ingestion_runs"))
     for run_id in set(twin.ingestion_run_ids) - settled_before:
         assert loaded_runs[run_id] == twin.organisation.ingestion_run(run_id)["latestStatus"]
-    assert any(
-        loaded_runs[r] != runs_before[r]["latestStatus"] for r in runs_before.keys() - settled_before
-    ), "some unsettled run should have progressed"
+    assert any(loaded_runs[r] != runs_before[r]["latestStatus"] for r in runs_before.keys() - settled_before), (
+        "some unsettled run should have progressed"
+    )
 
 
 def test_unknown_ids_are_reported_and_skipped_while_the_rest_loads(loader, twin):
-    summary = loader.run(source_args={
-        "experiment_ids": [*twin.experiment_ids, "no_such_experiment"],
-        "ingestion_run_ids": [*twin.ingestion_run_ids, "00000000-0000-0000-0000-000000000000"],
-        "holdout_ids": ["no_such_holdout"],
-    })
+    summary = loader.run(
+        source_args={
+            "experiment_ids": [*twin.experiment_ids, "no_such_experiment"],
+            "ingestion_run_ids": [*twin.ingestion_run_ids, "00000000-0000-0000-0000-000000000000"],
+            "holdout_ids": ["no_such_holdout"],
+        }
+    )
     skipped = {(table, id_) for table, id_, _ in summary.skipped}
     assert skipped == {
         ("cumulative_exposures", "no_such_experiment"),
@@ -212,7 +223,10 @@ def test_unknown_ids_are_reported_and_skipped_while_the_rest_loads(loader, twin)
 
 def test_resources_option_loads_only_the_chosen_tables(loader, twin):
     loader.run(resources=["qualifying_events"])
-    tables = {r[0] for r in loader.query(
-        "select table_name from information_schema.tables where table_schema = 'console' and table_name not like '\\_dlt%' escape '\\'"
-    )}
+    tables = {
+        r[0]
+        for r in loader.query(
+            "select table_name from information_schema.tables where table_schema = 'console' and table_name not like '\\_dlt%' escape '\\'"
+        )
+    }
     assert {t for t in tables if not t.startswith("qualifying_events")} == {"extraction_runs"}

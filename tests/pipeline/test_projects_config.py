@@ -41,17 +41,20 @@ def read_projects(folder: Path, config: str = "", secrets: str = "", **env: str)
 def test_projects_from_config_and_secrets_tables(tmp_path):
     found = read_projects(
         tmp_path,
-        config='[sources.console]\npage_size = 50\n'
+        config="[sources.console]\npage_size = 50\n"
         '[sources.console.projects.web]\nbase_url = "https://console.example.com"\nexperiment_ids = ["exp_a"]\n'
         '[sources.console.projects.mobile]\nbase_url = "https://console.example.com"\npage_size = 20\n',
-        secrets='[sources.console]\napi_key = "console-single"\n'
-        '[sources.console.projects.web]\napi_key = "console-web"\n',
+        secrets='[sources.console]\napi_key = "console-single"\n[sources.console.projects.web]\napi_key = "console-web"\n',
     )
     assert found == {
         "projects": ["mobile", "web"],
-        "web": {"base_url": "https://console.example.com", "api_key": "console-web", "experiment_ids": ["exp_a"],
-                # inherited from [sources.console]
-                "page_size": 50},
+        "web": {
+            "base_url": "https://console.example.com",
+            "api_key": "console-web",
+            "experiment_ids": ["exp_a"],
+            # inherited from [sources.console]
+            "page_size": 50,
+        },
         # never the single console's key
         "mobile": "missing setting sources.console.projects.mobile.api_key (SOURCES__CONSOLE__PROJECTS__MOBILE__API_KEY):"
         " each project names its own console, never [sources.console]'s; set it in .dlt/config.toml,"
@@ -82,12 +85,17 @@ def test_a_single_console_has_no_projects(tmp_path):
 
 def test_names_the_views_or_dlt_already_use_are_refused():
     import pytest
+
     from gatehouse.pipelines.errors import GatehouseError
     from gatehouse.pipelines.projects import check_name
 
     check_name("web_staging_eu")
-    for name, reason in (("default", "the views call the single console"), ("staging", "would end in _staging"),
-                         ("web_staging", "would end in _staging"), ("Web", "lower-case letters"),
-                         ("all", "means every project")):
+    for name, reason in (
+        ("default", "the views call the single console"),
+        ("staging", "would end in _staging"),
+        ("web_staging", "would end in _staging"),
+        ("Web", "lower-case letters"),
+        ("all", "means every project"),
+    ):
         with pytest.raises(GatehouseError, match=reason):
             check_name(name)

@@ -4,6 +4,7 @@ the same database ran from (dlt resolves a relative path against the folder its 
 from __future__ import annotations
 
 import duckdb
+
 from gatehouse.pipelines.cli.main import main
 
 

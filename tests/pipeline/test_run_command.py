@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from gatehouse.console_twin import ConsoleTwin
 from gatehouse.pipelines.cli.main import main
 from gatehouse.pipelines.run.steps import SELECTABLE
@@ -112,12 +113,17 @@ def test_a_duckdb_folder_that_cannot_be_made_is_one_line(clean_env, capsys, tmp_
     (tmp_path / "taken").write_text("a file where the folder should be")
     code = main(["run", "--no-progress", "--demo", "--duckdb", "taken/flags.duckdb"])
     assert code == 2
-    assert error_line(capsys.readouterr().err) == f"gatehouse: error: cannot use {tmp_path / 'taken'}: a file is where a folder is needed"
+    assert (
+        error_line(capsys.readouterr().err)
+        == f"gatehouse: error: cannot use {tmp_path / 'taken'}: a file is where a folder is needed"
+    )
 
 
 BROKEN_TOML = {
-    "config.toml": ('[sources.console]\nbase_url = "http://console.example\n',
-                    "Control characters (codes less than 0x1f and 0x7f) are not allowed in strings, use \\u000a instead at line 2 col 34"),
+    "config.toml": (
+        '[sources.console]\nbase_url = "http://console.example\n',
+        "Control characters (codes less than 0x1f and 0x7f) are not allowed in strings, use \\u000a instead at line 2 col 34",
+    ),
     # the character dlt's parser quotes may be a secret's: it is left out
     "secrets.toml": ("[sources.console]\napi_key = console-key-pasted-without-quotes\n", "Unexpected character at line 2 col 10"),
 }
@@ -135,7 +141,14 @@ def test_a_toml_file_that_does_not_parse_is_one_line(tmp_path, file_name, argv):
     (tmp_path / ".dlt").mkdir()
     (tmp_path / ".dlt" / file_name).write_text(text)
     env = {name: value for name, value in os.environ.items() if not name.startswith(("SOURCES__", "GATEHOUSE", "DLT_"))}
-    done = subprocess.run([sys.executable, "-m", "gatehouse.pipelines.cli", *argv], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "gatehouse.pipelines.cli", *argv],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 2
     assert error_line(done.stderr) == f"gatehouse: error: ./.dlt/{file_name} is not valid TOML: {reason}"
     assert "Traceback" not in done.stderr and "console-key" not in done.stderr

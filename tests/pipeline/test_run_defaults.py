@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import duckdb
 import pytest
 from dlt.common.configuration.container import Container
 from dlt.common.configuration.specs.pluggable_run_context import PluggableRunContext
 from dlt.normalize.normalize import Normalize
-from gatehouse.pipelines.run import tuning
 
+from gatehouse.pipelines.run import tuning
 from tests.pipeline.conftest import Loader
 
 # dlt's own columns: row ids of merge tables' nested rows are random, validity and load ids are times.
@@ -138,7 +138,8 @@ def test_two_forked_normalize_workers_load_exactly_what_one_does(twin, tmp_path,
 def test_a_condition_target_value_column_is_text_whatever_value_comes_first(loader):
     # Numbers first: dlt would have typed the column bigint and put later strings in a variant column.
     first = next(
-        gate for gate in loader.twin.organisation.listed_gates()
+        gate
+        for gate in loader.twin.organisation.listed_gates()
         if any(isinstance(c.get("targetValue"), list) and c["targetValue"] for r in gate["rules"] for c in r["conditions"])
     )
     for rule in first["rules"]:
@@ -146,8 +147,11 @@ def test_a_condition_target_value_column_is_text_whatever_value_comes_first(load
             if isinstance(condition.get("targetValue"), list) and condition["targetValue"]:
                 condition["targetValue"] = [7, 8]
     loader.run()
-    assert [(c, t) for (table, c, t) in table_columns(loader.duckdb_path)
-            if table == "gates__rules__conditions__target_value" and c.startswith("value")] == [("value", "VARCHAR")]
+    assert [
+        (c, t)
+        for (table, c, t) in table_columns(loader.duckdb_path)
+        if table == "gates__rules__conditions__target_value" and c.startswith("value")
+    ] == [("value", "VARCHAR")]
     assert ("7",) in loader.query("select value from console.gates__rules__conditions__target_value")
 
 

@@ -1,6 +1,7 @@
 """The source's declared tables: keys and write dispositions, checked without any request."""
 
 import pytest
+
 from gatehouse.sources.console import console
 from gatehouse.sources.console.settings import resolve_settings
 

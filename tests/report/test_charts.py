@@ -8,6 +8,7 @@ from xml.etree import ElementTree
 
 import numpy as np
 import pytest
+
 from gatehouse.pipelines.reports import charts
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -19,23 +20,29 @@ def parsed(svg: str) -> ElementTree.Element:
 
 def rects(svg: str) -> list[dict]:
     """The filled shapes of the data (the white background and the legend's boxes left out: those of 16 px)."""
-    return [{k: (float(v) if k in ("x", "y", "width", "height") else v) for k, v in r.attrib.items()}
-            for r in parsed(svg).iter(f"{SVG}rect") if r.get("width") != "100%" and r.get("width") != "16.0" and r.get("fill") != "none"]
+    return [
+        {k: (float(v) if k in ("x", "y", "width", "height") else v) for k, v in r.attrib.items()}
+        for r in parsed(svg).iter(f"{SVG}rect")
+        if r.get("width") != "100%" and r.get("width") != "16.0" and r.get("fill") != "none"
+    ]
 
 
 def texts(svg: str) -> list[str]:
     return [t.text or "" for t in parsed(svg).iter(f"{SVG}text")]
 
 
-@pytest.mark.parametrize(("low", "high", "whole", "expected"), [
-    (0, 10, False, [0, 2, 4, 6, 8, 10]),
-    (0, 12, False, [0, 2.5, 5, 7.5, 10, 12.5]),
-    (0, 12, True, [0, 5, 10, 15]),  # counts: never a step of 2.5
-    (0, 3, True, [0, 1, 2, 3]),  # nor less than 1
-    (0, 0.3, False, [0, 0.1, 0.2, 0.30000000000000004]),
-    (0, 0, False, [0, 0.2, 0.4, 0.6000000000000001, 0.8, 1]),  # nothing to tell apart: a unit's scale
-    (0, 100, False, [0, 20, 40, 60, 80, 100]),
-])
+@pytest.mark.parametrize(
+    ("low", "high", "whole", "expected"),
+    [
+        (0, 10, False, [0, 2, 4, 6, 8, 10]),
+        (0, 12, False, [0, 2.5, 5, 7.5, 10, 12.5]),
+        (0, 12, True, [0, 5, 10, 15]),  # counts: never a step of 2.5
+        (0, 3, True, [0, 1, 2, 3]),  # nor less than 1
+        (0, 0.3, False, [0, 0.1, 0.2, 0.30000000000000004]),
+        (0, 0, False, [0, 0.2, 0.4, 0.6000000000000001, 0.8, 1]),  # nothing to tell apart: a unit's scale
+        (0, 100, False, [0, 20, 40, 60, 80, 100]),
+    ],
+)
 def test_ticks_are_round_numbers_covering_the_values(low, high, whole, expected):
     assert charts.nice_ticks(low, high, whole=whole) == pytest.approx(expected)
 
@@ -49,13 +56,20 @@ def test_day_ticks_are_whole_days_weekly_on_mondays():
 
 
 def test_stacked_bars_across_the_first_category_at_the_top():
-    svg = charts.bars(["owner a", "owner b"], [("marked stale", [3, 1], "#c0392b"), ("approaching", [1, 0], "#f1c40f")],
-                      title="Stale gates by owner", value_label="gates", width=600)
+    svg = charts.bars(
+        ["owner a", "owner b"],
+        [("marked stale", [3, 1], "#c0392b"), ("approaching", [1, 0], "#f1c40f")],
+        title="Stale gates by owner",
+        value_label="gates",
+        width=600,
+    )
     drawn = rects(svg)
     # owner a: 3 then 1 stacked on it; owner b: 1 (a segment of 0 is not drawn)
-    assert [(r["fill"], r["width"]) for r in drawn] == [("#c0392b", pytest.approx(drawn[0]["width"])),
-                                                        ("#f1c40f", pytest.approx(drawn[0]["width"] / 3, abs=0.1)),
-                                                        ("#c0392b", pytest.approx(drawn[0]["width"] / 3, abs=0.1))]
+    assert [(r["fill"], r["width"]) for r in drawn] == [
+        ("#c0392b", pytest.approx(drawn[0]["width"])),
+        ("#f1c40f", pytest.approx(drawn[0]["width"] / 3, abs=0.1)),
+        ("#c0392b", pytest.approx(drawn[0]["width"] / 3, abs=0.1)),
+    ]
     assert drawn[1]["x"] == pytest.approx(drawn[0]["x"] + drawn[0]["width"], abs=0.1)  # stacked, not overlapping
     assert drawn[0]["y"] < drawn[2]["y"]  # the first category above the second
     words = texts(svg)
@@ -66,9 +80,16 @@ def test_stacked_bars_across_the_first_category_at_the_top():
 
 
 def test_bars_up_a_colour_per_bar_and_a_rule():
-    svg = charts.bars(["10-01", "10-02", "10-03"], [("failed", [0, 50, 100], ["#27ae60", "#c0392b", "#c0392b"])],
-                      horizontal=False, legend=False, value_range=(0, 100), rule=charts.Rule(25, "p = 0.001"),
-                      title="t", value_label="%")
+    svg = charts.bars(
+        ["10-01", "10-02", "10-03"],
+        [("failed", [0, 50, 100], ["#27ae60", "#c0392b", "#c0392b"])],
+        horizontal=False,
+        legend=False,
+        value_range=(0, 100),
+        rule=charts.Rule(25, "p = 0.001"),
+        title="t",
+        value_label="%",
+    )
     drawn = rects(svg)
     assert [r["fill"] for r in drawn] == ["#c0392b", "#c0392b"]  # a bar of 0 is not drawn
     assert drawn[1]["height"] == pytest.approx(2 * drawn[0]["height"], abs=0.1)
@@ -89,8 +110,13 @@ def test_a_histogram_counts_as_numpy_does():
 
 def test_line_panels_draw_each_group_and_cap_the_first_week():
     days = [date(2026, 10, d) for d in range(1, 21)]
-    panel = charts.Panel("exp_1 [SRM]\nholdout", [("Control", days, [900] + [100] * 19), ("Test", days, [90] * 20)],
-                         "#c0392b", y_max=130, note="first week up to 900 ↑")
+    panel = charts.Panel(
+        "exp_1 [SRM]\nholdout",
+        [("Control", days, [900] + [100] * 19), ("Test", days, [90] * 20)],
+        "#c0392b",
+        y_max=130,
+        note="first week up to 900 ↑",
+    )
     svg = charts.panels([panel, charts.Panel("exp_2 [running]", [("Control", days[:1], [5])])], title="New exposures")
     lines = [p for p in parsed(svg).iter(f"{SVG}polyline") if p.get("stroke-width") not in (None, "1")]
     data = [p for p in lines if len(p.get("points").split()) == 20]

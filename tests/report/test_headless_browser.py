@@ -15,12 +15,15 @@ from tools import headless_browser
 
 REPO = Path(__file__).resolve().parents[2]
 INSTALLING = "installing the headless browser for the report test: apt-get install -y chromium"
-STOP_WITH_APT = ("the report test opens the reports in the headless browser chromium, which is not installed: "
-                 "run `sudo apt-get install -y chromium`, then `make test` again")
-STOP_WITHOUT_APT = ("the report test opens the reports in the headless browser chromium, which is not installed: "
-                    "install your system's chromium package, then `make test` again")
-APT_COMMANDS = [["apt-get", "update", "-qq"],
-                ["apt-get", "install", "-y", "-qq", "-o", "DPkg::Lock::Timeout=300", "chromium"]]
+STOP_WITH_APT = (
+    "the report test opens the reports in the headless browser chromium, which is not installed: "
+    "run `sudo apt-get install -y chromium`, then `make test` again"
+)
+STOP_WITHOUT_APT = (
+    "the report test opens the reports in the headless browser chromium, which is not installed: "
+    "install your system's chromium package, then `make test` again"
+)
+APT_COMMANDS = [["apt-get", "update", "-qq"], ["apt-get", "install", "-y", "-qq", "-o", "DPkg::Lock::Timeout=300", "chromium"]]
 
 
 def executable(folder: Path, name: str, body: str = "exit 0") -> Path:
@@ -83,11 +86,14 @@ def test_root_installs_it_with_apt_and_says_so_in_one_line(bin_dir, caplog):
     assert lines(caplog) == [INSTALLING]
 
 
-@pytest.mark.parametrize(("euid", "with_apt", "line"), [
-    (1000, True, STOP_WITH_APT),        # apt needs root: the user is told the exact command
-    (1000, False, STOP_WITHOUT_APT),
-    (0, False, STOP_WITHOUT_APT),       # not Debian: no package name to guess
-])
+@pytest.mark.parametrize(
+    ("euid", "with_apt", "line"),
+    [
+        (1000, True, STOP_WITH_APT),  # apt needs root: the user is told the exact command
+        (1000, False, STOP_WITHOUT_APT),
+        (0, False, STOP_WITHOUT_APT),  # not Debian: no package name to guess
+    ],
+)
 def test_without_a_way_to_install_it_stops_in_one_line(bin_dir, caplog, euid, with_apt, line):
     if with_apt:
         executable(bin_dir, "apt-get")
@@ -128,17 +134,33 @@ def test_an_install_that_leaves_no_command_on_path_is_not_taken_for_success(bin_
 def test_the_script_as_make_runs_it(bin_dir, tmp_path):
     # the real program with a fake apt-get first on PATH: what a user sees on the terminal, whoever runs it
     log = tmp_path / "apt.log"
-    executable(bin_dir, "apt-get", f'echo "$DEBIAN_FRONTEND $*" >> {log}\n'
-                                   f'[ "$1" = install ] && printf "#!/bin/sh\\n" > {bin_dir}/chromium '
-                                   f"&& /bin/chmod +x {bin_dir}/chromium\nexit 0")
-    result = subprocess.run([sys.executable, "tools/headless_browser.py"], cwd=REPO, capture_output=True,
-                            text=True, env={"PATH": str(bin_dir)}, timeout=60)
+    executable(
+        bin_dir,
+        "apt-get",
+        f'echo "$DEBIAN_FRONTEND $*" >> {log}\n'
+        f'[ "$1" = install ] && printf "#!/bin/sh\\n" > {bin_dir}/chromium '
+        f"&& /bin/chmod +x {bin_dir}/chromium\nexit 0",
+    )
+    result = subprocess.run(
+        [sys.executable, "tools/headless_browser.py"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        env={"PATH": str(bin_dir)},
+        timeout=60,
+    )
     if os.geteuid() == 0:
         assert (result.returncode, result.stderr) == (0, f"make test: {INSTALLING}\n")
         assert log.read_text().splitlines() == [f"noninteractive {' '.join(command[1:])}" for command in APT_COMMANDS]
         # the second time it finds what the first installed, and says nothing
-        again = subprocess.run([sys.executable, "tools/headless_browser.py"], cwd=REPO, capture_output=True,
-                               text=True, env={"PATH": str(bin_dir)}, timeout=60)
+        again = subprocess.run(
+            [sys.executable, "tools/headless_browser.py"],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            env={"PATH": str(bin_dir)},
+            timeout=60,
+        )
         assert (again.returncode, again.stdout, again.stderr) == (0, "", "")
     else:
         assert (result.returncode, result.stderr) == (2, f"make test: {STOP_WITH_APT}\n")
@@ -149,15 +171,22 @@ def test_the_script_as_make_runs_it(bin_dir, tmp_path):
 def test_make_test_checks_the_browser_before_installing_or_testing():
     # a dry run in a folder whose .venv is absent lists every step in the order make would take them
     # under `make test` this runs inside make: without its variables, the nested make prints no "Entering directory"
-    outside_make = {name: value for name, value in os.environ.items()
-                    if name not in {"MAKEFLAGS", "MFLAGS", "MAKELEVEL"}}
-    result = subprocess.run(["make", "--no-print-directory", "-n", "test", "VENV=.venv-dry-run-never-made"], cwd=REPO,
-                            capture_output=True, text=True, timeout=60, env=outside_make)
+    outside_make = {name: value for name, value in os.environ.items() if name not in {"MAKEFLAGS", "MFLAGS", "MAKELEVEL"}}
+    result = subprocess.run(
+        ["make", "--no-print-directory", "-n", "test", "VENV=.venv-dry-run-never-made"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=outside_make,
+    )
     assert result.returncode == 0, result.stderr
     steps = [line for line in result.stdout.splitlines() if line.strip()]
     browser = steps.index(".venv-dry-run-never-made/bin/python tools/headless_browser.py")
     assert browser == 1 and steps[0].endswith("-m venv .venv-dry-run-never-made")
-    assert any(re.search(r"pip install .*-e '\.\[test,bench,dbt\]'", step) for step in steps[browser + 1:])
+    assert any(re.search(r"pip install .*-e '\.\[test,bench,dbt\]'", step) for step in steps[browser + 1 :])
     workers = min(4, (os.cpu_count() or 1) + 1)
-    assert steps[-2:] == [".venv-dry-run-never-made/bin/python -m compileall -q sources pipelines console_twin",
-                          f".venv-dry-run-never-made/bin/python -m pytest -q -n {workers} --dist loadgroup --no-loadscope-reorder"]
+    assert steps[-2:] == [
+        ".venv-dry-run-never-made/bin/python -m compileall -q sources pipelines console_twin",
+        f".venv-dry-run-never-made/bin/python -m pytest -q -n {workers} --dist loadgroup --no-loadscope-reorder",
+    ]

@@ -15,24 +15,36 @@ from xml.etree import ElementTree
 
 import duckdb
 import pytest
+
 from gatehouse.pipelines.alerts.conditions import current_conditions, messages
 from gatehouse.pipelines.alerts.delivery import SLACK, WEBHOOK, Channel, payload
 from gatehouse.pipelines.cli.main import main
 from gatehouse.pipelines.reports.report import NOTEBOOKS
 from gatehouse.pipelines.untrusted import for_csv
 from gatehouse.pipelines.warehouse.destination import Destination
-
 from tests.drills.conftest import load, make_twin
 from tests.report.conftest import gatehouse
 from tools import report_pages
 
 SCRIPT = '<script>alert(1)</script>"><img src=x onerror=alert(2)>'
 TERMINAL = "\x1b[2J\x1b[31m \x1b]8;;http://evil.example\x07link\x1b]8;;\x07 \x07"
-HOSTILE = (f'{SCRIPT} {TERMINAL} <!channel> <!here> <@U123> $10 ^_^ $20 \\frac{{a}}{{b}} =HYPERLINK("http://x") \u202eevil\u202c'
-           " gate\u200bname \u061c[1-2]\u061c x\U000e0069\U000e0067")  # a lookalike, a reordering, hidden text
+HOSTILE = (
+    f'{SCRIPT} {TERMINAL} <!channel> <!here> <@U123> $10 ^_^ $20 \\frac{{a}}{{b}} =HYPERLINK("http://x") \u202eevil\u202c'
+    " gate\u200bname \u061c[1-2]\u061c x\U000e0069\U000e0067"
+)  # a lookalike, a reordering, hidden text
 # Every free-text field the console serves, wherever it sits in an answer; ids and keys stay as they are.
-TEXT_FIELDS = {"name", "description", "ownerName", "creatorName", "lastModifierName", "team", "groupName",
-               "sourceName", "source", "tags"}
+TEXT_FIELDS = {
+    "name",
+    "description",
+    "ownerName",
+    "creatorName",
+    "lastModifierName",
+    "team",
+    "groupName",
+    "sourceName",
+    "source",
+    "tags",
+}
 RAW_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069\u061c\U000e0000-\U000e0fff]")
 MENTIONS = ("<!channel>", "<!here>", "<@U123>")
 
@@ -113,8 +125,13 @@ def test_no_element_attribute_or_script_in_a_report_comes_from_the_data(hostile_
     found = re.search(r'<pre id="hostile-probe">(.*?)</pre>', dump.stdout, re.S)
     assert found, dump.stderr[-2000:]
     seen = json.loads(found[1].replace("&quot;", '"').replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&"))
-    assert seen == {"dialogs": [], "handlers": [], "scripts_from_data": 0, "images_not_inline": 0,
-                    "shown_as_text": seen["shown_as_text"]}
+    assert seen == {
+        "dialogs": [],
+        "handlers": [],
+        "scripts_from_data": 0,
+        "images_not_inline": 0,
+        "shown_as_text": seen["shown_as_text"],
+    }
     if name == "stale_gates":  # the owners' names head the worklist's groups: shown, as text
         assert seen["shown_as_text"] is True
 
@@ -126,7 +143,10 @@ CHART_ELEMENTS = {"svg", "rect", "line", "polyline", "polygon", "circle", "text"
 @pytest.mark.parametrize("name", NOTEBOOKS)
 def test_every_chart_draws_console_text_as_text(hostile_console, name):
     page = (hostile_console["reports"] / f"{name}.html").read_text(encoding="utf-8")
-    charts = [ElementTree.fromstring(base64.b64decode(data)) for data in re.findall(r'<img src="data:image/svg\+xml;base64,([^"]+)"', page)]
+    charts = [
+        ElementTree.fromstring(base64.b64decode(data))
+        for data in re.findall(r'<img src="data:image/svg\+xml;base64,([^"]+)"', page)
+    ]
     assert len(charts) >= 3
     texts = []
     for chart in charts:
@@ -176,6 +196,6 @@ def test_csv_is_parseable_and_runs_no_formula(hostile_console, capsys):
         expected = connection.execute(query).fetchall()
     # each cell the text as the terminal shows it (its line breaks kept), a formula's start quoted
     assert [tuple(row) for row in rows[1:]] == [tuple(for_csv(value) for value in row) for row in expected]
-    formula = "=HYPERLINK(\"http://x\")"
+    formula = '=HYPERLINK("http://x")'
     assert main(["sql", "--duckdb", str(hostile_console["database"]), "--format", "csv", f"select '{formula}' as f"]) == 0
-    assert capsys.readouterr().out.splitlines()[1] == "\"'=HYPERLINK(\"\"http://x\"\")\""
+    assert capsys.readouterr().out.splitlines()[1] == '"\'=HYPERLINK(""http://x"")"'

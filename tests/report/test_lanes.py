@@ -9,6 +9,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+
 from gatehouse.pipelines.reports import lanes
 from gatehouse.pipelines.reports.lanes import NOTEBOOK_DIR, LaneFailed, Lanes
 from gatehouse.pipelines.reports.report import NOTEBOOKS, NotebookLanes, ReportsFailed, write_reports
@@ -30,8 +31,11 @@ def running(pid: int) -> bool:
 
 
 def outputs(executed: str) -> list[list[dict]]:
-    return [[dict(output) for output in cell.outputs]
-            for cell in nbformat.reads(executed, as_version=4).cells if cell.cell_type == "code"]
+    return [
+        [dict(output) for output in cell.outputs]
+        for cell in nbformat.reads(executed, as_version=4).cells
+        if cell.cell_type == "code"
+    ]
 
 
 def test_the_first_lane_is_forked_only_from_a_process_where_no_other_thread_runs():
@@ -50,11 +54,14 @@ def test_the_first_lane_is_forked_only_from_a_process_where_no_other_thread_runs
 
 
 def test_a_lane_gives_each_notebook_the_outputs_a_kernel_gives(tmp_path):
-    notebook(tmp_path, "first",
-             "import os\nx = 1\nprint('hello')\nprint('again')\n1 + 1",
-             "from IPython.display import Markdown, display\ndisplay(Markdown('**bold**'))\nos.environ['GATEHOUSE__DESTINATION']",
-             "import matplotlib.pyplot as plt\nfigure = plt.figure(figsize=(1, 1))",
-             "import sys\nprint('careful', file=sys.stderr)\nos.getcwd()")
+    notebook(
+        tmp_path,
+        "first",
+        "import os\nx = 1\nprint('hello')\nprint('again')\n1 + 1",
+        "from IPython.display import Markdown, display\ndisplay(Markdown('**bold**'))\nos.environ['GATEHOUSE__DESTINATION']",
+        "import matplotlib.pyplot as plt\nfigure = plt.figure(figsize=(1, 1))",
+        "import sys\nprint('careful', file=sys.stderr)\nos.getcwd()",
+    )
     notebook(tmp_path, "second", "'x' in dir()")
     group = Lanes(1, str.upper)
     lane = group.lanes[0]
@@ -66,11 +73,16 @@ def test_a_lane_gives_each_notebook_the_outputs_a_kernel_gives(tmp_path):
         group.stop()
     assert (first, second, failure, summary) == ("first", "second", None, "LABEL")
     printed, shown, drawn, warned = outputs(executed)
-    assert printed == [{"output_type": "stream", "name": "stdout", "text": "hello\nagain\n"},
-                       {"output_type": "execute_result", "data": {"text/plain": "2"}, "metadata": {}, "execution_count": 1}]
+    assert printed == [
+        {"output_type": "stream", "name": "stdout", "text": "hello\nagain\n"},
+        {"output_type": "execute_result", "data": {"text/plain": "2"}, "metadata": {}, "execution_count": 1},
+    ]
     assert shown == [
-        {"output_type": "display_data", "data": {"text/markdown": "**bold**", "text/plain": "<IPython.core.display.Markdown object>"},
-         "metadata": {}},
+        {
+            "output_type": "display_data",
+            "data": {"text/markdown": "**bold**", "text/plain": "<IPython.core.display.Markdown object>"},
+            "metadata": {},
+        },
         {"output_type": "execute_result", "data": {"text/plain": "'postgres'"}, "metadata": {}, "execution_count": 2},
     ]
     # a figure left open is shown at the cell's end, as Jupyter's inline backend shows it
@@ -78,12 +90,14 @@ def test_a_lane_gives_each_notebook_the_outputs_a_kernel_gives(tmp_path):
     assert image["output_type"] == "display_data" and image["data"]["image/png"].startswith("iVBORw0KGgo")
     assert image["metadata"] == {"image/png": {"alt": "chart"}}
     # Jupyter starts a notebook's kernel in the notebooks' folder
-    assert warned == [{"output_type": "stream", "name": "stderr", "text": "careful\n"},
-                      {"output_type": "execute_result", "data": {"text/plain": repr(str(NOTEBOOK_DIR))}, "metadata": {},
-                       "execution_count": 4}]
+    assert warned == [
+        {"output_type": "stream", "name": "stderr", "text": "careful\n"},
+        {"output_type": "execute_result", "data": {"text/plain": repr(str(NOTEBOOK_DIR))}, "metadata": {}, "execution_count": 4},
+    ]
     # each notebook starts from an empty namespace, as in a fresh kernel
-    assert outputs(executed_second) == [[{"output_type": "execute_result", "data": {"text/plain": "False"}, "metadata": {},
-                                          "execution_count": 1}]]
+    assert outputs(executed_second) == [
+        [{"output_type": "execute_result", "data": {"text/plain": "False"}, "metadata": {}, "execution_count": 1}]
+    ]
 
 
 def test_a_failing_cell_is_one_line_and_the_next_notebook_still_runs(tmp_path):
@@ -97,7 +111,9 @@ def test_a_failing_cell_is_one_line_and_the_next_notebook_still_runs(tmp_path):
     finally:
         group.stop()
     assert [(name, failure) for name, _, failure in results] == [
-        ("bad", "notebook bad.ipynb failed: ZeroDivisionError: division by zero"), ("good", None)]
+        ("bad", "notebook bad.ipynb failed: ZeroDivisionError: division by zero"),
+        ("good", None),
+    ]
     assert results[0][1] is None and outputs(results[1][1])[0][0]["data"] == {"text/plain": "'fine'"}
 
 
@@ -119,12 +135,20 @@ def test_a_lane_whose_process_dies_is_one_line_and_the_other_lane_goes_on(lane, 
     assert outputs(executed)[0][0]["data"] == {"text/plain": "'alive'"}
 
 
-@pytest.mark.parametrize("limit, seconds, cells, said", [
-    # a cell's limit, the lane's start (its imports) not counted in it
-    ("CELL_TIMEOUT_S", 1.0, ("'quick'", "import time\ntime.sleep(600)"), "notebook slow.ipynb did not finish: nothing finished in 1 s"),
-    # the start's limit: the imports alone take a good part of a second
-    ("START_TIMEOUT_S", 0.01, ("'quick'",), "the notebooks' process did not start: nothing finished in 0.01 s"),
-])
+@pytest.mark.parametrize(
+    "limit, seconds, cells, said",
+    [
+        # a cell's limit, the lane's start (its imports) not counted in it
+        (
+            "CELL_TIMEOUT_S",
+            1.0,
+            ("'quick'", "import time\ntime.sleep(600)"),
+            "notebook slow.ipynb did not finish: nothing finished in 1 s",
+        ),
+        # the start's limit: the imports alone take a good part of a second
+        ("START_TIMEOUT_S", 0.01, ("'quick'",), "the notebooks' process did not start: nothing finished in 0.01 s"),
+    ],
+)
 def test_a_lane_over_a_time_limit_is_one_line_and_is_stopped(limit, seconds, cells, said, tmp_path, monkeypatch):
     monkeypatch.setattr(lanes, limit, seconds)
     notebook(tmp_path, "slow", *cells)
@@ -157,12 +181,18 @@ def test_a_report_whose_notebook_fails_keeps_its_earlier_version_and_writes_the_
         with pytest.raises(ReportsFailed) as failure:
             write_reports(destination, out, running)
         summary = running.summary()
-    assert str(failure.value) == ("report exposure_growth not made (notebook exposure_growth.ipynb failed: ValueError: a bad"
-                                  " day): its earlier version, if any, is kept")
+    assert str(failure.value) == (
+        "report exposure_growth not made (notebook exposure_growth.ipynb failed: ValueError: a bad"
+        " day): its earlier version, if any, is kept"
+    )
     assert [report.notebook for report in failure.value.written] == [name for name in NOTEBOOKS if name != "exposure_growth"]
     assert (out / "exposure_growth.html").read_text() == "yesterday's"
-    assert sorted(path.name for path in out.iterdir()) == ["exposure_growth.html", "ingestion_health.html", "stale_gates.csv",
-                                                           "stale_gates.html"]
+    assert sorted(path.name for path in out.iterdir()) == [
+        "exposure_growth.html",
+        "ingestion_health.html",
+        "stale_gates.csv",
+        "stale_gates.html",
+    ]
     assert summary.startswith(f"gatehouse report: {database}, as of ")
 
 

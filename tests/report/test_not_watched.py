@@ -8,8 +8,10 @@ import re
 from tests.drills.conftest import load, make_twin
 from tests.report.conftest import gatehouse
 
-NOT_FOLLOWED = ("ingestion sources: no ingestion run is followed, so none is watched; name the runs to follow in"
-                " sources.console.ingestion_run_ids (SOURCES__CONSOLE__INGESTION_RUN_IDS)")
+NOT_FOLLOWED = (
+    "ingestion sources: no ingestion run is followed, so none is watched; name the runs to follow in"
+    " sources.console.ingestion_run_ids (SOURCES__CONSOLE__INGESTION_RUN_IDS)"
+)
 
 
 def test_a_console_loaded_without_ingestion_run_ids_is_reported_as_not_watched(tmp_path):
@@ -21,8 +23,11 @@ def test_a_console_loaded_without_ingestion_run_ids_is_reported_as_not_watched(t
     with twin.serve() as base_url:
         summary = load(twin, base_url, database, ingestion_run_ids=[], experiment_ids=[])
     [followed] = [line for line in summary.lines() if line.startswith("  followed: ")]
-    found = re.fullmatch(r"  followed: experiments (\d+): 0 in experiment_ids, (\d+) more named by holdouts;"
-                         r" ingestion runs none: the console cannot list them; name them in ingestion_run_ids", followed)
+    found = re.fullmatch(
+        r"  followed: experiments (\d+): 0 in experiment_ids, (\d+) more named by holdouts;"
+        r" ingestion runs none: the console cannot list them; name them in ingestion_run_ids",
+        followed,
+    )
     assert found and found[1] == found[2] and int(found[1]) > 0, followed  # all of them named by holdouts
 
     report = gatehouse("report", "--duckdb", str(database), "--out", str(tmp_path / "reports"))
@@ -50,12 +55,17 @@ def test_a_database_whose_extractions_recorded_no_time_is_reported_without_ages(
     database = tmp_path / "demo.duckdb"
     database.write_bytes(demo_db.read_bytes())
     with duckdb.connect(str(database)) as connection:
-        for (schema,) in connection.execute("select distinct table_schema from information_schema.tables"
-                                            " where table_name = 'extraction_runs'").fetchall():
+        for (schema,) in connection.execute(
+            "select distinct table_schema from information_schema.tables where table_name = 'extraction_runs'"
+        ).fetchall():
             connection.execute(f'update "{schema}".extraction_runs set service_time = null')  # no finished_at column: never sent
     report = gatehouse("report", "--duckdb", str(database), "--out", str(tmp_path / "reports"))
     assert report.returncode == 0, report.stderr[-2000:]
     assert sorted(path.name for path in (tmp_path / "reports").iterdir()) == [
-        "exposure_growth.html", "ingestion_health.html", "stale_gates.csv", "stale_gates.html"]
+        "exposure_growth.html",
+        "ingestion_health.html",
+        "stale_gates.csv",
+        "stale_gates.html",
+    ]
     page = (tmp_path / "reports" / "ingestion_health.html").read_text()
     assert "no extraction recorded yet" in page and "Traceback" not in page

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from matplotlib import image as mpimg
+
 from gatehouse.pipelines.cli.main import main
 from gatehouse.pipelines.reports.lanes import NOTEBOOK_DIR
 from gatehouse.pipelines.reports.report import NOTEBOOKS, summarise
 from gatehouse.pipelines.warehouse.destination import Destination
 from gatehouse.pipelines.warehouse.views import apply_views
-from matplotlib import image as mpimg
-
 from tests.code_refs.hand_built import SUMMARY_LINES
 from tools import report_pages
 
@@ -80,12 +80,12 @@ def test_report_read_at_1280_px_in_headless_chromium(headless_browser, demo_repo
     assert layout.page_width <= layout.viewport, layout.page_width
     assert layout.tables
     for table in layout.tables:
-        assert 0 <= table["left"] and table["right"] <= layout.viewport, table
+        assert table["left"] >= 0 and table["right"] <= layout.viewport, table
     if name == "stale_gates":
         # the worklist's first column is what to do, and it is on screen
         worklist = layout.tables[0]
         assert worklist["headers"][0]["text"] == "Action"
-        assert 0 <= worklist["headers"][0]["left"] and worklist["headers"][0]["right"] <= layout.viewport
+        assert worklist["headers"][0]["left"] >= 0 and worklist["headers"][0]["right"] <= layout.viewport
     # every chart decoded with a size and shown within the page
     assert len(layout.images) >= 3
     for image in layout.images:
@@ -94,8 +94,9 @@ def test_report_read_at_1280_px_in_headless_chromium(headless_browser, demo_repo
         assert image["right"] <= layout.viewport, image
     # painted: the charts' colours are on the whole page's screenshot (the page itself is dark text on white)
     ARTEFACTS.mkdir(parents=True, exist_ok=True)
-    screenshot = report_pages.screenshot(headless_browser, report, ARTEFACTS / f"demo-{name}.png", tmp_path,
-                                         width=1280, height=layout.page_height)
+    screenshot = report_pages.screenshot(
+        headless_browser, report, ARTEFACTS / f"demo-{name}.png", tmp_path, width=1280, height=layout.page_height
+    )
     pixels = mpimg.imread(screenshot)[..., :3]
     assert pixels.shape[1] == 1280 and pixels.shape[0] >= min(layout.page_height, report_pages.MAX_HEIGHT) - 1
     saturation = pixels.max(axis=-1) - pixels.min(axis=-1)
@@ -146,7 +147,10 @@ def test_summary_before_the_first_extraction_has_no_clock(tmp_path):
 def test_missing_database_is_one_line(tmp_path, capsys):
     assert main(["report", "--duckdb", str(tmp_path / "absent.duckdb"), "--out", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err.strip()
-    assert err == f"gatehouse: error: no database at {tmp_path / 'absent.duckdb'}: load it with `gatehouse run` (or `gatehouse run --demo`, then read it with --duckdb demo.duckdb)"
+    assert (
+        err
+        == f"gatehouse: error: no database at {tmp_path / 'absent.duckdb'}: load it with `gatehouse run` (or `gatehouse run --demo`, then read it with --duckdb demo.duckdb)"
+    )
     assert not (tmp_path / "out").exists()
 
 
@@ -168,15 +172,18 @@ def test_an_out_folder_that_cannot_be_made_is_one_line(hand_built_db, tmp_path, 
 
 
 @pytest.mark.parametrize("kernels", ["3", "0", "two"])
-def test_a_kernel_count_other_than_one_or_two_is_one_line_and_nothing_is_written(kernels, hand_built_db, tmp_path,
-                                                                                   monkeypatch, capsys):
+def test_a_kernel_count_other_than_one_or_two_is_one_line_and_nothing_is_written(
+    kernels, hand_built_db, tmp_path, monkeypatch, capsys
+):
     database = tmp_path / "flags.duckdb"
     database.write_bytes(hand_built_db.read_bytes())
     before = database.read_bytes()
     monkeypatch.setenv("GATEHOUSE__REPORT__KERNELS", kernels)
     assert main(["report", "--duckdb", str(database), "--out", str(tmp_path / "out")]) == 2
-    assert capsys.readouterr().err.strip() == (f"gatehouse: error: gatehouse.report.kernels must be 1 or 2 (the notebooks"
-                                               f" run in one process or two side by side), not {kernels!r}")
+    assert capsys.readouterr().err.strip() == (
+        f"gatehouse: error: gatehouse.report.kernels must be 1 or 2 (the notebooks"
+        f" run in one process or two side by side), not {kernels!r}"
+    )
     assert not (tmp_path / "out").exists() and database.read_bytes() == before
 
 
@@ -209,18 +216,27 @@ def test_summary_lists_the_worklist_in_the_reports_order(demo_reports):
     total = sum(int(n) for n in listed.findall(lines[heading]))
     assert lines[heading + 1].startswith("  project mobile: ")
     first = sum(int(n) for n in listed.findall(lines[heading + 1]))
-    terminal = [line.split()[0] for line in lines[heading + 2:heading + 7]]
+    terminal = [line.split()[0] for line in lines[heading + 2 : heading + 7]]
     assert lines[heading + 7] == f"    …and {first - 5} more"
     assert lines[heading + 8].startswith("  project web: ")
     second = sum(int(n) for n in listed.findall(lines[heading + 8]))
     assert first + second == total
     html = (demo_reports.out / "stale_gates.html").read_text(encoding="utf-8")
     worklist = html.split('<div class="gh-table">', 1)[1].split("</table>", 1)[0]
-    gates = [title or text for title, text in re.findall(
-        r'<tr><td class="text wrap">[^<]*</td><td class="text">(?:<abbr title="([^"]+)">[^<]*</abbr>|([^<]*))</td>', worklist)]
+    gates = [
+        title or text
+        for title, text in re.findall(
+            r'<tr><td class="text wrap">[^<]*</td><td class="text">(?:<abbr title="([^"]+)">[^<]*</abbr>|([^<]*))</td>', worklist
+        )
+    ]
     # at most three an owner, the rest counted per owner: every gate is shown or counted once
-    hidden = [int(n) for n in re.findall(
-        r'<tr class="gh-group-more"><td colspan="\d+"><a href="#owner-[0-9a-f]{12}">…and (\d+) more for this owner</a></td></tr>', worklist)]
+    hidden = [
+        int(n)
+        for n in re.findall(
+            r'<tr class="gh-group-more"><td colspan="\d+"><a href="#owner-[0-9a-f]{12}">…and (\d+) more for this owner</a></td></tr>',
+            worklist,
+        )
+    ]
     assert len(gates) + sum(hidden) == total and gates[:5] == terminal
     owners = re.findall(r'<tr class="gh-group"><th colspan="\d+">(mobile|web): ', worklist)
     assert owners == sorted(owners) and set(owners) == {"mobile", "web"}

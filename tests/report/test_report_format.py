@@ -7,22 +7,41 @@ from datetime import date, datetime
 
 import pandas as pd
 import pytest
+
 from gatehouse.pipelines.reports.format import Column, and_more, human_duration, minute, short, table
 
 
-@pytest.mark.parametrize(("seconds", "text"), [
-    (None, ""), (float("nan"), ""), (0, "0 s"), (42.4, "42 s"), (59.6, "1 min"), (60, "1 min"), (3599, "59 min"),
-    (3600, "1 h"), (18720, "5 h 12 min"), (86400, "1 d"), (268424, "3 d 2 h"), (90000, "1 d 1 h"),
-])
+@pytest.mark.parametrize(
+    ("seconds", "text"),
+    [
+        (None, ""),
+        (float("nan"), ""),
+        (0, "0 s"),
+        (42.4, "42 s"),
+        (59.6, "1 min"),
+        (60, "1 min"),
+        (3599, "59 min"),
+        (3600, "1 h"),
+        (18720, "5 h 12 min"),
+        (86400, "1 d"),
+        (268424, "3 d 2 h"),
+        (90000, "1 d 1 h"),
+    ],
+)
 def test_durations_are_human(seconds, text):
     assert human_duration(seconds) == text
 
 
-@pytest.mark.parametrize(("value", "text"), [
-    (datetime(2026, 11, 2, 5, 53, 12, 944000), "2026-11-02 05:53"),
-    (pd.Timestamp("2026-11-02 05:53:12.944"), "2026-11-02 05:53"),
-    (date(2026, 11, 2), "2026-11-02"), (pd.NaT, ""), (None, ""),
-])
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        (datetime(2026, 11, 2, 5, 53, 12, 944000), "2026-11-02 05:53"),
+        (pd.Timestamp("2026-11-02 05:53:12.944"), "2026-11-02 05:53"),
+        (date(2026, 11, 2), "2026-11-02"),
+        (pd.NaT, ""),
+        (None, ""),
+    ],
+)
 def test_instants_have_minute_precision(value, text):
     assert minute(value) == text
 
@@ -35,12 +54,17 @@ def test_long_ids_are_shortened_with_the_whole_on_hover():
 
 
 def test_a_table_aligns_text_left_and_numbers_right_groups_rows_and_says_how_many_more():
-    frame = pd.DataFrame({"owner": ["Ann", "Ann", "Bob"], "gate": ["a", "b<c", "d"], "days": [1200, 3, None],
-                          "took": [268424.0, 60.0, None]})
-    html = table(frame, [Column("gate", "Gate"), Column("days", "Untouched, d", "number"),
-                         Column("took", "Took", "duration")], group_key="owner", limit=2, more=" gates")
-    assert re.findall(r"<th class=\"(\w+)\">([^<]*)</th>", html) == [
-        ("text", "Gate"), ("num", "Untouched, d"), ("num", "Took")]
+    frame = pd.DataFrame(
+        {"owner": ["Ann", "Ann", "Bob"], "gate": ["a", "b<c", "d"], "days": [1200, 3, None], "took": [268424.0, 60.0, None]}
+    )
+    html = table(
+        frame,
+        [Column("gate", "Gate"), Column("days", "Untouched, d", "number"), Column("took", "Took", "duration")],
+        group_key="owner",
+        limit=2,
+        more=" gates",
+    )
+    assert re.findall(r"<th class=\"(\w+)\">([^<]*)</th>", html) == [("text", "Gate"), ("num", "Untouched, d"), ("num", "Took")]
     rows = re.findall(r"<tr.*?</tr>", html.split("<tbody>")[1])
     assert rows == [
         '<tr class="gh-group"><th colspan="3">Ann</th></tr>',
@@ -53,8 +77,9 @@ def test_a_table_aligns_text_left_and_numbers_right_groups_rows_and_says_how_man
 
 def test_a_grouped_table_caps_rows_per_group_and_says_how_many_more_for_each():
     frame = pd.DataFrame({"owner": ["Ann"] * 5 + ["Bob"] * 2 + ["Cy"] * 3, "gate": list("abcdefghij")})
-    html = table(frame, [Column("gate", "Gate")], group_key="owner", per_group=2, group_more=" for this owner",
-                 limit=5, more=" gates")
+    html = table(
+        frame, [Column("gate", "Gate")], group_key="owner", per_group=2, group_more=" for this owner", limit=5, more=" gates"
+    )
     rows = re.findall(r"<tr.*?</tr>", html.split("<tbody>")[1])
     assert rows == [
         '<tr class="gh-group"><th colspan="1">Ann</th></tr>',

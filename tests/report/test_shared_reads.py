@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.reports import lists, notebook
 from gatehouse.pipelines.reports.notebook import NotebookData
@@ -75,10 +76,15 @@ def test_every_query_of_the_summary_is_one_a_notebook_reads():
     from gatehouse.pipelines.reports.lanes import NOTEBOOK_DIR
     from gatehouse.pipelines.reports.report import NOTEBOOKS, SUMMARY_FRAMES
 
-    sources = "\n".join("".join(cell["source"]) for name in NOTEBOOKS
-                        for cell in json.loads((NOTEBOOK_DIR / f"{name}.ipynb").read_text())["cells"])
+    sources = "\n".join(
+        "".join(cell["source"])
+        for name in NOTEBOOKS
+        for cell in json.loads((NOTEBOOK_DIR / f"{name}.ipynb").read_text())["cells"]
+    )
     for sql in SUMMARY_FRAMES:
-        assert f'view("{sql}")' in sources or sql == lists.EXPERIMENT_NAMES_SQL and "view(lists.EXPERIMENT_NAMES_SQL)" in sources, sql
+        assert (
+            f'view("{sql}")' in sources or sql == lists.EXPERIMENT_NAMES_SQL and "view(lists.EXPERIMENT_NAMES_SQL)" in sources
+        ), sql
 
 
 def test_the_summary_is_read_ahead_once_and_a_failed_read_ahead_is_read_again(hand_built_db, counted, monkeypatch):

@@ -13,19 +13,21 @@ from pathlib import Path
 
 import duckdb
 import pytest
+
 from gatehouse.pipelines.alerts.conditions import SRM, STALLED, current_conditions
 from gatehouse.pipelines.cli.main import main
 from gatehouse.pipelines.warehouse.destination import Destination
 from gatehouse.pipelines.warehouse.views import apply_views
-
 from tests.drills.conftest import duckdb_destination, load, make_twin, point_at, postgres_destination
 from tests.report.conftest import gatehouse
 
 # the second run, five days after the first: more than late_days (4), so a series the runs stopped reading would
 # pass for concluded
 DAYS_BETWEEN_RUNS = 5
-GROWTH = ("select experiment_id, status, is_followed, last_followed_date, last_date, lag_days, is_concluded,"
-          " is_stalled, is_late, total_exposures, days_to_target from analytics.exposure_growth order by experiment_id")
+GROWTH = (
+    "select experiment_id, status, is_followed, last_followed_date, last_date, lag_days, is_concluded,"
+    " is_stalled, is_late, total_exposures, days_to_target from analytics.exposure_growth order by experiment_id"
+)
 # The twin's organisation (small, seed 5): 12 experiments. X is running and named by no holdout: followed through
 # experiment_ids only; Y is running and named by one holdout only, and followed through experiment_ids too at first.
 X = "87WDmqN0NrycikMweqRVQ7"
@@ -94,10 +96,15 @@ def copy_of(loaded: Loaded, name: str) -> Path:
 def test_an_experiment_no_longer_followed_is_unfollowed_not_concluded(unfollowed):
     # X and Y end at the first run, the last that followed them; every other experiment is as the runs read it
     assert query(unfollowed.database, GROWTH) == growth_rows("unfollowed", False, FIRST, False)
-    assert query(unfollowed.database, "select experiment_id, has_exposures, is_followed from analytics.experiment_coverage"
-                                      " where not is_followed order by 1") == [(Y, True, False), (X, True, False)]
+    assert query(
+        unfollowed.database,
+        "select experiment_id, has_exposures, is_followed from analytics.experiment_coverage where not is_followed order by 1",
+    ) == [(Y, True, False), (X, True, False)]
     # what each run followed: all 12, then 10
-    assert query(unfollowed.database, "select followed_experiment_count from console.extraction_runs order by started_at") == [(12,), (10,)]
+    assert query(unfollowed.database, "select followed_experiment_count from console.extraction_runs order by started_at") == [
+        (12,),
+        (10,),
+    ]
 
 
 @pytest.mark.parametrize("without_column", [False, True], ids=["no followed-ids table", "nor its count column"])
@@ -123,24 +130,32 @@ def test_the_report_says_which_experiments_are_no_longer_followed_and_what_follo
     lines = report.stdout.splitlines()
     assert lines[lines.index("  " + STALLED_LINE) - 3] == (
         "experiments: 12 (2 with sample-ratio mismatch, 1 stalled, 2 running, 5 concluded, 2 no longer followed); to look at,"
-        " sample-ratio mismatch first (smallest p first), then stalled:")
-    assert (f"  no longer followed, so neither concluded nor stalled: {X} (its exposures end at 2026-11-02, the last run"
-            f" that followed it), {Y} (its exposures end at 2026-11-02, the last run that followed it); to follow one"
-            " again, add its id to sources.console.experiment_ids (SOURCES__CONSOLE__EXPERIMENT_IDS)") in lines
+        " sample-ratio mismatch first (smallest p first), then stalled:"
+    )
+    assert (
+        f"  no longer followed, so neither concluded nor stalled: {X} (its exposures end at 2026-11-02, the last run"
+        f" that followed it), {Y} (its exposures end at 2026-11-02, the last run that followed it); to follow one"
+        " again, add its id to sources.console.experiment_ids (SOURCES__CONSOLE__EXPERIMENT_IDS)"
+    ) in lines
     page = (out / "exposure_growth.html").read_text()
     assert "2 running, 0 late, 5 concluded, <strong>2 no longer followed</strong>." in page
-    assert (f"<strong>2 no longer followed</strong>, neither concluded nor stalled: {X} (its exposures end at 2026-11-02,"
-            " the last run that followed it)") in page
+    assert (
+        f"<strong>2 no longer followed</strong>, neither concluded nor stalled: {X} (its exposures end at 2026-11-02,"
+        " the last run that followed it)"
+    ) in page
     assert "<em>unfollowed</em> no longer followed" in page and "SOURCES__CONSOLE__EXPERIMENT_IDS" in page
     # in the table, last, each with its pace said to be its last week's, and no idle days counted while not read
-    assert (f'<td class="text">{X}</td><td class="text"></td><td class="text">unfollowed</td><td class="num">12,071</td>'
-            '<td class="text">204 (its last week, to 2026-11-02)</td><td class="text">down, then</td>'
-            '<td class="text">reached</td><td class="num"></td>') in page
-    review = page[:page.index("Health checks")]
-    assert review.count('<td class="text">unfollowed</td>') == 2 and review.index(f"<td class=\"text\">{X}</td>") > review.index(
-        '<td class="text">stalled</td>')
+    assert (
+        f'<td class="text">{X}</td><td class="text"></td><td class="text">unfollowed</td><td class="num">12,071</td>'
+        '<td class="text">204 (its last week, to 2026-11-02)</td><td class="text">down, then</td>'
+        '<td class="text">reached</td><td class="num"></td>'
+    ) in page
+    review = page[: page.index("Health checks")]
+    assert review.count('<td class="text">unfollowed</td>') == 2 and review.index(f'<td class="text">{X}</td>') > review.index(
+        '<td class="text">stalled</td>'
+    )
     # its health checks: none is run on a series no longer read
-    checks = page[page.index("Health checks"):]
+    checks = page[page.index("Health checks") :]
     assert (f'<td class="text">{X}</td><td class="text">ok</td>' + '<td class="text">unfollowed</td>' * 5) in checks
 
 
@@ -160,8 +175,9 @@ def test_no_alert_is_about_an_experiment_no_longer_followed(unfollowed):
     [duckdb_destination, pytest.param(postgres_destination("gatehouse_followed_lists"), marks=pytest.mark.slow)],
     ids=["duckdb", "postgres"],
 )
-def test_a_run_that_follows_the_same_lists_nothing_again_and_the_last_followed_day_moves_on(destination, tmp_path, monkeypatch,
-                                                                                          capsys, request):
+def test_a_run_that_follows_the_same_lists_nothing_again_and_the_last_followed_day_moves_on(
+    destination, tmp_path, monkeypatch, capsys, request
+):
     # three runs: the same experiments twice (the second lists none: a no-change run stays one row), then X dropped;
     # X's exposures end at the second run, which followed it without listing it again
     monkeypatch.chdir(tmp_path)
@@ -176,11 +192,17 @@ def test_a_run_that_follows_the_same_lists_nothing_again_and_the_last_followed_d
         twin.advance(days=3)
         monkeypatch.setenv("SOURCES__CONSOLE__EXPERIMENT_IDS", json.dumps([e for e in twin.experiment_ids if e != X]))
         assert main(["run", "--no-progress", *flags]) == 0, capsys.readouterr().err
-    counts = query_("select runs.followed_experiment_count, count(ids.value) from console.extraction_runs as runs"
-                    " left join console.extraction_runs__followed_experiment_ids as ids on ids._dlt_parent_id = runs._dlt_id"
-                    " group by runs._dlt_id, runs.followed_experiment_count, runs.service_time order by runs.service_time")
+    counts = query_(
+        "select runs.followed_experiment_count, count(ids.value) from console.extraction_runs as runs"
+        " left join console.extraction_runs__followed_experiment_ids as ids on ids._dlt_parent_id = runs._dlt_id"
+        " group by runs._dlt_id, runs.followed_experiment_count, runs.service_time order by runs.service_time"
+    )
     assert counts == [(12, 12), (12, 0), (11, 11)]
-    rows = {experiment: (status, followed, last) for experiment, status, followed, last in query_(
-        "select experiment_id, status, is_followed, last_followed_date from analytics.exposure_growth")}
+    rows = {
+        experiment: (status, followed, last)
+        for experiment, status, followed, last in query_(
+            "select experiment_id, status, is_followed, last_followed_date from analytics.exposure_growth"
+        )
+    }
     assert rows[X] == ("unfollowed", False, date(2026, 11, 4))
     assert rows["DlGRWGLjr3AyLOfzg0LA0r"] == ("running", True, SECOND)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from gatehouse.console_twin import ConsoleTwin, TwinSettings
-
 from tests.drills.promises import AFTER_LOAD, STEPS, break_console
 
 # The steps one project can fail at alone (the views and the snapshot are the projects' together).

@@ -10,15 +10,16 @@ from __future__ import annotations
 import importlib
 import sys
 import types
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import duckdb
 import pytest
+
 from gatehouse.console_twin import ConsoleTwin
 from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.schedule import airflow_dag
-
 from tests.alerts.receiver import Receiver, receiving
 from tests.drills.promises import broken_warehouse
 from tests.schedule.conftest import PROJECT_STEPS, three_projects
@@ -41,8 +42,9 @@ class FakeTaskInstance:
         return self.xcom.get((task_ids, key))
 
 
-def run_dag(ti: FakeTaskInstance, source_args: dict[str, Any], reports_dir: Path,
-            projects_args: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
+def run_dag(
+    ti: FakeTaskInstance, source_args: dict[str, Any], reports_dir: Path, projects_args: dict[str, dict[str, Any]] | None = None
+) -> dict[str, Any]:
     """The three callables in the DAG's order, as Airflow calls them: extract's failure does not stop alerts."""
     results: dict[str, Any] = {}
     ti.task_id = "extract"
@@ -64,7 +66,7 @@ def test_the_dag_file_wires_extract_report_alerts(monkeypatch):
         def __init__(self, **kwargs: Any) -> None:
             made["dag"], self.kwargs, self.tasks = kwargs, kwargs, []
 
-        def __enter__(self) -> "DAG":
+        def __enter__(self) -> DAG:
             made["context"] = self
             return self
 
@@ -76,7 +78,7 @@ def test_the_dag_file_wires_extract_report_alerts(monkeypatch):
             self.task_id, self.python_callable, self.trigger_rule, self.downstream = task_id, python_callable, trigger_rule, []
             made["context"].tasks.append(self)
 
-        def __rshift__(self, other: "PythonOperator") -> "PythonOperator":
+        def __rshift__(self, other: PythonOperator) -> PythonOperator:
             self.downstream.append(other.task_id)
             return other
 
@@ -114,8 +116,14 @@ def setup(tmp_path_factory) -> Iterator[tuple[ConsoleTwin, Path, Receiver]]:
 
 
 def twin_args(twin: ConsoleTwin, **overrides: Any) -> dict[str, Any]:
-    return {"base_url": BASE_URL, "api_key": twin.settings.api_key, "experiment_ids": twin.experiment_ids,
-            "ingestion_run_ids": twin.ingestion_run_ids, "transport": twin.transport(), **overrides}
+    return {
+        "base_url": BASE_URL,
+        "api_key": twin.settings.api_key,
+        "experiment_ids": twin.experiment_ids,
+        "ingestion_run_ids": twin.ingestion_run_ids,
+        "transport": twin.transport(),
+        **overrides,
+    }
 
 
 def test_the_task_callables_load_report_and_alert_keeping_the_pipeline_folder(setup):
@@ -151,9 +159,12 @@ def test_every_configured_project_loads_and_the_failing_one_is_named_and_alerted
     twins = three_projects(step)
     for name in twins:  # configured as a scheduler configures them; the tests hand each its twin
         monkeypatch.setenv(f"SOURCES__CONSOLE__PROJECTS__{name.upper()}__BASE_URL", f"http://{name}.console-twin.invalid")
-    projects_args = {name: twin_args(twin, base_url=f"http://{name}.console-twin.invalid", max_attempts=1,
-                                     **({"page_size": 10} if name == "tools" else {}))
-                     for name, twin in twins.items()}
+    projects_args = {
+        name: twin_args(
+            twin, base_url=f"http://{name}.console-twin.invalid", max_attempts=1, **({"page_size": 10} if name == "tools" else {})
+        )
+        for name, twin in twins.items()
+    }
     with receiving() as receiver, broken_warehouse(monkeypatch, step, "console_tools"):
         monkeypatch.setenv("GATEHOUSE__DUCKDB", str(tmp_path / "gatehouse.duckdb"))
         monkeypatch.setenv("GATEHOUSE__ALERTS__WEBHOOK_URL", receiver.base_url + "/hook")
@@ -168,4 +179,7 @@ def test_every_configured_project_loads_and_the_failing_one_is_named_and_alerted
     alerts = [alert for post in posts for alert in post.body["alerts"]]
     failed = [alert["keys"] for alert in alerts if alert["keys"][0].startswith("run_failed")]
     assert failed == [["run_failed:tools"]], [a["keys"] for a in alerts]
-    assert {key.split(":")[1] for keys in (a["keys"] for a in alerts) for key in keys if key.startswith("srm:")} == {"web", "mobile"}
+    assert {key.split(":")[1] for keys in (a["keys"] for a in alerts) for key in keys if key.startswith("srm:")} == {
+        "web",
+        "mobile",
+    }

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import duckdb
 import pytest
@@ -14,7 +15,6 @@ from gatehouse.console_twin import ConsoleTwin  # noqa: E402
 from gatehouse.pipelines.models.build import SOURCE_COLUMNS, view_definitions  # noqa: E402
 from gatehouse.pipelines.schedule import dagster as definitions  # noqa: E402
 from gatehouse.pipelines.schedule.dagster import GatehouseResource, gatehouse_reports, gatehouse_run  # noqa: E402
-
 from tests.drills.promises import broken_warehouse  # noqa: E402
 from tests.schedule.conftest import PROJECT_STEPS, three_projects  # noqa: E402
 
@@ -25,9 +25,13 @@ BASE_URL = "http://console-twin.dagster.invalid"
 def twin_resource(twin: ConsoleTwin, **fields: Any) -> GatehouseResource:
     class TwinGatehouse(GatehouseResource):
         def source_args(self) -> dict[str, Any]:
-            return {"base_url": BASE_URL, "api_key": fields.pop("api_key", None) or twin.settings.api_key,
-                    "experiment_ids": twin.experiment_ids, "ingestion_run_ids": twin.ingestion_run_ids,
-                    "transport": twin.transport()}
+            return {
+                "base_url": BASE_URL,
+                "api_key": fields.pop("api_key", None) or twin.settings.api_key,
+                "experiment_ids": twin.experiment_ids,
+                "ingestion_run_ids": twin.ingestion_run_ids,
+                "transport": twin.transport(),
+            }
 
     return TwinGatehouse(**{k: v for k, v in fields.items() if k != "api_key"})
 
@@ -52,11 +56,20 @@ def test_one_asset_per_raw_table_one_per_view_and_the_lineage_from_the_sql():
     parents = {"/".join(key.path): {"/".join(p.path) for p in graph.get(key).parent_keys} for key in graph.get_all_asset_keys()}
     assert parents["analytics/stg_gate_versions"] == {"console/gates"}
     assert parents["analytics/stale_gates_by_owner"] == {"analytics/stale_gates"}
-    assert parents["analytics/stale_gates"] == {"analytics/gate_staleness", "analytics/gate_lifecycle", "analytics/stg_code_references",
-                                                "analytics/stg_code_reference_scans"}
-    assert parents["analytics/exposure_srm"] == {"analytics/exposure_daily", "analytics/exposure_srm_daily",
-                                                 "analytics/exposure_srm_expected_shares"}
-    assert {"analytics/stale_gates", "analytics/stale_gates_by_owner", "analytics/cleanup_worklist"} <= parents["reports/stale_gates"]
+    assert parents["analytics/stale_gates"] == {
+        "analytics/gate_staleness",
+        "analytics/gate_lifecycle",
+        "analytics/stg_code_references",
+        "analytics/stg_code_reference_scans",
+    }
+    assert parents["analytics/exposure_srm"] == {
+        "analytics/exposure_daily",
+        "analytics/exposure_srm_daily",
+        "analytics/exposure_srm_expected_shares",
+    }
+    assert {"analytics/stale_gates", "analytics/stale_gates_by_owner", "analytics/cleanup_worklist"} <= parents[
+        "reports/stale_gates"
+    ]
     assert parents["console/gates"] == set()
 
     def upstream(key: str) -> set[str]:
@@ -68,8 +81,13 @@ def test_one_asset_per_raw_table_one_per_view_and_the_lineage_from_the_sql():
         return seen
 
     # staging through to the worklist and its report
-    assert {"console/gates", "console/gates__rules", "analytics/stg_gates", "analytics/current_gates",
-            "analytics/stale_gates"} <= upstream("analytics/cleanup_worklist")
+    assert {
+        "console/gates",
+        "console/gates__rules",
+        "analytics/stg_gates",
+        "analytics/current_gates",
+        "analytics/stale_gates",
+    } <= upstream("analytics/cleanup_worklist")
     assert "console/gates" in upstream("reports/stale_gates")
     assert "console/cumulative_exposures" in upstream("reports/exposure_growth")
     # every view's deps are real: each parent view is built before it
@@ -115,12 +133,13 @@ def test_two_materialisations_a_day_apart_load_only_the_changes(twin, tmp_path_f
         [(days,)] = con.execute("select count(*) from console.cumulative_exposures").fetchall()
     assert versions == first["console/gates"]["new_versions"] + gates["new_versions"]
     # exposures merge on (experiment, group, date): the late window is read again and updated in place
-    assert first["console/cumulative_exposures"]["rows"] < days <= first["console/cumulative_exposures"]["rows"] + exposures["rows"]
+    assert (
+        first["console/cumulative_exposures"]["rows"] < days <= first["console/cumulative_exposures"]["rows"] + exposures["rows"]
+    )
     assert second["console/extraction_runs"]["rows"] == 1
 
     # the reports, after the views they read
-    result = dagster.materialize([gatehouse_reports], resources={"gatehouse": resource},
-                                 selection=[gatehouse_reports])
+    result = dagster.materialize([gatehouse_reports], resources={"gatehouse": resource}, selection=[gatehouse_reports])
     paths = {key: Path(meta["path"]) for key, meta in materialised(result).items()}
     assert set(paths) == {"reports/stale_gates", "reports/exposure_growth", "reports/ingestion_health"}
     assert all(path.is_file() and path.parent == work / "reports" for path in paths.values())
@@ -171,7 +190,8 @@ def test_every_configured_project_loads_and_the_one_that_fails_is_named(tmp_path
     assert "console/gates" not in keys
     graph = definitions.build(run).resolve_asset_graph()
     assert {"console_web/gates", "console_mobile/gates", "console_tools/gates"} == {
-        "/".join(p.path) for p in graph.get(A(["analytics", "stg_gate_versions"])).parent_keys}
+        "/".join(p.path) for p in graph.get(A(["analytics", "stg_gate_versions"])).parent_keys
+    }
 
     resource = ProjectsGatehouse(duckdb=str(tmp_path / "gatehouse.duckdb"))
     with broken_warehouse(monkeypatch, step, "console_tools"):

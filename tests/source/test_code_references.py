@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from gatehouse.sources.code_refs import REPLACEMENT_MARKER, code_references_source
-
 from tests.code_refs.hand_built import scans
 
 
@@ -26,7 +25,10 @@ def test_each_repository_sends_one_replacement_marker_then_its_references():
     assert markers == ["web", "api"]
     assert len(rows) == 2 + 9 + 4
     history = list(code_references_source(scans(), known_ids={("gate", "launch_banner")}).resources["code_reference_scans"])
-    assert [(h["repository"], h["reference_count"], h["gate_count"], h["dynamic_config_count"], h["unknown_id_count"]) for h in history] == [
+    assert [
+        (h["repository"], h["reference_count"], h["gate_count"], h["dynamic_config_count"], h["unknown_id_count"])
+        for h in history
+    ] == [
         # web: launch_banner, old_checkout, promo_rollout, retired_gate, ghost_gate + c_checkout; known here: launch_banner only
         ("web", 9, 5, 1, 5),
         ("api", 4, 2, 1, 2),

@@ -1,23 +1,32 @@
 """The rules the source applies between the client and dlt: exposure days, settled runs, discovery."""
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
+
 from gatehouse.sources.console.catalogue import Catalogue
 from gatehouse.sources.console.errors import NotFoundError
 from gatehouse.sources.console.exposures import exposure_rows
 from gatehouse.sources.console.settle import has_gone_quiet, is_settled
 
 SERIES = [
-    {"groupID": "g1", "groupName": "Control", "results": [
-        {"date": "2026-10-30", "exposures": 0},
-        {"date": "2026-10-31", "exposures": 10},
-        {"date": "2026-11-01", "exposures": 15},
-    ]},
-    {"groupID": "g2", "groupName": "Test", "results": [
-        {"date": "2026-10-31", "exposures": 9},
-        {"date": "2026-11-01", "exposures": 12},
-    ]},
+    {
+        "groupID": "g1",
+        "groupName": "Control",
+        "results": [
+            {"date": "2026-10-30", "exposures": 0},
+            {"date": "2026-10-31", "exposures": 10},
+            {"date": "2026-11-01", "exposures": 15},
+        ],
+    },
+    {
+        "groupID": "g2",
+        "groupName": "Test",
+        "results": [
+            {"date": "2026-10-31", "exposures": 9},
+            {"date": "2026-11-01", "exposures": 12},
+        ],
+    },
 ]
 
 
@@ -40,7 +49,11 @@ def test_later_load_takes_the_last_day_again_and_newer_days_only():
 
 
 def test_experiment_without_days_keeps_its_cursor():
-    assert exposure_rows("exp", [{"groupID": "g", "groupName": "G", "results": []}], "2026-10-01") == ([], "2026-10-01", "2026-10-01")
+    assert exposure_rows("exp", [{"groupID": "g", "groupName": "G", "results": []}], "2026-10-01") == (
+        [],
+        "2026-10-01",
+        "2026-10-01",
+    )
 
 
 def test_a_lagging_group_keeps_the_cursor_on_its_own_newest_day():
@@ -66,7 +79,7 @@ def test_a_day_listed_twice_is_one_row_with_the_larger_count_and_counts_are_whol
     assert [(r["date"], r["exposures"]) for r in rows] == [("2026-11-01", 7410), ("2026-11-02", 7500), ("2026-11-03", 7601)]
 
 
-NOW = datetime(2026, 11, 2, 6, tzinfo=timezone.utc)
+NOW = datetime(2026, 11, 2, 6, tzinfo=UTC)
 
 
 def run(status, hours_ago):

@@ -14,13 +14,13 @@ from typing import Any
 
 import duckdb
 import pytest
+
 from gatehouse.pipelines.run.steps import RunOptions, RunSummary, run_extraction
 from gatehouse.pipelines.warehouse.destination import Destination
 from gatehouse.sources.console.client import ClientOptions, ConsoleClient
 from gatehouse.sources.console.constants import LOGGER_NAME
 from gatehouse.sources.console.counts import ExtractionCounts
 from gatehouse.sources.console.exposures import exposure_count
-
 from tests.drills.conftest import make_twin, source_args
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1  # what a bigint column holds, in DuckDB and PostgreSQL alike
@@ -44,8 +44,11 @@ class BadValues:
         with ConsoleClient(options, transport=twin.transport()) as client:
             series = client.get_cumulative_exposures(self.experiment)
             # one still moving, so the second run asks for it again (a completed run is never asked again)
-            self.run = next(run_id for run_id in twin.ingestion_run_ids
-                            if client.get_ingestion_run(run_id)["latestStatus"] != "pulse_complete")
+            self.run = next(
+                run_id
+                for run_id in twin.ingestion_run_ids
+                if client.get_ingestion_run(run_id)["latestStatus"] != "pulse_complete"
+            )
         group = next(group for group in series if len(group.get("results") or ()) >= 2)
         self.group = group["groupID"]
         self.huge_day, self.text_day = group["results"][0]["date"], group["results"][1]["date"]
@@ -84,8 +87,15 @@ def loaded(tmp_path: Path, caplog: pytest.LogCaptureFixture):
         for _ in range(2):
             caplog.clear()
             with caplog.at_level(logging.WARNING, logger=LOGGER_NAME):
-                summaries.append(run_extraction(RunOptions(destination=Destination(duckdb_path=path), progress=False,
-                                                           source_args=source_args(twin, base_url, page_size=10))))
+                summaries.append(
+                    run_extraction(
+                        RunOptions(
+                            destination=Destination(duckdb_path=path),
+                            progress=False,
+                            source_args=source_args(twin, base_url, page_size=10),
+                        )
+                    )
+                )
             warnings.append([r.getMessage() for r in caplog.records if r.name == LOGGER_NAME and r.levelno == logging.WARNING])
     return path, bad, summaries, warnings
 
@@ -141,14 +151,32 @@ def test_every_integer_of_an_item_is_checked_wherever_it_sits_and_a_long_one_is_
     from gatehouse.sources.console.columns import unfit_integers_as_null
 
     counts = ExtractionCounts()
-    items = [{"id": "g1", "checksPerHour": 10**200, "isEnabled": True,
-              "rules": [{"id": "r", "passPercentage": 50, "pendingAutomatedRollouts": [{"time": JUST_OVER}]}],
-              "lastModifiedTime": INT64_MAX, "createdTime": INT64_MIN, "ratio": 1e300, "rate": float("inf")}]
+    items = [
+        {
+            "id": "g1",
+            "checksPerHour": 10**200,
+            "isEnabled": True,
+            "rules": [{"id": "r", "passPercentage": 50, "pendingAutomatedRollouts": [{"time": JUST_OVER}]}],
+            "lastModifiedTime": INT64_MAX,
+            "createdTime": INT64_MIN,
+            "ratio": 1e300,
+            "rate": float("inf"),
+        }
+    ]
     unfit_integers_as_null(counts, "gates", items, "id")
 
-    assert items == [{"id": "g1", "checksPerHour": None, "isEnabled": True,
-                      "rules": [{"id": "r", "passPercentage": 50, "pendingAutomatedRollouts": [{"time": None}]}],
-                      "lastModifiedTime": INT64_MAX, "createdTime": INT64_MIN, "ratio": 1e300, "rate": None}]
+    assert items == [
+        {
+            "id": "g1",
+            "checksPerHour": None,
+            "isEnabled": True,
+            "rules": [{"id": "r", "passPercentage": 50, "pendingAutomatedRollouts": [{"time": None}]}],
+            "lastModifiedTime": INT64_MAX,
+            "createdTime": INT64_MIN,
+            "ratio": 1e300,
+            "rate": None,
+        }
+    ]
     [long, infinite, nested] = counts.left_null
     assert (long.table, long.id, long.field, long.why) == ("gates", "g1", "checksPerHour", "does not fit a 64-bit integer")
     assert long.value == "1000000000000000000000000… (201 digits)"
@@ -217,8 +245,7 @@ class TextAndFloats:
             if second and item["id"] in self.checks:
                 item["checksPerHour"] = self.checks[item["id"]]
             if second and item["id"] == self.nested_gate:
-                item["rules"] = [{**item["rules"][0], "evaluations": TEXT_HUGE, "passPercentage": TEXT_HUGE},
-                                 *item["rules"][1:]]
+                item["rules"] = [{**item["rules"][0], "evaluations": TEXT_HUGE, "passPercentage": TEXT_HUGE}, *item["rules"][1:]]
         elif endpoint == "dynamic_configs" and item["id"] == self.config:
             item["defaultValue"] = {"limit": TEXT_HUGE if second else 5}  # a JSON value keeps its text
         elif endpoint == "holdout" and item["id"] == self.holdout and second:
@@ -242,8 +269,13 @@ def retyped(tmp_path: Path, caplog: pytest.LogCaptureFixture):
             sent.second = second
             caplog.clear()
             with caplog.at_level(logging.WARNING, logger=LOGGER_NAME):
-                summary = run_extraction(RunOptions(destination=Destination(duckdb_path=path), progress=False,
-                                                    source_args=source_args(twin, base_url, page_size=10)))
+                summary = run_extraction(
+                    RunOptions(
+                        destination=Destination(duckdb_path=path),
+                        progress=False,
+                        source_args=source_args(twin, base_url, page_size=10),
+                    )
+                )
             warnings.append([r.getMessage() for r in caplog.records if r.name == LOGGER_NAME and r.levelno == logging.WARNING])
     return path, sent, summary, warnings
 
@@ -262,8 +294,10 @@ def test_a_number_beyond_64_bits_sent_as_text_or_float_into_a_bigint_column_load
     assert one(path, gate, ids["39"]) == 39
     assert one(path, gate, ids[1e18]) == 10**18
     assert one(path, gate.replace("checks_per_hour", "checks_per_hour__v_double"), ids[12.5]) == 12.5
-    rule = ("select r.{} from console.gates g join console.gates__rules r on r._dlt_parent_id = g._dlt_id"
-            " where g.id = ? and g._dlt_valid_to is null and r._dlt_list_idx = 0")
+    rule = (
+        "select r.{} from console.gates g join console.gates__rules r on r._dlt_parent_id = g._dlt_id"
+        " where g.id = ? and g._dlt_valid_to is null and r._dlt_list_idx = 0"
+    )
     assert one(path, rule.format("evaluations"), sent.nested_gate) is None
     assert one(path, rule.format("pass_percentage"), sent.nested_gate) == 1e23, "a double column holds it: kept"
     default = "select default_value->>'limit' from console.dynamic_configs where id = ? and _dlt_valid_to is null"
@@ -272,14 +306,16 @@ def test_a_number_beyond_64_bits_sent_as_text_or_float_into_a_bigint_column_load
     assert one(path, "select count(*) from console.ingestion_runs where run_id = ? and row_count is null", sent.run) == 1
 
     text = f"{TEXT_HUGE!r} {NOT_FIT}"
-    assert sorted(warnings[1]) == sorted([
-        f"gates {ids[TEXT_HUGE]}: checksPerHour {text}",
-        f"gates {ids[1e23]}: checksPerHour 1e+23 {NOT_FIT}",
-        f"gates {ids[TEXT_UNDER]}: checksPerHour {TEXT_UNDER!r} {NOT_FIT}",
-        f"gates {sent.nested_gate}: rules[0].evaluations {text}",
-        f"holdouts {sent.holdout}: createdTime {text}",
-        f"ingestion_runs {sent.run}: rowCount 1e+23 {NOT_FIT}",
-    ])
+    assert sorted(warnings[1]) == sorted(
+        [
+            f"gates {ids[TEXT_HUGE]}: checksPerHour {text}",
+            f"gates {ids[1e23]}: checksPerHour 1e+23 {NOT_FIT}",
+            f"gates {ids[TEXT_UNDER]}: checksPerHour {TEXT_UNDER!r} {NOT_FIT}",
+            f"gates {sent.nested_gate}: rules[0].evaluations {text}",
+            f"holdouts {sent.holdout}: createdTime {text}",
+            f"ingestion_runs {sent.run}: rowCount 1e+23 {NOT_FIT}",
+        ]
+    )
     listed = [line for line in summary.lines() if line.startswith("  left null ")]
     assert f"  left null gates {ids[1e23]}: checksPerHour 1e+23 {NOT_FIT.split(';')[0]}" in listed
     assert len(listed) == 6, listed
@@ -291,28 +327,52 @@ def test_which_text_and_floats_are_read_beyond_64_bits_in_a_bigint_column_and_wh
     from dlt.common.schema import Schema
     from dlt.common.schema.utils import new_column, new_table
     from dlt.extract.source import SourceSchemaInjectableContext
+
     from gatehouse.sources.console.columns import null_unfit_integers
 
     schema = Schema("console")
     bigint, double, text = (lambda name, kind=kind: new_column(name, kind) for kind in ("bigint", "double", "text"))
-    schema.update_table(new_table("gates", columns=[bigint("checks_per_hour"), bigint("version"), double("ratio"),
-                                                    text("label"), bigint("owner__team_size")]))
+    schema.update_table(
+        new_table(
+            "gates",
+            columns=[bigint("checks_per_hour"), bigint("version"), double("ratio"), text("label"), bigint("owner__team_size")],
+        )
+    )
     schema.update_table(new_table("gates__rules", "gates", columns=[bigint("evaluations")]))
     schema.update_table(new_table("gates__counts", "gates", columns=[bigint("value")]))
-    record = {"id": "g", "checksPerHour": " 9_223_372_036_854_775_808 ", "version": "0x8000000000000000",
-              "ratio": 1e23, "label": TEXT_HUGE, "owner": {"teamSize": -1e19}, "counts": [5, TEXT_UNDER],
-              "rules": [{"evaluations": "9223372036854775807"}, {"evaluations": "99999999999999999999 runs"}],
-              "defaultValue": {"limit": TEXT_HUGE}, "checked": float(INT64_MIN)}
+    record = {
+        "id": "g",
+        "checksPerHour": " 9_223_372_036_854_775_808 ",
+        "version": "0x8000000000000000",
+        "ratio": 1e23,
+        "label": TEXT_HUGE,
+        "owner": {"teamSize": -1e19},
+        "counts": [5, TEXT_UNDER],
+        "rules": [{"evaluations": "9223372036854775807"}, {"evaluations": "99999999999999999999 runs"}],
+        "defaultValue": {"limit": TEXT_HUGE},
+        "checked": float(INT64_MIN),
+    }
     counts = ExtractionCounts()
     with Container().injectable_context(SourceSchemaInjectableContext(schema)):
         null_unfit_integers(counts, "gates", "g", record)
 
-    assert record == {"id": "g", "checksPerHour": None, "version": None,
-                      "ratio": 1e23, "label": TEXT_HUGE, "owner": {"teamSize": None}, "counts": [5, None],
-                      "rules": [{"evaluations": "9223372036854775807"}, {"evaluations": "99999999999999999999 runs"}],
-                      "defaultValue": {"limit": TEXT_HUGE}, "checked": float(INT64_MIN)}
+    assert record == {
+        "id": "g",
+        "checksPerHour": None,
+        "version": None,
+        "ratio": 1e23,
+        "label": TEXT_HUGE,
+        "owner": {"teamSize": None},
+        "counts": [5, None],
+        "rules": [{"evaluations": "9223372036854775807"}, {"evaluations": "99999999999999999999 runs"}],
+        "defaultValue": {"limit": TEXT_HUGE},
+        "checked": float(INT64_MIN),
+    }
     assert sorted((v.field, v.value) for v in counts.left_null) == [
-        ("checksPerHour", "' 9_223_372_036_854_775_808 '"), ("counts[1]", repr(TEXT_UNDER)),
-        ("owner.teamSize", "-1e+19"), ("version", "'0x8000000000000000'")]
+        ("checksPerHour", "' 9_223_372_036_854_775_808 '"),
+        ("counts[1]", repr(TEXT_UNDER)),
+        ("owner.teamSize", "-1e+19"),
+        ("version", "'0x8000000000000000'"),
+    ]
     # outside a resource no schema is current: nothing is known to be stored as bigint, text and floats stay
     assert null_unfit_integers(ExtractionCounts(), "gates", "g", {"version": TEXT_HUGE}) == {"version": TEXT_HUGE}

@@ -7,14 +7,15 @@ Offline: the console is an `httpx.MockTransport` over lists held here, the desti
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 from urllib.parse import parse_qs
 
 import dlt
 import duckdb
 import httpx
 import pytest
+
 from gatehouse.sources.console import console
 from gatehouse.sources.console.client import ClientOptions, ConsoleClient
 from gatehouse.sources.console.constants import DYNAMIC_CONFIGS_PATH, GATES_PATH, QUALIFYING_EVENTS_PATH
@@ -28,15 +29,42 @@ EXPOSURES_PATH = "/console/v1/experiments/exp_1/cumulative_exposures"
 
 
 def gate(gate_id: str, **fields) -> dict:
-    return {"id": gate_id, "name": gate_id, "description": "", "idType": "userID", "isEnabled": True,
-            "status": "In Progress", "type": "PERMANENT", "typeReason": "NONE", "lastModifiedTime": 1_705_439_406_000,
-            "createdTime": 1_705_439_400_000, "holdoutIDs": [], "tags": [], "rules": [], "version": 1, **fields}
+    return {
+        "id": gate_id,
+        "name": gate_id,
+        "description": "",
+        "idType": "userID",
+        "isEnabled": True,
+        "status": "In Progress",
+        "type": "PERMANENT",
+        "typeReason": "NONE",
+        "lastModifiedTime": 1_705_439_406_000,
+        "createdTime": 1_705_439_400_000,
+        "holdoutIDs": [],
+        "tags": [],
+        "rules": [],
+        "version": 1,
+        **fields,
+    }
 
 
 def config(config_id: str, **fields) -> dict:
-    return {"id": config_id, "name": config_id, "description": "", "idType": "userID", "isEnabled": True,
-            "status": "Enabled", "lastModifiedTime": 1_705_439_406_000, "createdTime": 1_705_439_400_000,
-            "holdoutIDs": [], "tags": [], "rules": [], "defaultValue": {}, "version": 1, **fields}
+    return {
+        "id": config_id,
+        "name": config_id,
+        "description": "",
+        "idType": "userID",
+        "isEnabled": True,
+        "status": "Enabled",
+        "lastModifiedTime": 1_705_439_406_000,
+        "createdTime": 1_705_439_400_000,
+        "holdoutIDs": [],
+        "tags": [],
+        "rules": [],
+        "defaultValue": {},
+        "version": 1,
+        **fields,
+    }
 
 
 def listed(items: list[dict]) -> list[dict]:
@@ -44,16 +72,20 @@ def listed(items: list[dict]) -> list[dict]:
 
 
 def pagination(path: str, page: int, limit: int, more: bool, total: int | None) -> dict:
-    return {"itemsPerPage": limit, "pageNumber": page, "nextPage": f"{path}?page={page + 1}&limit={limit}" if more else None,
-            "previousPage": f"{path}?page={page - 1}&limit={limit}" if page > 1 else None,
-            **({} if total is None else {"totalItems": total})}
+    return {
+        "itemsPerPage": limit,
+        "pageNumber": page,
+        "nextPage": f"{path}?page={page + 1}&limit={limit}" if more else None,
+        "previousPage": f"{path}?page={page - 1}&limit={limit}" if page > 1 else None,
+        **({} if total is None else {"totalItems": total}),
+    }
 
 
 def pages_of_listed(path: str, items: list[dict], page: int, limit: int) -> tuple[list[dict], dict]:
     """Archived items left out of the lists, the rest paged, `totalItems` counting what is listed."""
     shown = listed(items)
     start = (page - 1) * limit
-    return shown[start:start + limit], pagination(path, page, limit, start + limit < len(shown), len(shown))
+    return shown[start : start + limit], pagination(path, page, limit, start + limit < len(shown), len(shown))
 
 
 Pager = Callable[[str, list[dict], int, int], tuple[list[dict], dict]]
@@ -88,8 +120,12 @@ class Console:
 
 def load(tmp_path: Path, service: Console) -> None:
     service.sent.clear()
-    pipeline = dlt.pipeline(pipeline_name="list_reads", destination=dlt.destinations.duckdb(str(tmp_path / "list_reads.duckdb")),
-                            pipelines_dir=str(tmp_path / "pipelines"), dataset_name="console")
+    pipeline = dlt.pipeline(
+        pipeline_name="list_reads",
+        destination=dlt.destinations.duckdb(str(tmp_path / "list_reads.duckdb")),
+        pipelines_dir=str(tmp_path / "pipelines"),
+        dataset_name="console",
+    )
     settings = resolve_settings(base_url=BASE_URL, api_key=API_KEY, page_size=PAGE_SIZE)
     client = ConsoleClient(ClientOptions.from_settings(settings), transport=httpx.MockTransport(service.handle))
     pipeline.run(console(settings, client=client))
@@ -109,7 +145,7 @@ def test_gates_after_an_empty_page_that_names_a_next_page_are_refused_not_loaded
     # from one filtered after it was cut, so the list is refused whole rather than loaded without them.
     def filtered_after_cutting(path, items, page, limit):
         start = (page - 1) * limit
-        return listed(items[start:start + limit]), pagination(path, page, limit, start + limit < len(items), None)
+        return listed(items[start : start + limit]), pagination(path, page, limit, start + limit < len(items), None)
 
     gates = [gate("g1"), gate("g2"), *(gate(f"old{i}", status="Archived") for i in range(6)), gate("g3"), gate("g4")]
     service = Console(gates, pager=filtered_after_cutting)
@@ -150,7 +186,8 @@ def test_a_config_archived_where_the_total_counts_archived_ones_is_retired(tmp_p
     assert query(tmp_path, "select id from console.dynamic_configs where _dlt_valid_to is not null") == [("c2",)]
     # one pass (absences are confirmed), then c2 confirmed gone by one page of every config, read twice
     assert service.requests_for(DYNAMIC_CONFIGS_PATH) == [
-        f"{DYNAMIC_CONFIGS_PATH}?page=1&limit=5", f"{DYNAMIC_CONFIGS_PATH}?page=1&limit=6",
+        f"{DYNAMIC_CONFIGS_PATH}?page=1&limit=5",
+        f"{DYNAMIC_CONFIGS_PATH}?page=1&limit=6",
         f"{DYNAMIC_CONFIGS_PATH}?page=1&limit=6",
     ]
 
@@ -165,11 +202,10 @@ def test_a_gate_edited_while_the_list_is_paged_is_loaded_in_its_newest_version(t
         if page == 2 and edit:
             edited_id = edit.pop("id")
             edited = next(g for g in items if g["id"] == edited_id)
-            edited.update(version=edited["version"] + 1, lastModifiedTime=edited["lastModifiedTime"] + 10_000,
-                          isEnabled=False)
+            edited.update(version=edited["version"] + 1, lastModifiedTime=edited["lastModifiedTime"] + 10_000, isEnabled=False)
         ordered = sorted(items, key=lambda g: g["lastModifiedTime"])
         start = (page - 1) * limit
-        return ordered[start:start + limit], pagination(path, page, limit, start + limit < len(ordered), len(ordered))
+        return ordered[start : start + limit], pagination(path, page, limit, start + limit < len(ordered), len(ordered))
 
     service = Console(gates, pager=oldest_first)
     edit["id"] = "g01"  # on the first run's first page
@@ -183,19 +219,36 @@ def test_a_gate_edited_while_the_list_is_paged_is_loaded_in_its_newest_version(t
     assert current(tmp_path, "gates") == [("g01", 2), ("g02", 2), *((f"g{i:02}", 1) for i in range(3, 13))]
     # no stale version was ever current: g01's first version was never loaded, g02's was retired by its newer one
     assert query(tmp_path, "select id, version, is_enabled from console.gates where id in ('g01', 'g02') order by 1, 2") == [
-        ("g01", 2, False), ("g02", 1, True), ("g02", 2, False),
+        ("g01", 2, False),
+        ("g02", 1, True),
+        ("g02", 2, False),
     ]
 
 
 def test_a_holdout_answered_under_another_spelling_of_its_id_names_its_experiments(tmp_path):
     # A console that matches ids case-insensitively answers its own spelling in `id`.
-    holdout = {"id": "ho_checkout", "name": "Checkout", "description": "", "idType": "userID", "isEnabled": True,
-               "passPercentage": 5, "gateIDs": ["g1"], "experimentIDs": ["exp_1"], "layerIDs": [], "isGlobal": False,
-               "lastModifiedTime": 1, "createdTime": 1}
+    holdout = {
+        "id": "ho_checkout",
+        "name": "Checkout",
+        "description": "",
+        "idType": "userID",
+        "isEnabled": True,
+        "passPercentage": 5,
+        "gateIDs": ["g1"],
+        "experimentIDs": ["exp_1"],
+        "layerIDs": [],
+        "isGlobal": False,
+        "lastModifiedTime": 1,
+        "createdTime": 1,
+    }
     series = [{"groupID": "control", "groupName": "Control", "results": [{"date": "2026-11-01", "exposures": 10}]}]
-    service = Console([gate("g1", holdoutIDs=["HO_Checkout"])], reads={
-        f"{HOLDOUT_PATH}HO_Checkout": holdout, EXPOSURES_PATH: series,
-    })
+    service = Console(
+        [gate("g1", holdoutIDs=["HO_Checkout"])],
+        reads={
+            f"{HOLDOUT_PATH}HO_Checkout": holdout,
+            EXPOSURES_PATH: series,
+        },
+    )
 
     load(tmp_path, service)
 
@@ -204,5 +257,6 @@ def test_a_holdout_answered_under_another_spelling_of_its_id_names_its_experimen
         ("exp_1", "control", "2026-11-01", 10),
     ]
     assert [s for s in service.sent if s.startswith((HOLDOUT_PATH, EXPOSURES_PATH))] == [
-        f"{HOLDOUT_PATH}HO_Checkout", EXPOSURES_PATH,
+        f"{HOLDOUT_PATH}HO_Checkout",
+        EXPOSURES_PATH,
     ]

@@ -4,6 +4,7 @@ the run's own row; `tables` narrows both phases, and a table the source does not
 from __future__ import annotations
 
 import pytest
+
 from gatehouse.sources.console import console, load_phases
 from gatehouse.sources.console.errors import ConfigurationError
 from gatehouse.sources.console.settings import resolve_settings

@@ -8,22 +8,23 @@ be: which runs are asked for must follow the service's clock all the same.
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
 from pathlib import Path
-from typing import Sequence
 
 import dlt
 import duckdb
 import httpx
 import pytest
+
 from gatehouse.sources.console import clock, console
 from gatehouse.sources.console.client import ClientOptions, ConsoleClient
 from gatehouse.sources.console.settings import resolve_settings
 
 BASE_URL = "https://console.test"
 API_KEY = "console-Vb7Np2Qx9Lk4Tz6Wm3Rc8Hd5"
-START = datetime(2026, 11, 2, 6, tzinfo=timezone.utc)
+START = datetime(2026, 11, 2, 6, tzinfo=UTC)
 LOCAL_SKEW = timedelta(days=-5)
 RUN_PREFIX = "/console/v1/ingestion/runs/"
 
@@ -60,7 +61,7 @@ class Console:
     def handle(self, request: httpx.Request) -> httpx.Response:
         headers = {"Date": format_datetime(self.now, usegmt=True)}
         if request.url.path.startswith(RUN_PREFIX):
-            run_id = request.url.path[len(RUN_PREFIX):]
+            run_id = request.url.path[len(RUN_PREFIX) :]
             self.asked.append(run_id)
             return httpx.Response(200, json={"message": "read", "data": self.runs[run_id]}, headers=headers)
         pagination = {"itemsPerPage": 1000, "pageNumber": 1, "nextPage": None, "previousPage": None}
@@ -87,7 +88,9 @@ def run_once(tmp_path: Path, service: Console, run_ids: Sequence[str] = ("stuck"
     service.asked.clear()
     pipeline = quiet_runs_pipeline(tmp_path)
     settings = resolve_settings(base_url=BASE_URL, api_key=API_KEY, ingestion_run_ids=list(run_ids))
-    source = console(settings, client=ConsoleClient(ClientOptions.from_settings(settings), transport=httpx.MockTransport(service.handle)))
+    source = console(
+        settings, client=ConsoleClient(ClientOptions.from_settings(settings), transport=httpx.MockTransport(service.handle))
+    )
     pipeline.run(source.with_resources("ingestion_runs", "ingestion_run_ids"))
     return sorted(service.asked)
 
@@ -128,9 +131,13 @@ def test_a_run_whose_status_stops_moving_is_asked_for_weekly_until_it_moves(tmp_
 
 def retried_run(now: datetime) -> dict:
     """A run as the service shows it at `now`: failed at START, retried 26 hours later, complete 4 hours after."""
-    steps = [(START - timedelta(hours=2), "enqueued"), (START - timedelta(hours=1), "download_started"),
-             (START, "download_error"), (START + timedelta(hours=26), "download_started"),
-             (START + timedelta(hours=30), "pulse_complete")]
+    steps = [
+        (START - timedelta(hours=2), "enqueued"),
+        (START - timedelta(hours=1), "download_started"),
+        (START, "download_error"),
+        (START + timedelta(hours=26), "download_started"),
+        (START + timedelta(hours=30), "pulse_complete"),
+    ]
     shown = [(moment, status) for moment, status in steps if moment <= now]
     return {
         **ingestion_run("retried", shown[-1][1], shown[-1][0]),
@@ -178,6 +185,8 @@ def test_runs_an_older_version_settled_are_asked_for_once_more(tmp_path, service
     assert sorted(loaded_status(tmp_path)) == [("done", "pulse_complete"), ("gave_up", "download_started")]
     runs_state = quiet_runs_pipeline(tmp_path).state["sources"]["console"]["resources"]["ingestion_runs"]
     assert (runs_state["complete"], runs_state["pending"], "settled" in runs_state) == (
-        ["done"], {"gave_up": "download_started"}, False,
+        ["done"],
+        {"gave_up": "download_started"},
+        False,
     )
     assert run_once(tmp_path, service, []) == ["gave_up"]

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import threading
-from typing import Any, Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
 
 import pytest
+
 from gatehouse.sources.console.read_ahead import ReadAheads
 
 
@@ -17,9 +19,7 @@ class FakeClient:
         self.fail_on = fail_on
         self.lock = threading.Lock()
 
-    def fetch_many(
-        self, fetch: Callable[[str], Any], ids: Iterable[str], background: bool = False
-    ) -> Iterator[tuple[str, Any]]:
+    def fetch_many(self, fetch: Callable[[str], Any], ids: Iterable[str], background: bool = False) -> Iterator[tuple[str, Any]]:
         for item_id in ids:
             with self.lock:
                 self.fetched.append(item_id)

@@ -4,6 +4,7 @@ without the source, against the console twin in-process."""
 from __future__ import annotations
 
 import dlt
+
 from gatehouse.console_twin import ConsoleTwin
 from gatehouse.sources.console import qualifying_events
 from gatehouse.sources.console.client import ClientOptions, ConsoleClient

@@ -11,6 +11,7 @@ from urllib.parse import parse_qs
 import dlt
 import duckdb
 import httpx
+
 from gatehouse.sources.console import console
 from gatehouse.sources.console.client import ClientOptions, ConsoleClient
 from gatehouse.sources.console.constants import DYNAMIC_CONFIGS_PATH, GATES_PATH, QUALIFYING_EVENTS_PATH
@@ -67,7 +68,9 @@ def serve(lists: dict[str, list[dict]], reads: dict[str, object] | None = None, 
     return httpx.MockTransport(handler)
 
 
-def load(tmp_path: Path, lists: dict[str, list[dict]], reads: dict[str, object] | None = None, asked: list[str] | None = None) -> Path:
+def load(
+    tmp_path: Path, lists: dict[str, list[dict]], reads: dict[str, object] | None = None, asked: list[str] | None = None
+) -> Path:
     db = tmp_path / "shapes.duckdb"
     pipeline = dlt.pipeline(
         pipeline_name="shapes",
@@ -76,7 +79,9 @@ def load(tmp_path: Path, lists: dict[str, list[dict]], reads: dict[str, object] 
         dataset_name="console",
     )
     settings = resolve_settings(base_url=BASE_URL, api_key=API_KEY)
-    pipeline.run(console(settings, client=ConsoleClient(ClientOptions.from_settings(settings), transport=serve(lists, reads, asked))))
+    pipeline.run(
+        console(settings, client=ConsoleClient(ClientOptions.from_settings(settings), transport=serve(lists, reads, asked)))
+    )
     return db
 
 
@@ -113,7 +118,8 @@ def test_a_scalar_target_value_is_loaded_as_a_one_item_list(tmp_path):
             """
         ).fetchall()
         condition_columns = {
-            row[0] for row in con.execute(
+            row[0]
+            for row in con.execute(
                 "select column_name from information_schema.columns where table_name = 'gates__rules__conditions'"
             ).fetchall()
         }
@@ -132,7 +138,14 @@ def test_scalar_arrays_of_gates_configs_and_holdouts_are_loaded_as_one_item_list
     # experiment id sent as a string must be followed as that id, not letter by letter.
     gate = {**entity("a_gate", []), "holdoutIDs": "holdout_1", "targetApps": "ios", "tags": "checkout"}
     config = {**entity("a_config", []), "targetApps": "web", "holdoutIDs": ["holdout_1"], "tags": ["x", "y"]}
-    holdout = {"id": "holdout_1", "name": "h", "experimentIDs": "exp_1", "gateIDs": "a_gate", "layerIDs": None, "targetApps": "ios"}
+    holdout = {
+        "id": "holdout_1",
+        "name": "h",
+        "experimentIDs": "exp_1",
+        "gateIDs": "a_gate",
+        "layerIDs": None,
+        "targetApps": "ios",
+    }
     series = [{"groupID": "control", "groupName": "Control", "results": [{"date": "2024-01-02", "exposures": 7}]}]
     asked: list[str] = []
     db = load(
@@ -145,8 +158,11 @@ def test_scalar_arrays_of_gates_configs_and_holdouts_are_loaded_as_one_item_list
         asked=asked,
     )
     with duckdb.connect(str(db), read_only=True) as con:
+
         def values(table: str) -> list[tuple]:
-            return con.execute(f"select p.id, t.value from console.{table} t join console.{table.split('__')[0]} p on t._dlt_parent_id = p._dlt_id order by 1, 2").fetchall()
+            return con.execute(
+                f"select p.id, t.value from console.{table} t join console.{table.split('__')[0]} p on t._dlt_parent_id = p._dlt_id order by 1, 2"
+            ).fetchall()
 
         rows = {
             table: values(table)
@@ -156,7 +172,9 @@ def test_scalar_arrays_of_gates_configs_and_holdouts_are_loaded_as_one_item_list
             )
         }  # fmt: skip
         exposures = con.execute("select experiment_id, group_id, date, exposures from console.cumulative_exposures").fetchall()
-        gate_columns = {r[0] for r in con.execute("select column_name from information_schema.columns where table_name = 'gates'").fetchall()}
+        gate_columns = {
+            r[0] for r in con.execute("select column_name from information_schema.columns where table_name = 'gates'").fetchall()
+        }
     assert rows == {
         "gates__holdout_i_ds": [("a_gate", "holdout_1")],
         "gates__target_apps": [("a_gate", "ios")],
@@ -182,7 +200,11 @@ def test_an_experiment_the_console_refuses_is_skipped_and_the_rest_loads(tmp_pat
     series = [{"groupID": "control", "groupName": "Control", "results": [{"date": "2024-01-02", "exposures": 7}]}]
     db = load(
         tmp_path,
-        {GATES_PATH: [{**entity("a_gate", []), "holdoutIDs": ["holdout_1"]}], DYNAMIC_CONFIGS_PATH: [], QUALIFYING_EVENTS_PATH: []},
+        {
+            GATES_PATH: [{**entity("a_gate", []), "holdoutIDs": ["holdout_1"]}],
+            DYNAMIC_CONFIGS_PATH: [],
+            QUALIFYING_EVENTS_PATH: [],
+        },
         reads={
             "/console/v1/holdouts/holdout_1": holdout,
             "/console/v1/experiments/exp_ok/cumulative_exposures": series,

@@ -8,6 +8,7 @@ import dataclasses
 
 import pytest
 from dlt.common.configuration import get_fun_spec
+
 from gatehouse.sources.console import console
 from gatehouse.sources.console.client import ClientOptions
 from gatehouse.sources.console.errors import ConfigurationError

@@ -10,10 +10,11 @@ from pathlib import Path
 
 import httpx
 import pytest
-from gatehouse.console_twin import ConsoleTwin
 from openapi_core import OpenAPI
 from openapi_core.datatypes import RequestParameters
 from werkzeug.datastructures import Headers, ImmutableMultiDict
+
+from gatehouse.console_twin import ConsoleTwin
 
 SPEC_PATH = Path(__file__).parents[1] / "spec" / "console-openapi.json"
 BASE_URL = "http://console.test"

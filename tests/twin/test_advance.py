@@ -7,8 +7,8 @@ from datetime import timedelta
 
 import httpx
 import pytest
-from gatehouse.console_twin import ConsoleTwin, TwinSettings
 
+from gatehouse.console_twin import ConsoleTwin, TwinSettings
 from tests.twin.conftest import read_all
 
 DAY_MS = 86_400_000
@@ -30,16 +30,10 @@ def test_a_day_changes_some_gates_creates_some_and_removes_some():
     org = twin.organisation
     listed_after = {gate["id"] for gate in org.listed_gates()}
     created = listed_after - set(before)
-    modified = [
-        g
-        for g_id, g in org.gates.items()
-        if g_id in before and g["lastModifiedTime"] > before[g_id]["lastModifiedTime"]
-    ]
+    modified = [g for g_id, g in org.gates.items() if g_id in before and g["lastModifiedTime"] > before[g_id]["lastModifiedTime"]]
     gone = listed_before - listed_after
     assert created and all(start < org.gates[g]["createdTime"] <= org.now_ms for g in created)
-    assert modified and all(
-        g["version"] > before[g["id"]]["version"] and g["lastModifiedTime"] <= org.now_ms for g in modified
-    )
+    assert modified and all(g["version"] > before[g["id"]]["version"] and g["lastModifiedTime"] <= org.now_ms for g in modified)
     assert gone
     assert any(g not in org.gates for g in gone), "some gates were deleted"
     assert any(org.gates.get(g, {}).get("status") == "Archived" for g in gone), "some gates were archived"
@@ -54,9 +48,7 @@ def test_fresh_gates_go_stale_as_they_age():
         if g["type"] == "TEMPORARY" and twin.organisation.now_ms - g["lastModifiedTime"] < 20 * DAY_MS
     }
     twin.advance(days=45)
-    aged = {
-        g_id for g_id in fresh if g_id in twin.organisation.gates and twin.organisation.gates[g_id]["type"] == "STALE"
-    }
+    aged = {g_id for g_id in fresh if g_id in twin.organisation.gates and twin.organisation.gates[g_id]["type"] == "STALE"}
     assert aged
 
 
@@ -78,9 +70,7 @@ def test_a_day_completes_yesterdays_exposures_and_starts_today(twin):
         assert yesterday_full["exposures"] >= yesterday_partial["exposures"]
         assert group_after["results"][-1]["exposures"] >= yesterday_full["exposures"]
     stalled_after = org.cumulative_exposures(stalled.experiment_id)
-    assert [g["results"][-1]["exposures"] for g in stalled_after] == [
-        g["results"][-1]["exposures"] for g in stalled_before
-    ]
+    assert [g["results"][-1]["exposures"] for g in stalled_after] == [g["results"][-1]["exposures"] for g in stalled_before]
 
 
 def test_unsettled_runs_progress_and_new_runs_are_scheduled():
@@ -94,14 +84,11 @@ def test_unsettled_runs_progress_and_new_runs_are_scheduled():
     after = {run_id: org.ingestion_run(run_id)["latestStatus"] for run_id in unsettled}
     assert any(after[r] == "pulse_complete" for r in unsettled), "some runs complete"
     assert any(before[r] != "download_error" and after[r] == "download_error" for r in unsettled), "some runs fail"
-    assert any(before[r] == "download_error" and after[r] != "download_error" for r in unsettled), (
-        "some errors are retried"
-    )
+    assert any(before[r] == "download_error" and after[r] != "download_error" for r in unsettled), "some errors are retried"
     assert any(before[r] == after[r] == "download_error" for r in unsettled), "some runs stay in error"
     assert len(twin.ingestion_run_ids) > len(before)
     assert all(
-        org.ingestion_run(r)["lastUpdatedAt"] <= twin.now.strftime("%Y-%m-%dT%H:%M:%S.999Z")
-        for r in twin.ingestion_run_ids
+        org.ingestion_run(r)["lastUpdatedAt"] <= twin.now.strftime("%Y-%m-%dT%H:%M:%S.999Z") for r in twin.ingestion_run_ids
     )
 
 

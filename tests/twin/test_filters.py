@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import httpx
 import pytest
+
 from gatehouse.console_twin import ConsoleTwin
 from gatehouse.console_twin.gates import sampled_outcome
-
 from tests.twin.conftest import read_all
 
 MEDIUM = ConsoleTwin("medium", seed=3)  # read-only here: enough gates for every filter value to match some
@@ -88,9 +88,7 @@ def test_id_filters_and_release_pipelines(medium_console):
 
 
 def test_filters_combine_and_empty_values_are_ignored(medium_console):
-    served = read_all(
-        medium_console, "/console/v1/gates", {"type": "STALE", "tags": "core", "creatorName": ""}, limit=1000
-    )
+    served = read_all(medium_console, "/console/v1/gates", {"type": "STALE", "tags": "core", "creatorName": ""}, limit=1000)
     expected = [g for g in MEDIUM.organisation.listed_gates() if g["type"] == "STALE" and "core" in g["tags"]]
     assert served == expected
 

@@ -7,11 +7,12 @@ import json
 import re
 import signal
 import subprocess
+from pathlib import Path
 
 import httpx
 import pytest
-from gatehouse.console_twin import ConsoleHost, ConsoleTwin, TwinSettings
 
+from gatehouse.console_twin import ConsoleHost, ConsoleTwin, TwinSettings
 from tests.twin.test_http import curl, gatehouse_command
 
 GATES = "/console/v1/gates"
@@ -40,8 +41,12 @@ def test_a_host_needs_a_key_per_organisation():
 
 
 def test_gatehouse_twin_serve_projects_prints_each_projects_settings():
-    server = subprocess.Popen([gatehouse_command(), "twin", "serve", "--port", "0", "--projects", "web,mobile", "--admin"],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    server = subprocess.Popen(
+        [gatehouse_command(), "twin", "serve", "--port", "0", "--projects", "web,mobile", "--admin"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         banner = server.stdout.readline()
         assert "2 small organisations, projects web, mobile, seeds 0-1, each under its own key" in banner
@@ -50,7 +55,7 @@ def test_gatehouse_twin_serve_projects_prints_each_projects_settings():
         while (line := server.stdout.readline()) not in ("", "Press Ctrl-C to stop.\n"):
             lines.append(line)
         source = next(line.split()[-1] for line in lines if line.strip().startswith("source "))
-        exports = dict(line.removeprefix("export ").strip().split("=", 1) for line in open(source))
+        exports = dict(line.removeprefix("export ").strip().split("=", 1) for line in Path(source).read_text().splitlines())
         expected = ConsoleHost.of({"web": ("small", 0), "mobile": ("small", 1)})
         for name, twin in expected.twins.items():
             prefix = f"SOURCES__CONSOLE__PROJECTS__{name.upper()}__"

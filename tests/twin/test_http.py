@@ -14,8 +14,8 @@ from pathlib import Path
 
 import httpx
 import pytest
-from gatehouse.console_twin import ConsoleTwin, Fault
 
+from gatehouse.console_twin import ConsoleTwin, Fault
 from tests.twin.test_operations import PIPELINE, any_pipeline_id, archived_config_id, scim_group_id
 
 
@@ -67,14 +67,14 @@ def test_loopback_http_serves_concurrent_clients(twin):
     with (
         twin.serve() as base_url,
         httpx.Client(base_url=base_url, headers={"SERVICE-API-KEY": twin.settings.api_key}) as client,
+        ThreadPoolExecutor(max_workers=8) as pool,
     ):
-        with ThreadPoolExecutor(max_workers=8) as pool:
-            statuses = list(
-                pool.map(
-                    lambda run_id: client.get(f"/console/v1/ingestion/runs/{run_id}").status_code,
-                    twin.ingestion_run_ids,
-                )
+        statuses = list(
+            pool.map(
+                lambda run_id: client.get(f"/console/v1/ingestion/runs/{run_id}").status_code,
+                twin.ingestion_run_ids,
             )
+        )
     assert statuses == [200] * len(twin.ingestion_run_ids)
     assert len(twin.requests) == len(twin.ingestion_run_ids)
 
@@ -83,12 +83,14 @@ def test_loopback_http_serves_concurrent_clients(twin):
 def test_loopback_faults_break_the_connection_for_real(twin, kind, error):
     twin.settings.faults = [Fault(kind, on_requests={1})]
     twin.settings.slow_seconds = 1.0
-    with twin.serve() as base_url:
-        with httpx.Client(base_url=base_url, timeout=0.3, headers={"SERVICE-API-KEY": twin.settings.api_key}) as client:
-            with pytest.raises(error):
-                client.get("/console/v1/gates")
-            # the next request is answered: given time enough for a busy machine (the short timeout is the fault's)
-            assert client.get("/console/v1/gates", params={"limit": 1}, timeout=10).status_code == 200
+    with (
+        twin.serve() as base_url,
+        httpx.Client(base_url=base_url, timeout=0.3, headers={"SERVICE-API-KEY": twin.settings.api_key}) as client,
+    ):
+        with pytest.raises(error):
+            client.get("/console/v1/gates")
+        # the next request is answered: given time enough for a busy machine (the short timeout is the fault's)
+        assert client.get("/console/v1/gates", params={"limit": 1}, timeout=10).status_code == 200
 
 
 def gatehouse_command() -> str:
@@ -168,8 +170,7 @@ def test_gatehouse_twin_serve_answers_curl_for_every_operation():
         assert status == 401
         assert json.loads(text) == {
             "status": 401,
-            "message": "This endpoint only accepts an active CONSOLE key, but an invalid key was sent. "
-            "Key: console-stolen",
+            "message": "This endpoint only accepts an active CONSOLE key, but an invalid key was sent. Key: console-stolen",
         }
     finally:
         server.send_signal(signal.SIGINT)
@@ -178,11 +179,14 @@ def test_gatehouse_twin_serve_answers_curl_for_every_operation():
     assert "Console twin stopped." in out
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["--port", "99999"], "argument --port: expected a port from 0 to 65535, got '99999'"),
-    (["--port", "-1"], "argument --port: expected a port from 0 to 65535, got '-1'"),
-    (["--latency-ms", "-5"], "argument --latency-ms: expected 0 or more milliseconds, got '-5'"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--port", "99999"], "argument --port: expected a port from 0 to 65535, got '99999'"),
+        (["--port", "-1"], "argument --port: expected a port from 0 to 65535, got '-1'"),
+        (["--latency-ms", "-5"], "argument --latency-ms: expected 0 or more milliseconds, got '-5'"),
+    ],
+)
 def test_twin_serve_refuses_a_bad_port_or_latency_in_one_line(argv, message, capsys):
     # a port past 65535 ended in an OverflowError traceback from bind()
     from gatehouse.pipelines.cli.main import main

@@ -8,6 +8,7 @@ from email.utils import parsedate_to_datetime
 
 import httpx
 import pytest
+
 from gatehouse.console_twin import TWIN_EPOCH, ConsoleTwin, Fault, TwinSettings
 
 LIST = "/console/v1/gates"
@@ -68,9 +69,7 @@ def test_throttling_answers_429_with_retry_after_in_each_form(twin, console, con
         assert 29 <= int(throttled.headers["retry-after"]) <= 30
     elif form == "http-date":
         # In the service's clock: the wait is Retry-After minus the Date header, not minus the wall clock.
-        wait = parsedate_to_datetime(throttled.headers["retry-after"]) - parsedate_to_datetime(
-            throttled.headers["date"]
-        )
+        wait = parsedate_to_datetime(throttled.headers["retry-after"]) - parsedate_to_datetime(throttled.headers["date"])
         assert 29 <= wait.total_seconds() <= 30
     else:
         assert "retry-after" not in throttled.headers
@@ -126,9 +125,7 @@ def test_spoiled_bodies_cannot_be_parsed(twin, console, kind):
 
 def test_faults_at_a_rate_are_seeded_and_can_target_a_path():
     def faulted_requests(seed: int) -> list[int]:
-        twin = ConsoleTwin(
-            "small", 0, TwinSettings(faults=[Fault("unavailable", rate=0.3, path_prefix=LIST)], fault_seed=seed)
-        )
+        twin = ConsoleTwin("small", 0, TwinSettings(faults=[Fault("unavailable", rate=0.3, path_prefix=LIST)], fault_seed=seed))
         with httpx.Client(
             transport=twin.transport(),
             base_url="http://console.test",

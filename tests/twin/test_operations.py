@@ -8,9 +8,9 @@ from pathlib import Path
 
 import httpx
 import pytest
+
 from gatehouse.console_twin import ConsoleTwin
 from gatehouse.console_twin.organisation import ROLE_PERMISSIONS
-
 from tests.twin.conftest import scim_headers
 
 PIPELINE = {
@@ -136,8 +136,7 @@ def test_a_bad_key_gets_401_quoting_the_key_sent(twin, conforms, operation, meth
     assert answer.status_code == 401
     assert answer.json() == {
         "status": 401,
-        "message": "This endpoint only accepts an active CONSOLE key, but an invalid key was sent. "
-        f"Key: {key or 'undefined'}",
+        "message": f"This endpoint only accepts an active CONSOLE key, but an invalid key was sent. Key: {key or 'undefined'}",
     }
 
 

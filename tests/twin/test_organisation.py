@@ -8,11 +8,11 @@ import re
 from datetime import date, timedelta
 
 import pytest
+
 from gatehouse.console_twin import SIZES, ConsoleTwin
 from gatehouse.console_twin.bodies import CONDITION_TYPES
 from gatehouse.console_twin.gates import pass_rate
 from gatehouse.console_twin.organisation import INGESTION_STATUSES
-
 from tests.twin.conftest import SPEC_PATH
 
 DAY_MS = 86_400_000
@@ -318,9 +318,7 @@ def assert_run_views_valid(twin: ConsoleTwin) -> None:
             assert dates == sorted(run["dateStamps"], reverse=True)
             newest = source["statusByDate"][0]["statuses"]
             assert source["latestSourceStatus"] == newest[0]["status"]
-            assert [s["statusTimestamp"] for s in newest] == sorted(
-                (s["statusTimestamp"] for s in newest), reverse=True
-            )
+            assert [s["statusTimestamp"] for s in newest] == sorted((s["statusTimestamp"] for s in newest), reverse=True)
 
 
 @pytest.mark.parametrize("seed", [0, 1])

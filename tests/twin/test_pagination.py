@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from gatehouse.console_twin import ConsoleTwin, PaginationStyle
 
+from gatehouse.console_twin import ConsoleTwin, PaginationStyle
 from tests.twin.conftest import read_all
 
 LISTS = [

@@ -11,8 +11,8 @@ from pathlib import Path
 import dlt
 import duckdb
 import pytest
-from gatehouse.pipelines.warehouse.views import apply_views
 
+from gatehouse.pipelines.warehouse.views import apply_views
 from tests.views.console_dataset import console_pipeline, load_console
 
 
@@ -36,7 +36,9 @@ def assert_rows(actual: list[tuple], expected: list[tuple], rel: float = 1e-9) -
         assert len(got) == len(want), f"row {number}: {got}"
         for column, (g, w) in enumerate(zip(got, want)):
             if isinstance(w, float) and not isinstance(g, (date, datetime)):
-                assert g is not None and math.isclose(g, w, rel_tol=rel, abs_tol=1e-12), f"row {number} column {column}: {g} != {w}\n{got}"
+                assert g is not None and math.isclose(g, w, rel_tol=rel, abs_tol=1e-12), (
+                    f"row {number} column {column}: {g} != {w}\n{got}"
+                )
             else:
                 assert g == w and type(g) is type(w) or (g == w and isinstance(w, (int, float))), (
                     f"row {number} column {column}: {g!r} != {w!r}\n{got}"

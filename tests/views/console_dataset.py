@@ -22,6 +22,7 @@ def json_column(name: str) -> dict[str, str]:
     # would carry the first column's name into the next load of the session
     return {"name": name, "data_type": "json"}
 
+
 FIRST_LOAD_AT = "2026-11-10T12:00:00Z"
 SECOND_LOAD_AT = "2026-11-20T12:00:00Z"
 
@@ -105,8 +106,13 @@ def gate(
 
 def gates(load: int) -> list[dict[str, Any]]:
     launch_banner = dict(
-        created="2026-05-01T12:00:00Z", modified="2026-08-22T12:00:00Z", owner="alice", team="Growth",
-        rules=[rule("lb1", "everyone", 100, EVERYONE)], status="Launched", version=4,
+        created="2026-05-01T12:00:00Z",
+        modified="2026-08-22T12:00:00Z",
+        owner="alice",
+        team="Growth",
+        rules=[rule("lb1", "everyone", 100, EVERYONE)],
+        status="Launched",
+        version=4,
     )
     recent_exp = dict(created="2026-10-01T12:00:00Z", owner="erin", team="Search", checks=50)
     return [
@@ -115,16 +121,34 @@ def gates(load: int) -> list[dict[str, Any]]:
         if load == 1
         else gate("launch_banner", **launch_banner, checks=120, type_="STALE", type_reason="STALE_PROBABLY_LAUNCHED"),
         gate(
-            "old_checkout", created="2026-02-01T00:00:00Z", modified="2026-05-15T06:00:00Z", owner="bob", team="Payments",
-            rules=[rule("oc1", "everyone", 0, EVERYONE)], checks=12, type_="STALE", type_reason="STALE_PROBABLY_UNLAUNCHED",
-            status="Disabled", enabled=False, holdouts=("h_q3",),
+            "old_checkout",
+            created="2026-02-01T00:00:00Z",
+            modified="2026-05-15T06:00:00Z",
+            owner="bob",
+            team="Payments",
+            rules=[rule("oc1", "everyone", 0, EVERYONE)],
+            checks=12,
+            type_="STALE",
+            type_reason="STALE_PROBABLY_UNLAUNCHED",
+            status="Disabled",
+            enabled=False,
+            holdouts=("h_q3",),
         ),
         gate(
-            "search_v2", created="2026-01-10T12:00:00Z", modified="2026-06-23T12:00:00Z", owner="bob", team="Search",
-            rules=[rule("sv1", "half", 50, condition("user_id", "u1", "u2"))], checks=None,
+            "search_v2",
+            created="2026-01-10T12:00:00Z",
+            modified="2026-06-23T12:00:00Z",
+            owner="bob",
+            team="Search",
+            rules=[rule("sv1", "half", 50, condition("user_id", "u1", "u2"))],
+            checks=None,
         ),
         gate(
-            "promo_rollout", created="2026-07-01T00:00:00Z", modified="2026-10-01T12:00:00Z", owner="alice", team="Growth",
+            "promo_rollout",
+            created="2026-07-01T00:00:00Z",
+            modified="2026-10-01T12:00:00Z",
+            owner="alice",
+            team="Growth",
             rules=[
                 rule("pr1", "beta users", 100, condition("passes_gate", "beta_users")),
                 rule("pr2", "rollout", 25, EVERYONE),
@@ -132,37 +156,77 @@ def gates(load: int) -> list[dict[str, Any]]:
             checks=40,
         ),
         gate(
-            "new_nav", created="2026-08-12T12:00:00Z", modified="2026-10-26T12:00:00Z", owner="alice", team="Growth",
-            rules=[rule("nn1", "everyone", 100, EVERYONE)], checks=10, status="Launched",
+            "new_nav",
+            created="2026-08-12T12:00:00Z",
+            modified="2026-10-26T12:00:00Z",
+            owner="alice",
+            team="Growth",
+            rules=[rule("nn1", "everyone", 100, EVERYONE)],
+            checks=10,
+            status="Launched",
         ),
         gate(
-            "kill_switch", created="2025-01-01T00:00:00Z", modified="2025-02-01T00:00:00Z", owner="carol", team="Platform",
-            rules=[rule("ks1", "everyone", 100, EVERYONE)], checks=0, type_="PERMANENT",
+            "kill_switch",
+            created="2025-01-01T00:00:00Z",
+            modified="2025-02-01T00:00:00Z",
+            owner="carol",
+            team="Platform",
+            rules=[rule("ks1", "everyone", 100, EVERYONE)],
+            checks=0,
+            type_="PERMANENT",
         ),
         gate("recent_exp", **recent_exp, modified="2026-11-01T12:00:00Z", rules=[rule("re1", "ramp", 10, EVERYONE)])
         if load == 1
-        else gate("recent_exp", **recent_exp, modified="2026-11-15T12:00:00Z", rules=[rule("re1", "ramp", 50, EVERYONE)], version=2),
-        gate(
-            "beta_users", created="2026-03-01T00:00:00Z", modified="2026-04-01T00:00:00Z", owner="erin", team="Search",
-            rules=[rule("bu1", "beta", 100, condition("email", "@example.com"))], checks=5,
+        else gate(
+            "recent_exp", **recent_exp, modified="2026-11-15T12:00:00Z", rules=[rule("re1", "ramp", 50, EVERYONE)], version=2
         ),
         gate(
-            "orphan_flag", created="2026-03-20T12:00:00Z", modified="2026-09-01T12:00:00Z", owner=None, team=None,
-            rules=[], checks=3,
+            "beta_users",
+            created="2026-03-01T00:00:00Z",
+            modified="2026-04-01T00:00:00Z",
+            owner="erin",
+            team="Search",
+            rules=[rule("bu1", "beta", 100, condition("email", "@example.com"))],
+            checks=5,
         ),
         gate(
-            "archived_gate", created="2025-06-01T00:00:00Z", modified="2025-07-01T00:00:00Z", owner="carol", team="Platform",
-            rules=[], checks=0, status="Archived",
+            "orphan_flag",
+            created="2026-03-20T12:00:00Z",
+            modified="2026-09-01T12:00:00Z",
+            owner=None,
+            team=None,
+            rules=[],
+            checks=3,
         ),
         gate(
-            "dark_launch", created="2026-04-01T00:00:00Z", modified="2026-09-21T00:00:00Z", owner="dan", team="Search",
-            rules=[rule("dl1", "staff", 0, condition("email", "@staff.example.com"))], checks=7,
+            "archived_gate",
+            created="2025-06-01T00:00:00Z",
+            modified="2025-07-01T00:00:00Z",
+            owner="carol",
+            team="Platform",
+            rules=[],
+            checks=0,
+            status="Archived",
+        ),
+        gate(
+            "dark_launch",
+            created="2026-04-01T00:00:00Z",
+            modified="2026-09-21T00:00:00Z",
+            owner="dan",
+            team="Search",
+            rules=[rule("dl1", "staff", 0, condition("email", "@staff.example.com"))],
+            checks=7,
         ),
         *(
             [
                 gate(
-                    "retired_gate", created="2026-01-01T00:00:00Z", modified="2026-02-01T00:00:00Z", owner="dan",
-                    team="Search", rules=[], checks=1,
+                    "retired_gate",
+                    created="2026-01-01T00:00:00Z",
+                    modified="2026-02-01T00:00:00Z",
+                    owner="dan",
+                    team="Search",
+                    rules=[],
+                    checks=1,
                 )
             ]
             if load == 1
@@ -172,7 +236,13 @@ def gates(load: int) -> list[dict[str, Any]]:
 
 
 def dynamic_config(
-    config_id: str, *, modified: str, version: int, default: dict[str, Any], rules: list[dict[str, Any]], holdouts: tuple[str, ...] = ()
+    config_id: str,
+    *,
+    modified: str,
+    version: int,
+    default: dict[str, Any],
+    rules: list[dict[str, Any]],
+    holdouts: tuple[str, ...] = (),
 ) -> dict[str, Any]:
     return {
         "id": config_id,
@@ -208,12 +278,21 @@ def dynamic_config(
 
 def dynamic_configs(load: int) -> list[dict[str, Any]]:
     checkout_rules = [
-        rule("cr1", "block old checkout", 100, condition("fails_gate", "old_checkout"), returnValue={"layout": "legacy"}, returnValueJson5="{}"),
+        rule(
+            "cr1",
+            "block old checkout",
+            100,
+            condition("fails_gate", "old_checkout"),
+            returnValue={"layout": "legacy"},
+            returnValueJson5="{}",
+        ),
     ]
     return [
         dynamic_config("c_checkout", modified="2026-10-01T12:00:00Z", version=2, default={"layout": "v1"}, rules=checkout_rules)
         if load == 1
-        else dynamic_config("c_checkout", modified="2026-11-12T12:00:00Z", version=3, default={"layout": "v2"}, rules=checkout_rules),
+        else dynamic_config(
+            "c_checkout", modified="2026-11-12T12:00:00Z", version=3, default={"layout": "v2"}, rules=checkout_rules
+        ),
         dynamic_config(
             "c_pricing",
             modified="2026-09-01T00:00:00Z",
@@ -222,10 +301,27 @@ def dynamic_configs(load: int) -> list[dict[str, Any]]:
             holdouts=("h_q3",),
             rules=[
                 rule(
-                    "pp1", "price test", 50.5, condition("passes_gate", "deleted_gate"), returnValue={"price": 10}, returnValueJson5="{}",
+                    "pp1",
+                    "price test",
+                    50.5,
+                    condition("passes_gate", "deleted_gate"),
+                    returnValue={"price": 10},
+                    returnValueJson5="{}",
                     variants=[
-                        {"id": "v_low", "name": "low", "passPercentage": 50, "returnValue": {"price": 9}, "returnValueJson5": "{}"},
-                        {"id": "v_high", "name": "high", "passPercentage": 50, "returnValue": {"price": 11}, "returnValueJson5": "{}"},
+                        {
+                            "id": "v_low",
+                            "name": "low",
+                            "passPercentage": 50,
+                            "returnValue": {"price": 9},
+                            "returnValueJson5": "{}",
+                        },
+                        {
+                            "id": "v_high",
+                            "name": "high",
+                            "passPercentage": 50,
+                            "returnValue": {"price": 11},
+                            "returnValueJson5": "{}",
+                        },
                     ],
                 ),
                 rule("pp2", "everyone", 100, EVERYONE, returnValue={"price": 10}, returnValueJson5="{}"),
@@ -235,7 +331,15 @@ def dynamic_configs(load: int) -> list[dict[str, Any]]:
     ]
 
 
-def holdout(holdout_id: str, *, gate_ids: list[str], experiment_ids: list[str], pass_percentage: float, is_global: bool, targeting: str | None) -> dict[str, Any]:
+def holdout(
+    holdout_id: str,
+    *,
+    gate_ids: list[str],
+    experiment_ids: list[str],
+    pass_percentage: float,
+    is_global: bool,
+    targeting: str | None,
+) -> dict[str, Any]:
     return {
         "id": holdout_id,
         "name": holdout_id,
@@ -348,14 +452,25 @@ def source_history(source: str, latest: str, by_date: dict[str, list]) -> dict[s
     }
 
 
-FULL_RUN = ("pulse_complete", "pulse_started", "metrics_complete", "metrics_started", "download_complete", "download_started", "started")
+FULL_RUN = (
+    "pulse_complete",
+    "pulse_started",
+    "metrics_complete",
+    "metrics_started",
+    "download_complete",
+    "download_started",
+    "started",
+)
 
 
 def ingestion_runs(load: int) -> list[dict[str, Any]]:
     d9, d18, d19, d20 = "2026-11-09", "2026-11-18", "2026-11-19", "2026-11-20"
     old_steps = list(zip(("01:40:00", "01:30:00", "01:25:00", "01:15:00", "01:12:00", "01:05:00", "01:02:00"), FULL_RUN))
     run_old = ingestion_run(
-        "run_old", d9, "pulse_complete", ["Events 1"],
+        "run_old",
+        d9,
+        "pulse_complete",
+        ["Events 1"],
         status_list(d9, *old_steps, ("01:00:00", "enqueued")),
         # as the console twin does: a source's own history stops at its download stages
         [source_history("Events 1", "download_complete", {"2026-11-08": status_list(d9, *old_steps[4:])})],
@@ -364,74 +479,130 @@ def ingestion_runs(load: int) -> list[dict[str, Any]]:
         return [run_old]
     ok_steps = list(zip(("01:30:00", "01:21:00", "01:20:00", "01:11:00", "01:10:00", "01:02:00", "01:01:00"), FULL_RUN))
     retry_steps = [
-        ("02:50:00", "pulse_complete"), ("02:45:00", "pulse_started"), ("02:40:00", "metrics_complete"),
-        ("02:35:00", "metrics_started"), ("02:30:00", "download_complete"), ("02:20:00", "download_started"),
-        ("02:10:00", "download_error"), ("02:05:00", "download_started"), ("02:01:00", "started"),
+        ("02:50:00", "pulse_complete"),
+        ("02:45:00", "pulse_started"),
+        ("02:40:00", "metrics_complete"),
+        ("02:35:00", "metrics_started"),
+        ("02:30:00", "download_complete"),
+        ("02:20:00", "download_started"),
+        ("02:10:00", "download_error"),
+        ("02:05:00", "download_started"),
+        ("02:01:00", "started"),
     ]
     return [
         ingestion_run(
-            "run_ok", d18, "pulse_complete", ["Events 1"],
+            "run_ok",
+            d18,
+            "pulse_complete",
+            ["Events 1"],
             status_list(d18, *ok_steps, ("01:00:00", "enqueued")),
             [source_history("Events 1", "pulse_complete", {"2026-11-17": status_list(d18, *ok_steps)})],
         ),
         # download failed once and was retried; Events 2 covers two date stamps
         ingestion_run(
-            "run_retry", d18, "pulse_complete", ["Events 1", "Events 2"],
+            "run_retry",
+            d18,
+            "pulse_complete",
+            ["Events 1", "Events 2"],
             status_list(d18, *retry_steps, ("02:00:00", "enqueued")),
             [
                 source_history("Events 1", "pulse_complete", {"2026-11-17": status_list(d18, *retry_steps)}),
                 source_history(
-                    "Events 2", "pulse_complete",
+                    "Events 2",
+                    "pulse_complete",
                     {
-                        "2026-11-16": status_list(d18, ("02:15:00", "download_complete"), ("02:06:00", "download_started"), ("02:01:00", "started")),
+                        "2026-11-16": status_list(
+                            d18, ("02:15:00", "download_complete"), ("02:06:00", "download_started"), ("02:01:00", "started")
+                        ),
                         "2026-11-17": status_list(
-                            d18, ("02:49:00", "pulse_complete"), ("02:44:00", "pulse_started"), ("02:39:00", "metrics_complete"),
-                            ("02:34:00", "metrics_started"), ("02:25:00", "download_complete"), ("02:16:00", "download_started"),
+                            d18,
+                            ("02:49:00", "pulse_complete"),
+                            ("02:44:00", "pulse_started"),
+                            ("02:39:00", "metrics_complete"),
+                            ("02:34:00", "metrics_started"),
+                            ("02:25:00", "download_complete"),
+                            ("02:16:00", "download_started"),
                         ),
                     },
                 ),
             ],
         ),
         ingestion_run(
-            "run_failed", d19, "download_error", ["Events 2"],
-            status_list(d19, ("01:06:00", "download_error"), ("01:03:00", "download_started"), ("01:01:30", "started"), ("01:00:00", "enqueued")),
+            "run_failed",
+            d19,
+            "download_error",
+            ["Events 2"],
+            status_list(
+                d19,
+                ("01:06:00", "download_error"),
+                ("01:03:00", "download_started"),
+                ("01:01:30", "started"),
+                ("01:00:00", "enqueued"),
+            ),
             [
                 source_history(
-                    "Events 2", "download_error",
-                    {"2026-11-18": status_list(d19, ("01:05:30", "download_error"), ("01:03:00", "download_started"), ("01:01:30", "started"))},
+                    "Events 2",
+                    "download_error",
+                    {
+                        "2026-11-18": status_list(
+                            d19, ("01:05:30", "download_error"), ("01:03:00", "download_started"), ("01:01:30", "started")
+                        )
+                    },
                 )
             ],
         ),
         # failed, retried, failed again
         ingestion_run(
-            "run_failed_retry", d19, "download_error", ["Events 1", "Events 3"],
+            "run_failed_retry",
+            d19,
+            "download_error",
+            ["Events 1", "Events 3"],
             status_list(
-                d19, ("02:20:00", "download_error"), ("02:15:00", "download_started"), ("02:08:00", "download_error"),
-                ("02:03:00", "download_started"), ("02:01:00", "started"), ("02:00:00", "enqueued"),
+                d19,
+                ("02:20:00", "download_error"),
+                ("02:15:00", "download_started"),
+                ("02:08:00", "download_error"),
+                ("02:03:00", "download_started"),
+                ("02:01:00", "started"),
+                ("02:00:00", "enqueued"),
             ),
             [
                 source_history(
-                    "Events 1", "download_error",
+                    "Events 1",
+                    "download_error",
                     {
                         "2026-11-18": status_list(
-                            d19, ("02:19:00", "download_error"), ("02:15:00", "download_started"), ("02:07:00", "download_error"),
-                            ("02:03:00", "download_started"), ("02:01:00", "started"),
+                            d19,
+                            ("02:19:00", "download_error"),
+                            ("02:15:00", "download_started"),
+                            ("02:07:00", "download_error"),
+                            ("02:03:00", "download_started"),
+                            ("02:01:00", "started"),
                         )
                     },
                 ),
                 source_history(
-                    "Events 3", "download_complete",
-                    {"2026-11-18": status_list(d19, ("02:10:00", "download_complete"), ("02:04:00", "download_started"), ("02:01:00", "started"))},
+                    "Events 3",
+                    "download_complete",
+                    {
+                        "2026-11-18": status_list(
+                            d19, ("02:10:00", "download_complete"), ("02:04:00", "download_started"), ("02:01:00", "started")
+                        )
+                    },
                 ),
             ],
         ),
         # still running; Events 4 is listed but has no granular history yet
         ingestion_run(
-            "run_running", d20, "download_started", ["Events 3", "Events 4"],
+            "run_running",
+            d20,
+            "download_started",
+            ["Events 3", "Events 4"],
             status_list(d20, ("01:04:00", "download_started"), ("01:02:00", "started"), ("01:00:00", "enqueued")),
             [
                 source_history(
-                    "Events 3", "download_started",
+                    "Events 3",
+                    "download_started",
                     {"2026-11-19": status_list(d20, ("01:04:00", "download_started"), ("01:02:00", "started"))},
                 )
             ],
@@ -450,8 +621,14 @@ FOLLOWED_EXPERIMENTS = list(dict.fromkeys(row["experiment_id"] for row in EXPOSU
 
 def extraction_run(load: int) -> dict[str, Any]:
     at = FIRST_LOAD_AT if load == 1 else SECOND_LOAD_AT
-    return {"extraction_id": f"extraction_{load}", "service_time": at, "started_at": at, "finished_at": at,
-            "followed_experiment_count": len(FOLLOWED_EXPERIMENTS), "followed_experiment_ids": FOLLOWED_EXPERIMENTS}
+    return {
+        "extraction_id": f"extraction_{load}",
+        "service_time": at,
+        "started_at": at,
+        "finished_at": at,
+        "followed_experiment_count": len(FOLLOWED_EXPERIMENTS),
+        "followed_experiment_ids": FOLLOWED_EXPERIMENTS,
+    }
 
 
 @dlt.source(name="console", max_table_nesting=4)

@@ -7,14 +7,14 @@ Code: `web` and `api` scanned on 2026-10-15 and again on 2026-10-30.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import dlt
+
 from gatehouse.pipelines.code_refs.scan import Hit, Repository, RepositoryScan, ScanStats
 from gatehouse.sources.code_refs import code_references_source
-
 from tests.views.console_dataset import EVERYONE, SCD2, condition, console_pipeline, gate, holdout, rule
 
 LOADS = ("2026-10-01T12:00:00Z", "2026-10-10T12:00:00Z", "2026-10-20T12:00:00Z", "2026-11-01T12:00:00Z")
@@ -32,45 +32,142 @@ def gates(load: int) -> list[dict[str, Any]]:
     """The gates as the console lists them at load `load` (0 to 3)."""
     listed = [
         # launched since 08-01, checked 100 an hour until the third load, then 30: falling; referenced in web and api
-        gate("launched_long", created=CREATED, modified=LONG_AGO, owner="alice", team="Growth", rules=[everyone_at(100)],
-             checks=100 if load < 2 else 30, status="Launched"),
+        gate(
+            "launched_long",
+            created=CREATED,
+            modified=LONG_AGO,
+            owner="alice",
+            team="Growth",
+            rules=[everyone_at(100)],
+            checks=100 if load < 2 else 30,
+            status="Launched",
+        ),
         # 50% for everyone since 08-01, rolled to 100% the day before the last load: one answer for one day only
-        gate("rolled_yesterday", created=CREATED, modified="2026-10-31T12:00:00Z" if load == 3 else LONG_AGO, owner="alice",
-             team="Growth", rules=[everyone_at(100 if load == 3 else 50)], checks=40),
+        gate(
+            "rolled_yesterday",
+            created=CREATED,
+            modified="2026-10-31T12:00:00Z" if load == 3 else LONG_AGO,
+            owner="alice",
+            team="Growth",
+            rules=[everyone_at(100 if load == 3 else 50)],
+            checks=40,
+        ),
         # turned off on 10-23 (after the third load): ready on 11-06, within a week of the last load's "as of"
-        gate("off_lately", created=CREATED, modified="2026-10-23T00:00:00Z" if load == 3 else LONG_AGO, owner="bob",
-             team="Search", rules=[everyone_at(30)], checks=12, enabled=load < 3),
+        gate(
+            "off_lately",
+            created=CREATED,
+            modified="2026-10-23T00:00:00Z" if load == 3 else LONG_AGO,
+            owner="bob",
+            team="Search",
+            rules=[everyone_at(30)],
+            checks=12,
+            enabled=load < 3,
+        ),
         # off, on at 50% on 10-05 (seen at the second load), off again on 10-15 (seen at the third): two changes
         # within the window, one answer since 10-15
-        gate("flip_flop", created=CREATED, modified={0: LONG_AGO, 1: "2026-10-05T00:00:00Z"}.get(load, "2026-10-15T00:00:00Z"),
-             owner="bob", team="Search", rules=[everyone_at(50)], checks=8, enabled=load == 1),
+        gate(
+            "flip_flop",
+            created=CREATED,
+            modified={0: LONG_AGO, 1: "2026-10-05T00:00:00Z"}.get(load, "2026-10-15T00:00:00Z"),
+            owner="bob",
+            team="Search",
+            rules=[everyone_at(50)],
+            checks=8,
+            enabled=load == 1,
+        ),
         # its everyone rule went 0% -> 100% at the third load, but the console dates the change 09-01, before the
         # second load saw it at 0%: the answer holds from the second load's boundary, 10-10 12:00, no earlier
-        gate("late_stamp", created=CREATED, modified="2026-09-01T00:00:00Z", owner="carol", team=None,
-             rules=[everyone_at(100 if load >= 2 else 0)], checks=5, version=2 if load >= 2 else 1),
+        gate(
+            "late_stamp",
+            created=CREATED,
+            modified="2026-09-01T00:00:00Z",
+            owner="carol",
+            team=None,
+            rules=[everyone_at(100 if load >= 2 else 0)],
+            checks=5,
+            version=2 if load >= 2 else 1,
+        ),
         # no rules, never checked, in no repository: archive it
         gate("dead_flag", created=CREATED, modified=LONG_AGO, owner=None, team=None, rules=[], checks=None),
         # launched, checked 20 an hour, but no scanned repository references it: something unscanned checks it
-        gate("checked_nowhere", created=CREATED, modified=LONG_AGO, owner="carol", team=None, rules=[everyone_at(100)],
-             checks=20, status="Launched"),
+        gate(
+            "checked_nowhere",
+            created=CREATED,
+            modified=LONG_AGO,
+            owner="carol",
+            team=None,
+            rules=[everyone_at(100)],
+            checks=20,
+            status="Launched",
+        ),
         # launched; the older scan found it in web, the newer one nowhere; still checked: deploys pending
-        gate("gone_from_code", created=CREATED, modified=LONG_AGO, owner="carol", team=None, rules=[everyone_at(100)],
-             checks=6, status="Launched"),
+        gate(
+            "gone_from_code",
+            created=CREATED,
+            modified=LONG_AGO,
+            owner="carol",
+            team=None,
+            rules=[everyone_at(100)],
+            checks=6,
+            status="Launched",
+        ),
         # disabled, but holdout h_lifecycle still names it, and the console marked it stale
-        gate("held_out", created=CREATED, modified=LONG_AGO, owner="bob", team="Payments", rules=[], checks=3,
-             status="Disabled", type_="STALE", type_reason="STALE_PROBABLY_UNLAUNCHED"),
+        gate(
+            "held_out",
+            created=CREATED,
+            modified=LONG_AGO,
+            owner="bob",
+            team="Payments",
+            rules=[],
+            checks=3,
+            status="Disabled",
+            type_="STALE",
+            type_reason="STALE_PROBABLY_UNLAUNCHED",
+        ),
         # partly rolled out (staff 100%, everyone 25%) since 08-01: forgotten
-        gate("half_done", created=CREATED, modified=LONG_AGO, owner="alice", team="Growth",
-             rules=[STAFF_AT_100, everyone_at(25)], checks=50),
+        gate(
+            "half_done",
+            created=CREATED,
+            modified=LONG_AGO,
+            owner="alice",
+            team="Growth",
+            rules=[STAFF_AT_100, everyone_at(25)],
+            checks=50,
+        ),
         # the console says launched, but the gate is turned off: every user fails; a person decides
-        gate("says_launched", created=CREATED, modified=LONG_AGO, owner="dan", team=None, rules=[everyone_at(100)],
-             checks=9, enabled=False, type_="STALE", type_reason="STALE_PROBABLY_LAUNCHED"),
+        gate(
+            "says_launched",
+            created=CREATED,
+            modified=LONG_AGO,
+            owner="dan",
+            team=None,
+            rules=[everyone_at(100)],
+            checks=9,
+            enabled=False,
+            type_="STALE",
+            type_reason="STALE_PROBABLY_LAUNCHED",
+        ),
         # a kill switch: permanent, in use whatever its rules
-        gate("kill_switch", created=CREATED, modified=LONG_AGO, owner="dan", team=None, rules=[everyone_at(100)], checks=70,
-             type_="PERMANENT"),
+        gate(
+            "kill_switch",
+            created=CREATED,
+            modified=LONG_AGO,
+            owner="dan",
+            team=None,
+            rules=[everyone_at(100)],
+            checks=70,
+            type_="PERMANENT",
+        ),
         # a partial rollout touched recently: in use
-        gate("in_progress", created=CREATED, modified="2026-10-25T00:00:00Z", owner="alice", team="Growth",
-             rules=[everyone_at(10)], checks=90),
+        gate(
+            "in_progress",
+            created=CREATED,
+            modified="2026-10-25T00:00:00Z",
+            owner="alice",
+            team="Growth",
+            rules=[everyone_at(10)],
+            checks=90,
+        ),
     ]
     return listed
 
@@ -80,8 +177,14 @@ HOLDOUTS = [holdout("h_lifecycle", gate_ids=["held_out"], experiment_ids=[], pas
 
 def extraction_run(load: int) -> dict[str, Any]:
     at = LOADS[load]
-    return {"extraction_id": f"extraction_{load}", "service_time": at, "started_at": at, "finished_at": at,
-            "followed_experiment_count": 0, "followed_experiment_ids": []}
+    return {
+        "extraction_id": f"extraction_{load}",
+        "service_time": at,
+        "started_at": at,
+        "finished_at": at,
+        "followed_experiment_count": 0,
+        "followed_experiment_ids": [],
+    }
 
 
 @dlt.source(name="console", max_table_nesting=4)
@@ -96,8 +199,8 @@ def lifecycle_console(load: int):
 
 WEB = Repository(Path("/src/web"), "web", True, "main", "a" * 40)
 API = Repository(Path("/src/api"), "api", True, None, "b" * 40)
-EARLIER_SCAN = datetime(2026, 10, 15, 9, 0, tzinfo=timezone.utc)
-LATER_SCAN = datetime(2026, 10, 30, 9, 0, tzinfo=timezone.utc)
+EARLIER_SCAN = datetime(2026, 10, 15, 9, 0, tzinfo=UTC)
+LATER_SCAN = datetime(2026, 10, 30, 9, 0, tzinfo=UTC)
 
 
 def hit(entity_id: str, path: str, line: int) -> Hit:
@@ -105,12 +208,23 @@ def hit(entity_id: str, path: str, line: int) -> Hit:
 
 
 def scans(at: datetime, scan_id: str) -> list[RepositoryScan]:
-    web = [hit("launched_long", "src/banner.ts", 3), hit("half_done", "src/half.ts", 8), hit("flip_flop", "src/flip.ts", 1),
-           hit("late_stamp", "src/late.ts", 2), hit("rolled_yesterday", "src/rolled.ts", 5), hit("off_lately", "src/off.ts", 4),
-           hit("says_launched", "src/says.ts", 6), hit("held_out", "src/held.ts", 7)]
+    web = [
+        hit("launched_long", "src/banner.ts", 3),
+        hit("half_done", "src/half.ts", 8),
+        hit("flip_flop", "src/flip.ts", 1),
+        hit("late_stamp", "src/late.ts", 2),
+        hit("rolled_yesterday", "src/rolled.ts", 5),
+        hit("off_lately", "src/off.ts", 4),
+        hit("says_launched", "src/says.ts", 6),
+        hit("held_out", "src/held.ts", 7),
+    ]
     if at == EARLIER_SCAN:
         web.append(hit("gone_from_code", "src/gone.ts", 11))
-    api = [hit("launched_long", "app/banner.go", 2), hit("kill_switch", "app/kill.go", 1), hit("in_progress", "app/progress.go", 9)]
+    api = [
+        hit("launched_long", "app/banner.go", 2),
+        hit("kill_switch", "app/kill.go", 1),
+        hit("in_progress", "app/progress.go", 9),
+    ]
     # CODEOWNERS, as the scanner read them: web's banner is the web team's and Ana's; api's everything the api team's
     web_owners = {"src/banner.ts": "@org/web @ana"}
     api_owners = {path: "@org/api" for path in ("app/banner.go", "app/kill.go", "app/progress.go")}

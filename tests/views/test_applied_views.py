@@ -7,10 +7,10 @@ import shutil
 
 import duckdb
 import pytest
+
 from gatehouse.pipelines.models import build as views
 from gatehouse.pipelines.reports.report import refresh
 from gatehouse.pipelines.warehouse.destination import Destination
-
 from tests.views.conftest import query
 
 
@@ -33,15 +33,23 @@ def test_current_views_are_left_as_they_are(applied, drops):
     before = query(applied.duckdb_path, "select view_name, sql from duckdb_views() where schema_name = 'analytics' order by 1")
     applied.views.apply(unless_current=True)
     assert drops == []
-    assert query(applied.duckdb_path, "select view_name, sql from duckdb_views() where schema_name = 'analytics' order by 1") == before
+    assert (
+        query(applied.duckdb_path, "select view_name, sql from duckdb_views() where schema_name = 'analytics' order by 1")
+        == before
+    )
     applied.views.apply()  # `gatehouse views` always applies them
     assert len(drops) == 1
 
 
 def test_a_raw_column_that_appears_applies_them_again(applied, drops):
     table, column = "gates", "checks_per_hour__v_double"
-    stored = {name for (name,) in query(applied.duckdb_path, "select column_name from information_schema.columns"
-                                        f" where table_schema = 'console' and table_name = '{table}'")}
+    stored = {
+        name
+        for (name,) in query(
+            applied.duckdb_path,
+            f"select column_name from information_schema.columns where table_schema = 'console' and table_name = '{table}'",
+        )
+    }
     assert column not in stored
     with duckdb.connect(str(applied.duckdb_path)) as connection:
         connection.execute(f"alter table console.{table} add column {column} double")
@@ -58,7 +66,9 @@ def test_a_view_that_is_gone_applies_them_again(applied, drops, missing):
         connection.execute(f"drop view analytics.{missing}")
     applied.views.apply(unless_current=True)
     assert len(drops) == 1
-    assert query(applied.duckdb_path, f"select count(*) from duckdb_views() where schema_name = 'analytics' and view_name = '{missing}'") == [(1,)]
+    assert query(
+        applied.duckdb_path, f"select count(*) from duckdb_views() where schema_name = 'analytics' and view_name = '{missing}'"
+    ) == [(1,)]
 
 
 def test_a_digest_of_other_statements_applies_them_again(applied, drops):

@@ -9,6 +9,7 @@ import dlt
 import duckdb
 import psycopg2
 import pytest
+
 from gatehouse.pipelines.warehouse.views import apply_views
 
 COLUMNS = "_dlt_load_id varchar, extraction_id varchar, service_time timestamptz, started_at timestamptz, finished_at timestamptz"
@@ -18,20 +19,26 @@ AS_OF = "select as_of_at, as_of_date, is_service_clock from analytics.as_of"
 RUNS = {
     # run 1 on a host two days fast (its started_at and its load id), run 2 after the host's clock was set right
     "host-clock-ahead": (
-        [("1796378400.0", "e1", "2026-11-01 10:00:00+00", "2026-11-03 10:00:00+00", None),
-         ("1796292000.0", "e2", "2026-11-02 10:00:00+00", "2026-11-02 10:00:05+00", None)],
+        [
+            ("1796378400.0", "e1", "2026-11-01 10:00:00+00", "2026-11-03 10:00:00+00", None),
+            ("1796292000.0", "e2", "2026-11-02 10:00:00+00", "2026-11-02 10:00:05+00", None),
+        ],
         [(datetime(2026, 11, 2, 10, 0), datetime(2026, 11, 2).date(), True)],
     ),
     # the console's clock a month ahead at run 1, then set right
     "console-clock-ahead": (
-        [("1793527200.0", "e1", "2026-12-01 10:00:00+00", "2026-11-01 10:00:00+00", None),
-         ("1793613600.0", "e2", "2026-11-02 10:00:00+00", "2026-11-02 10:00:05+00", None)],
+        [
+            ("1793527200.0", "e1", "2026-12-01 10:00:00+00", "2026-11-01 10:00:00+00", None),
+            ("1793613600.0", "e2", "2026-11-02 10:00:00+00", "2026-11-02 10:00:05+00", None),
+        ],
         [(datetime(2026, 11, 2, 10, 0), datetime(2026, 11, 2).date(), True)],
     ),
     # two runs in one second by both clocks: the later load
     "same-second": (
-        [("1793613600.5", "e1", "2026-11-02 10:00:00+00", "2026-11-02 10:00:00+00", "2026-11-02 10:00:00+00"),
-         ("1793613600.9", "e2", None, "2026-11-02 10:00:00+00", "2026-11-02 10:00:01+00")],
+        [
+            ("1793613600.5", "e1", "2026-11-02 10:00:00+00", "2026-11-02 10:00:00+00", "2026-11-02 10:00:00+00"),
+            ("1793613600.9", "e2", None, "2026-11-02 10:00:00+00", "2026-11-02 10:00:01+00"),
+        ],
         [(datetime(2026, 11, 2, 10, 0, 1), datetime(2026, 11, 2).date(), False)],
     ),
 }
@@ -53,11 +60,17 @@ def test_a_clock_ahead_at_one_run_does_not_hold_as_of_there_on_postgresql(postgr
     credentials = postgres_server.database("gatehouse_as_of_clock_skew")
     for name, (runs, expected) in RUNS.items():
         with psycopg2.connect(credentials) as connection, connection.cursor() as cursor:
-            cursor.execute("drop schema if exists console cascade; drop schema if exists analytics cascade; create schema console")
+            cursor.execute(
+                "drop schema if exists console cascade; drop schema if exists analytics cascade; create schema console"
+            )
             cursor.execute(f"create table console.extraction_runs ({COLUMNS})")
             cursor.executemany(INSERT, runs)
-        pipeline = dlt.pipeline(f"as_of_{name.replace('-', '_')}", destination=dlt.destinations.postgres(credentials=credentials),
-                                dataset_name="console", pipelines_dir=str(tmp_path / "pipelines"))
+        pipeline = dlt.pipeline(
+            f"as_of_{name.replace('-', '_')}",
+            destination=dlt.destinations.postgres(credentials=credentials),
+            dataset_name="console",
+            pipelines_dir=str(tmp_path / "pipelines"),
+        )
         with pipeline.sql_client() as client:
             apply_views(client)
             assert [tuple(row) for row in client.execute_sql(AS_OF)] == expected, name

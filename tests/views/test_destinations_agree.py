@@ -16,12 +16,12 @@ from __future__ import annotations
 import json
 import math
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from decimal import Decimal
 
 import pytest
-from gatehouse.pipelines.models.build import qualified_view_name, view_definitions
 
+from gatehouse.pipelines.models.build import qualified_view_name, view_definitions
 from tests.views.conftest import query
 
 DEFINITIONS = view_definitions()
@@ -58,7 +58,7 @@ def comparable(value):
     if isinstance(value, Decimal):
         return float(value)
     if isinstance(value, datetime) and value.tzinfo is not None:
-        return value.astimezone(timezone.utc)
+        return value.astimezone(UTC)
     if isinstance(value, str) and value[:1] in "{[":
         try:
             return json.loads(value)
@@ -118,7 +118,5 @@ def test_view_is_the_same_on_duckdb_and_postgres(console_db, postgres_views, def
     got = keyed_rows(names, postgres_rows, definition.key)
     assert len(got) == len(want) > 0
     for number, (got_row, want_row) in enumerate(zip(got, want)):
-        differing = [
-            (names[i], g, w) for i, (g, w) in enumerate(zip(got_row, want_row)) if not values_agree(g, w)
-        ]
+        differing = [(names[i], g, w) for i, (g, w) in enumerate(zip(got_row, want_row)) if not values_agree(g, w)]
         assert not differing, f"row {number} of {definition.name} (postgres, duckdb): {differing}"

@@ -10,8 +10,8 @@ from datetime import date
 
 import duckdb
 import pytest
-from gatehouse.pipelines.warehouse.views import apply_views
 
+from gatehouse.pipelines.warehouse.views import apply_views
 from tests.views.conftest import assert_rows, query
 from tests.views.console_dataset import FOLLOWED_EXPERIMENTS
 
@@ -31,7 +31,17 @@ def test_exposure_daily_two_groups_with_a_zero_day_a_drop_and_a_gap(console_db):
     )
     # experiment totals per day: 210, 430, 650, 630, 890, 1110, 680 + 550, 1590, 1790
     totals = {11: 210, 12: 430, 13: 650, 14: 630, 15: 890, 16: 1110, 17: 1230, 18: 1590, 19: 1790}
-    control = [(11, 100, 100), (12, 220, 120), (13, 330, 110), (14, 330, 0), (15, 450, 120), (16, 560, 110), (17, 680, 120), (18, 800, 120), (19, 900, 100)]
+    control = [
+        (11, 100, 100),
+        (12, 220, 120),
+        (13, 330, 110),
+        (14, 330, 0),
+        (15, 450, 120),
+        (16, 560, 110),
+        (17, 680, 120),
+        (18, 800, 120),
+        (19, 900, 100),
+    ]
     expected = [("control", d(day), cum, new, False, 0, True, totals[day], cum / totals[day]) for day, cum, new in control]
     expected += [
         ("test", d(11), 110, 110, False, 0, True, 210, 110 / 210),
@@ -95,7 +105,13 @@ def test_exposure_growth_parameters(writable_db):
         "select experiment_id, days_to_target, is_stalled from analytics.exposure_growth order by experiment_id",
     )
     # exp_solo: (1000 - 81) / 27 = 34.04 -> 35; 2 days without growth now stalls
-    assert rows == [("exp_ab", 0, False), ("exp_four", 2, False), ("exp_skewed", 0, False), ("exp_solo", 35, True), ("exp_stalled", 64, True)]
+    assert rows == [
+        ("exp_ab", 0, False),
+        ("exp_four", 2, False),
+        ("exp_skewed", 0, False),
+        ("exp_solo", 35, True),
+        ("exp_stalled", 64, True),
+    ]
 
 
 def test_exposure_srm(console_db):
@@ -132,7 +148,8 @@ def test_exposure_srm_is_sequential(console_db):
     from bench.srm import reference_p_values
 
     [(test, p_value, first_detected)] = query(
-        console_db, "select srm_test, p_value, first_detected_on from analytics.exposure_srm where experiment_id = 'exp_skewed'")
+        console_db, "select srm_test, p_value, first_detected_on from analytics.exposure_srm where experiment_id = 'exp_skewed'"
+    )
     assert test == "sequential" and first_detected is None
     assert p_value == pytest.approx(reference_p_values([[400, 300], [1000, 800]], (0.5, 0.5), 1000)[-1], rel=1e-9)
 
@@ -140,13 +157,19 @@ def test_exposure_srm_is_sequential(console_db):
 def test_exposure_srm_with_configured_weights(writable_db):
     with duckdb.connect(str(writable_db)) as connection:
         # exp_skewed at 5:4 matches 1000:800 exactly; exp_ab has a weight for one group only: even split
-        connection.execute("insert into analytics.srm_expected_weights values ('exp_skewed', 'a', 5), ('exp_skewed', 'b', 4), ('exp_ab', 'control', 2)")
+        connection.execute(
+            "insert into analytics.srm_expected_weights values ('exp_skewed', 'a', 5), ('exp_skewed', 'b', 4), ('exp_ab', 'control', 2)"
+        )
     rows = query(
         writable_db,
         "select experiment_id, expected_split, chi_square, chi_square_p_value, srm_detected, most_deviating_expected_share "
         "from analytics.exposure_srm where experiment_id in ('exp_ab', 'exp_skewed') order by 1",
     )
-    assert_rows(rows, [("exp_ab", "even", 50 / 895, 0.8131535420563131, False, 0.5), ("exp_skewed", "configured", 0.0, 1.0, False, 5 / 9)], rel=1e-6)
+    assert_rows(
+        rows,
+        [("exp_ab", "even", 50 / 895, 0.8131535420563131, False, 0.5), ("exp_skewed", "configured", 0.0, 1.0, False, 5 / 9)],
+        rel=1e-6,
+    )
 
 
 @pytest.mark.parametrize(
@@ -167,13 +190,17 @@ def test_srm_p_value_for_more_groups(tmp_path, counts, chi_square, expected_p_va
         connection.execute("create schema console")
         # a dataset is a console's once it records an extraction
         connection.execute("create table console.extraction_runs (extraction_id varchar)")
-        connection.execute("create table console.cumulative_exposures (experiment_id varchar, group_id varchar, group_name varchar, date varchar, exposures bigint)")
+        connection.execute(
+            "create table console.cumulative_exposures (experiment_id varchar, group_id varchar, group_name varchar, date varchar, exposures bigint)"
+        )
         connection.executemany(
             "insert into console.cumulative_exposures values ('e', ?, ?, '2026-11-19', ?)",
             [(f"g{i}", f"G{i}", count) for i, count in enumerate(counts)],
         )
     apply_views(database)
-    [(chi, df, p_value)] = query(database, "select chi_square, degrees_of_freedom, chi_square_p_value from analytics.exposure_srm")
+    [(chi, df, p_value)] = query(
+        database, "select chi_square, degrees_of_freedom, chi_square_p_value from analytics.exposure_srm"
+    )
     assert chi == pytest.approx(chi_square, rel=1e-9)
     assert df == len(counts) - 1
     assert p_value == pytest.approx(expected_p_value, rel=1e-6, abs=1e-300)
@@ -214,11 +241,15 @@ def set_followed(con, experiment_ids: list[str], extraction_id: str = "extractio
         " values (?, ?, ?, ?)",
         [(experiment, row_id, position, f"{row_id}-{position}") for position, experiment in enumerate(experiment_ids)],
     )
-    con.execute("update console.extraction_runs set followed_experiment_count = ? where _dlt_id = ?", [len(experiment_ids), row_id])
+    con.execute(
+        "update console.extraction_runs set followed_experiment_count = ? where _dlt_id = ?", [len(experiment_ids), row_id]
+    )
 
 
-FOLLOWING = ("select experiment_id, status, is_followed, last_followed_date, is_stalled, is_concluded, days_to_target"
-             " from analytics.exposure_growth order by experiment_id")
+FOLLOWING = (
+    "select experiment_id, status, is_followed, last_followed_date, is_stalled, is_concluded, days_to_target"
+    " from analytics.exposure_growth order by experiment_id"
+)
 
 
 def test_an_experiment_the_last_run_did_not_follow_is_unfollowed_unless_a_holdout_names_it(writable_db):
@@ -235,7 +266,9 @@ def test_an_experiment_the_last_run_did_not_follow_is_unfollowed_unless_a_holdou
         # neither stalled nor concluded, and no pace to its target: it is no longer read
         ("exp_stalled", "unfollowed", False, d(10), False, False, None),
     ]
-    assert query(writable_db, "select experiment_id from analytics.experiment_coverage where not is_followed") == [("exp_stalled",)]
+    assert query(writable_db, "select experiment_id from analytics.experiment_coverage where not is_followed") == [
+        ("exp_stalled",)
+    ]
 
 
 @pytest.mark.parametrize("recorded", ["none", "count without its list"])
@@ -334,23 +367,34 @@ def test_late_days_is_a_view_parameter(writable_db, late_days, statuses):
 def test_the_consoles_current_day_is_partial_and_left_out_of_the_pace(writable_db):
     # The 20th is the as-of day: its count still grows. The pace is that of the whole days up to the 19th.
     add_series(writable_db, {"exp_today": [("18", 100), ("19", 300), ("20", 350)]})
-    daily = query(writable_db, "select exposure_date, new_exposures, is_partial_day from analytics.exposure_daily"
-                               " where experiment_id = 'exp_today' order by exposure_date")
+    daily = query(
+        writable_db,
+        "select exposure_date, new_exposures, is_partial_day from analytics.exposure_daily"
+        " where experiment_id = 'exp_today' order by exposure_date",
+    )
     assert daily == [(d(18), 100, False), (d(19), 200, False), (d(20), 50, True)]
-    growth = query(writable_db, "select total_exposures, pace_through_date, avg_daily_exposures_7d, status"
-                                " from analytics.exposure_growth where experiment_id = 'exp_today'")
+    growth = query(
+        writable_db,
+        "select total_exposures, pace_through_date, avg_daily_exposures_7d, status"
+        " from analytics.exposure_growth where experiment_id = 'exp_today'",
+    )
     assert growth == [(350, d(19), 150.0, "running")]
     # a series whose only day is the current one has no pace yet, rather than a partial day's
     add_series(writable_db, {"exp_new": [("20", 40)]})
-    assert query(writable_db, "select total_exposures, pace_through_date, avg_daily_exposures_7d, days_to_target"
-                              " from analytics.exposure_growth where experiment_id = 'exp_new'") == [(40, None, None, None)]
+    assert query(
+        writable_db,
+        "select total_exposures, pace_through_date, avg_daily_exposures_7d, days_to_target"
+        " from analytics.exposure_growth where experiment_id = 'exp_new'",
+    ) == [(40, None, None, None)]
 
 
 def test_experiment_coverage_lists_what_a_holdout_names_with_or_without_exposures(writable_db):
     with duckdb.connect(str(writable_db)) as connection:
         # h_q3 names one more experiment, whose exposures never loaded
-        connection.execute("insert into console.holdouts__experiment_i_ds select 'exp_gone', _dlt_root_id, _dlt_parent_id, 1,"
-                           " 'gone-row' from console.holdouts__experiment_i_ds where value = 'exp_ab'")
+        connection.execute(
+            "insert into console.holdouts__experiment_i_ds select 'exp_gone', _dlt_root_id, _dlt_parent_id, 1,"
+            " 'gone-row' from console.holdouts__experiment_i_ds where value = 'exp_ab'"
+        )
     rows = query(writable_db, "select * from analytics.experiment_coverage order by experiment_id")
     # every one followed (is_followed): exp_gone because its holdout names it
     assert rows == [

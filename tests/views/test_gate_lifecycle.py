@@ -10,13 +10,15 @@ from pathlib import Path
 
 import dlt
 import pytest
-from gatehouse.pipelines.warehouse.views import apply_views
 
+from gatehouse.pipelines.warehouse.views import apply_views
 from tests.views.conftest import query
 from tests.views.lifecycle_dataset import load_lifecycle
 
-COLUMNS = ("gate_id, stage, cleanup_value, days_at_value, ready_on, answer_changes_in_window, checks_trend, on_worklist,"
-           " referencing_repositories, gone_from_code_since, missing_repositories")
+COLUMNS = (
+    "gate_id, stage, cleanup_value, days_at_value, ready_on, answer_changes_in_window, checks_trend, on_worklist,"
+    " referencing_repositories, gone_from_code_since, missing_repositories"
+)
 LIFECYCLE_SQL = f"select {COLUMNS} from analytics.gate_lifecycle order by gate_id"
 
 # The "as of" is the last load, 2026-11-01 12:00 UTC; ready_after_days 14, code_scan_max_age_days 7 (the defaults).
@@ -69,18 +71,27 @@ def test_each_gate_gets_its_stage_from_its_history_and_its_code(lifecycle_db):
 
 
 def test_a_stage_has_its_value_action_and_reason(lifecycle_db):
-    rows = dict((gate, rest) for gate, *rest in query(
-        lifecycle_db, "select gate_id, decision, action from analytics.gate_lifecycle order by gate_id"))
-    assert rows["launched_long"] == ["launched in the console: every user passes since 2026-08-01 (92 days)",
-                                     "remove the flag from the code and keep the path it enables (api, web)"]
-    assert rows["flip_flop"] == ["turned off in the console: every user fails since 2026-10-15 (17 days)",
-                                 "remove the flag from the code and delete the path it guards (web)"]
-    assert rows["off_lately"] == ["turned off in the console: every user fails since 2026-10-23 (9 days); ready on 2026-11-06"
-                                  " if nothing changes", "nothing yet: ready on 2026-11-06 if nothing changes"]
+    rows = dict(
+        (gate, rest)
+        for gate, *rest in query(lifecycle_db, "select gate_id, decision, action from analytics.gate_lifecycle order by gate_id")
+    )
+    assert rows["launched_long"] == [
+        "launched in the console: every user passes since 2026-08-01 (92 days)",
+        "remove the flag from the code and keep the path it enables (api, web)",
+    ]
+    assert rows["flip_flop"] == [
+        "turned off in the console: every user fails since 2026-10-15 (17 days)",
+        "remove the flag from the code and delete the path it guards (web)",
+    ]
+    assert rows["off_lately"] == [
+        "turned off in the console: every user fails since 2026-10-23 (9 days); ready on 2026-11-06 if nothing changes",
+        "nothing yet: ready on 2026-11-06 if nothing changes",
+    ]
     assert rows["says_launched"] == [
         "the console's reason (STALE_PROBABLY_LAUNCHED) and its state (turned off in the console: every user fails) disagree",
         "ask the owner: the console's reason (STALE_PROBABLY_LAUNCHED) and its state (turned off in the console: every user"
-        " fails) disagree"]
+        " fails) disagree",
+    ]
     assert rows["held_out"][1] == "ask the owner: still referenced by holdouts h_lifecycle"
     assert rows["half_done"][1] == "ask the owner: forgotten: partly rolled out for a long time; finish or roll back the rollout"
     assert rows["dead_flag"][1] == "archive it in the console: no code references it and nothing checks it"
@@ -93,19 +104,26 @@ def test_a_stage_has_its_value_action_and_reason(lifecycle_db):
 
 
 def test_the_code_owners_of_the_files_that_check_a_gate_are_named_by_repository(lifecycle_db):
-    rows = query(lifecycle_db, "select gate_id, code_owners from analytics.gate_lifecycle where code_owners is not null"
-                               " order by gate_id")
-    assert rows == [("in_progress", "api: @org/api"), ("kill_switch", "api: @org/api"),
-                    ("launched_long", "api: @org/api; web: @ana @org/web")]
+    rows = query(
+        lifecycle_db, "select gate_id, code_owners from analytics.gate_lifecycle where code_owners is not null order by gate_id"
+    )
+    assert rows == [
+        ("in_progress", "api: @org/api"),
+        ("kill_switch", "api: @org/api"),
+        ("launched_long", "api: @org/api; web: @ana @org/web"),
+    ]
     # the worklist routes it to both: the console's owner, and the code's
     assert query(lifecycle_db, "select owner_name, code_owners from analytics.stale_gates where gate_id = 'launched_long'") == [
-        ("Alice", "api: @org/api; web: @ana @org/web")]
+        ("Alice", "api: @org/api; web: @ana @org/web")
+    ]
 
 
 def test_days_at_one_answer_is_a_parameter(writable_lifecycle):
     apply_views(writable_lifecycle, parameters={"ready_after_days": 20})
-    rows = {gate: (stage, ready_on, on_worklist) for gate, stage, _, _, ready_on, _, _, on_worklist, *_ in
-            query(writable_lifecycle, LIFECYCLE_SQL)}
+    rows = {
+        gate: (stage, ready_on, on_worklist)
+        for gate, stage, _, _, ready_on, _, _, on_worklist, *_ in query(writable_lifecycle, LIFECYCLE_SQL)
+    }
     # 17 days: approaching, ready on 10-15 + 20 days, within a week of 11-01: listed
     assert rows["flip_flop"] == ("approaching", date(2026, 11, 4), True)
     # 22 days: still ready

@@ -66,24 +66,129 @@ def test_stale_gates_follow_the_service_rules(console_db):
     assert_rows(
         rows,
         [
-            ("launch_banner", "marked stale", 1, "STALE_PROBABLY_LAUNCHED", "service", "Alice", "Growth", 90, 203, None, 120.0,
-             "100%", None, None, "ready: remove from code"),
-            ("old_checkout", "marked stale", 1, "STALE_PROBABLY_UNLAUNCHED", "service", "Bob", "Payments", 189, 292, None, 12.0,
-             "0%", "h_q3", "c_checkout", "needs a person"),
+            (
+                "launch_banner",
+                "marked stale",
+                1,
+                "STALE_PROBABLY_LAUNCHED",
+                "service",
+                "Alice",
+                "Growth",
+                90,
+                203,
+                None,
+                120.0,
+                "100%",
+                None,
+                None,
+                "ready: remove from code",
+            ),
+            (
+                "old_checkout",
+                "marked stale",
+                1,
+                "STALE_PROBABLY_UNLAUNCHED",
+                "service",
+                "Bob",
+                "Payments",
+                189,
+                292,
+                None,
+                12.0,
+                "0%",
+                "h_q3",
+                "c_checkout",
+                "needs a person",
+            ),
             # an everyone rule at 0% would say unlaunched too; here the only rule targets staff at 0%
-            ("dark_launch", "meets stale rules", 2, "STALE_PROBABLY_UNLAUNCHED", "predicted", "Dan", "Search", 60, 233, None, 7.0,
-             "0%", None, None, "ready: remove from code"),
-            ("orphan_flag", "meets stale rules", 2, "STALE_NO_RULES", "predicted", None, None, 80, 245, None, 3.0,
-             "no rules", None, None, "ready: remove from code"),
+            (
+                "dark_launch",
+                "meets stale rules",
+                2,
+                "STALE_PROBABLY_UNLAUNCHED",
+                "predicted",
+                "Dan",
+                "Search",
+                60,
+                233,
+                None,
+                7.0,
+                "0%",
+                None,
+                None,
+                "ready: remove from code",
+            ),
+            (
+                "orphan_flag",
+                "meets stale rules",
+                2,
+                "STALE_NO_RULES",
+                "predicted",
+                None,
+                None,
+                80,
+                245,
+                None,
+                3.0,
+                "no rules",
+                None,
+                None,
+                "ready: remove from code",
+            ),
             # checked 40 times an hour, an everyone rule at 25%: partly rolled out for 50 days
-            ("promo_rollout", "meets stale rules", 2, "STALE_PROBABLY_FORGOTTEN", "predicted", "Alice", "Growth", 50, 142, None, 40.0,
-             "partial", None, None, "needs a person"),
+            (
+                "promo_rollout",
+                "meets stale rules",
+                2,
+                "STALE_PROBABLY_FORGOTTEN",
+                "predicted",
+                "Alice",
+                "Growth",
+                50,
+                142,
+                None,
+                40.0,
+                "partial",
+                None,
+                None,
+                "needs a person",
+            ),
             # checksPerHour null: no checks
-            ("search_v2", "meets stale rules", 2, "STALE_PROBABLY_DEAD_CHECK", "predicted", "Bob", "Search", 150, 314, None, None,
-             "partial", None, None, "ready: archive in the console"),
+            (
+                "search_v2",
+                "meets stale rules",
+                2,
+                "STALE_PROBABLY_DEAD_CHECK",
+                "predicted",
+                "Bob",
+                "Search",
+                150,
+                314,
+                None,
+                None,
+                "partial",
+                None,
+                None,
+                "ready: archive in the console",
+            ),
             # modified 25 days ago: stale in 30 - 25 = 5 days
-            ("new_nav", "approaching", 3, "STALE_PROBABLY_LAUNCHED", "predicted", "Alice", "Growth", 25, 100, 5, 10.0,
-             "100%", None, None, "ready: remove from code"),
+            (
+                "new_nav",
+                "approaching",
+                3,
+                "STALE_PROBABLY_LAUNCHED",
+                "predicted",
+                "Alice",
+                "Growth",
+                25,
+                100,
+                5,
+                10.0,
+                "100%",
+                None,
+                None,
+                "ready: remove from code",
+            ),
         ],
     )
     # never listed: permanent (kill_switch), archived, referenced by another gate (beta_users), recent (recent_exp)
@@ -91,29 +196,44 @@ def test_stale_gates_follow_the_service_rules(console_db):
     assert listed.isdisjoint({"kill_switch", "archived_gate", "beta_users", "recent_exp", "retired_gate"})
 
 
-
 def test_each_stale_gate_has_one_answer_and_code_that_checks_it_is_never_archived(console_db):
     # the worklist reads the gate's one answer, gate_lifecycle's; a gate the code references is never "archive it"
     # (archiving it would turn it off for everyone)
-    rows = query(console_db, """
+    rows = query(
+        console_db,
+        """
         select stale_gates.gate_id, stale_gates.code_reference_count, gate_lifecycle.stage,
                stale_gates.recommended_action, cleanup_worklist.action
         from analytics.stale_gates
         join analytics.cleanup_worklist using (project, gate_id)
         join analytics.gate_lifecycle using (project, gate_id)
         order by stale_gates.gate_id
-        """)
+        """,
+    )
     assert rows and all(answer == action for _, _, _, answer, action in rows)
     referenced = [row for row in rows if row[1]]
-    assert referenced and not any(stage.startswith("ready: archive") or "archive" in answer for _, _, stage, answer, _ in referenced)
+    assert referenced and not any(
+        stage.startswith("ready: archive") or "archive" in answer for _, _, stage, answer, _ in referenced
+    )
     assert [(gate, stage, answer) for gate, _, stage, answer, _ in rows] == [
         ("dark_launch", "ready: remove from code", "remove the flag from the code and delete the path it guards (api)"),
         ("launch_banner", "ready: remove from code", "remove the flag from the code and keep the path it enables (api, web)"),
-        ("new_nav", "ready: remove from code", "remove the flag from the code and keep the path it enables, wherever the code checks it (referenced in no scanned repository)"),
+        (
+            "new_nav",
+            "ready: remove from code",
+            "remove the flag from the code and keep the path it enables, wherever the code checks it (referenced in no scanned repository)",
+        ),
         ("old_checkout", "needs a person", "ask the owner: still referenced by holdouts h_q3 and configs c_checkout"),
-        ("orphan_flag", "ready: remove from code", "remove the flag from the code and delete the path it guards, wherever the code checks it (referenced in no scanned repository)"),
-        ("promo_rollout", "needs a person",
-         "ask the owner: forgotten: partly rolled out for a long time; finish or roll back the rollout"),
+        (
+            "orphan_flag",
+            "ready: remove from code",
+            "remove the flag from the code and delete the path it guards, wherever the code checks it (referenced in no scanned repository)",
+        ),
+        (
+            "promo_rollout",
+            "needs a person",
+            "ask the owner: forgotten: partly rolled out for a long time; finish or roll back the rollout",
+        ),
         ("search_v2", "ready: archive in the console", "archive it in the console: no code references it and nothing checks it"),
     ]
 
@@ -126,8 +246,38 @@ def test_stale_gates_by_owner_is_a_worklist(console_db):
             # a gate with no owner object is not a server key's: no one is named for it
             ("default", "(no owner)", None, None, False, None, None, 1, 0, 1, 0, 80, 3.0, "orphan_flag"),
             # 120 + 40 + 10 checks an hour; marked first, then by days since modified
-            ("default", "u_alice", "Alice", "alice@example.com", False, None, "Growth", 3, 1, 1, 1, 90, 170.0, "launch_banner, promo_rollout, new_nav"),
-            ("default", "u_bob", "Bob", "bob@example.com", False, None, "Payments, Search", 2, 1, 1, 0, 189, 12.0, "old_checkout, search_v2"),
+            (
+                "default",
+                "u_alice",
+                "Alice",
+                "alice@example.com",
+                False,
+                None,
+                "Growth",
+                3,
+                1,
+                1,
+                1,
+                90,
+                170.0,
+                "launch_banner, promo_rollout, new_nav",
+            ),
+            (
+                "default",
+                "u_bob",
+                "Bob",
+                "bob@example.com",
+                False,
+                None,
+                "Payments, Search",
+                2,
+                1,
+                1,
+                0,
+                189,
+                12.0,
+                "old_checkout, search_v2",
+            ),
             ("default", "u_dan", "Dan", "dan@example.com", False, None, "Search", 1, 0, 1, 0, 60, 7.0, "dark_launch"),
         ],
     )
@@ -183,8 +333,20 @@ def test_gate_changes_from_the_scd2_history(console_db):
     ]
     expected += [
         # the service marked it: type and reason changed, and the check rate; nobody edited it
-        ("launch_banner", "modified", second, datetime(2026, 8, 22, 12), "Alice", "type, type_reason, checks_per_hour",
-         4, 4, "TEMPORARY", "STALE", 1, 1),
+        (
+            "launch_banner",
+            "modified",
+            second,
+            datetime(2026, 8, 22, 12),
+            "Alice",
+            "type, type_reason, checks_per_hour",
+            4,
+            4,
+            "TEMPORARY",
+            "STALE",
+            1,
+            1,
+        ),
         # the ramp went from 10% to 50%
         ("recent_exp", "modified", second, datetime(2026, 11, 15, 12), "Erin", "rules", 1, 2, "TEMPORARY", "TEMPORARY", 1, 1),
         ("retired_gate", "retired", second, None, None, None, 1, None, "TEMPORARY", None, 0, None),

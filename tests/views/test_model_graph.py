@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
+
 from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.models.docs import DATA_MODEL, render
 from gatehouse.pipelines.models.graph import LAYERS, SCHEMA, build_order, view_definitions
@@ -46,7 +47,9 @@ def test_each_model_reads_exactly_what_it_refs():
         code = "\n".join(line.split("--")[0] for line in definition.sql.splitlines())
         read = set(re.findall(rf"\b{SCHEMA}\.([a-z0-9_]+)", code)) & names
         assert read == set(definition.depends_on), definition.name
-        assert definition.path == f"{definition.folder}/{definition.name}.sql" and definition.path.startswith(f"{definition.layer}/")
+        assert definition.path == f"{definition.folder}/{definition.name}.sql" and definition.path.startswith(
+            f"{definition.layer}/"
+        )
 
 
 def test_ties_go_to_the_lower_layer_then_the_name():

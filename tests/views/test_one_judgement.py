@@ -9,26 +9,32 @@ from __future__ import annotations
 
 import csv
 import html
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import dlt
 import pytest
+
 from gatehouse.pipelines.alerts.conditions import stale_gate_conditions
 from gatehouse.pipelines.cleanup.decisions import choose, read_decisions
 from gatehouse.pipelines.reports.report import summarise, write_worklist_csv
 from gatehouse.pipelines.warehouse.destination import Destination
 from gatehouse.pipelines.warehouse.views import apply_views
 from gatehouse.sources.gate_snoozes import gate_snoozes_source
-
 from tests.code_refs.test_report import executed_text
 from tests.views.conftest import query
 from tests.views.lifecycle_dataset import load_lifecycle
 
 # launched_long is snoozed until after the "as of" (2026-11-01): off the worklist, the CSV and the alerts until then
-SNOOZE = {"snooze_id": "s1", "project": None, "gate_id": "launched_long", "snoozed_until": "2026-11-20",
-          "reason": "waiting for the mobile release", "snoozed_at": datetime(2026, 10, 31, 9, 0, tzinfo=timezone.utc),
-          "snoozed_by": "ana"}
+SNOOZE = {
+    "snooze_id": "s1",
+    "project": None,
+    "gate_id": "launched_long",
+    "snoozed_until": "2026-11-20",
+    "reason": "waiting for the mobile release",
+    "snoozed_at": datetime(2026, 10, 31, 9, 0, tzinfo=UTC),
+    "snoozed_by": "ana",
+}
 
 
 @pytest.fixture(scope="module")
@@ -42,8 +48,11 @@ def judged(tmp_path_factory) -> Path:
 
 
 def lifecycle(database: Path) -> dict[str, tuple]:
-    rows = query(database, "select gate_id, stage, action, decision, cleanup_value, on_worklist, is_snoozed"
-                           " from analytics.gate_lifecycle order by gate_id")
+    rows = query(
+        database,
+        "select gate_id, stage, action, decision, cleanup_value, on_worklist, is_snoozed"
+        " from analytics.gate_lifecycle order by gate_id",
+    )
     return {gate: tuple(rest) for gate, *rest in rows}
 
 
@@ -58,7 +67,8 @@ def test_the_worklist_the_csv_and_the_alerts_say_the_stage_and_action_of_the_lif
     with (write_worklist_csv(Destination(duckdb_path=judged).for_reading(), tmp_path)).open(newline="", encoding="utf-8") as file:
         rows = list(csv.DictReader(file))
     assert {row["gate_id"]: (row["stage"], row["recommended_action"]) for row in rows} == {
-        gate: judgement[gate][:2] for gate in on_worklist}
+        gate: judgement[gate][:2] for gate in on_worklist
+    }
 
     with Destination(duckdb_path=judged).reader() as reader:
         conditions = stale_gate_conditions(reader)
@@ -87,8 +97,11 @@ def test_cleanup_rewrites_exactly_the_gates_the_lifecycle_calls_ready_with_its_v
     with Destination(duckdb_path=judged).reader() as reader:
         choices = choose(read_decisions(reader), [], every_decided=True)
     chosen = {choice.gate_id: (choice.value, choice.reason) for choice in choices}
-    ready = {gate: (value, decision) for gate, (stage, _, decision, value, *_) in judgement.items()
-             if stage == "ready: remove from code" and gate in chosen}
+    ready = {
+        gate: (value, decision)
+        for gate, (stage, _, decision, value, *_) in judgement.items()
+        if stage == "ready: remove from code" and gate in chosen
+    }
     assert ready == {gate: chosen[gate] for gate, (value, _) in chosen.items() if value is not None}
     # every other gate cleanup lists is left to a person with the lifecycle's own reason
     for gate, (value, reason) in chosen.items():
@@ -103,8 +116,8 @@ def test_the_report_shows_each_gate_s_action_and_the_snoozed_one(judged):
         if on_worklist:
             assert html.escape(action, quote=False) in page or html.escape(action) in page, gate
     # the snoozed section's table: the gate, why, and until when
-    snoozed = page[page.rindex("<table", 0, page.index("waiting for the mobile release")):]
-    snoozed = snoozed[:snoozed.index("</table>")]
+    snoozed = page[page.rindex("<table", 0, page.index("waiting for the mobile release")) :]
+    snoozed = snoozed[: snoozed.index("</table>")]
     assert "launched_long" in snoozed and "2026-11-20" in snoozed
 
 
@@ -124,11 +137,26 @@ def test_the_snooze_ends_on_its_day(judged, tmp_path):
 
     later = tmp_path / "later.duckdb"
     shutil.copy(judged, later)
-    pipeline = dlt.pipeline(pipeline_name="one_judgement_later", destination=dlt.destinations.duckdb(str(later)),
-                            dataset_name="console", pipelines_dir=str(tmp_path / "pipelines"))
-    pipeline.run([{"extraction_id": "extraction_late", "service_time": "2026-11-21T12:00:00Z", "started_at": "2026-11-21T12:00:00Z",
-                   "finished_at": "2026-11-21T12:00:00Z", "followed_experiment_count": 0, "followed_experiment_ids": []}],
-                 table_name="extraction_runs", write_disposition="append")
+    pipeline = dlt.pipeline(
+        pipeline_name="one_judgement_later",
+        destination=dlt.destinations.duckdb(str(later)),
+        dataset_name="console",
+        pipelines_dir=str(tmp_path / "pipelines"),
+    )
+    pipeline.run(
+        [
+            {
+                "extraction_id": "extraction_late",
+                "service_time": "2026-11-21T12:00:00Z",
+                "started_at": "2026-11-21T12:00:00Z",
+                "finished_at": "2026-11-21T12:00:00Z",
+                "followed_experiment_count": 0,
+                "followed_experiment_ids": [],
+            }
+        ],
+        table_name="extraction_runs",
+        write_disposition="append",
+    )
     apply_views(later)
     assert lifecycle(later)["launched_long"][-2:] == (True, False)
     with Destination(duckdb_path=later).reader() as reader:

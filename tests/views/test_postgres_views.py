@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dlt
 import pytest
+
 from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.models import build as views
 from gatehouse.pipelines.models.build import ViewDefinition, qualified_view_name, view_definitions
@@ -14,7 +15,9 @@ RAW_TABLES = ("gates", "dynamic_configs__rules", "cumulative_exposures", "ingest
 
 def counts(client, tables, dataset=None):
     return {
-        table: client.execute_sql(f"select count(*) from {'.'.join(client.make_qualified_table_name_path(table, dataset_name=dataset))}")[0][0]
+        table: client.execute_sql(
+            f"select count(*) from {'.'.join(client.make_qualified_table_name_path(table, dataset_name=dataset))}"
+        )[0][0]
         for table in tables
     }
 
@@ -34,7 +37,9 @@ def test_every_view_compiles_on_an_empty_postgres_database(postgres_server, tmp_
 
 
 def test_a_view_the_server_refuses_is_one_line_and_changes_nothing(postgres_console, monkeypatch):
-    broken = ViewDefinition("zz_broken", "one row", ("as_of_at",), "-- grain: one row; key: as_of_at\nselect no_such_column from analytics.as_of\n")
+    broken = ViewDefinition(
+        "zz_broken", "one row", ("as_of_at",), "-- grain: one row; key: as_of_at\nselect no_such_column from analytics.as_of\n"
+    )
     monkeypatch.setattr(views, "view_definitions", lambda: [*view_definitions(), broken])
     with postgres_console.sql_client() as client:
         raw_before = counts(client, RAW_TABLES)
@@ -48,7 +53,10 @@ def test_a_view_the_server_refuses_is_one_line_and_changes_nothing(postgres_cons
 
         # one transaction: the raw tables, the old views and the parameters are as they were
         assert counts(client, RAW_TABLES) == raw_before
-        assert client.execute_sql(f"select gate_id from {qualified_view_name(client, 'stale_gates')} order by gate_id") == stale_before
+        assert (
+            client.execute_sql(f"select gate_id from {qualified_view_name(client, 'stale_gates')} order by gate_id")
+            == stale_before
+        )
         assert client.execute_sql("select value from analytics.view_parameters where name = 'stall_days'") == [(3.0,)]
         assert client.execute_sql(
             "select count(*) from information_schema.views where table_schema = 'analytics' and table_name = 'zz_broken'"

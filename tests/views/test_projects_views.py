@@ -11,6 +11,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
+
 from gatehouse.console_twin import ConsoleTwin, TwinSettings
 from gatehouse.pipelines.cli.main import main
 from gatehouse.pipelines.models.build import SHARED_TABLES, view_definitions
@@ -18,7 +19,6 @@ from gatehouse.pipelines.run.consoles import run_projects
 from gatehouse.pipelines.run.steps import RunOptions
 from gatehouse.pipelines.warehouse.destination import Destination
 from gatehouse.pipelines.warehouse.views import apply_views
-
 from tests.drills.conftest import configure_project, load
 from tests.views.conftest import query
 from tests.views.test_destinations_agree import keyed_rows
@@ -49,7 +49,9 @@ def loads(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         for name, twin in twins.items():
             configure_project(env, name, twin, urls[name])
             load(twin, urls[name], paths[name])
-        outcomes, _ = run_projects(RunOptions(destination=Destination(duckdb_path=paths["projects"]), progress=False), list(PROJECTS))
+        outcomes, _ = run_projects(
+            RunOptions(destination=Destination(duckdb_path=paths["projects"]), progress=False), list(PROJECTS)
+        )
         assert [outcome.error for outcome in outcomes] == [None, None]
     return paths
 
@@ -80,7 +82,14 @@ def test_each_projects_rows_are_its_single_console_rows(loads, definition):
 
 
 def test_the_views_worth_checking_have_rows_in_both_projects(loads):
-    for name in ("stale_gates_by_owner", "cleanup_worklist", "exposure_growth", "exposure_srm", "ingestion_source_health", "as_of"):
+    for name in (
+        "stale_gates_by_owner",
+        "cleanup_worklist",
+        "exposure_growth",
+        "exposure_srm",
+        "ingestion_source_health",
+        "as_of",
+    ):
         counts = dict(query(loads["projects"], f"select project, count(*) from analytics.{name} group by project"))
         assert set(counts) == set(PROJECTS) and min(counts.values()) > 0, (name, counts)
 
@@ -91,9 +100,12 @@ def test_view_projects_filters_every_view(loads, tmp_path, monkeypatch, capsys):
     apply_views(database, projects=["web"])
     assert query(database, "select project from analytics.view_projects") == [("web",)]
     for definition in PROJECT_VIEWS:
-        assert {p for (p,) in query(database, f"select distinct project from analytics.{definition.name}")} <= {"web"}, definition.name
+        assert {p for (p,) in query(database, f"select distinct project from analytics.{definition.name}")} <= {"web"}, (
+            definition.name
+        )
     assert query(database, "select * from analytics.stale_gates order by gate_id") == query(
-        loads["projects"], "select * from analytics.stale_gates where project = 'web' order by gate_id")
+        loads["projects"], "select * from analytics.stale_gates where project = 'web' order by gate_id"
+    )
     # kept when the views are applied again; `[]` shows every project
     apply_views(database)
     assert query(database, "select distinct project from analytics.as_of") == [("web",)]
@@ -125,7 +137,7 @@ def test_a_code_reference_to_an_id_two_projects_hold_shows_under_both(loads, tmp
         connection.execute("create schema console")
         connection.execute(
             "create table console.code_references (entity_type varchar, entity_id varchar, repository varchar,"
-            " branch varchar, \"commit\" varchar, path varchar, line bigint, \"column\" bigint, text varchar,"
+            ' branch varchar, "commit" varchar, path varchar, line bigint, "column" bigint, text varchar,'
             " matched varchar, match_kind varchar, scanned_at timestamptz, scan_id varchar)"
         )
         connection.execute(
@@ -140,7 +152,8 @@ def test_a_code_reference_to_an_id_two_projects_hold_shows_under_both(loads, tmp
     assert query(
         database,
         "select project, gate_id, code_reference_count, code_locations, projects_with_id from analytics.cleanup_worklist"
-        " where gate_id = ? order by project", [shared],
+        " where gate_id = ? order by project",
+        [shared],
     ) == [("mobile", shared, 1, "app: src/a.py:3", 2), ("web", shared, 1, "app: src/a.py:3", 2)]
     assert query(database, "select project, entity_id, console_status, projects_with_id from analytics.code_orphans") == [
         (None, "ghost_gate", "never existed", 0)
@@ -167,7 +180,9 @@ def test_a_console_dataset_is_the_base_or_a_project_beside_it_that_recorded_an_e
     with duckdb_file_client(database) as client:
         raw = raw_tables(client)
     assert [(d.project, d.dataset, sorted(d.columns)) for d in raw.projects] == [
-        ("default", "console", ["extraction_runs"]), ("web", "console_web", ["extraction_runs", "gates"])]
+        ("default", "console", ["extraction_runs"]),
+        ("web", "console_web", ["extraction_runs", "gates"]),
+    ]
     assert (raw.shared.dataset, sorted(raw.shared.columns)) == ("console", ["code_references"])
     with duckdb_file_client(database, dataset="nothing") as client:
         assert raw_tables(client).projects == ()

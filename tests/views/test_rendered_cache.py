@@ -4,9 +4,9 @@ nor the destination changed takes the statements it translated last time, and ge
 from __future__ import annotations
 
 import duckdb
+
 from gatehouse.pipelines.models import build as views
 from gatehouse.pipelines.warehouse.views import apply_views
-
 from tests.views.conftest import query
 
 
@@ -38,9 +38,12 @@ def test_a_raw_column_that_appears_translates_again(writable_db, tmp_path):
         present = {table: columns for table, columns in views.SOURCE_COLUMNS.items()}
         table, columns = next((t, c) for t, c in present.items() if c)
         column = sorted(columns)[0]
-        stored = {name for (name,) in connection.execute(
-            "select column_name from information_schema.columns where table_schema = 'console' and table_name = ?",
-            [table]).fetchall()}
+        stored = {
+            name
+            for (name,) in connection.execute(
+                "select column_name from information_schema.columns where table_schema = 'console' and table_name = ?", [table]
+            ).fetchall()
+        }
         if column in stored:  # take one away instead, so the raw columns differ either way
             connection.execute(f"create or replace table console.{table} as select * exclude ({column}) from console.{table}")
         else:

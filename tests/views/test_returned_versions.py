@@ -6,10 +6,10 @@ repeats a row; on DuckDB and on a real PostgreSQL server."""
 from __future__ import annotations
 
 import pytest
+
 from gatehouse.console_twin import ConsoleTwin
 from gatehouse.pipelines.cli.main import main
 from gatehouse.pipelines.models.build import view_definitions
-
 from tests.drills.conftest import duckdb_destination, point_at, postgres_destination
 
 
@@ -18,7 +18,9 @@ from tests.drills.conftest import duckdb_destination, point_at, postgres_destina
     [duckdb_destination, pytest.param(postgres_destination("gatehouse_returned_versions"), marks=pytest.mark.slow)],
     ids=["duckdb", "postgres"],
 )
-def test_a_version_returning_to_an_earlier_content_keeps_its_own_key_and_rules(destination, tmp_path, monkeypatch, capsys, request):
+def test_a_version_returning_to_an_earlier_content_keeps_its_own_key_and_rules(
+    destination, tmp_path, monkeypatch, capsys, request
+):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("DLT_DATA_DIR", str(tmp_path / "dlt"))
     flags, query = destination(tmp_path, monkeypatch, request)
@@ -37,7 +39,9 @@ def test_a_version_returning_to_an_earlier_content_keeps_its_own_key_and_rules(d
 
     # the raw table: the third row shares the first's hash
     [(first_hash,)] = query(f"select distinct _dlt_id from console.gates where id = '{gate}' and _dlt_valid_to is null")
-    [(config_hash,)] = query(f"select distinct _dlt_id from console.dynamic_configs where id = '{config}' and _dlt_valid_to is null")
+    [(config_hash,)] = query(
+        f"select distinct _dlt_id from console.dynamic_configs where id = '{config}' and _dlt_valid_to is null"
+    )
     assert query(f"select count(*) from console.gates where _dlt_id = '{first_hash}'") == [(2,)]
 
     versions = query(
@@ -51,7 +55,9 @@ def test_a_version_returning_to_an_earlier_content_keeps_its_own_key_and_rules(d
         f" where config_id = '{config}' order by valid_from"
     )
     assert [(v, d, c) for v, d, c in config_versions] == [
-        (config_hash, "first", False), (config_versions[1][0], "second", False), (f"{config_hash}~1", "first", True)
+        (config_hash, "first", False),
+        (config_versions[1][0], "second", False),
+        (f"{config_hash}~1", "first", True),
     ]
 
     # each version lists its two rules once, the returned one too
@@ -78,6 +84,6 @@ def test_a_version_returning_to_an_earlier_content_keeps_its_own_key_and_rules(d
     # no view repeats its key
     for definition in view_definitions():
         key = ", ".join(definition.key)
-        assert query(f"select count(*) from (select {key} from analytics.{definition.name} group by {key} having count(*) > 1) as repeated") == [
-            (0,)
-        ], definition.name
+        assert query(
+            f"select count(*) from (select {key} from analytics.{definition.name} group by {key} having count(*) > 1) as repeated"
+        ) == [(0,)], definition.name

@@ -10,9 +10,9 @@ from datetime import date, timedelta
 
 import duckdb
 import pytest
-from gatehouse.pipelines.models.build import translate
 
 from bench.srm import Experiment, experiments, load, reference_log_bayes_factor, reference_p_values, view_sql
+from gatehouse.pipelines.models.build import translate
 
 CONCENTRATION = 1000.0
 DAYS = 14
@@ -32,9 +32,10 @@ def loaded(connection: duckdb.DuckDBPyConnection) -> list[Experiment]:
     load(connection, chosen, DAYS, rng, alpha=0.001, concentration=CONCENTRATION)
     for experiment in chosen:
         if experiment.expected != tuple([1.0 / len(experiment.expected)] * len(experiment.expected)):
-            connection.executemany("insert into analytics.srm_expected_weights values (?, ?, ?)",
-                                   [(experiment.experiment_id, f"g{group}", weight * 10)
-                                    for group, weight in enumerate(experiment.expected)])
+            connection.executemany(
+                "insert into analytics.srm_expected_weights values (?, ?, ?)",
+                [(experiment.experiment_id, f"g{group}", weight * 10) for group, weight in enumerate(experiment.expected)],
+            )
     return chosen
 
 
@@ -42,14 +43,18 @@ def expected_rows(connection: duckdb.DuckDBPyConnection, chosen: list[Experiment
     """(experiment, day) -> (ln BF, sequential p-value) by the reference, from the counts the table holds."""
     out = {}
     for experiment in chosen:
-        rows = connection.execute("select exposure_date, list(cumulative_exposures order by group_id)"
-                                  " from analytics.exposure_daily where experiment_id = ? group by 1 order by 1",
-                                  [experiment.experiment_id]).fetchall()
+        rows = connection.execute(
+            "select exposure_date, list(cumulative_exposures order by group_id)"
+            " from analytics.exposure_daily where experiment_id = ? group by 1 order by 1",
+            [experiment.experiment_id],
+        ).fetchall()
         days = [counts for _, counts in rows]
         p_values = reference_p_values(days, experiment.expected, CONCENTRATION)
         for (day, counts), p_value in zip(rows, p_values):
             out[(experiment.experiment_id, day)] = (
-                reference_log_bayes_factor(counts, experiment.expected, CONCENTRATION), p_value)
+                reference_log_bayes_factor(counts, experiment.expected, CONCENTRATION),
+                p_value,
+            )
     return out
 
 
@@ -82,15 +87,21 @@ def test_postgres_equals_the_reference_on_every_experiment_and_day(postgres_serv
     with duckdb.connect() as connection:
         chosen = loaded(connection)
         expected = expected_rows(connection, chosen)
-        tables = {name: connection.execute(f"select * from analytics.{name}").fetchall()
-                  for name in ("exposure_daily", "srm_expected_weights", "view_parameters")}
-    query, shares = (translate(sql, "postgres", what="srm", transform=lambda node: node) for sql in (
-        f"with daily as ({view_sql('exposure_srm_daily')}) {DAILY}", view_sql("exposure_srm_expected_shares")))
+        tables = {
+            name: connection.execute(f"select * from analytics.{name}").fetchall()
+            for name in ("exposure_daily", "srm_expected_weights", "view_parameters")
+        }
+    query, shares = (
+        translate(sql, "postgres", what="srm", transform=lambda node: node)
+        for sql in (f"with daily as ({view_sql('exposure_srm_daily')}) {DAILY}", view_sql("exposure_srm_expected_shares"))
+    )
     with psycopg2.connect(credentials) as pg, pg.cursor() as cursor:
         cursor.execute("create schema analytics")
-        cursor.execute("create table analytics.exposure_daily (project text, experiment_id text, group_id text,"
-                       " group_name text, exposure_date date, cumulative_exposures bigint, new_exposures bigint,"
-                       " is_partial_day boolean, is_cumulative_drop boolean)")
+        cursor.execute(
+            "create table analytics.exposure_daily (project text, experiment_id text, group_id text,"
+            " group_name text, exposure_date date, cumulative_exposures bigint, new_exposures bigint,"
+            " is_partial_day boolean, is_cumulative_drop boolean)"
+        )
         cursor.execute("create table analytics.srm_expected_weights (experiment_id text, group_id text, weight double precision)")
         cursor.execute("create table analytics.view_parameters (name text, value double precision)")
         for name, rows in tables.items():
@@ -107,16 +118,19 @@ def test_a_mismatch_once_detected_stays_detected_and_the_verdict_is_the_sequenti
         loaded(connection)
         flips = connection.execute(
             f"with daily as ({view_sql('exposure_srm_daily')}) select experiment_id, test_date, srm_detected,"
-            " lag(srm_detected) over (partition by experiment_id order by test_date) from daily").fetchall()
+            " lag(srm_detected) over (partition by experiment_id order by test_date) from daily"
+        ).fetchall()
         assert not [row for row in flips if row[3] and not row[2]], "a detected mismatch was undetected later"
         assert any(row[2] for row in flips)
         connection.execute(f"create table analytics.exposure_srm_daily as {view_sql('exposure_srm_daily')}")
-        verdicts = dict(connection.execute(
-            f"with srm as ({view_sql('exposure_srm')}) select experiment_id, srm_detected from srm").fetchall())
+        verdicts = dict(
+            connection.execute(f"with srm as ({view_sql('exposure_srm')}) select experiment_id, srm_detected from srm").fetchall()
+        )
         detected = {experiment for experiment, _, detected, _ in flips if detected}
         assert {experiment for experiment, flagged in verdicts.items() if flagged} == detected
-        assert connection.execute(f"with srm as ({view_sql('exposure_srm')}) select distinct srm_test from srm"
-                                  ).fetchall() == [("sequential",)]
+        assert connection.execute(f"with srm as ({view_sql('exposure_srm')}) select distinct srm_test from srm").fetchall() == [
+            ("sequential",)
+        ]
 
 
 def test_a_new_group_restarts_the_test_from_the_day_it_appeared():
@@ -125,23 +139,32 @@ def test_a_new_group_restarts_the_test_from_the_day_it_appeared():
         two = Experiment("grows", (0.5, 0.5), (0.5, 0.5), 4000, "healthy")
         load(connection, [two], DAYS, rng, alpha=0.001, concentration=CONCENTRATION)
         start = date(2026, 1, 5) + timedelta(days=5)
-        third = [("sim", "grows", "g2", "g2", start + timedelta(days=day), 1300 * (day + 1), 1300, False, False)
-                 for day in range(DAYS - 5)]
+        third = [
+            ("sim", "grows", "g2", "g2", start + timedelta(days=day), 1300 * (day + 1), 1300, False, False)
+            for day in range(DAYS - 5)
+        ]
         connection.executemany("insert into analytics.exposure_daily values (?, ?, ?, ?, ?, ?, ?, ?, ?)", third)
         rows = connection.execute(
             f"with daily as ({view_sql('exposure_srm_daily')}) select test_started_on, restarted, min(test_date),"
-            " count(*), max(group_count) from daily group by all").fetchall()
+            " count(*), max(group_count) from daily group by all"
+        ).fetchall()
         assert rows == [(start, True, start, DAYS - 5, 3)]
         # counted from the day it started: the two first groups' counts before it do not weigh in
-        before = dict(connection.execute(
-            "select group_id, cumulative_exposures from analytics.exposure_daily where exposure_date = ?",
-            [start - timedelta(days=1)]).fetchall())
-        first_day = dict(connection.execute(
-            "select group_id, cumulative_exposures from analytics.exposure_daily where exposure_date = ?", [start]).fetchall())
+        before = dict(
+            connection.execute(
+                "select group_id, cumulative_exposures from analytics.exposure_daily where exposure_date = ?",
+                [start - timedelta(days=1)],
+            ).fetchall()
+        )
+        first_day = dict(
+            connection.execute(
+                "select group_id, cumulative_exposures from analytics.exposure_daily where exposure_date = ?", [start]
+            ).fetchall()
+        )
         counts = [first_day[g] - before.get(g, 0) for g in ("g0", "g1", "g2")]
         [(log_bf,)] = connection.execute(
-            f"with daily as ({view_sql('exposure_srm_daily')}) select log_bayes_factor from daily where test_date = ?",
-            [start]).fetchall()
+            f"with daily as ({view_sql('exposure_srm_daily')}) select log_bayes_factor from daily where test_date = ?", [start]
+        ).fetchall()
         assert_close(log_bf, reference_log_bayes_factor(counts, (1 / 3, 1 / 3, 1 / 3), CONCENTRATION), "restarted ln BF")
 
 
@@ -156,7 +179,8 @@ def test_the_log_gamma_macro_equals_pythons(z):
 
         renderer = _Renderer(resources.files("gatehouse.pipelines.models"))
         template = renderer.environment.from_string(
-            "{% from 'macros/log_gamma.sql' import log_gamma %}select {{ log_gamma('z') }} from t")
+            "{% from 'macros/log_gamma.sql' import log_gamma %}select {{ log_gamma('z') }} from t"
+        )
         [(value,)] = connection.execute(template.render()).fetchall()
     assert math.isclose(value, math.lgamma(z), rel_tol=1e-11, abs_tol=1e-11)  # the series is cut below 7e-12
 
@@ -181,11 +205,14 @@ def test_thirty_daily_runs_alert_each_experiment_once_while_the_one_look_test_fl
         flagged_before: dict[str, set[str]] = {"sequential": set(), "chi-square": set()}
         for day in range(30):
             connection.execute("delete from analytics.exposure_daily")
-            connection.execute("insert into analytics.exposure_daily select * from all_days"
-                               " where exposure_date <= date '2026-01-05' + ?", [day])
+            connection.execute(
+                "insert into analytics.exposure_daily select * from all_days where exposure_date <= date '2026-01-05' + ?", [day]
+            )
             connection.execute(f"create or replace table analytics.exposure_srm_daily as {view_sql('exposure_srm_daily')}")
-            rows = connection.execute(f"with srm as ({view_sql('exposure_srm')}) select experiment_id, srm_detected,"
-                                      " chi_square_p_value < p_value_threshold from srm").fetchall()
+            rows = connection.execute(
+                f"with srm as ({view_sql('exposure_srm')}) select experiment_id, srm_detected,"
+                " chi_square_p_value < p_value_threshold from srm"
+            ).fetchall()
             for test, flagged in (("sequential", {e for e, s, _ in rows if s}), ("chi-square", {e for e, _, c in rows if c})):
                 for experiment in flagged - flagged_before[test]:  # a condition the ledger has not seen: news
                     news[test][experiment] = news[test].get(experiment, 0) + 1

@@ -8,10 +8,10 @@ from pathlib import Path
 import dlt
 import duckdb
 import pytest
+
 from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.models.build import SOURCE_COLUMNS, view_definitions
 from gatehouse.pipelines.warehouse.views import apply_views
-
 from tests.views.conftest import query
 from tests.views.console_dataset import SCD2, gate
 
@@ -43,7 +43,7 @@ def test_key_is_unique_and_not_null(console_db, definition):
     [(rows, keys, null_keys)] = query(
         console_db,
         f"""
-        select count(*), count(distinct ({key})), count(case when {' or '.join(f'{c} is null' for c in not_null)} then 1 end)
+        select count(*), count(distinct ({key})), count(case when {" or ".join(f"{c} is null" for c in not_null)} then 1 end)
         from analytics.{definition.name}
         """,
     )
@@ -63,7 +63,9 @@ def test_every_view_compiles_on_an_empty_database(tmp_path):
 
 def test_views_tolerate_missing_nested_tables_and_columns(tmp_path):
     """No gate has rules, holdouts or tags yet and no run has granular history: dlt made no such tables."""
-    bare = gate("bare", created="2026-01-01T00:00:00Z", modified="2026-01-02T00:00:00Z", owner=None, team=None, rules=[], checks=None)
+    bare = gate(
+        "bare", created="2026-01-01T00:00:00Z", modified="2026-01-02T00:00:00Z", owner=None, team=None, rules=[], checks=None
+    )
     run = {"runID": "r1", "latestStatus": "enqueued", "createdAt": "2026-11-19T00:00:00.000Z", "trigger": "scheduled"}
     # the console sent no Date header: the extraction's own clock is the one ages count from
     extraction = {"extraction_id": "e1", "started_at": "2026-11-19T23:59:00Z", "finished_at": "2026-11-20T00:00:00Z"}
@@ -81,7 +83,12 @@ def test_views_tolerate_missing_nested_tables_and_columns(tmp_path):
         ]
     )
     with duckdb.connect(str(tmp_path / "bare.duckdb")) as connection:
-        tables = {t for (t,) in connection.execute("select table_name from information_schema.tables where table_schema = 'console'").fetchall()}
+        tables = {
+            t
+            for (t,) in connection.execute(
+                "select table_name from information_schema.tables where table_schema = 'console'"
+            ).fetchall()
+        }
         assert "gates__rules" not in tables and "ingestion_runs__run_history" not in tables
         apply_views(connection)
         [(is_service_clock,)] = connection.execute("select is_service_clock from analytics.as_of").fetchall()
@@ -128,7 +135,9 @@ def test_view_is_documented_with_its_grain_key_and_columns(console_db, definitio
     if definition.name in ("stg_gates", "stg_dynamic_configs"):
         return  # documented as the current rows of the versions view, same columns
     # `seconds_to_*` stands for the stage columns in ingestion_source_health
-    missing = [c for c in columns if f"`{c}`" not in section and not (c.startswith("seconds_to_") and "`seconds_to_*`" in section)]
+    missing = [
+        c for c in columns if f"`{c}`" not in section and not (c.startswith("seconds_to_") and "`seconds_to_*`" in section)
+    ]
     assert not missing, f"undocumented columns of {definition.name}: {missing}"
 
 

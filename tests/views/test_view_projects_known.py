@@ -5,10 +5,10 @@ project not loaded yet is accepted (the views show it once a run loads it), and 
 from __future__ import annotations
 
 import pytest
+
 from gatehouse.pipelines.cli.main import main
 from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.warehouse.views import apply_views
-
 from tests.drills.conftest import error_lines
 from tests.views.conftest import query
 

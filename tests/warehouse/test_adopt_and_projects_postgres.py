@@ -8,11 +8,11 @@ import json
 
 import duckdb
 import pytest
+
 from gatehouse.console_twin import ConsoleTwin, TwinSettings
 from gatehouse.pipelines.cli.main import main
 from gatehouse.pipelines.run.scheduled import run_scheduled
 from gatehouse.pipelines.warehouse.destination import Destination
-
 from tests.drills.conftest import (
     configure_project,
     duckdb_destination,
@@ -26,8 +26,15 @@ from tests.drills.promises import break_console, broken_warehouse
 
 pytestmark = pytest.mark.slow
 
-ROOT_TABLES = ("gates", "dynamic_configs", "holdouts", "qualifying_events", "cumulative_exposures", "ingestion_runs",
-               "extraction_runs")
+ROOT_TABLES = (
+    "gates",
+    "dynamic_configs",
+    "holdouts",
+    "qualifying_events",
+    "cumulative_exposures",
+    "ingestion_runs",
+    "extraction_runs",
+)
 
 
 def querying(kind: str, tmp_path, monkeypatch, request):
@@ -39,8 +46,10 @@ def querying(kind: str, tmp_path, monkeypatch, request):
 
 
 def versions(query, dataset: str) -> list[tuple]:
-    return sorted(query(f"select id, version, _dlt_valid_to is null from {dataset}.gates")
-                  + query(f"select id, version, _dlt_valid_to is null from {dataset}.dynamic_configs"))
+    return sorted(
+        query(f"select id, version, _dlt_valid_to is null from {dataset}.gates")
+        + query(f"select id, version, _dlt_valid_to is null from {dataset}.dynamic_configs")
+    )
 
 
 @pytest.mark.parametrize("kind", ["duckdb", "postgres"])
@@ -85,12 +94,12 @@ def test_adopt_carries_the_single_consoles_history_into_a_project(tmp_path, monk
         if kind == "postgres":
             assert capsys.readouterr().err.strip().splitlines()[-1] == (
                 "gatehouse: error: SUMMARIZE is DuckDB's own and postgres has no such statement: write a query over"
-                " information_schema.columns or information_schema.tables instead")
+                " information_schema.columns or information_schema.tables instead"
+            )
 
         # once: the project has its dataset now, and there is no single console's left
         assert main(["projects", "adopt", "web", *flags]) == 2
-        assert capsys.readouterr().err.strip().splitlines()[-1].endswith(
-            "holds no single console's dataset (console) to adopt")
+        assert capsys.readouterr().err.strip().splitlines()[-1].endswith("holds no single console's dataset (console) to adopt")
 
 
 def test_adopt_refuses_a_project_that_has_a_dataset(tmp_path, monkeypatch, capsys):
@@ -107,14 +116,18 @@ def test_adopt_refuses_a_project_that_has_a_dataset(tmp_path, monkeypatch, capsy
     assert main(["projects", "adopt", "web", "--duckdb", str(database)]) == 2
     assert capsys.readouterr().err.strip().splitlines() == [
         f"gatehouse: error: project web already has dataset console_web in {database}: adopt never merges two"
-        " histories; drop one of them first"]
+        " histories; drop one of them first"
+    ]
     with duckdb.connect(str(database), read_only=True) as connection:
         assert connection.execute("select count(*) from console.gates").fetchone() == before
 
 
 def organisation(name: str) -> ConsoleTwin:
-    seed, key = {"web": (3, "console-twin-local-key"), "mobile": (8, "console-Mb7Qx2Lp9Rt4Vn8Kc3"),
-                 "tools": (9, "console-Tl5Hw8Zr3Jd6Fs2Gy9")}[name]
+    seed, key = {
+        "web": (3, "console-twin-local-key"),
+        "mobile": (8, "console-Mb7Qx2Lp9Rt4Vn8Kc3"),
+        "tools": (9, "console-Tl5Hw8Zr3Jd6Fs2Gy9"),
+    }[name]
     return ConsoleTwin(size="small", seed=seed, settings=TwinSettings(api_key=key))
 
 
@@ -126,8 +139,10 @@ def test_three_projects_on_postgres_one_failing_late(tmp_path, monkeypatch, requ
     for name in ("web", "mobile"):  # each alone, into DuckDB: what it loads and what its rerun asks
         twin, path = organisation(name), tmp_path / f"{name}.duckdb"
         with twin.serve() as base_url:
-            summaries = [run_scheduled(Destination(duckdb_path=path), projects=[],
-                                       source_args=source_args(twin, base_url))[0].summary for _ in range(2)]
+            summaries = [
+                run_scheduled(Destination(duckdb_path=path), projects=[], source_args=source_args(twin, base_url))[0].summary
+                for _ in range(2)
+            ]
             singles[name] = (summaries[0].rows_loaded, summaries[1].requests)
     twins = {name: organisation(name) for name in ("web", "mobile", "tools")}
     with twins["web"].serve() as web, twins["mobile"].serve() as mobile, twins["tools"].serve() as tools:

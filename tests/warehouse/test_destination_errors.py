@@ -7,8 +7,8 @@ import subprocess
 import sys
 
 import pytest
-from gatehouse.pipelines.cli.main import main
 
+from gatehouse.pipelines.cli.main import main
 from tests.conftest import closed_port
 
 COMMANDS = {
@@ -19,7 +19,9 @@ COMMANDS = {
 PASSWORD = "pw-Xq81-never-shown"
 # As on a machine where `pip install "dlt[postgres]"` was never run: psycopg2 cannot be imported. In a
 # process of its own, so that no other test meets dlt's postgres modules half imported.
-WITHOUT_DRIVER = "import sys; sys.modules['psycopg2'] = None; from gatehouse.pipelines.cli.main import main; sys.exit(main(sys.argv[1:]))"
+WITHOUT_DRIVER = (
+    "import sys; sys.modules['psycopg2'] = None; from gatehouse.pipelines.cli.main import main; sys.exit(main(sys.argv[1:]))"
+)
 
 
 @pytest.fixture

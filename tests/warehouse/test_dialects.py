@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import pytest
 import sqlglot
+from sqlglot import exp
+from sqlglot.errors import ErrorLevel
+
 from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.models.build import (
     SCHEMA,
@@ -17,9 +20,6 @@ from gatehouse.pipelines.models.build import (
     render_view,
     view_definitions,
 )
-from sqlglot import exp
-from sqlglot.errors import ErrorLevel
-
 from tests.warehouse.conftest import DESTINATIONS, Destination, OfflineSqlClient
 
 DEFINITIONS = view_definitions()
@@ -28,11 +28,17 @@ NO_TABLES = RawTables((), RawDataset(None, "console"))
 # the single console and two projects beside it, each with every table (one without its nested rules yet)
 PROJECTS = ("web", "mobile")
 TWO_PROJECTS = RawTables(
-    ALL_COLUMNS.projects + tuple(
-        RawDataset(project, f"console_{project}", {
-            table: frozenset(columns) for table, columns in SOURCE_COLUMNS.items()
-            if table not in SHARED_TABLES and not (project == "mobile" and table.startswith("gates__rules"))
-        })
+    ALL_COLUMNS.projects
+    + tuple(
+        RawDataset(
+            project,
+            f"console_{project}",
+            {
+                table: frozenset(columns)
+                for table, columns in SOURCE_COLUMNS.items()
+                if table not in SHARED_TABLES and not (project == "mobile" and table.startswith("gates__rules"))
+            },
+        )
         for project in PROJECTS
     ),
     ALL_COLUMNS.shared,
@@ -59,7 +65,11 @@ def test_every_view_parses_in_the_destination_dialect_as_a_qualified_create_view
     views = {prefix + (fold(SCHEMA), fold(d.name)) for d in DEFINITIONS} | {
         prefix + (fold(SCHEMA), fold(t)) for t in ("view_parameters", "srm_expected_weights", "view_projects")
     }
-    raw = {prefix + (fold(dataset), fold(table)) for dataset in ("console", *(f"console_{p}" for p in PROJECTS)) for table in SOURCE_COLUMNS}
+    raw = {
+        prefix + (fold(dataset), fold(table))
+        for dataset in ("console", *(f"console_{p}" for p in PROJECTS))
+        for table in SOURCE_COLUMNS
+    }
     for definition in DEFINITIONS:
         statement = sqlglot.parse_one(render_view(client, definition, present), read=dialect, error_level=ErrorLevel.RAISE)
         assert isinstance(statement, exp.Create) and statement.kind == "VIEW" and statement.args.get("replace"), definition.name
@@ -86,18 +96,33 @@ def test_motherduck_runs_the_duckdb_sql_as_it_is():
 # Constructs whose translation goes wrong without an error (or only at run time): none may appear in a
 # view. Each entry: what to look for in DuckDB's parse, and why.
 FORBIDDEN = {
-    "arg_max / max_by": (lambda n: isinstance(n, (exp.ArgMax, exp.ArgMin)), "PostgreSQL has no arg_max; use row_number() over a window"),
-    "* exclude": (lambda n: isinstance(n, exp.Star) and (n.args.get("except") or n.args.get("except_")), "becomes * EXCEPT, which PostgreSQL does not have; list the columns"),
-    "len() / length()": (lambda n: isinstance(n, (exp.Length, exp.ArraySize)), "on a list DuckDB counts items, the others count characters; count the nested table's rows"),
+    "arg_max / max_by": (
+        lambda n: isinstance(n, (exp.ArgMax, exp.ArgMin)),
+        "PostgreSQL has no arg_max; use row_number() over a window",
+    ),
+    "* exclude": (
+        lambda n: isinstance(n, exp.Star) and (n.args.get("except") or n.args.get("except_")),
+        "becomes * EXCEPT, which PostgreSQL does not have; list the columns",
+    ),
+    "len() / length()": (
+        lambda n: isinstance(n, (exp.Length, exp.ArraySize)),
+        "on a list DuckDB counts items, the others count characters; count the nested table's rows",
+    ),
     "a function sqlglot does not know (now(), list_extract, ...)": (
         lambda n: isinstance(n, exp.Anonymous),
         "passed through verbatim: now() becomes now() on BigQuery; use current_timestamp and standard functions",
     ),
     "struct-path access": (
-        lambda n: (isinstance(n, exp.Column) and n.args.get("db") is not None) or isinstance(n, (exp.Dot, exp.StructExtract, exp.Bracket)),
+        lambda n: (
+            (isinstance(n, exp.Column) and n.args.get("db") is not None)
+            or isinstance(n, (exp.Dot, exp.StructExtract, exp.Bracket))
+        ),
         "a.b.c is read as schema.table.column elsewhere; read dlt's flattened column (a__b__c)",
     ),
-    "JSON path extraction": (lambda n: isinstance(n, (exp.JSONExtract, exp.JSONExtractScalar, exp.JSONBExtract)), "operators differ per dialect"),
+    "JSON path extraction": (
+        lambda n: isinstance(n, (exp.JSONExtract, exp.JSONExtractScalar, exp.JSONBExtract)),
+        "operators differ per dialect",
+    ),
     "a generated series (generate_series, range, unnest)": (
         lambda n: isinstance(n, (exp.GenerateSeries, exp.GenerateDateArray, exp.Explode, exp.Unnest)),
         "Snowflake gets ARRAY_GENERATE_RANGE over dates; use a recursive CTE (as exposure_daily does)",
@@ -146,7 +171,11 @@ def translate(destination_name: str, sql: str) -> str:
     "sql, destination, expected",
     [
         # durations: a double everywhere (PostgreSQL's epoch is a numeric)
-        ("select extract(epoch from a) - extract(epoch from b)", "postgres", "SELECT CAST(EXTRACT(EPOCH FROM a) AS DOUBLE PRECISION) - CAST(EXTRACT(EPOCH FROM b) AS DOUBLE PRECISION)"),
+        (
+            "select extract(epoch from a) - extract(epoch from b)",
+            "postgres",
+            "SELECT CAST(EXTRACT(EPOCH FROM a) AS DOUBLE PRECISION) - CAST(EXTRACT(EPOCH FROM b) AS DOUBLE PRECISION)",
+        ),
         ("select extract(epoch from a)", "snowflake", "SELECT CAST(DATE_PART(EPOCH, a) AS DOUBLE)"),
         # DuckDB divides integers into a double; PostgreSQL would truncate
         ("select a / b", "postgres", "SELECT CAST(a AS DOUBLE PRECISION) / b"),
@@ -157,8 +186,16 @@ def translate(destination_name: str, sql: str) -> str:
         ("select string_agg(a, ', ' order by b)", "bigquery", "SELECT STRING_AGG(a, ', ' ORDER BY b)"),
         ("select string_agg(a, ', ' order by b)", "databricks", "SELECT LISTAGG(a, ', ') WITHIN GROUP (ORDER BY b NULLS LAST)"),
         # milliseconds since the epoch as a UTC wall-clock time
-        ("select to_timestamp(ms / 1000.0) at time zone 'UTC'", "postgres", "SELECT TO_TIMESTAMP(CAST(ms AS DOUBLE PRECISION) / 1000.0) AT TIME ZONE 'UTC'"),
-        ("select to_timestamp(ms / 1000.0) at time zone 'UTC'", "snowflake", "SELECT CONVERT_TIMEZONE('UTC', TO_TIMESTAMP(ms / 1000.0))"),
+        (
+            "select to_timestamp(ms / 1000.0) at time zone 'UTC'",
+            "postgres",
+            "SELECT TO_TIMESTAMP(CAST(ms AS DOUBLE PRECISION) / 1000.0) AT TIME ZONE 'UTC'",
+        ),
+        (
+            "select to_timestamp(ms / 1000.0) at time zone 'UTC'",
+            "snowflake",
+            "SELECT CONVERT_TIMEZONE('UTC', TO_TIMESTAMP(ms / 1000.0))",
+        ),
         # known limit (docs/destinations.md): BigQuery has no date + integer; the calendar of exposure_daily
         # is translated as it is and BigQuery refuses it when the view is created
         ("select d + 1", "bigquery", "SELECT d + 1"),
@@ -170,7 +207,9 @@ def test_constructs_the_views_use_translate_as_pinned(sql, destination, expected
 
 
 def test_analytics_names_are_the_destinations_own():
-    assert translate("snowflake", "select * from analytics.stale_gates") == 'SELECT * FROM "ANALYTICS_DB"."ANALYTICS"."STALE_GATES"'
+    assert (
+        translate("snowflake", "select * from analytics.stale_gates") == 'SELECT * FROM "ANALYTICS_DB"."ANALYTICS"."STALE_GATES"'
+    )
     assert translate("bigquery", "select * from analytics.stale_gates") == "SELECT * FROM `my-project`.`analytics`.`stale_gates`"
     assert translate("databricks", "select * from analytics.stale_gates") == "SELECT * FROM `main`.`analytics`.`stale_gates`"
     assert translate("postgres", "select * from analytics.stale_gates") == 'SELECT * FROM "analytics"."stale_gates"'
@@ -187,5 +226,8 @@ def test_a_view_a_dialect_cannot_express_is_one_line_naming_it():
 
 def test_a_destination_without_a_dialect_is_one_line():
     client = OfflineSqlClient(Destination("sqlalchemy", None, executed=False))
-    with pytest.raises(GatehouseError, match=r"^destination OfflineSqlClient declares no SQL dialect: the analysis views cannot be translated for it$"):
+    with pytest.raises(
+        GatehouseError,
+        match=r"^destination OfflineSqlClient declares no SQL dialect: the analysis views cannot be translated for it$",
+    ):
         render_query(client, "select 1")

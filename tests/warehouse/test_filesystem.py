@@ -8,9 +8,9 @@ import os
 
 import dlt
 import pytest
+
 from gatehouse.pipelines.models.build import view_definitions
 from gatehouse.pipelines.warehouse.views import apply_views
-
 from tests.views.console_dataset import console_pipeline, load_console
 
 

@@ -8,10 +8,10 @@ import json
 
 import psycopg2
 import pytest
+
 from gatehouse.console_twin import ConsoleTwin, TwinSettings
 from gatehouse.pipelines.cli.main import main
 from gatehouse.sources.console.identity import identify
-
 from tests.drills.conftest import error_lines, point_at, refused_run
 
 pytestmark = pytest.mark.slow
@@ -85,8 +85,10 @@ def test_full_refresh_starts_over_on_postgresql_and_every_later_run_loads(postgr
             assert main(["run", *postgres]) == 0, capsys.readouterr().err
     assert main(["report", "--destination", "postgres", "--out", str(tmp_path / "reports")]) == 0, capsys.readouterr().err
     with psycopg2.connect(credentials) as connection, connection.cursor() as cursor:
-        cursor.execute("select (select count(*) from analytics.current_gates),"
-                       " (select count(*) from console.gates where _dlt_valid_to is null)")
+        cursor.execute(
+            "select (select count(*) from analytics.current_gates),"
+            " (select count(*) from console.gates where _dlt_valid_to is null)"
+        )
         views, current = cursor.fetchone()
         assert views == current > 0, "the views answer over what the refresh and the runs after it loaded"
         # the refresh started the history over: one extraction for it and one for each run after

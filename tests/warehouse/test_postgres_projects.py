@@ -7,18 +7,25 @@ import json
 
 import psycopg2
 import pytest
+
 from gatehouse.console_twin import ConsoleTwin, Fault, TwinSettings
 from gatehouse.pipelines.cli.main import main
 from gatehouse.pipelines.run.steps import RunOptions, run_extraction
 from gatehouse.pipelines.warehouse.destination import Destination
-
 from tests.drills.snapshot import snapshot
 
 pytestmark = pytest.mark.slow
 
 TOOLS_KEY = "console-Pq4Wd9Lx2Hs7Kz3Bv8"
-ROOT_TABLES = ("gates", "dynamic_configs", "holdouts", "qualifying_events", "cumulative_exposures", "ingestion_runs",
-               "extraction_runs")
+ROOT_TABLES = (
+    "gates",
+    "dynamic_configs",
+    "holdouts",
+    "qualifying_events",
+    "cumulative_exposures",
+    "ingestion_runs",
+    "extraction_runs",
+)
 
 
 def test_two_projects_into_postgres_one_failing(postgres_server, tmp_path, monkeypatch, capsys):
@@ -57,7 +64,14 @@ def test_two_projects_into_postgres_one_failing(postgres_server, tmp_path, monke
 
 MOBILE_KEY = "console-Vw3Nb8Qs5Ty2Lk7Rx4"
 # the views a person reads first, and the clock they count ages from
-COMPARED_VIEWS = ("as_of", "stale_gates_by_owner", "cleanup_worklist", "exposure_growth", "exposure_srm", "ingestion_source_health")
+COMPARED_VIEWS = (
+    "as_of",
+    "stale_gates_by_owner",
+    "cleanup_worklist",
+    "exposure_growth",
+    "exposure_srm",
+    "ingestion_source_health",
+)
 
 
 def test_the_views_on_postgres_read_both_projects_and_filter_them(postgres_server, tmp_path, monkeypatch):
@@ -65,7 +79,6 @@ def test_the_views_on_postgres_read_both_projects_and_filter_them(postgres_serve
     DuckDB), and analytics.view_projects filters them."""
     from gatehouse.pipelines.models.build import view_definitions
     from gatehouse.pipelines.run.consoles import run_projects
-
     from tests.drills.conftest import load
     from tests.views.test_destinations_agree import values_agree
     from tests.views.test_projects_views import view_rows, without_project
@@ -74,7 +87,10 @@ def test_the_views_on_postgres_read_both_projects_and_filter_them(postgres_serve
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("DESTINATION__POSTGRES__CREDENTIALS", credentials)
     monkeypatch.setenv("DLT_DATA_DIR", str(tmp_path / "dlt"))
-    twins = {"web": ConsoleTwin(size="small", seed=3), "mobile": ConsoleTwin(size="small", seed=8, settings=TwinSettings(api_key=MOBILE_KEY))}
+    twins = {
+        "web": ConsoleTwin(size="small", seed=3),
+        "mobile": ConsoleTwin(size="small", seed=8, settings=TwinSettings(api_key=MOBILE_KEY)),
+    }
     with twins["web"].serve() as web_url, twins["mobile"].serve() as mobile_url:
         for name, url in (("web", web_url), ("mobile", mobile_url)):
             prefix = f"SOURCES__CONSOLE__PROJECTS__{name.upper()}__"
@@ -89,6 +105,7 @@ def test_the_views_on_postgres_read_both_projects_and_filter_them(postgres_serve
 
     keys = {d.name: d.key for d in view_definitions()}
     with psycopg2.connect(credentials) as connection, connection.cursor() as cursor:
+
         def rows(sql: str) -> tuple[list[str], list[tuple]]:
             cursor.execute(sql)
             return [column[0] for column in cursor.description], cursor.fetchall()

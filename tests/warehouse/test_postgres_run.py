@@ -11,23 +11,22 @@ import re
 
 import psycopg2
 import pytest
+
 from gatehouse.console_twin import ConsoleTwin
 from gatehouse.pipelines.cli.main import main
 from gatehouse.pipelines.models.build import view_definitions
 from gatehouse.pipelines.reports.report import prepare
 from gatehouse.pipelines.warehouse.destination import Destination
-
 from tests.views.conftest import query
 from tests.views.test_destinations_agree import COLUMNS_SQL, keyed_rows, values_agree
 
 pytestmark = pytest.mark.slow
 
 # Wall-clock times of each load (and the run's own id): two loads of the same console differ there only.
-LOAD_CLOCK = re.compile(r"^(extraction_id|started_at|finished_at|valid_from|valid_to|version_seen_at|first_loaded_at|observed_at|retired_at)$")
-HISTORY_SQL = (
-    "select id, version, _dlt_valid_to is null as is_current from {table}"
-    " order by id, version, is_current"
+LOAD_CLOCK = re.compile(
+    r"^(extraction_id|started_at|finished_at|valid_from|valid_to|version_seen_at|first_loaded_at|observed_at|retired_at)$"
 )
+HISTORY_SQL = "select id, version, _dlt_valid_to is null as is_current from {table} order by id, version, is_current"
 
 
 @pytest.fixture(scope="module")
@@ -88,8 +87,14 @@ def test_a_day_later_a_gate_version_was_closed(loaded_twice):
 def test_every_view_agrees_after_two_runs(loaded_twice, definition):
     names = [name for name, _ in query(loaded_twice["duckdb"], COLUMNS_SQL.replace("%s", "?"), [definition.name])]
     assert [n for (n, _) in postgres_rows(loaded_twice["credentials"], COLUMNS_SQL, definition.name)] == names
-    want = keyed_rows(names, clockless(names, query(loaded_twice["duckdb"], f"select * from analytics.{definition.name}")), definition.key)
-    got = keyed_rows(names, clockless(names, postgres_rows(loaded_twice["credentials"], f'select * from analytics."{definition.name}"')), definition.key)
+    want = keyed_rows(
+        names, clockless(names, query(loaded_twice["duckdb"], f"select * from analytics.{definition.name}")), definition.key
+    )
+    got = keyed_rows(
+        names,
+        clockless(names, postgres_rows(loaded_twice["credentials"], f'select * from analytics."{definition.name}"')),
+        definition.key,
+    )
     assert len(got) == len(want)
     for number, (got_row, want_row) in enumerate(zip(got, want)):
         differing = [(names[i], g, w) for i, (g, w) in enumerate(zip(got_row, want_row)) if not values_agree(g, w)]

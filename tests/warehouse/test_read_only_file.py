@@ -9,13 +9,13 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import duckdb
 import pytest
-from gatehouse.pipelines.cli.main import main
 
+from gatehouse.pipelines.cli.main import main
 from tests.drills.conftest import error_lines
 
 
@@ -48,8 +48,10 @@ def read_only_copy(console_db, tmp_path) -> Iterator[tuple[Path, Path]]:
 
 
 def refused(database: Path, why: str) -> list[str]:
-    return [f"gatehouse: error: {database} cannot be written and {why}: run `gatehouse views --duckdb {database}` where"
-            " the file can be written, or give a writable copy of it; nothing was written"]
+    return [
+        f"gatehouse: error: {database} cannot be written and {why}: run `gatehouse views --duckdb {database}` where"
+        " the file can be written, or give a writable copy of it; nothing was written"
+    ]
 
 
 def test_a_report_reads_a_file_it_cannot_write_when_its_views_are_current(read_only_copy, tmp_path, capsys):
@@ -59,10 +61,16 @@ def test_a_report_reads_a_file_it_cannot_write_when_its_views_are_current(read_o
     assert main(["report", "--duckdb", str(database), "--out", str(out)]) == 0, capsys.readouterr().err
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == f"gatehouse report: {database}, as of 2026-11-20 12:00 UTC"
-    assert lines[-5:] == ["reports:", *(f"  {out / name}" for name in ("stale_gates.html", "exposure_growth.html",
-                                                                         "ingestion_health.html", "stale_gates.csv"))]
-    assert sorted(path.name for path in out.iterdir()) == ["exposure_growth.html", "ingestion_health.html",
-                                                           "stale_gates.csv", "stale_gates.html"]
+    assert lines[-5:] == [
+        "reports:",
+        *(f"  {out / name}" for name in ("stale_gates.html", "exposure_growth.html", "ingestion_health.html", "stale_gates.csv")),
+    ]
+    assert sorted(path.name for path in out.iterdir()) == [
+        "exposure_growth.html",
+        "ingestion_health.html",
+        "stale_gates.csv",
+        "stale_gates.html",
+    ]
     assert database.read_bytes() == before
     assert sorted(path.name for path in database.parent.iterdir()) == ["gatehouse.duckdb"]
 
@@ -89,5 +97,4 @@ def test_a_snapshot_older_than_the_database_is_one_line(read_only_copy, tmp_path
     if writable == database:
         os.chmod(database.parent, 0o555)
     assert main(["report", "--duckdb", str(database), "--out", str(tmp_path / "reports")]) == 2
-    assert error_lines(capsys.readouterr().err) == refused(
-        database, "its snapshot gatehouse.snapshot.duckdb is older than it")
+    assert error_lines(capsys.readouterr().err) == refused(database, "its snapshot gatehouse.snapshot.duckdb is older than it")

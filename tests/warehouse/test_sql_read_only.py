@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import psycopg2
 import pytest
+
 from gatehouse.console_twin import ConsoleTwin
 from gatehouse.pipelines.cli.main import main
 from gatehouse.pipelines.cli.sql import check_read_only
 from gatehouse.pipelines.errors import GatehouseError
-
 from tests.drills.conftest import error_lines, point_at
 
 REFUSED = "only a query is run here, not {}: gatehouse sql never changes the data (SHOW, DESCRIBE, SUMMARIZE, EXPLAIN and PRAGMA table_info are read too)"
@@ -74,7 +74,10 @@ def test_postgresql_runs_the_query_in_a_read_only_transaction(postgres_server, t
         assert main(["sql", *postgres, *native, deleting]) == 2
         assert error_lines(capsys.readouterr().err) == [f"gatehouse: error: {REFUSED.format('DELETE')}"]
     # what the statement check cannot see, the server refuses
-    for query, function in (("select lo_import('/etc/hostname')", "lo_import()"), ("select nextval('public.ticket')", "nextval()")):
+    for query, function in (
+        ("select lo_import('/etc/hostname')", "lo_import()"),
+        ("select nextval('public.ticket')", "nextval()"),
+    ):
         assert main(["sql", *postgres, "--native", query]) == 2
         assert error_lines(capsys.readouterr().err) == [
             f"gatehouse: error: query failed on postgres: cannot execute {function} in a read-only transaction"
@@ -84,6 +87,8 @@ def test_postgresql_runs_the_query_in_a_read_only_transaction(postgres_server, t
     assert capsys.readouterr().out.splitlines() == ["rules", str(rules)]
 
     with psycopg2.connect(credentials) as connection, connection.cursor() as cursor:
-        cursor.execute("select (select count(*) from console.gates__rules), (select count(*) from pg_largeobject_metadata),"
-                       " (select last_value from public.ticket), (select is_called from public.ticket)")
+        cursor.execute(
+            "select (select count(*) from console.gates__rules), (select count(*) from pg_largeobject_metadata),"
+            " (select last_value from public.ticket), (select is_called from public.ticket)"
+        )
         assert cursor.fetchall() == [(rules, 0, 1, False)], "nothing was deleted, imported or drawn"

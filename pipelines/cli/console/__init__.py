@@ -41,8 +41,11 @@ BASE_URL_HELP = "the console's base URL (instead of sources.console.base_url), e
 def register(subparsers) -> None:
     formatter = argparse.RawDescriptionHelpFormatter
     console = subparsers.add_parser(
-        "console", help="run one operation of the console interface (reads and writes)",
-        description=DESCRIPTION, epilog=EPILOG, formatter_class=formatter,
+        "console",
+        help="run one operation of the console interface (reads and writes)",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=formatter,
     )
     console.add_argument("--base-url", metavar="URL", help=BASE_URL_HELP)
     # Accepted after the command too (`gatehouse console gate X --base-url URL`); SUPPRESS keeps
@@ -50,7 +53,8 @@ def register(subparsers) -> None:
     connection = argparse.ArgumentParser(add_help=False)
     connection.add_argument("--base-url", metavar="URL", default=argparse.SUPPRESS, help=BASE_URL_HELP)
 
-    commands = console.add_subparsers(dest="console_command", metavar="COMMAND", required=True,
-                                      parser_class=argparse.ArgumentParser)
+    commands = console.add_subparsers(
+        dest="console_command", metavar="COMMAND", required=True, parser_class=argparse.ArgumentParser
+    )
     for module in (reads, writes, warehouse):
         module.register(commands, [connection], formatter)

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Iterator
 
 from gatehouse.pipelines.cli.console.client_options import client_options_from_config
 from gatehouse.sources.console.client import ConsoleClient

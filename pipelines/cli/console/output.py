@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import json
 import sys
-from datetime import datetime, timezone
-from typing import Any, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
+from typing import Any
 
 from gatehouse.pipelines.untrusted import for_json, for_terminal
 from gatehouse.sources.console.errors import redact
@@ -53,7 +54,7 @@ def _cell(column: str, value: Any) -> str:
         return "true" if value else "false"
     # The interface's `...Time` fields are epoch milliseconds.
     if column.endswith("Time") and isinstance(value, int):
-        return datetime.fromtimestamp(value / 1000, tz=timezone.utc).strftime("%Y-%m-%d %H:%M:%SZ")
+        return datetime.fromtimestamp(value / 1000, tz=UTC).strftime("%Y-%m-%d %H:%M:%SZ")
     if isinstance(value, list) and all(isinstance(item, (str, int, float)) for item in value):
         text = ", ".join(str(item) for item in value)
     elif isinstance(value, (dict, list)):

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import argparse
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from gatehouse.pipelines.cli.console.connection import open_client
 from gatehouse.pipelines.cli.console.output import FORMATS, print_entity, print_list
@@ -63,8 +64,16 @@ GATE_FILTERS = (
     ListFilter("idType", "--id-type", "unit id type, e.g. userID (repeat for several)", repeatable=True),
     ListFilter("type", "--type", "gate type", choices=console_constants.GATE_TYPES),
     ListFilter("typeReason", "--type-reason", "why the gate has its type", choices=console_constants.GATE_TYPE_REASONS),
-    ListFilter("passRate", "--pass-rate", f"sampled pass rate, {RATE_HELP}", choices=console_constants.RATE_FILTERS, repeatable=True),
-    ListFilter("rolloutRate", "--rollout-rate", f"rollout rate of the rules, {RATE_HELP}", choices=console_constants.RATE_FILTERS, repeatable=True),
+    ListFilter(
+        "passRate", "--pass-rate", f"sampled pass rate, {RATE_HELP}", choices=console_constants.RATE_FILTERS, repeatable=True
+    ),
+    ListFilter(
+        "rolloutRate",
+        "--rollout-rate",
+        f"rollout rate of the rules, {RATE_HELP}",
+        choices=console_constants.RATE_FILTERS,
+        repeatable=True,
+    ),
     *CREATION_FILTERS,
 )
 
@@ -78,44 +87,66 @@ def _exposure_rows(series: list[dict]) -> list[dict]:
 
 
 GATE = EntityRead(
-    "gate", "gate", "ID", "read one feature gate",
+    "gate",
+    "gate",
+    "ID",
+    "read one feature gate",
     "gatehouse console gate checkout_redesign --format table",
     lambda client, id_: client.get_gate(id_),
 )
 GATES = ListRead(
-    "gates", "gates", console_constants.GATES_PATH, "id", "list feature gates (every page unless --page/--limit)",
+    "gates",
+    "gates",
+    console_constants.GATES_PATH,
+    "id",
+    "list feature gates (every page unless --page/--limit)",
     "gatehouse console gates --type STALE --type-reason STALE_PROBABLY_DEAD_CHECK --format table\n"
     "  gatehouse console gates --tag checkout --tag web --page 2 --limit 50",
     ("id", "name", "type", "typeReason", "status", "isEnabled", "checksPerHour", "lastModifiedTime", "tags"),
     GATE_FILTERS,
 )
 HOLDOUT = EntityRead(
-    "holdout", "holdout", "ID", "read one holdout",
+    "holdout",
+    "holdout",
+    "ID",
+    "read one holdout",
     "gatehouse console holdout h2_growth_holdout",
     lambda client, id_: client.get_holdout(id_),
 )
 DYNAMIC_CONFIGS = ListRead(
-    "dynamic-configs", "dynamic configs", console_constants.DYNAMIC_CONFIGS_PATH, "id",
+    "dynamic-configs",
+    "dynamic configs",
+    console_constants.DYNAMIC_CONFIGS_PATH,
+    "id",
     "list dynamic configs (every page unless --page/--limit)",
     "gatehouse console dynamic-configs --creator-name 'Ada Lovelace' --format table",
     ("id", "name", "status", "isEnabled", "releasePipelineID", "version", "lastModifiedTime", "tags"),
     CREATION_FILTERS,
 )
 QUALIFYING_EVENTS = ListRead(
-    "qualifying-events", "qualifying events", console_constants.QUALIFYING_EVENTS_PATH, "name",
+    "qualifying-events",
+    "qualifying events",
+    console_constants.QUALIFYING_EVENTS_PATH,
+    "name",
     "list the qualifying events experiments can use (every page unless --page/--limit)",
     "gatehouse console qualifying-events --format table",
     ("name", "tableName", "timestampColumn", "timestampAsDay", "tags", "description"),
 )
 EXPOSURES = EntityRead(
-    "exposures", "experiment", "EXPERIMENT_ID",
+    "exposures",
+    "experiment",
+    "EXPERIMENT_ID",
     "read the cumulative exposures of an experiment (every group, every day)",
     "gatehouse console exposures pricing_page_test --format table",
     lambda client, id_: client.get_cumulative_exposures(id_),
-    rows=_exposure_rows, columns=("groupID", "groupName", "date", "exposures"),
+    rows=_exposure_rows,
+    columns=("groupID", "groupName", "date", "exposures"),
 )
 INGESTION_RUN = EntityRead(
-    "ingestion-run", "ingestion run", "ID", "read one data-ingestion run with its history",
+    "ingestion-run",
+    "ingestion run",
+    "ID",
+    "read one data-ingestion run with its history",
     "gatehouse console ingestion-run 0b7c5a8e-2f55-4c11-9a0e-6d2d3c1f4e21",
     lambda client, id_: client.get_ingestion_run(id_),
 )
@@ -127,9 +158,12 @@ def register(commands, parents: list[argparse.ArgumentParser], formatter) -> Non
     output.add_argument("--format", choices=FORMATS, default="json", help="json (default, for scripts) or an aligned text table")
     for read in READS:
         parser = commands.add_parser(
-            read.command, help=read.summary, description=f"{read.summary[0].upper()}{read.summary[1:]}.",
+            read.command,
+            help=read.summary,
+            description=f"{read.summary[0].upper()}{read.summary[1:]}.",
             epilog=f"example{'s' if chr(10) in read.example else ''}:\n  {read.example}",
-            formatter_class=formatter, parents=[*parents, output],
+            formatter_class=formatter,
+            parents=[*parents, output],
         )
         if isinstance(read, EntityRead):
             parser.add_argument("id", metavar=read.metavar, help=f"{read.noun} id")
@@ -139,7 +173,11 @@ def register(commands, parents: list[argparse.ArgumentParser], formatter) -> Non
         for spec in read.filters:
             aliases = [f"--{spec.param}"] if f"--{spec.param}" != spec.option else []
             filters.add_argument(
-                spec.option, *aliases, dest=f"filter_{spec.param}", metavar=spec.param, choices=spec.choices,
+                spec.option,
+                *aliases,
+                dest=f"filter_{spec.param}",
+                metavar=spec.param,
+                choices=spec.choices,
                 action="append" if spec.repeatable else "store",
                 help=spec.help + (f"; one of {', '.join(spec.choices)}" if spec.choices else ""),
             )
@@ -184,8 +222,12 @@ def _list_handler(read: ListRead):
         with open_client(args) as client:
             if args.page is None and args.limit is None:
                 # a key yielded again is a newer copy of its item (edited while the list was paged): the last wins
-                by_key = {_key_of(item, read.key, at): item for at, item in enumerate(
-                    item for batch in client.iter_list(read.path, filters, key=read.key) for item in batch)}
+                by_key = {
+                    _key_of(item, read.key, at): item
+                    for at, item in enumerate(
+                        item for batch in client.iter_list(read.path, filters, key=read.key) for item in batch
+                    )
+                }
                 items = list(by_key.values())
                 requests = client.stats.snapshot()["requests"]
                 log.info("%d %s (%d request%s)", len(items), read.noun, requests, "" if requests == 1 else "s")

@@ -127,15 +127,20 @@ examples:
 
 def register(commands, parents: list[argparse.ArgumentParser], formatter) -> None:
     connection = commands.add_parser(
-        "wh-connection", help="set the data-warehouse connection", formatter_class=formatter,
+        "wh-connection",
+        help="set the data-warehouse connection",
+        formatter_class=formatter,
         description="The data-warehouse connection the console's experimentation pipeline uses.",
         epilog="example:\n  gatehouse console wh-connection set --bigquery --project acme-exp "
         "--staging-dataset gh_staging --secrets-file bq.yaml",
     )
     actions = connection.add_subparsers(dest="wh_action", metavar="ACTION", required=True)
     parser = actions.add_parser(
-        "set", help="update the connection of one warehouse (PATCH /console/v1/wh_connections)",
-        parents=[*parents, write_options()], formatter_class=formatter, allow_abbrev=False,
+        "set",
+        help="update the connection of one warehouse (PATCH /console/v1/wh_connections)",
+        parents=[*parents, write_options()],
+        formatter_class=formatter,
+        allow_abbrev=False,
         description="Update the connection parameters of one warehouse (PATCH /console/v1/wh_connections).\n"
         "Options marked (required) must be given for the chosen warehouse; the whole connection is sent.",
         epilog=SECRETS_HELP,
@@ -147,7 +152,9 @@ def register(commands, parents: list[argparse.ArgumentParser], formatter) -> Non
         group = parser.add_argument_group(f"{warehouse.name} ({', '.join(s.field for s in warehouse.secrets)}: see below)")
         for setting in warehouse.settings:
             group.add_argument(
-                setting.option, dest=f"field_{setting.field}", metavar=setting.field,
+                setting.option,
+                dest=f"field_{setting.field}",
+                metavar=setting.field,
                 help=f"{setting.help}{' (required)' if setting.required else ''}",
             )
     parser.add_argument("--secrets-file", metavar="F", help="JSON or YAML file with the secrets (see below)")
@@ -177,13 +184,13 @@ def _settings(args: argparse.Namespace, warehouse: Warehouse) -> dict[str, str]:
     ]
     if foreign:
         raise GatehouseError(f"{', '.join(foreign)} do{'es' if len(foreign) == 1 else ''} not apply to --{warehouse.name}")
-    missing = [setting.option for setting in warehouse.settings if setting.required and getattr(args, f"field_{setting.field}") is None]
+    missing = [
+        setting.option for setting in warehouse.settings if setting.required and getattr(args, f"field_{setting.field}") is None
+    ]
     if missing:
         raise GatehouseError(f"--{warehouse.name} needs {', '.join(missing)}")
     return {
-        setting.field: value
-        for setting in warehouse.settings
-        if (value := getattr(args, f"field_{setting.field}")) is not None
+        setting.field: value for setting in warehouse.settings if (value := getattr(args, f"field_{setting.field}")) is not None
     }
 
 
@@ -205,7 +212,9 @@ def _secrets_file(path: str, warehouse: Warehouse) -> dict[str, str]:
     document = load_document(path, "secrets file")
     unknown_members = sorted(set(document) - set(WAREHOUSES))
     if unknown_members:
-        raise GatehouseError(f"secrets file {path}: unknown key(s) {', '.join(map(str, unknown_members))}; expected {', '.join(WAREHOUSES)}")
+        raise GatehouseError(
+            f"secrets file {path}: unknown key(s) {', '.join(map(str, unknown_members))}; expected {', '.join(WAREHOUSES)}"
+        )
     member = document.get(warehouse.name) or {}
     if not isinstance(member, dict):
         raise GatehouseError(f"secrets file {path}: {warehouse.name} must be a mapping of secret fields")

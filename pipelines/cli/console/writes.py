@@ -10,15 +10,16 @@ import argparse
 import difflib
 import logging
 import textwrap
-from typing import Any, Callable, Mapping, cast
+from collections.abc import Callable, Mapping
+from typing import Any, cast
 
 from gatehouse.pipelines.cli.console.connection import open_client
 from gatehouse.pipelines.cli.console.documents import load_document
 from gatehouse.pipelines.cli.console.output import print_json, redacted
 from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.sources.console.client import ConsoleClient, PreparedRequest, WriteResult
-from gatehouse.sources.console.errors import OutcomeUnknownError
 from gatehouse.sources.console.constants import ROLE_PERMISSION_FLAGS
+from gatehouse.sources.console.errors import OutcomeUnknownError
 
 log = logging.getLogger("gatehouse.console")
 
@@ -30,7 +31,8 @@ def write_options() -> argparse.ArgumentParser:
     group = parent.add_argument_group("write options")
     group.add_argument("--dry-run", action="store_true", help="print the exact request and send nothing")
     group.add_argument(
-        "--respect-review-settings", action="store_true",
+        "--respect-review-settings",
+        action="store_true",
         help="send the x-respect-review-settings header (the change follows the console's review settings)",
     )
     return parent
@@ -49,9 +51,17 @@ def send_write(args: argparse.Namespace, send: Send, *, created: str | None = No
             check = f"; it was sent once and not retried: look for {created} in the console's UI" if created else ""
             raise GatehouseError(f"outcome unknown: {err}{check}") from err
     if isinstance(result, PreparedRequest):
-        print_json(redacted({
-            "method": result.method, "path": result.path, "url": result.url, "headers": result.headers, "body": result.body,
-        }))
+        print_json(
+            redacted(
+                {
+                    "method": result.method,
+                    "path": result.path,
+                    "url": result.url,
+                    "headers": result.headers,
+                    "body": result.body,
+                }
+            )
+        )
         log.info("dry run: nothing was sent")
     else:
         print_json(redacted({"status": result.status, "message": result.message, "data": result.data}))
@@ -60,9 +70,18 @@ def send_write(args: argparse.Namespace, send: Send, *, created: str | None = No
 
 def register(commands, parents: list[argparse.ArgumentParser], formatter) -> None:
     writes = [*parents, write_options()]
+    _add_unarchive(commands, writes, formatter)
+    _add_release_pipeline(commands, writes, formatter)
+    _add_role(commands, writes, formatter)
+    _add_scim(commands, writes, formatter)
 
+
+def _add_unarchive(commands, writes: list[argparse.ArgumentParser], formatter) -> None:
     unarchive = commands.add_parser(
-        "unarchive-config", help="unarchive a dynamic config", parents=writes, formatter_class=formatter,
+        "unarchive-config",
+        help="unarchive a dynamic config",
+        parents=writes,
+        formatter_class=formatter,
         description="Unarchive an archived dynamic config (PUT /console/v1/dynamic_configs/ID/unarchive).",
         epilog="examples:\n  gatehouse console unarchive-config checkout_copy --reason 'needed for the spring sale'\n"
         "  gatehouse console unarchive-config checkout_copy --dry-run",
@@ -71,22 +90,32 @@ def register(commands, parents: list[argparse.ArgumentParser], formatter) -> Non
     unarchive.add_argument("--reason", metavar="TEXT", help="why it is unarchived (sent as unarchiveReason)")
     unarchive.set_defaults(handler=_unarchive)
 
+
+def _add_release_pipeline(commands, writes: list[argparse.ArgumentParser], formatter) -> None:
     pipeline = commands.add_parser(
-        "release-pipeline", help="create or update a release pipeline", formatter_class=formatter,
+        "release-pipeline",
+        help="create or update a release pipeline",
+        formatter_class=formatter,
         description=f"Create or update a release pipeline from a JSON or YAML file.\n\n{PIPELINE_FILE_HELP}",
         epilog="examples:\n  gatehouse console release-pipeline create --file pipeline.yaml --dry-run\n"
         "  gatehouse console release-pipeline update rp_42 --file pipeline.json",
     )
     actions = pipeline.add_subparsers(dest="pipeline_action", metavar="ACTION", required=True)
     create = actions.add_parser(
-        "create", help="create a release pipeline (sent once: never retried)", parents=writes, formatter_class=formatter,
+        "create",
+        help="create a release pipeline (sent once: never retried)",
+        parents=writes,
+        formatter_class=formatter,
         description=f"Create a release pipeline (POST /console/v1/release_pipelines).\n\n{PIPELINE_FILE_HELP}",
         epilog="example:\n  gatehouse console release-pipeline create --file pipeline.yaml",
     )
     create.add_argument("--file", required=True, metavar="F", help="the pipeline as JSON or YAML (- reads stdin)")
     create.set_defaults(handler=_create_pipeline)
     update = actions.add_parser(
-        "update", help="update a release pipeline", parents=writes, formatter_class=formatter,
+        "update",
+        help="update a release pipeline",
+        parents=writes,
+        formatter_class=formatter,
         description=f"Update a release pipeline (POST /console/v1/release_pipelines/ID).\n\n{PIPELINE_FILE_HELP}",
         epilog="example:\n  gatehouse console release-pipeline update rp_42 --file pipeline.yaml --respect-review-settings",
     )
@@ -94,14 +123,21 @@ def register(commands, parents: list[argparse.ArgumentParser], formatter) -> Non
     update.add_argument("--file", required=True, metavar="F", help="the pipeline as JSON or YAML (- reads stdin)")
     update.set_defaults(handler=_update_pipeline)
 
+
+def _add_role(commands, writes: list[argparse.ArgumentParser], formatter) -> None:
     role = commands.add_parser(
-        "role", help="create a custom role", formatter_class=formatter,
+        "role",
+        help="create a custom role",
+        formatter_class=formatter,
         description="Create a custom role with permission flags.",
         epilog="example:\n  gatehouse console role create 'Release manager' --allow create_release_pipelines --allow approve_reviews",
     )
     role_actions = role.add_subparsers(dest="role_action", metavar="ACTION", required=True)
     role_create = role_actions.add_parser(
-        "create", help="create a role (sent once: never retried)", parents=writes, formatter_class=formatter,
+        "create",
+        help="create a role (sent once: never retried)",
+        parents=writes,
+        formatter_class=formatter,
         description=f"Create a custom role (POST /console/v1/roles).\n\n{ROLE_HELP}",
         epilog="examples:\n  gatehouse console role create 'Release manager' --allow create_release_pipelines,approve_reviews\n"
         "  gatehouse console role create --file role.yaml --dry-run",
@@ -109,21 +145,30 @@ def register(commands, parents: list[argparse.ArgumentParser], formatter) -> Non
     role_create.add_argument("name", metavar="NAME", nargs="?", help="role name (or `name` in --file)")
     source = role_create.add_mutually_exclusive_group(required=True)
     source.add_argument(
-        "--allow", metavar="FLAG", action="append",
+        "--allow",
+        metavar="FLAG",
+        action="append",
         help="a permission to grant (repeat, or separate with commas); every other flag is sent as false",
     )
     source.add_argument("--file", metavar="F", help="the role as JSON or YAML: name and permissions (- reads stdin)")
     role_create.set_defaults(handler=_create_role)
 
+
+def _add_scim(commands, writes: list[argparse.ArgumentParser], formatter) -> None:
     scim = commands.add_parser(
-        "scim", help="provision groups through the SCIM endpoint", formatter_class=formatter,
+        "scim",
+        help="provision groups through the SCIM endpoint",
+        formatter_class=formatter,
         description="Group provisioning (SCIM). Authenticates with sources.console.scim_token "
         "(SOURCES__CONSOLE__SCIM_TOKEN), not with the console API key.",
         epilog="example:\n  gatehouse console scim group-patch grp_7 --file members.yaml",
     )
     scim_actions = scim.add_subparsers(dest="scim_action", metavar="ACTION", required=True)
     group_patch = scim_actions.add_parser(
-        "group-patch", help="patch a group (PATCH /scim/Groups/ID)", parents=writes, formatter_class=formatter,
+        "group-patch",
+        help="patch a group (PATCH /scim/Groups/ID)",
+        parents=writes,
+        formatter_class=formatter,
         description=f"Patch a group (PATCH /scim/Groups/ID) with SCIM operations.\n\n{SCIM_FILE_HELP}",
         epilog="example:\n  gatehouse console scim group-patch grp_7 --file members.yaml --dry-run",
     )
@@ -183,7 +228,8 @@ def _unarchive(args: argparse.Namespace) -> int:
 def _create_pipeline(args: argparse.Namespace) -> int:
     body = load_document(args.file, "release pipeline file")
     return send_write(
-        args, lambda client, dry_run: client.create_release_pipeline(body, dry_run=dry_run),
+        args,
+        lambda client, dry_run: client.create_release_pipeline(body, dry_run=dry_run),
         created=f"release pipeline {body.get('name')!r}",
     )
 
