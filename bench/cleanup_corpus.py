@@ -181,7 +181,7 @@ def console(database: Path, gate_ids: set[str], value: bool) -> None:
             ),
         ]
     )
-    Destination.from_flags(None, database).apply_views()
+    Destination.from_flags(None, database).views.apply()
 
 
 def dry_run(folder: Path, database: Path, gate_ids: set[str]) -> tuple[str, str]:

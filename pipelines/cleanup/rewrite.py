@@ -406,7 +406,7 @@ def _checks(root: SgNode, language: str, gate_id: str) -> Iterator[tuple[SgNode,
             if parent is None or parent.kind() != "method_invocation" or _text(parent.field("name")) != "get":
                 continue
             node = parent
-        if _is_receiver(node):
+        if _is_receiver(node) or _is_destructured(node):
             continue  # `store.checkGate("g").getEvalDetails()`: a gate object of another API, not a boolean
         outer = node.parent()
         if outer is not None and outer.kind() in ("await_expression", "await"):  # Python's node is `await`
@@ -422,6 +422,17 @@ def _is_receiver(node: SgNode) -> bool:
     if parent.kind() in ("method_invocation", "field_access"):  # Java: the object, by field
         return parent.field("object") == node
     return parent.kind() in MEMBER_PARENTS | {"navigation_expression"} and parent.named_children()[0] == node
+
+
+# what takes a value apart into names (`const { a, b } = x`, `a, b = x`): a boolean has no parts
+PATTERNS = frozenset({"object_pattern", "array_pattern", "pattern_list", "tuple_pattern", "list_pattern"})
+
+
+def _is_destructured(node: SgNode) -> bool:
+    """Whether `node`'s value is taken apart into names: an object of another API, not a boolean."""
+    parent = node.parent()
+    target = None if parent is None else parent.field("name") or parent.field("left")
+    return target is not None and target.kind() in PATTERNS and target != node
 
 
 def _callee(call: SgNode, language: str) -> tuple[str, str]:
@@ -1100,6 +1111,69 @@ def _bound_names(node: SgNode, language: str) -> list[str]:
     return []
 
 
+EQUALITY = {"===": False, "==": False, "!==": True, "!=": True}  # what a comparison with a literal never held gives
+
+
+def _narrowed(node: SgNode, language: str, text: str) -> Change | None:
+    """`name === "x"` where `name` is a const whose value can only be literals other than "x": the comparison's
+    constant (false, or true for `!==`). tsc types such a const by its literals and refuses the comparison (TS2367),
+    so a file that compiled held none: only the rewrite, which took a literal out of the const's value, makes one."""
+    operator = node.field("operator")
+    if node.kind() != "binary_expression" or operator is None or operator.text() not in EQUALITY:
+        return None
+    left, right = node.field("left"), node.field("right")
+    if left is None or right is None:
+        return None
+    name, literal = (left, right) if left.kind() == "identifier" else (right, left)
+    compared = _literal_values(literal)
+    if name.kind() != "identifier" or compared is None:
+        return None
+    values = _const_values(name)
+    if values is None or compared <= values:
+        return None
+    return node.replace(_placeholder(EQUALITY[operator.text()], str(1_000_000 + node.range().start.index)))
+
+
+def _literal_values(node: SgNode | None) -> set[str] | None:
+    """The string literals `node` can be (a literal, or a ternary or parentheses of them), None when it can be more."""
+    if node is None:
+        return None
+    if node.kind() == "string" and "\\" not in node.text():
+        return {node.text()[1:-1]}
+    if node.kind() == "parenthesized_expression" and len(node.named_children()) == 1:
+        return _literal_values(node.named_children()[0])
+    if node.kind() == "ternary_expression":
+        chosen, other = _literal_values(node.field("consequence")), _literal_values(node.field("alternative"))
+        return None if chosen is None or other is None else chosen | other
+    return None
+
+
+def _const_values(name: SgNode) -> set[str] | None:
+    """The literals the const that `name` reads can hold: found in the nearest scope declaring the name, a `const`
+    without a type of its own, its value made of literals; None for anything else (a parameter, a `let`)."""
+    scope = name.parent()
+    while scope is not None:
+        if scope.kind() in FUNCTIONS:
+            parameters = scope.field("parameters") or scope.field("parameter")
+            if parameters is not None and any(leaf.text() == name.text() for leaf in _walk(parameters)):
+                return None
+        declarators = [
+            declarator
+            for statement in scope.named_children()
+            if statement.kind() in DECLARATIONS
+            for declarator in statement.named_children()
+            if declarator.kind() == "variable_declarator"
+            and any(leaf.text() == name.text() for leaf in _walk(declarator.field("name") or declarator))
+        ]
+        if declarators:
+            declarator = declarators[0]
+            const = _text(declarator.parent()).startswith("const ")
+            simple = _text(declarator.field("name")) == name.text() and declarator.field("type") is None
+            return _literal_values(declarator.field("value")) if len(declarators) == 1 and const and simple else None
+        scope = scope.parent()
+    return None
+
+
 # The steps that apply a rule to one node (rules.NODE_STEPS names them, in the order they are tried): each returns
 # the change it makes of the node, or None where the rule does not apply.
 NODE_STEP_FUNCTIONS: Mapping[str, Callable[[SgNode, str, str], Change | None]] = {
@@ -1112,4 +1186,5 @@ NODE_STEP_FUNCTIONS: Mapping[str, Callable[[SgNode, str, str], Change | None]] =
     "jsx": _jsx,
     "variable": _variable,
     "discarded": _discarded,
+    "narrowed": _narrowed,
 }

@@ -409,6 +409,21 @@ RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
+        "a comparison the value made constant",
+        ("typescript", "tsx"),
+        'const $NAME = $CHECK ? "a" : "b"; ... $NAME === "b"',
+        "the comparison's constant, simplified further (tsc types the const by its literals and refuses a comparison"
+        " with one it can no longer hold)",
+        "narrowed",
+        Example(
+            "typescript",
+            True,
+            'function f(u: User) {\n  const mode = Statsig.checkGate(u, "g") ? "new" : "old";\n  log(mode);\n'
+            '  if (mode === "old") {\n    a();\n  }\n}\n',
+            'function f(u: User) {\n  const mode = "new";\n  log(mode);\n}\n',
+        ),
+    ),
+    Rule(
         "what is left",
         ALL,
         "$CHECK used anywhere else (an argument, a returned value, a field)",
@@ -454,4 +469,4 @@ RULES: tuple[Rule, ...] = (
     ),
 )
 # The engine's steps that apply a rule to a node, in the order they are tried; the others run once, after them.
-NODE_STEPS = ("negation", "parentheses", "boolean", "ternary", "if", "guard", "jsx", "variable", "discarded")
+NODE_STEPS = ("negation", "parentheses", "boolean", "ternary", "if", "guard", "jsx", "variable", "discarded", "narrowed")

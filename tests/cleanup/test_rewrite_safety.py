@@ -565,6 +565,42 @@ CASES = {
         }
         """,
     ),
+    # tsc types a const by the literals it can hold: a comparison with one the rewrite took away is refused (TS2367)
+    "a TypeScript const the rewrite narrowed": (
+        "tsx",
+        True,
+        """
+        function score(algorithm: string) {
+          return algorithm === "classic" ? 1 : 2;
+        }
+
+        export default function Page() {
+          const v3 = useGateValue("v3");
+          const v2 = useGateValue("g");
+          const algorithm = v3 ? "v3" : v2 ? "v2" : "classic";
+          let mode = v3 ? "a" : "classic";
+          const items = list.map((x) => rank(x, algorithm === "classic" && ready ? "backend" : algorithm));
+          if (algorithm !== "classic") {
+            log(mode === "classic");
+          }
+          return <p>{items}</p>;
+        }
+        """,
+        """
+        function score(algorithm: string) {
+          return algorithm === "classic" ? 1 : 2;
+        }
+
+        export default function Page() {
+          const v3 = useGateValue("v3");
+          const algorithm = v3 ? "v3" : "v2";
+          let mode = v3 ? "a" : "classic";
+          const items = list.map((x) => rank(x, algorithm));
+          log(mode === "classic");
+          return <p>{items}</p>;
+        }
+        """,
+    ),
     "Kotlin's named argument": (
         "kotlin",
         True,
@@ -607,6 +643,20 @@ def test_each_case_becomes_exactly_the_expected_text(case):
 )
 def test_a_check_whose_result_has_a_member_read_is_another_api_left_as_it_is(language, text):
     # an SDK's internal store answers a gate object from a call of the same name: `true.getEvalDetails()` is nothing
+    rewrite = rewrite_checks(text, language, "g", True)
+    assert (rewrite.text, rewrite.replaced) == (text, 0)
+
+
+@pytest.mark.parametrize(
+    "language, text",
+    [
+        ("tsx", 'function C() {\n  const { value, isLoading } = useGate("g").value;\n  return <p>{value}</p>;\n}\n'),
+        ("typescript", 'function f() {\n  const [on, why] = Statsig.checkGate(u, "g");\n  return on;\n}\n'),
+        ("python", 'def f():\n    on, why = statsig.check_gate(u, "g")\n    return on\n'),
+    ],
+)
+def test_a_check_whose_result_is_destructured_is_another_api_left_as_it_is(language, text):
+    # a boolean has no fields to take apart: `const { value } = true` is no gate's value (tsc refuses it)
     rewrite = rewrite_checks(text, language, "g", True)
     assert (rewrite.text, rewrite.replaced) == (text, 0)
 
