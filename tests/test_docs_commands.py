@@ -14,6 +14,7 @@ import re
 import shutil
 import subprocess
 import sys
+import sysconfig
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -85,3 +86,53 @@ def test_the_docs_shell_commands_run_as_written(clone):
             f"{block} exited {done.returncode}:\n{block.body}\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
         )
     assert (clone / "reports" / "stale_gates.html").is_file()
+
+
+def install_line() -> str:
+    """The README's line that installs gatehouse for real use, as written there."""
+    [block] = [block for block in shell_blocks(REPO / "README.md") if " -m venv " in block.body]
+    assert block.reason is not None, "it needs the package index: not run with the others, in the demo's clone"
+    return block.body
+
+
+def test_the_readmes_install_line_installs_gatehouse(tmp_path):
+    """The README's install line, run as written in a clone of the tracked files, offline: the package index is
+    off (PIP_NO_INDEX), and every dependency is found installed already on PYTHONPATH, a folder of links to this
+    environment's site-packages but for gatehouse itself and pip (the new environment's own pip runs). What a user
+    gets from the index is not tested here; that `pip install .` builds gatehouse, finds every requirement met at the
+    versions pyproject.toml asks for, and installs a `gatehouse` command that starts, is."""
+    clone = tmp_path / "clone"
+    tracked = subprocess.run(["git", "ls-files", "-z"], cwd=REPO, capture_output=True, check=True).stdout
+    for name in filter(None, tracked.decode().split("\0")):
+        if (REPO / name).is_file():
+            (clone / name).parent.mkdir(parents=True, exist_ok=True)
+            (clone / name).write_bytes((REPO / name).read_bytes())
+    installed = tmp_path / "installed"
+    installed.mkdir()
+    for entry in Path(sysconfig.get_paths()["purelib"]).iterdir():
+        if not re.match(r"(gatehouse|__editable__|pip\b|pip-)", entry.name):
+            (installed / entry.name).symlink_to(entry)
+    env = {name: value for name, value in os.environ.items() if not name.startswith(("PIP_", "PYTHON", "VIRTUAL_ENV"))}
+    env.update(
+        # `python3` is the interpreter this environment was made from: the linked packages are built for it
+        PATH=f"{Path(sys._base_executable).parent}{os.pathsep}/usr/bin{os.pathsep}/bin",
+        HOME=str(tmp_path),
+        PYTHONPATH=str(installed),
+        PIP_NO_INDEX="1",
+        # pip reads this variable inverted: "0" turns build isolation off, so setuptools is the one installed here
+        # (an isolated build would fetch it from the index)
+        PIP_NO_BUILD_ISOLATION="0",
+        PIP_CONFIG_FILE=os.devnull,
+        PIP_DISABLE_PIP_VERSION_CHECK="1",
+    )
+    done = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", install_line()], cwd=clone, env=env,
+                          capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "Successfully installed gatehouse-console-" in done.stdout
+    python = clone / ".venv" / "bin" / "python"
+    where = subprocess.run([python, "-c", "import gatehouse.pipelines as p; print(p.__file__)"], cwd=tmp_path, env=env,
+                           capture_output=True, text=True, check=True)  # fmt: skip
+    assert where.stdout.startswith(str(clone / ".venv" / "lib")), where.stdout  # the installed copy, not the checkout's
+    helped = subprocess.run([clone / ".venv" / "bin" / "gatehouse", "--help"], cwd=tmp_path, env=env,
+                            capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert helped.returncode == 0 and "usage: gatehouse" in helped.stdout, helped.stderr
