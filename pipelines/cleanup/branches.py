@@ -221,7 +221,9 @@ def base_branch(root: Path, base: str) -> str:
 def push_branch(root: Path, remote: str, branch: str) -> None:
     """Pushes a new branch to `remote`: never forced, and never over a branch the remote has already (a person may
     be working on it): git refuses the push, and its one line is raised."""
-    if git(root, "ls-remote", "--heads", remote, f"refs/heads/{branch}").strip():
+    # asked where the push goes (a remote's pushurl may differ from the address it is fetched from)
+    pushed_to = git(root, "remote", "get-url", "--push", remote).decode().strip()
+    if git(root, "ls-remote", "--heads", pushed_to, f"refs/heads/{branch}").strip():
         raise GatehouseError(f"{remote} has a branch {branch} already: not pushed over it (delete it there to push this one)")
     git(root, "push", "--no-verify", remote, f"refs/heads/{branch}:refs/heads/{branch}")
 

@@ -169,6 +169,13 @@ def test_what_cannot_be_cleaned_up_is_one_line(repository, database, gatehouse, 
         "gatehouse: error: no gate new_checkuot has been loaded: did you mean new_checkout?; nothing was written"
     )
     assert "gatehouse/cleanup/new_checkout" not in git(repository, "branch", "--list")
+    # the issue's own example: no id is near it, so none is offered
+    before = git(repository, "for-each-ref")
+    done = gatehouse("cleanup", "no_such_gate", "--repo", str(repository), "--duckdb", str(database))
+    assert done.code == 2 and done.err.splitlines()[-1] == (
+        "gatehouse: error: no gate no_such_gate has been loaded; nothing was written"
+    )
+    assert git(repository, "for-each-ref") == before and done.out == ""
 
 
 def test_no_hook_runs_and_a_sparse_checkout_leaves_no_file_out(repository, database, gatehouse, tmp_path):

@@ -36,6 +36,23 @@ def test_each_new_branch_is_pushed_and_never_over_one_the_remote_has(repository,
     assert git(remote, "rev-parse", "gatehouse/cleanup/old_banner") == pushed
 
 
+def test_a_github_remote_gets_the_address_that_opens_each_pull_request(repository, database, gatehouse, tmp_path):
+    # the remote reads as GitHub's; its pushes go to a local bare repository (git's pushurl): offline
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "--quiet", "--bare", str(remote))
+    git(repository, "remote", "add", "origin", "git@github.com:acme/shop.git")
+    git(repository, "remote", "set-url", "--push", "origin", str(remote))
+    done = gatehouse("cleanup", "--all", "--repo", str(repository), "--duckdb", str(database), "--push", "origin")
+    assert done.code == 0, done.err
+    for gate_id in DECIDED:
+        branch = f"gatehouse/cleanup/{gate_id}"
+        assert git(remote, "rev-parse", branch) == git(repository, "rev-parse", branch)
+        assert (
+            f"{gate_id}: pushed {branch} to origin; open its pull request: "
+            f"https://github.com/acme/shop/compare/main...gatehouse%2Fcleanup%2F{gate_id}?expand=1\n"
+        ) in done.out
+
+
 def test_push_refuses_an_unknown_remote_and_a_dry_run_before_anything_is_made(repository, database, gatehouse):
     before = git(repository, "for-each-ref")
     done = gatehouse("cleanup", "--all", "--repo", str(repository), "--duckdb", str(database), "--push", "upstream")
