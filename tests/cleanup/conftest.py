@@ -18,6 +18,7 @@ from pathlib import Path
 import dlt
 import pytest
 
+from gatehouse.pipelines.warehouse.destination import Destination
 from tests.code_refs.conftest import gatehouse  # noqa: F401 - the command run in-process, its output captured
 from tests.views.console_dataset import EVERYONE, SECOND_LOAD_AT, console_pipeline, gate, rule
 
@@ -104,6 +105,8 @@ def sample_console_db(tmp_path_factory) -> Path:
     work = tmp_path_factory.mktemp("cleanup_console")
     database = work / "flags.duckdb"
     console_pipeline(database, work).run(sample_console())
+    # the views applied once here: each test's copy finds them current, not made again by its first command
+    Destination.from_flags(None, database).views.apply()
     return database
 
 
