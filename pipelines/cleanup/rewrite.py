@@ -1111,6 +1111,8 @@ def _bound_names(node: SgNode, language: str) -> list[str]:
     return []
 
 
+# what declares names for its body only: a function's parameters, a loop's variable, a caught error
+BINDERS = FUNCTIONS | {"for_in_statement", "for_statement", "catch_clause"}
 EQUALITY = {"===": False, "==": False, "!==": True, "!=": True}  # what a comparison with a literal never held gives
 
 
@@ -1153,10 +1155,10 @@ def _const_values(name: SgNode) -> set[str] | None:
     without a type of its own, its value made of literals; None for anything else (a parameter, a `let`)."""
     scope = name.parent()
     while scope is not None:
-        if scope.kind() in FUNCTIONS:
-            parameters = scope.field("parameters") or scope.field("parameter")
-            if parameters is not None and any(leaf.text() == name.text() for leaf in _walk(parameters)):
-                return None
+        # a parameter, a loop's variable or a caught error of the name: another variable than the const
+        bound = [scope.field(field) for field in ("parameters", "parameter", "left", "initializer")]
+        if scope.kind() in BINDERS and any(leaf.text() == name.text() for node in bound if node for leaf in _walk(node)):
+            return None
         declarators = [
             declarator
             for statement in scope.named_children()

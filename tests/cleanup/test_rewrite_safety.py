@@ -583,6 +583,14 @@ CASES = {
           if (algorithm !== "classic") {
             log(mode === "classic");
           }
+          for (const algorithm of others) {
+            log(algorithm === "classic");
+          }
+          try {
+            run();
+          } catch (algorithm) {
+            log(algorithm === "classic");
+          }
           return <p>{items}</p>;
         }
         """,
@@ -597,6 +605,14 @@ CASES = {
           let mode = v3 ? "a" : "classic";
           const items = list.map((x) => rank(x, algorithm));
           log(mode === "classic");
+          for (const algorithm of others) {
+            log(algorithm === "classic");
+          }
+          try {
+            run();
+          } catch (algorithm) {
+            log(algorithm === "classic");
+          }
           return <p>{items}</p>;
         }
         """,
