@@ -131,7 +131,8 @@ def render(result: dict) -> str:
         "",
         f"The readers' snapshot each DuckDB run publishes (checkpoint, copy, atomic rename;"
         f" docs/reliability.md): {statistics.median(snapshot['seconds']):.2f} s (median of {len(snapshot['seconds'])}:"
-        f" {', '.join(f'{s:.2f}' for s in snapshot['seconds'])}) for {snapshot['mb']:.0f} MB, as much disk again as the database.",
+        f" {', '.join(f'{s:.2f}' for s in snapshot['seconds'])}) for {snapshot['mb']:.0f} MB, as much disk again as the"
+        " database.",
         "",
     ]
     return "\n".join(lines)

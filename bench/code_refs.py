@@ -347,7 +347,8 @@ def render(runs: list[Run], workers: int, machine: str) -> str:
         return f"median of {len(run.detail['walls'])}: {', '.join(f'{w:.2f}' for w in run.detail['walls'])}"
 
     rows = "\n".join(
-        f"| {run.label}{' (median)' if 'walls' in run.detail else ''} | {wall(run)} | {run.peak_rss_bytes / 2**20:,.0f} | {run.lines:,} |"
+        f"| {run.label}{' (median)' if 'walls' in run.detail else ''} | {wall(run)} | {run.peak_rss_bytes / 2**20:,.0f} |"
+        f" {run.lines:,} |"
         for run in runs
     )
     speed = (
@@ -396,11 +397,12 @@ memory poller (its CPU grows with the processes it watches: on two busy cores it
   as compiled formats (`.pyc`, `.so`, ...) are counted as binary unread.
 - Against git grep: the scanner is {speed}. git grep matches each fixed
   string on its own: with {SUBSET_IDS:,} ids it took {wall(anchor_subset)} s, so its time grows with the number of ids
-  (linearly, {ID_COUNT:,} would take about {anchor_subset.wall_s * ID_COUNT / SUBSET_IDS / 60:,.0f} min); the scanner's does not
-  ({wall(subset)} s for {SUBSET_IDS:,} ids).
+  (linearly, {ID_COUNT:,} would take about {anchor_subset.wall_s * ID_COUNT / SUBSET_IDS / 60:,.0f} min); the scanner's does
+  not ({wall(subset)} s for {SUBSET_IDS:,} ids).
 - Memory: {small.peak_rss_bytes / 2**20:,.0f} MB for a quarter of the files, {full.peak_rss_bytes / 2**20:,.0f} MB for all of
-  them ({full.detail.get("bytes", 0) / max(1, small.detail.get("bytes", 1)):.1f}x the bytes): files are read one at a time and only hits are kept, so the peak is the
-  interpreter, the id set, rg and the largest file; what grows is the list of file names and the hits, not the bytes read.
+  them ({full.detail.get("bytes", 0) / max(1, small.detail.get("bytes", 1)):.1f}x the bytes): files are read one at a time and
+  only hits are kept, so the peak is the interpreter, the id set, rg and the largest file; what grows is the list of file names
+  and the hits, not the bytes read.
 - The machine may be shared (the load average at the start is below): the times are then an upper bound; the
   ratios hold because the sides ran under the same load.
 - Every line the scanner reported with {SUBSET_IDS:,} ids is one git grep reports too

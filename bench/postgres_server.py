@@ -170,5 +170,6 @@ class PostgresServer:
         )
         if result.returncode != 0:
             raise RuntimeError(
-                f"{executable.name} failed ({result.returncode}): {result.stderr.strip() or result.stdout.strip()}\n{self.log_tail()}"
+                f"{executable.name} failed ({result.returncode}):"
+                f" {result.stderr.strip() or result.stdout.strip()}\n{self.log_tail()}"
             )

@@ -253,7 +253,8 @@ def check_targets(report: BenchReport) -> list[TargetCheck]:
     checks.append(
         TargetCheck(
             f"{big} full load within {FLOOR_MULTIPLE_TARGET}x the rate-limit floor",
-            f"{fmt(full)} s = {fmt(multiple, '{:.2f}')}x the floor of {floor.seconds:.1f} s ({floor.requests} requests at {report.rate_limit})",
+            f"{fmt(full)} s = {fmt(multiple, '{:.2f}')}x the floor of {floor.seconds:.1f} s ({floor.requests} requests at"
+            f" {report.rate_limit})",
             None if multiple is None else multiple <= FLOOR_MULTIPLE_TARGET,
         )
     )

@@ -120,9 +120,11 @@ def main(argv: list[str] | None = None) -> int:
         f"| concluded, new rule (silent more than 4 days) | {concluded_new} |",
         f"| rerun floor, old rule | {floor_old.requests} req = {floor_old.seconds:.1f} s |",
         f"| rerun floor, new rule | {floor_new.requests} req = {floor_new.seconds:.1f} s |",
-        f"| cost of the late-series rule on the floor | +{floor_new.requests - floor_old.requests} req = +{floor_new.seconds - floor_old.seconds:.1f} s |",
+        f"| cost of the late-series rule on the floor | +{floor_new.requests - floor_old.requests} req ="
+        f" +{floor_new.seconds - floor_old.seconds:.1f} s |",
         f"| full load | {full['requests']} req, {full['wall_s']:.1f} s |",
-        f"| no-change rerun | {rerun['requests']} req, {rerun['wall_s']:.1f} s = {rerun['wall_s'] / floor_new.seconds:.2f}x its floor "
+        f"| no-change rerun | {rerun['requests']} req, {rerun['wall_s']:.1f} s = {rerun['wall_s'] / floor_new.seconds:.2f}x its"
+        " floor "
         f"({rerun['requests'] - floor_new.requests:+d} req over it) |",
         f"| no-change rerun: experiments requested | {rerun['distinct_fan_out']['experiments']} |",
         f"| no-change rerun: gates read by id, dynamic config list requests | {rerun['by_endpoint'].get('gate', 0)}, "

@@ -464,14 +464,17 @@ def section(measured: Measured, healthy: int, mismatched: int, outages: int) -> 
             [
                 "## Sample-ratio mismatch checked every day",
                 "",
-                f"`python -m bench.srm --healthy {healthy} --mismatched {mismatched} --outages {outages} --days {days}`: simulated",
+                f"`python -m bench.srm --healthy {healthy} --mismatched {mismatched} --outages {outages} --days {days}`:"
+                " simulated",
                 "experiments (2 and 3 groups, 500 to 20,000 units a day, a weekly cycle with weekends at 65–70%, ±10% a day),",
                 "loaded as `exposure_daily` and read by gatehouse's own SQL on DuckDB, as a daily schedule would: the sequential",
-                f"test of `exposure_srm_daily` (prior concentration {DEFAULT_CONCENTRATION:,.0f}, the default), the one-look chi-square",
+                f"test of `exposure_srm_daily` (prior concentration {DEFAULT_CONCENTRATION:,.0f}, the default), the one-look"
+                " chi-square",
                 "of `exposure_srm` recomputed every day as the views did before, and `experiment_health` each morning over the",
                 "days up to the day before. Healthy: the share ever flagged within the horizon, with its 95% Wilson interval",
                 "(target: at or below α). Mismatched (planned 50/50): caught within the horizon and the median day of the first",
-                "alert over all of them (one never caught counts as later than any). Beside the daily chi-square at α, which does",
+                "alert over all of them (one never caught counts as later than any). Beside the daily chi-square at α, which"
+                " does",
                 "not hold α, the daily chi-square held to α by Bonferroni over the horizon's looks (α / days): the one-look test",
                 "with the same guarantee as the sequential one. Ratio: the sequential median day over each chi-square's. No",
                 "median day for healthy experiments: most are never flagged. With 1,000 experiments an interval's upper end",
@@ -488,7 +491,8 @@ def section(measured: Measured, healthy: int, mismatched: int, outages: int) -> 
                 "### The prior's concentration",
                 "",
                 "The same data at each prior concentration c (`srm_prior_concentration`): healthy experiments ever flagged in",
-                f"{days} days, and for each mismatch the median day of the first alert and the median exposures (all groups) on it,",
+                f"{days} days, and for each mismatch the median day of the first alert and the median exposures (all groups) on"
+                " it,",
                 "each beside the daily chi-square's at α (the ratio in brackets). Whatever c, the false-alarm rate is bounded by",
                 "α; c sets which mismatch is caught soonest: the prior spreads a group's share by about √(θ(1−θ)/c), so a",
                 "mismatch of d points is caught soonest with c near 0.25 / d² times a few.",
@@ -506,9 +510,11 @@ def section(measured: Measured, healthy: int, mismatched: int, outages: int) -> 
                 f" `health_min_exposures` {DEFAULT_PARAMETERS['health_min_exposures'][0]:,.0f},"
                 f" `max_running_days` {DEFAULT_PARAMETERS['max_running_days'][0]:g}): the experiments ever flagged"
                 " within the horizon and the flagged experiment-days. The outage cohort has one day at a",
-                f"{OUTAGE_SHARE:.0%} share of its traffic after the dip check's first week: caught that day, and the days wrongly flagged.",
+                f"{OUTAGE_SHARE:.0%} share of its traffic after the dip check's first week: caught that day, and the days"
+                " wrongly flagged.",
                 "`running long` is no statistic: it flags every experiment past `max_running_days` and none before.",
-                "`late` reads the service's computation, which the simulation keeps current: it measures that traffic alone never",
+                "`late` reads the service's computation, which the simulation keeps current: it measures that traffic alone"
+                " never",
                 "makes a series late.",
                 "",
                 "| check | cohort | days | experiments | flagged | share (95% interval) | flagged days |",

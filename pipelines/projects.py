@@ -69,7 +69,8 @@ def check_name(name: str) -> None:
         )
     if f"_{name}".endswith(STAGING_SUFFIX):
         raise GatehouseError(
-            f"project name {name!r}: dataset console_{name} would end in {STAGING_SUFFIX}, as dlt's staging datasets do; choose another name"
+            f"project name {name!r}: dataset console_{name} would end in {STAGING_SUFFIX}, as dlt's staging datasets do; choose"
+            " another name"
         )
 
 

@@ -8,13 +8,14 @@ a file name passes through the function for that place:
 | output | function | rule |
 |---|---|---|
 | HTML (reports, tooltips) | `for_html` | control and bidi characters made visible, then `& < > " '` as entities |
-| terminal, logs, errors | `for_terminal` | C0 (newlines included), DEL, C1, bidi and every other invisible character shown as `\\x1b`, `\\u202e` |
-| Slack text | `for_slack` | as the terminal (line breaks kept), then `& < >` as Slack's entities: no `<!channel>` or `<@U…>` pings |
+| terminal, logs, errors | `for_terminal` | C0 (newlines too), DEL, C1, bidi, any other invisible one as `\\x1b`, `\\u202e` |
+| Slack text | `for_slack` | as the terminal (line breaks kept), `& < >` as Slack's entities: no `<!channel>`, `<@U…>` pings |
 | a tool's message quoted, a log line | `tool_message` | its colours (`ESC[...m`) stripped, the rest as the terminal |
-| a CSV cell (`gatehouse sql --format csv`, the report's export) | `for_csv` | as the terminal (line breaks kept), then a cell a spreadsheet would run as a formula (`= + - @`, tab, CR first) gets a leading `'` |
-| JSON a person may read (`gatehouse console ... --format json`) | `for_json` | the characters the terminal escapes written as JSON escapes (`\\u202e`): the same data |
-| a file or branch name from an id | `file_name` | one path component of `[A-Za-z0-9._-]`, never `.`/`..`, with a digest when altered |
+| CSV (`gatehouse sql --format csv`, the report's export) | `for_csv` | as the terminal, line breaks kept; a formula* led by `'` |
+| JSON to read (`gatehouse console ... --format json`) | `for_json` | what the terminal escapes, as JSON escapes (`\\u202e`) |
+| a file or branch name from an id | `file_name` | one path component of `[A-Za-z0-9._-]`, not `.`/`..`, a digest if altered |
 
+*A formula: a cell a spreadsheet would run (`= + - @`, tab or CR first).
 Charts draw data as plain text: `pipelines/reports/charts.py` writes every label as escaped SVG text.
 """
 

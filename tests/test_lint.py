@@ -38,5 +38,6 @@ def test_mypy_finds_nothing_in_the_installed_package(tmp_path):
     done = subprocess.run([sys.executable, "-m", "mypy", "--config-file", str(ROOT / "pyproject.toml"),
                            "--cache-dir", str(tmp_path / "cache"), "--python-executable", sys.executable,
                            "-p", "gatehouse.sources", "-p", "gatehouse.pipelines", "-p", "gatehouse.console_twin"],
-                          cwd=tmp_path, env={**os.environ, "MYPYPATH": str(tmp_path)}, capture_output=True, text=True)  # fmt: skip
+                          cwd=tmp_path, env={**os.environ, "MYPYPATH": str(tmp_path)},
+                          capture_output=True, text=True)  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr

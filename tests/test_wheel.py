@@ -85,5 +85,6 @@ def test_the_wheel_runs_the_demo_the_report_and_the_notebooks(tmp_path):
         assert '<img src="data:image/svg+xml;base64,' in html, f"{name}: the notebook ran and drew its charts"
     # the notebooks open on their own too, from the installed package, against the demo's snapshot
     run(python, "-m", "nbconvert", "--to", "notebook", "--execute", "--output", work / "run.ipynb",
-        site / "gatehouse" / "notebooks" / "stale_gates.ipynb", cwd=work, GATEHOUSE__DUCKDB=str(work / "demo.duckdb"), **shared)  # fmt: skip
+        site / "gatehouse" / "notebooks" / "stale_gates.ipynb", cwd=work,
+        GATEHOUSE__DUCKDB=str(work / "demo.duckdb"), **shared)  # fmt: skip
     assert "Data in `" in (work / "run.ipynb").read_text()

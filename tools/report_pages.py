@@ -52,8 +52,9 @@ window.addEventListener('load', function () {
                                           function (th) { return Object.assign(box(th), {text: th.textContent.trim()}); })});
     }),
     images: Array.prototype.map.call(document.images, function (img) {
-      return Object.assign(box(img), {src: img.src.slice(0, img.src.indexOf(',') + 1), complete: img.complete, width: img.naturalWidth,
-                                      height: img.naturalHeight, shown: img.getBoundingClientRect().width});
+      return Object.assign(box(img), {src: img.src.slice(0, img.src.indexOf(',') + 1), complete: img.complete,
+                                      width: img.naturalWidth, height: img.naturalHeight,
+                                      shown: img.getBoundingClientRect().width});
     })
   };
   var out = document.createElement('pre');

@@ -162,7 +162,8 @@ def ingestion_conditions(reader: Reader) -> list[Condition]:
         Condition(
             INGESTION_FAILED,
             _key(INGESTION_FAILED, project, f"{run_id}:{source}"),
-            f"{_in(project)}Ingestion source {source} failed in run {run_id} (enqueued {_minute(enqueued)}, last status {status}).",
+            f"{_in(project)}Ingestion source {source} failed in run {run_id} (enqueued {_minute(enqueued)}, last status"
+            f" {status}).",
         )
         for project, source, run_id, enqueued, status in rows
     ]

@@ -10,8 +10,8 @@ folder (and so every file below it); `*` and `?` never cross a `/`; `**/` is any
 `/**` everything below; a pattern naming a folder owns every file below it, except one whose last part has a
 wildcard (`docs/*` owns `docs/a.md`, not `docs/a/b.md`, as GitHub's documentation says). `\\#` starts a pattern with
 `#`, `\\ ` is a space in it. In GitLab's file (found in `.gitlab/`, or with a section header), only a leading `/`
-anchors: GitLab reads `docs/api` as `**/docs/api`. Not supported, as by GitHub: `!` negation (the line is skipped; GitLab's exclusions
-are not applied) and `[ ]` ranges (read as the characters themselves).
+anchors: GitLab reads `docs/api` as `**/docs/api`. Not supported, as by GitHub: `!` negation (the line is skipped;
+GitLab's exclusions are not applied) and `[ ]` ranges (read as the characters themselves).
 
 Sections (GitLab): `[Name]`, `^[Name]` (optional), `[Name][2]` (approvals), each optionally followed by default
 owners, which a rule of the section without owners of its own takes. Headers of one name (any case) are one

@@ -27,7 +27,8 @@ def summary_lines(rows: Callable[[str], list[tuple]]) -> list[str]:
     )
     lines = [
         f"cleanup worklist: {gates} gates, {referenced} referenced in code ({references} references in"
-        f" {repositories} {'repository' if repositories == 1 else 'repositories'} scanned, last {last_scan:%Y-%m-%d %H:%M} UTC), {to_archive} to archive,"
+        f" {repositories} {'repository' if repositories == 1 else 'repositories'} scanned, last {last_scan:%Y-%m-%d %H:%M}"
+        f" UTC), {to_archive} to archive,"
         f" {to_find} checked but found in no repository"
     ]
     orphans = rows(

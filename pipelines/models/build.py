@@ -90,7 +90,8 @@ DEFAULT_PARAMETERS: dict[str, tuple[float, str]] = {
     "stall_days": (3, "days without any new exposure after which an experiment is stalled"),
     "late_days": (
         DEFAULT_LATE_EXPOSURE_DAYS,
-        "a series lagging the service clock by 2 to this many days is late, beyond it concluded (sources.console late_exposure_days)",
+        "a series lagging the service clock by 2 to this many days is late, beyond it concluded (sources.console"
+        " late_exposure_days)",
     ),
     "trend_flat_band": (0.1, "a 7-day pace within this share of the previous 7 days' pace is a flat trend"),
     "srm_p_value_threshold": (

@@ -247,7 +247,8 @@ select 1 as parsed
 {{{{ gatehouse_dataset_rows(table, none, none, [], false) }}}}
 {{%- else -%}}
 {{%- for project, relation, present in holding -%}}
-{{{{ '\\n    union all\\n    ' if not loop.first else '' }}}}{{{{ gatehouse_dataset_rows(table, project, relation, present, holding | length > 1) }}}}
+{{{{ '\\n    union all\\n    ' if not loop.first else '' }}}}\
+{{{{ gatehouse_dataset_rows(table, project, relation, present, holding | length > 1) }}}}
 {{%- endfor -%}}
 {{%- endif -%}}
 {{%- endif -%}}
@@ -271,7 +272,8 @@ def _dataset_macros() -> str:
 {{%- set types = gatehouse_column_types()[target.type] -%}}
 {{%- set selected = [] -%}}
 {{%- if table not in gatehouse_shared_tables() -%}}
-{{%- do selected.append(("'" ~ project ~ "'" if project is not none else "cast(null as " ~ types['varchar'][0] ~ ")") ~ " as project") -%}}
+{{%- do selected.append(("'" ~ project ~ "'" if project is not none else \
+"cast(null as " ~ types['varchar'][0] ~ ")") ~ " as project") -%}}
 {{%- endif -%}}
 {{%- for column, kind in gatehouse_source_columns()[table] -%}}
 {{%- set sql_type = types[kind][1 if cast else 0] -%}}
@@ -304,7 +306,8 @@ select {{{{ selected | join(', ') }}}} from {{{{ relation }}}}
 {{%- endif -%}}
 {{%- for project in projects -%}}
 {{%- if not modules.re.fullmatch('[a-z0-9_]+', project | string) -%}}
-{{{{ exceptions.raise_compiler_error("gatehouse_projects: " ~ project ~ " is not a project's name (lowercase letters, digits, _)") }}}}
+{{{{ exceptions.raise_compiler_error("gatehouse_projects: " ~ project ~ \
+" is not a project's name (lowercase letters, digits, _)") }}}}
 {{%- endif -%}}
 {{%- endfor -%}}
 {{{{ return(projects) }}}}
@@ -316,7 +319,8 @@ select {{{{ selected | join(', ') }}}} from {{{{ relation }}}}
 {{%- endmacro %}}
 
 {{% macro gatehouse_unsupported_target() -%}}
-{{{{ exceptions.raise_compiler_error("gatehouse's dbt models are written for " ~ {json.dumps(" and ".join(DIALECTS))} ~ ", not " ~ target.type ~ " (docs/dbt.md)") }}}}
+{{{{ exceptions.raise_compiler_error("gatehouse's dbt models are written for " ~ {json.dumps(" and ".join(DIALECTS))} ~ \
+", not " ~ target.type ~ " (docs/dbt.md)") }}}}
 {{%- endmacro %}}
 
 {{% macro gatehouse_shared_tables() -%}}
@@ -404,9 +408,11 @@ def _sources_yaml() -> str:
                 {
                     "name": SOURCE_NAME,
                     "description": (
-                        "The raw tables gatehouse's dlt source loads: the dataset `gatehouse_schema` (default `console`) holds the"
+                        "The raw tables gatehouse's dlt source loads: the dataset `gatehouse_schema` (default `console`) holds"
+                        " the"
                         " project `default`, and `<gatehouse_schema>_<project>` each other project named in `gatehouse_projects`."
-                        " A table or column a dataset lacks is read as typed nulls (dlt makes them only once a record has a value)."
+                        " A table or column a dataset lacks is read as typed nulls (dlt makes them only once a record has a"
+                        " value)."
                     ),
                     "database": "{{ var('gatehouse_database', target.database) }}",
                     "schema": f"{{{{ var('gatehouse_schema', '{DEFAULT_SCHEMA}') }}}}",
@@ -434,7 +440,9 @@ def _model_yaml(definition: ViewDefinition, columns: list[str]) -> dict[str, Any
         entries.append(entry)
     model: dict[str, Any] = {
         "name": definition.name,
-        "description": f"Grain: {definition.grain}; key {', '.join(f'`{c}`' for c in definition.key)}.\n\n{definition.doc.strip()}".strip(),
+        "description": (
+            f"Grain: {definition.grain}; key {', '.join(f'`{c}`' for c in definition.key)}.\n\n{definition.doc.strip()}"
+        ).strip(),
     }
     if len(definition.key) > 1:
         model["data_tests"] = [{"unique_key": {"arguments": {"columns": list(definition.key)}}}]

@@ -46,7 +46,8 @@ def render(document: str, definitions: list[ViewDefinition]) -> str:
     missing = sorted(set(by_folder) - set(regions))
     if missing:
         raise ValueError(
-            f"{DATA_MODEL.name} has no region for the models in {', '.join(missing)}: add {START_MARKER.format(folder=missing[0])}"
+            f"{DATA_MODEL.name} has no region for the models in {', '.join(missing)}: add"
+            f" {START_MARKER.format(folder=missing[0])}"
         )
     empty = sorted(set(regions) - set(by_folder))
     if empty:

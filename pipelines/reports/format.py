@@ -215,7 +215,8 @@ def table(
             previous = values[group_key]
             place = f' id="{group_anchor(values)}"' if group_anchor is not None and per_group is None else ""
             body.append(
-                f'<tr class="gh-group"{place}><th colspan="{len(columns)}">{group(values) if group else for_html(str(previous))}</th></tr>'
+                f'<tr class="gh-group"{place}><th'
+                f' colspan="{len(columns)}">{group(values) if group else for_html(str(previous))}</th></tr>'
             )
         body.append("<tr>" + "".join(c.cell(values[c.name]) for c in columns) + "</tr>")
         if values.get("gh_hidden_in_group", 0) > 0:

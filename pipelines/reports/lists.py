@@ -180,5 +180,8 @@ def unfollowed_text(experiment: Any) -> str:
     """`exp_1 (its exposures end at 2026-11-02, the last run that followed it)`: an experiment no longer followed,
     from its `exposure_growth` row (the series' last day when no run recorded following it)."""
     if not missing(experiment.last_followed_date):
-        return f"{experiment.experiment_id} (its exposures end at {experiment.last_followed_date:%Y-%m-%d}, the last run that followed it)"
+        return (
+            f"{experiment.experiment_id} (its exposures end at {experiment.last_followed_date:%Y-%m-%d},"
+            " the last run that followed it)"
+        )
     return f"{experiment.experiment_id} (its exposures end at {experiment.last_date:%Y-%m-%d})"

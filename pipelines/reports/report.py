@@ -44,7 +44,8 @@ OFFLINE_TEMPLATE = """\
 {%- block jupyter_widgets -%}{%- endblock jupyter_widgets -%}
 {% block data_png scoped %}
 <div class="jp-RenderedImage jp-OutputArea-output {{ extra_class }}">
-<img src="data:image/png;base64,{{ output.data['image/png'] | escape_html }}" alt="{{ (output | get_metadata('alt', 'image/png') or 'chart') | escape_html }}">
+<img src="data:image/png;base64,{{ output.data['image/png'] | escape_html }}" \
+alt="{{ (output | get_metadata('alt', 'image/png') or 'chart') | escape_html }}">
 </div>
 {%- endblock data_png %}
 """

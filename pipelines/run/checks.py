@@ -99,8 +99,9 @@ def check_console(destination: Destination, counts: ExtractionCounts, options: R
             else "; its history continues, and what the new console lacks is retired",
         )
         return
+    other = "file (--duckdb PATH)" if destination.is_duckdb_file else "dataset (another database in the destination credentials)"
     raise GatehouseError(
         f"{destination.label()} holds the console {held}, not {console}: load this console into another"
-        f" {'file (--duckdb PATH)' if destination.is_duckdb_file else 'dataset (another database in the destination credentials)'},"
+        f" {other},"
         f" or pass --repoint to make {destination.label()} follow it (with --full-refresh to drop what it holds first)"
     )

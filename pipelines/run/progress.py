@@ -44,8 +44,8 @@ class Progress:
                 f"{name}: {progress.items} items{pages}, {requests.get(endpoint, 0)} requests, {retries.get(endpoint, 0)} retries"
             )
         return (
-            f"{self.label + ': ' if self.label else ''}{stats.get('requests', 0)} requests, {stats.get('throttled', 0)} throttled | "
-            + "; ".join(parts)
+            f"{self.label + ': ' if self.label else ''}{stats.get('requests', 0)} requests, {stats.get('throttled', 0)}"
+            " throttled | " + "; ".join(parts)
         )
 
     def _loop(self) -> None:

@@ -2,8 +2,9 @@
 branches `gatehouse cleanup` made from it.
 
 Its tables, `code_references` (replaced per repository), `code_reference_scans` and `code_reference_sightings`
-(history: every scan of every repository, and what each found of each id) and `cleanup_branches` (history), land in the console data's dataset (`console`) under their own dlt schema `code_references`, so a
-`gatehouse run` and a scan never rewrite each other's tables. The scans come in from the scanner as objects of the
+(history: every scan of every repository, and what each found of each id) and `cleanup_branches` (history), land in the
+console data's dataset (`console`) under their own dlt schema `code_references`, so a `gatehouse run` and a scan never
+rewrite each other's tables. The scans come in from the scanner as objects of the
 shapes in scans.py; the branches as rows of `cleanup_branches`' columns.
 """
 

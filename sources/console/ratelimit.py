@@ -10,8 +10,8 @@ round trip seen so far (every request spends at least that long on the wire and 
 latency, and the service counts a request before it answers it). A finished request holds its slot
 until a window after its answer, less that shortest round trip, less `RATE_LIMIT_ARRIVAL_JITTER_S` for
 the difference between one request's time to be counted and another's (each 429 halves what is
-credited). It is never shorter than a window after the request was sent. When the transport does not report when a request was sent and
-its answer came (a mock), nothing is learned and the slot is held until a window after the answer.
+credited). It is never shorter than a window after the request was sent. When the transport does not report when a
+request was sent and its answer came (a mock), nothing is learned and the slot is held until a window after the answer.
 
 Reads ahead (`acquire(background=True)`) take a slot only when no other caller waits for one: the
 requests a run needs now go first, and what it will need later uses the slots they leave.

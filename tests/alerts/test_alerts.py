@@ -87,7 +87,8 @@ def conditions_in_views(where: Path | Destination) -> set[str]:
                 f"stale_gate:{g}"
                 for (g,) in rows(
                     "select gate_id from analytics.stale_gates where"
-                    " stage in ('ready: remove from code', 'ready: archive in the console', 'needs a person', 'removed from code')"
+                    " stage in ('ready: remove from code', 'ready: archive in the console', 'needs a person', 'removed from"
+                    " code')"
                 )
             }
         )

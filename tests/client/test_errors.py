@@ -52,7 +52,8 @@ def error_answer(status: int, message: str, **extra):
             "Forbidden resource",
             {},
             ForbiddenError,
-            "the console refused GET /console/v1/gates/g1 (HTTP 403: Forbidden resource): this needs a console API key with read access",
+            "the console refused GET /console/v1/gates/g1 (HTTP 403: Forbidden resource): this needs a console API key with"
+            " read access",
             id="403",
         ),
         pytest.param(

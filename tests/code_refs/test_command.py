@@ -20,7 +20,9 @@ REFERENCES = """
 """
 WEB_FILES = {
     "src/banner.ts": 'if (statsig.checkGate(user, "launch_banner")) {\n  show();\n}\n',
-    "src/checkout.py": 'CHECKOUT = "old_checkout"\nlayout = get_config(user, "c_checkout")\nif check_gate(user, "ghost_gate"):\n    pass\n',
+    "src/checkout.py": (
+        'CHECKOUT = "old_checkout"\nlayout = get_config(user, "c_checkout")\nif check_gate(user, "ghost_gate"):\n    pass\n'
+    ),
     "config/flags.yaml": "gates:\n  - dark_launch\n",
     "README.md": "the `launch_banner_v2` gate is not launch_banner\n",
 }
@@ -89,7 +91,8 @@ def test_a_scan_loads_every_reference_with_its_location(database, tmp_path, gate
     assert len(commit) == 40
     assert query(
         database,
-        "select repository, reference_count, gate_count, dynamic_config_count, unknown_id_count, files_scanned from console.code_reference_scans",
+        "select repository, reference_count, gate_count, dynamic_config_count, unknown_id_count, files_scanned from"
+        " console.code_reference_scans",
     ) == [
         ("web", 6, 4, 1, 1, 4),
     ]
@@ -135,7 +138,8 @@ def test_a_rescan_replaces_its_repository_only_also_when_nothing_is_left(databas
     ]
     assert query(
         database,
-        "select gate_id, code_reference_count from analytics.stale_gates where gate_id in ('launch_banner', 'dark_launch') order by 1",
+        "select gate_id, code_reference_count from analytics.stale_gates where gate_id in ('launch_banner', 'dark_launch')"
+        " order by 1",
     ) == [
         ("dark_launch", 1),
         ("launch_banner", 0),

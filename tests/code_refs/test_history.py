@@ -18,7 +18,8 @@ from tests.code_refs.conftest import commit_files, query
 from tests.views.console_dataset import console_pipeline
 
 SIGHTINGS = """
-    select dense_rank() over (order by scanned_at) as scan_number, repository, entity_type, entity_id, reference_count, code_owners
+    select dense_rank() over (order by scanned_at) as scan_number, repository, entity_type, entity_id, reference_count,
+        code_owners
     from analytics.stg_code_reference_sightings order by 1, 2, 3, 4
 """
 SCANS = """

@@ -85,7 +85,8 @@ def test_cleanup_worklist_says_where_and_what(console_db):
                 0,
                 None,
                 None,
-                "remove the flag from the code and delete the path it guards, wherever the code checks it (referenced in no scanned repository)",
+                "remove the flag from the code and delete the path it guards, wherever the code checks it (referenced in no"
+                " scanned repository)",
             ),
             (
                 "promo_rollout",
@@ -122,7 +123,8 @@ def test_cleanup_worklist_says_where_and_what(console_db):
                 0,
                 None,
                 None,
-                "remove the flag from the code and keep the path it enables, wherever the code checks it (referenced in no scanned repository)",
+                "remove the flag from the code and keep the path it enables, wherever the code checks it (referenced in no"
+                " scanned repository)",
             ),
         ],
     )

@@ -87,7 +87,8 @@ def duckdb_build(tmp_path_factory) -> DbtBuild:
         f"options = ['--project-dir', {str(project)!r}, '--profiles-dir', {str(work)!r}]\n"
         "quiet = ['--quiet', '--no-send-anonymous-usage-stats']\n"
         "runner = dbtRunner()\n"
-        "sys.exit(0 if runner.invoke([*quiet, 'deps', *options]).success and runner.invoke([*quiet, 'build', *options]).success else 1)\n"
+        "sys.exit(0 if runner.invoke([*quiet, 'deps', *options]).success and runner.invoke([*quiet, 'build', *options]).success"
+        " else 1)\n"
     )
     finished = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=240, cwd=work)
     results = json.loads((project / "target" / "run_results.json").read_text(encoding="utf-8"))

@@ -315,10 +315,18 @@ def test_gatehouse_sql_answers_from_the_snapshot_while_the_database_is_held(tmp_
 
     # the database's own words, whole: its hints too
     for sql, message in (
-        ("select nope from analytics.stale_gates", "gatehouse: error: query failed on gatehouse.snapshot.duckdb: Binder Error: Referenced column \"nope\" not found in FROM clause! Candidate bindings: "),
-        ("select * from analytics.stale_gates_by_ownr", "gatehouse: error: query failed on gatehouse.snapshot.duckdb: Catalog Error: Table with name stale_gates_by_ownr does not exist! Did you mean \"stale_gates_by_owner\"?"),
-        ("drop table console.gates", "gatehouse: error: only a query is run here, not DROP: gatehouse sql never changes the data (SHOW, DESCRIBE, SUMMARIZE, EXPLAIN and PRAGMA table_info are read too)"),
-        ("pragma enable_profiling", "gatehouse: error: only a query is run here, not PRAGMA: gatehouse sql never changes the data (SHOW, DESCRIBE, SUMMARIZE, EXPLAIN and PRAGMA table_info are read too)"),
+        ("select nope from analytics.stale_gates",
+         "gatehouse: error: query failed on gatehouse.snapshot.duckdb: Binder Error: Referenced column \"nope\" not found"
+         " in FROM clause! Candidate bindings: "),
+        ("select * from analytics.stale_gates_by_ownr",
+         "gatehouse: error: query failed on gatehouse.snapshot.duckdb: Catalog Error: Table with name stale_gates_by_ownr"
+         " does not exist! Did you mean \"stale_gates_by_owner\"?"),
+        ("drop table console.gates",
+         "gatehouse: error: only a query is run here, not DROP: gatehouse sql never changes the data"
+         " (SHOW, DESCRIBE, SUMMARIZE, EXPLAIN and PRAGMA table_info are read too)"),
+        ("pragma enable_profiling",
+         "gatehouse: error: only a query is run here, not PRAGMA: gatehouse sql never changes the data"
+         " (SHOW, DESCRIBE, SUMMARIZE, EXPLAIN and PRAGMA table_info are read too)"),
         ("select 1; select 2", "gatehouse: error: give one query, not 2 statements"),
     ):  # fmt: skip
         assert main(["sql", "--duckdb", str(database), sql]) == 2

@@ -226,7 +226,8 @@ def test_resources_option_loads_only_the_chosen_tables(loader, twin):
     tables = {
         r[0]
         for r in loader.query(
-            "select table_name from information_schema.tables where table_schema = 'console' and table_name not like '\\_dlt%' escape '\\'"
+            "select table_name from information_schema.tables where table_schema = 'console' and table_name not like '\\_dlt%'"
+            " escape '\\'"
         )
     }
     assert {t for t in tables if not t.startswith("qualifying_events")} == {"extraction_runs"}

@@ -114,11 +114,18 @@ def test_summary_of_the_hand_built_console(hand_built_db):
         " first, then the longest untouched:",
         # Alice's gates are ready to remove: Alice first, all of hers by stage, then the ownerless gate, then Dan's
         # (the HTML worklist's order); each with gate_lifecycle's stage and action
-        "  launch_banner                      Alice              ready: remove from code       launched             90 d  remove the flag from the code and keep the path it enables (api, web)",
-        "  new_nav                            Alice              ready: remove from code       launched             25 d  remove the flag from the code and keep the path it enables, wherever the code checks it (referenced in no scanned repository)",
-        "  promo_rollout                      Alice              needs a person                forgotten rollout    50 d  ask the owner: forgotten: partly rolled out for a long time; finish or roll back the rollout",
-        "  orphan_flag                        (no owner)         ready: remove from code       no rules             80 d  remove the flag from the code and delete the path it guards, wherever the code checks it (referenced in no scanned repository)",
-        "  dark_launch                        Dan                ready: remove from code       never launched       60 d  remove the flag from the code and delete the path it guards (api)",
+        "  launch_banner                      Alice              ready: remove from code       launched             90 d"
+        "  remove the flag from the code and keep the path it enables (api, web)",
+        "  new_nav                            Alice              ready: remove from code       launched             25 d"
+        "  remove the flag from the code and keep the path it enables, wherever the code checks it"
+        " (referenced in no scanned repository)",
+        "  promo_rollout                      Alice              needs a person                forgotten rollout    50 d"
+        "  ask the owner: forgotten: partly rolled out for a long time; finish or roll back the rollout",
+        "  orphan_flag                        (no owner)         ready: remove from code       no rules             80 d"
+        "  remove the flag from the code and delete the path it guards, wherever the code checks it"
+        " (referenced in no scanned repository)",
+        "  dark_launch                        Dan                ready: remove from code       never launched       60 d"
+        "  remove the flag from the code and delete the path it guards (api)",
         "  …and 2 more",
         # the hand-built scans of tests/code_refs/hand_built.py
         *SUMMARY_LINES,
@@ -148,8 +155,8 @@ def test_missing_database_is_one_line(tmp_path, capsys):
     assert main(["report", "--duckdb", str(tmp_path / "absent.duckdb"), "--out", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err.strip()
     assert (
-        err
-        == f"gatehouse: error: no database at {tmp_path / 'absent.duckdb'}: load it with `gatehouse run` (or `gatehouse run --demo`, then read it with --duckdb demo.duckdb)"
+        err == f"gatehouse: error: no database at {tmp_path / 'absent.duckdb'}: load it with `gatehouse run`"
+        " (or `gatehouse run --demo`, then read it with --duckdb demo.duckdb)"
     )
     assert not (tmp_path / "out").exists()
 
@@ -233,7 +240,8 @@ def test_summary_lists_the_worklist_in_the_reports_order(demo_reports):
     hidden = [
         int(n)
         for n in re.findall(
-            r'<tr class="gh-group-more"><td colspan="\d+"><a href="#owner-[0-9a-f]{12}">…and (\d+) more for this owner</a></td></tr>',
+            r'<tr class="gh-group-more"><td colspan="\d+"><a href="#owner-[0-9a-f]{12}">…and (\d+) more for this'
+            r" owner</a></td></tr>",
             worklist,
         )
     ]

@@ -161,7 +161,8 @@ def test_scalar_arrays_of_gates_configs_and_holdouts_are_loaded_as_one_item_list
 
         def values(table: str) -> list[tuple]:
             return con.execute(
-                f"select p.id, t.value from console.{table} t join console.{table.split('__')[0]} p on t._dlt_parent_id = p._dlt_id order by 1, 2"
+                f"select p.id, t.value from console.{table} t join console.{table.split('__')[0]} p on t._dlt_parent_id ="
+                " p._dlt_id order by 1, 2"
             ).fetchall()
 
         rows = {

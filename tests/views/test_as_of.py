@@ -11,7 +11,10 @@ import pytest
 from gatehouse.pipelines.models.build import view_definitions
 from gatehouse.pipelines.warehouse.views import apply_views
 
-CREATE = "create table console.extraction_runs (extraction_id varchar, service_time timestamptz, started_at timestamptz, finished_at timestamptz)"
+CREATE = (
+    "create table console.extraction_runs"
+    " (extraction_id varchar, service_time timestamptz, started_at timestamptz, finished_at timestamptz)"
+)
 
 
 def as_of(tmp_path, runs: list[tuple]) -> list[tuple]:

@@ -158,7 +158,8 @@ def test_exposure_srm_with_configured_weights(writable_db):
     with duckdb.connect(str(writable_db)) as connection:
         # exp_skewed at 5:4 matches 1000:800 exactly; exp_ab has a weight for one group only: even split
         connection.execute(
-            "insert into analytics.srm_expected_weights values ('exp_skewed', 'a', 5), ('exp_skewed', 'b', 4), ('exp_ab', 'control', 2)"
+            "insert into analytics.srm_expected_weights values ('exp_skewed', 'a', 5), ('exp_skewed', 'b', 4), ('exp_ab',"
+            " 'control', 2)"
         )
     rows = query(
         writable_db,
@@ -191,7 +192,8 @@ def test_srm_p_value_for_more_groups(tmp_path, counts, chi_square, expected_p_va
         # a dataset is a console's once it records an extraction
         connection.execute("create table console.extraction_runs (extraction_id varchar)")
         connection.execute(
-            "create table console.cumulative_exposures (experiment_id varchar, group_id varchar, group_name varchar, date varchar, exposures bigint)"
+            "create table console.cumulative_exposures (experiment_id varchar, group_id varchar, group_name varchar, date"
+            " varchar, exposures bigint)"
         )
         connection.executemany(
             "insert into console.cumulative_exposures values ('e', ?, ?, '2026-11-19', ?)",
@@ -221,7 +223,8 @@ def add_series(database, series: dict[str, list[tuple[str, int]]]) -> None:
     """One-group series: experiment -> [(day of November, cumulative count)], each followed by the last run."""
     with duckdb.connect(str(database)) as con:
         con.executemany(
-            "insert into console.cumulative_exposures (experiment_id, group_id, group_name, date, exposures, _dlt_load_id, _dlt_id)"
+            "insert into console.cumulative_exposures (experiment_id, group_id, group_name, date, exposures, _dlt_load_id,"
+            " _dlt_id)"
             " values (?, 'g', 'All', ?, ?, 'x', ?)",
             [
                 (experiment, f"2026-11-{day}", count, f"{experiment}-{day}")

@@ -221,13 +221,15 @@ def test_each_stale_gate_has_one_answer_and_code_that_checks_it_is_never_archive
         (
             "new_nav",
             "ready: remove from code",
-            "remove the flag from the code and keep the path it enables, wherever the code checks it (referenced in no scanned repository)",
+            "remove the flag from the code and keep the path it enables, wherever the code checks it (referenced in no scanned"
+            " repository)",
         ),
         ("old_checkout", "needs a person", "ask the owner: still referenced by holdouts h_q3 and configs c_checkout"),
         (
             "orphan_flag",
             "ready: remove from code",
-            "remove the flag from the code and delete the path it guards, wherever the code checks it (referenced in no scanned repository)",
+            "remove the flag from the code and delete the path it guards, wherever the code checks it (referenced in no scanned"
+            " repository)",
         ),
         (
             "promo_rollout",

@@ -97,7 +97,9 @@ REFUSED_FOLDERS = [
     pytest.param(
         {
             "staging/stg_a.sql": "select 1 as id\n",
-            "marts/x.sql": "-- analytics.stg_a in a comment is fine\nwith final as (select * from analytics.stg_a) select * from final\n",
+            "marts/x.sql": (
+                "-- analytics.stg_a in a comment is fine\nwith final as (select * from analytics.stg_a) select * from final\n"
+            ),
         },
         r"^view model x reads stg_a without ref\(\)",
         id="a view read without ref",

@@ -143,7 +143,8 @@ def test_a_code_reference_to_an_id_two_projects_hold_shows_under_both(loads, tmp
         connection.execute(
             "insert into console.code_references values"
             " ('gate', ?, 'app', 'main', 'c1', 'src/a.py', 3, 5, 'x', ?, 'literal', '2026-11-20 00:00:00+00', 's1'),"
-            " ('gate', 'ghost_gate', 'app', 'main', 'c1', 'src/b.py', 7, 1, 'y', 'ghost_gate', 'check_call', '2026-11-20 00:00:00+00', 's1')",
+            " ('gate', 'ghost_gate', 'app', 'main', 'c1', 'src/b.py', 7, 1, 'y', 'ghost_gate', 'check_call', '2026-11-20"
+            " 00:00:00+00', 's1')",
             [shared, shared],
         )
         connection.execute("create table console.code_reference_scans as select 's1' as scan_id, 'app' as repository,"

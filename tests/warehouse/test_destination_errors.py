@@ -84,7 +84,8 @@ def test_missing_warehouse_credentials_are_one_line_naming_each_setting(command,
     assert main([*COMMANDS[command], "--destination", "postgres"]) == 2
     out, err = capsys.readouterr()
     assert error_lines(err) == [
-        "gatehouse: error: missing setting destination.postgres.credentials.database (DESTINATION__POSTGRES__CREDENTIALS__DATABASE),"
+        "gatehouse: error: missing setting destination.postgres.credentials.database"
+        " (DESTINATION__POSTGRES__CREDENTIALS__DATABASE),"
         " destination.postgres.credentials.host (DESTINATION__POSTGRES__CREDENTIALS__HOST),"
         " destination.postgres.credentials.password (DESTINATION__POSTGRES__CREDENTIALS__PASSWORD),"
         " destination.postgres.credentials.username (DESTINATION__POSTGRES__CREDENTIALS__USERNAME):"

@@ -13,7 +13,10 @@ from gatehouse.pipelines.cli.sql import check_read_only
 from gatehouse.pipelines.errors import GatehouseError
 from tests.drills.conftest import error_lines, point_at
 
-REFUSED = "only a query is run here, not {}: gatehouse sql never changes the data (SHOW, DESCRIBE, SUMMARIZE, EXPLAIN and PRAGMA table_info are read too)"
+REFUSED = (
+    "only a query is run here, not {}: gatehouse sql never changes the data"
+    " (SHOW, DESCRIBE, SUMMARIZE, EXPLAIN and PRAGMA table_info are read too)"
+)
 
 
 @pytest.mark.parametrize(("query", "dialect", "kind"), [
@@ -21,7 +24,11 @@ REFUSED = "only a query is run here, not {}: gatehouse sql never changes the dat
     ("with d as (delete from console.gates__rules returning 1) select count(*) from d", "postgres", "DELETE"),
     ("with d as (update console.gates set name = 'x' returning 1) select * from d", "postgres", "UPDATE"),
     ("with d as (insert into console.gates (id) values ('g') returning 1) select * from d", "postgres", "INSERT"),
-    ("select * from (select 1) s where exists (with d as (delete from console.gates returning 1) select * from d)", "postgres", "DELETE"),
+    (
+        "select * from (select 1) s where exists (with d as (delete from console.gates returning 1) select * from d)",
+        "postgres",
+        "DELETE",
+    ),
     ("explain analyze with d as (delete from console.gates returning 1) select * from d", "postgres", "DELETE"),
     ("summarize (with d as (delete from console.gates returning 1) select * from d)", "duckdb", "DELETE"),
     ("select * into console.copied from console.gates", "postgres", "SELECT INTO"),

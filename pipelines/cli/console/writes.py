@@ -130,7 +130,8 @@ def _add_role(commands, writes: list[argparse.ArgumentParser], formatter) -> Non
         help="create a custom role",
         formatter_class=formatter,
         description="Create a custom role with permission flags.",
-        epilog="example:\n  gatehouse console role create 'Release manager' --allow create_release_pipelines --allow approve_reviews",
+        epilog="example:\n  gatehouse console role create 'Release manager'"
+        " --allow create_release_pipelines --allow approve_reviews",
     )
     role_actions = role.add_subparsers(dest="role_action", metavar="ACTION", required=True)
     role_create = role_actions.add_parser(
