@@ -11,7 +11,9 @@ source's dataset, no project column added (no rows before a first `gatehouse cod
 #}
 {% macro gatehouse_source_rows(table) -%}
 {%- set base = source('gatehouse', table) -%}
-{%- if not execute -%}
+{%- if target.type not in gatehouse_column_types() -%}
+{{ gatehouse_unsupported_target() }}
+{%- elif not execute -%}
 select 1 as parsed
 {%- elif table in gatehouse_shared_tables() -%}
 {%- set present = gatehouse_present_columns(base, table) -%}
