@@ -5,15 +5,17 @@ import y %}`), read a raw table through a one-argument `source('table')` that ga
 every console dataset, and read the parameter tables of schema `analytics` by name. The package is generated from
 them instead, and `tests/dbt/test_dbt_package.py` fails when the committed files are not what this writes:
 
-- each model, rendered by `graph` (macros expanded), translated by `build.translate` (the translation
-  `apply_views` uses) for each warehouse of `DIALECTS`, one `{% if target.type == ... %}` branch each; what it
-  reads as `{{ ref() }}`, a raw table as `{{ gatehouse_source_rows('table') }}`;
+- each model as its file reads, comments and layout kept (`model_file`, `dbt_text`): no imports (the models' macro
+  files are the package's macros, which dbt finds by name; `macro_file`), a raw table read through
+  `{{ gatehouse_source_rows('table') }}`, a parameter table through `{{ ref() }}`. Where warehouses differ a model
+  calls a macro of `macros/warehouses.sql`, dispatched per adapter in dbt; gatehouse renders its DuckDB form;
 - `macros/gatehouse_source_rows.sql`: a raw table's declared columns (`build.SOURCE_COLUMNS`) from the dataset of
   each project named by the var `gatehouse_projects`, `project` first, a column or table a dataset lacks a typed
   null, as `build.render_sources` writes them;
 - the parameter tables as models of vars (`view_parameters`: `gatehouse_<name>`, defaults from
   `build.DEFAULT_PARAMETERS`; `srm_expected_weights`: `gatehouse_srm_expected_weights`);
-- the source, and each model's description, columns and key tests (`unique`, `not_null`), in YAML beside it.
+- the source (with its freshness), and each model's description, every column's (`every_column_described`) and its
+  key tests (`unique`, `not_null`), in YAML beside it.
 
 The models' SQL stays in the model files; this module only says how dbt reads it.
 """
@@ -167,7 +169,9 @@ def macro_file(name: str) -> str:
     """A macro file of the models, as dbt reads it: `dbt_text`, and each value the file sets outside its macros set
     again inside each macro that reads it (dbt reads a file's macros only, not what the file sets around them)."""
     text = _model_text(f"{MACRO_FOLDER}/{name}")
-    pieces, shared, at = [], {}, 0
+    pieces: list[str] = []
+    shared: dict[str, str] = {}
+    at = 0
     for block in _MACRO_BLOCK.finditer(text):
         outside = text[at : block.start()]
         shared.update(_TOP_LEVEL_SET.findall(outside))
@@ -454,7 +458,7 @@ def _readme() -> str:
 
 
 def _sources_yaml() -> str:
-    tables = [
+    tables: list[dict[str, Any]] = [
         {
             "name": table,
             "description": (
