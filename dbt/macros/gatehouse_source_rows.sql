@@ -11,17 +11,19 @@ source's dataset, no project column added (no rows before a first `gatehouse cod
 #}
 {% macro gatehouse_source_rows(table) -%}
 {%- set base = source('gatehouse', table) -%}
-{%- if not execute -%}
+{%- if target.type not in gatehouse_column_types() -%}
+{{ gatehouse_unsupported_target() }}
+{%- elif not execute -%}
 select 1 as parsed
 {%- elif table in gatehouse_shared_tables() -%}
-{%- set present = gatehouse_present_columns(base) -%}
+{%- set present = gatehouse_present_columns(base, table) -%}
 {{ gatehouse_dataset_rows(table, none, base if present else none, present, false) }}
 {%- else -%}
 {%- set holding = [] -%}
 {%- for project in gatehouse_projects() -%}
 {%- set schema = base.schema if project == 'default' else base.schema ~ '_' ~ project -%}
 {%- set relation = api.Relation.create(database=base.database, schema=schema, identifier=base.identifier) -%}
-{%- set present = gatehouse_present_columns(relation) -%}
+{%- set present = gatehouse_present_columns(relation, table) -%}
 {%- if present -%}
 {%- do holding.append([project, relation, present]) -%}
 {%- endif -%}
@@ -61,8 +63,13 @@ select {{ selected | join(', ') }} from {{ relation }}
 {%- endif -%}
 {%- endmacro %}
 
-{# The declared columns of `relation` that it has (none when it does not exist). #}
-{% macro gatehouse_present_columns(relation) -%}
+{# The declared columns of `relation` that it has (none when it does not exist). With the var
+`gatehouse_introspect` false, every dataset is taken to hold every declared column of `table`, and nothing is asked
+of the warehouse: `dbt compile` then needs no connection (tests/dbt compiles the package so for each adapter). #}
+{% macro gatehouse_present_columns(relation, table) -%}
+{%- if not var('gatehouse_introspect', true) -%}
+{{ return(gatehouse_source_columns()[table] | map('first') | list) }}
+{%- endif -%}
 {{ return(adapter.get_columns_in_relation(relation) | map(attribute='name') | map('lower') | list) }}
 {%- endmacro %}
 
@@ -82,11 +89,20 @@ select {{ selected | join(', ') }} from {{ relation }}
 
 {# A string literal of a var's value. #}
 {% macro gatehouse_text(value) -%}
+{%- if target.type in ('bigquery', 'databricks') -%}
+'{{ value | string | replace("\\", "\\\\") | replace("'", "\\'") }}'
+{%- else -%}
 '{{ value | string | replace("'", "''") }}'
+{%- endif -%}
+{%- endmacro %}
+
+{# A kind's type on the target's warehouse (`gatehouse_column_types`). #}
+{% macro gatehouse_type(kind) -%}
+{{ gatehouse_column_types()[target.type][kind][0] }}
 {%- endmacro %}
 
 {% macro gatehouse_unsupported_target() -%}
-{{ exceptions.raise_compiler_error("gatehouse's dbt models are written for " ~ "duckdb and postgres" ~ ", not " ~ target.type ~ " (docs/dbt.md)") }}
+{{ exceptions.raise_compiler_error("gatehouse's dbt models are written for " ~ "duckdb, postgres, redshift, snowflake, bigquery, databricks" ~ ", not " ~ target.type ~ " (docs/dbt.md)") }}
 {%- endmacro %}
 
 {% macro gatehouse_shared_tables() -%}
@@ -1254,6 +1270,126 @@ select {{ selected | join(', ') }} from {{ relation }}
         "varchar": [
             "TEXT",
             "TEXT"
+        ]
+    },
+    "redshift": {
+        "bigint": [
+            "BIGINT",
+            "BIGINT"
+        ],
+        "boolean": [
+            "BOOLEAN",
+            "BOOLEAN"
+        ],
+        "date": [
+            "DATE",
+            "DATE"
+        ],
+        "double": [
+            "DOUBLE PRECISION",
+            "DOUBLE PRECISION"
+        ],
+        "json": [
+            "JSON",
+            "VARCHAR(MAX)"
+        ],
+        "timestamptz": [
+            "TIMESTAMP WITH TIME ZONE",
+            "TIMESTAMP WITH TIME ZONE"
+        ],
+        "varchar": [
+            "VARCHAR(MAX)",
+            "VARCHAR(MAX)"
+        ]
+    },
+    "snowflake": {
+        "bigint": [
+            "BIGINT",
+            "BIGINT"
+        ],
+        "boolean": [
+            "BOOLEAN",
+            "BOOLEAN"
+        ],
+        "date": [
+            "DATE",
+            "DATE"
+        ],
+        "double": [
+            "DOUBLE",
+            "DOUBLE"
+        ],
+        "json": [
+            "VARIANT",
+            "VARCHAR"
+        ],
+        "timestamptz": [
+            "TIMESTAMPTZ",
+            "TIMESTAMPTZ"
+        ],
+        "varchar": [
+            "VARCHAR",
+            "VARCHAR"
+        ]
+    },
+    "bigquery": {
+        "bigint": [
+            "INT64",
+            "INT64"
+        ],
+        "boolean": [
+            "BOOL",
+            "BOOL"
+        ],
+        "date": [
+            "DATE",
+            "DATE"
+        ],
+        "double": [
+            "FLOAT64",
+            "FLOAT64"
+        ],
+        "json": [
+            "JSON",
+            "STRING"
+        ],
+        "timestamptz": [
+            "TIMESTAMP",
+            "TIMESTAMP"
+        ],
+        "varchar": [
+            "STRING",
+            "STRING"
+        ]
+    },
+    "databricks": {
+        "bigint": [
+            "BIGINT",
+            "BIGINT"
+        ],
+        "boolean": [
+            "BOOLEAN",
+            "BOOLEAN"
+        ],
+        "date": [
+            "DATE",
+            "DATE"
+        ],
+        "double": [
+            "DOUBLE",
+            "DOUBLE"
+        ],
+        "json": [
+            "JSON",
+            "STRING"
+        ],
+        "timestamptz": [
+            "TIMESTAMP",
+            "TIMESTAMP"
+        ],
+        "varchar": [
+            "STRING",
+            "STRING"
         ]
     }
 }) }}

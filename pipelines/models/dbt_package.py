@@ -5,15 +5,17 @@ import y %}`), read a raw table through a one-argument `source('table')` that ga
 every console dataset, and read the parameter tables of schema `analytics` by name. The package is generated from
 them instead, and `tests/dbt/test_dbt_package.py` fails when the committed files are not what this writes:
 
-- each model, rendered by `graph` (macros expanded), translated by `build.translate` (the translation
-  `apply_views` uses) for each warehouse of `DIALECTS`, one `{% if target.type == ... %}` branch each; what it
-  reads as `{{ ref() }}`, a raw table as `{{ gatehouse_source_rows('table') }}`;
+- each model as its file reads, comments and layout kept (`model_file`, `dbt_text`): no imports (the models' macro
+  files are the package's macros, which dbt finds by name; `macro_file`), a raw table read through
+  `{{ gatehouse_source_rows('table') }}`, a parameter table through `{{ ref() }}`. Where warehouses differ a model
+  calls a macro of `macros/warehouses.sql`, dispatched per adapter in dbt; gatehouse renders its DuckDB form;
 - `macros/gatehouse_source_rows.sql`: a raw table's declared columns (`build.SOURCE_COLUMNS`) from the dataset of
   each project named by the var `gatehouse_projects`, `project` first, a column or table a dataset lacks a typed
   null, as `build.render_sources` writes them;
 - the parameter tables as models of vars (`view_parameters`: `gatehouse_<name>`, defaults from
   `build.DEFAULT_PARAMETERS`; `srm_expected_weights`: `gatehouse_srm_expected_weights`);
-- the source, and each model's description, columns and key tests (`unique`, `not_null`), in YAML beside it.
+- the source (with its freshness), and each model's description, every column's (`every_column_described`) and its
+  key tests (`unique`, `not_null`), in YAML beside it.
 
 The models' SQL stays in the model files; this module only says how dbt reads it.
 """
@@ -25,6 +27,7 @@ import logging
 import re
 import sys
 from collections.abc import Iterable
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -38,12 +41,9 @@ from gatehouse.pipelines.models.build import (
     READ_DIALECT,
     SHARED_TABLES,
     SOURCE_COLUMNS,
-    SOURCE_REFERENCE,
-    as_duckdb_means,
     source_type,
-    translate,
 )
-from gatehouse.pipelines.models.graph import SCHEMA, ViewDefinition, view_definitions
+from gatehouse.pipelines.models.graph import MACRO_FOLDER, SCHEMA, ViewDefinition, view_definitions
 from gatehouse.pipelines.warehouse.duckdb_file import in_memory
 from gatehouse.pipelines.warehouse.views import apply_views
 
@@ -51,9 +51,26 @@ log = logging.getLogger("gatehouse.dbt_package")
 
 PROJECT_NAME = "gatehouse"
 VERSION = "0.1.0"
-# dbt's adapter (`target.type`) -> sqlglot's dialect: the warehouses the package is written for, each tested on a
-# real one (tests/dbt). Another adapter is refused when the package is compiled, in one line.
-DIALECTS = {"duckdb": "duckdb", "postgres": "postgres"}
+# dbt's adapter (`target.type`) -> sqlglot's dialect: the warehouses the package is written for. DuckDB and
+# PostgreSQL are built and run in tests/dbt; the others are parsed in their dialect and compiled by dbt with their
+# adapter, offline (docs/dbt.md). Another adapter is refused when the package is compiled, in one line.
+DIALECTS = {
+    "duckdb": "duckdb",
+    "postgres": "postgres",
+    "redshift": "redshift",
+    "snowflake": "snowflake",
+    "bigquery": "bigquery",
+    "databricks": "databricks",
+}
+# `dbt source freshness`: each gatehouse run appends a row to `extraction_runs`, with the time it started (gatehouse's
+# clock; the run's source writes no end time), and after how many hours without one dbt warns and errs (vars
+# `gatehouse_freshness_warn_after_hours`, `..._error_after_hours`): a day and a half is a missed daily run, three
+# days a schedule that stopped.
+FRESHNESS_TABLE = "extraction_runs"
+FRESHNESS_FIELD = "started_at"
+FRESHNESS_HOURS = {"warn_after": 36, "error_after": 72}
+# The warehouses tests/dbt builds and runs the package on.
+BUILT_ON = ("duckdb", "postgres")
 SOURCE_NAME = "gatehouse"
 DEFAULT_SCHEMA = "console"
 # A maintainer's tool, run in a checkout (`make dbt`), as docs.py; `gatehouse views --dbt` reads the package from
@@ -63,10 +80,13 @@ PARAMETER_FOLDER = "parameters"
 # The tables of schema `analytics` the models read by name, which the package makes as models.
 PARAMETER_MODELS = ("view_parameters", "srm_expected_weights")
 
-_REF = "__gatehouse_ref__"
-_SOURCE = "__gatehouse_source__"
-_MARKERS = re.compile(rf"\b(?:{_REF}|{_SOURCE})([a-z0-9_]+)\b")
-_TOOL_FOLDERS = ("target", "logs", "dbt_packages")
+MODELS_ROOT = resources.files("gatehouse.pipelines.models")
+_IMPORT = re.compile(r"^\{%-? from '(?P<file>[^']+)' import (?P<names>[^%]+)%\}\n", re.M)
+_SOURCE_CALL = re.compile(r"\{\{\s*source\(\s*([^)]+?)\s*\)\s*\}\}")
+_TOP_LEVEL_SET = re.compile(r"^\{% set ([a-z_]+) = (.+?) %\}$", re.M)
+_TOP_LEVEL_SET_LINE = re.compile(r"^\{% set [a-z_]+ = .+? %\}\n", re.M)
+_MACRO_BLOCK = re.compile(r"(\{% macro [^%]+%\}\n?)(.*?\{%-? endmacro %\})", re.S)
+TOOL_FOLDERS = ("target", "logs", "dbt_packages")
 _GENERATED = "generated by `make dbt` (pipelines/models/dbt_package.py)"
 _MODEL_DOC_TABLE_ROW = re.compile(r"^\|(?P<names>[^|]*`[^|]*)\|(?P<meaning>.*)\|\s*$")
 
@@ -79,15 +99,19 @@ def package_files() -> dict[str, str]:
         "dbt_project.yml": _dbt_project(),
         "README.md": _readme(),
         "macros/gatehouse_source_rows.sql": _source_macros(),
+        **{f"macros/{name}": macro_file(name) for name in _macro_files()},
         "macros/unique_key.sql": _unique_key_test(),
         "models/staging/src_gatehouse.yml": _sources_yaml(),
         f"models/{PARAMETER_FOLDER}/view_parameters.sql": _view_parameters_model(),
         f"models/{PARAMETER_FOLDER}/srm_expected_weights.sql": _srm_expected_weights_model(),
     }
     by_folder: dict[str, list[dict[str, Any]]] = {PARAMETER_FOLDER: _parameter_models_yaml()}
+    described = every_column_described(definitions, columns)
     for definition in definitions:
         files[f"models/{definition.path}"] = model_file(definition)
-        by_folder.setdefault(definition.folder, []).append(_model_yaml(definition, columns[definition.name]))
+        by_folder.setdefault(definition.folder, []).append(
+            _model_yaml(definition, columns[definition.name], described[definition.name])
+        )
     for folder, models in by_folder.items():
         files[f"models/{folder}/schema.yml"] = _yaml({"version": 2, "models": models})
     return dict(sorted(files.items()))
@@ -110,7 +134,7 @@ def _differing(root: Path, expected: dict[str, str]) -> list[str]:
 
 def _made_by_tools(path: Path) -> bool:
     """What dbt (run inside the folder) and Python leave there: never the package's, never removed by `write`."""
-    return path.parts[0] in _TOOL_FOLDERS or "__pycache__" in path.parts or path.name == "package-lock.yml"
+    return path.parts[0] in TOOL_FOLDERS or "__pycache__" in path.parts or path.name == "package-lock.yml"
 
 
 def write(root: Path = PACKAGE_ROOT) -> list[str]:
@@ -134,49 +158,81 @@ def write(root: Path = PACKAGE_ROOT) -> list[str]:
 
 
 def model_file(definition: ViewDefinition) -> str:
-    """The dbt model of one view: its header line, where it comes from, then one branch per warehouse."""
-    header, _, body = definition.sql.partition("\n")
-    # a raw table stays a table name through the translation, put back as the macro's rows after it
-    body = SOURCE_REFERENCE.sub(lambda match: f"{_SOURCE}{match[1]}", body)
-    branches = []
-    for number, (adapter, dialect) in enumerate(DIALECTS.items()):
-        sql = translate(body, dialect, what=f"view {definition.name}", transform=_as_dbt_names)
-        sql = _MARKERS.sub(_dbt_call, sql)
-        stray = re.sub(r"\(?\{\{ (?:ref|gatehouse_source_rows)\('[a-z0-9_]+'\) \}\}\)?", "", sql)
-        if any(mark in stray for mark in ("{{", "{%", "{#", "#}", "%}")):
-            raise GatehouseError(
-                f"view {definition.name} holds text that dbt would read as Jinja: it cannot be written as a dbt model"
-            )
-        branches.append(f"{{% {'if' if number == 0 else 'elif'} target.type == '{adapter}' %}}\n{sql}")
-    return (
-        f"{header}\n"
-        f"{{# {_GENERATED} from pipelines/models/{definition.path}: edit that file, then run `make dbt` #}}\n"
-        + "\n".join(branches)
-        + "\n{% else %}\n{{ gatehouse_unsupported_target() }}\n{% endif %}\n"
-    )
+    """The dbt model of one view: the model file's own text, as dbt reads it (`dbt_text`)."""
+    text = _model_text(definition.path)
+    header, _, rest = text.partition("\n")
+    note = f"{{# {_GENERATED} from pipelines/models/{definition.path}: edit that file, then run `make dbt` #}}"
+    return f"{header}\n{note}\n{dbt_text(rest, definition.name)}"
 
 
-def _as_dbt_names(node: exp.Expr) -> exp.Expr:
-    """A model or parameter table of `analytics` as a name that `_dbt_call` turns into a `ref()`."""
-    if not (isinstance(node, exp.Table) and node.args.get("db") is not None and node.db == SCHEMA):
-        return as_duckdb_means(node)
-    renamed = exp.Table(this=exp.to_identifier(f"{_REF}{node.name}"))
-    if node.args.get("alias") is not None:
-        renamed.set("alias", node.args["alias"])
-    return renamed
+def macro_file(name: str) -> str:
+    """A macro file of the models, as dbt reads it: `dbt_text`, and each value the file sets outside its macros set
+    again inside each macro that reads it (dbt reads a file's macros only, not what the file sets around them)."""
+    text = _model_text(f"{MACRO_FOLDER}/{name}")
+    pieces: list[str] = []
+    shared: dict[str, str] = {}
+    at = 0
+    for block in _MACRO_BLOCK.finditer(text):
+        outside = text[at : block.start()]
+        shared.update(_TOP_LEVEL_SET.findall(outside))
+        pieces.append(_TOP_LEVEL_SET_LINE.sub("", outside))
+        opening, body = block[1], block[2]
+        needed = "".join(
+            f"{{% set {value} = {expression} %}}\n" for value, expression in shared.items() if re.search(rf"\b{value}\b", body)
+        )
+        pieces.append(opening + needed + body)
+        at = block.end()
+    pieces.append(text[at:])
+    note = f"{{# {_GENERATED} from pipelines/models/{MACRO_FOLDER}/{name}: edit that file, then run `make dbt` #}}"
+    return f"{note}\n{dbt_text(''.join(pieces), name)}"
 
 
-def _dbt_call(match: re.Match[str]) -> str:
-    if match[0].startswith(_REF):
-        return f"{{{{ ref('{match[1]}') }}}}"
-    return f"({{{{ gatehouse_source_rows('{match[1]}') }}}})"
+def dbt_text(text: str, what: str) -> str:
+    """Model or macro text as dbt reads it: no imports (the package's macros are dbt's by name), a raw table read
+    through `gatehouse_source_rows`, a parameter table of `analytics` through `ref()`."""
+    text = _IMPORT.sub(_imported_values, text)
+    # `{%+` keeps a line's indentation under gatehouse's lstrip_blocks; dbt does not strip it, and its reader of
+    # macro files does not know the `+`
+    text = text.replace("{%+", "{%")
+    text = _SOURCE_CALL.sub(lambda match: f"({{{{ gatehouse_source_rows({match[1]}) }}}})", text)
+    text = re.sub(rf"\b{SCHEMA}\.({'|'.join(PARAMETER_MODELS)})\b", lambda match: f"{{{{ ref('{match[1]}') }}}}", text)
+    code = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith(("--", "|", "`")))
+    left = re.findall(rf"\b{SCHEMA}\.[a-z_]+", code)
+    if left:
+        raise GatehouseError(f"{what} reads {left[0]} by name: dbt cannot, write it with ref()")
+    return text
+
+
+def _imported_values(match: re.Match[str]) -> str:
+    """An import of a model file, for dbt: the package's macros are dbt's by name, so only the values the file sets
+    outside its macros (`stages`) are set again, in the model."""
+    values = _top_level_values(_model_text(match["file"]))
+    needed = {name.strip() for name in match["names"].split(",")} & set(values)
+    for name in reversed(values):  # and the values those are made of, set before them
+        if name in needed:
+            needed |= {other for other in values if re.search(rf"\b{other}\b", values[name])}
+    return "".join(f"{{% set {name} = {expression} %}}\n" for name, expression in values.items() if name in needed)
+
+
+def _top_level_values(text: str) -> dict[str, str]:
+    outside = _MACRO_BLOCK.sub("", text)
+    return dict(_TOP_LEVEL_SET.findall(outside))
+
+
+def _macro_files() -> list[str]:
+    folder = MODELS_ROOT.joinpath(MACRO_FOLDER)
+    return sorted(entry.name for entry in folder.iterdir() if entry.name.endswith(".sql"))
+
+
+def _model_text(path: str) -> str:
+    return MODELS_ROOT.joinpath(*path.split("/")).read_text(encoding="utf-8")
 
 
 def _view_parameters_model() -> str:
     rows = [
-        f"select\n    {_literal(name)} as name,\n"
-        f"    cast({{{{ var('gatehouse_{name}', {default!r}) }}}} as double precision) as value,\n"
-        f"    {_literal(description)} as description"
+        f"select\n    {{{{ gatehouse_text({json.dumps(name)}) }}}} as name,\n"
+        f"    cast({{{{ var('gatehouse_{name}', {default!r}) }}}} as {{{{ gatehouse_type('double') }}}}) as value,\n"
+        f"    {{{{ gatehouse_text({json.dumps(description)}) }}}} as description"
         for name, (default, description) in DEFAULT_PARAMETERS.items()
     ]
     return (
@@ -193,22 +249,18 @@ def _srm_expected_weights_model() -> str:
 {{% set weights = var('gatehouse_srm_expected_weights', []) %}}
 {{% for row in weights %}}
 select
-    cast({{{{ gatehouse_text(row['experiment_id']) }}}} as varchar) as experiment_id,
-    cast({{{{ gatehouse_text(row['group_id']) }}}} as varchar) as group_id,
-    cast({{{{ row['weight'] | float }}}} as double precision) as weight
+    cast({{{{ gatehouse_text(row['experiment_id']) }}}} as {{{{ gatehouse_type('varchar') }}}}) as experiment_id,
+    cast({{{{ gatehouse_text(row['group_id']) }}}} as {{{{ gatehouse_type('varchar') }}}}) as group_id,
+    cast({{{{ row['weight'] | float }}}} as {{{{ gatehouse_type('double') }}}}) as weight
 {{{{ 'union all' if not loop.last else '' }}}}
 {{% else %}}
 select
-    cast(null as varchar) as experiment_id,
-    cast(null as varchar) as group_id,
-    cast(null as double precision) as weight
+    cast(null as {{{{ gatehouse_type('varchar') }}}}) as experiment_id,
+    cast(null as {{{{ gatehouse_type('varchar') }}}}) as group_id,
+    cast(null as {{{{ gatehouse_type('double') }}}}) as weight
 where 1 = 0
 {{% endfor %}}
 """
-
-
-def _literal(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
 
 
 # -- the raw tables -----------------------------------------------------------------------------------
@@ -228,17 +280,19 @@ source's dataset, no project column added (no rows before a first `gatehouse cod
 #}}
 {{% macro gatehouse_source_rows(table) -%}}
 {{%- set base = source('{SOURCE_NAME}', table) -%}}
-{{%- if not execute -%}}
+{{%- if target.type not in gatehouse_column_types() -%}}
+{{{{ gatehouse_unsupported_target() }}}}
+{{%- elif not execute -%}}
 select 1 as parsed
 {{%- elif table in gatehouse_shared_tables() -%}}
-{{%- set present = gatehouse_present_columns(base) -%}}
+{{%- set present = gatehouse_present_columns(base, table) -%}}
 {{{{ gatehouse_dataset_rows(table, none, base if present else none, present, false) }}}}
 {{%- else -%}}
 {{%- set holding = [] -%}}
 {{%- for project in gatehouse_projects() -%}}
 {{%- set schema = base.schema if project == '{DEFAULT_PROJECT}' else base.schema ~ '_' ~ project -%}}
 {{%- set relation = api.Relation.create(database=base.database, schema=schema, identifier=base.identifier) -%}}
-{{%- set present = gatehouse_present_columns(relation) -%}}
+{{%- set present = gatehouse_present_columns(relation, table) -%}}
 {{%- if present -%}}
 {{%- do holding.append([project, relation, present]) -%}}
 {{%- endif -%}}
@@ -272,8 +326,8 @@ def _dataset_macros() -> str:
 {{%- set types = gatehouse_column_types()[target.type] -%}}
 {{%- set selected = [] -%}}
 {{%- if table not in gatehouse_shared_tables() -%}}
-{{%- do selected.append(("'" ~ project ~ "'" if project is not none else \
-"cast(null as " ~ types['varchar'][0] ~ ")") ~ " as project") -%}}
+{{%- do selected.append(("'" ~ project ~ "'" \
+if project is not none else "cast(null as " ~ types['varchar'][0] ~ ")") ~ " as project") -%}}
 {{%- endif -%}}
 {{%- for column, kind in gatehouse_source_columns()[table] -%}}
 {{%- set sql_type = types[kind][1 if cast else 0] -%}}
@@ -293,8 +347,13 @@ select {{{{ selected | join(', ') }}}} from {{{{ relation }}}}
 {{%- endif -%}}
 {{%- endmacro %}}
 
-{{# The declared columns of `relation` that it has (none when it does not exist). #}}
-{{% macro gatehouse_present_columns(relation) -%}}
+{{# The declared columns of `relation` that it has (none when it does not exist). With the var
+`gatehouse_introspect` false, every dataset is taken to hold every declared column of `table`, and nothing is asked
+of the warehouse: `dbt compile` then needs no connection (tests/dbt compiles the package so for each adapter). #}}
+{{% macro gatehouse_present_columns(relation, table) -%}}
+{{%- if not var('gatehouse_introspect', true) -%}}
+{{{{ return(gatehouse_source_columns()[table] | map('first') | list) }}}}
+{{%- endif -%}}
 {{{{ return(adapter.get_columns_in_relation(relation) | map(attribute='name') | map('lower') | list) }}}}
 {{%- endmacro %}}
 
@@ -313,15 +372,7 @@ select {{{{ selected | join(', ') }}}} from {{{{ relation }}}}
 {{{{ return(projects) }}}}
 {{%- endmacro %}}
 
-{{# A string literal of a var's value. #}}
-{{% macro gatehouse_text(value) -%}}
-'{{{{ value | string | replace("'", "''") }}}}'
-{{%- endmacro %}}
-
-{{% macro gatehouse_unsupported_target() -%}}
-{{{{ exceptions.raise_compiler_error("gatehouse's dbt models are written for " ~ {json.dumps(" and ".join(DIALECTS))} ~ \
-", not " ~ target.type ~ " (docs/dbt.md)") }}}}
-{{%- endmacro %}}
+{_value_macros()}
 
 {{% macro gatehouse_shared_tables() -%}}
 {{{{ return({json.dumps(list(SHARED_TABLES))}) }}}}
@@ -337,6 +388,28 @@ select {{{{ selected | join(', ') }}}} from {{{{ relation }}}}
 {{{{ return({json.dumps(types, indent=4)}) }}}}
 {{%- endmacro %}}
 """
+
+
+def _value_macros() -> str:
+    """The macros that write a var's value as SQL, a kind's type, and refuse a warehouse the package is not written for."""
+    return f"""{{# A string literal of a var's value. #}}
+{{% macro gatehouse_text(value) -%}}
+{{%- if target.type in ('bigquery', 'databricks') -%}}
+'{{{{ value | string | replace("\\\\", "\\\\\\\\") | replace("'", "\\\\'") }}}}'
+{{%- else -%}}
+'{{{{ value | string | replace("'", "''") }}}}'
+{{%- endif -%}}
+{{%- endmacro %}}
+
+{{# A kind's type on the target's warehouse (`gatehouse_column_types`). #}}
+{{% macro gatehouse_type(kind) -%}}
+{{{{ gatehouse_column_types()[target.type][kind][0] }}}}
+{{%- endmacro %}}
+
+{{% macro gatehouse_unsupported_target() -%}}
+{{{{ exceptions.raise_compiler_error("gatehouse's dbt models are written for " ~ {json.dumps(", ".join(DIALECTS))} ~ \
+", not " ~ target.type ~ " (docs/dbt.md)") }}}}
+{{%- endmacro %}}"""
 
 
 def _type_in(dialect: str, duckdb_type: str) -> str:
@@ -389,7 +462,7 @@ def _readme() -> str:
 
 
 def _sources_yaml() -> str:
-    tables = [
+    tables: list[dict[str, Any]] = [
         {
             "name": table,
             "description": (
@@ -401,6 +474,9 @@ def _sources_yaml() -> str:
         }
         for table, columns in SOURCE_COLUMNS.items()
     ]
+    for table in tables:
+        if table["name"] == FRESHNESS_TABLE:
+            table["config"] = _freshness()
     return f"# {_GENERATED}\n" + _yaml(
         {
             "version": 2,
@@ -408,11 +484,10 @@ def _sources_yaml() -> str:
                 {
                     "name": SOURCE_NAME,
                     "description": (
-                        "The raw tables gatehouse's dlt source loads: the dataset `gatehouse_schema` (default `console`) holds"
-                        " the"
-                        " project `default`, and `<gatehouse_schema>_<project>` each other project named in `gatehouse_projects`."
-                        " A table or column a dataset lacks is read as typed nulls (dlt makes them only once a record has a"
-                        " value)."
+                        "The raw tables gatehouse's dlt source loads: the dataset `gatehouse_schema` (default `console`)"
+                        " holds the project `default`, and `<gatehouse_schema>_<project>` each other project named in"
+                        " `gatehouse_projects`. A table or column a dataset lacks is read as typed nulls (dlt makes them"
+                        " only once a record has a value)."
                     ),
                     "database": "{{ var('gatehouse_database', target.database) }}",
                     "schema": f"{{{{ var('gatehouse_schema', '{DEFAULT_SCHEMA}') }}}}",
@@ -423,13 +498,40 @@ def _sources_yaml() -> str:
     )
 
 
-def _model_yaml(definition: ViewDefinition, columns: list[str]) -> dict[str, Any]:
-    described = column_descriptions(definition.doc, columns)
+def every_column_described(definitions: list[ViewDefinition], columns: dict[str, list[str]]) -> dict[str, dict[str, str]]:
+    """Each model's description of each of its columns: its documentation's, else `_described_elsewhere` (passes
+    until none is found: a model may name one built after it). A column described nowhere is refused."""
+    described = {d.name: column_descriptions(d.doc, columns[d.name]) for d in definitions}
+    found = True
+    while found:
+        found = False
+        for definition in definitions:
+            for column in columns[definition.name]:
+                if column not in described[definition.name]:
+                    meaning = _described_elsewhere(definition, column, described)
+                    if meaning is not None:
+                        described[definition.name][column], found = meaning, True
+    missing = [f"{d.name}.{c}" for d in definitions for c in columns[d.name] if c not in described[d.name]]
+    if missing:
+        raise GatehouseError(f"columns described nowhere (say what each is in its model's documentation): {', '.join(missing)}")
+    return described
+
+
+def _freshness() -> dict[str, Any]:
+    """Each gatehouse run appends a row to `extraction_runs`: the source is as fresh as its last run."""
+    return {
+        "loaded_at_field": FRESHNESS_FIELD,
+        "freshness": {
+            when: {"count": f"{{{{ var('gatehouse_freshness_{when}_hours', {hours}) }}}}", "period": "hour"}
+            for when, hours in FRESHNESS_HOURS.items()
+        },
+    }
+
+
+def _model_yaml(definition: ViewDefinition, columns: list[str], described: dict[str, str]) -> dict[str, Any]:
     entries = []
     for column in columns:
-        entry: dict[str, Any] = {"name": column}
-        if column in described:
-            entry["description"] = described[column]
+        entry: dict[str, Any] = {"name": column, "description": described[column]}
         tests = []
         if definition.key == (column,):
             tests.append("unique")
@@ -462,8 +564,12 @@ def _parameter_models_yaml() -> list[dict[str, Any]]:
                     "description": "; ".join(f"`{name}`: {text}" for name, (_, text) in DEFAULT_PARAMETERS.items()),
                     "data_tests": ["unique", "not_null"],
                 },
-                {"name": "value", "data_tests": ["not_null"]},
-                {"name": "description"},
+                {
+                    "name": "value",
+                    "description": "the parameter's value: the var `gatehouse_<name>`, else gatehouse's default",
+                    "data_tests": ["not_null"],
+                },
+                {"name": "description", "description": "what the parameter sets"},
             ],
         },
         {
@@ -473,12 +579,58 @@ def _parameter_models_yaml() -> list[dict[str, Any]]:
             " `{experiment_id, group_id, weight}`; none by default.",
             "data_tests": [{"unique_key": {"arguments": {"columns": ["experiment_id", "group_id"]}}}],
             "columns": [
-                {"name": "experiment_id", "data_tests": ["not_null"]},
-                {"name": "group_id", "data_tests": ["not_null"]},
-                {"name": "weight", "data_tests": ["not_null"]},
+                {"name": "experiment_id", "description": "the experiment", "data_tests": ["not_null"]},
+                {"name": "group_id", "description": "a group of the experiment", "data_tests": ["not_null"]},
+                {
+                    "name": "weight",
+                    "description": "the group's weight; its expected share is its weight over the experiment's total",
+                    "data_tests": ["not_null"],
+                },
             ],
         },
     ]
+
+
+# What a column of these names means wherever it is, when a model's documentation leaves it to the reader.
+_SHARED_COLUMNS = {
+    "project": "the project (console) of the row: `default` for the dataset `gatehouse_schema`, else the project's"
+    " name (`gatehouse_projects`)",
+    "load_id": "the dlt load that loaded the row (`_dlt_load_id`)",
+    "valid_from": "when dlt's scd2 history first saw this version (`_dlt_valid_from`, UTC)",
+    "valid_to": "when dlt's scd2 history retired this version (`_dlt_valid_to`, UTC); null while it is current",
+    "is_current": "this is the entity's current version (`valid_to` is null)",
+}
+
+
+def _described_elsewhere(definition: ViewDefinition, column: str, read: dict[str, dict[str, str]]) -> str | None:
+    """A column the model's own documentation does not describe: as a model it reads describes it (the same column
+    passed on), else by a name every model uses alike, else as the raw table's column it is (a staging model)."""
+    # the models it reads, then those its documentation names (`As `stg_gate_rules``: a config's column is named
+    # for its kind where the gate's is for the gate's)
+    named = [name for name in re.findall(r"`([a-z0-9_]+)`", definition.doc) if name in read]
+    for upstream in [*definition.depends_on, *named]:
+        for name in (column, column.replace("config_", "gate_", 1)):
+            if read.get(upstream, {}).get(name):
+                return f"{read[upstream][name]} (as in `{upstream}`)"
+    if column in _SHARED_COLUMNS:
+        return _SHARED_COLUMNS[column]
+    if column.endswith("_position"):
+        return f"the place of the row in its list (`_dlt_list_idx`, from 0): the {column.removesuffix('_position')}'s order"
+    table = re.match(r"From `(?:console\.)?([a-z_]+)`", definition.doc)
+    if table and f"`{column}`" in definition.doc:
+        return f"`{column}`, from the raw table `{table[1]}`"
+    return None
+
+
+def _clauses(text: str) -> list[str]:
+    """`text` split at each `;` outside parentheses."""
+    clauses, depth, start = [], 0, 0
+    for at, character in enumerate(text):
+        depth += {"(": 1, ")": -1}.get(character, 0)
+        if character == ";" and depth == 0:
+            clauses.append(text[start:at].strip())
+            start = at + 1
+    return [*clauses, text[start:].strip()]
 
 
 def column_descriptions(doc: str, columns: Iterable[str]) -> dict[str, str]:
@@ -486,7 +638,7 @@ def column_descriptions(doc: str, columns: Iterable[str]) -> dict[str, str]:
     prose of a staging model the clause that starts with the column (`` `gate_id` ← `id` ``)."""
     columns = list(columns)
     found: dict[str, str] = {}
-    for clause in re.split(r";\s*", " ".join(doc.split())):
+    for clause in _clauses(" ".join(doc.split())):
         clause = re.sub(r"^From `[^`]+`:\s*", "", clause).rstrip(".")
         named = re.match(r"`([a-z0-9_]+)`", clause)
         others = set(re.findall(r"`([a-z0-9_]+)`", clause[len(named[0]) :])) & set(columns) if named else set()

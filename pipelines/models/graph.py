@@ -30,6 +30,7 @@ from importlib import resources
 from importlib.abc import Traversable
 
 import jinja2
+import jinja2.runtime
 
 from gatehouse.pipelines.errors import GatehouseError
 
@@ -38,6 +39,8 @@ SCHEMA = "analytics"
 # A model reads only its own layer or the layers before it.
 LAYERS = ("staging", "intermediate", "marts")
 MACRO_FOLDER = "macros"
+# The macros where the warehouses' SQL differs, which the models call without importing them.
+WAREHOUSE_MACROS = "warehouses.sql"
 
 _HEADER = re.compile(r"^--\s*grain:\s*(?P<grain>.+?);\s*key:\s*(?P<key>.+?)\s*$")
 _DOC = re.compile(r"\A[^\n]*\n\{#(?P<doc>.*?)#\}", re.S)
@@ -181,6 +184,7 @@ class _Renderer:
         self.environment.globals["ref"] = self._ref
         # kept as written: gatehouse.pipelines.models.build renders it once it has looked at the destination's raw tables
         self.environment.globals["source"] = lambda table: f"{{{{ source('{table}') }}}}"
+        self.environment.globals.update(warehouse_macros(self.environment))
         self._reads: list[str] = []
 
     def _ref(self, name: str) -> str:
@@ -200,6 +204,20 @@ class _Renderer:
             ) from error
         text, _, _ = self.loader.get_source(self.environment, path)
         return sql, self._reads, text
+
+
+def warehouse_macros(environment: jinja2.Environment) -> dict[str, jinja2.runtime.Macro]:
+    """The DuckDB form of each macro of `macros/warehouses.sql` (its `duckdb__` or else its `default__` macro) by
+    the name the models call it by: the dbt package dispatches the same names per warehouse."""
+    try:
+        module = environment.get_template(f"{MACRO_FOLDER}/{WAREHOUSE_MACROS}").module
+    except jinja2.TemplateNotFound:  # a folder of models that calls none (the tests' own)
+        return {}
+    macros = {name: value for name, value in vars(module).items() if isinstance(value, jinja2.runtime.Macro)}
+    forms = {}
+    for prefix in ("default__", "duckdb__"):  # DuckDB's own form, where one is written, over the default
+        forms.update({name.removeprefix(prefix): macro for name, macro in macros.items() if name.startswith(prefix)})
+    return forms
 
 
 def _check_reads(name: str, layer_of: Mapping[str, str], reads: list[str], sql: str) -> None:

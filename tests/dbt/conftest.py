@@ -30,6 +30,9 @@ DOWNSTREAM = Path(__file__).parent / "downstream"
 # the dataset of the second project, beside `console`
 PROJECT_DATASET = "console_web"
 DOWNSTREAM_SCHEMA = "team_analytics"
+# `dbt source freshness` on the demo: the source's dataset is the project web's (the demo loads no `console`), and
+# the hours before a warning a var (its default is the package's)
+FRESHNESS_VARS = {"gatehouse_schema": "console_web", "gatehouse_freshness_warn_after_hours": 1000}
 
 
 @dataclass(frozen=True)
@@ -39,6 +42,7 @@ class DbtBuild:
     finished: Any  # the dbt process (returncode, stdout, stderr); None where gatehouse ran it
     results: Any  # dbt's run_results.json
     read: Any  # (sql) -> (column names, rows)
+    freshness: Any = None  # dbt's sources.json of `dbt source freshness` (DuckDB: FRESHNESS_VARS)
 
 
 def load_second_project(destination: Any, work: Path) -> None:
@@ -87,8 +91,10 @@ def duckdb_build(tmp_path_factory) -> DbtBuild:
         f"options = ['--project-dir', {str(project)!r}, '--profiles-dir', {str(work)!r}]\n"
         "quiet = ['--quiet', '--no-send-anonymous-usage-stats']\n"
         "runner = dbtRunner()\n"
-        "sys.exit(0 if runner.invoke([*quiet, 'deps', *options]).success and runner.invoke([*quiet, 'build', *options]).success"
-        " else 1)\n"
+        "built = runner.invoke([*quiet, 'deps', *options]).success and runner.invoke([*quiet, 'build', *options]).success\n"
+        f"runner.invoke([*quiet, 'source', 'freshness', *options, '--vars', {json.dumps(FRESHNESS_VARS)!r},"
+        f" '--output', {str(work / 'sources.json')!r}])\n"
+        "sys.exit(0 if built else 1)\n"
     )
     finished = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=240, cwd=work)
     results = json.loads((project / "target" / "run_results.json").read_text(encoding="utf-8"))
@@ -98,7 +104,8 @@ def duckdb_build(tmp_path_factory) -> DbtBuild:
             cursor = connection.execute(sql)
             return [column[0] for column in cursor.description], cursor.fetchall()
 
-    return DbtBuild(finished, results, read)
+    freshness = json.loads((work / "sources.json").read_text(encoding="utf-8")) if (work / "sources.json").exists() else None
+    return DbtBuild(finished, results, read, freshness)
 
 
 @pytest.fixture(scope="session")

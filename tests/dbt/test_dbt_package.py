@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,7 @@ from gatehouse.pipelines.models.build import DEFAULT_PARAMETERS
 from gatehouse.pipelines.models.graph import view_definitions
 from gatehouse.pipelines.warehouse.dbt_build import DBT_SCHEMA, build_with_dbt
 from gatehouse.pipelines.warehouse.destination import Destination
-from tests.dbt.conftest import DOWNSTREAM_SCHEMA
+from tests.dbt.conftest import DOWNSTREAM_SCHEMA, FRESHNESS_VARS
 
 DEFINITIONS = view_definitions()
 TABLES = dbt_package.PARAMETER_MODELS
@@ -57,6 +58,17 @@ def test_the_downstream_project_builds_on_stale_gates(duckdb_build):
         " where staleness in ('marked stale', 'meets stale rules') and recommended_action like 'remove the flag%'"
     )
     assert rows and sorted(rows) == sorted(stale)
+
+
+def test_dbt_source_freshness_is_the_time_of_the_last_extraction_run(duckdb_build):
+    (result,) = duckdb_build.freshness["results"]
+    assert result["unique_id"] == f"source.gatehouse.gatehouse.{dbt_package.FRESHNESS_TABLE}"
+    _, [(last_run,)] = duckdb_build.read(f"select max({dbt_package.FRESHNESS_FIELD}) from console_web.extraction_runs")
+    assert datetime.fromisoformat(result["max_loaded_at"]) == last_run
+    warn_after = FRESHNESS_VARS["gatehouse_freshness_warn_after_hours"]
+    assert result["criteria"]["warn_after"] == {"count": warn_after, "period": "hour"}
+    assert result["criteria"]["error_after"] == {"count": dbt_package.FRESHNESS_HOURS["error_after"], "period": "hour"}
+    assert result["status"] == "pass"  # the demo's runs started moments ago
 
 
 def test_gatehouse_views_dbt_builds_on_postgres_with_the_destinations_credentials(postgres_build):

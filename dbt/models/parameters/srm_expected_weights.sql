@@ -3,14 +3,14 @@
 {% set weights = var('gatehouse_srm_expected_weights', []) %}
 {% for row in weights %}
 select
-    cast({{ gatehouse_text(row['experiment_id']) }} as varchar) as experiment_id,
-    cast({{ gatehouse_text(row['group_id']) }} as varchar) as group_id,
-    cast({{ row['weight'] | float }} as double precision) as weight
+    cast({{ gatehouse_text(row['experiment_id']) }} as {{ gatehouse_type('varchar') }}) as experiment_id,
+    cast({{ gatehouse_text(row['group_id']) }} as {{ gatehouse_type('varchar') }}) as group_id,
+    cast({{ row['weight'] | float }} as {{ gatehouse_type('double') }}) as weight
 {{ 'union all' if not loop.last else '' }}
 {% else %}
 select
-    cast(null as varchar) as experiment_id,
-    cast(null as varchar) as group_id,
-    cast(null as double precision) as weight
+    cast(null as {{ gatehouse_type('varchar') }}) as experiment_id,
+    cast(null as {{ gatehouse_type('varchar') }}) as group_id,
+    cast(null as {{ gatehouse_type('double') }}) as weight
 where 1 = 0
 {% endfor %}

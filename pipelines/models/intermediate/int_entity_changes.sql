@@ -62,7 +62,7 @@ condition_targets as (
         project,
         entity_type,
         condition_row_id,
-        string_agg(target_value, '|' order by target_position) as target_values
+        {% call string_agg("'|'", "target_position") %}target_value{% endcall %} as target_values
     from targets
     group by project, entity_type, condition_row_id
 ),
@@ -72,11 +72,10 @@ rule_conditions as (
         conditions.project,
         conditions.entity_type,
         conditions.rule_row_id,
-        string_agg(
+        {% call string_agg("';'", "conditions.condition_position") %}
             coalesce(conditions.condition_type, '') || '/' || coalesce(conditions.operator, '') || '/'
-            || coalesce(conditions.field, '') || '/' || coalesce(condition_targets.target_values, ''),
-            ';' order by conditions.condition_position
-        ) as conditions_fingerprint
+            || coalesce(conditions.field, '') || '/' || coalesce(condition_targets.target_values, '')
+        {% endcall %} as conditions_fingerprint
     from conditions
     left join condition_targets
         {{ join_on('condition_targets', 'conditions', 'entity_type', 'condition_row_id') }}
@@ -87,10 +86,9 @@ rule_variants as (
     select
         project,
         config_rule_row_id as rule_row_id,
-        string_agg(
-            coalesce(variant_id, '') || ':' || coalesce(cast(pass_percentage as varchar), '') || ':' || coalesce(return_value, ''),
-            ';' order by variant_position
-        ) as variants_fingerprint
+        {% call string_agg("';'", "variant_position") %}
+            coalesce(variant_id, '') || ':' || coalesce(cast(pass_percentage as {{ string_type() }}), '') || ':' || coalesce(return_value, '')
+        {% endcall %} as variants_fingerprint
     from variants
     group by project, config_rule_row_id
 ),
@@ -102,12 +100,9 @@ version_rules as (
         rules.project,
         rules.entity_type,
         rules.version_id,
-        string_agg(
-            coalesce(rules.rule_id, '') || ':' || coalesce(rules.rule_name, '') || ':'
-            || coalesce(cast(rules.pass_percentage as varchar), '') || ':' || coalesce(rules.return_value, '')
-            || '[' || coalesce(rule_conditions.conditions_fingerprint, '') || '][' || coalesce(rule_variants.variants_fingerprint, '') || ']',
-            ',' order by rules.rule_position
-        ) as rules_fingerprint
+        {% call string_agg("','", "rules.rule_position") %}coalesce(rules.rule_id, '') || ':' || coalesce(rules.rule_name, '') || ':'
+            || coalesce(cast(rules.pass_percentage as {{ string_type() }}), '') || ':' || coalesce(rules.return_value, '')
+            || '[' || coalesce(rule_conditions.conditions_fingerprint, '') || '][' || coalesce(rule_variants.variants_fingerprint, '') || ']'{% endcall %} as rules_fingerprint
     from rules
     left join rule_conditions
         {{ join_on('rule_conditions', 'rules', 'entity_type', 'rule_row_id') }}
@@ -150,12 +145,13 @@ version_changes as (
         -- the attributes of one kind are null for the other, so they never count as changed there
         case
             when previous_valid_from is not null then coalesce(
+                -- the labels of the changed attributes, each after ', ', less the first ', '
                 nullif(
-                    concat_ws(
-                        ', ',
+                    substr(
 {% for column, label in change_labels.items() %}
-                        case when {{ column }} is distinct from previous_{{ column }} then '{{ label }}' end{{ "," if not loop.last }}
+                        coalesce(case when {{ column }} is distinct from previous_{{ column }} then ', {{ label }}' end, ''){{ " ||" if not loop.last }}
 {% endfor %}
+                        , 3
                     ),
                     ''
                 ),
@@ -178,9 +174,9 @@ retirements as (
         entity_name,
         'retired' as change_kind,
         valid_to as observed_at,
-        cast(null as timestamp) as changed_at,
-        cast(null as varchar) as changed_by,
-        cast(null as varchar) as changed_fields,
+        cast(null as {{ timestamp_type() }}) as changed_at,
+        cast(null as {{ string_type() }}) as changed_by,
+        cast(null as {{ string_type() }}) as changed_fields,
 {% for column, type in before_and_after.items() %}
         {{ column }} as previous_{{ column }},
         cast(null as {{ type }}) as {{ column }},

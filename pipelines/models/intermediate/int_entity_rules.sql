@@ -20,7 +20,7 @@ with rules as (
         'rules',
         ['rule_row_id', 'version_id'],
         ['rule_position', 'rule_id', 'rule_base_id', 'rule_name', 'pass_percentage'],
-        kind_columns={'return_value': ('dynamic_config', 'varchar')},
+        kind_columns={'return_value': ('dynamic_config', string_type())},
     ) }}
 ),
 

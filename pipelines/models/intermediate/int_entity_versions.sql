@@ -31,11 +31,11 @@ versions as (
         ['version_id', 'id as entity_id', 'name as entity_name'],
         ['description', 'status', 'is_enabled', 'owner_id', 'team', 'version', 'last_modified_at', 'last_modifier_name', 'valid_from', 'valid_to', 'is_current'],
         kind_columns={
-            'gate_type': ('gate', 'varchar'),
-            'type_reason': ('gate', 'varchar'),
-            'checks_per_hour': ('gate', 'double'),
-            'default_value': ('dynamic_config', 'varchar'),
-            'release_pipeline_id': ('dynamic_config', 'varchar'),
+            'gate_type': ('gate', string_type()),
+            'type_reason': ('gate', string_type()),
+            'checks_per_hour': ('gate', double_type()),
+            'default_value': ('dynamic_config', string_type()),
+            'release_pipeline_id': ('dynamic_config', string_type()),
         },
     ) }}
 ),
@@ -55,7 +55,7 @@ holdout_lists as (
         project,
         entity_type,
         version_id,
-        string_agg(holdout_id, ', ' order by holdout_position) as holdout_ids
+        {% call string_agg("', '", "holdout_position") %}holdout_id{% endcall %} as holdout_ids
     from holdouts
     group by project, entity_type, version_id
 ),

@@ -103,9 +103,9 @@ named as (
 
 experiments as (
     select distinct project, experiment_id from {{ ref('stg_cumulative_exposures') }}
-    union
+    {{ union_distinct() }}
     select project, experiment_id from last_followings
-    union
+    {{ union_distinct() }}
     select project, experiment_id from named
 ),
 

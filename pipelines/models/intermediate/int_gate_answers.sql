@@ -41,13 +41,12 @@ rule_summary as (
         count(case when is_everyone_rule then 1 end) > 0 as has_everyone_rule,
         count(case when is_everyone_rule and pass_percentage >= 100 then 1 end) > 0 as has_everyone_rule_at_100,
         count(case when is_everyone_rule and pass_percentage <= 0 then 1 end) > 0 as has_everyone_rule_at_0,
-        string_agg(
-            cast(rule_position as varchar) || ':' || coalesce(rule_id, '') || ':'
+        {% call string_agg("';'", "rule_position") %}
+            cast(rule_position as {{ string_type() }}) || ':' || coalesce(rule_id, '') || ':'
             -- in thousandths of a percent: a double's text differs between warehouses
-            || coalesce(cast(cast(round(pass_percentage * 1000) as bigint) as varchar), '')
-            || case when is_everyone_rule then ':everyone' else ':targeted' end,
-            ';' order by rule_position
-        ) as rules_fingerprint
+            || coalesce(cast(cast(round(pass_percentage * 1000) as bigint) as {{ string_type() }}), '')
+            || case when is_everyone_rule then ':everyone' else ':targeted' end
+        {% endcall %} as rules_fingerprint
     from gate_rules
     group by project, version_id
 ),
@@ -79,7 +78,7 @@ rolled_out as (
             when rule_summary.min_pass_percentage >= 100 and rule_summary.has_everyone_rule then '100%'
             else 'partial'
         end as rollout_state,
-        coalesce(versions.status, '') || '|' || coalesce(cast(versions.is_enabled as varchar), '') || '|'
+        coalesce(versions.status, '') || '|' || coalesce(cast(versions.is_enabled as {{ string_type() }}), '') || '|'
         || coalesce(rule_summary.rules_fingerprint, '') as answer_fingerprint
     from versions
     left join rule_summary

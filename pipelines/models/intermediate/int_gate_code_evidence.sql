@@ -49,7 +49,7 @@ referenced_now as (
     select
         entity_id as gate_id,
         count(*) as code_reference_count,
-        string_agg(distinct repository, ', ' order by repository) as referencing_repositories
+        {% call string_agg("', '", "repository") %}distinct repository{% endcall %} as referencing_repositories
     from gate_lines
     group by entity_id
 ),
@@ -57,7 +57,7 @@ referenced_now as (
 owner_lists as (
     select
         entity_id as gate_id,
-        string_agg(repository || ': ' || code_owners, '; ' order by repository) as code_owners
+        {% call string_agg("'; '", "repository") %}repository || ': ' || code_owners{% endcall %} as code_owners
     from owners_now
     group by entity_id
 ),
@@ -97,7 +97,7 @@ history as (
 
 gate_ids as (
     select gate_id from referenced_now
-    union
+    {{ union_distinct() }}
     select gate_id from history
 ),
 

@@ -21,7 +21,7 @@ nested rows (rules, holdout ids) are stored once, for both. The second row of a 
 {% macro version_key(alias) -%}
 {{ alias }}._dlt_id || case
         when row_number() over (partition by {{ alias }}.project, {{ alias }}._dlt_id order by {{ alias }}._dlt_valid_from, {{ alias }}._dlt_load_id) = 1 then ''
-        else '~' || cast(row_number() over (partition by {{ alias }}.project, {{ alias }}._dlt_id order by {{ alias }}._dlt_valid_from, {{ alias }}._dlt_load_id) - 1 as varchar)
+        else '~' || cast(row_number() over (partition by {{ alias }}.project, {{ alias }}._dlt_id order by {{ alias }}._dlt_valid_from, {{ alias }}._dlt_load_id) - 1 as {{ string_type() }})
     end
 {%- endmacro %}
 
@@ -59,16 +59,16 @@ versions.owner__owner_id as owner_id,
 {# Who made the version and when, and its place in the scd2 history: the last columns of stg_<kind>_versions. #}
 {% macro version_history() -%}
 versions.version,
-    to_timestamp(versions.created_time / 1000.0) at time zone 'UTC' as created_at,
+    {{ epoch_ms_timestamp('versions.created_time') }} as created_at,
     versions.creator_id,
     versions.creator_name,
     versions.creator_email,
-    to_timestamp(versions.last_modified_time / 1000.0) at time zone 'UTC' as last_modified_at,
+    {{ epoch_ms_timestamp('versions.last_modified_time') }} as last_modified_at,
     versions.last_modifier_id,
     versions.last_modifier_name,
     versions.last_modifier_email,
-    versions._dlt_valid_from at time zone 'UTC' as valid_from,
-    versions._dlt_valid_to at time zone 'UTC' as valid_to,
+    {{ utc_timestamp('versions._dlt_valid_from') }} as valid_from,
+    {{ utc_timestamp('versions._dlt_valid_to') }} as valid_to,
     versions._dlt_valid_to is null as is_current,
     versions._dlt_load_id as load_id
 {%- endmacro %}
@@ -78,8 +78,8 @@ versions.version,
 relation aliased `alias` (a live gate or config) to `as_of.as_of_at`.
 #}
 {% macro days_since_changes(alias) -%}
-cast(floor((extract(epoch from as_of.as_of_at) - extract(epoch from {{ alias }}.created_at)) / 86400) as integer) as days_since_created,
-        cast(floor((extract(epoch from as_of.as_of_at) - extract(epoch from {{ alias }}.last_modified_at)) / 86400) as integer) as days_since_modified
+cast(floor(({{ epoch_seconds('as_of.as_of_at') }} - {{ epoch_seconds(alias ~ '.created_at') }}) / 86400) as integer) as days_since_created,
+        cast(floor(({{ epoch_seconds('as_of.as_of_at') }} - {{ epoch_seconds(alias ~ '.last_modified_at') }}) / 86400) as integer) as days_since_modified
 {%- endmacro %}
 
 {# The columns of stg_<kind>_rules, read from a raw rules table aliased `rules` joined to `versions_by_row_hash` aliased `versions`. #}
@@ -91,7 +91,7 @@ rules._dlt_id as {{ prefix }}_rule_row_id,
     rules.id as rule_id,
     rules.base_id as rule_base_id,
     rules.name as rule_name,
-    cast(coalesce(rules.pass_percentage__v_double, rules.pass_percentage) as double) as pass_percentage
+    cast(coalesce(rules.pass_percentage__v_double, rules.pass_percentage) as {{ double_type() }}) as pass_percentage
 {%- endmacro %}
 
 {# The columns of stg_<kind>_rule_conditions, from a raw conditions table aliased `conditions`. #}
@@ -112,10 +112,10 @@ target_values._dlt_parent_id as {{ entity_kinds[entity_type] }}_condition_row_id
     target_values._dlt_list_idx as target_position,
     -- the first type seen takes `value`; values of another type land in dlt's variant columns
     coalesce(
-        cast(target_values.value as varchar),
+        cast(target_values.value as {{ string_type() }}),
         target_values.value__v_text,
-        cast(target_values.value__v_bigint as varchar),
-        cast(target_values.value__v_double as varchar)
+        cast(target_values.value__v_bigint as {{ string_type() }}),
+        cast(target_values.value__v_double as {{ string_type() }})
     ) as target_value
 {%- endmacro %}
 

@@ -17,7 +17,7 @@ count(*) as run_count,
         count(case when outcome = '{{ outcome }}' then 1 end) as {{ outcome }}_count,
 {% endfor %}
         -- over finished runs only: a running one has not failed (yet), an incomplete source was stopped by another
-        cast(count(case when outcome = 'failed' then 1 end) as double)
+        cast(count(case when outcome = 'failed' then 1 end) as {{ double_type() }})
             / nullif(count(case when outcome in ('succeeded', 'failed') then 1 end), 0) as failure_rate,
         cast(sum(retry_count) as bigint) as retry_count,
         avg(case when outcome = 'succeeded' then duration_seconds end) as avg_succeeded_duration_seconds

@@ -25,8 +25,8 @@ followed by a newer status (the console retried after them). Called at a column'
 #}
 {% macro stage_durations(times, enqueued_at) -%}
 {% for stage in stages %}
-{{ "        " if not loop.first else "" }}extract(epoch from {{ times }}.{{ stage }}_at) - extract(epoch from {{ enqueued_at }}) as seconds_to_{{ stage }},
+{{ "        " if not loop.first else "" }}{{ epoch_seconds(times ~ '.' ~ stage ~ '_at') }} - {{ epoch_seconds(enqueued_at) }} as seconds_to_{{ stage }},
 {% endfor %}
         {{ times }}.last_status_at,
-        extract(epoch from {{ times }}.last_status_at) - extract(epoch from {{ enqueued_at }}) as duration_seconds
+        {{ epoch_seconds(times ~ '.last_status_at') }} - {{ epoch_seconds(enqueued_at) }} as duration_seconds
 {%- endmacro %}

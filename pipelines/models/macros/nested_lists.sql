@@ -17,5 +17,5 @@ models of such lists differ only in names; their columns are written once here.
     -- the service lists a history newest first: position 0 is the latest status
     {{ alias }}._dlt_list_idx as status_position,
     {{ alias }}.status,
-    cast({{ alias }}.status_timestamp as timestamp with time zone) at time zone 'UTC' as status_at
+    {{ utc_timestamp(alias ~ '.status_timestamp') }} as status_at
 {%- endmacro %}

@@ -8,7 +8,7 @@ the value and a `TODO(gatehouse)` comment for a person; `is_latest`: the newest 
 with branches as (
     select
         made.cleanup_id,
-        made.made_at at time zone 'UTC' as made_at,
+        {{ utc_timestamp('made.made_at') }} as made_at,
         made.project,
         made.gate_id,
         made.repository,

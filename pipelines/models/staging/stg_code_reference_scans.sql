@@ -11,7 +11,7 @@ select
     scans.repository,
     scans.branch,
     scans."commit" as commit_sha,
-    scans.scanned_at at time zone 'UTC' as scanned_at,
+    {{ utc_timestamp('scans.scanned_at') }} as scanned_at,
     scans.files_scanned,
     scans.bytes_scanned,
     scans.files_skipped_binary,

@@ -8,7 +8,7 @@ has no row: the scan's row in `stg_code_reference_scans` says the repository was
 select
     sightings.scan_id,
     sightings.repository,
-    sightings.scanned_at at time zone 'UTC' as scanned_at,
+    {{ utc_timestamp('sightings.scanned_at') }} as scanned_at,
     sightings.entity_type,
     sightings.entity_id,
     sightings.reference_count,

@@ -12,13 +12,13 @@ select
     refs.path,
     refs.line,
     refs."column" as column_number,
-    refs.repository || ':' || refs.path || ':' || cast(refs.line as varchar) as location,
+    refs.repository || ':' || refs.path || ':' || cast(refs.line as {{ string_type() }}) as location,
     refs.entity_type,
     refs.entity_id,
     refs.text as line_text,
     refs.matched,
     refs.match_kind,
-    refs.scanned_at at time zone 'UTC' as scanned_at,
+    {{ utc_timestamp('refs.scanned_at') }} as scanned_at,
     refs.scan_id,
     refs.code_owners
 from {{ source('code_references') }} as refs

@@ -8,6 +8,6 @@ select
     exposures.experiment_id,
     exposures.group_id,
     exposures.group_name,
-    cast(exposures."date" as date) as exposure_date,
+    cast(exposures.{{ quoted('date') }} as date) as exposure_date,
     cast(exposures.exposures as bigint) as cumulative_exposures
 from {{ source('cumulative_exposures') }} as exposures

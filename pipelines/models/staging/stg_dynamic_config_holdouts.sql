@@ -1,6 +1,6 @@
 -- grain: one row per holdout listed in a dynamic config version's holdoutIDs; key: project, config_version_id, holdout_position
 {#
-`config_version_id`, `holdout_position`, `holdout_id`, as for gates.
+As `stg_gate_holdouts`: `config_version_id`, `holdout_position`, `holdout_id`.
 #}
 {% from 'macros/joins.sql' import join_on %}
 {% from 'macros/entity_kinds.sql' import holdout_columns, versions_by_row_hash %}

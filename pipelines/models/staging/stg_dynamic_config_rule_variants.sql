@@ -11,6 +11,6 @@ select
     variants._dlt_list_idx as variant_position,
     variants.id as variant_id,
     variants.name as variant_name,
-    cast(coalesce(variants.pass_percentage__v_double, variants.pass_percentage) as double) as pass_percentage,
-    cast(variants.return_value as varchar) as return_value
+    cast(coalesce(variants.pass_percentage__v_double, variants.pass_percentage) as {{ double_type() }}) as pass_percentage,
+    cast(variants.return_value as {{ string_type() }}) as return_value
 from {{ source('dynamic_configs__rules__variants') }} as variants

@@ -13,7 +13,7 @@ with versions as (
 select
     rules.project,
     {{ rule_columns('dynamic_config') }},
-    cast(rules.return_value as varchar) as return_value
+    cast(rules.return_value as {{ string_type() }}) as return_value
 from {{ source('dynamic_configs__rules') }} as rules
 inner join versions
     {{ join_on('versions', 'rules', 'row_hash = _dlt_parent_id') }}

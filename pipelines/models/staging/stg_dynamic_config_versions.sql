@@ -17,6 +17,6 @@ select
     versions.team_id,
     {{ version_owner() }},
     versions.release_pipeline_id,
-    cast(versions.default_value as varchar) as default_value,
+    cast(versions.default_value as {{ string_type() }}) as default_value,
     {{ version_history() }}
 from {{ source('dynamic_configs') }} as versions

@@ -7,9 +7,9 @@ ran before gatehouse recorded it); `extraction_row_id` ← `_dlt_id`; `load_id` 
 select
     extraction_runs.project,
     extraction_runs.extraction_id,
-    cast(extraction_runs.service_time as timestamp with time zone) at time zone 'UTC' as service_time,
-    cast(extraction_runs.started_at as timestamp with time zone) at time zone 'UTC' as started_at,
-    cast(extraction_runs.finished_at as timestamp with time zone) at time zone 'UTC' as finished_at,
+    {{ utc_timestamp('extraction_runs.service_time') }} as service_time,
+    {{ utc_timestamp('extraction_runs.started_at') }} as started_at,
+    {{ utc_timestamp('extraction_runs.finished_at') }} as finished_at,
     extraction_runs.followed_experiment_count,
     extraction_runs._dlt_id as extraction_row_id,
     extraction_runs._dlt_load_id as load_id

@@ -14,7 +14,7 @@ with snoozes as (
         snoozed.gate_id,
         snoozed.snoozed_until,
         snoozed.reason as snooze_reason,
-        snoozed.snoozed_at at time zone 'UTC' as snoozed_at,
+        {{ utc_timestamp('snoozed.snoozed_at') }} as snoozed_at,
         snoozed.snoozed_by,
         row_number() over (
             partition by snoozed.project, snoozed.gate_id

@@ -18,7 +18,7 @@ select
     versions.type_reason,
     versions.is_enabled,
     -- a count that once held a fraction lands in dlt's variant column
-    cast(coalesce(versions.checks_per_hour__v_double, versions.checks_per_hour) as double) as checks_per_hour,
+    cast(coalesce(versions.checks_per_hour__v_double, versions.checks_per_hour) as {{ double_type() }}) as checks_per_hour,
     versions.team,
     {{ version_owner() }},
     versions.review_settings__required_review as requires_review,

@@ -14,12 +14,12 @@ select
     holdouts.team,
     holdouts.is_enabled,
     holdouts.is_global,
-    cast(coalesce(holdouts.pass_percentage__v_double, holdouts.pass_percentage) as double) as pass_percentage,
+    cast(coalesce(holdouts.pass_percentage__v_double, holdouts.pass_percentage) as {{ double_type() }}) as pass_percentage,
     holdouts.targeting_gate_id,
-    to_timestamp(holdouts.created_time / 1000.0) at time zone 'UTC' as created_at,
+    {{ epoch_ms_timestamp('holdouts.created_time') }} as created_at,
     holdouts.creator_id,
     holdouts.creator_name,
-    to_timestamp(holdouts.last_modified_time / 1000.0) at time zone 'UTC' as last_modified_at,
+    {{ epoch_ms_timestamp('holdouts.last_modified_time') }} as last_modified_at,
     holdouts.last_modifier_id,
     holdouts.last_modifier_name
 from {{ source('holdouts') }} as holdouts

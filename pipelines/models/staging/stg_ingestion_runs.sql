@@ -9,6 +9,6 @@ select
     runs.run_id,
     runs.latest_status,
     runs."trigger" as run_trigger,
-    cast(runs.created_at as timestamp with time zone) at time zone 'UTC' as created_at,
-    cast(runs.last_updated_at as timestamp with time zone) at time zone 'UTC' as last_updated_at
+    {{ utc_timestamp('runs.created_at') }} as created_at,
+    {{ utc_timestamp('runs.last_updated_at') }} as last_updated_at
 from {{ source('ingestion_runs') }} as runs

@@ -92,7 +92,7 @@ final as (
         max(last_name) as last_name,
         max(projects_with_id) as projects_with_id,
         cast(sum(reference_count) as bigint) as reference_count,
-        string_agg(path || ':' || cast(line as varchar), ', ' order by path, line) as locations,
+        {% call string_agg("', '", "path, line") %}path || ':' || cast(line as {{ string_type() }}){% endcall %} as locations,
         max(branch) as branch,
         max(commit_sha) as commit_sha,
         max(scanned_at) as scanned_at

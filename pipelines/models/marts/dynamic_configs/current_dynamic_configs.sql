@@ -48,7 +48,7 @@ gate_lists as (
     select
         project,
         version_id,
-        string_agg(distinct referenced_gate_id, ', ' order by referenced_gate_id) as referenced_gate_ids
+        {% call string_agg("', '", "referenced_gate_id") %}distinct referenced_gate_id{% endcall %} as referenced_gate_ids
     from gate_dependencies
     group by project, version_id
 ),

@@ -22,7 +22,7 @@ with holdout_experiments as (
     select
         experiments.project,
         experiments.experiment_id,
-        string_agg(distinct holdouts.holdout_name, ', ' order by holdouts.holdout_name) as holdout_names
+        {% call string_agg("', '", "holdouts.holdout_name") %}distinct holdouts.holdout_name{% endcall %} as holdout_names
     from {{ ref('stg_holdout_experiments') }} as experiments
     inner join {{ ref('stg_holdouts') }} as holdouts
         {{ join_on('holdouts', 'experiments', 'holdout_row_id') }}

@@ -39,7 +39,7 @@ experiment_days as (
         project,
         experiment_id,
         exposure_date,
-        bool_or(is_partial_day) as is_partial_day,
+        {{ bool_or('is_partial_day') }} as is_partial_day,
         cast(sum(new_exposures) as bigint) as new_exposures,
         cast(sum(cumulative_exposures) as bigint) as cumulative_exposures
     from daily

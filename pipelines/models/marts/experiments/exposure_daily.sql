@@ -33,7 +33,7 @@ calendar as (
     union all
 
     select
-        calendar_date + 1 as calendar_date
+        {{ add_days('calendar_date', 1) }} as calendar_date
     from calendar
     where calendar_date < (select max(exposure_date) from exposures)
 ),
@@ -153,7 +153,7 @@ final as (
         cast(
             sum(carried.cumulative_exposures) over (partition by carried.project, carried.experiment_id, carried.exposure_date) as bigint
         ) as experiment_cumulative_exposures,
-        cast(carried.cumulative_exposures as double) / nullif(
+        cast(carried.cumulative_exposures as {{ double_type() }}) / nullif(
             sum(carried.cumulative_exposures) over (partition by carried.project, carried.experiment_id, carried.exposure_date),
             0
         ) as exposure_share

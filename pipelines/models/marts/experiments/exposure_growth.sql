@@ -40,7 +40,7 @@ experiment_days as (
         experiment_id,
         exposure_date,
         count(*) as group_count,
-        bool_or(is_partial_day) as is_partial_day,
+        {{ bool_or('is_partial_day') }} as is_partial_day,
         cast(sum(cumulative_exposures) as bigint) as cumulative_exposures,
         cast(sum(new_exposures) as bigint) as new_exposures,
         count(case when is_cumulative_drop then 1 end) as drop_count
@@ -72,19 +72,19 @@ pace as (
         spans.project,
         spans.experiment_id,
         max(case when experiment_days.exposure_date = spans.last_date then experiment_days.cumulative_exposures end) as total_exposures,
-        sum(case when experiment_days.exposure_date > spans.pace_through_date - 7 and experiment_days.exposure_date <= spans.pace_through_date
+        sum(case when experiment_days.exposure_date > {{ add_days('spans.pace_through_date', -7) }} and experiment_days.exposure_date <= spans.pace_through_date
             then experiment_days.new_exposures end) as recent_new_exposures,
-        count(case when experiment_days.exposure_date > spans.pace_through_date - 7 and experiment_days.exposure_date <= spans.pace_through_date
+        count(case when experiment_days.exposure_date > {{ add_days('spans.pace_through_date', -7) }} and experiment_days.exposure_date <= spans.pace_through_date
             then 1 end) as recent_days,
         sum(
             case
-                when experiment_days.exposure_date > spans.pace_through_date - 14 and experiment_days.exposure_date <= spans.pace_through_date - 7
+                when experiment_days.exposure_date > {{ add_days('spans.pace_through_date', -14) }} and experiment_days.exposure_date <= {{ add_days('spans.pace_through_date', -7) }}
                     then experiment_days.new_exposures
             end
         ) as previous_new_exposures,
         count(
             case
-                when experiment_days.exposure_date > spans.pace_through_date - 14 and experiment_days.exposure_date <= spans.pace_through_date - 7
+                when experiment_days.exposure_date > {{ add_days('spans.pace_through_date', -14) }} and experiment_days.exposure_date <= {{ add_days('spans.pace_through_date', -7) }}
                     then 1
             end
         ) as previous_days
@@ -108,14 +108,17 @@ rates as (
         spans.project,
         spans.experiment_id,
         -- days the series lags the service's clock: 0 or 1 while the service computes every day
-        cast(as_of.as_of_date - spans.last_date as integer) as lag_days,
+        cast({{ days_between('as_of.as_of_date', 'spans.last_date') }} as integer) as lag_days,
         -- as current as the service's computation: when that lags, the series is late, not ended
-        spans.last_date >= computation.computed_through - 1 as is_computed_through,
+        spans.last_date >= {{ add_days('computation.computed_through', -1) }} as is_computed_through,
         -- growth counted up to the day after the last computed one: days the service has not computed
         -- yet are unknown, not days without exposures
         cast(
             greatest(
-                least(as_of.as_of_date, spans.last_date + 1) - coalesce(spans.last_growth_date, spans.first_date - 1),
+                {{ days_between(
+                    'least(as_of.as_of_date, ' ~ add_days('spans.last_date', 1) ~ ')',
+                    'coalesce(spans.last_growth_date, ' ~ add_days('spans.first_date', -1) ~ ')'
+                ) }},
                 0
             ) as integer
         ) as computed_days_without_growth,
@@ -129,8 +132,8 @@ rates as (
         -- an experiment no longer followed is no longer read: its series ends at the last run that followed it
         coalesce(following.is_followed, true) as is_followed,
         following.last_followed_date,
-        cast(pace.recent_new_exposures as double) / nullif(pace.recent_days, 0) as avg_daily_exposures_7d,
-        cast(pace.previous_new_exposures as double) / nullif(pace.previous_days, 0) as previous_avg_daily_exposures_7d
+        cast(pace.recent_new_exposures as {{ double_type() }}) / nullif(pace.recent_days, 0) as avg_daily_exposures_7d,
+        cast(pace.previous_new_exposures as {{ double_type() }}) / nullif(pace.previous_days, 0) as previous_avg_daily_exposures_7d
     from spans
     inner join pace
         {{ join_on('pace', 'spans', 'experiment_id') }}
@@ -168,7 +171,7 @@ final as (
         rates.group_count,
         rates.first_date,
         rates.last_date,
-        cast(rates.last_date - rates.first_date + 1 as integer) as days_running,
+        cast({{ days_between('rates.last_date', 'rates.first_date') }} + 1 as integer) as days_running,
         rates.total_exposures,
         rates.pace_through_date,
         rates.avg_daily_exposures_7d,
@@ -192,7 +195,7 @@ final as (
         end as days_to_target,
         rates.last_growth_date,
         -- counted to the as-of day: a series that stopped arriving has stopped growing too
-        cast(greatest(as_of.as_of_date - coalesce(rates.last_growth_date, rates.first_date - 1), 0) as integer) as days_without_growth,
+        cast(greatest({{ days_between('as_of.as_of_date', 'coalesce(rates.last_growth_date, ' ~ add_days('rates.first_date', -1) ~ ')') }}, 0) as integer) as days_without_growth,
         rates.is_stalled,
         rates.cumulative_drop_count,
         rates.is_concluded,

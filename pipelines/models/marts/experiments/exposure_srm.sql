@@ -71,11 +71,11 @@ expected as (
 contributions as (
     select
         expected.*,
-        cast(observed_exposures as double) / nullif(total_exposures, 0) as observed_share,
+        cast(observed_exposures as {{ double_type() }}) / nullif(total_exposures, 0) as observed_share,
         power(observed_exposures - expected_share * total_exposures, 2) / nullif(expected_share * total_exposures, 0) as chi_square_term,
         row_number() over (
             partition by project, experiment_id
-            order by abs(cast(observed_exposures as double) / nullif(total_exposures, 0) - expected_share) desc, group_id
+            order by abs(cast(observed_exposures as {{ double_type() }}) / nullif(total_exposures, 0) - expected_share) desc, group_id
         ) as deviation_rank
     from expected
 ),
@@ -183,7 +183,7 @@ sequential_tests as (
         project,
         experiment_id,
         max(test_started_on) as test_started_on,
-        bool_or(restarted) as restarted,
+        {{ bool_or('restarted') }} as restarted,
         max(test_date) as last_test_date,
         min(case when srm_detected then test_date end) as first_detected_on
     from {{ ref('exposure_srm_daily') }}

@@ -110,7 +110,7 @@ counts as (
         on before_test.project = daily.project
         and before_test.experiment_id = daily.experiment_id
         and before_test.group_id = daily.group_id
-        and before_test.exposure_date = tests.test_started_on - 1
+        and before_test.exposure_date = {{ add_days('tests.test_started_on', -1) }}
     where daily.exposure_date >= tests.test_started_on
 ),
 

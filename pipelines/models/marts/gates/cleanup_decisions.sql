@@ -30,7 +30,7 @@ gate_branches as (
     select
         project,
         gate_id,
-        string_agg(repository || ': ' || branch, '; ' order by repository) as cleanup_branches
+        {% call string_agg("'; '", "repository") %}repository || ': ' || branch{% endcall %} as cleanup_branches
     from branches
     where is_latest
     group by project, gate_id

@@ -52,7 +52,7 @@ repository_locations as (
         entity_id as gate_id,
         repository,
         cast(sum(reference_count) as bigint) as reference_count,
-        string_agg(path || ':' || cast(line as varchar), ', ' order by path, line) as locations
+        {% call string_agg("', '", "path, line") %}path || ':' || cast(line as {{ string_type() }}){% endcall %} as locations
     from code_lines
     group by entity_id, repository
 ),
@@ -62,9 +62,9 @@ gate_locations as (
         gate_id,
         cast(sum(reference_count) as bigint) as reference_count,
         count(*) as repository_count,
-        string_agg(repository, ', ' order by repository) as repositories,
+        {% call string_agg("', '", "repository") %}repository{% endcall %} as repositories,
         -- repository: path:line, path:line; next repository: ...
-        string_agg(repository || ': ' || locations, '; ' order by repository) as locations
+        {% call string_agg("'; '", "repository") %}repository || ': ' || locations{% endcall %} as locations
     from repository_locations
     group by gate_id
 ),

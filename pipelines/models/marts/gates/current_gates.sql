@@ -35,9 +35,9 @@ reference_lists as (
     select
         project,
         referenced_gate_id,
-        string_agg(case when referrer_kind = 'gate' then referrer_id end, ', ' order by referrer_id) as referencing_gate_ids,
-        string_agg(case when referrer_kind = 'dynamic_config' then referrer_id end, ', ' order by referrer_id) as referencing_config_ids,
-        string_agg(case when referrer_kind = 'holdout' then referrer_id end, ', ' order by referrer_id) as referencing_holdout_ids,
+        {% call string_agg("', '", "referrer_id") %}case when referrer_kind = 'gate' then referrer_id end{% endcall %} as referencing_gate_ids,
+        {% call string_agg("', '", "referrer_id") %}case when referrer_kind = 'dynamic_config' then referrer_id end{% endcall %} as referencing_config_ids,
+        {% call string_agg("', '", "referrer_id") %}case when referrer_kind = 'holdout' then referrer_id end{% endcall %} as referencing_holdout_ids,
         count(*) as referenced_by_count
     from gate_references
     group by project, referenced_gate_id

@@ -109,7 +109,7 @@ history as (
         count(
             case
                 when answer_changes.is_later_change
-                    and extract(epoch from as_of.as_of_at) - extract(epoch from answer_changes.changed_at)
+                    and {{ epoch_seconds('as_of.as_of_at') }} - {{ epoch_seconds('answer_changes.changed_at') }}
                     < parameters.answer_change_window_days * 86400 then 1
             end
         ) as answer_changes_in_window
@@ -127,9 +127,9 @@ checks_before as (
         versions.gate_id,
         min(versions.valid_from) over (partition by versions.project, versions.gate_id) as first_loaded_at,
         case
-            when extract(epoch from versions.valid_from) <= extract(epoch from as_of.as_of_at) - parameters.checks_trend_days * 86400
+            when {{ epoch_seconds('versions.valid_from') }} <= {{ epoch_seconds('as_of.as_of_at') }} - parameters.checks_trend_days * 86400
                 and (versions.valid_to is null
-                    or extract(epoch from versions.valid_to) > extract(epoch from as_of.as_of_at) - parameters.checks_trend_days * 86400)
+                    or {{ epoch_seconds('versions.valid_to') }} > {{ epoch_seconds('as_of.as_of_at') }} - parameters.checks_trend_days * 86400)
                 then 1
         end as is_then,
         coalesce(versions.checks_per_hour, 0) as checks_per_hour
@@ -172,15 +172,14 @@ scan_coverage as (
     select
         as_of.project,
         count(latest_scans.repository) > 0 as is_code_scanned,
-        string_agg(
+        {% call string_agg("', '", "latest_scans.repository") %}
             case
                 when not latest_scans.is_complete
-                    or extract(epoch from latest_scans.last_scanned_at)
-                    < extract(epoch from as_of.as_of_at) - parameters.code_scan_max_age_days * 86400
+                    or {{ epoch_seconds('latest_scans.last_scanned_at') }}
+                    < {{ epoch_seconds('as_of.as_of_at') }} - parameters.code_scan_max_age_days * 86400
                     then latest_scans.repository
-            end,
-            ', ' order by latest_scans.repository
-        ) as missing_repositories
+            end
+        {% endcall %} as missing_repositories
     from as_of
     cross join parameters
     left join latest_scans
@@ -191,7 +190,7 @@ scan_coverage as (
 evidence as (
     select
         gates.*,
-        cast(floor((extract(epoch from as_of.as_of_at) - extract(epoch from history.held_since)) / 86400) as integer) as days_held,
+        cast(floor(({{ epoch_seconds('as_of.as_of_at') }} - {{ epoch_seconds('history.held_since') }}) / 86400) as integer) as days_held,
         history.held_since,
         history.answer_changes_in_window,
         loaded.first_loaded_at,
@@ -240,7 +239,7 @@ staged as (
         -- in whole numbers: a double's text differs between warehouses
         case
             when checks_per_hour < 1 then 'checked less than once an hour'
-            else 'checked ' || cast(cast(round(checks_per_hour) as bigint) as varchar) || ' times an hour'
+            else 'checked ' || cast(cast(round(checks_per_hour) as bigint) as {{ string_type() }}) || ' times an hour'
         end as checked_words,
         case
             when status = 'Archived' then 'archived'
@@ -268,19 +267,20 @@ explained as (
     select
         staged.*,
         case when stage = 'ready: remove from code' then answer end as cleanup_value,
-        case when stage = 'approaching' then cast(held_since as date) + cast(ready_after_days as integer) end as ready_on,
+        case when stage = 'approaching' then {{ add_days('cast(held_since as date)', 'cast(ready_after_days as integer)') }} end as ready_on,
         case
-            when stage = 'needs a person' and is_referenced_in_console then 'still referenced by ' || concat_ws(
-                ' and ',
-                case when referencing_holdout_ids is not null then 'holdouts ' || referencing_holdout_ids end,
-                case when referencing_config_ids is not null then 'configs ' || referencing_config_ids end,
-                case when referencing_gate_ids is not null then 'gates ' || referencing_gate_ids end
+            -- each kind of referrer there is after ' and ', less the first ' and '
+            when stage = 'needs a person' and is_referenced_in_console then 'still referenced by ' || substr(
+                coalesce(' and holdouts ' || referencing_holdout_ids, '')
+                || coalesce(' and configs ' || referencing_config_ids, '')
+                || coalesce(' and gates ' || referencing_gate_ids, ''),
+                6
             )
             when stage = 'needs a person' and answer is null and stale_reason = 'STALE_PROBABLY_FORGOTTEN'
                 then 'forgotten: partly rolled out for a long time; finish or roll back the rollout'
             when stage = 'needs a person' and answer is null then 'its rules pass some users only; finish or roll back the rollout'
             when stage = 'needs a person' and reason_answer <> answer
-                then 'the console''s reason (' || stale_reason || ') and its state (' || answer_reason || ') disagree'
+                then {{ text_literal("the console's reason (") }} || stale_reason || ') and its state (' || answer_reason || ') disagree'
         end as person_reason
     from staged
 ),
@@ -311,16 +311,16 @@ final as (
                 else 'its rules pass some users only'
             end
             when 'needs a person' then person_reason
-            when 'approaching' then answer_reason || ' since ' || cast(cast(held_since as date) as varchar)
-                || ' (' || cast(days_held as varchar) || ' days); ready on ' || cast(ready_on as varchar) || ' if nothing changes'
+            when 'approaching' then answer_reason || ' since ' || cast(cast(held_since as date) as {{ string_type() }})
+                || ' (' || cast(days_held as {{ string_type() }}) || ' days); ready on ' || cast(ready_on as {{ string_type() }}) || ' if nothing changes'
             when 'ready: archive in the console' then case
                 when answer is null then 'nothing checks it and no scanned repository references it'
                 else answer_reason || '; nothing checks it and no scanned repository references it'
             end
             when 'removed from code' then 'gone from every scanned repository since '
-                || coalesce(cast(cast(gone_from_code_since as date) as varchar), 'its last scans') || ', still ' || checked_words
+                || coalesce(cast(cast(gone_from_code_since as date) as {{ string_type() }}), 'its last scans') || ', still ' || checked_words
                 || ': deploys pending, or code not scanned'
-            else answer_reason || ' since ' || cast(cast(held_since as date) as varchar) || ' (' || cast(days_held as varchar) || ' days)'
+            else answer_reason || ' since ' || cast(cast(held_since as date) as {{ string_type() }}) || ' (' || cast(days_held as {{ string_type() }}) || ' days)'
         end as decision,
         case stage
             when 'ready: remove from code' then
@@ -335,7 +335,7 @@ final as (
             when 'ready: archive in the console' then 'archive it in the console: no code references it and nothing checks it'
             when 'needs a person' then 'ask the owner: ' || person_reason
             when 'removed from code' then 'wait until nothing checks it, then archive it in the console'
-            when 'approaching' then 'nothing yet: ready on ' || cast(ready_on as varchar) || ' if nothing changes'
+            when 'approaching' then 'nothing yet: ready on ' || cast(ready_on as {{ string_type() }}) || ' if nothing changes'
             when 'in use' then 'nothing: in use'
             else 'nothing: archived'
         end as action,
@@ -381,7 +381,7 @@ final as (
         is_snoozed,
         not is_snoozed
         and stage not in ('in use', 'archived')
-        and (stage <> 'approaching' or ready_on <= as_of_date + cast(worklist_warning_days as integer))
+        and (stage <> 'approaching' or ready_on <= {{ add_days('as_of_date', 'cast(worklist_warning_days as integer)') }})
             as on_worklist
     from explained
 )

@@ -63,7 +63,7 @@ from_holdouts as (
 
 all_references as (
     select * from from_gates_and_configs
-    union
+    {{ union_distinct() }}
     select * from from_holdouts
 ),
 

@@ -75,7 +75,7 @@ first_code_locations as (
     -- the first few, for a glance; analytics.cleanup_worklist lists them all
     select
         entity_id as gate_id,
-        string_agg(location, ', ' order by location_rank) as code_locations
+        {% call string_agg("', '", "location_rank") %}location{% endcall %} as code_locations
     from ranked_code_locations
     where location_rank <= 3
     group by entity_id

@@ -45,8 +45,7 @@ contacts as (
     select
         project,
         owner_key,
-        string_agg(contact_name || ' (' || cast(gate_count as varchar) || ')', ', '
-                   order by gate_count desc, contact_name) as contacts
+        {% call string_agg("', '", "gate_count desc, contact_name") %}contact_name || ' (' || cast(gate_count as {{ string_type() }}) || ')'{% endcall %} as contacts
     from contact_counts
     group by project, owner_key
 ),
@@ -55,18 +54,18 @@ final as (
     select
         project,
         owner_key,
-        string_agg(distinct owner_name, ', ' order by owner_name) as owner_name,
+        {% call string_agg("', '", "owner_name") %}distinct owner_name{% endcall %} as owner_name,
         max(owner_email) as owner_email,
-        bool_or(is_server_key_owner) as is_server_key_owner,
+        {{ bool_or('is_server_key_owner') }} as is_server_key_owner,
         max(contacts.contacts) as contacts,
-        string_agg(distinct team, ', ' order by team) as teams,
+        {% call string_agg("', '", "team") %}distinct team{% endcall %} as teams,
         count(*) as gate_count,
         count(case when staleness = 'marked stale' then 1 end) as marked_stale_count,
         count(case when staleness = 'meets stale rules' then 1 end) as meets_stale_rules_count,
         count(case when staleness = 'approaching' then 1 end) as approaching_count,
         max(days_since_modified) as max_days_since_modified,
         sum(coalesce(checks_per_hour, 0)) as checks_per_hour,
-        string_agg(gate_id, ', ' order by staleness_rank, days_since_modified desc, gate_id) as gate_ids
+        {% call string_agg("', '", "staleness_rank, days_since_modified desc, gate_id") %}gate_id{% endcall %} as gate_ids
     from owned
     left join contacts
         using (project, owner_key)

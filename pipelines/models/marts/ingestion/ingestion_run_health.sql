@@ -50,7 +50,7 @@ failed_sources as (
         project,
         run_row_id,
         count(*) as failed_source_count,
-        string_agg(source_name, ', ' order by source_name) as failed_sources
+        {% call string_agg("', '", "source_name") %}source_name{% endcall %} as failed_sources
     from source_histories
     where latest_source_status like '%error'
     group by project, run_row_id

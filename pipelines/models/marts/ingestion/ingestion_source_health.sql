@@ -32,7 +32,7 @@ run_source_names as (
         source_name
     from run_sources
 
-    union
+    {{ union_distinct() }}
 
     select
         project,
