@@ -4,14 +4,16 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo reset-demo test bench install headless-browser toolchains docs dbt clean
+.PHONY: demo reset-demo test bench install headless-browser toolchains docs dbt lock clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-$(STAMP): $(BIN)/python pyproject.toml
+# The versions the suite last passed with (constraints-dev.txt): a fresh machine gets the same environment, and a
+# requirement pyproject.toml adds is still resolved by pip, within them.
+$(STAMP): $(BIN)/python pyproject.toml constraints-dev.txt
 	$(BIN)/python -m pip install -qq --upgrade pip
-	$(BIN)/python -m pip install -qq -e '.[test,bench,dbt]'
+	$(BIN)/python -m pip install -qq -c constraints-dev.txt -e '.[test,bench,dbt]'
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -55,6 +57,11 @@ toolchains:
 test: headless-browser toolchains $(STAMP)
 	$(BIN)/python -m compileall -q sources pipelines console_twin
 	$(BIN)/python -m pytest -q -n $(WORKERS) --dist loadgroup --no-loadscope-reorder
+
+# The environment as it is now, written as the constraints `make install` uses (docs/development.md).
+lock: $(STAMP)
+	@{ sed -n '/^#/p' constraints-dev.txt; $(BIN)/python -m pip freeze --exclude-editable | sort -f; } > constraints-dev.txt.new
+	@mv constraints-dev.txt.new constraints-dev.txt
 
 # The model sections of docs/data-model.md, from the model files' own docs (pipelines/models/docs.py).
 docs: $(STAMP)

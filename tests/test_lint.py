@@ -6,7 +6,12 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
+
+import yaml
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -41,3 +46,33 @@ def test_mypy_finds_nothing_in_the_installed_package(tmp_path):
                           cwd=tmp_path, env={**os.environ, "MYPYPATH": str(tmp_path)},
                           capture_output=True, text=True)  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_constraints_pin_every_requirement_within_what_pyproject_asks():
+    # `make install` installs with constraints-dev.txt: a requirement it does not pin, or pins outside its range,
+    # would be resolved afresh (or refused) on a fresh machine, and the suite would run on versions it never passed on
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    declared = [Requirement(text) for text in project["dependencies"]]
+    declared += [Requirement(text) for extra in ("test", "bench", "dbt") for text in project["optional-dependencies"][extra]]
+    pins = {}
+    for line in (ROOT / "constraints-dev.txt").read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.startswith("#"):
+            name, _, version = line.partition("==")
+            pins[canonicalize_name(name)] = version
+    unpinned = sorted(str(r) for r in declared if canonicalize_name(r.name) not in pins)
+    outside = sorted(
+        f"{r} (pinned {pins[canonicalize_name(r.name)]})"
+        for r in declared
+        if canonicalize_name(r.name) in pins and not r.specifier.contains(pins[canonicalize_name(r.name)], prereleases=True)
+    )
+    assert (unpinned, outside) == ([], [])
+
+
+def test_pre_commit_runs_the_checks_the_suite_runs():
+    hooks = {hook["id"]: hook["entry"] for repo in yaml.safe_load((ROOT / ".pre-commit-config.yaml").read_text())["repos"]
+             for hook in repo["hooks"]}  # fmt: skip
+    assert hooks == {
+        "ruff-format": ".venv/bin/ruff format --check",
+        "ruff-check": ".venv/bin/ruff check",
+        "mypy": ".venv/bin/python -m pytest -q -p no:cacheprovider tests/test_lint.py -k mypy",
+    }
