@@ -37,7 +37,8 @@ WITH gates AS (
     MAX(CASE WHEN name = 'answer_change_window_days' THEN value END) AS answer_change_window_days,
     MAX(CASE WHEN name = 'checks_trend_days' THEN value END) AS checks_trend_days,
     MAX(CASE WHEN name = 'code_scan_max_age_days' THEN value END) AS code_scan_max_age_days,
-    MAX(CASE WHEN name = 'stale_warning_days' THEN value END) AS stale_warning_days
+    MAX(CASE WHEN name = 'stale_warning_days' THEN value END) AS stale_warning_days,
+    MAX(CASE WHEN name = 'answer_return_window_days' THEN value END) AS answer_return_window_days
   FROM {{ ref('view_parameters') }}
 ), versions AS (
   SELECT
@@ -102,6 +103,38 @@ WITH gates AS (
   GROUP BY
     answer_changes.project,
     answer_changes.gate_id
+), answer_stretches AS (
+  /* where each stretch of one answer to every user began, a partial rollout between two of them aside: off, 50%, */
+  /* off again is one stretch (a rollout tried and rolled back); off, on, off again is two */
+  SELECT
+    project,
+    gate_id,
+    answer,
+    COALESCE(last_modified_at, valid_from) AS began_at, /* by the console's clock, as the answer's changes are dated (the load's own clock is another machine's) */
+    LAG(answer) OVER (PARTITION BY project, gate_id ORDER BY valid_from, gate_version_id) AS previous_answer
+  FROM answers
+  WHERE
+    NOT answer IS NULL
+), answer_returns AS (
+  /* the gate's answer left for the other one within `answer_return_window_days` (its answer's first stretch */
+  /* aside): if today's answer is the one it left, the gate came back to it (off, on, off again), a switch in use */
+  /* or an undecided rollout, whatever the length of its last stretch: it may change again, so it is never ready */
+  SELECT
+    answer_stretches.project,
+    answer_stretches.gate_id,
+    answer_stretches.previous_answer AS left_answer,
+    COUNT(*) AS stretches
+  FROM answer_stretches
+  INNER JOIN as_of
+    ON as_of.project = answer_stretches.project
+  CROSS JOIN parameters
+  WHERE
+    answer_stretches.answer <> answer_stretches.previous_answer
+    AND CAST(EXTRACT(EPOCH FROM answer_stretches.began_at) AS DOUBLE) >= CAST(EXTRACT(EPOCH FROM as_of.as_of_at) AS DOUBLE) - parameters.answer_return_window_days * 86400
+  GROUP BY
+    answer_stretches.project,
+    answer_stretches.gate_id,
+    answer_stretches.previous_answer
 ), checks_before AS (
   /* the version that was current `checks_trend_days` before the "as of" */
   SELECT
@@ -135,7 +168,7 @@ WITH gates AS (
   SELECT
     repository,
     scanned_at,
-    COALESCE(is_complete, COALESCE(files_skipped_large, 0) = 0) AS is_complete, /* a scan from before gatehouse recorded completeness: complete unless it skipped a file as too large */
+    COALESCE(is_complete, FALSE) AS is_complete, /* a scan from before gatehouse recorded completeness may have skipped an unreadable file it did not count: */ /* its silence is no evidence of absence until the repository is scanned again */
     ROW_NUMBER() OVER (PARTITION BY repository ORDER BY scanned_at DESC, scan_id DESC) AS recency
   FROM code_scans
 ), latest_scans AS (
@@ -178,6 +211,8 @@ WITH gates AS (
     ) AS INT) AS days_held,
     history.held_since,
     history.answer_changes_in_window,
+    COALESCE(answer_returns.stretches, 0) AS answer_returns_in_window,
+    parameters.answer_return_window_days,
     loaded.first_loaded_at,
     loaded.checks_per_hour_before,
     scan_coverage.is_code_scanned,
@@ -216,6 +251,10 @@ WITH gates AS (
     ON history.project = gates.project AND history.gate_id = gates.gate_id
   INNER JOIN loaded
     ON loaded.project = gates.project AND loaded.gate_id = gates.gate_id
+  LEFT JOIN answer_returns
+    ON answer_returns.project = gates.project
+    AND answer_returns.gate_id = gates.gate_id
+    AND answer_returns.left_answer = gates.answer
   INNER JOIN scan_coverage
     ON scan_coverage.project = gates.project
   LEFT JOIN code_evidence
@@ -248,6 +287,8 @@ WITH gates AS (
         ELSE 'in use'
       END
       WHEN NOT reason_answer IS NULL AND reason_answer <> answer
+      THEN 'needs a person'
+      WHEN answer_returns_in_window >= 1
       THEN 'needs a person'
       WHEN days_held < ready_after_days
       THEN 'approaching'
@@ -293,6 +334,8 @@ WITH gates AS (
       THEN 'its rules pass some users only; finish or roll back the rollout'
       WHEN stage = 'needs a person' AND reason_answer <> answer
       THEN 'the console''s reason (' || stale_reason || ') and its state (' || answer_reason || ') disagree'
+      WHEN stage = 'needs a person' AND answer_returns_in_window >= 1
+      THEN 'it came back to ' || CASE WHEN answer THEN 'passing' ELSE 'failing' END || ' every user after ' || CASE WHEN answer THEN 'failing' ELSE 'passing' END || ' them ' || CAST(answer_returns_in_window AS TEXT) || ' time(s) in ' || CAST(CAST(answer_return_window_days AS INT) AS TEXT) || ' days: a switch in use (declare it permanent) or a rollout not yet decided'
     END AS person_reason
   FROM staged
 ), final AS (
@@ -373,6 +416,7 @@ WITH gates AS (
     CASE WHEN NOT answer IS NULL THEN days_held END AS days_at_value,
     ready_on,
     answer_changes_in_window,
+    answer_returns_in_window,
     checks_per_hour,
     checks_per_hour_before,
     CASE
@@ -462,7 +506,8 @@ WITH gates AS (
     MAX(CASE WHEN name = 'answer_change_window_days' THEN value END) AS answer_change_window_days,
     MAX(CASE WHEN name = 'checks_trend_days' THEN value END) AS checks_trend_days,
     MAX(CASE WHEN name = 'code_scan_max_age_days' THEN value END) AS code_scan_max_age_days,
-    MAX(CASE WHEN name = 'stale_warning_days' THEN value END) AS stale_warning_days
+    MAX(CASE WHEN name = 'stale_warning_days' THEN value END) AS stale_warning_days,
+    MAX(CASE WHEN name = 'answer_return_window_days' THEN value END) AS answer_return_window_days
   FROM {{ ref('view_parameters') }}
 ), versions AS (
   SELECT
@@ -527,6 +572,38 @@ WITH gates AS (
   GROUP BY
     answer_changes.project,
     answer_changes.gate_id
+), answer_stretches AS (
+  /* where each stretch of one answer to every user began, a partial rollout between two of them aside: off, 50%, */
+  /* off again is one stretch (a rollout tried and rolled back); off, on, off again is two */
+  SELECT
+    project,
+    gate_id,
+    answer,
+    COALESCE(last_modified_at, valid_from) AS began_at, /* by the console's clock, as the answer's changes are dated (the load's own clock is another machine's) */
+    LAG(answer) OVER (PARTITION BY project, gate_id ORDER BY valid_from, gate_version_id) AS previous_answer
+  FROM answers
+  WHERE
+    NOT answer IS NULL
+), answer_returns AS (
+  /* the gate's answer left for the other one within `answer_return_window_days` (its answer's first stretch */
+  /* aside): if today's answer is the one it left, the gate came back to it (off, on, off again), a switch in use */
+  /* or an undecided rollout, whatever the length of its last stretch: it may change again, so it is never ready */
+  SELECT
+    answer_stretches.project,
+    answer_stretches.gate_id,
+    answer_stretches.previous_answer AS left_answer,
+    COUNT(*) AS stretches
+  FROM answer_stretches
+  INNER JOIN as_of
+    ON as_of.project = answer_stretches.project
+  CROSS JOIN parameters
+  WHERE
+    answer_stretches.answer <> answer_stretches.previous_answer
+    AND CAST(EXTRACT(EPOCH FROM answer_stretches.began_at) AS DOUBLE PRECISION) >= CAST(EXTRACT(EPOCH FROM as_of.as_of_at) AS DOUBLE PRECISION) - parameters.answer_return_window_days * 86400
+  GROUP BY
+    answer_stretches.project,
+    answer_stretches.gate_id,
+    answer_stretches.previous_answer
 ), checks_before AS (
   /* the version that was current `checks_trend_days` before the "as of" */
   SELECT
@@ -560,7 +637,7 @@ WITH gates AS (
   SELECT
     repository,
     scanned_at,
-    COALESCE(is_complete, COALESCE(files_skipped_large, 0) = 0) AS is_complete, /* a scan from before gatehouse recorded completeness: complete unless it skipped a file as too large */
+    COALESCE(is_complete, FALSE) AS is_complete, /* a scan from before gatehouse recorded completeness may have skipped an unreadable file it did not count: */ /* its silence is no evidence of absence until the repository is scanned again */
     ROW_NUMBER() OVER (
       PARTITION BY repository
       ORDER BY scanned_at DESC NULLS LAST, scan_id DESC NULLS LAST
@@ -606,6 +683,8 @@ WITH gates AS (
     ) AS INT) AS days_held,
     history.held_since,
     history.answer_changes_in_window,
+    COALESCE(answer_returns.stretches, 0) AS answer_returns_in_window,
+    parameters.answer_return_window_days,
     loaded.first_loaded_at,
     loaded.checks_per_hour_before,
     scan_coverage.is_code_scanned,
@@ -644,6 +723,10 @@ WITH gates AS (
     ON history.project = gates.project AND history.gate_id = gates.gate_id
   INNER JOIN loaded
     ON loaded.project = gates.project AND loaded.gate_id = gates.gate_id
+  LEFT JOIN answer_returns
+    ON answer_returns.project = gates.project
+    AND answer_returns.gate_id = gates.gate_id
+    AND answer_returns.left_answer = gates.answer
   INNER JOIN scan_coverage
     ON scan_coverage.project = gates.project
   LEFT JOIN code_evidence
@@ -676,6 +759,8 @@ WITH gates AS (
         ELSE 'in use'
       END
       WHEN NOT reason_answer IS NULL AND reason_answer <> answer
+      THEN 'needs a person'
+      WHEN answer_returns_in_window >= 1
       THEN 'needs a person'
       WHEN days_held < ready_after_days
       THEN 'approaching'
@@ -721,6 +806,8 @@ WITH gates AS (
       THEN 'its rules pass some users only; finish or roll back the rollout'
       WHEN stage = 'needs a person' AND reason_answer <> answer
       THEN 'the console''s reason (' || stale_reason || ') and its state (' || answer_reason || ') disagree'
+      WHEN stage = 'needs a person' AND answer_returns_in_window >= 1
+      THEN 'it came back to ' || CASE WHEN answer THEN 'passing' ELSE 'failing' END || ' every user after ' || CASE WHEN answer THEN 'failing' ELSE 'passing' END || ' them ' || CAST(answer_returns_in_window AS TEXT) || ' time(s) in ' || CAST(CAST(answer_return_window_days AS INT) AS TEXT) || ' days: a switch in use (declare it permanent) or a rollout not yet decided'
     END AS person_reason
   FROM staged
 ), final AS (
@@ -801,6 +888,7 @@ WITH gates AS (
     CASE WHEN NOT answer IS NULL THEN days_held END AS days_at_value,
     ready_on,
     answer_changes_in_window,
+    answer_returns_in_window,
     checks_per_hour,
     checks_per_hour_before,
     CASE
