@@ -23,6 +23,9 @@ class Clock:
         # The organisation's lock: a day never passes halfway through an operation or a drill helper.
         self.lock = lock
         self.days_advanced = 0
+        # A scripted organisation (time_travel.Play) changes its gates and configs only as its script says:
+        # the random changes of a day would break the truth the script records.
+        self.scripted = False
 
     @property
     def now(self) -> datetime:
@@ -40,5 +43,5 @@ class Clock:
         with self.lock:
             for _ in range(days):
                 self.days_advanced += 1
-                advance_one_day(self.organisation, self.days_advanced, runs_per_day)
+                advance_one_day(self.organisation, self.days_advanced, runs_per_day, evolve=not self.scripted)
         log.info("console twin advanced %d day(s): now %s", days, self.now.isoformat())

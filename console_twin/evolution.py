@@ -40,7 +40,7 @@ CONFIG_MODIFIED_SHARE = 0.01
 CONFIG_ARCHIVED_SHARE = 0.003
 
 
-def advance_one_day(org: Organisation, day_number: int, runs_per_day: int) -> None:
+def advance_one_day(org: Organisation, day_number: int, runs_per_day: int, evolve: bool = True) -> None:
     rng = random.Random(f"console-twin:{org.size}:{org.seed}:day:{day_number}")
     day_start = org.now_ms
     org.now_ms += DAY_MS
@@ -48,8 +48,9 @@ def advance_one_day(org: Organisation, day_number: int, runs_per_day: int) -> No
     def during_day() -> int:
         return day_start + rng.randint(1, DAY_MS)
 
-    _evolve_gates(org, rng, during_day)
-    _evolve_configs(org, rng, during_day)
+    if evolve:
+        _evolve_gates(org, rng, during_day)
+        _evolve_configs(org, rng, during_day)
     org.reclassify_gates()
     _add_exposure_day(org, rng)
     _schedule_runs(org, rng, runs_per_day)

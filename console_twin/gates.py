@@ -160,3 +160,29 @@ def _stale_reason(gate: dict, facts: GateFacts) -> str:
     if outcome == "empty":
         return "STALE_EMPTY_CHECKS"
     return "STALE_PROBABLY_FORGOTTEN"
+
+
+def answer_to_everyone(gate: dict) -> bool | None:
+    """What every user gets from the gate, or None when users get different answers.
+
+    A user is checked against the rules in order and the first rule whose conditions match passes its
+    percentage of users; a user no rule matches fails. Only the rules a user can reach count: those up to the
+    first everyone rule, and without one, the failing fall-through. The twin's own reading, for the truth a
+    time-travel play records; the analysis views read the answer their own way.
+    """
+    if gate["status"] == "Archived" or not gate["isEnabled"]:
+        return False
+    if gate["status"] == "Launched":
+        return True
+    reachable: set[int] = set()
+    for rule in gate["rules"]:
+        reachable.add(rule["passPercentage"])
+        if is_everyone_rule(rule):
+            break
+    else:
+        reachable.add(0)
+    if reachable == {100}:
+        return True
+    if reachable == {0}:
+        return False
+    return None

@@ -80,6 +80,11 @@ DEFAULT_PARAMETERS: dict[str, tuple[float, str]] = {
         "gate_lifecycle.answer_changes_in_window counts the changes of a gate's answer"
         " (status, enabled, rules) within this many days",
     ),
+    "answer_return_window_days": (
+        90,
+        "gate_lifecycle: a gate that came back to an answer after the opposite one within this many days (off, on, off again)"
+        " is a switch or an undecided rollout: a person decides",
+    ),
     "checks_trend_days": (14, "gate_lifecycle.checks_trend compares checks per hour now with this many days ago"),
     "code_scan_max_age_days": (
         7,

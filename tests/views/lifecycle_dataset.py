@@ -75,6 +75,18 @@ def gates(load: int) -> list[dict[str, Any]]:
             checks=8,
             enabled=load == 1,
         ),
+        # a switch: off, on for everyone on 10-05 (seen at the second load), off again on 10-15 (seen at the third):
+        # off for 17 days again, but it came back to off after on: it may well come on again
+        gate(
+            "switch",
+            created=CREATED,
+            modified={0: LONG_AGO, 1: "2026-10-05T00:00:00Z"}.get(load, "2026-10-15T00:00:00Z"),
+            owner="bob",
+            team="Search",
+            rules=[everyone_at(100)],
+            checks=8,
+            enabled=load == 1,
+        ),
         # its everyone rule went 0% -> 100% at the third load, but the console dates the change 09-01, before the
         # second load saw it at 0%: the answer holds from the second load's boundary, 10-10 12:00, no earlier
         gate(

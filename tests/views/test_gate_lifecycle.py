@@ -9,6 +9,7 @@ from datetime import date, datetime
 from pathlib import Path
 
 import dlt
+import duckdb
 import pytest
 
 from gatehouse.pipelines.warehouse.views import apply_views
@@ -47,6 +48,8 @@ EXPECTED = [
     ("rolled_yesterday", "approaching", None, 1, date(2026, 11, 14), 1, "steady", False, "web", None, None),
     # the console's reason says launched, the gate is turned off: a person decides
     ("says_launched", "needs a person", None, 92, None, 0, "steady", True, "web", None, None),
+    # off since 10-15 (17 days) like flip_flop, but on for everyone in between: a switch, never ready on its last stretch
+    ("switch", "needs a person", None, 17, None, 2, "steady", True, None, None, None),
 ]
 
 
@@ -92,6 +95,10 @@ def test_a_stage_has_its_value_action_and_reason(lifecycle_db):
         "ask the owner: the console's reason (STALE_PROBABLY_LAUNCHED) and its state (turned off in the console: every user"
         " fails) disagree",
     ]
+    assert rows["switch"][1] == (
+        "ask the owner: it came back to failing every user after passing them 1 time(s) in 90 days: a switch in use"
+        " (declare it permanent) or a rollout not yet decided"
+    )
     assert rows["held_out"][1] == "ask the owner: still referenced by holdouts h_lifecycle"
     assert rows["half_done"][1] == "ask the owner: forgotten: partly rolled out for a long time; finish or roll back the rollout"
     assert rows["dead_flag"][1] == "archive it in the console: no code references it and nothing checks it"
@@ -139,6 +146,16 @@ def test_an_old_scan_is_no_evidence_of_absence(writable_lifecycle):
     assert rows["gone_from_code"] == ("ready: remove from code", "api, web")
     assert rows["checked_nowhere"] == ("ready: remove from code", "api, web")
     assert rows["launched_long"] == ("ready: remove from code", "api, web")
+
+
+def test_a_scan_from_before_completeness_was_recorded_is_no_evidence_of_absence(writable_lifecycle):
+    # web's last scan as a gatehouse before `is_complete` loaded it: it may have skipped an unreadable file unseen
+    with duckdb.connect(str(writable_lifecycle)) as connection:
+        connection.execute("update console.code_reference_scans set is_complete = null where repository = 'web'")
+    rows = {gate: (stage, missing) for gate, stage, *_, missing in query(writable_lifecycle, LIFECYCLE_SQL)}
+    assert rows["dead_flag"] == ("ready: remove from code", "web")  # not archived on web's silence
+    assert rows["gone_from_code"] == ("ready: remove from code", "web")
+    assert rows["launched_long"] == ("ready: remove from code", "web")
 
 
 def test_the_warning_window_sets_when_an_approaching_gate_is_listed(writable_lifecycle):

@@ -29,6 +29,13 @@ select
 union all
 
 select
+    {{ gatehouse_text("answer_return_window_days") }} as name,
+    cast({{ var('gatehouse_answer_return_window_days', 90) }} as {{ gatehouse_type('double') }}) as value,
+    {{ gatehouse_text("gate_lifecycle: a gate that came back to an answer after the opposite one within this many days (off, on, off again) is a switch or an undecided rollout: a person decides") }} as description
+
+union all
+
+select
     {{ gatehouse_text("checks_trend_days") }} as name,
     cast({{ var('gatehouse_checks_trend_days', 14) }} as {{ gatehouse_type('double') }}) as value,
     {{ gatehouse_text("gate_lifecycle.checks_trend compares checks per hour now with this many days ago") }} as description

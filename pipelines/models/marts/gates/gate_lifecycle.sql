@@ -34,11 +34,12 @@ since, so the answer held at least that long.
 | `held_since`, `days_at_value` | when the current answer began; whole days since, to the project's "as of" (null while users get different answers) |
 | `ready_on` | `approaching`: the day it becomes ready if nothing changes |
 | `answer_changes_in_window` | changes of its answer's ingredients (status, enabled, rules) within `answer_change_window_days` |
+| `answer_returns_in_window`, `answer_return_window_days` | the times within `answer_return_window_days` it left its present answer for the other (a partial rollout is neither): from 1, it came back to its answer, and a person decides |
 | `checks_per_hour_before`, `checks_trend` | checks per hour `checks_trend_days` ago, and `never checked`, `stopped`, `falling` (below half), `rising` (above double), `steady`, or null before gatehouse loaded it then |
 | `first_loaded_at`, `last_changed_at` | the first load of the gate, and the console's last change of it |
 | `is_code_scanned` | some repository has been scanned |
 | `code_reference_count`, `referencing_repositories`, `code_owners`, `last_referenced_at` | from `int_gate_code_evidence`: `code_owners` are the CODEOWNERS of the files that check it, to route the gate to beside its console owner |
-| `missing_repositories` | repositories whose last scan is older than `code_scan_max_age_days` before the project's "as of", or skipped files that could hold a reference: their silence is no evidence |
+| `missing_repositories` | repositories whose last scan is older than `code_scan_max_age_days` before the project's "as of", skipped files that could hold a reference, or predates gatehouse's record of that (`is_complete` null): their silence is no evidence |
 | `gone_from_code_since` | no repository references it now, though one did: the first scan that no longer found it (`int_gate_code_evidence`) |
 | `snoozed_until`, `snooze_reason`, `is_snoozed` | the snooze in force (`gatehouse gates snooze`, `int_gate_snoozes`): out of the worklist and the alerts while `snoozed_until` is later than the "as of" date (or the day the snooze was written) |
 | `on_worklist` | a person has something to do: every stage but `in use`, `archived`, and `approaching` more than `stale_warning_days` from ready; never while snoozed |
@@ -54,7 +55,8 @@ snoozes as (
 ),
 
 parameters as (
-    {{ view_parameters('ready_after_days', 'answer_change_window_days', 'checks_trend_days', 'code_scan_max_age_days', 'stale_warning_days') }}
+    {{ view_parameters('ready_after_days', 'answer_change_window_days', 'checks_trend_days', 'code_scan_max_age_days', 'stale_warning_days',
+                     'answer_return_window_days') }}
 ),
 
 versions as (
@@ -120,6 +122,39 @@ history as (
     group by answer_changes.project, answer_changes.gate_id
 ),
 
+answer_stretches as (
+    -- where each stretch of one answer to every user began, a partial rollout between two of them aside: off, 50%,
+    -- off again is one stretch (a rollout tried and rolled back); off, on, off again is two
+    select
+        project,
+        gate_id,
+        answer,
+        -- by the console's clock, as the answer's changes are dated (the load's own clock is another machine's)
+        coalesce(last_modified_at, valid_from) as began_at,
+        lag(answer) over (partition by project, gate_id order by valid_from, gate_version_id) as previous_answer
+    from answers
+    where answer is not null
+),
+
+answer_returns as (
+    -- the gate's answer left for the other one within `answer_return_window_days` (its answer's first stretch
+    -- aside): if today's answer is the one it left, the gate came back to it (off, on, off again), a switch in use
+    -- or an undecided rollout, whatever the length of its last stretch: it may change again, so it is never ready
+    select
+        answer_stretches.project,
+        answer_stretches.gate_id,
+        answer_stretches.previous_answer as left_answer,
+        count(*) as stretches
+    from answer_stretches
+    inner join as_of
+        on as_of.project = answer_stretches.project
+    cross join parameters
+    where answer_stretches.answer <> answer_stretches.previous_answer
+        and {{ epoch_seconds('answer_stretches.began_at') }}
+        >= {{ epoch_seconds('as_of.as_of_at') }} - parameters.answer_return_window_days * 86400
+    group by answer_stretches.project, answer_stretches.gate_id, answer_stretches.previous_answer
+),
+
 checks_before as (
     -- the version that was current `checks_trend_days` before the "as of"
     select
@@ -153,8 +188,9 @@ ranked_scans as (
     select
         repository,
         scanned_at,
-        -- a scan from before gatehouse recorded completeness: complete unless it skipped a file as too large
-        coalesce(is_complete, coalesce(files_skipped_large, 0) = 0) as is_complete,
+        -- a scan from before gatehouse recorded completeness may have skipped an unreadable file it did not count:
+        -- its silence is no evidence of absence until the repository is scanned again
+        coalesce(is_complete, false) as is_complete,
         row_number() over (partition by repository order by scanned_at desc, scan_id desc) as recency
     from code_scans
 ),
@@ -193,6 +229,8 @@ evidence as (
         cast(floor(({{ epoch_seconds('as_of.as_of_at') }} - {{ epoch_seconds('history.held_since') }}) / 86400) as integer) as days_held,
         history.held_since,
         history.answer_changes_in_window,
+        coalesce(answer_returns.stretches, 0) as answer_returns_in_window,
+        parameters.answer_return_window_days,
         loaded.first_loaded_at,
         loaded.checks_per_hour_before,
         scan_coverage.is_code_scanned,
@@ -225,6 +263,9 @@ evidence as (
         {{ join_on('history', 'gates', 'gate_id') }}
     inner join loaded
         {{ join_on('loaded', 'gates', 'gate_id') }}
+    left join answer_returns
+        {{ join_on('answer_returns', 'gates', 'gate_id') }}
+        and answer_returns.left_answer = gates.answer
     inner join scan_coverage
         on scan_coverage.project = gates.project
     left join code_evidence
@@ -253,6 +294,7 @@ staged as (
                     else 'in use'
                 end
             when reason_answer is not null and reason_answer <> answer then 'needs a person'
+            when answer_returns_in_window >= 1 then 'needs a person'
             when days_held < ready_after_days then 'approaching'
             when not is_absent_from_code then 'ready: remove from code'
             when not is_checked then 'ready: archive in the console'
@@ -281,6 +323,12 @@ explained as (
             when stage = 'needs a person' and answer is null then 'its rules pass some users only; finish or roll back the rollout'
             when stage = 'needs a person' and reason_answer <> answer
                 then {{ text_literal("the console's reason (") }} || stale_reason || ') and its state (' || answer_reason || ') disagree'
+            when stage = 'needs a person' and answer_returns_in_window >= 1
+                then 'it came back to ' || case when answer then 'passing' else 'failing' end || ' every user after '
+                || case when answer then 'failing' else 'passing' end || ' them '
+                || cast(answer_returns_in_window as {{ string_type() }}) || ' time(s) in '
+                || cast(cast(answer_return_window_days as integer) as {{ string_type() }})
+                || ' days: a switch in use (declare it permanent) or a rollout not yet decided'
         end as person_reason
     from staged
 ),
@@ -343,6 +391,7 @@ final as (
         case when answer is not null then days_held end as days_at_value,
         ready_on,
         answer_changes_in_window,
+        answer_returns_in_window,
         checks_per_hour,
         checks_per_hour_before,
         case
