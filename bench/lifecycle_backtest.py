@@ -84,7 +84,8 @@ class TimeTravelLoads:
         self.scan()
 
     def scan(self) -> None:
-        """Every repository scanned as `gatehouse code-refs` scans it, stamped an hour before the run: the nightly scan, loaded once the run has named the ids."""
+        """Every repository scanned as `gatehouse code-refs` scans it, stamped an hour before the run: the nightly
+        scan, loaded once the run has named the ids."""
         entities = read_entities(self.destination, 60)
         matcher = Matcher(entities)
         scanned_at = self.play.twin.now - timedelta(hours=1)

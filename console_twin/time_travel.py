@@ -174,7 +174,7 @@ class Play:
         gate["rules"] = [make_rule(self._rng, change.percentage, [everyone_condition()])] if wired else []
         gate["checksPerHour"] = CHECKS_PER_HOUR if wired else None
         mark_created(gate, at)
-        lifetime = "PERMANENT" if life.permanent else "TEMPORARY"
+        lifetime: Literal["PERMANENT", "TEMPORARY"] = "PERMANENT" if life.permanent else "TEMPORARY"
         gate["type"] = lifetime
         org.add_gate(
             gate,
@@ -272,7 +272,8 @@ def _life(rng: random.Random, archetype: str, created: int) -> list[Change]:
 def _cleanup(rng: random.Random, settled: int, repositories: Sequence[str]) -> list[Change]:
     """The code removed from one repository, then the next; a fifth are forgotten in the last one. Once
     removed everywhere, its checks stop with the last deploy, and most are archived."""
-    changes, day = [], settled + 14 + rng.randint(0, 40)
+    changes: list[Change] = []
+    day = settled + 14 + rng.randint(0, 40)
     forgotten = rng.random() < 0.2
     for index, repository in enumerate(repositories):
         if forgotten and index == len(repositories) - 1:
