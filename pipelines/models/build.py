@@ -50,6 +50,8 @@ import hashlib
 import json
 import logging
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -500,13 +502,19 @@ def _rendered(
         ).encode()
     ).hexdigest()
     path = cache / f"views-{key[:32]}.json" if cache is not None else None
-    if path is not None and path.is_file():
+    with _translated_guard:
+        statements = _translated.get(key)
+    kept = statements is not None and (path is None or path.is_file())
+    if statements is None and path is not None and path.is_file():
         try:
-            return [(name, statement) for name, statement in json.loads(path.read_text(encoding="utf-8"))]
+            statements = [(name, statement) for name, statement in json.loads(path.read_text(encoding="utf-8"))]
+            kept = True
         except (OSError, ValueError, TypeError):
             log.debug("unreadable rendered views %s: translating again", path, exc_info=True)
-    statements = [(definition.name, render_view(client, definition, raw)) for definition in definitions]
-    if path is not None:
+    if statements is None:
+        statements = [(definition.name, render_view(client, definition, raw)) for definition in definitions]
+    _remember(key, statements)
+    if path is not None and not kept:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             for stale in path.parent.glob("views-*.json"):
@@ -516,7 +524,23 @@ def _rendered(
             temporary.replace(path)
         except OSError:
             log.debug("cannot keep rendered views in %s", path.parent, exc_info=True)
-    return statements
+    return list(statements)
+
+
+# The statements of the last inputs this process translated, beside the file cache: a process that loads one new
+# database after another (a scheduler's worker, Dagster's or Airflow's, running project after project) finds each
+# new database's file cache empty, and translating every view again was most of the CPU its views cost.
+_translated: OrderedDict[str, list[tuple[str, str]]] = OrderedDict()
+_translated_guard = threading.Lock()
+_TRANSLATED_KEPT = 8
+
+
+def _remember(key: str, statements: list[tuple[str, str]]) -> None:
+    with _translated_guard:
+        _translated[key] = list(statements)
+        _translated.move_to_end(key)
+        while len(_translated) > _TRANSLATED_KEPT:
+            _translated.popitem(last=False)
 
 
 def _digest(statements: list[tuple[str, str]]) -> str:
