@@ -862,8 +862,8 @@ def variant_value(rng: random.Random, default_value: dict) -> dict:
 
 
 def build_organisation(size: str, seed: int) -> Organisation:
-    # A build allocates about a million small containers and frees none of them: the cyclic garbage
-    # collector would rescan them over and over for nothing (a quarter of a large build's time).
+    # A build allocates a great many small containers and frees none of them: the cyclic garbage
+    # collector would rescan them over and over for nothing, a good part of a large build's time.
     collecting = gc.isenabled()
     gc.disable()
     try:

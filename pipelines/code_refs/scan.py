@@ -812,7 +812,7 @@ def _probe(
     open_first: bool = False,
 ) -> None:
     """What `_read_text` counts of each file (a text file's bytes read only as far as the binary test), in one loop
-    with the names looked up relative to the root's descriptor (joining the paths took a quarter of the probe's time):
+    with the names looked up relative to the root's descriptor (joining the paths was much of the probe's time):
     the text files, with their sizes, into `text`. `between` is called after each PROBE_STEP files. `open_first`: each
     file opened before its stat (a git work tree's: see PROBE_OPEN_FIRST_FLAGS), which saves a lookup of its name; one
     that does not open is looked at as the others."""
