@@ -74,44 +74,44 @@ COMMANDS = Path(__file__).parent / "commands"
 # its order. `make test` keeps this order (`--no-loadscope-reorder`): pytest-xdist otherwise starts the files with the
 # most tests first, and the longest drills, one or two tests each, started last (the final minute had one worker).
 LONGEST_FIRST = (
-    "dbt/test_dbt_package.py",  # 102 (the PostgreSQL server's start included)
+    "dbt/test_dbt_package.py",  # the PostgreSQL server's start included
     # 2026-11-28's drills and tests, measured in the same way
-    "drills/test_promise_one_console.py",  # 75
-    "schedule/test_airflow_dag.py",  # 75, a project failing at each of its steps
-    "schedule/test_dagster.py",  # 65
-    "drills/test_promise_projects_requests.py",  # 60
-    "drills/test_promise_projects_reads.py",  # 60
-    "drills/test_promise_projects_warehouse.py",  # 60
-    "warehouse/test_adopt_and_projects_postgres.py",  # 60
-    "pipeline/test_gatehouse_settings.py",  # 50
-    "drills/test_one_console.py",  # 83
-    "drills/test_secrets.py",  # 72
-    "drills/test_concurrent_changes.py",  # 51
-    "views/test_projects_views.py",  # 46
-    "drills/test_load.py",  # 43
-    "warehouse/test_postgres_run.py",  # 43
-    "commands/test_bad_input.py",  # 40, the console-command tests together
-    "drills/test_transient_faults.py",  # 41
-    "drills/test_late_exposures.py",  # 37
-    "report/test_report.py",  # 37, with report/test_owner_lists.py
-    "drills/test_process_killed.py",  # 37
-    "drills/test_database_in_use.py",  # 37
-    "code_refs/test_command.py",  # 35
-    "drills/test_projects.py",  # 32
-    "drills/test_moving_lists.py",  # 32
-    "drills/test_paging_faults.py",  # 32
-    "source/test_quiet_runs.py",  # 31
-    "drills/test_shape_drift.py",  # 30
-    "drills/test_unchanged_lists.py",  # 28
-    "views/test_view_contract.py",  # 27
-    "test_lint.py",  # 26
-    "drills/test_number_columns.py",  # 25
-    "test_docs_commands.py",  # 21
-    "views/test_destinations_agree.py",  # 20
-    "test_wheel.py",  # 20
-    "drills/test_schema_drift.py",  # 19
-    "drills/test_whole_lists.py",  # 30
-    "cleanup/test_compiles.py",  # 20
+    "drills/test_promise_one_console.py",
+    "schedule/test_airflow_dag.py",  # a project failing at each of its steps
+    "schedule/test_dagster.py",
+    "drills/test_promise_projects_requests.py",
+    "drills/test_promise_projects_reads.py",
+    "drills/test_promise_projects_warehouse.py",
+    "warehouse/test_adopt_and_projects_postgres.py",
+    "pipeline/test_gatehouse_settings.py",
+    "drills/test_one_console.py",
+    "drills/test_secrets.py",
+    "drills/test_concurrent_changes.py",
+    "views/test_projects_views.py",
+    "drills/test_load.py",
+    "warehouse/test_postgres_run.py",
+    "commands/test_bad_input.py",  # the console-command tests together
+    "drills/test_transient_faults.py",
+    "drills/test_late_exposures.py",
+    "report/test_report.py",  # with report/test_owner_lists.py
+    "drills/test_process_killed.py",
+    "drills/test_database_in_use.py",
+    "code_refs/test_command.py",
+    "drills/test_projects.py",
+    "drills/test_moving_lists.py",
+    "drills/test_paging_faults.py",
+    "source/test_quiet_runs.py",
+    "drills/test_shape_drift.py",
+    "drills/test_unchanged_lists.py",
+    "views/test_view_contract.py",
+    "test_lint.py",
+    "drills/test_number_columns.py",
+    "test_docs_commands.py",
+    "views/test_destinations_agree.py",
+    "test_wheel.py",
+    "drills/test_schema_drift.py",
+    "drills/test_whole_lists.py",
+    "cleanup/test_compiles.py",
 )
 
 

@@ -588,8 +588,9 @@ def without_project_joins(expression: exp.Expr) -> exp.Expr:
 
     Every row of one console dataset has the same project, so such a term holds for every pair a join
     compares. PostgreSQL cannot see that through a subquery (a computed column has no statistics): it took
-    each term for 0.5% of the pairs and planned `stale_gates` as a merge join on project alone, filtering 50
-    million pairs (3.6 s of a 15 s report on the large organisation). With several projects the terms stay.
+    each term for a small share of the pairs and planned `stale_gates` as a merge join on project alone, filtering
+    every pair of the large organisation afterwards (a good part of the report's time). With several projects the
+    terms stay.
     """
     for join in list(expression.find_all(exp.Join)):
         on = join.args.get("on")
