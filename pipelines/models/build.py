@@ -490,12 +490,7 @@ def _rendered(
         json.dumps(
             [
                 sqlglot.__version__,
-                destination_dialect(client),
-                [
-                    qualified_view_name(client, "x"),
-                    ".".join(client.make_qualified_table_name_path("x")),
-                    client.capabilities.casefold_identifier("Case"),
-                ],
+                _naming(client),
                 raw.fingerprint(),
                 [(definition.name, definition.sql) for definition in definitions],
             ]
@@ -617,7 +612,33 @@ def render_query(
     table, quoted identifiers take the destination's case, and the dialect is the destination's own.
     `rewrite`: applied to the parsed statement first (one parse and one generation per statement: they are
     most of the time a first run's views take)."""
-    return translate(sql, destination_dialect(client), what=what, rewrite=rewrite, transform=lambda node: _qualify(node, client))
+    key = (sql, rewrite, _naming(client))
+    with _translated_guard:
+        statement = _queries.get(key)
+    if statement is None:
+        statement = translate(sql, key[2][0], what=what, rewrite=rewrite, transform=lambda node: _qualify(node, client))
+        with _translated_guard:
+            _queries[key] = statement
+            while len(_queries) > _QUERIES_KEPT:
+                _queries.popitem(last=False)
+    return statement
+
+
+def _naming(client: SqlClientBase[Any]) -> tuple[str, ...]:
+    """What a translation depends on besides the statement: the dialect, and how the destination of `client` names
+    and cases a view and a raw table."""
+    return (
+        destination_dialect(client),
+        qualified_view_name(client, "x"),
+        ".".join(client.make_qualified_table_name_path("x")),
+        client.capabilities.casefold_identifier("Case"),
+    )
+
+
+# The last statements a process translated (the run's counts, the alerts' and the reports' queries: the same few
+# every run), as `_translated` keeps the views'.
+_queries: OrderedDict[tuple[Any, ...], str] = OrderedDict()
+_QUERIES_KEPT = 512
 
 
 def translate(
