@@ -9,8 +9,9 @@ pattern, rewrite and an example, are data in `rules.py`. ast-grep (tree-sitter w
    rewrite made, and a check inlined into two uses is still counted as one;
 2. `not`/`!` of a placeholder, a placeholder in parentheses, `and`/`or`/`&&`/`||` with one, a ternary or
    conditional expression on one, an `if`/`elif`/`else if` on one (the live branch kept in place, re-indented; the
-   dead one deleted; a Python block left empty gets `pass`), and a local variable that holds one and is never
-   assigned again (inlined, its declaration deleted);
+   dead one deleted; a Python block left empty gets `pass`), a local variable that holds one and is never
+   assigned again (inlined, its declaration deleted), and a JavaScript or TypeScript `switch` on one (the statements
+   that run; where that is not certain, TypeScript's value widened, `true as boolean`, which tsc accepts);
 3. statements after a `return`, `raise` or `throw` that a rule brought into a block are unreachable: deleted;
 4. a placeholder left is a use the rules cannot simplify (an argument, a returned value, a field): it becomes the
    literal with a `TODO(gatehouse)` comment at the end of its line (once: not where the line holds one already);
