@@ -281,7 +281,8 @@ def javascript_built(tmp_path_factory) -> Built:
 
 def test_javascript_loses_the_sdk_and_what_the_removed_code_alone_imported(javascript_built):
     for value, rewrite in javascript_built.rewrites.items():
-        assert rewrite.replaced == 3
+        assert rewrite.replaced == 4
+        assert "switch (" not in rewrite.text  # the statements that run, in its place
         assert "./statsig.mjs" not in rewrite.text
         assert ("./format.mjs" in rewrite.text) is (not value)
 
