@@ -1293,12 +1293,13 @@ def _switch_runs(node: SgNode, clauses: list[SgNode], key: Label) -> list[list[S
         children = clause.children()
         colon = next(at for at, child in enumerate(children) if child.kind() == ":")
         statements = [child for child in children[colon + 1 :] if child.is_named() and "comment" not in child.kind()]
+        braced = _statements(statements[0]) if statements and statements[0].kind() == "statement_block" else []
+        if not runs and braced and len(statements) == 1 and _ends_case(braced[-1]):
+            # `case true: { …; break; }`, the block the scope of its declarations: its statements, to its end
+            runs.append(braced[:-1] if _is_break(braced[-1]) else braced)
+            break
         ends = next(
-            (
-                at + (not _is_break(statement))
-                for at, statement in enumerate(statements)
-                if _is_break(statement) or _exits(statement) or statement.kind() == "continue_statement"
-            ),
+            (at + (not _is_break(statement)) for at, statement in enumerate(statements) if _ends_case(statement)),
             None,
         )
         runs.append(statements[:ends])
@@ -1322,6 +1323,11 @@ def _switch_simplified(node: SgNode, clauses: list[SgNode], runs: list[list[SgNo
     inner = indent + _indentation(text, clauses[0].range().start.index)[len(indent) :]
     moved = ("\n" + inner).join(_moved(text, inner, run) for run in runs)
     return node.replace("{\n" + inner + moved + "\n" + indent + "}")
+
+
+def _ends_case(statement: SgNode) -> bool:
+    """A case's statements end here: a `break` of the switch, or an exit (no fall-through to the next case)."""
+    return _is_break(statement) or _exits(statement) or statement.kind() == "continue_statement"
 
 
 def _is_break(statement: SgNode) -> bool:

@@ -722,6 +722,38 @@ CASES = {
         }
         """,
     ),
+    # a case's block, the scope of its declarations: its statements, in a block where a name meets one around it
+    "a TypeScript switch whose cases are blocks": (
+        "typescript",
+        True,
+        """
+        function f(u: User) {
+          const x = 1;
+          switch (Statsig.checkGate(u, "g")) {
+            case true: {
+              const x = 2;
+              log(x);
+              break;
+            }
+            case false: {
+              log(3);
+              break;
+            }
+          }
+          log(x);
+        }
+        """,
+        """
+        function f(u: User) {
+          const x = 1;
+          {
+            const x = 2;
+            log(x);
+          }
+          log(x);
+        }
+        """,
+    ),
     # JavaScript has no types to widen, and runs the switch on the literal as it is
     "a JavaScript switch with a break inside an if": (
         "javascript",
