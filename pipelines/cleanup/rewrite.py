@@ -1135,14 +1135,22 @@ EQUALITY = {"===": False, "==": False, "!==": True, "!=": True}  # what a compar
 def _narrowed(node: SgNode, language: str, text: str) -> Change | None:
     """`name === "x"` where `name` is a const whose value can only be literals other than "x": the comparison's
     constant (false, or true for `!==`). tsc types such a const by its literals and refuses the comparison (TS2367),
-    so a file that compiled held none: only the rewrite, which took a literal out of the const's value, makes one."""
+    so a file that compiled held none: only the rewrite, which took a literal out of the const's value, makes one.
+    The value compared with a boolean literal is decided the same way; a module's const holding it is widened."""
     operator = node.field("operator")
     if node.kind() != "binary_expression" or operator is None or operator.text() not in EQUALITY:
         return None
     left, right = node.field("left"), node.field("right")
     if left is None or right is None:
         return None
+    sides, made = (_label(left), _label(right)), left if _constant(left) is not None else right
+    if None not in sides and _constant(made) is not None:  # `true === false`: two literals, tsc refuses those that differ
+        return node.replace(_placeholder((sides[0] == sides[1]) != EQUALITY[operator.text()], _check_of(made)))
     name, literal = (left, right) if left.kind() == "identifier" else (right, left)
+    held = _constant(_const_value(name)) if name.kind() == "identifier" else None
+    if held is not None and _label(literal) == ("boolean", str(not held).lower()):
+        declared = _const_value(name)  # a module's const holding the value, compared with the other: widened
+        return declared.replace(f"{declared.text()} as boolean") if declared is not None else None
     compared = _literal_values(literal)
     if name.kind() != "identifier" or compared is None:
         return None

@@ -424,6 +424,20 @@ RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
+        "a comparison with a boolean literal",
+        ("typescript", "tsx"),
+        "$CHECK === false / $CHECK !== true / const $NAME = $CHECK; ... $NAME === false (a module's)",
+        "the comparison's value, simplified further (tsc refuses `true === false`); a module's const compared with the"
+        " other value: widened, `true as boolean`, with a TODO",
+        "narrowed",
+        Example(
+            "typescript",
+            True,
+            'function f(u: User) {\n  if (Statsig.checkGate(u, "g") === false) {\n    a();\n  }\n  b();\n}\n',
+            "function f(u: User) {\n  b();\n}\n",
+        ),
+    ),
+    Rule(
         "a switch the value decides",
         WEB,
         "switch ($CHECK) { case true: $$$A; break; case false: $$$B } / switch (true) { case $CHECK: $$$A }",

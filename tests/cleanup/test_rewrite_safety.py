@@ -754,6 +754,31 @@ CASES = {
         }
         """,
     ),
+    # tsc refuses a comparison of two boolean literals that differ (TS2367): decided, or a module's const widened
+    "a TypeScript comparison of the value with a boolean literal": (
+        "typescript",
+        True,
+        """
+        const on = Statsig.checkGate(boot, "g");
+        if (on === false) {
+          a();
+        }
+        export function f(u: User) {
+          return Statsig.checkGate(u, "g") !== true ? 1 : 2;
+        }
+        """,
+        """
+        const on = true as boolean;"""
+        + SLASHES
+        + """
+        if (on === false) {
+          a();
+        }
+        export function f(u: User) {
+          return 2;
+        }
+        """,
+    ),
     # JavaScript has no types to widen, and runs the switch on the literal as it is
     "a JavaScript switch with a break inside an if": (
         "javascript",
