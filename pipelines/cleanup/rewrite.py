@@ -1299,7 +1299,9 @@ def _switch_runs(node: SgNode, clauses: list[SgNode], key: Label) -> list[list[S
     runs: list[list[SgNode]] = []
     for clause in clauses[start:] if start is not None else []:
         children = clause.children()
-        colon = next(at for at, child in enumerate(children) if child.kind() == ":")
+        colon = next((at for at, child in enumerate(children) if child.kind() == ":"), None)
+        if colon is None:  # a case tree-sitter could not read whole
+            return None
         statements = [child for child in children[colon + 1 :] if child.is_named() and "comment" not in child.kind()]
         braced = _statements(statements[0]) if statements and statements[0].kind() == "statement_block" else []
         if not runs and braced and len(statements) == 1 and _ends_case(braced[-1]):
