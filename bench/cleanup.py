@@ -53,17 +53,24 @@ export function {name}(user: string): string {{
 def load_console(database: Path) -> None:
     """The twin's large organisation's gates in `database`, as the console source loads them, views applied."""
     from gatehouse.console_twin import ConsoleTwin
-    from gatehouse.pipelines.warehouse.destination import Destination
 
     twin = ConsoleTwin(size="large")
     # archived gates are not listed, as the console source would not load them
     gates = [gate for gate in twin.organisation.gates.values() if gate.get("status") != "Archived"]
     stamp = twin.clock.now.isoformat()  # the views' "as of": the twin's clock, as a run records it
+    load_gates(database, gates, stamp, "bench_cleanup", database.parent / "dlt")
+
+
+def load_gates(database: Path, gates: list[dict], stamp: str, pipeline_name: str, pipelines_dir: Path) -> None:
+    """`gates` loaded into `database` as the console source loads them, with one extraction at `stamp` (the views'
+    "as of"), the views applied: all the cleanup benches need of a console."""
+    from gatehouse.pipelines.warehouse.destination import Destination
+
     pipeline = dlt.pipeline(
-        "bench_cleanup",
+        pipeline_name,
         destination=dlt.destinations.duckdb(str(database)),
         dataset_name="console",
-        pipelines_dir=str(database.parent / "dlt"),
+        pipelines_dir=str(pipelines_dir),
     )
     pipeline.run(
         [
