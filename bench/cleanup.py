@@ -19,10 +19,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-import dlt
-
 from bench.code_refs import OUT_DIR as CODE_REFS_OUT
 from bench.code_refs import Run, build_tree, measure
+from bench.gates_db import load_gates
 from bench.processes import REPO
 from bench.results_md import CLEANUP_SECTION, RESULTS_MD, write_section
 
@@ -59,31 +58,6 @@ def load_console(database: Path) -> None:
     gates = [gate for gate in twin.organisation.gates.values() if gate.get("status") != "Archived"]
     stamp = twin.clock.now.isoformat()  # the views' "as of": the twin's clock, as a run records it
     load_gates(database, gates, stamp, "bench_cleanup", database.parent / "dlt")
-
-
-def load_gates(database: Path, gates: list[dict], stamp: str, pipeline_name: str, pipelines_dir: Path) -> None:
-    """`gates` loaded into `database` as the console source loads them, with one extraction at `stamp` (the views'
-    "as of"), the views applied: all the cleanup benches need of a console."""
-    from gatehouse.pipelines.warehouse.destination import Destination
-
-    pipeline = dlt.pipeline(
-        pipeline_name,
-        destination=dlt.destinations.duckdb(str(database)),
-        dataset_name="console",
-        pipelines_dir=str(pipelines_dir),
-    )
-    pipeline.run(
-        [
-            dlt.resource(gates, name="gates", primary_key="id", write_disposition={"disposition": "merge", "strategy": "scd2"}),
-            dlt.resource(
-                [{"extraction_id": "bench", "service_time": stamp, "started_at": stamp, "finished_at": stamp}],
-                name="extraction_runs",
-                primary_key="extraction_id",
-                write_disposition="append",
-            ),
-        ]
-    )
-    Destination.from_flags(None, database).views.apply()
 
 
 def decided_gates(database: Path, count: int) -> list[str]:

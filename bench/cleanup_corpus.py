@@ -33,7 +33,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bench.cleanup import load_gates
+from bench.gates_db import load_gates
 from bench.results_md import CLEANUP_CORPUS_SECTION, RESULTS_MD, write_section
 from bench.results_md import OUT_DIR as BENCH_OUT_DIR
 from gatehouse.pipelines.cleanup.rewrite import TODO, language_of, parse_errors
