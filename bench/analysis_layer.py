@@ -28,7 +28,7 @@ from bench.machine import machine_description
 from bench.postgres_server import PostgresServer
 from bench.processes import child_environment
 from bench.results_md import ANALYSIS_LAYER_SECTION as SECTION
-from bench.results_md import OUT_DIR, RESULTS_MD, write_section
+from bench.results_md import OUT_DIR, publish
 from gatehouse.console_twin import ConsoleTwin
 from gatehouse.pipelines.warehouse.destination import Destination
 
@@ -149,11 +149,7 @@ def main() -> None:
     result = measure(args.size, args.reps, workdir)
     (workdir / "analysis_layer.json").write_text(json.dumps(result, indent=1), encoding="utf-8")
     text = render(result)
-    if args.no_write:
-        print(text)
-    else:
-        write_section(SECTION, text)
-        log.info("wrote %s", RESULTS_MD)
+    publish(SECTION, text, args.no_write)
 
 
 if __name__ == "__main__":

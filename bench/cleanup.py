@@ -19,10 +19,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-import dlt
-
 from bench.code_refs import OUT_DIR as CODE_REFS_OUT
 from bench.code_refs import Run, build_tree, measure
+from bench.gates_db import load_gates
 from bench.processes import REPO
 from bench.results_md import CLEANUP_SECTION, RESULTS_MD, write_section
 
@@ -53,30 +52,12 @@ export function {name}(user: string): string {{
 def load_console(database: Path) -> None:
     """The twin's large organisation's gates in `database`, as the console source loads them, views applied."""
     from gatehouse.console_twin import ConsoleTwin
-    from gatehouse.pipelines.warehouse.destination import Destination
 
     twin = ConsoleTwin(size="large")
     # archived gates are not listed, as the console source would not load them
     gates = [gate for gate in twin.organisation.gates.values() if gate.get("status") != "Archived"]
     stamp = twin.clock.now.isoformat()  # the views' "as of": the twin's clock, as a run records it
-    pipeline = dlt.pipeline(
-        "bench_cleanup",
-        destination=dlt.destinations.duckdb(str(database)),
-        dataset_name="console",
-        pipelines_dir=str(database.parent / "dlt"),
-    )
-    pipeline.run(
-        [
-            dlt.resource(gates, name="gates", primary_key="id", write_disposition={"disposition": "merge", "strategy": "scd2"}),
-            dlt.resource(
-                [{"extraction_id": "bench", "service_time": stamp, "started_at": stamp, "finished_at": stamp}],
-                name="extraction_runs",
-                primary_key="extraction_id",
-                write_disposition="append",
-            ),
-        ]
-    )
-    Destination.from_flags(None, database).views.apply()
+    load_gates(database, gates, stamp, "bench_cleanup", database.parent / "dlt")
 
 
 def decided_gates(database: Path, count: int) -> list[str]:

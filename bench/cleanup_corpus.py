@@ -33,8 +33,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import dlt
-
+from bench.gates_db import load_gates
 from bench.results_md import CLEANUP_CORPUS_SECTION, RESULTS_MD, write_section
 from bench.results_md import OUT_DIR as BENCH_OUT_DIR
 from gatehouse.pipelines.cleanup.rewrite import TODO, language_of, parse_errors
@@ -121,8 +120,6 @@ def checked_gate_ids(folder: Path) -> set[str]:
 
 def console(database: Path, gate_ids: set[str], value: bool) -> None:
     """Every gate of `gate_ids` in `database`, launched (`value`) or disabled, marked stale, the views applied."""
-    from gatehouse.pipelines.warehouse.destination import Destination
-
     stamp = "2026-11-01T00:00:00+00:00"
     modified = 1_746_057_600_000  # 2025-05-01: long unchanged
     gates = [
@@ -164,24 +161,7 @@ def console(database: Path, gate_ids: set[str], value: bool) -> None:
     ]
     shutil.rmtree(database.parent / f"dlt-{value}", ignore_errors=True)
     database.unlink(missing_ok=True)
-    pipeline = dlt.pipeline(
-        f"bench_cleanup_corpus_{str(value).lower()}",
-        destination=dlt.destinations.duckdb(str(database)),
-        dataset_name="console",
-        pipelines_dir=str(database.parent / f"dlt-{value}"),
-    )
-    pipeline.run(
-        [
-            dlt.resource(gates, name="gates", primary_key="id", write_disposition={"disposition": "merge", "strategy": "scd2"}),
-            dlt.resource(
-                [{"extraction_id": "bench", "service_time": stamp, "started_at": stamp, "finished_at": stamp}],
-                name="extraction_runs",
-                primary_key="extraction_id",
-                write_disposition="append",
-            ),
-        ]
-    )
-    Destination.from_flags(None, database).views.apply()
+    load_gates(database, gates, stamp, f"bench_cleanup_corpus_{str(value).lower()}", database.parent / f"dlt-{value}")
 
 
 def dry_run(folder: Path, database: Path, gate_ids: set[str]) -> tuple[str, str]:

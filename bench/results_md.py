@@ -8,11 +8,14 @@ modules like this one (bench.run imports bench.code_refs, which it runs after it
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 BENCH_DIR = Path(__file__).resolve().parent
 OUT_DIR = BENCH_DIR / "out"  # git-ignored: work directories, raw results, quick runs
 RESULTS_MD = BENCH_DIR / "RESULTS.md"
+
+log = logging.getLogger("bench")
 
 # The sections after the load bench's, each written by another bench.
 RULE_COSTS_SECTION = "## Rule costs"  # bench.rule_costs' figures, pasted from its rule-costs.md
@@ -60,3 +63,12 @@ def write_section(heading: str, text: str, path: Path = RESULTS_MD) -> None:
     else:
         current = current.rstrip("\n") + "\n\n" + text
     path.write_text(current, encoding="utf-8")
+
+
+def publish(heading: str, text: str, no_write: bool) -> None:
+    """A bench's section: printed (`--no-write`, the section is the command's output) or written into RESULTS.md."""
+    if no_write:
+        print(text)
+    else:
+        write_section(heading, text)
+        log.info("wrote %s", RESULTS_MD)

@@ -31,7 +31,7 @@ import duckdb
 import numpy as np
 import pandas as pd
 
-from bench.results_md import RESULTS_MD, SRM_SECTION, write_section
+from bench.results_md import SRM_SECTION, publish
 from gatehouse.pipelines.models import graph
 from gatehouse.pipelines.models.build import DEFAULT_PARAMETERS
 
@@ -539,11 +539,7 @@ def main() -> None:
     measured = measure(args.healthy, args.mismatched, args.outages, args.days)
     text = section(measured, args.healthy, args.mismatched, args.outages)
     log.info("measured in %.0f s", time.monotonic() - started)
-    if args.no_write:
-        print(text)
-    else:
-        write_section(SRM_SECTION, text)
-        log.info("wrote %s", RESULTS_MD)
+    publish(SRM_SECTION, text, args.no_write)
 
 
 if __name__ == "__main__":

@@ -89,14 +89,7 @@ def srm_conditions(reader: Reader) -> list[Condition]:
 
 
 def stalled_conditions(reader: Reader) -> list[Condition]:
-    rows = reader.rows(
-        """
-        select project, experiment_id, days_without_growth, last_growth_date, total_exposures
-        from analytics.experiment_health
-        where stall_check = 'stalled'
-        order by project, experiment_id
-        """
-    )
+    rows = _experiments_failing(reader, "stall_check = 'stalled'", "days_without_growth, last_growth_date, total_exposures")
     return [
         Condition(
             STALLED,
@@ -110,14 +103,7 @@ def stalled_conditions(reader: Reader) -> list[Condition]:
 
 def dip_conditions(reader: Reader) -> list[Condition]:
     # one condition a dip day: the next dip is news again, the same one is not told twice
-    rows = reader.rows(
-        """
-        select project, experiment_id, checked_through_date, dip_exposures, dip_baseline_exposures
-        from analytics.experiment_health
-        where dip_check = 'dip'
-        order by project, experiment_id
-        """
-    )
+    rows = _experiments_failing(reader, "dip_check = 'dip'", "checked_through_date, dip_exposures, dip_baseline_exposures")
     return [
         Condition(
             DIP,
@@ -130,14 +116,7 @@ def dip_conditions(reader: Reader) -> list[Condition]:
 
 
 def running_long_conditions(reader: Reader) -> list[Condition]:
-    rows = reader.rows(
-        """
-        select project, experiment_id, days_running, max_running_days, total_exposures
-        from analytics.experiment_health
-        where duration_check = 'running long'
-        order by project, experiment_id
-        """
-    )
+    rows = _experiments_failing(reader, "duration_check = 'running long'", "days_running, max_running_days, total_exposures")
     return [
         Condition(
             RUNNING_LONG,
@@ -147,6 +126,18 @@ def running_long_conditions(reader: Reader) -> list[Condition]:
         )
         for project, experiment_id, days, limit, total in rows
     ]
+
+
+def _experiments_failing(reader: Reader, check: str, columns: str) -> list[tuple]:
+    """The experiments whose experiment_health `check` holds, by project and id: project, id, then `columns`."""
+    return reader.rows(
+        f"""
+        select project, experiment_id, {columns}
+        from analytics.experiment_health
+        where {check}
+        order by project, experiment_id
+        """
+    )
 
 
 def ingestion_conditions(reader: Reader) -> list[Condition]:

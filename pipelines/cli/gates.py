@@ -115,13 +115,7 @@ def handle_snooze(args: argparse.Namespace) -> int:
     if not reason:
         raise GatehouseError("--reason is empty: say why the gate is snoozed; nothing was written")
     destination = destination_from(args)
-    with _reading(destination, args) as reader:
-        check_gate(read_gate_projects(reader), args.gate, args.project)
-        replaced = [
-            s
-            for s in read_in_force(reader, today)
-            if s.gate_id == args.gate and (args.project is None or s.project == args.project)
-        ]
+    replaced = _gate_snoozes_in_force(destination, args, today)
     record(destination, [snooze_row(args.project, args.gate, until, reason)], args.lock_timeout)
     again = f"; it replaces the snooze until {', '.join(sorted({f'{s.snoozed_until}' for s in replaced}))}" if replaced else ""
     say(f"{args.gate} ({_where(args.project)}): snoozed until {until}, out of the worklist and the alerts until then{again}")
@@ -131,19 +125,24 @@ def handle_snooze(args: argparse.Namespace) -> int:
 def handle_unsnooze(args: argparse.Namespace) -> int:
     today = utc_today()
     destination = destination_from(args)
-    with _reading(destination, args) as reader:
-        check_gate(read_gate_projects(reader), args.gate, args.project)
-        ending = [
-            s
-            for s in read_in_force(reader, today)
-            if s.gate_id == args.gate and (args.project is None or s.project == args.project)
-        ]
+    ending = _gate_snoozes_in_force(destination, args, today)
     if not ending:
         raise GatehouseError(f"{for_terminal(args.gate)} has no snooze in force ({_where(args.project)}); nothing was written")
     record(destination, [snooze_row(args.project, args.gate, None, ENDED_BY_HAND)], args.lock_timeout)
     projects = ", ".join(sorted({s.project for s in ending}))
     say(f"{args.gate} ({_where(args.project)}): snooze ended, back in the worklist and the alerts (project {projects})")
     return 0
+
+
+def _gate_snoozes_in_force(destination: Destination, args: argparse.Namespace, today: date) -> list[Snooze]:
+    """The snoozes in force today of the gate named (refused when no project has loaded it), of its project if named."""
+    with _reading(destination, args) as reader:
+        check_gate(read_gate_projects(reader), args.gate, args.project)
+        return [
+            s
+            for s in read_in_force(reader, today)
+            if s.gate_id == args.gate and (args.project is None or s.project == args.project)
+        ]
 
 
 def handle_snoozes(args: argparse.Namespace) -> int:

@@ -126,6 +126,9 @@ WALK_SKIPS = (
 # file's major version, PE's and Mach-O's headers, WebAssembly's magic): counted as binary unread, by the probe and
 # without rg alike. In a built tree they are many of the files, and opening and reading each costs the scan for nothing.
 COMPILED_SUFFIXES = (".pyc", ".pyo", ".so", ".o", ".class", ".dll", ".exe", ".dylib", ".wasm")
+# How rg prints what it finds, as `_ripgrep_runs` reads it: each line found with its file (NUL-terminated) and number,
+# bytes as read: no colour, no column, no heading.
+RIPGREP_OUTPUT = ("--null", "--with-filename", "--line-number", "--no-column", "--no-heading", "--color", "never")
 WALK_ROOT = "./"  # the walk's path: rg prints each name after it
 WALK_PREFIX = len(WALK_ROOT)
 PROBE_STEP = 2048  # files probed between two looks at the lines rg has printed
@@ -1096,13 +1099,7 @@ class RipgrepSearch:
         "none",
         "--case-sensitive",
         "--no-messages",
-        "--null",
-        "--with-filename",
-        "--line-number",
-        "--no-column",
-        "--no-heading",
-        "--color",
-        "never",
+        *RIPGREP_OUTPUT,
     )
 
     def __init__(self, rg: str, root: Path, matcher: Matcher, work: Path) -> None:
@@ -1158,13 +1155,7 @@ class RipgrepWalk:
         "--encoding",
         "none",
         "--case-sensitive",
-        "--null",
-        "--with-filename",
-        "--line-number",
-        "--no-column",
-        "--no-heading",
-        "--color",
-        "never",
+        *RIPGREP_OUTPUT,
     )
 
     def __init__(self, rg: str, root: Path, matcher: Matcher, max_file_bytes: int | None, work: Path) -> None:

@@ -20,6 +20,7 @@ from gatehouse.pipelines.run.steps import RunOptions
 from gatehouse.pipelines.warehouse.destination import Destination
 from tests.alerts.receiver import Receiver, receiving
 from tests.alerts.runs import alerting_run
+from tests.drills.conftest import source_args
 
 SLACK_PATH = "/services/T0GATE/B0HOUSE/hook-token-never-shown"
 WEBHOOK_PATH = "/alerts?token=webhook-token-never-shown"
@@ -50,15 +51,13 @@ def destination(workdir: Path) -> Destination:
     return Destination(duckdb_path=workdir / "gatehouse.duckdb")
 
 
-def run_options(twin: ConsoleTwin, workdir: Path, **source_args: Any) -> RunOptions:
-    args = {
-        "base_url": BASE_URL,
-        "api_key": twin.settings.api_key,
-        "experiment_ids": twin.experiment_ids,
-        "ingestion_run_ids": twin.ingestion_run_ids,
-        "transport": twin.transport(),
-        **source_args,
-    }
+def twin_source_args(twin: ConsoleTwin, **overrides: Any) -> dict[str, Any]:
+    """The source's arguments for the twin served in this process (its transport), `overrides` over them."""
+    return source_args(twin, BASE_URL, **{"transport": twin.transport(), **overrides})
+
+
+def run_options(twin: ConsoleTwin, workdir: Path, **overrides: Any) -> RunOptions:
+    args = twin_source_args(twin, **overrides)
     return RunOptions(destination=destination(workdir), progress=False, lock_timeout_s=30, source_args=args)
 
 

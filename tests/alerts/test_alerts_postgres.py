@@ -11,7 +11,7 @@ from gatehouse.pipelines.run.steps import RunOptions
 from gatehouse.pipelines.warehouse.destination import Destination
 from tests.alerts.receiver import receiving
 from tests.alerts.runs import alerting_run
-from tests.alerts.test_alerts import BASE_URL, WEBHOOK_PATH, conditions_in_views, webhook_keys
+from tests.alerts.test_alerts import WEBHOOK_PATH, conditions_in_views, twin_source_args, webhook_keys
 
 pytestmark = pytest.mark.slow
 
@@ -25,14 +25,7 @@ def test_alerts_on_postgres_tell_each_condition_once(postgres_server, tmp_path, 
     postgres = Destination(name="postgres")
 
     def options() -> RunOptions:
-        args = {
-            "base_url": BASE_URL,
-            "api_key": twin.settings.api_key,
-            "experiment_ids": twin.experiment_ids,
-            "ingestion_run_ids": twin.ingestion_run_ids,
-            "transport": twin.transport(),
-        }
-        return RunOptions(destination=Destination(name="postgres"), progress=False, source_args=args)
+        return RunOptions(destination=Destination(name="postgres"), progress=False, source_args=twin_source_args(twin))
 
     with receiving() as receiver:
         monkeypatch.setenv("GATEHOUSE__ALERTS__WEBHOOK_URL", receiver.base_url + WEBHOOK_PATH)

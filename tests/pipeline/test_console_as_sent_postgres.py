@@ -11,6 +11,7 @@ import pytest
 
 from gatehouse.console_twin import ConsoleTwin
 from gatehouse.pipelines.cli.main import main
+from tests.drills.conftest import point_at
 from tests.pipeline.test_incremental_runs import expected_exposures, expected_holdout_ids
 
 pytestmark = pytest.mark.slow
@@ -30,10 +31,7 @@ def test_deletions_restated_days_and_key_order_on_postgres(postgres_server, tmp_
         env.chdir(tmp_path)
         env.setenv("DESTINATION__POSTGRES__CREDENTIALS", credentials)
         env.setenv("DLT_DATA_DIR", str(tmp_path / "dlt"))
-        env.setenv("SOURCES__CONSOLE__BASE_URL", base_url)
-        env.setenv("SOURCES__CONSOLE__API_KEY", twin.settings.api_key)
-        env.setenv("SOURCES__CONSOLE__EXPERIMENT_IDS", json.dumps(twin.experiment_ids))
-        env.setenv("SOURCES__CONSOLE__INGESTION_RUN_IDS", json.dumps(twin.ingestion_run_ids))
+        point_at(env, twin, base_url)
         assert main(["run", "--no-progress", "--destination", "postgres"]) == 0
         holdout = sorted(h for (h,) in rows(credentials, "select id from console.holdouts"))[0]
         experiment = next(

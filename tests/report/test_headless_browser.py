@@ -131,6 +131,18 @@ def test_an_install_that_leaves_no_command_on_path_is_not_taken_for_success(bin_
     ]
 
 
+def run_the_script(bin_dir: Path) -> subprocess.CompletedProcess[str]:
+    """tools/headless_browser.py as make runs it, with nothing on PATH but `bin_dir`."""
+    return subprocess.run(
+        [sys.executable, "tools/headless_browser.py"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        env={"PATH": str(bin_dir)},
+        timeout=60,
+    )
+
+
 def test_the_script_as_make_runs_it(bin_dir, tmp_path):
     # the real program with a fake apt-get first on PATH: what a user sees on the terminal, whoever runs it
     log = tmp_path / "apt.log"
@@ -141,26 +153,12 @@ def test_the_script_as_make_runs_it(bin_dir, tmp_path):
         f'[ "$1" = install ] && printf "#!/bin/sh\\n" > {bin_dir}/chromium '
         f"&& /bin/chmod +x {bin_dir}/chromium\nexit 0",
     )
-    result = subprocess.run(
-        [sys.executable, "tools/headless_browser.py"],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        env={"PATH": str(bin_dir)},
-        timeout=60,
-    )
+    result = run_the_script(bin_dir)
     if os.geteuid() == 0:
         assert (result.returncode, result.stderr) == (0, f"make test: {INSTALLING}\n")
         assert log.read_text().splitlines() == [f"noninteractive {' '.join(command[1:])}" for command in APT_COMMANDS]
         # the second time it finds what the first installed, and says nothing
-        again = subprocess.run(
-            [sys.executable, "tools/headless_browser.py"],
-            cwd=REPO,
-            capture_output=True,
-            text=True,
-            env={"PATH": str(bin_dir)},
-            timeout=60,
-        )
+        again = run_the_script(bin_dir)
         assert (again.returncode, again.stdout, again.stderr) == (0, "", "")
     else:
         assert (result.returncode, result.stderr) == (2, f"make test: {STOP_WITH_APT}\n")

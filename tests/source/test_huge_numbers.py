@@ -15,6 +15,7 @@ from typing import Any
 import duckdb
 import pytest
 
+from gatehouse.console_twin import ConsoleTwin
 from gatehouse.pipelines.run.steps import RunOptions, RunSummary, run_extraction
 from gatehouse.pipelines.warehouse.destination import Destination
 from gatehouse.sources.console.client import ClientOptions, ConsoleClient
@@ -73,6 +74,20 @@ class BadValues:
         return item
 
 
+def run_with_warnings(
+    twin: ConsoleTwin, base_url: str, path: Path, caplog: pytest.LogCaptureFixture
+) -> tuple[RunSummary, list[str]]:
+    """One run of the twin into the DuckDB file `path`: its summary and the source's warnings."""
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger=LOGGER_NAME):
+        summary = run_extraction(
+            RunOptions(
+                destination=Destination(duckdb_path=path), progress=False, source_args=source_args(twin, base_url, page_size=10)
+            )
+        )
+    return summary, [r.getMessage() for r in caplog.records if r.name == LOGGER_NAME and r.levelno == logging.WARNING]
+
+
 @pytest.fixture
 def loaded(tmp_path: Path, caplog: pytest.LogCaptureFixture):
     """Two runs against a twin that sends the bad values; the DuckDB file, the values, both summaries and the
@@ -85,18 +100,9 @@ def loaded(tmp_path: Path, caplog: pytest.LogCaptureFixture):
     warnings: list[list[str]] = []
     with twin.serve() as base_url:
         for _ in range(2):
-            caplog.clear()
-            with caplog.at_level(logging.WARNING, logger=LOGGER_NAME):
-                summaries.append(
-                    run_extraction(
-                        RunOptions(
-                            destination=Destination(duckdb_path=path),
-                            progress=False,
-                            source_args=source_args(twin, base_url, page_size=10),
-                        )
-                    )
-                )
-            warnings.append([r.getMessage() for r in caplog.records if r.name == LOGGER_NAME and r.levelno == logging.WARNING])
+            summary, warned = run_with_warnings(twin, base_url, path, caplog)
+            summaries.append(summary)
+            warnings.append(warned)
     return path, bad, summaries, warnings
 
 
@@ -267,16 +273,8 @@ def retyped(tmp_path: Path, caplog: pytest.LogCaptureFixture):
     with twin.serve() as base_url:
         for second in (False, True):
             sent.second = second
-            caplog.clear()
-            with caplog.at_level(logging.WARNING, logger=LOGGER_NAME):
-                summary = run_extraction(
-                    RunOptions(
-                        destination=Destination(duckdb_path=path),
-                        progress=False,
-                        source_args=source_args(twin, base_url, page_size=10),
-                    )
-                )
-            warnings.append([r.getMessage() for r in caplog.records if r.name == LOGGER_NAME and r.levelno == logging.WARNING])
+            summary, warned = run_with_warnings(twin, base_url, path, caplog)
+            warnings.append(warned)
     return path, sent, summary, warnings
 
 

@@ -23,18 +23,9 @@ from tests.drills.conftest import (
     source_args,
 )
 from tests.drills.promises import break_console, broken_warehouse
+from tests.warehouse.test_postgres_projects import ROOT_TABLES
 
 pytestmark = pytest.mark.slow
-
-ROOT_TABLES = (
-    "gates",
-    "dynamic_configs",
-    "holdouts",
-    "qualifying_events",
-    "cumulative_exposures",
-    "ingestion_runs",
-    "extraction_runs",
-)
 
 
 def querying(kind: str, tmp_path, monkeypatch, request):

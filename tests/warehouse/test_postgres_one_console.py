@@ -5,6 +5,7 @@ has loaded is never reported all clear, another console is refused before it ext
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import psycopg2
 import pytest
@@ -19,11 +20,18 @@ pytestmark = pytest.mark.slow
 OTHER_KEY = "console-Rk5Hw2Jd8Qs3Vn7Lb4"
 
 
-def test_one_warehouse_one_console(postgres_server, tmp_path, monkeypatch, capsys):
-    credentials = postgres_server.database("gatehouse_one_console")
-    monkeypatch.chdir(tmp_path)
+def on_postgres(postgres_server, database: str, folder: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Runs in `folder` (their dlt state in folder/dlt) loading the suite's PostgreSQL database `database`: its
+    credentials."""
+    credentials = postgres_server.database(database)
+    monkeypatch.chdir(folder)
     monkeypatch.setenv("DESTINATION__POSTGRES__CREDENTIALS", credentials)
-    monkeypatch.setenv("DLT_DATA_DIR", str(tmp_path / "dlt"))
+    monkeypatch.setenv("DLT_DATA_DIR", str(folder / "dlt"))
+    return credentials
+
+
+def test_one_warehouse_one_console(postgres_server, tmp_path, monkeypatch, capsys):
+    credentials = on_postgres(postgres_server, "gatehouse_one_console", tmp_path, monkeypatch)
     postgres = ["--destination", "postgres"]
 
     # nothing loaded yet: no all-clear
@@ -70,10 +78,7 @@ def test_one_warehouse_one_console(postgres_server, tmp_path, monkeypatch, capsy
 def test_full_refresh_starts_over_on_postgresql_and_every_later_run_loads(postgres_server, tmp_path, monkeypatch, capsys):
     # PostgreSQL refuses to drop a table a view reads: the refresh drops gatehouse's views first, dependants
     # first, and applies them again at its end; the runs after it load as any other
-    credentials = postgres_server.database("gatehouse_full_refresh")
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("DESTINATION__POSTGRES__CREDENTIALS", credentials)
-    monkeypatch.setenv("DLT_DATA_DIR", str(tmp_path / "dlt"))
+    credentials = on_postgres(postgres_server, "gatehouse_full_refresh", tmp_path, monkeypatch)
     postgres = ["--destination", "postgres", "--no-progress"]
     twin = ConsoleTwin(size="small", seed=3)
     with twin.serve() as base_url:

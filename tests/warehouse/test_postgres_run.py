@@ -17,6 +17,7 @@ from gatehouse.pipelines.cli.main import main
 from gatehouse.pipelines.models.build import view_definitions
 from gatehouse.pipelines.reports.report import prepare
 from gatehouse.pipelines.warehouse.destination import Destination
+from tests.drills.conftest import point_at
 from tests.views.conftest import query
 from tests.views.test_destinations_agree import COLUMNS_SQL, keyed_rows, values_agree
 
@@ -39,10 +40,7 @@ def loaded_twice(postgres_server, tmp_path_factory):
         env.chdir(work)
         env.setenv("DESTINATION__POSTGRES__CREDENTIALS", credentials)
         env.setenv("DLT_DATA_DIR", str(work / "dlt"))
-        env.setenv("SOURCES__CONSOLE__BASE_URL", base_url)
-        env.setenv("SOURCES__CONSOLE__API_KEY", twin.settings.api_key)
-        env.setenv("SOURCES__CONSOLE__EXPERIMENT_IDS", str(twin.experiment_ids).replace("'", '"'))
-        env.setenv("SOURCES__CONSOLE__INGESTION_RUN_IDS", str(twin.ingestion_run_ids).replace("'", '"'))
+        point_at(env, twin, base_url)
         for day in range(2):
             if day:
                 twin.advance(days=1)

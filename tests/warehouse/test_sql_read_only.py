@@ -12,6 +12,7 @@ from gatehouse.pipelines.cli.main import main
 from gatehouse.pipelines.cli.sql import check_read_only
 from gatehouse.pipelines.errors import GatehouseError
 from tests.drills.conftest import error_lines, point_at
+from tests.warehouse.test_postgres_one_console import on_postgres
 
 REFUSED = (
     "only a query is run here, not {}: gatehouse sql never changes the data"
@@ -60,10 +61,7 @@ def test_what_only_reads_is_accepted(query, dialect):
 
 @pytest.mark.slow
 def test_postgresql_runs_the_query_in_a_read_only_transaction(postgres_server, tmp_path, monkeypatch, capsys):
-    credentials = postgres_server.database("gatehouse_sql_read_only")
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("DESTINATION__POSTGRES__CREDENTIALS", credentials)
-    monkeypatch.setenv("DLT_DATA_DIR", str(tmp_path / "dlt"))
+    credentials = on_postgres(postgres_server, "gatehouse_sql_read_only", tmp_path, monkeypatch)
     postgres = ["--destination", "postgres"]
     twin = ConsoleTwin(size="small", seed=3)
     with twin.serve() as base_url:
