@@ -8,6 +8,7 @@ notebook names. The raw tables are the ones the views read, split by who loads t
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from dataclasses import dataclass
@@ -48,9 +49,15 @@ def loaded_by_run(table: str) -> bool:
 
 def view_reads() -> dict[str, Reads]:
     """Each view, in build order, and what it reads (analytics tables that are no views, the parameters, left out)."""
-    definitions = view_definitions()
-    names = {definition.name for definition in definitions}
-    return {definition.name: sql_reads(definition.sql, names) for definition in definitions}
+    return dict(_view_reads(tuple((definition.name, definition.sql) for definition in view_definitions())))
+
+
+@functools.lru_cache(maxsize=4)
+def _view_reads(views: tuple[tuple[str, str], ...]) -> tuple[tuple[str, Reads], ...]:
+    # parsing every view is most of what building the Dagster definitions costs, and a worker builds them again for
+    # each set of projects: the same SQL is parsed once per process
+    names = {name for name, _ in views}
+    return tuple((name, sql_reads(sql, names)) for name, sql in views)
 
 
 def sql_reads(sql: str, views: set[str]) -> Reads:
