@@ -28,8 +28,8 @@ demo: $(STAMP)
 headless-browser: $(BIN)/python
 	@$(BIN)/python tools/headless_browser.py
 
-# One worker more than the cores, at most four: much of the suite waits on loopback, rate limits and subprocesses, and
-# on 2 cores a third worker took a fresh clone's suite from 9:47 to 9:03. Each test file, and the console-command
+# One worker more than the cores, at most four: much of the suite waits on loopback, rate limits and subprocesses, so
+# a worker beyond the cores uses the time the others spend waiting. Each test file, and the console-command
 # tests together, stay on one worker; the longest files start first (tests/conftest.py), in that order since xdist's
 # own reorder is off. The package is compiled first: where Python may not write bytecode itself
 # (PYTHONDONTWRITEBYTECODE), each of the suite's hundreds of `gatehouse` processes compiled it again.

@@ -29,7 +29,7 @@ def console_server(twin: Console, host: str, port: int) -> ThreadingHTTPServer:
         protocol_version = "HTTP/1.1"  # keep-alive; every answer carries Content-Length
         timeout = 120  # an idle keep-alive connection is closed after this long
         # Headers and body leave in two writes; with Nagle's algorithm the second waits for the
-        # client's delayed ACK (~40 ms a request on loopback), which would swamp the latency knob.
+        # client's delayed ACK, a pause on every request that would swamp the latency knob.
         disable_nagle_algorithm = True
 
         def version_string(self) -> str:

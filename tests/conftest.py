@@ -68,50 +68,65 @@ POSTGRES_TIMEZONE = "America/New_York"
 COMMANDS = Path(__file__).parent / "commands"
 
 
-# The longest test files, longest first (seconds of a worker each, session fixtures they made included, from a fresh
-# clone's `pytest -v` under three workers on 2 cores, 2026-11-27). They start first: the workers then end together on
-# short files, instead of one finishing a long file while the others wait. A file not listed starts after them, in
-# its order. `make test` keeps this order (`--no-loadscope-reorder`): pytest-xdist otherwise starts the files with the
-# most tests first, and the longest drills, one or two tests each, started last (the final minute had one worker).
+# The longest test files, longest first (a worker's time on each, its session fixtures included, from the suite run
+# under three workers on 2 cores with each test's time recorded, 2026-11-29). They start first: the workers then end
+# together on short files, instead of one finishing a long file while the others wait. A file not listed starts after
+# them, in its order. `make test` keeps this order (`--no-loadscope-reorder`): pytest-xdist otherwise starts the files
+# with the most tests first, and the longest drills, one or two tests each, started last (the final minute had one
+# worker). `commands/test_bad_input.py` stands for the console-command tests, which run together.
 LONGEST_FIRST = (
-    "dbt/test_dbt_package.py",  # 102 (the PostgreSQL server's start included)
-    # 2026-11-28's drills and tests, measured in the same way
-    "drills/test_promise_one_console.py",  # 75
-    "schedule/test_airflow_dag.py",  # 75, a project failing at each of its steps
-    "schedule/test_dagster.py",  # 65
-    "drills/test_promise_projects_requests.py",  # 60
-    "drills/test_promise_projects_reads.py",  # 60
-    "drills/test_promise_projects_warehouse.py",  # 60
-    "warehouse/test_adopt_and_projects_postgres.py",  # 60
-    "pipeline/test_gatehouse_settings.py",  # 50
-    "drills/test_one_console.py",  # 83
-    "drills/test_secrets.py",  # 72
-    "drills/test_concurrent_changes.py",  # 51
-    "views/test_projects_views.py",  # 46
-    "drills/test_load.py",  # 43
-    "warehouse/test_postgres_run.py",  # 43
-    "commands/test_bad_input.py",  # 40, the console-command tests together
-    "drills/test_transient_faults.py",  # 41
-    "drills/test_late_exposures.py",  # 37
-    "report/test_report.py",  # 37, with report/test_owner_lists.py
-    "drills/test_process_killed.py",  # 37
-    "drills/test_database_in_use.py",  # 37
-    "code_refs/test_command.py",  # 35
-    "drills/test_projects.py",  # 32
-    "drills/test_moving_lists.py",  # 32
-    "drills/test_paging_faults.py",  # 32
-    "source/test_quiet_runs.py",  # 31
-    "drills/test_shape_drift.py",  # 30
-    "drills/test_unchanged_lists.py",  # 28
-    "views/test_view_contract.py",  # 27
-    "test_lint.py",  # 26
-    "drills/test_number_columns.py",  # 25
-    "test_docs_commands.py",  # 21
-    "views/test_destinations_agree.py",  # 20
-    "test_wheel.py",  # 20
-    "drills/test_schema_drift.py",  # 19
-    "drills/test_whole_lists.py",  # 30
-    "cleanup/test_compiles.py",  # 20
+    "drills/test_one_console.py",
+    "dbt/test_dbt_package.py",
+    "schedule/test_airflow_dag.py",
+    "drills/test_promise_projects_requests.py",
+    "drills/test_promise_one_console.py",
+    "schedule/test_dagster.py",
+    "drills/test_secrets.py",
+    "drills/test_promise_projects_reads.py",
+    "views/test_projects_views.py",
+    "warehouse/test_adopt_and_projects_postgres.py",
+    "drills/test_promise_projects_warehouse.py",
+    "test_lint.py",
+    "drills/test_load.py",
+    "drills/test_transient_faults.py",
+    "drills/test_shape_drift.py",
+    "pipeline/test_gatehouse_settings.py",
+    "drills/test_whole_lists.py",
+    "code_refs/test_command.py",
+    "drills/test_database_in_use.py",
+    "drills/test_paging_faults.py",
+    "drills/test_moving_lists.py",
+    "test_docs_commands.py",
+    "warehouse/test_dialects.py",
+    "dbt/test_warehouses.py",
+    "drills/test_concurrent_changes.py",
+    "report/test_unfollowed_experiments.py",
+    "report/test_report.py",
+    "alerts/test_alerts.py",
+    "pipeline/test_console_as_sent.py",
+    "cleanup/test_command.py",
+    "drills/test_unchanged_lists.py",
+    "warehouse/test_postgres_run.py",
+    "drills/test_projects.py",
+    "commands/test_bad_input.py",
+    "views/test_lifecycle_time_travel.py",
+    "warehouse/test_postgres_projects.py",
+    "views/test_returned_versions.py",
+    "pipeline/test_incremental_runs.py",
+    "report/test_lanes.py",
+    "alerts/test_alerts_projects.py",
+    "views/test_gate_lifecycle.py",
+    "views/test_applied_views.py",
+    "test_wheel.py",
+    "drills/test_number_columns.py",
+    "views/test_one_judgement.py",
+    "drills/test_schema_drift.py",
+    "pipeline/test_full_refresh_failure.py",
+    "views/test_view_contract.py",
+    "views/test_exposure_views.py",
+    "warehouse/test_filesystem.py",
+    "source/test_huge_numbers.py",
+    "views/test_destinations_agree.py",
 )
 
 

@@ -9,8 +9,9 @@ pattern, rewrite and an example, are data in `rules.py`. ast-grep (tree-sitter w
    rewrite made, and a check inlined into two uses is still counted as one;
 2. `not`/`!` of a placeholder, a placeholder in parentheses, `and`/`or`/`&&`/`||` with one, a ternary or
    conditional expression on one, an `if`/`elif`/`else if` on one (the live branch kept in place, re-indented; the
-   dead one deleted; a Python block left empty gets `pass`), and a local variable that holds one and is never
-   assigned again (inlined, its declaration deleted);
+   dead one deleted; a Python block left empty gets `pass`), a local variable that holds one and is never
+   assigned again (inlined, its declaration deleted), and a JavaScript or TypeScript `switch` on one (the statements
+   that run; where that is not certain, TypeScript's value widened, `true as boolean`, which tsc accepts);
 3. statements after a `return`, `raise` or `throw` that a rule brought into a block are unreachable: deleted;
 4. a placeholder left is a use the rules cannot simplify (an argument, a returned value, a field): it becomes the
    literal with a `TODO(gatehouse)` comment at the end of its line (once: not where the line holds one already);
@@ -767,9 +768,14 @@ def _inline(node: SgNode, live: SgNode, text: str, language: str) -> Change | No
     kept = [statement for statement in statements if statement is not None]
     if not kept:
         return _delete_statement(node, text, language)
+    return _unreachable_gone(node, node.replace(_moved(text, indent, kept)), statements, text)
+
+
+def _moved(text: str, indent: str, kept: list[SgNode]) -> str:
+    """The text of the statements `kept` (one run of a block), each line moved left by as much as the first
+    statement's is deeper than `indent`; a line that starts inside a string (a Python triple-quoted one, a template
+    literal) is the string's text: left as it is."""
     start, end = kept[0].range().start.index, kept[-1].range().end.index
-    # each line moved left by as much as the first statement's is deeper than the if; a line that starts inside a
-    # string (a Python triple-quoted one, a template literal) is the string's text: left as it is
     deeper = _indentation(text, start)[len(indent) :] if _indentation(text, start).startswith(indent) else ""
     strings = [
         (found.range().start.index, found.range().end.index)
@@ -783,7 +789,12 @@ def _inline(node: SgNode, live: SgNode, text: str, language: str) -> Change | No
         offset += len(previous) + 1  # where `line` starts in `text`
         inside = any(first < offset < last for first, last in strings)
         fixed.append(line[len(deeper) :] if not inside and line.startswith(indent + deeper) else line)
-    replaced = node.replace("\n".join(fixed))
+    return "\n".join(fixed)
+
+
+def _unreachable_gone(node: SgNode, replaced: Edit, statements: list[SgNode], text: str) -> Change:
+    """`replaced` (what becomes of `node`), and when the `statements` it keeps end in an exit, the statements after
+    `node` in its block deleted: unreachable (Java refuses them), unless one is hoisted or makes a generator."""
     after = _following(node)
     if (
         statements
@@ -967,6 +978,11 @@ class _Many(list["Edit | _Edit"]):  # several edits from one rule on one node
     pass
 
 
+def _each(change: Change) -> list[Edit | _Edit]:
+    """The edits a change makes, one or several."""
+    return list(change) if isinstance(change, _Many) else [change]
+
+
 # what a rule makes of a node: one of ast-grep's edits, one by offsets, or several
 Change = Union["Edit", _Edit, _Many]
 
@@ -1119,14 +1135,22 @@ EQUALITY = {"===": False, "==": False, "!==": True, "!=": True}  # what a compar
 def _narrowed(node: SgNode, language: str, text: str) -> Change | None:
     """`name === "x"` where `name` is a const whose value can only be literals other than "x": the comparison's
     constant (false, or true for `!==`). tsc types such a const by its literals and refuses the comparison (TS2367),
-    so a file that compiled held none: only the rewrite, which took a literal out of the const's value, makes one."""
+    so a file that compiled held none: only the rewrite, which took a literal out of the const's value, makes one.
+    The value compared with a boolean literal is decided the same way; a module's const holding it is widened."""
     operator = node.field("operator")
     if node.kind() != "binary_expression" or operator is None or operator.text() not in EQUALITY:
         return None
     left, right = node.field("left"), node.field("right")
     if left is None or right is None:
         return None
+    sides, made = (_label(left), _label(right)), left if _constant(left) is not None else right
+    if None not in sides and _constant(made) is not None:  # `true === false`: two literals, tsc refuses those that differ
+        return node.replace(_placeholder((sides[0] == sides[1]) != EQUALITY[operator.text()], _check_of(made)))
     name, literal = (left, right) if left.kind() == "identifier" else (right, left)
+    held = _constant(_const_value(name)) if name.kind() == "identifier" else None
+    if held is not None and _label(literal) == ("boolean", str(not held).lower()):
+        declared = _const_value(name)  # a module's const holding the value, compared with the other: widened
+        return declared.replace(f"{declared.text()} as boolean") if declared is not None else None
     compared = _literal_values(literal)
     if name.kind() != "identifier" or compared is None:
         return None
@@ -1151,8 +1175,13 @@ def _literal_values(node: SgNode | None) -> set[str] | None:
 
 
 def _const_values(name: SgNode) -> set[str] | None:
-    """The literals the const that `name` reads can hold: found in the nearest scope declaring the name, a `const`
-    without a type of its own, its value made of literals; None for anything else (a parameter, a `let`)."""
+    """The literals the const that `name` reads can hold (`_const_value`, made of literals); None for anything else."""
+    return _literal_values(_const_value(name))
+
+
+def _const_value(name: SgNode) -> SgNode | None:
+    """The value of the const that `name` reads: found in the nearest scope declaring the name, a `const` without a
+    type of its own; None for anything else (a parameter, a `let`)."""
     scope = name.parent()
     while scope is not None:
         # a parameter, a loop's variable or a caught error of the name: another variable than the const
@@ -1171,9 +1200,161 @@ def _const_values(name: SgNode) -> set[str] | None:
             declarator = declarators[0]
             const = _text(declarator.parent()).startswith("const ")
             simple = _text(declarator.field("name")) == name.text() and declarator.field("type") is None
-            return _literal_values(declarator.field("value")) if len(declarators) == 1 and const and simple else None
+            return declarator.field("value") if len(declarators) == 1 and const and simple else None
         scope = scope.parent()
     return None
+
+
+# What a `break` without a label inside a switch's case leaves: these, when nested in the case (else the switch)
+BREAKABLE = frozenset({"for_statement", "for_in_statement", "while_statement", "do_statement", "switch_statement"})
+Label = tuple[str, str]  # a case's literal by kind: ("boolean", "true"), ("string", "new"); ("default", "")
+
+
+def _switch(node: SgNode, language: str, text: str) -> Change | None:
+    """A `switch` whose discriminant or a case of it is the value, the discriminant and every case a literal: the
+    statements that run (from the matching case, else the default, through fall-through to a `break`). tsc types a
+    constant discriminant by its literal and refuses a case it can no longer equal (TS2678); where the switch cannot
+    be simplified with certainty, TypeScript gets the value widened (`true as boolean`), which it accepts."""
+    value, body = node.field("value"), node.field("body")
+    discriminant = _only_child(value) if node.kind() == "switch_statement" and value is not None else None
+    if discriminant is None or body is None:
+        return None
+    clauses = [clause for clause in body.named_children() if clause.kind() in ("switch_case", "switch_default")]
+    cases = [clause.field("value") for clause in clauses if clause.kind() == "switch_case"]
+    made = [case for case in [discriminant, *cases] if case is not None and _constant(case) is not None]
+    if not made:
+        return _switch_on_const(node, discriminant, clauses, text, language)
+    key = _label(discriminant)
+    runs = _switch_runs(node, clauses, key) if key is not None else None
+    if runs is not None:
+        return _switch_simplified(node, clauses, runs, text, language)
+    if language == "javascript":
+        return None
+    return _Many([case.replace(f"{case.text()} as boolean") for case in made])
+
+
+def _switch_on_const(node: SgNode, discriminant: SgNode, clauses: list[SgNode], text: str, language: str) -> Change | None:
+    """`switch (name)` where `name` is a const the rewrite made one literal of, and a case another literal: for a
+    check the rewrite could not inline (a module's const), its value widened (`true as boolean`); for a literal the
+    rewrite chose (`const mode = "new"`), the switch simplified, else the discriminant widened (`mode as string`)."""
+    declared = _const_value(discriminant) if language != "javascript" and discriminant.kind() == "identifier" else None
+    if declared is None:
+        return None
+    labels = {_label(clause.field("value")) for clause in clauses if clause.kind() == "switch_case"}
+    held = _constant(declared)
+    if held is not None:
+        return declared.replace(f"{declared.text()} as boolean") if ("boolean", str(not held).lower()) in labels else None
+    values = _literal_values(declared)
+    if values is None or {label[1] for label in labels if label and label[0] == "string"} <= values:
+        return None  # a switch tsc accepted before the rewrite: not the rewrite's to change
+    runs = _switch_runs(node, clauses, ("string", next(iter(values)))) if len(values) == 1 else None
+    if runs is not None:
+        simplified = _switch_simplified(node, clauses, runs, text, language)
+        # the const, read by the switch alone, would be left unused (tsc's noUnusedLocals refuses it): it goes too
+        unused = _unused_const(discriminant, node, [statement for run in runs for statement in run], text, language)
+        return simplified if unused is None else _Many([*_each(simplified), *_each(unused)])
+    return discriminant.replace(f"{discriminant.text()} as string")
+
+
+def _unused_const(name: SgNode, switch: SgNode, kept: list[SgNode], text: str, language: str) -> Change | None:
+    """The declaration of the const `name` reads, deleted, when it is a function's and the switch's discriminant is
+    its only use the simplified switch (keeping `kept`) leaves; None otherwise."""
+    declarator = _const_value(name)
+    declarator = declarator.parent() if declarator is not None else None
+    declaration = declarator.parent() if declarator is not None else None
+    scope = next((ancestor for ancestor in name.ancestors() if ancestor.kind() in FUNCTIONS), None)
+    if declaration is None or scope is None or not _inside(declaration, scope):
+        return None
+    uses = [
+        leaf
+        for leaf in _walk(scope)
+        if leaf.kind() in ("identifier", "shorthand_property_identifier") and leaf.text() == name.text() and not _is_member(leaf)
+        if not _inside(leaf, declaration) and (not _inside(leaf, switch) or any(_inside(leaf, statement) for statement in kept))
+    ]
+    return _delete_statement(declaration, text, language) if uses == [] else None
+
+
+def _label(node: SgNode | None) -> Label | None:
+    """A case's or a discriminant's literal, None when it is not one the rewrite can compare."""
+    if node is None:
+        return None
+    value = _constant(node)
+    if value is not None or node.kind() in ("true", "false"):
+        return ("boolean", str(value).lower() if value is not None else node.kind())
+    if node.kind() == "string" and "\\" not in node.text():
+        return ("string", node.text()[1:-1])
+    return None
+
+
+def _switch_runs(node: SgNode, clauses: list[SgNode], key: Label) -> list[list[SgNode]] | None:
+    """The statements that run when the discriminant is `key`, by case (the text between two runs is case labels):
+    from the matching case, else the default, through fall-through to a `break` (dropped) or an exit. None where that
+    is not certain: a case not a literal, a labelled switch (a `break label` may leave it), another `break`."""
+    labels = [_label(clause.field("value")) if clause.kind() == "switch_case" else ("default", "") for clause in clauses]
+    parent = node.parent()
+    if None in labels or parent is None or parent.kind() == "labeled_statement":
+        return None
+    default = labels.index(("default", "")) if ("default", "") in labels else None
+    start = next((at for at, label in enumerate(labels) if label == key), default)
+    runs: list[list[SgNode]] = []
+    for clause in clauses[start:] if start is not None else []:
+        children = clause.children()
+        colon = next((at for at, child in enumerate(children) if child.kind() == ":"), None)
+        if colon is None:  # a case tree-sitter could not read whole
+            return None
+        statements = [child for child in children[colon + 1 :] if child.is_named() and "comment" not in child.kind()]
+        braced = _statements(statements[0]) if statements and statements[0].kind() == "statement_block" else []
+        if not runs and braced and len(statements) == 1 and _ends_case(braced[-1]):
+            # `case true: { …; break; }`, the block the scope of its declarations: its statements, to its end
+            runs.append(braced[:-1] if _is_break(braced[-1]) else braced)
+            break
+        ends = next(
+            (at + (not _is_break(statement)) for at, statement in enumerate(statements) if _ends_case(statement)),
+            None,
+        )
+        runs.append(statements[:ends])
+        if ends is not None:
+            break
+    if any(_breaks_out(statement) for run in runs for statement in run):
+        return None
+    return [run for run in runs if run]
+
+
+def _switch_simplified(node: SgNode, clauses: list[SgNode], runs: list[list[SgNode]], text: str, language: str) -> Change:
+    """The switch replaced by the statements of `runs` (`_switch_runs`), re-indented to its column; in a block of its
+    own where one statement must stay one or a declaration would meet a name around the switch."""
+    kept = [statement for run in runs for statement in run]
+    if not kept:
+        return _delete_statement(node, text, language) if _in_statement_list(node) else node.replace("{}")
+    indent = _indentation(text, node.range().start.index)
+    if _in_statement_list(node) and not _clashes(node, kept):
+        moved = ("\n" + indent).join(_moved(text, indent, run) for run in runs)
+        return _unreachable_gone(node, node.replace(moved), kept, text)
+    inner = indent + _indentation(text, clauses[0].range().start.index)[len(indent) :]
+    moved = ("\n" + inner).join(_moved(text, inner, run) for run in runs)
+    return node.replace("{\n" + inner + moved + "\n" + indent + "}")
+
+
+def _ends_case(statement: SgNode) -> bool:
+    """A case's statements end here: a `break` of the switch, or an exit (no fall-through to the next case)."""
+    return _is_break(statement) or _exits(statement) or statement.kind() == "continue_statement"
+
+
+def _is_break(statement: SgNode) -> bool:
+    """A `break` without a label: in a case's statements, the end of the switch."""
+    return statement.kind() == "break_statement" and not any(
+        child.kind() == "statement_identifier" for child in statement.children()
+    )
+
+
+def _breaks_out(statement: SgNode) -> bool:
+    """`statement` holds a `break` without a label that leaves the switch around it (not a loop or switch of its own)."""
+    for found in _walk(statement):
+        if _is_break(found):
+            between = [ancestor for ancestor in found.ancestors() if _inside(ancestor, statement)]
+            if not any(ancestor.kind() in BREAKABLE | FUNCTIONS for ancestor in [found, *between]):
+                return True
+    return False
 
 
 # The steps that apply a rule to one node (rules.NODE_STEPS names them, in the order they are tried): each returns
@@ -1189,4 +1370,5 @@ NODE_STEP_FUNCTIONS: Mapping[str, Callable[[SgNode, str, str], Change | None]] =
     "variable": _variable,
     "discarded": _discarded,
     "narrowed": _narrowed,
+    "switch": _switch,
 }

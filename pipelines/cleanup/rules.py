@@ -424,6 +424,51 @@ RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
+        "a comparison with a boolean literal",
+        ("typescript", "tsx"),
+        "$CHECK === false / $CHECK !== true / const $NAME = $CHECK; ... $NAME === false (a module's)",
+        "the comparison's value, simplified further (tsc refuses `true === false`); a module's const compared with the"
+        " other value: widened, `true as boolean`, with a TODO",
+        "narrowed",
+        Example(
+            "typescript",
+            True,
+            'function f(u: User) {\n  if (Statsig.checkGate(u, "g") === false) {\n    a();\n  }\n  b();\n}\n',
+            "function f(u: User) {\n  b();\n}\n",
+        ),
+    ),
+    Rule(
+        "a switch the value decides",
+        WEB,
+        "switch ($CHECK) { case true: $$$A; break; case false: $$$B } / switch (true) { case $CHECK: $$$A }",
+        "the statements that run: from the matching case (else the default) through fall-through to a `break`; where"
+        " that is not certain (a case not a literal, a `break` inside an if), TypeScript's value widened"
+        " (`true as boolean`: tsc refuses a case a constant can no longer equal)",
+        "switch",
+        Example(
+            "typescript",
+            False,
+            'function f(u: User) {\n  const on = Statsig.checkGate(u, "g");\n  switch (on) {\n    case true:\n'
+            "      a();\n      break;\n    case false:\n      b();\n    default:\n      c();\n  }\n  d();\n}\n",
+            "function f(u: User) {\n  b();\n  c();\n  d();\n}\n",
+        ),
+    ),
+    Rule(
+        "a switch on a module's const",
+        ("typescript", "tsx"),
+        "const $NAME = $CHECK; switch ($NAME) { case true: $$$A case false: $$$B }",
+        "the const's value widened, `true as boolean`, with a TODO: tsc accepts the case it can no longer equal, and"
+        " the const keeps its name (another module may import it)",
+        "switch",
+        Example(
+            "typescript",
+            True,
+            'const on = Statsig.checkGate(user, "g");\nswitch (on) {\n  case false:\n    a();\n}\n',
+            "const on = true as boolean;  // TODO(gatehouse): the gate's value, used where gatehouse cannot simplify it\n"
+            "switch (on) {\n  case false:\n    a();\n}\n",
+        ),
+    ),
+    Rule(
         "what is left",
         ALL,
         "$CHECK used anywhere else (an argument, a returned value, a field)",
@@ -469,4 +514,16 @@ RULES: tuple[Rule, ...] = (
     ),
 )
 # The engine's steps that apply a rule to a node, in the order they are tried; the others run once, after them.
-NODE_STEPS = ("negation", "parentheses", "boolean", "ternary", "if", "guard", "jsx", "variable", "discarded", "narrowed")
+NODE_STEPS = (
+    "negation",
+    "parentheses",
+    "boolean",
+    "ternary",
+    "if",
+    "guard",
+    "jsx",
+    "variable",
+    "discarded",
+    "narrowed",
+    "switch",
+)

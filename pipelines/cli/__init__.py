@@ -11,9 +11,9 @@ import gc
 def command() -> int:
     """The `gatehouse` command: `main.main`, with Python's cyclic collector held while the command's modules are
     imported. The imports (dlt, pyarrow, sqlglot, the commands) would otherwise set off several full collections
-    over objects that live as long as the process (0.06 s of each command's start); they are set aside from the
+    over objects that live as long as the process (a noticeable part of each command's start); they are set aside from the
     collector (`gc.freeze`) before the command itself runs, with it on. At the end the same for everything the
-    command made: the collection at exit would walk it for nothing (0.3 s after a report); each object is still
+    command made: the collection at exit would walk it for nothing (most of all after a report); each object is still
     released and every exit handler runs. Not in `main.main`, which a test calls many times in one process."""
     gc.disable()
     try:

@@ -14,8 +14,8 @@ git lists the files; an `rg --files` beside it names the files the walk visits).
 (and the files with a call's name, whole: a call may span lines). A text file the walk did not search whole
 (ignored but tracked, hidden, a WALK_SKIPS name) is matched here, or by rg given its
 name when large; with `paths` given, rg is given the text files' names. The hits and counts are those of matching
-every file. Matching every file in Python took 3-5 times rg's time. Without rg, every file is read and matched
-here, in a fork pool.
+every file. Matching every file in Python took several times rg's time (bench/RESULTS.md, code references).
+Without rg, every file is read and matched here, in a fork pool.
 
 Matching: a Python regex alternation of 20,000 ids is slow; instead, the candidates (each run of text
 between two delimiters, each token) are split out in C and a set intersection tells whether the text
@@ -61,10 +61,10 @@ PROBE_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_B
 # The probe's open() before any stat, in a git work tree, where a tracked path is a file, a link (which O_NOFOLLOW
 # refuses), a submodule's folder, or a FIFO put there by hand (which O_NONBLOCK opens without waiting for a writer);
 # fstat() then tells them apart as lstat() would. Not in a plain folder, which may hold devices: opening one can do
-# something (git cannot check one out). 6% less of the probe's time on the bench tree.
+# something (git cannot check one out). One system call a file fewer than a stat() first.
 PROBE_OPEN_FIRST_FLAGS = PROBE_OPEN_FLAGS | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
-# rg processes given files by name (`paths` given, or the walk failed): each compiles the ids anew (0.15 s of CPU
-# and 75 MB for 20,000), and on the bench tree three were no faster than two
+# rg processes given files by name (`paths` given, or the walk failed): each compiles the ids anew (CPU and memory
+# that grow with the ids), and on the bench tree three were no faster than two
 RIPGREP_BATCHES = 2
 RIPGREP_MIN_BATCH = 1000  # files
 # Names rg's walk does not open: nearly always binary (a text file among them is searched apart, as a hidden one
@@ -124,7 +124,7 @@ WALK_SKIPS = (
 )
 # Names of compiled formats whose first 16 bytes always hold a NUL (a .pyc's flags word, ELF's padding, a class
 # file's major version, PE's and Mach-O's headers, WebAssembly's magic): counted as binary unread, by the probe and
-# without rg alike. On the bench tree they are half the files, and opening and reading each was 0.1 s of the scan.
+# without rg alike. In a built tree they are many of the files, and opening and reading each costs the scan for nothing.
 COMPILED_SUFFIXES = (".pyc", ".pyo", ".so", ".o", ".class", ".dll", ".exe", ".dylib", ".wasm")
 WALK_ROOT = "./"  # the walk's path: rg prints each name after it
 WALK_PREFIX = len(WALK_ROOT)
@@ -408,7 +408,7 @@ class Matcher:
 @contextlib.contextmanager
 def _collector_paused() -> Iterator[None]:
     """Python's cyclic collector held while a scan makes its many small objects (the ids' tables, the lines read, the
-    hits), none of them in a cycle: its passes over them were 3% of a scan. As it was afterwards, whatever happens."""
+    hits), none of them in a cycle: its passes over them are work for nothing. As it was afterwards, whatever happens."""
     was_on = gc.isenabled()
     gc.disable()
     try:
@@ -812,7 +812,7 @@ def _probe(
     open_first: bool = False,
 ) -> None:
     """What `_read_text` counts of each file (a text file's bytes read only as far as the binary test), in one loop
-    with the names looked up relative to the root's descriptor (joining the paths took a quarter of the probe's time):
+    with the names looked up relative to the root's descriptor (joining the paths was much of the probe's time):
     the text files, with their sizes, into `text`. `between` is called after each PROBE_STEP files. `open_first`: each
     file opened before its stat (a git work tree's: see PROBE_OPEN_FIRST_FLAGS), which saves a lookup of its name; one
     that does not open is looked at as the others."""
@@ -921,7 +921,8 @@ def ripgrep() -> str | None:
 def _rust_literal(text: str, newlines: bool = False) -> str:
     """`text` as a literal in rg's (Rust's) regex syntax: its metacharacters escaped, a control character by number
     (a newline would end the pattern's line); `newlines=True` leaves newlines, which separate literals. One replace a
-    character, and only for those in the text: 20,000 ids at once took 4 ms, not the 27 of str.translate()."""
+    character, and only for those in the text: few ids hold any, so this is quicker than str.translate(), which
+    looks at every character."""
     for char, escaped in RUST_ESCAPES:
         if char in text and not (newlines and char == "\n"):
             text = text.replace(char, escaped)
@@ -929,7 +930,7 @@ def _rust_literal(text: str, newlines: bool = False) -> str:
 
 
 def ripgrep_patterns(matcher: Matcher) -> list[str]:
-    """rg's patterns, one a line, whose lines hold every hit: an id between two delimiters (a bare id matched 18
+    """rg's patterns, one a line, whose lines hold every hit: an id between two delimiters (a bare id matched many
     times more lines on the bench tree, each then matched by Python), a token or alias bare, and a check-call
     name (the call's own regex needs what rg lacks, a look-behind and a back-reference, and may span lines: the
     file of a line with a name is read whole)."""
@@ -1150,7 +1151,7 @@ class RipgrepWalk:
     # the known binary names not opened at all. Every file it opens searched as text to its end: a NUL does not stop
     # it, so that a file the probe finds text (no NUL in its first 8,000 bytes) is searched whole, as without rg; the
     # lines of a file the probe finds binary are not used. (rg's own binary test stopped at a NUL: each text file was
-    # then read to its end here too, for a NUL further on, 0.1 s of the bench's scan.)
+    # then read to its end here too, for a NUL further on: a second read of every text file.)
     WALK = ("--no-config", "--no-ignore-dot", "--no-ignore-messages")
     SEARCH = (
         "--text",

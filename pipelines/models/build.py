@@ -50,6 +50,8 @@ import hashlib
 import json
 import logging
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -488,25 +490,26 @@ def _rendered(
         json.dumps(
             [
                 sqlglot.__version__,
-                destination_dialect(client),
-                [
-                    qualified_view_name(client, "x"),
-                    ".".join(client.make_qualified_table_name_path("x")),
-                    client.capabilities.casefold_identifier("Case"),
-                ],
+                _naming(client),
                 raw.fingerprint(),
                 [(definition.name, definition.sql) for definition in definitions],
             ]
         ).encode()
     ).hexdigest()
     path = cache / f"views-{key[:32]}.json" if cache is not None else None
-    if path is not None and path.is_file():
+    with _translated_guard:
+        statements = _translated.get(key)
+    kept = statements is not None and (path is None or path.is_file())
+    if statements is None and path is not None and path.is_file():
         try:
-            return [(name, statement) for name, statement in json.loads(path.read_text(encoding="utf-8"))]
+            statements = [(name, statement) for name, statement in json.loads(path.read_text(encoding="utf-8"))]
+            kept = True
         except (OSError, ValueError, TypeError):
             log.debug("unreadable rendered views %s: translating again", path, exc_info=True)
-    statements = [(definition.name, render_view(client, definition, raw)) for definition in definitions]
-    if path is not None:
+    if statements is None:
+        statements = [(definition.name, render_view(client, definition, raw)) for definition in definitions]
+    _remember(key, statements)
+    if path is not None and not kept:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             for stale in path.parent.glob("views-*.json"):
@@ -516,7 +519,23 @@ def _rendered(
             temporary.replace(path)
         except OSError:
             log.debug("cannot keep rendered views in %s", path.parent, exc_info=True)
-    return statements
+    return list(statements)
+
+
+# The statements of the last inputs this process translated, beside the file cache: a process that loads one new
+# database after another (a scheduler's worker, Dagster's or Airflow's, running project after project) finds each
+# new database's file cache empty, and translating every view again was most of the CPU its views cost.
+_translated: OrderedDict[str, list[tuple[str, str]]] = OrderedDict()
+_translated_guard = threading.Lock()
+_TRANSLATED_KEPT = 8
+
+
+def _remember(key: str, statements: list[tuple[str, str]]) -> None:
+    with _translated_guard:
+        _translated[key] = list(statements)
+        _translated.move_to_end(key)
+        while len(_translated) > _TRANSLATED_KEPT:
+            _translated.popitem(last=False)
 
 
 def _digest(statements: list[tuple[str, str]]) -> str:
@@ -564,8 +583,9 @@ def without_project_joins(expression: exp.Expr) -> exp.Expr:
 
     Every row of one console dataset has the same project, so such a term holds for every pair a join
     compares. PostgreSQL cannot see that through a subquery (a computed column has no statistics): it took
-    each term for 0.5% of the pairs and planned `stale_gates` as a merge join on project alone, filtering 50
-    million pairs (3.6 s of a 15 s report on the large organisation). With several projects the terms stay.
+    each term for a small share of the pairs and planned `stale_gates` as a merge join on project alone, filtering
+    every pair of the large organisation afterwards (a good part of the report's time). With several projects the
+    terms stay.
     """
     for join in list(expression.find_all(exp.Join)):
         on = join.args.get("on")
@@ -592,7 +612,33 @@ def render_query(
     table, quoted identifiers take the destination's case, and the dialect is the destination's own.
     `rewrite`: applied to the parsed statement first (one parse and one generation per statement: they are
     most of the time a first run's views take)."""
-    return translate(sql, destination_dialect(client), what=what, rewrite=rewrite, transform=lambda node: _qualify(node, client))
+    key = (sql, rewrite, _naming(client))
+    with _translated_guard:
+        statement = _queries.get(key)
+    if statement is None:
+        statement = translate(sql, key[2][0], what=what, rewrite=rewrite, transform=lambda node: _qualify(node, client))
+        with _translated_guard:
+            _queries[key] = statement
+            while len(_queries) > _QUERIES_KEPT:
+                _queries.popitem(last=False)
+    return statement
+
+
+def _naming(client: SqlClientBase[Any]) -> tuple[str, ...]:
+    """What a translation depends on besides the statement: the dialect, and how the destination of `client` names
+    and cases a view and a raw table."""
+    return (
+        destination_dialect(client),
+        qualified_view_name(client, "x"),
+        ".".join(client.make_qualified_table_name_path("x")),
+        client.capabilities.casefold_identifier("Case"),
+    )
+
+
+# The last statements a process translated (the run's counts, the alerts' and the reports' queries: the same few
+# every run), as `_translated` keeps the views'.
+_queries: OrderedDict[tuple[Any, ...], str] = OrderedDict()
+_QUERIES_KEPT = 512
 
 
 def translate(

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from importlib.abc import Traversable
+from types import MappingProxyType
 
 import jinja2
 import jinja2.runtime
@@ -218,6 +219,19 @@ def warehouse_macros(environment: jinja2.Environment) -> dict[str, jinja2.runtim
     for prefix in ("default__", "duckdb__"):  # DuckDB's own form, where one is written, over the default
         forms.update({name.removeprefix(prefix): macro for name, macro in macros.items() if name.startswith(prefix)})
     return forms
+
+
+@lru_cache(maxsize=1)
+def template_globals() -> Mapping[str, Callable[..., str]]:
+    """The names a model calls without importing them, for rendering the model files outside gatehouse's build
+    (sqlfluff's templater, `.sqlfluff`): `ref()` as gatehouse renders it (`analytics.name`), `source()` as the
+    relation it stands for (gatehouse makes it a subquery of that table once it has looked at the destination) and
+    the DuckDB form of each warehouse macro."""
+    environment = _Renderer(resources.files("gatehouse.pipelines.models")).environment
+    # read-only: cached, since sqlfluff runs the module that asks for them once for each file it lints
+    return MappingProxyType(
+        {"ref": lambda name: f"{SCHEMA}.{name}", "source": lambda table: f"console.{table}", **warehouse_macros(environment)}
+    )
 
 
 def _check_reads(name: str, layer_of: Mapping[str, str], reads: list[str], sql: str) -> None:

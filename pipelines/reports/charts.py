@@ -1,11 +1,11 @@
 """The reports' charts, drawn here as SVG text: bars (stacked or not, across or up), a histogram's columns, line
 panels, markers on bars, a rule.
 
-Why not matplotlib, which drew them before: its layout and rendering took 1.5 s of CPU for the nine charts of the
-demo's reports (0.36 s for each six-panel figure), more than half of a report's work and the larger part of what
-`gatehouse report` took over `gatehouse views`. These charts are bars and lines on a linear or a category scale;
-drawn here they take milliseconds. An SVG chart is shown as an image (`show`): in the HTML report, in Jupyter and in
-any browser it is an `<img>`, which runs nothing it holds and loads nothing from anywhere.
+Why not matplotlib, which drew them before: its layout and rendering of the demo's charts were more than half of
+a report's work and the larger part of what `gatehouse report` took over `gatehouse views`. These charts are bars
+and lines on a linear or a category scale; drawn here they cost next to nothing. An SVG chart is shown as an image
+(`show`): in the HTML report, in Jupyter and in any browser it is an `<img>`, which runs nothing it holds and loads
+nothing from anywhere.
 
 Console text on a chart (owners, sources, groups, ids) is escaped for XML (`untrusted.for_html`): a name that holds
 markup is drawn as written. The widths of texts are estimated (an average glyph width of DejaVu Sans, the font

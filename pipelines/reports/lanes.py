@@ -1,7 +1,7 @@
 """The notebooks of one `gatehouse report`, executed by IPython in processes of the command's own.
 
 A Jupyter kernel is a new Python that imports IPython, ZeroMQ, pandas, matplotlib and dlt before its first cell:
-1.5 to 2 s of a report of 5 to 6, on a machine whose cores the command's own work already keeps busy. A lane
+a large part of a report's time, on a machine whose cores the command's own work already keeps busy. A lane
 here is a process forked from the command, which starts with dlt and the package already imported: it imports
 what the notebooks draw with while the command refreshes the views, waits for the word to start, then runs its
 notebooks one after the other in IPython's shell (the one a Jupyter kernel runs: the same display system, `%`

@@ -273,8 +273,8 @@ def _exporter():
 
     class OfflineHTMLExporter(HTMLExporter):
         """nbconvert's HTML export without its last step, which parses the whole page again (BeautifulSoup) to give
-        an image without alternative text a placeholder and each output `tabindex="0"`: 3.7 s for the large
-        organisation's worklist, longer than its notebook. Every image here has its text (`show`, and the
+        an image without alternative text a placeholder and each output `tabindex="0"`: for the large
+        organisation's worklist that took longer than running its notebook. Every image here has its text (`show`, and the
         template's image block); the outputs are made focusable by `_focusable`."""
 
         def from_notebook_node(self, nb: Any, resources: Any = None, **kw: Any) -> tuple[str, dict]:

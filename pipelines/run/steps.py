@@ -55,7 +55,7 @@ __all__ = ["SELECTABLE", "RunOptions", "RunSummary", "RunTally", "Run", "run_ext
 
 log = logging.getLogger("gatehouse.run")
 
-# Rows are normalised to parquet: dlt's default insert_values format loads about ten times slower.
+# Rows are normalised to parquet: dlt's default insert_values format loads row by row as SQL text, far slower.
 LOADER_FILE_FORMAT: TLoaderFileFormat = "parquet"
 # Imported by dlt's Parquet writer on its first row (see Run.extract).
 LAST_PHASE_IMPORTS = ("pandas", "dlt.common.libs.pyarrow")
@@ -407,7 +407,7 @@ def last_source_state(run: Run) -> dict[str, Any]:
 
 def prepare_last_phase() -> None:
     """What the steps after a run's last request need and would otherwise take on its critical path: dlt's Arrow
-    helpers and pandas (the last phase's Parquet writer imports them, about 0.3 s, when the phases before wrote no
+    helpers and pandas (the last phase's Parquet writer imports them, a wait of its own, when the phases before wrote no
     rows, as on a rerun that changed nothing), and the views' packaged definitions (the views check reads them)."""
     for name in LAST_PHASE_IMPORTS:
         importlib.import_module(name)

@@ -29,8 +29,8 @@ def batch_garbage_collection() -> Iterator[None]:
     """Fewer, cheaper garbage collections while a run makes and drops millions of short-lived rows.
 
     Rows are freed by reference counting; the collector only hunts cycles, yet with Python's defaults
-    it ran a full collection seven times in the large twin's normalise step, rescanning every live
-    object each time: about 1.2 s of 9.3 s (bench/RESULTS.md). Objects alive before the run (modules,
+    it ran full collections again and again in the large twin's normalise step, rescanning every live
+    object each time: a good share of the step (bench/RESULTS.md, where the time goes). Objects alive before the run (modules,
     dlt's schemas) are frozen out of the scans and young collections come every 10,000 allocations
     instead of 700; peak memory measured the same.
     """
@@ -75,7 +75,7 @@ def normalize_workers() -> int:
     """Two normalize processes where forking them is cheap, else one.
 
     dlt's relational normaliser is pure Python, so a second process is the only way to use a second
-    core: on the large twin the normalise step went from 7.2 to 5.6 s (bench medians). Forked
+    core, and the large twin's normalise step is shorter for it (bench/RESULTS.md). Forked
     workers share the parent's pages and start at once; where dlt would spawn them instead (Airflow,
     Dagster, Prefect, or a run from a thread that is not the main one) each would import dlt again and
     hold its own copy, costing seconds and memory that a run of this size does not win back.
@@ -92,9 +92,8 @@ def normalize_workers() -> int:
 @contextlib.contextmanager
 def normalize_workers_for(pipeline: dlt.Pipeline) -> Iterator[None]:
     """One normalize process for what fits in one extract file (a rerun that found everything unchanged
-    extracts a row or two): forking a second process and dealing out one file costs more than it saves,
-    (medium twin, no-change reruns side by side on a busy machine, medians of four: normalize 0.40 s with
-    one process, 0.68 s with two)."""
+    extracts a row or two): forking a second process and dealing out one file costs more than it saves
+    (no-change reruns of the medium twin side by side, one process against two)."""
     if threading.current_thread() is not threading.main_thread():
         # Projects side by side: one worker already (one_normalize_worker around them all); the
         # environment is the process's and is not touched from a thread.

@@ -16,9 +16,8 @@ from gatehouse.pipelines.errors import GatehouseError, first_line
 from gatehouse.pipelines.warehouse.lock import held_by
 from gatehouse.pipelines.warehouse.names import DATASET_NAME, RESERVED_DUCKDB_NAMES
 
-# DuckDB takes 80% of RAM and every core by default; capped, its SCD2 merges spill to disk instead
-# (measured on the large twin: peak 514 MB uncapped at 256 MB, 430 MB at 128 MB and one thread, for
-# about a second more of load time).
+# DuckDB takes most of the RAM and every core by default; capped, its SCD2 merges spill to disk instead: a lower
+# peak for the large twin's load, for a little more load time (bench/RESULTS.md, peak RSS).
 RUN_DEFAULTS = {"destination.duckdb.credentials.global_config": '{"memory_limit": "128MB", "threads": 1}'}
 
 
@@ -114,7 +113,7 @@ def duckdb_credentials(path: Path) -> Any:
     """dlt's DuckDB credentials for a file, made without parsing the path as a connection string.
 
     dlt parses a string with SQLAlchemy's URL parser when SQLAlchemy is installed, importing it for that
-    alone: 0.1 s of every run before its first request (large twin, no-change rerun), and nothing else in
+    alone: a wait in every run before its first request, and nothing else in
     a run needs it. The fields are the same either way, and config (`global_config`...) still resolves.
 
     The path is made absolute here, from the folder the command runs in: dlt would resolve a relative one against

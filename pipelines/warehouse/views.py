@@ -110,7 +110,7 @@ class Views:
     def refresh_statistics(self, timeout_s: float | None = None) -> None:
         """After a load, on PostgreSQL: the loaded dataset's tables analyzed at once. PostgreSQL plans the views'
         joins from table statistics, which a fresh load leaves empty until autovacuum comes round: the first
-        report after loading the large organisation took 33-50 s instead of about 9 (bench, issue 27). Other
+        report after loading the large organisation took several times as long as the next (bench). Other
         destinations keep their statistics themselves."""
         if self.name != "postgres":
             return

@@ -68,7 +68,7 @@ from gatehouse.sources.console.unchanged import AnswerDigests, ListContent, cont
 SCD2: TScd2StrategyDict = {"disposition": "merge", "strategy": "scd2"}
 # Series held read ahead at most. The reads go on while the run loads its first phase (load_phases), and they
 # take every slot the runs leave before it, so a smaller bound filled up and left the rate budget idle for that
-# load (5 s of the large full load at 512). A series is about 4 kB of JSON, 30 kB parsed: 1,024 are 30 MB.
+# load. A series is small, so the bound holds little memory.
 EXPOSURES_AHEAD = 1024
 # The order a run extracts and loads its tables in, each phase loaded before the next is extracted, while the
 # reads a later phase needs go on in the background (read_ahead.py). The lists, holdouts and runs first, so that
@@ -407,7 +407,7 @@ def ingestion_run_ids_resource(client: ConsoleClient, run: ExtractionRun) -> Ite
 
     All in one item: the transformer streams them from one worker thread. Several batches would
     each take one of dlt's extract workers, and once those are taken dlt waits for them instead
-    of reading the lists (measured: the gates list then started only after 38 s of runs).
+    of reading the lists (the gates list then started only once the runs were read).
     """
     state = ingestion_runs_state("ingestion_runs")
     complete = set(state.get("complete", []))

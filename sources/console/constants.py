@@ -41,8 +41,8 @@ TABLES = ("gates", "dynamic_configs", "qualifying_events", "holdouts", "cumulati
 # --- paging ---
 # A list compared with its last load before it is loaded (a rerun's: unchanged.ListContent) holds a page as objects
 # only while its items are digested and spooled as bytes, not while dlt extracts them: it is read in pages this many
-# times larger (5,000 items by default: ~33 MB parsed for a moment), and handed to dlt in pages of `page_size`. At 5
-# the large organisation's rerun after a day of changes peaked at 489 MB, against 429 MB at 1 (bench, issue 28).
+# times larger, and handed to dlt in pages of `page_size`. A larger factor saves requests but raises a rerun's peak
+# memory with the page held parsed (bench/RESULTS.md, peak RSS).
 SPOOLED_PAGE_FACTOR = 2.5
 FIRST_PAGE = 1  # `page` is 1-based
 # --- HTTP behaviour ---
@@ -58,8 +58,8 @@ RATE_LIMIT_DECREASE_FACTOR = 0.8
 RATE_LIMIT_RECOVERY_SHARE = 0.1
 # A finished request holds its slot this share longer than the window: twice the 500 ppm a clock kept by NTP
 # may run fast or slow, so the service's window never ends before the client's (the arrival-versus-start
-# question is settled by holding slots until the answer, see ratelimit.py). It was 0.5%: 0.3 s of the large
-# full load's rate budget (bench/RESULTS.md).
+# question is settled by holding slots until the answer, see ratelimit.py). A larger margin idles the rate
+# budget for its share of every window (bench/RESULTS.md).
 RATE_LIMIT_WINDOW_MARGIN = 0.001
 # How much sooner one request may be counted by the service, after it was sent, than the fastest round
 # trip seen so far suggests (its scheduling, a busy machine): the limiter credits each answer with the

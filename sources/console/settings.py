@@ -20,8 +20,8 @@ SECTIONS = ("sources", "console")
 # The defaults, each in one place (the client's options take theirs from here too).
 # The console documents no maximum `limit` (pages of 20,000 items have been seen), and every page costs a
 # request of the rate limit like any other. 2,000 reads a list of 20,000 gates in 10 requests, not 20, and
-# keeps one page's memory bounded: a gate is ~2 kB of JSON, parsed in about 10 kB, and the large full load's
-# peak grew with the page (bench, large organisation: 387 MB at 1,000, 410 MB at 2,000, 485 MB at 5,000).
+# keeps one page's memory bounded: a gate parsed takes several times its JSON, and the large full load's peak
+# grows with the page (bench/RESULTS.md, peak RSS).
 DEFAULT_PAGE_SIZE = 2000
 DEFAULT_TIMEOUT_S = 30.0
 DEFAULT_MAX_ATTEMPTS = 6
@@ -29,8 +29,8 @@ DEFAULT_MAX_RETRY_TIME_S = 120.0
 DEFAULT_RATE_LIMIT_REQUESTS = 100
 DEFAULT_RATE_LIMIT_WINDOW_S = 10.0
 # Requests in flight at once, per fan-out (Little's law: the rate times the round trip). 16 keep 50 requests/s
-# going up to 320 ms a round trip; 8 held the large organisation's runs to 34-39 a second while a busy twin answered
-# them in 200-235 ms, so the first phase ended late and its load fell after the last request (bench, issue 28).
+# going up to 320 ms a round trip; 8 held the large organisation's runs under the rate while a busy twin answered
+# slowly, so the first phase ended late and its load fell after the last request (bench/RESULTS.md).
 DEFAULT_MAX_WORKERS = 16
 # An ingestion run in any status but pulse_complete (an error too: the service retries it) that has not moved
 # for this long is quiet (stuck, given up, or forgotten by the service): requested again only every

@@ -241,9 +241,23 @@ def typescript_built(tmp_path_factory) -> Built:
 
 def test_typescript_loses_the_sdk_and_what_the_removed_code_alone_imported(typescript_built):
     for value, rewrite in typescript_built.rewrites.items():
-        assert rewrite.replaced == 2
+        assert rewrite.replaced == 6
         assert 'from "./statsig"' not in rewrite.text
         assert ('from "./format"' in rewrite.text) is (not value)
+
+
+def test_typescript_switch_on_the_value_becomes_its_case_or_is_widened(typescript_built):
+    for value, rewrite in typescript_built.rewrites.items():
+        text = rewrite.text
+        # shipping's and flow's switches are the case that runs; a module's const keeps its name, widened
+        assert text.count("switch (") == (2 if value else 1)
+        assert ("express heavy" in text) is value and ("standard ${weight}" in text) is (not value)
+        assert ('"one-page flow"' in text) is value and ('"wizard flow"' in text) is (not value)
+        assert 'const kind = "' not in text  # read by the switch alone: it goes with it
+        assert f"const EXPRESS_DEFAULT = {str(value).lower()} as boolean;  // {TODO}" in text
+        # steps' break inside an if is not simplified with certainty when the gate is on: the value is widened
+        assert ("switch (true as boolean) {  // " + TODO in text) is value
+        assert rewrite.todos == (2 if value else 1)
 
 
 @pytest.mark.parametrize("value", VALUES)
@@ -267,7 +281,8 @@ def javascript_built(tmp_path_factory) -> Built:
 
 def test_javascript_loses_the_sdk_and_what_the_removed_code_alone_imported(javascript_built):
     for value, rewrite in javascript_built.rewrites.items():
-        assert rewrite.replaced == 3
+        assert rewrite.replaced == 4
+        assert "switch (" not in rewrite.text  # the statements that run, in its place
         assert "./statsig.mjs" not in rewrite.text
         assert ("./format.mjs" in rewrite.text) is (not value)
 

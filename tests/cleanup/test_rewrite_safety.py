@@ -617,6 +617,221 @@ CASES = {
         }
         """,
     ),
+    # tsc types a constant discriminant by its literal and refuses a case it can no longer equal (TS2678): the switch
+    # becomes what runs, from the matching case (else the default) through fall-through to a break of its own
+    "a TypeScript switch on the value, falling through to the default": (
+        "typescript",
+        True,
+        """
+        function f(u: User) {
+          const on = Statsig.checkGate(u, "g");
+          for (const x of xs) {
+            switch (on) {
+              case false:
+                a();
+                break;
+              case true:
+                for (const y of x) {
+                  if (y) {
+                    break;
+                  }
+                }
+                b(x);
+              default:
+                c();
+                break;
+                d();
+            }
+          }
+        }
+        """,
+        """
+        function f(u: User) {
+          for (const x of xs) {
+            for (const y of x) {
+              if (y) {
+                break;
+              }
+            }
+            b(x);
+            c();
+          }
+        }
+        """,
+    ),
+    # a case not a literal, a labelled switch: not simplified with certainty; the value widened, which tsc accepts
+    "a TypeScript switch it cannot simplify": (
+        "typescript",
+        False,
+        """
+        function f(u: User, x: number) {
+          switch (true) {
+            case x > 3:
+              return 1;
+            case Statsig.checkGate(u, "g"):
+              return 2;
+          }
+          outer: switch (Statsig.checkGate(u, "g")) {
+            case false:
+              break outer;
+          }
+          return 3;
+        }
+        """,
+        """
+        function f(u: User, x: number) {
+          switch (true) {
+            case x > 3:
+              return 1;
+            case false as boolean:"""
+        + SLASHES
+        + """
+              return 2;
+          }
+          outer: switch (false as boolean) {"""
+        + SLASHES
+        + """
+            case false:
+              break outer;
+          }
+          return 3;
+        }
+        """,
+    ),
+    # one statement stays one, and the case's declarations keep the scope the switch gave them
+    "a TypeScript switch as a loop's body": (
+        "typescript",
+        True,
+        """
+        function f(u: User) {
+          while (more())
+            switch (Statsig.checkGate(u, "g")) {
+              case true:
+                const x = next();
+                use(x);
+            }
+        }
+        """,
+        """
+        function f(u: User) {
+          while (more())
+            {
+              const x = next();
+              use(x);
+            }
+        }
+        """,
+    ),
+    # a case's block, the scope of its declarations: its statements, in a block where a name meets one around it
+    "a TypeScript switch whose cases are blocks": (
+        "typescript",
+        True,
+        """
+        function f(u: User) {
+          const x = 1;
+          switch (Statsig.checkGate(u, "g")) {
+            case true: {
+              const x = 2;
+              log(x);
+              break;
+            }
+            case false: {
+              log(3);
+              break;
+            }
+          }
+          log(x);
+        }
+        """,
+        """
+        function f(u: User) {
+          const x = 1;
+          {
+            const x = 2;
+            log(x);
+          }
+          log(x);
+        }
+        """,
+    ),
+    # tsc refuses a comparison of two boolean literals that differ (TS2367): decided, or a module's const widened
+    "a TypeScript comparison of the value with a boolean literal": (
+        "typescript",
+        True,
+        """
+        const on = Statsig.checkGate(boot, "g");
+        if (on === false) {
+          a();
+        }
+        export function f(u: User) {
+          return Statsig.checkGate(u, "g") !== true ? 1 : 2;
+        }
+        """,
+        """
+        const on = true as boolean;"""
+        + SLASHES
+        + """
+        if (on === false) {
+          a();
+        }
+        export function f(u: User) {
+          return 2;
+        }
+        """,
+    ),
+    # JavaScript has no types to widen, and runs the switch on the literal as it is
+    "a JavaScript switch with a break inside an if": (
+        "javascript",
+        True,
+        """
+        function f(u) {
+          switch (Statsig.checkGate(u, "g")) {
+            case true:
+              if (x) break;
+              a();
+          }
+        }
+        """,
+        """
+        function f(u) {
+          switch (true) {"""
+        + SLASHES
+        + """
+            case true:
+              if (x) break;
+              a();
+          }
+        }
+        """,
+    ),
+    # a switch on a const tsc accepted before the rewrite is not the rewrite's to change
+    "a TypeScript switch on another const": (
+        "typescript",
+        True,
+        """
+        function f(u: User) {
+          const kind = "a";
+          const on = Statsig.checkGate(u, "g");
+          log(on);
+          switch (kind) {
+            case "a":
+              a();
+          }
+        }
+        """,
+        """
+        function f(u: User) {
+          const kind = "a";
+          log(true);"""
+        + SLASHES
+        + """
+          switch (kind) {
+            case "a":
+              a();
+          }
+        }
+        """,
+    ),
     "Kotlin's named argument": (
         "kotlin",
         True,

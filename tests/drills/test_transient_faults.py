@@ -18,8 +18,8 @@ def test_a_burst_of_429s_is_waited_out(drill, reference, retry_after):
     # Three 429s in a row (Retry-After: 1 s when sent), met by the list pages, which are read one after
     # the other: a single request may meet all three and still has attempts left. Each 429 halves the
     # client's pace, which then recovers by 5% of the configured rate per window: the client's window is
-    # 1 s here so that the drill takes seconds (with the default 10 s window the same burst slows this
-    # small run to about 50 s; see docs/reliability.md).
+    # 1 s here so that the drill takes seconds (the default 10 s window would slow this small run to
+    # most of a minute; see docs/reliability.md).
     drill.twin.settings.rate_limit = (1, 1.0)  # only the 429's message reads it
     drill.twin.settings.retry_after = retry_after
     drill.twin.rate_limiter = ThrottleBurst(range(6, 9))
@@ -70,7 +70,7 @@ def test_broken_answers_are_retried(drill, reference, kind):
 
     # only the slow answer needs a short timeout: with it, a connection the busy machine accepts late (a full
     # test run on two cores, a run normalising one phase while it reads the next) is one more retry than the
-    # twin's faults. At 1 s, one answer of three workers' suite on two cores came late: 2 s, against 3 s slow.
+    # twin's faults. A timeout of 1 s let an answer the busy machine delayed time out too; 2 s stays under 3 s slow.
     summary = drill.run(timeout=2.0) if kind == "slow" else drill.run()
 
     faulted = sum(1 for r in drill.twin.requests if r.fault == kind)

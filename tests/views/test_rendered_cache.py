@@ -3,6 +3,9 @@ nor the destination changed takes the statements it translated last time, and ge
 
 from __future__ import annotations
 
+import shutil
+from collections import OrderedDict
+
 import duckdb
 
 from gatehouse.pipelines.models import build as views
@@ -25,6 +28,7 @@ def test_the_same_inputs_take_the_statements_translated_last_time(writable_db, t
         raise AssertionError("translated again")
 
     monkeypatch.setattr(views, "render_view", no_translation)
+    monkeypatch.setattr(views, "_translated", OrderedDict())  # a new process: only the file remembers
     with duckdb.connect(str(writable_db)) as connection:
         apply_views(connection, rendered_cache=cache)
     assert view_texts(writable_db) == translated
@@ -51,3 +55,25 @@ def test_a_raw_column_that_appears_translates_again(writable_db, tmp_path):
         apply_views(connection, rendered_cache=cache)
     [second] = cache.glob("views-*.json")
     assert second != first
+
+
+def test_a_process_translates_once_for_every_new_database_of_the_same_inputs(writable_db, tmp_path, monkeypatch):
+    """A scheduler's worker loads one new database after another: the second translates nothing, and its own file
+    cache is written all the same, for the next process."""
+    monkeypatch.setattr(views, "_translated", OrderedDict())
+    second = tmp_path / "second.duckdb"
+    shutil.copyfile(writable_db, second)
+    with duckdb.connect(str(writable_db)) as connection:
+        apply_views(connection, rendered_cache=tmp_path / "first_cache")
+    translated = view_texts(writable_db)
+
+    def no_translation(*args, **kwargs):
+        raise AssertionError("translated again")
+
+    monkeypatch.setattr(views, "render_view", no_translation)
+    with duckdb.connect(str(second)) as connection:
+        apply_views(connection, rendered_cache=tmp_path / "second_cache")
+    assert view_texts(second) == translated
+    assert [path.name for path in (tmp_path / "second_cache").glob("views-*.json")] == [
+        path.name for path in (tmp_path / "first_cache").glob("views-*.json")
+    ]

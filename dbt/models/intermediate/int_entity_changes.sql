@@ -44,7 +44,8 @@ variants.
 with {{ imports(versions='int_entity_versions', rules='int_entity_rules') }},
 
 conditions as (
-    {{ stack_entity_kinds('rule_conditions', ['rule_row_id', 'condition_row_id'], ['condition_position', 'condition_type', 'operator', 'field']) }}
+    {{ stack_entity_kinds('rule_conditions', ['rule_row_id', 'condition_row_id'],
+                          ['condition_position', 'condition_type', 'operator', 'field']) }}
 ),
 
 targets as (
@@ -98,9 +99,11 @@ version_rules as (
         rules.project,
         rules.entity_type,
         rules.version_id,
-        {% call string_agg("','", "rules.rule_position") %}coalesce(rules.rule_id, '') || ':' || coalesce(rules.rule_name, '') || ':'
+        {% call string_agg("','", "rules.rule_position") %}coalesce(rules.rule_id, '') || ':'
+            || coalesce(rules.rule_name, '') || ':'
             || coalesce(cast(rules.pass_percentage as {{ string_type() }}), '') || ':' || coalesce(rules.return_value, '')
-            || '[' || coalesce(rule_conditions.conditions_fingerprint, '') || '][' || coalesce(rule_variants.variants_fingerprint, '') || ']'{% endcall %} as rules_fingerprint
+            || '[' || coalesce(rule_conditions.conditions_fingerprint, '')
+            || '][' || coalesce(rule_variants.variants_fingerprint, '') || ']'{% endcall %} as rules_fingerprint
     from rules
     left join rule_conditions
         {{ join_on('rule_conditions', 'rules', 'entity_type', 'rule_row_id') }}
@@ -123,7 +126,9 @@ sequenced as (
     from versions
     left join version_rules
         {{ join_on('version_rules', 'versions', 'entity_type', 'version_id') }}
-    window entity_history as (partition by versions.project, versions.entity_type, versions.entity_id order by versions.valid_from)
+    window entity_history as (
+        partition by versions.project, versions.entity_type, versions.entity_id order by versions.valid_from
+    )
 ),
 
 version_changes as (
@@ -147,9 +152,11 @@ version_changes as (
                 nullif(
                     substr(
 {% for column, label in change_labels.items() %}
-                        coalesce(case when {{ column }} is distinct from previous_{{ column }} then ', {{ label }}' end, ''){{ " ||" if not loop.last }}
+                        coalesce(case when {{ column }} is distinct from previous_{{ column }} then ', {{ label }}' end, '')
+                        {{- " ||" if not loop.last }}
 {% endfor %}
-                        , 3
+                        ,
+                        3
                     ),
                     ''
                 ),

@@ -21,7 +21,8 @@ even when the latest run could not read that holdout (the run's summary reports 
 | `last_followed_at` | the console's time at the latest run that followed it (`service_time`, else `finished_at`); null when no counting run did |
 | `last_followed_date` | its date |
 #}
-with {{ imports(followed_ids='stg_extraction_run_experiments', holdout_experiments='stg_holdout_experiments', holdouts='stg_holdouts') }},
+with {{ imports(followed_ids='stg_extraction_run_experiments', holdout_experiments='stg_holdout_experiments',
+                holdouts='stg_holdouts') }},
 
 recorded_lists as (
     select

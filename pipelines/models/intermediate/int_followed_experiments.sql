@@ -23,7 +23,8 @@ even when the latest run could not read that holdout (the run's summary reports 
 {% from 'macros/extraction_order.sql' import latest_extraction_first %}
 {% from 'macros/joins.sql' import join_on %}
 {% from 'macros/imports.sql' import imports %}
-with {{ imports(followed_ids='stg_extraction_run_experiments', holdout_experiments='stg_holdout_experiments', holdouts='stg_holdouts') }},
+with {{ imports(followed_ids='stg_extraction_run_experiments', holdout_experiments='stg_holdout_experiments',
+                holdouts='stg_holdouts') }},
 
 recorded_lists as (
     select

@@ -16,7 +16,8 @@ is read from the sightings.
 | `gone_from_code_since` | when no repository references it now: the first scan after the last one that found it, in the repository that found it last |
 #}
 {% from 'macros/imports.sql' import imports %}
-with {{ imports(references_now='stg_code_references', sightings='stg_code_reference_sightings', scans='stg_code_reference_scans') }},
+with {{ imports(references_now='stg_code_references', sightings='stg_code_reference_sightings',
+                scans='stg_code_reference_scans') }},
 
 gate_lines as (
     select * from references_now

@@ -151,7 +151,9 @@ final as (
         carried.is_reported,
         coalesce(carried.exposure_date >= as_of.as_of_date, false) as is_partial_day,
         cast(
-            sum(carried.cumulative_exposures) over (partition by carried.project, carried.experiment_id, carried.exposure_date) as bigint
+            sum(carried.cumulative_exposures) over (
+                partition by carried.project, carried.experiment_id, carried.exposure_date
+            ) as bigint
         ) as experiment_cumulative_exposures,
         cast(carried.cumulative_exposures as {{ double_type() }}) / nullif(
             sum(carried.cumulative_exposures) over (partition by carried.project, carried.experiment_id, carried.exposure_date),

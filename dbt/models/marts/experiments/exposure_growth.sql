@@ -69,20 +69,25 @@ pace as (
     select
         spans.project,
         spans.experiment_id,
-        max(case when experiment_days.exposure_date = spans.last_date then experiment_days.cumulative_exposures end) as total_exposures,
-        sum(case when experiment_days.exposure_date > {{ add_days('spans.pace_through_date', -7) }} and experiment_days.exposure_date <= spans.pace_through_date
+        max(case when experiment_days.exposure_date = spans.last_date then experiment_days.cumulative_exposures end)
+            as total_exposures,
+        sum(case when experiment_days.exposure_date > {{ add_days('spans.pace_through_date', -7) }}
+            and experiment_days.exposure_date <= spans.pace_through_date
             then experiment_days.new_exposures end) as recent_new_exposures,
-        count(case when experiment_days.exposure_date > {{ add_days('spans.pace_through_date', -7) }} and experiment_days.exposure_date <= spans.pace_through_date
+        count(case when experiment_days.exposure_date > {{ add_days('spans.pace_through_date', -7) }}
+            and experiment_days.exposure_date <= spans.pace_through_date
             then 1 end) as recent_days,
         sum(
             case
-                when experiment_days.exposure_date > {{ add_days('spans.pace_through_date', -14) }} and experiment_days.exposure_date <= {{ add_days('spans.pace_through_date', -7) }}
+                when experiment_days.exposure_date > {{ add_days('spans.pace_through_date', -14) }}
+                    and experiment_days.exposure_date <= {{ add_days('spans.pace_through_date', -7) }}
                     then experiment_days.new_exposures
             end
         ) as previous_new_exposures,
         count(
             case
-                when experiment_days.exposure_date > {{ add_days('spans.pace_through_date', -14) }} and experiment_days.exposure_date <= {{ add_days('spans.pace_through_date', -7) }}
+                when experiment_days.exposure_date > {{ add_days('spans.pace_through_date', -14) }}
+                    and experiment_days.exposure_date <= {{ add_days('spans.pace_through_date', -7) }}
                     then 1
             end
         ) as previous_days
@@ -131,7 +136,8 @@ rates as (
         coalesce(following.is_followed, true) as is_followed,
         following.last_followed_date,
         cast(pace.recent_new_exposures as {{ double_type() }}) / nullif(pace.recent_days, 0) as avg_daily_exposures_7d,
-        cast(pace.previous_new_exposures as {{ double_type() }}) / nullif(pace.previous_days, 0) as previous_avg_daily_exposures_7d
+        cast(pace.previous_new_exposures as {{ double_type() }}) / nullif(pace.previous_days, 0)
+            as previous_avg_daily_exposures_7d
     from spans
     inner join pace
         {{ join_on('pace', 'spans', 'experiment_id') }}
@@ -181,7 +187,8 @@ final as (
             when rates.previous_avg_daily_exposures_7d = 0 and rates.avg_daily_exposures_7d = 0 then 'flat'
             when rates.previous_avg_daily_exposures_7d = 0 then 'up'
             when rates.avg_daily_exposures_7d > rates.previous_avg_daily_exposures_7d * (1 + parameters.trend_flat_band) then 'up'
-            when rates.avg_daily_exposures_7d < rates.previous_avg_daily_exposures_7d * (1 - parameters.trend_flat_band) then 'down'
+            when rates.avg_daily_exposures_7d < rates.previous_avg_daily_exposures_7d * (1 - parameters.trend_flat_band)
+                then 'down'
             else 'flat'
         end as trend,
         cast(parameters.target_sample_size as bigint) as target_sample_size,
@@ -193,7 +200,10 @@ final as (
         end as days_to_target,
         rates.last_growth_date,
         -- counted to the as-of day: a series that stopped arriving has stopped growing too
-        cast(greatest({{ days_between('as_of.as_of_date', 'coalesce(rates.last_growth_date, ' ~ add_days('rates.first_date', -1) ~ ')') }}, 0) as integer) as days_without_growth,
+        cast(greatest(
+            {{ days_between('as_of.as_of_date', 'coalesce(rates.last_growth_date, ' ~ add_days('rates.first_date', -1) ~ ')') }},
+            0
+        ) as integer) as days_without_growth,
         rates.is_stalled,
         rates.cumulative_drop_count,
         rates.is_concluded,

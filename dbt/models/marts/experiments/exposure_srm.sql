@@ -71,10 +71,13 @@ contributions as (
     select
         expected.*,
         cast(observed_exposures as {{ double_type() }}) / nullif(total_exposures, 0) as observed_share,
-        power(observed_exposures - expected_share * total_exposures, 2) / nullif(expected_share * total_exposures, 0) as chi_square_term,
+        power(observed_exposures - expected_share * total_exposures, 2) / nullif(expected_share * total_exposures, 0)
+            as chi_square_term,
         row_number() over (
             partition by project, experiment_id
-            order by abs(cast(observed_exposures as {{ double_type() }}) / nullif(total_exposures, 0) - expected_share) desc, group_id
+            order by
+                abs(cast(observed_exposures as {{ double_type() }}) / nullif(total_exposures, 0) - expected_share) desc,
+                group_id
         ) as deviation_rank
     from expected
 ),

@@ -61,7 +61,8 @@ current_groups as (
         daily.experiment_id,
         daily.group_id,
         group_starts.first_date
-    from daily
+    -- the subquery below reads daily in a scope of its own: not a second alias (sqlfluff's AL04 counts it as one)
+    from daily  -- noqa: AL04
     inner join last_dates
         {{ join_on('last_dates', 'daily', 'experiment_id', 'last_date = exposure_date') }}
     inner join (
@@ -115,7 +116,7 @@ counts as (
 group_terms as (
     select
         counts.*,
-        parameters.srm_prior_concentration * counts.expected_share as prior,
+        parameters.srm_prior_concentration * counts.expected_share as prior_weight,
         parameters.srm_prior_concentration * counts.expected_share + counts.test_count as posterior,
         parameters.srm_prior_concentration + sum(counts.test_count) over (
             partition by counts.project, counts.experiment_id, counts.test_date
@@ -133,10 +134,10 @@ group_contributions as (
         test_count,
         posterior_total,
         test_count * ln(posterior / (posterior_total * expected_share))
-            + prior * ln(posterior / posterior_total)
+            + prior_weight * ln(posterior / posterior_total)
             - 0.5 * ln(posterior)
             + {{ stirling_remainder('posterior') }}
-            - {{ log_gamma('prior') }} as contribution
+            - {{ log_gamma('prior_weight') }} as contribution
     from group_terms
 ),
 

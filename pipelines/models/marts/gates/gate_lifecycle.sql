@@ -47,7 +47,8 @@ since, so the answer held at least that long.
 {% from 'macros/view_parameters.sql' import view_parameters %}
 {% from 'macros/joins.sql' import join_on %}
 {% from 'macros/imports.sql' import imports %}
-with {{ imports(gates='gate_staleness', answers='int_gate_answers', code_evidence='int_gate_code_evidence', code_scans='stg_code_reference_scans', extraction_runs='stg_extraction_runs', as_of='as_of') }},
+with {{ imports(gates='gate_staleness', answers='int_gate_answers', code_evidence='int_gate_code_evidence',
+                code_scans='stg_code_reference_scans', extraction_runs='stg_extraction_runs', as_of='as_of') }},
 
 snoozes as (
     select * from {{ ref('int_gate_snoozes') }}
@@ -55,16 +56,16 @@ snoozes as (
 ),
 
 parameters as (
-    {{ view_parameters('ready_after_days', 'answer_change_window_days', 'checks_trend_days', 'code_scan_max_age_days', 'stale_warning_days',
-                     'answer_return_window_days') }}
+    {{ view_parameters('ready_after_days', 'answer_change_window_days', 'checks_trend_days', 'code_scan_max_age_days',
+                       'stale_warning_days', 'answer_return_window_days') }}
 ),
 
 versions as (
     select
         answers.*,
-        answers.answer_fingerprint is distinct from lag(answers.answer_fingerprint) over (
+        (answers.answer_fingerprint is distinct from lag(answers.answer_fingerprint) over (
             partition by answers.project, answers.gate_id order by answers.valid_from, answers.gate_version_id
-        ) as is_answer_change,
+        )) as is_answer_change,
         lag(answers.valid_from) over (
             partition by answers.project, answers.gate_id order by answers.valid_from, answers.gate_version_id
         ) as previous_seen_at
@@ -200,9 +201,11 @@ checks_before as (
         version_times.gate_id,
         min(version_times.seen_from) over (partition by version_times.project, version_times.gate_id) as first_loaded_at,
         case
-            when {{ epoch_seconds('version_times.seen_from') }} <= {{ epoch_seconds('as_of.as_of_at') }} - parameters.checks_trend_days * 86400
+            when {{ epoch_seconds('version_times.seen_from') }}
+                <= {{ epoch_seconds('as_of.as_of_at') }} - parameters.checks_trend_days * 86400
                 and (version_times.seen_to is null
-                    or {{ epoch_seconds('version_times.seen_to') }} > {{ epoch_seconds('as_of.as_of_at') }} - parameters.checks_trend_days * 86400)
+                    or {{ epoch_seconds('version_times.seen_to') }}
+                    > {{ epoch_seconds('as_of.as_of_at') }} - parameters.checks_trend_days * 86400)
                 then 1
         end as is_then,
         coalesce(version_times.checks_per_hour, 0) as checks_per_hour
@@ -264,7 +267,8 @@ scan_coverage as (
 evidence as (
     select
         gates.*,
-        cast(floor(({{ epoch_seconds('as_of.as_of_at') }} - {{ epoch_seconds('history.held_since') }}) / 86400) as integer) as days_held,
+        cast(floor(({{ epoch_seconds('as_of.as_of_at') }} - {{ epoch_seconds('history.held_since') }}) / 86400) as integer)
+            as days_held,
         history.held_since,
         history.answer_changes_in_window,
         coalesce(answer_returns.stretches, 0) as answer_returns_in_window,
@@ -347,7 +351,8 @@ explained as (
     select
         staged.*,
         case when stage = 'ready: remove from code' then answer end as cleanup_value,
-        case when stage = 'approaching' then {{ add_days('cast(held_since as date)', 'cast(ready_after_days as integer)') }} end as ready_on,
+        case when stage = 'approaching' then {{ add_days('cast(held_since as date)', 'cast(ready_after_days as integer)') }} end
+            as ready_on,
         case
             -- each kind of referrer there is after ' and ', less the first ' and '
             when stage = 'needs a person' and is_referenced_in_console then 'still referenced by ' || substr(
@@ -358,9 +363,11 @@ explained as (
             )
             when stage = 'needs a person' and answer is null and stale_reason = 'STALE_PROBABLY_FORGOTTEN'
                 then 'forgotten: partly rolled out for a long time; finish or roll back the rollout'
-            when stage = 'needs a person' and answer is null then 'its rules pass some users only; finish or roll back the rollout'
+            when stage = 'needs a person' and answer is null
+                then 'its rules pass some users only; finish or roll back the rollout'
             when stage = 'needs a person' and reason_answer <> answer
-                then {{ text_literal("the console's reason (") }} || stale_reason || ') and its state (' || answer_reason || ') disagree'
+                then {{ text_literal("the console's reason (") }} || stale_reason
+                    || ') and its state (' || answer_reason || ') disagree'
             when stage = 'needs a person' and answer_returns_in_window >= 1
                 then 'it came back to ' || case when answer then 'passing' else 'failing' end || ' every user after '
                 || case when answer then 'failing' else 'passing' end || ' them '
@@ -398,15 +405,18 @@ final as (
             end
             when 'needs a person' then person_reason
             when 'approaching' then answer_reason || ' since ' || cast(cast(held_since as date) as {{ string_type() }})
-                || ' (' || cast(days_held as {{ string_type() }}) || ' days); ready on ' || cast(ready_on as {{ string_type() }}) || ' if nothing changes'
+                || ' (' || cast(days_held as {{ string_type() }}) || ' days); ready on ' || cast(ready_on as {{ string_type() }})
+                || ' if nothing changes'
             when 'ready: archive in the console' then case
                 when answer is null then 'nothing checks it and no scanned repository references it'
                 else answer_reason || '; nothing checks it and no scanned repository references it'
             end
             when 'removed from code' then 'gone from every scanned repository since '
-                || coalesce(cast(cast(gone_from_code_since as date) as {{ string_type() }}), 'its last scans') || ', still ' || checked_words
+                || coalesce(cast(cast(gone_from_code_since as date) as {{ string_type() }}), 'its last scans')
+                || ', still ' || checked_words
                 || ': deploys pending, or code not scanned'
-            else answer_reason || ' since ' || cast(cast(held_since as date) as {{ string_type() }}) || ' (' || cast(days_held as {{ string_type() }}) || ' days)'
+            else answer_reason || ' since ' || cast(cast(held_since as date) as {{ string_type() }})
+                || ' (' || cast(days_held as {{ string_type() }}) || ' days)'
         end as decision,
         case stage
             when 'ready: remove from code' then

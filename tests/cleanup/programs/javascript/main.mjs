@@ -23,5 +23,20 @@ function label(user, tablet) {
   }
 }
 
+// a switch on the check, falling through to the default: the statements that run
+function steps(user) {
+  const done = [];
+  switch (statsig.checkGateSync(user, "new_checkout")) {
+    case false:
+      done.push("cart");
+    default:
+      done.push("address");
+      break;
+    case true:
+      done.push("review");
+  }
+  return done.join(",");
+}
+
 const user = { userID: "u1" };
-console.log(await price(user, 10), banner(user), label(user, true), label(user, false));
+console.log(await price(user, 10), banner(user), label(user, true), label(user, false), steps(user));

@@ -13,4 +13,61 @@ export function banner(user: { id: string }): string {
   return fresh ? "new banner" : "old banner";
 }
 
-console.log(price({ id: "u1" }, 10), banner({ id: "u1" }));
+// a switch on the check: tsc refuses a case a constant can no longer equal, so it becomes the case that runs
+export function shipping(user: { id: string }, weight: number): string {
+  const express = Statsig.checkGate(user, "new_checkout");
+  switch (express) {
+    case true:
+      if (weight > 10) {
+        return "express heavy";
+      }
+      return "express";
+    case false:
+      return `standard ${weight}`;
+  }
+}
+
+// a switch on a const the check chose: the same, once the const holds one literal
+export function flow(user: { id: string }): string {
+  const kind = Statsig.checkGate(user, "new_checkout") ? "one-page" : "wizard";
+  switch (kind) {
+    case "one-page":
+      return "one-page flow";
+    case "wizard":
+    default:
+      return "wizard flow";
+  }
+}
+
+// a break inside an if of a case: not simplified with certainty, the value widened for tsc
+export function steps(user: { id: string }, items: number): string[] {
+  const done: string[] = [];
+  switch (Statsig.checkGate(user, "new_checkout")) {
+    case true:
+      done.push("review");
+      if (items === 0) {
+        break;
+      }
+      done.push("pay");
+      break;
+    case false:
+      done.push("cart");
+    default:
+      done.push("address");
+  }
+  return done;
+}
+
+// a module's const keeps its name (another module may import it): its value widened for tsc
+const EXPRESS_DEFAULT = Statsig.checkGate({ id: "boot" }, "new_checkout");
+let greeting = "";
+switch (EXPRESS_DEFAULT) {
+  case true:
+    greeting = "express by default";
+    break;
+  case false:
+    greeting = "standard by default";
+}
+
+console.log(price({ id: "u1" }, 10), banner({ id: "u1" }), shipping({ id: "u1" }, 12), shipping({ id: "u1" }, 3));
+console.log(flow({ id: "u1" }), steps({ id: "u1" }, 0).join(","), steps({ id: "u1" }, 2).join(","), greeting);
