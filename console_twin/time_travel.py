@@ -30,7 +30,7 @@ ARCHIVED = "archived"
 Answer = bool | str
 
 ChangeKind = Literal[
-    "create", "create unwired", "partial", "launch", "turn off", "stop checks", "archive", "add code", "remove code"
+    "create", "create unwired", "partial", "launch", "turn off", "checks", "stop checks", "archive", "add code", "remove code"
 ]
 REPOSITORIES = ("web", "api", "mobile")
 CHECKS_PER_HOUR = 120  # a wired gate's checks, until its last deploy without it
@@ -44,6 +44,7 @@ class Change:
     kind: ChangeKind
     percentage: int = 0  # `create`, `partial`: the everyone rule's pass percentage
     repository: str = ""  # `add code`, `remove code`
+    checks_per_hour: int = 0  # `checks`: the gate's checks per hour from that day, as the console counts them
 
 
 @dataclass(frozen=True)
@@ -150,6 +151,9 @@ class Play:
             self._create(life, change, at)
             return
         gate, facts = org.gates[life.gate_id], org.gate_facts[life.gate_id]
+        if change.kind == "checks":
+            gate["checksPerHour"] = change.checks_per_hour
+            return
         if change.kind == "stop checks":
             facts.still_checked, facts.last_check_ms = False, at
             gate["checksPerHour"] = 0

@@ -23,8 +23,8 @@ from gatehouse.pipelines.warehouse.views import apply_views
 from tests.views.conftest import query
 
 
-def life(gate_id: str, *changes: tuple, permanent: bool = False) -> Life:
-    return Life(gate_id, gate_id, tuple(Change(*change) for change in changes), permanent)
+def life(gate_id: str, *changes: tuple | Change, permanent: bool = False) -> Life:
+    return Life(gate_id, gate_id, tuple(c if isinstance(c, Change) else Change(*c) for c in changes), permanent)
 
 
 LIVES = [
@@ -57,6 +57,22 @@ LIVES = [
     life("left_partial", (-120, "create", 25), (-120, "add code", 0, "web"), (-100, "partial", 50)),
     # a rollout under way, started 20 days before the last load
     life("in_progress", (-10, "create", 10), (-10, "add code", 0, "api")),
+    # launched 50 days before the last load like launched_in_code, its checks (120 an hour) grown to 600 on day 5
+    life(
+        "checks_rising",
+        (-60, "create", 10),
+        (-60, "add code", 0, "web"),
+        (-40, "launch"),
+        Change(5, "checks", checks_per_hour=600),
+    ),
+    # ... and another's fallen to 40 on day 5
+    life(
+        "checks_falling",
+        (-60, "create", 10),
+        (-60, "add code", 0, "api"),
+        (-40, "launch"),
+        Change(5, "checks", checks_per_hour=40),
+    ),
     # a kill switch: permanent
     life("kill_switch", (-90, "create", 10), (-90, "add code", 0, "api"), (-85, "launch"), permanent=True),
 ]
@@ -68,6 +84,8 @@ COLUMNS = (
 LIFECYCLE_SQL = f"select {COLUMNS} from analytics.gate_lifecycle where gate_id in {GATES} order by gate_id"
 
 EXPECTED = [
+    ("checks_falling", "ready: remove from code", True, 50, None, 0, True, "api", None, None),
+    ("checks_rising", "ready: remove from code", True, 50, None, 0, True, "web", None, None),
     ("in_progress", "in use", None, None, None, 0, False, "api", None, None),
     ("kill_switch", "in use", None, 95, None, 0, False, "api", None, None),
     ("launched_in_code", "ready: remove from code", True, 50, None, 0, True, "api, web", None, None),
@@ -77,6 +95,26 @@ EXPECTED = [
     ("no_longer_checked", "ready: archive in the console", None, 70, None, 0, True, None, datetime(2026, 11, 12, 5, 0), None),
     ("removed_one_then_other", "removed from code", None, 50, None, 0, True, None, datetime(2026, 11, 12, 5, 0), None),
 ]
+
+
+TREND_SQL = (
+    "select gate_id, checks_per_hour, checks_per_hour_before, checks_trend from analytics.gate_lifecycle"
+    f" where gate_id in {GATES} order by gate_id"
+)
+# checks per hour now, and as the run of day 0 found them (every gate's version then was the one day 0 loaded)
+TRENDS = [
+    ("checks_falling", 40.0, 120.0, "falling"),  # below half
+    ("checks_rising", 600.0, 120.0, "rising"),  # above double
+    ("in_progress", 120.0, 120.0, "steady"),
+    ("kill_switch", 120.0, 120.0, "steady"),
+    ("launched_in_code", 120.0, 120.0, "steady"),
+    ("launched_lately", 120.0, 120.0, "steady"),
+    ("left_partial", 120.0, 120.0, "steady"),
+    ("no_longer_checked", 0.0, 120.0, "stopped"),
+    ("removed_one_then_other", 120.0, 120.0, "steady"),
+]
+# before the first load: gatehouse had not seen the gates then
+NO_TRENDS = [(gate, now, None, None) for gate, now, _, _ in TRENDS]
 
 
 def play_loads(destination: Destination, work: Path) -> TimeTravelLoads:
@@ -148,8 +186,25 @@ def test_the_warning_window_and_the_change_window(writable):
     assert (changes, on_worklist) == (0, False)
 
 
+def test_checks_trend_is_read_on_the_consoles_clock(travelled, writable):
+    # dlt stamps the versions with this machine's clock, seconds apart; the runs saw the console on day 0 and day
+    # 10, 06:00: at the default 14 days the trend reaches back to day -4, before gatehouse loaded anything
+    assert query(travelled[0], TREND_SQL) == NO_TRENDS
+    # 10 days back is day 0, 06:00, the first run's own time: its versions were current then
+    apply_views(writable, parameters={"checks_trend_days": 10})
+    assert query(writable, TREND_SQL) == TRENDS
+    # a second more than 10 days is before it
+    apply_views(writable, parameters={"checks_trend_days": 10 + 1 / 86400})
+    assert query(writable, TREND_SQL) == NO_TRENDS
+
+
 def test_on_postgres_every_row_is_the_same(postgres_server, tmp_path, monkeypatch):
     monkeypatch.setenv("DESTINATION__POSTGRES__CREDENTIALS", postgres_server.database("lifecycle_time_travel"))
     monkeypatch.setenv("DLT_DATA_DIR", str(tmp_path / "dlt"))
-    loads = play_loads(Destination(name="postgres"), tmp_path)
+    destination = Destination(name="postgres")
+    loads = play_loads(destination, tmp_path)
     assert loads.rows(LIFECYCLE_SQL) == EXPECTED
+    assert loads.rows(TREND_SQL) == NO_TRENDS
+    with destination.sql_client() as client:
+        apply_views(client, parameters={"checks_trend_days": 10})
+    assert loads.rows(TREND_SQL) == TRENDS

@@ -36,8 +36,8 @@ since, so the answer held at least that long.
 | `ready_on` | `approaching`: the day it becomes ready if nothing changes |
 | `answer_changes_in_window` | changes of its answer's ingredients (status, enabled, rules) within `answer_change_window_days` |
 | `answer_returns_in_window`, `answer_return_window_days` | the times within `answer_return_window_days` it left its present answer for the other (a partial rollout is neither): from 1, it came back to its answer, and a person decides |
-| `checks_per_hour_before`, `checks_trend` | checks per hour `checks_trend_days` ago, and `never checked`, `stopped`, `falling` (below half), `rising` (above double), `steady`, or null before gatehouse loaded it then |
-| `first_loaded_at`, `last_changed_at` | the first load of the gate, and the console's last change of it |
+| `checks_per_hour_before`, `checks_trend` | checks per hour `checks_trend_days` ago, by the console's clock (a version holds from the run that loaded it to the run that loaded the next), and `never checked`, `stopped`, `falling` (below half), `rising` (above double), `steady`, or null before gatehouse loaded it then |
+| `first_loaded_at`, `last_changed_at` | the first load of the gate (the console's clock at its run), and the console's last change of it |
 | `is_code_scanned` | some repository has been scanned |
 | `code_reference_count`, `referencing_repositories`, `code_owners`, `last_referenced_at` | from `int_gate_code_evidence`: `code_owners` are the CODEOWNERS of the files that check it, to route the gate to beside its console owner |
 | `missing_repositories` | repositories whose last scan is older than `code_scan_max_age_days` before the project's "as of", skipped files that could hold a reference, or predates gatehouse's record of that (`is_complete` null): their silence is no evidence |
@@ -154,24 +154,62 @@ answer_returns as (
     group by answer_stretches.project, answer_stretches.gate_id, answer_stretches.previous_answer
 ),
 
-checks_before as (
-    -- the version that was current `checks_trend_days` before the "as of"
+load_runs as (
+    -- the run that made each load of versions: a run writes its own row last, in a load of its own, so its row is
+    -- the first at or after the load (a load whose run never wrote its row, a failed run, takes the next run's)
+    select
+        loads.project,
+        loads.load_id,
+        min(sightings.load_id) as run_load_id
+    from (select distinct project, load_id from answers) as loads
+    inner join sightings
+        on sightings.project = loads.project
+        and sightings.load_id >= loads.load_id
+    group by loads.project, loads.load_id
+),
+
+version_times as (
+    -- each version's time by the console's clock, as the answer's changes are dated: from the run that loaded it
+    -- to the run that loaded the next (dlt stamps a version with the loading machine's clock, which under the
+    -- twin's time travel is days apart from the console's); a load no run recorded keeps dlt's stamps
     select
         versions.project,
         versions.gate_id,
-        min(versions.valid_from) over (partition by versions.project, versions.gate_id) as first_loaded_at,
+        versions.checks_per_hour,
+        coalesce(sightings.seen_at, versions.valid_from) as seen_from,
+        case when versions.valid_to is not null then coalesce(
+            lead(coalesce(sightings.seen_at, versions.valid_from)) over (
+                partition by versions.project, versions.gate_id order by versions.valid_from, versions.gate_version_id
+            ),
+            versions.valid_to
+        ) end as seen_to
+    from versions
+    left join load_runs
+        on load_runs.project = versions.project
+        and load_runs.load_id = versions.load_id
+    left join sightings
+        on sightings.project = load_runs.project
+        and sightings.load_id = load_runs.run_load_id
+),
+
+checks_before as (
+    -- the version that was current `checks_trend_days` before the "as of"
+    select
+        version_times.project,
+        version_times.gate_id,
+        min(version_times.seen_from) over (partition by version_times.project, version_times.gate_id) as first_loaded_at,
         case
-            when {{ epoch_seconds('versions.valid_from') }}
+            when {{ epoch_seconds('version_times.seen_from') }}
                 <= {{ epoch_seconds('as_of.as_of_at') }} - parameters.checks_trend_days * 86400
-                and (versions.valid_to is null
-                    or {{ epoch_seconds('versions.valid_to') }}
+                and (version_times.seen_to is null
+                    or {{ epoch_seconds('version_times.seen_to') }}
                     > {{ epoch_seconds('as_of.as_of_at') }} - parameters.checks_trend_days * 86400)
                 then 1
         end as is_then,
-        coalesce(versions.checks_per_hour, 0) as checks_per_hour
-    from versions
+        coalesce(version_times.checks_per_hour, 0) as checks_per_hour
+    from version_times
     inner join as_of
-        on as_of.project = versions.project
+        on as_of.project = version_times.project
     cross join parameters
 ),
 
