@@ -208,3 +208,58 @@ def test_on_postgres_every_row_is_the_same(postgres_server, tmp_path, monkeypatc
     with destination.sql_client() as client:
         apply_views(client, parameters={"checks_trend_days": 10})
     assert loads.rows(TREND_SQL) == TRENDS
+
+
+# A switch and a gate launched once, loaded on days 0, 5 and 10: the switch was on at day 0's run, off at day 5's (turned
+# off on day 3, that is 2026-11-04 10:00) and on again at day 10's (launched on day 8, 11-09 10:00): it came back to
+# the answer it left 7 days and 20 hours before the "as of" (11-12 06:00).
+SWITCH_LIVES = [
+    life("switch", (-90, "create", 10), (-90, "add code", 0, "web"), (-80, "launch"), (3, "turn off"), (8, "launch")),
+    life("launched_once", (-90, "create", 10), (-90, "add code", 0, "web"), (-80, "launch")),
+]
+SWITCH_SQL = (
+    "select gate_id, stage, answer_returns_in_window, days_at_value, ready_on from analytics.gate_lifecycle"
+    " where gate_id in ('switch', 'launched_once') order by gate_id"
+)
+
+
+def switch_loads(destination: Destination, work: Path) -> TimeTravelLoads:
+    loads = TimeTravelLoads(Play(ConsoleTwin(size="small", seed=5), SWITCH_LIVES), destination, work)
+    for day in (0, 5, 10):
+        loads.load(day)
+    return loads
+
+
+@pytest.fixture(scope="module")
+def switched(tmp_path_factory) -> Path:
+    os.environ.setdefault("RUNTIME__LOG_LEVEL", "ERROR")
+    work = tmp_path_factory.mktemp("time_travel_switch")
+    loads = switch_loads(Destination(duckdb_path=work / "gatehouse.duckdb"), work)
+    # the play's truth: every user got the gate's value on each of those days, and it changed twice between
+    assert [loads.play.answer("switch", day) for day in (0, 5, 10)] == [True, False, True]
+    return work / "gatehouse.duckdb"
+
+
+# the default window (90 days) and 8 days hold the day it left its answer: a person decides; at 7 days that day is out
+# of the window, and the switch is a gate launched 2 days and 20 hours ago, ready 14 days after, on 11-23. The gate
+# launched once 90 days and 20 hours ago is ready whatever the window.
+SWITCHED = {
+    90: [("launched_once", "ready: remove from code", 0, 90, None), ("switch", "needs a person", 1, 2, None)],
+    8: [("launched_once", "ready: remove from code", 0, 90, None), ("switch", "needs a person", 1, 2, None)],
+    7: [("launched_once", "ready: remove from code", 0, 90, None), ("switch", "approaching", 0, 2, date(2026, 11, 23))],
+}
+
+
+@pytest.mark.parametrize("window", sorted(SWITCHED))
+def test_a_gate_that_came_back_to_its_answer_within_the_window_needs_a_person(switched, tmp_path, window):
+    copy = tmp_path / "switched.duckdb"
+    shutil.copy(switched, copy)
+    apply_views(copy, parameters={"answer_return_window_days": window})
+    assert query(copy, SWITCH_SQL) == SWITCHED[window]
+
+
+def test_on_postgres_the_switch_needs_a_person_too(postgres_server, tmp_path, monkeypatch):
+    monkeypatch.setenv("DESTINATION__POSTGRES__CREDENTIALS", postgres_server.database("lifecycle_switch"))
+    monkeypatch.setenv("DLT_DATA_DIR", str(tmp_path / "dlt"))
+    loads = switch_loads(Destination(name="postgres"), tmp_path)
+    assert loads.rows(SWITCH_SQL) == SWITCHED[90]
