@@ -26,6 +26,7 @@ CLEANUP_SECTION = "## gatehouse cleanup on the bench tree"  # bench.cleanup
 CLEANUP_CORPUS_SECTION = "## gatehouse cleanup on public repositories"  # bench.cleanup_corpus
 SRM_SECTION = "## Sample-ratio mismatch checked every day"  # bench.srm
 LIFECYCLE_SECTION = "## The gate lifecycle back-tested over a year"  # bench.lifecycle_backtest
+VIEW_LATENCY_SECTION = "## Each view's latency on PostgreSQL"  # bench.view_latency
 CODE_REFS_SECTION_START = "<!-- code-refs bench: start -->"  # bench.code_refs, between the two markers
 CODE_REFS_SECTION_END = "<!-- code-refs bench: end -->"
 
@@ -44,6 +45,7 @@ def sections_owned_elsewhere(out: Path) -> str:
             CLEANUP_CORPUS_SECTION,
             SRM_SECTION,
             LIFECYCLE_SECTION,
+            VIEW_LATENCY_SECTION,
             CODE_REFS_SECTION_START,
         )
     ]

@@ -81,14 +81,17 @@ final as (
         gates.valid_from as version_seen_at,
         gates.gate_version_id
     from gates
-    inner join versions
+    -- outer joins kept as inner ones by a filter PostgreSQL cannot see through (the same rows): it sizes an inner join
+    -- on (project, key) or to the one-row-a-project `as_of` at one row, then rescans the answers once per gate
+    left join versions
         {{ join_on('versions', 'gates', 'version_id = gate_version_id') }}
-    inner join as_of
+    left join as_of
         on as_of.project = gates.project
-    inner join answers
+    left join answers
         {{ join_on('answers', 'gates', 'gate_version_id') }}
     left join reference_lists
         {{ join_on('reference_lists', 'gates', 'referenced_gate_id = gate_id') }}
+    where coalesce(versions.version_id is not null and as_of.project is not null and answers.gate_version_id is not null, false)
 )
 
 select * from final

@@ -181,26 +181,33 @@ p_values as (
         {{ join_on('series_sums', 'testable', 'experiment_id') }}
 ),
 
-sequential_tests as (
+sequential_days as (
+    -- the test's last day and its first detection, by windows over one read of the daily test: a join back to the
+    -- last day made PostgreSQL, which cannot size the daily test, compute it again once per experiment
     select
         project,
         experiment_id,
-        max(test_started_on) as test_started_on,
-        {{ bool_or('restarted') }} as restarted,
-        max(test_date) as last_test_date,
-        min(case when srm_detected then test_date end) as first_detected_on
+        test_started_on,
+        restarted,
+        sequential_p_value,
+        srm_detected,
+        min(case when srm_detected then test_date end) over (partition by project, experiment_id) as first_detected_on,
+        row_number() over (partition by project, experiment_id order by test_date desc) as from_last
     from {{ ref('exposure_srm_daily') }}
-    group by project, experiment_id
 ),
 
 sequential_verdicts as (
+    -- the test's start and restart are the experiment's, the same on each of its days
     select
-        sequential_tests.*,
-        srm_daily.sequential_p_value,
-        srm_daily.srm_detected
-    from sequential_tests
-    inner join {{ ref('exposure_srm_daily') }} as srm_daily
-        {{ join_on('srm_daily', 'sequential_tests', 'experiment_id', 'test_date = last_test_date') }}
+        project,
+        experiment_id,
+        test_started_on,
+        restarted,
+        first_detected_on,
+        sequential_p_value,
+        srm_detected
+    from sequential_days
+    where from_last = 1
 ),
 
 final as (

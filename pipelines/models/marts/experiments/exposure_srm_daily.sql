@@ -46,73 +46,62 @@ parameters as (
     {{ view_parameters('srm_p_value_threshold', 'srm_prior_concentration') }}
 ),
 
-last_dates as (
+spans as (
+    -- windows over one read of the days, not joins back to them: PostgreSQL, which cannot size these CTEs, chose
+    -- nested loops that computed the days again once per row
     select
-        project,
-        experiment_id,
-        min(exposure_date) as first_date,
-        max(exposure_date) as last_date
+        daily.*,
+        min(exposure_date) over (partition by project, experiment_id, group_id) as group_first_date,
+        max(exposure_date) over (partition by project, experiment_id, group_id) as group_last_date,
+        min(exposure_date) over (partition by project, experiment_id) as first_date,
+        max(exposure_date) over (partition by project, experiment_id) as last_date
     from daily
-    group by project, experiment_id
 ),
 
 current_groups as (
-    -- the groups of the experiment's last day, each with the day it first appeared
+    -- the groups of the experiment's last day (each with the day it first appeared), marked on each of their days
     select
-        daily.project,
-        daily.experiment_id,
-        daily.group_id,
-        group_starts.first_date
-    -- the subquery below reads daily in a scope of its own: not a second alias (sqlfluff's AL04 counts it as one)
-    from daily  -- noqa: AL04
-    inner join last_dates
-        {{ join_on('last_dates', 'daily', 'experiment_id', 'last_date = exposure_date') }}
-    inner join (
-        select
-            project,
-            experiment_id,
-            group_id,
-            min(exposure_date) as first_date
-        from daily
-        group by project, experiment_id, group_id
-    ) as group_starts
-        {{ join_on('group_starts', 'daily', 'experiment_id', 'group_id') }}
+        spans.*,
+        case when group_last_date = last_date then group_first_date end as current_group_first_date,
+        count(case when exposure_date = last_date then 1 end) over (partition by project, experiment_id) as group_count
+    from spans
 ),
 
 tests as (
     select
-        current_groups.project,
-        current_groups.experiment_id,
-        count(*) as group_count,
-        max(current_groups.first_date) as test_started_on,
-        max(current_groups.first_date) > min(last_dates.first_date) as restarted
+        current_groups.*,
+        max(current_group_first_date) over (partition by project, experiment_id) as test_started_on,
+        max(current_group_first_date) over (partition by project, experiment_id) > first_date as restarted
     from current_groups
-    inner join last_dates
-        {{ join_on('last_dates', 'current_groups', 'experiment_id') }}
-    group by current_groups.project, current_groups.experiment_id
-    having count(*) >= 2
+    where group_count >= 2
+),
+
+test_days as (
+    -- each group's count the day before the test, spread over the group's days by a window, not a join back to it
+    select
+        tests.*,
+        max(case when exposure_date = {{ add_days('test_started_on', -1) }} then cumulative_exposures end) over (
+            partition by project, experiment_id, group_id
+        ) as before_test_exposures
+    from tests
 ),
 
 counts as (
     -- each group's exposures since the test started: its count less the count the day before the test
     select
-        daily.project,
-        daily.experiment_id,
-        daily.group_id,
-        daily.exposure_date as test_date,
+        test_days.project,
+        test_days.experiment_id,
+        test_days.test_started_on,
+        test_days.restarted,
+        test_days.group_count,
+        test_days.group_id,
+        test_days.exposure_date as test_date,
         expected_shares.expected_share,
-        greatest(daily.cumulative_exposures - coalesce(before_test.cumulative_exposures, 0), 0) as test_count
-    from daily
-    inner join tests
-        {{ join_on('tests', 'daily', 'experiment_id') }}
+        greatest(test_days.cumulative_exposures - coalesce(test_days.before_test_exposures, 0), 0) as test_count
+    from test_days
     inner join expected_shares
-        {{ join_on('expected_shares', 'daily', 'experiment_id', 'group_id') }}
-    left join daily as before_test
-        on before_test.project = daily.project
-        and before_test.experiment_id = daily.experiment_id
-        and before_test.group_id = daily.group_id
-        and before_test.exposure_date = {{ add_days('tests.test_started_on', -1) }}
-    where daily.exposure_date >= tests.test_started_on
+        {{ join_on('expected_shares', 'test_days', 'experiment_id', 'group_id') }}
+    where test_days.exposure_date >= test_days.test_started_on
 ),
 
 group_terms as (
@@ -131,6 +120,9 @@ group_contributions as (
     select
         project,
         experiment_id,
+        test_started_on,
+        restarted,
+        group_count,
         group_id,
         test_date,
         test_count,
@@ -165,6 +157,9 @@ bayes_factors as (
     select
         ordered_sums.project,
         ordered_sums.experiment_id,
+        ordered_sums.test_started_on,
+        ordered_sums.restarted,
+        ordered_sums.group_count,
         ordered_sums.test_date,
         ordered_sums.exposures_so_far as test_exposures,
         ordered_sums.contribution_sum + 0.5 * ln(ordered_sums.posterior_total)
@@ -192,10 +187,10 @@ final as (
     select
         running.project,
         running.experiment_id,
-        tests.test_started_on,
-        tests.restarted,
+        running.test_started_on,
+        running.restarted,
         running.test_date,
-        tests.group_count,
+        running.group_count,
         cast(running.test_exposures as bigint) as test_exposures,
         running.log_bayes_factor,
         case
@@ -205,8 +200,6 @@ final as (
         parameters.srm_p_value_threshold as p_value_threshold,
         running.max_log_bayes_factor > -ln(parameters.srm_p_value_threshold) as srm_detected
     from running
-    inner join tests
-        {{ join_on('tests', 'running', 'experiment_id') }}
     cross join parameters
 )
 

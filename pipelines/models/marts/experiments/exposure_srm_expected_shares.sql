@@ -13,7 +13,6 @@ when every one of those groups has a weight there (and they sum above 0), else e
 | `expected_split` | `configured` when every group has a weight in `srm_expected_weights`, else `even` |
 | `expected_share` | the group's weight over the groups' total weight, or 1 / `group_count` |
 #}
-{% from 'macros/joins.sql' import join_on %}
 {% from 'macros/imports.sql' import imports %}
 with {{ imports(daily='exposure_daily') }},
 
@@ -21,57 +20,54 @@ weights as (
     select * from analytics.srm_expected_weights
 ),
 
-last_dates as (
+dated as (
+    -- windows over one read of the days, not joins back to them: PostgreSQL, which cannot size these CTEs, chose
+    -- nested loops that computed the days again once per row
     select
         project,
         experiment_id,
-        max(exposure_date) as last_date
+        group_id,
+        exposure_date,
+        max(exposure_date) over (partition by project, experiment_id) as last_date
     from daily
-    group by project, experiment_id
 ),
 
 current_groups as (
     select
-        daily.project,
-        daily.experiment_id,
-        daily.group_id
-    from daily
-    inner join last_dates
-        {{ join_on('last_dates', 'daily', 'experiment_id', 'last_date = exposure_date') }}
+        dated.project,
+        dated.experiment_id,
+        dated.group_id,
+        weights.weight
+    from dated
+    left join weights
+        on weights.experiment_id = dated.experiment_id
+        and weights.group_id = dated.group_id
+    where dated.exposure_date = dated.last_date
 ),
 
 coverage as (
     -- configured weights count only when every group of the experiment has one
     select
-        current_groups.project,
-        current_groups.experiment_id,
-        count(*) as group_count,
-        count(weights.weight) = count(*) and sum(weights.weight) > 0 as has_configured_weights,
-        sum(weights.weight) as weight_total
+        current_groups.*,
+        count(*) over (partition by project, experiment_id) as group_count,
+        count(weight) over (partition by project, experiment_id) = count(*) over (partition by project, experiment_id)
+        and sum(weight) over (partition by project, experiment_id) > 0 as has_configured_weights,
+        sum(weight) over (partition by project, experiment_id) as weight_total
     from current_groups
-    left join weights
-        on weights.experiment_id = current_groups.experiment_id
-        and weights.group_id = current_groups.group_id
-    group by current_groups.project, current_groups.experiment_id
 ),
 
 final as (
     select
-        current_groups.project,
-        current_groups.experiment_id,
-        current_groups.group_id,
-        coverage.group_count,
-        case when coverage.has_configured_weights then 'configured' else 'even' end as expected_split,
+        project,
+        experiment_id,
+        group_id,
+        group_count,
+        case when has_configured_weights then 'configured' else 'even' end as expected_split,
         case
-            when coverage.has_configured_weights then weights.weight / coverage.weight_total
-            else 1.0 / coverage.group_count
+            when has_configured_weights then weight / weight_total
+            else 1.0 / group_count
         end as expected_share
-    from current_groups
-    inner join coverage
-        {{ join_on('coverage', 'current_groups', 'experiment_id') }}
-    left join weights
-        on weights.experiment_id = current_groups.experiment_id
-        and weights.group_id = current_groups.group_id
+    from coverage
 )
 
 select * from final

@@ -81,27 +81,66 @@ sightings as (
     from extraction_runs
 ),
 
+answer_timeline as (
+    -- each answer change among the runs, in load order, with the latest sighting by a run loaded before it: a
+    -- running max over one ordered pass, not a join on `load_id <`, which PostgreSQL ran as nested loops
+    select
+        project,
+        load_id,
+        0 as is_sighting,
+        gate_id,
+        gate_version_id,
+        previous_seen_at,
+        last_modified_at,
+        valid_from,
+        null as seen_at
+    from versions
+    where is_answer_change
+
+    union all
+
+    select
+        project,
+        load_id,
+        1 as is_sighting,
+        null as gate_id,
+        null as gate_version_id,
+        null as previous_seen_at,
+        null as last_modified_at,
+        null as valid_from,
+        seen_at
+    from sightings
+),
+
+answer_seen as (
+    select
+        answer_timeline.*,
+        -- a sighting of the same load comes after the change (ordered last): only earlier loads count
+        max(seen_at) over (
+            partition by project
+            order by load_id, is_sighting
+            rows between unbounded preceding and current row
+        ) as seen_before
+    from answer_timeline
+),
+
 answer_changes as (
     select
-        versions.project,
-        versions.gate_id,
+        project,
+        gate_id,
         -- the console's date of the change, but never before a run that still saw the version before it: a change
         -- between two runs happened after the first of them
         case
-            when versions.previous_seen_at is null then coalesce(versions.last_modified_at, versions.valid_from)
+            when previous_seen_at is null then coalesce(last_modified_at, valid_from)
             else greatest(
-                coalesce(versions.last_modified_at, versions.valid_from),
-                coalesce(max(sightings.seen_at), versions.previous_seen_at)
+                coalesce(last_modified_at, valid_from),
+                coalesce(max(seen_before), previous_seen_at)
             )
         end as changed_at,
-        versions.previous_seen_at is not null as is_later_change
-    from versions
-    left join sightings
-        on sightings.project = versions.project
-        and sightings.load_id < versions.load_id
-    where versions.is_answer_change
-    group by versions.project, versions.gate_id, versions.gate_version_id, versions.previous_seen_at,
-        versions.last_modified_at, versions.valid_from
+        previous_seen_at is not null as is_later_change
+    from answer_seen
+    where is_sighting = 0
+    group by project, gate_id, gate_version_id, previous_seen_at, last_modified_at, valid_from
 ),
 
 history as (

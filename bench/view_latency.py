@@ -1,0 +1,181 @@
+"""How long each analysis view takes on PostgreSQL, read whole and read for one project.
+
+    python -m bench.view_latency --label after                       # 3 repetitions, writes bench/out/view-latency-after.json
+    python -m bench.view_latency --label after --before bench/out/view-latency-before.json --write   # and RESULTS.md
+
+Two small organisations of the console twin (seeds 3 and 8, about 60 gates each) are loaded with `gatehouse run`'s
+own steps into a PostgreSQL server started from the `pgserver` wheel, as two projects (`web`, `mobile`), the raw
+tables analyzed as every load leaves them. Then every view of `analytics` is timed as a reader meets it:
+`select count(*)` over every project, and `select *` for the project `web`, each the median of the repetitions.
+PostgreSQL plans the views from estimates it cannot make for CTEs (one row where there are thousands): a model
+that joins on an inequality or back to itself becomes nested loops there, seconds where DuckDB takes
+milliseconds. Run once on the models before a change (`--label before`) and once after, the section sets the two
+side by side; a view slower than `TARGET_S` in either reading is marked.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import statistics
+import time
+from pathlib import Path
+
+from bench.machine import machine_description
+from bench.postgres_server import PostgresServer
+from bench.results_md import OUT_DIR, RESULTS_MD, VIEW_LATENCY_SECTION, write_section
+
+log = logging.getLogger("bench.view_latency")
+
+TARGET_S = 0.5
+# The two projects: the twin's seed of each, and the API key of its console.
+PROJECTS = {"web": (3, None), "mobile": (8, "console-Vw3Nb8Qs5Ty2Lk7Rx4")}
+
+
+def load(workdir: Path, credentials: str) -> None:
+    """The two small organisations loaded into PostgreSQL, the views applied, as `gatehouse run` does."""
+    from gatehouse.console_twin import ConsoleTwin, TwinSettings
+    from gatehouse.pipelines.run.consoles import run_projects
+    from gatehouse.pipelines.run.steps import RunOptions
+    from gatehouse.pipelines.warehouse.destination import Destination
+
+    os.environ["DESTINATION__POSTGRES__CREDENTIALS"] = credentials
+    os.environ["DLT_DATA_DIR"] = str(workdir / "dlt")
+    os.environ.setdefault("RUNTIME__LOG_LEVEL", "ERROR")
+    twins = {
+        name: ConsoleTwin(size="small", seed=seed, settings=TwinSettings(api_key=key) if key else None)
+        for name, (seed, key) in PROJECTS.items()
+    }
+    with twins["web"].serve() as web, twins["mobile"].serve() as mobile:
+        for name, url in (("web", web), ("mobile", mobile)):
+            prefix = f"SOURCES__CONSOLE__PROJECTS__{name.upper()}__"
+            os.environ[prefix + "BASE_URL"] = url
+            os.environ[prefix + "API_KEY"] = twins[name].settings.api_key
+            os.environ[prefix + "EXPERIMENT_IDS"] = json.dumps(twins[name].experiment_ids)
+            os.environ[prefix + "INGESTION_RUN_IDS"] = json.dumps(twins[name].ingestion_run_ids)
+        cwd = Path.cwd()
+        os.chdir(workdir)
+        try:
+            run_projects(RunOptions(destination=Destination(name="postgres"), progress=False), sorted(PROJECTS))
+        finally:
+            os.chdir(cwd)
+
+
+def timed(cursor, sql: str) -> float:
+    started = time.perf_counter()
+    cursor.execute(sql)
+    cursor.fetchall()
+    return time.perf_counter() - started
+
+
+def measure(reps: int, workdir: Path) -> dict:
+    import psycopg2
+
+    workdir.mkdir(parents=True, exist_ok=True)
+    server = PostgresServer(timezone="UTC").start()
+    try:
+        credentials = server.database("view_latency")
+        started = time.perf_counter()
+        load(workdir, credentials)
+        load_s = time.perf_counter() - started
+        connection = psycopg2.connect(credentials)
+        connection.autocommit = True
+        cursor = connection.cursor()
+        cursor.execute(
+            "select table_name, bool_or(column_name = 'project') from information_schema.columns"
+            " where table_schema = 'analytics' and table_name in"
+            " (select table_name from information_schema.views where table_schema = 'analytics')"
+            " group by table_name order by table_name"
+        )
+        views = cursor.fetchall()
+        times: dict[str, dict[str, list[float]]] = {view: {"all": [], "web": []} for view, _ in views}
+        for rep in range(reps):
+            for view, has_project in views:
+                times[view]["all"].append(timed(cursor, f"select count(*) from analytics.{view}"))
+                if has_project:
+                    times[view]["web"].append(timed(cursor, f"select * from analytics.{view} where project = 'web'"))
+            log.info("rep %d done", rep + 1)
+        connection.close()
+    finally:
+        server.stop()
+    return {"reps": reps, "load_s": load_s, "times": times, "machine": machine_description()}
+
+
+def medians(result: dict) -> dict[str, tuple[float, float | None]]:
+    return {
+        view: (statistics.median(t["all"]), statistics.median(t["web"]) if t["web"] else None)
+        for view, t in result["times"].items()
+    }
+
+
+def render(after: dict, before: dict | None) -> str:
+    now = medians(after)
+    then = medians(before) if before else {}
+    # the views worth a line: slower than a tenth of the target before or after
+    shown = [v for v in now if max(x or 0 for x in (*now[v], *then.get(v, (0, 0)))) >= TARGET_S / 10]
+    slow_after = [v for v in now if max(x or 0 for x in now[v]) > TARGET_S]
+
+    def cell(value: float | None) -> str:
+        return "" if value is None else f"{value:.2f}" + (" ⚠" if value > TARGET_S else "")
+
+    lines = [
+        VIEW_LATENCY_SECTION,
+        "",
+        f"`python -m bench.view_latency`, {after['machine']['date']}, {after['machine']['cpu']}. Two small"
+        f" organisations of the twin (about 60 gates each) loaded into PostgreSQL as two projects"
+        f" ({after['load_s']:.0f} s), then every view read as `select count(*)` over both projects and as `select *`"
+        f" for one (`where project = 'web'`), median of {after['reps']}"
+        + (f" (before: {before['reps']}, on the models as they were)" if before else "")
+        + f", seconds; target under {TARGET_S} s each (⚠ above it). Views under a tenth of the target in both runs"
+        " are left out.",
+        "",
+        "| view | before, all | before, one project | after, all | after, one project |",
+        "| --- | ---: | ---: | ---: | ---: |",
+    ]
+    for view in shown:
+        old = then.get(view, (None, None))
+        lines.append(f"| `{view}` | {cell(old[0])} | {cell(old[1])} | {cell(now[view][0])} | {cell(now[view][1])} |")
+    lines += [
+        "",
+        f"Above the target after: {', '.join(f'`{v}`' for v in slow_after) or 'none'}.",
+        "",
+        "PostgreSQL sizes a CTE it cannot see into (a window, an aggregate, a join on `project` and a key) at one row,"
+        " and then runs nested loops that compute the inner side again for every outer row. The models now read"
+        " each series once with windows (`exposure_srm_daily`, `exposure_srm_expected_shares`, the verdicts of"
+        " `exposure_srm`), take the latest sighting before an answer change as a running max (`gate_lifecycle`'s"
+        " `answer_changes`) instead of a join on `load_id <`, and `current_gates` joins outer and keeps the matched"
+        " rows, which PostgreSQL sizes at the gates' count: the same rows on every warehouse (tests/views).",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--label", default="after", help="names the JSON written to bench/out/")
+    parser.add_argument("--before", type=Path, help="a JSON of an earlier run: the section sets the two side by side")
+    parser.add_argument("--after", type=Path, help="render this JSON of an earlier run instead of measuring")
+    parser.add_argument("--write", action="store_true", help="write the section of RESULTS.md (else print it)")
+    args = parser.parse_args()
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", datefmt="%H:%M:%S")
+    if args.after:
+        result = json.loads(args.after.read_text(encoding="utf-8"))
+    else:
+        result = measure(args.reps, OUT_DIR / f"view-latency-{args.label}-{int(time.time())}")
+        out = OUT_DIR / f"view-latency-{args.label}.json"
+        out.write_text(json.dumps(result, indent=1), encoding="utf-8")
+        log.info("wrote %s", out)
+    before = json.loads(args.before.read_text(encoding="utf-8")) if args.before else None
+    text = render(result, before)
+    if args.write:
+        write_section(VIEW_LATENCY_SECTION, text)
+        log.info("wrote %s", RESULTS_MD)
+    else:
+        print(text)
+
+
+if __name__ == "__main__":
+    main()
