@@ -80,6 +80,7 @@ bench: $(STAMP)
 	$(BIN)/python -m bench.cleanup_corpus
 	$(BIN)/python -m bench.srm
 	$(BIN)/python -m bench.lifecycle_backtest
+	$(BIN)/python -m bench.view_latency
 
 # The demo from scratch, the installed environment kept: its database, snapshot, pipeline state and reports.
 reset-demo:
