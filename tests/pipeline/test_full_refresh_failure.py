@@ -4,29 +4,22 @@ every analysis view there and answering; the next run that succeeds loads on fro
 
 from __future__ import annotations
 
-import pytest
-
 from gatehouse.console_twin import ConsoleTwin, Fault
 from gatehouse.pipelines.cli.main import main
 from gatehouse.pipelines.models.build import view_definitions
-from tests.drills.conftest import duckdb_destination, error_lines, point_at, postgres_destination
+from tests.drills.conftest import error_lines, point_at
+from tests.duckdb_and_postgres import on_duckdb_and_postgres, run_into
 
 FIRST_PHASE = "ingestion_runs, qualifying_events, gates, dynamic_configs, holdouts"
 
 
-@pytest.mark.parametrize(
-    "destination",
-    [duckdb_destination, pytest.param(postgres_destination("gatehouse_full_refresh_failure"), marks=pytest.mark.slow)],
-    ids=["duckdb", "postgres"],
-)
+@on_duckdb_and_postgres("gatehouse_full_refresh_failure")
 def test_a_full_refresh_failing_in_its_last_phase_keeps_that_phases_tables_and_the_views(
     destination, tmp_path, monkeypatch, capsys, request
 ):
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("DLT_DATA_DIR", str(tmp_path / "dlt"))
     # two attempts a request: the failure comes at once
     monkeypatch.setenv("SOURCES__CONSOLE__MAX_ATTEMPTS", "2")
-    flags, query = destination(tmp_path, monkeypatch, request)
+    flags, query = run_into(destination, tmp_path, monkeypatch, request)
     run = ["run", "--no-progress", *flags]
     twin = ConsoleTwin(size="small", seed=3)
     exposures = "select experiment_id, group_id, date, exposures from console.cumulative_exposures order by 1, 2, 3"

@@ -18,7 +18,8 @@ from gatehouse.pipelines.alerts.conditions import SRM, STALLED, current_conditio
 from gatehouse.pipelines.cli.main import main
 from gatehouse.pipelines.warehouse.destination import Destination
 from gatehouse.pipelines.warehouse.views import apply_views
-from tests.drills.conftest import duckdb_destination, load, make_twin, point_at, postgres_destination
+from tests.drills.conftest import load, make_twin, point_at
+from tests.duckdb_and_postgres import on_duckdb_and_postgres, run_into
 from tests.report.conftest import gatehouse
 
 # the second run, five days after the first: more than late_days (4), so a series the runs stopped reading would
@@ -170,19 +171,13 @@ def test_no_alert_is_about_an_experiment_no_longer_followed(unfollowed):
     assert not {experiment for _, experiment in about} & {X, Y}
 
 
-@pytest.mark.parametrize(
-    "destination",
-    [duckdb_destination, pytest.param(postgres_destination("gatehouse_followed_lists"), marks=pytest.mark.slow)],
-    ids=["duckdb", "postgres"],
-)
+@on_duckdb_and_postgres("gatehouse_followed_lists")
 def test_a_run_that_follows_the_same_lists_nothing_again_and_the_last_followed_day_moves_on(
     destination, tmp_path, monkeypatch, capsys, request
 ):
     # three runs: the same experiments twice (the second lists none: a no-change run stays one row), then X dropped;
     # X's exposures end at the second run, which followed it without listing it again
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("DLT_DATA_DIR", str(tmp_path / "dlt"))
-    flags, query_ = destination(tmp_path, monkeypatch, request)
+    flags, query_ = run_into(destination, tmp_path, monkeypatch, request)
     twin = make_twin()
     with twin.serve() as base_url:
         point_at(monkeypatch, twin, base_url)

@@ -5,25 +5,18 @@ repeats a row; on DuckDB and on a real PostgreSQL server."""
 
 from __future__ import annotations
 
-import pytest
-
 from gatehouse.console_twin import ConsoleTwin
 from gatehouse.pipelines.cli.main import main
 from gatehouse.pipelines.models.build import view_definitions
-from tests.drills.conftest import duckdb_destination, point_at, postgres_destination
+from tests.drills.conftest import point_at
+from tests.duckdb_and_postgres import on_duckdb_and_postgres, run_into
 
 
-@pytest.mark.parametrize(
-    "destination",
-    [duckdb_destination, pytest.param(postgres_destination("gatehouse_returned_versions"), marks=pytest.mark.slow)],
-    ids=["duckdb", "postgres"],
-)
+@on_duckdb_and_postgres("gatehouse_returned_versions")
 def test_a_version_returning_to_an_earlier_content_keeps_its_own_key_and_rules(
     destination, tmp_path, monkeypatch, capsys, request
 ):
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("DLT_DATA_DIR", str(tmp_path / "dlt"))
-    flags, query = destination(tmp_path, monkeypatch, request)
+    flags, query = run_into(destination, tmp_path, monkeypatch, request)
     twin = ConsoleTwin(size="small", seed=3)
     org = twin.organisation
     gate = next(g["id"] for g in org.listed_gates() if len(g["rules"]) == 2 and g.get("checksPerHour"))
