@@ -20,7 +20,8 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
+from tests.fresh_clone import REPO, copy_tracked_files
+
 DOCUMENTS = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
 MARK = re.compile(r"<!-- not run by the docs test: (?P<reason>.+?) -->")
 FENCE = re.compile(r"^```(?P<language>\S*)[^\n]*\n(?P<body>.*?)^```\s*$", re.M | re.S)
@@ -101,12 +102,7 @@ def test_the_readmes_install_line_installs_gatehouse(tmp_path):
     environment's site-packages but for gatehouse itself and pip (the new environment's own pip runs). What a user
     gets from the index is not tested here; that `pip install .` builds gatehouse, finds every requirement met at the
     versions pyproject.toml asks for, and installs a `gatehouse` command that starts, is."""
-    clone = tmp_path / "clone"
-    tracked = subprocess.run(["git", "ls-files", "-z"], cwd=REPO, capture_output=True, check=True).stdout
-    for name in filter(None, tracked.decode().split("\0")):
-        if (REPO / name).is_file():
-            (clone / name).parent.mkdir(parents=True, exist_ok=True)
-            (clone / name).write_bytes((REPO / name).read_bytes())
+    clone = copy_tracked_files(tmp_path / "clone")
     installed = tmp_path / "installed"
     installed.mkdir()
     for entry in Path(sysconfig.get_paths()["purelib"]).iterdir():

@@ -19,7 +19,8 @@ from zipfile import ZipFile
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
+from tests.fresh_clone import copy_tracked_files
+
 pytestmark = pytest.mark.slow
 
 
@@ -31,12 +32,7 @@ def run(*argv: str | Path, cwd: Path, **env: str) -> subprocess.CompletedProcess
 
 
 def test_the_wheel_runs_the_demo_the_report_and_the_notebooks(tmp_path):
-    source = tmp_path / "source"
-    tracked = subprocess.run(["git", "ls-files", "-z"], cwd=REPO, capture_output=True, check=True).stdout
-    for name in filter(None, tracked.decode().split("\0")):
-        if (REPO / name).is_file():
-            (source / name).parent.mkdir(parents=True, exist_ok=True)
-            (source / name).write_bytes((REPO / name).read_bytes())
+    source = copy_tracked_files(tmp_path / "source")
     wheels = tmp_path / "wheels"
     built = run(sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-w", wheels, source, cwd=tmp_path)
     # setuptools is told of every folder it ships: none of its "Package would be ignored" walls of text
