@@ -10,6 +10,26 @@ STAGES = (
     "seconds_to_started, seconds_to_download_started, seconds_to_download_complete, seconds_to_metrics_started, "
     "seconds_to_metrics_complete, seconds_to_pulse_started, seconds_to_pulse_complete"
 )
+# the metrics and pulse stages, where a run or a source has not reached them
+NO_METRICS = (None,) * 4
+
+
+def november(day: int, hour: int) -> datetime:
+    return datetime(2026, 11, day, hour)
+
+
+# run_id, outcome, enqueued_at, seconds to each stage (STAGES), duration_seconds, error_count, retry_count,
+# source_count, failed_source_count, failed_sources (enqueued_date, the day of enqueued_at, follows it)
+RUN_HEALTH = [
+    ("run_failed", "failed", november(19, 1), 90.0, 180.0, None, *NO_METRICS, 360.0, 1, 0, 1, 1, "Events 2"),
+    # enqueued 02:00; download_started 02:03, error 02:08, again 02:15, error 02:20 (latest): one retry
+    ("run_failed_retry", "failed", november(19, 2), 60.0, 180.0, None, *NO_METRICS, 1200.0, 2, 1, 2, 1, "Events 1"),
+    ("run_ok", "succeeded", november(18, 1), 60.0, 120.0, 600.0, 660.0, 1200.0, 1260.0, 1800.0, 1800.0, 0, 0, 1, 0, None),
+    ("run_old", "succeeded", november(9, 1), 120.0, 300.0, 720.0, 900.0, 1500.0, 1800.0, 2400.0, 2400.0, 0, 0, 1, 0, None),
+    # download_started first at 02:05, error 02:10, retried 02:20, complete 02:30: times to the first arrival
+    ("run_retry", "succeeded", november(18, 2), 60.0, 300.0, 1800.0, 2100.0, 2400.0, 2700.0, 3000.0, 3000.0, 1, 1, 2, 0, None),
+    ("run_running", "running", november(20, 1), 120.0, 240.0, None, *NO_METRICS, 240.0, 0, 0, 2, 0, None),
+]
 
 
 def test_ingestion_run_health(console_db):
@@ -21,116 +41,25 @@ def test_ingestion_run_health(console_db):
         from analytics.ingestion_run_health order by run_id
         """,
     )
-    none5 = (None,) * 5
-    assert_rows(
-        rows,
-        [
-            (
-                "run_failed",
-                "failed",
-                datetime(2026, 11, 19, 1),
-                date(2026, 11, 19),
-                90.0,
-                180.0,
-                *none5,
-                360.0,
-                1,
-                0,
-                1,
-                1,
-                "Events 2",
-            ),
-            # enqueued 02:00; download_started 02:03, error 02:08, again 02:15, error 02:20 (latest): one retry
-            (
-                "run_failed_retry",
-                "failed",
-                datetime(2026, 11, 19, 2),
-                date(2026, 11, 19),
-                60.0,
-                180.0,
-                *none5,
-                1200.0,
-                2,
-                1,
-                2,
-                1,
-                "Events 1",
-            ),
-            (
-                "run_ok",
-                "succeeded",
-                datetime(2026, 11, 18, 1),
-                date(2026, 11, 18),
-                60.0,
-                120.0,
-                600.0,
-                660.0,
-                1200.0,
-                1260.0,
-                1800.0,
-                1800.0,
-                0,
-                0,
-                1,
-                0,
-                None,
-            ),
-            (
-                "run_old",
-                "succeeded",
-                datetime(2026, 11, 9, 1),
-                date(2026, 11, 9),
-                120.0,
-                300.0,
-                720.0,
-                900.0,
-                1500.0,
-                1800.0,
-                2400.0,
-                2400.0,
-                0,
-                0,
-                1,
-                0,
-                None,
-            ),
-            # download_started first at 02:05, error 02:10, retried 02:20, complete 02:30: times to the first arrival
-            (
-                "run_retry",
-                "succeeded",
-                datetime(2026, 11, 18, 2),
-                date(2026, 11, 18),
-                60.0,
-                300.0,
-                1800.0,
-                2100.0,
-                2400.0,
-                2700.0,
-                3000.0,
-                3000.0,
-                1,
-                1,
-                2,
-                0,
-                None,
-            ),
-            (
-                "run_running",
-                "running",
-                datetime(2026, 11, 20, 1),
-                date(2026, 11, 20),
-                120.0,
-                240.0,
-                *none5,
-                240.0,
-                0,
-                0,
-                2,
-                0,
-                None,
-            ),
-        ],
-    )
+    assert_rows(rows, [(run_id, outcome, at, at.date(), *rest) for run_id, outcome, at, *rest in RUN_HEALTH])
+
+
+SOURCE_HEALTH = [
+    ("run_failed", "Events 2", "download_error", "failed", 1, 90.0, 180.0, None, *NO_METRICS, 330.0, 1, 0),
+    ("run_failed_retry", "Events 1", "download_error", "failed", 1, 60.0, 180.0, None, *NO_METRICS, 1140.0, 2, 1),
+    # its own download completed, the run failed on Events 1
+    ("run_failed_retry", "Events 3", "download_complete", "incomplete", 1, 60.0, 240.0, 600.0, *NO_METRICS, 600.0, 0, 0),
+    ("run_ok", "Events 1", "pulse_complete", "succeeded", 1, 60.0, 120.0, 600.0, 660.0, 1200.0, 1260.0, 1800.0, 1800.0, 0, 0),
+    # its history ends at download_complete; the run completed
+    ("run_old", "Events 1", "download_complete", "succeeded", 1, 120.0, 300.0, 720.0, *NO_METRICS, 720.0, 0, 0),
+    ("run_retry", "Events 1", "pulse_complete", "succeeded", 1, 60.0, 300.0, 1800.0, 2100.0, 2400.0, 2700.0, 3000.0,
+     3000.0, 1, 1),
+    # two date stamps: the earliest arrival at each stage over both
+    ("run_retry", "Events 2", "pulse_complete", "succeeded", 2, 60.0, 360.0, 900.0, 2040.0, 2340.0, 2640.0, 2940.0, 2940.0, 0, 0),
+    ("run_running", "Events 3", "download_started", "running", 1, 120.0, 240.0, None, *NO_METRICS, 240.0, 0, 0),
+    # listed in `sources` without granular history yet: the run's state
+    ("run_running", "Events 4", None, "running", 0, None, None, None, *NO_METRICS, None, 0, 0),
+]  # fmt: skip
 
 
 def test_ingestion_source_health(console_db):
@@ -142,105 +71,7 @@ def test_ingestion_source_health(console_db):
         from analytics.ingestion_source_health order by run_id, source_name
         """,
     )
-    none5 = (None,) * 5
-    assert_rows(
-        rows,
-        [
-            ("run_failed", "Events 2", "download_error", "failed", 1, 90.0, 180.0, *none5, 330.0, 1, 0),
-            ("run_failed_retry", "Events 1", "download_error", "failed", 1, 60.0, 180.0, *none5, 1140.0, 2, 1),
-            # its own download completed, the run failed on Events 1
-            (
-                "run_failed_retry",
-                "Events 3",
-                "download_complete",
-                "incomplete",
-                1,
-                60.0,
-                240.0,
-                600.0,
-                None,
-                None,
-                None,
-                None,
-                600.0,
-                0,
-                0,
-            ),
-            (
-                "run_ok",
-                "Events 1",
-                "pulse_complete",
-                "succeeded",
-                1,
-                60.0,
-                120.0,
-                600.0,
-                660.0,
-                1200.0,
-                1260.0,
-                1800.0,
-                1800.0,
-                0,
-                0,
-            ),
-            # its history ends at download_complete; the run completed
-            (
-                "run_old",
-                "Events 1",
-                "download_complete",
-                "succeeded",
-                1,
-                120.0,
-                300.0,
-                720.0,
-                None,
-                None,
-                None,
-                None,
-                720.0,
-                0,
-                0,
-            ),
-            (
-                "run_retry",
-                "Events 1",
-                "pulse_complete",
-                "succeeded",
-                1,
-                60.0,
-                300.0,
-                1800.0,
-                2100.0,
-                2400.0,
-                2700.0,
-                3000.0,
-                3000.0,
-                1,
-                1,
-            ),
-            # two date stamps: the earliest arrival at each stage over both
-            (
-                "run_retry",
-                "Events 2",
-                "pulse_complete",
-                "succeeded",
-                2,
-                60.0,
-                360.0,
-                900.0,
-                2040.0,
-                2340.0,
-                2640.0,
-                2940.0,
-                2940.0,
-                0,
-                0,
-            ),
-            ("run_running", "Events 3", "download_started", "running", 1, 120.0, 240.0, *none5, 240.0, 0, 0),
-            # listed in `sources` without granular history yet: the run's state
-            ("run_running", "Events 4", None, "running", 0, None, None, *none5, None, 0, 0),
-        ],
-    )
+    assert_rows(rows, SOURCE_HEALTH)
 
 
 def test_failure_rate_by_source(console_db):
