@@ -158,15 +158,13 @@ def test_a_forbidden_key_gets_403(twin, conforms, operation, method, path, body)
     assert answer.json() == {"status": 403, "message": expected}
 
 
+# a run id of the service's form that no run has
+NO_SUCH_RUN = "de941fa2-3e0f-44ec-a44c-5c51eed07e0z"
 NOT_FOUND = [
     ("/console/v1/gates/no_such_gate", "GET", "Gate no_such_gate not found"),
     ("/console/v1/holdouts/no_such_holdout", "GET", "Holdout no_such_holdout not found"),
     ("/console/v1/experiments/nope/cumulative_exposures", "GET", "Experiment nope not found"),
-    (
-        "/console/v1/ingestion/runs/de941fa2-3e0f-44ec-a44c-5c51eed07e0z",
-        "GET",
-        "runID de941fa2-3e0f-44ec-a44c-5c51eed07e0z not found",
-    ),
+    (f"/console/v1/ingestion/runs/{NO_SUCH_RUN}", "GET", f"runID {NO_SUCH_RUN} not found"),
     ("/console/v1/dynamic_configs/nope/unarchive", "PUT", "Dynamic config nope not found"),
     ("/console/v1/release_pipelines/nope", "POST", "Release pipeline nope not found"),
     ("/console/v1/no_such_endpoint", "GET", "Cannot GET /console/v1/no_such_endpoint"),

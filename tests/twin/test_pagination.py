@@ -65,15 +65,13 @@ def test_a_page_past_the_end_is_200_with_no_data(twin, console, conforms, endpoi
     assert body["pagination"]["totalItems"] == len(expected_items(twin, endpoint))
 
 
+# the host form: the request's Host header before the path, no scheme
+ON_HOST = "console.test/console/v1/gates"
 NEXT_PAGE_FORMS = [
     ("path", "/console/v1/gates?page=3&limit=5&idType=userID", "/console/v1/gates?page=1&limit=5&idType=userID"),
     ("query", "?page=3&limit=5&idType=userID", "?page=1&limit=5&idType=userID"),
     ("nolimit", "/console/v1/gates?page=3&idType=userID", "/console/v1/gates?page=1&idType=userID"),
-    (
-        "host",
-        "console.test/console/v1/gates?page=3&limit=5&idType=userID",
-        "console.test/console/v1/gates?page=1&limit=5&idType=userID",
-    ),
+    ("host", f"{ON_HOST}?page=3&limit=5&idType=userID", f"{ON_HOST}?page=1&limit=5&idType=userID"),
     ("stuck", "/console/v1/gates?page=2&limit=5&idType=userID", "/console/v1/gates?page=1&limit=5&idType=userID"),
 ]
 

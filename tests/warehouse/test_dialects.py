@@ -167,6 +167,11 @@ def translate(destination_name: str, sql: str) -> str:
 
 # What the constructs the views do use become on each destination, through views.py's transforms:
 # the translation each one relies on, pinned (sqlglot is pinned in pyproject.toml for the same reason).
+# Those pinned on several destinations:
+ORDERED_LIST = "select string_agg(a, ', ' order by b)"
+UTC_WALL_CLOCK = "select to_timestamp(ms / 1000.0) at time zone 'UTC'"
+
+
 @pytest.mark.parametrize(
     "sql, destination, expected",
     [
@@ -181,21 +186,13 @@ def translate(destination_name: str, sql: str) -> str:
         ("select a / b", "postgres", "SELECT CAST(a AS DOUBLE PRECISION) / b"),
         ("select a / b", "bigquery", "SELECT a / b"),
         # ordered string lists
-        ("select string_agg(a, ', ' order by b)", "postgres", "SELECT STRING_AGG(a, ', ' ORDER BY b)"),
-        ("select string_agg(a, ', ' order by b)", "snowflake", "SELECT LISTAGG(a, ', ') WITHIN GROUP (ORDER BY b)"),
-        ("select string_agg(a, ', ' order by b)", "bigquery", "SELECT STRING_AGG(a, ', ' ORDER BY b)"),
-        ("select string_agg(a, ', ' order by b)", "databricks", "SELECT LISTAGG(a, ', ') WITHIN GROUP (ORDER BY b NULLS LAST)"),
+        (ORDERED_LIST, "postgres", "SELECT STRING_AGG(a, ', ' ORDER BY b)"),
+        (ORDERED_LIST, "snowflake", "SELECT LISTAGG(a, ', ') WITHIN GROUP (ORDER BY b)"),
+        (ORDERED_LIST, "bigquery", "SELECT STRING_AGG(a, ', ' ORDER BY b)"),
+        (ORDERED_LIST, "databricks", "SELECT LISTAGG(a, ', ') WITHIN GROUP (ORDER BY b NULLS LAST)"),
         # milliseconds since the epoch as a UTC wall-clock time
-        (
-            "select to_timestamp(ms / 1000.0) at time zone 'UTC'",
-            "postgres",
-            "SELECT TO_TIMESTAMP(CAST(ms AS DOUBLE PRECISION) / 1000.0) AT TIME ZONE 'UTC'",
-        ),
-        (
-            "select to_timestamp(ms / 1000.0) at time zone 'UTC'",
-            "snowflake",
-            "SELECT CONVERT_TIMEZONE('UTC', TO_TIMESTAMP(ms / 1000.0))",
-        ),
+        (UTC_WALL_CLOCK, "postgres", "SELECT TO_TIMESTAMP(CAST(ms AS DOUBLE PRECISION) / 1000.0) AT TIME ZONE 'UTC'"),
+        (UTC_WALL_CLOCK, "snowflake", "SELECT CONVERT_TIMEZONE('UTC', TO_TIMESTAMP(ms / 1000.0))"),
         # known limit (docs/destinations.md): BigQuery has no date + integer; the calendar of exposure_daily
         # is translated as it is and BigQuery refuses it when the view is created
         ("select d + 1", "bigquery", "SELECT d + 1"),

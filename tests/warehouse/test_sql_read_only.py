@@ -19,19 +19,18 @@ REFUSED = (
     " (SHOW, DESCRIBE, SUMMARIZE, EXPLAIN and PRAGMA table_info are read too)"
 )
 
+# a query that deletes, to be placed inside others
+DELETING = "with d as (delete from console.gates returning 1) select * from d"
+
 
 @pytest.mark.parametrize(("query", "dialect", "kind"), [
     ("with d as (delete from console.gates__rules returning 1) select count(*) from d", "duckdb", "DELETE"),
     ("with d as (delete from console.gates__rules returning 1) select count(*) from d", "postgres", "DELETE"),
     ("with d as (update console.gates set name = 'x' returning 1) select * from d", "postgres", "UPDATE"),
     ("with d as (insert into console.gates (id) values ('g') returning 1) select * from d", "postgres", "INSERT"),
-    (
-        "select * from (select 1) s where exists (with d as (delete from console.gates returning 1) select * from d)",
-        "postgres",
-        "DELETE",
-    ),
-    ("explain analyze with d as (delete from console.gates returning 1) select * from d", "postgres", "DELETE"),
-    ("summarize (with d as (delete from console.gates returning 1) select * from d)", "duckdb", "DELETE"),
+    (f"select * from (select 1) s where exists ({DELETING})", "postgres", "DELETE"),
+    (f"explain analyze {DELETING}", "postgres", "DELETE"),
+    (f"summarize ({DELETING})", "duckdb", "DELETE"),
     ("select * into console.copied from console.gates", "postgres", "SELECT INTO"),
     ("select * from console.gates for update", "postgres", "FOR UPDATE"),
     ("select * from console.gates for share", "postgres", "FOR SHARE"),
