@@ -29,47 +29,21 @@ HEALTH = (
 )
 
 
+EXPECTED_HEALTH = [
+    # 9 days and 1,790 exposures: enough; the 14th's drop added 0 new, so the 19th's baseline is 0: no dip
+    ("exp_ab", "running", 9, d(19), "ok", "ok", "ok", "ok", 200, 0, "ok", "ok"),
+    # a day, a day and a half: not enough for any verdict, nor a week of baseline for a dip
+    ("exp_four", "running", 1, d(19), "not enough data", "not enough data", "ok", "not enough data", 440, None, "ok", "ok"),
+    ("exp_skewed", "running", 2, d(19), "not enough data", "not enough data", "ok", "not enough data", 1100, None, "ok", "ok"),
+    # one group: no sample ratio to test
+    ("exp_solo", "running", 3, d(19), "not enough data", "not applicable", "ok", "not enough data", 0, None, "ok", "ok"),
+    # 180 exposures in 10 days; stalled since the 15th, so the 19th's 0 is no dip against a baseline of 0
+    ("exp_stalled", "stalled", 10, d(19), "not enough data", "not enough data", "stalled", "ok", 0, 0, "ok", "ok"),
+]
+
+
 def test_each_check_on_the_hand_built_console(console_db):
-    assert_rows(
-        query(console_db, HEALTH),
-        [
-            # 9 days and 1,790 exposures: enough; the 14th's drop added 0 new, so the 19th's baseline is 0: no dip
-            ("exp_ab", "running", 9, d(19), "ok", "ok", "ok", "ok", 200, 0, "ok", "ok"),
-            # a day, a day and a half: not enough for any verdict, nor a week of baseline for a dip
-            (
-                "exp_four",
-                "running",
-                1,
-                d(19),
-                "not enough data",
-                "not enough data",
-                "ok",
-                "not enough data",
-                440,
-                None,
-                "ok",
-                "ok",
-            ),
-            (
-                "exp_skewed",
-                "running",
-                2,
-                d(19),
-                "not enough data",
-                "not enough data",
-                "ok",
-                "not enough data",
-                1100,
-                None,
-                "ok",
-                "ok",
-            ),
-            # one group: no sample ratio to test
-            ("exp_solo", "running", 3, d(19), "not enough data", "not applicable", "ok", "not enough data", 0, None, "ok", "ok"),
-            # 180 exposures in 10 days; stalled since the 15th, so the 19th's 0 is no dip against a baseline of 0
-            ("exp_stalled", "stalled", 10, d(19), "not enough data", "not enough data", "stalled", "ok", 0, 0, "ok", "ok"),
-        ],
-    )
+    assert_rows(query(console_db, HEALTH), EXPECTED_HEALTH)
     assert query(console_db, "select distinct max_running_days from analytics.experiment_health") == [(42,)]
 
 
