@@ -28,16 +28,14 @@ HOLDOUT_PATH = "/console/v1/holdouts/"
 EXPOSURES_PATH = "/console/v1/experiments/exp_1/cumulative_exposures"
 
 
-def gate(gate_id: str, **fields) -> dict:
+def listed_entity(entity_id: str, **fields) -> dict:
+    """What a gate and a dynamic config both hold, as the lists send them; `fields` add to it or replace."""
     return {
-        "id": gate_id,
-        "name": gate_id,
+        "id": entity_id,
+        "name": entity_id,
         "description": "",
         "idType": "userID",
         "isEnabled": True,
-        "status": "In Progress",
-        "type": "PERMANENT",
-        "typeReason": "NONE",
         "lastModifiedTime": 1_705_439_406_000,
         "createdTime": 1_705_439_400_000,
         "holdoutIDs": [],
@@ -46,25 +44,14 @@ def gate(gate_id: str, **fields) -> dict:
         "version": 1,
         **fields,
     }
+
+
+def gate(gate_id: str, **fields) -> dict:
+    return listed_entity(gate_id, **{"status": "In Progress", "type": "PERMANENT", "typeReason": "NONE", **fields})
 
 
 def config(config_id: str, **fields) -> dict:
-    return {
-        "id": config_id,
-        "name": config_id,
-        "description": "",
-        "idType": "userID",
-        "isEnabled": True,
-        "status": "Enabled",
-        "lastModifiedTime": 1_705_439_406_000,
-        "createdTime": 1_705_439_400_000,
-        "holdoutIDs": [],
-        "tags": [],
-        "rules": [],
-        "defaultValue": {},
-        "version": 1,
-        **fields,
-    }
+    return listed_entity(config_id, **{"status": "Enabled", "defaultValue": {}, **fields})
 
 
 def listed(items: list[dict]) -> list[dict]:
