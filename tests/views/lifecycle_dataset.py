@@ -28,160 +28,70 @@ def everyone_at(pass_percentage: float) -> dict[str, Any]:
     return rule("r_all", "everyone", pass_percentage, EVERYONE)
 
 
+def lived(
+    gate_id: str, owner: str | None, team: str | None, rules: list, checks: int | None, modified: str = LONG_AGO, **fields: Any
+) -> dict[str, Any]:
+    """A gate created on CREATED, last modified `modified`."""
+    return gate(gate_id, created=CREATED, modified=modified, owner=owner, team=team, rules=rules, checks=checks, **fields)
+
+
 def gates(load: int) -> list[dict[str, Any]]:
     """The gates as the console lists them at load `load` (0 to 3)."""
-    listed = [
+    final = load == 3
+    # when the console dates each changing gate's last change, at this load
+    rolled = "2026-10-31T12:00:00Z" if final else LONG_AGO
+    turned_off = "2026-10-23T00:00:00Z" if final else LONG_AGO
+    flipped = {0: LONG_AGO, 1: "2026-10-05T00:00:00Z"}.get(load, "2026-10-15T00:00:00Z")
+    return [
         # launched since 08-01, checked 100 an hour until the third load, then 30: falling; referenced in web and api
-        gate(
-            "launched_long",
-            created=CREATED,
-            modified=LONG_AGO,
-            owner="alice",
-            team="Growth",
-            rules=[everyone_at(100)],
-            checks=100 if load < 2 else 30,
-            status="Launched",
-        ),
+        lived("launched_long", "alice", "Growth", [everyone_at(100)], 100 if load < 2 else 30, status="Launched"),
         # 50% for everyone since 08-01, rolled to 100% the day before the last load: one answer for one day only
-        gate(
-            "rolled_yesterday",
-            created=CREATED,
-            modified="2026-10-31T12:00:00Z" if load == 3 else LONG_AGO,
-            owner="alice",
-            team="Growth",
-            rules=[everyone_at(100 if load == 3 else 50)],
-            checks=40,
-        ),
+        lived("rolled_yesterday", "alice", "Growth", [everyone_at(100 if final else 50)], 40, rolled),
         # turned off on 10-23 (after the third load): ready on 11-06, within a week of the last load's "as of"
-        gate(
-            "off_lately",
-            created=CREATED,
-            modified="2026-10-23T00:00:00Z" if load == 3 else LONG_AGO,
-            owner="bob",
-            team="Search",
-            rules=[everyone_at(30)],
-            checks=12,
-            enabled=load < 3,
-        ),
+        lived("off_lately", "bob", "Search", [everyone_at(30)], 12, turned_off, enabled=load < 3),
         # off, on at 50% on 10-05 (seen at the second load), off again on 10-15 (seen at the third): two changes
         # within the window, one answer since 10-15
-        gate(
-            "flip_flop",
-            created=CREATED,
-            modified={0: LONG_AGO, 1: "2026-10-05T00:00:00Z"}.get(load, "2026-10-15T00:00:00Z"),
-            owner="bob",
-            team="Search",
-            rules=[everyone_at(50)],
-            checks=8,
-            enabled=load == 1,
-        ),
+        lived("flip_flop", "bob", "Search", [everyone_at(50)], 8, flipped, enabled=load == 1),
         # a switch: off, on for everyone on 10-05 (seen at the second load), off again on 10-15 (seen at the third):
         # off for 17 days again, but it came back to off after on: it may well come on again
-        gate(
-            "switch",
-            created=CREATED,
-            modified={0: LONG_AGO, 1: "2026-10-05T00:00:00Z"}.get(load, "2026-10-15T00:00:00Z"),
-            owner="bob",
-            team="Search",
-            rules=[everyone_at(100)],
-            checks=8,
-            enabled=load == 1,
-        ),
+        lived("switch", "bob", "Search", [everyone_at(100)], 8, flipped, enabled=load == 1),
         # its everyone rule went 0% -> 100% at the third load, but the console dates the change 09-01, before the
         # second load saw it at 0%: the answer holds from the second load's boundary, 10-10 12:00, no earlier
-        gate(
+        lived(
             "late_stamp",
-            created=CREATED,
-            modified="2026-09-01T00:00:00Z",
-            owner="carol",
-            team=None,
-            rules=[everyone_at(100 if load >= 2 else 0)],
-            checks=5,
+            "carol",
+            None,
+            [everyone_at(100 if load >= 2 else 0)],
+            5,
+            "2026-09-01T00:00:00Z",
             version=2 if load >= 2 else 1,
         ),
         # no rules, never checked, in no repository: archive it
-        gate("dead_flag", created=CREATED, modified=LONG_AGO, owner=None, team=None, rules=[], checks=None),
+        lived("dead_flag", None, None, [], None),
         # launched, checked 20 an hour, but no scanned repository references it: something unscanned checks it
-        gate(
-            "checked_nowhere",
-            created=CREATED,
-            modified=LONG_AGO,
-            owner="carol",
-            team=None,
-            rules=[everyone_at(100)],
-            checks=20,
-            status="Launched",
-        ),
+        lived("checked_nowhere", "carol", None, [everyone_at(100)], 20, status="Launched"),
         # launched; the older scan found it in web, the newer one nowhere; still checked: deploys pending
-        gate(
-            "gone_from_code",
-            created=CREATED,
-            modified=LONG_AGO,
-            owner="carol",
-            team=None,
-            rules=[everyone_at(100)],
-            checks=6,
-            status="Launched",
-        ),
+        lived("gone_from_code", "carol", None, [everyone_at(100)], 6, status="Launched"),
         # disabled, but holdout h_lifecycle still names it, and the console marked it stale
-        gate(
-            "held_out",
-            created=CREATED,
-            modified=LONG_AGO,
-            owner="bob",
-            team="Payments",
-            rules=[],
-            checks=3,
-            status="Disabled",
-            type_="STALE",
-            type_reason="STALE_PROBABLY_UNLAUNCHED",
-        ),
+        lived("held_out", "bob", "Payments", [], 3, status="Disabled", type_="STALE", type_reason="STALE_PROBABLY_UNLAUNCHED"),
         # partly rolled out (staff 100%, everyone 25%) since 08-01: forgotten
-        gate(
-            "half_done",
-            created=CREATED,
-            modified=LONG_AGO,
-            owner="alice",
-            team="Growth",
-            rules=[STAFF_AT_100, everyone_at(25)],
-            checks=50,
-        ),
+        lived("half_done", "alice", "Growth", [STAFF_AT_100, everyone_at(25)], 50),
         # the console says launched, but the gate is turned off: every user fails; a person decides
-        gate(
+        lived(
             "says_launched",
-            created=CREATED,
-            modified=LONG_AGO,
-            owner="dan",
-            team=None,
-            rules=[everyone_at(100)],
-            checks=9,
+            "dan",
+            None,
+            [everyone_at(100)],
+            9,
             enabled=False,
             type_="STALE",
             type_reason="STALE_PROBABLY_LAUNCHED",
         ),
         # a kill switch: permanent, in use whatever its rules
-        gate(
-            "kill_switch",
-            created=CREATED,
-            modified=LONG_AGO,
-            owner="dan",
-            team=None,
-            rules=[everyone_at(100)],
-            checks=70,
-            type_="PERMANENT",
-        ),
+        lived("kill_switch", "dan", None, [everyone_at(100)], 70, type_="PERMANENT"),
         # a partial rollout touched recently: in use
-        gate(
-            "in_progress",
-            created=CREATED,
-            modified="2026-10-25T00:00:00Z",
-            owner="alice",
-            team="Growth",
-            rules=[everyone_at(10)],
-            checks=90,
-        ),
+        lived("in_progress", "alice", "Growth", [everyone_at(10)], 90, "2026-10-25T00:00:00Z"),
     ]
-    return listed
 
 
 HOLDOUTS = [holdout("h_lifecycle", gate_ids=["held_out"], experiment_ids=[], pass_percentage=5, is_global=False, targeting=None)]
