@@ -112,36 +112,23 @@ def test_a_project_snooze_and_the_list_of_snoozes_in_force(database, gatehouse):
     ]
 
 
+def snooze(*extra: str, gate: str = "new_checkout", until: str = "+30", reason: str = "r") -> list[str]:
+    """`snooze` with arguments that are right but for those given."""
+    return ["snooze", gate, "--until", until, "--reason", reason, *extra]
+
+
+# a gate id with a right-to-left override in it
+HIDDEN = "new\u202echeckout"
+# each refusal's line, less the "; nothing was written" every one ends with
 BAD_INPUT = {
-    "unknown gate": (
-        ["snooze", "new_chekout", "--until", "+30", "--reason", "r"],
-        "no gate new_chekout has been loaded: did you mean new_checkout?; nothing was written",
-    ),
-    "not a date": (
-        ["snooze", "new_checkout", "--until", "2027-02-30", "--reason", "r"],
-        "--until 2027-02-30: not a date; write it as YYYY-MM-DD, e.g. +30; nothing was written",
-    ),
-    "today": (
-        ["snooze", "new_checkout", "--until", "+0", "--reason", "r"],
-        "--until +0 is today (today is +0 UTC): a snooze ends on a later day; nothing was written",
-    ),
-    "in the past": (
-        ["snooze", "new_checkout", "--until", "-1", "--reason", "r"],
-        "--until -1 is in the past (today is +0 UTC): a snooze ends on a later day; nothing was written",
-    ),
-    "empty reason": (
-        ["snooze", "new_checkout", "--until", "+30", "--reason", " \t"],
-        "--reason is empty: say why the gate is snoozed; nothing was written",
-    ),
-    "unknown project": (
-        ["snooze", "new_checkout", "--until", "+30", "--reason", "r", "--project", "web"],
-        "no project web has been loaded (projects: default); nothing was written",
-    ),
-    "gate id shown safely": (
-        ["snooze", "new\u202echeckout", "--until", "+30", "--reason", "r"],
-        "no gate new\\u202echeckout has been loaded: did you mean new_checkout?; nothing was written",
-    ),
-    "nothing to end": (["unsnooze", "old_banner"], "old_banner has no snooze in force (every project); nothing was written"),
+    "unknown gate": (snooze(gate="new_chekout"), "no gate new_chekout has been loaded: did you mean new_checkout?"),
+    "not a date": (snooze(until="2027-02-30"), "--until 2027-02-30: not a date; write it as YYYY-MM-DD, e.g. +30"),
+    "today": (snooze(until="+0"), "--until +0 is today (today is +0 UTC): a snooze ends on a later day"),
+    "in the past": (snooze(until="-1"), "--until -1 is in the past (today is +0 UTC): a snooze ends on a later day"),
+    "empty reason": (snooze(reason=" \t"), "--reason is empty: say why the gate is snoozed"),
+    "unknown project": (snooze("--project", "web"), "no project web has been loaded (projects: default)"),
+    "gate id shown safely": (snooze(gate=HIDDEN), "no gate new\\u202echeckout has been loaded: did you mean new_checkout?"),
+    "nothing to end": (["unsnooze", "old_banner"], "old_banner has no snooze in force (every project)"),
 }
 
 
@@ -155,7 +142,9 @@ def test_refused_in_one_line_with_nothing_written(database, gatehouse, arguments
     done = gatehouse("gates", *[dated(argument) for argument in arguments], "--duckdb", str(database))
     assert (done.code, done.out) == (2, "")
     # the views' log lines aside, the one line it fails with
-    assert [said for said in done.err.splitlines() if " INFO gatehouse." not in said] == [f"gatehouse: error: {dated(line)}"]
+    assert [said for said in done.err.splitlines() if " INFO gatehouse." not in said] == [
+        f"gatehouse: error: {dated(line)}; nothing was written"
+    ]
     assert written(database) == []
 
 
