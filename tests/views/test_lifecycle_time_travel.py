@@ -17,14 +17,21 @@ import pytest
 
 from bench.lifecycle_backtest import TimeTravelLoads
 from gatehouse.console_twin import ConsoleTwin
-from gatehouse.console_twin.time_travel import Change, Life, Play
+from gatehouse.console_twin.time_travel import Change, ChangeKind, Life, Play
 from gatehouse.pipelines.warehouse.destination import Destination
 from gatehouse.pipelines.warehouse.views import apply_views
 from tests.views.conftest import query
 
 
-def life(gate_id: str, *changes: tuple | Change, permanent: bool = False) -> Life:
-    return Life(gate_id, gate_id, tuple(c if isinstance(c, Change) else Change(*c) for c in changes), permanent)
+def change(day: int, kind: ChangeKind, number: int = 0, repository: str = "") -> Change:
+    """A change as the lives below write it: its number the rule's pass percentage, or for `checks` the checks an hour."""
+    if kind == "checks":
+        return Change(day, kind, repository=repository, checks_per_hour=number)
+    return Change(day, kind, number, repository)
+
+
+def life(gate_id: str, *changes: tuple, permanent: bool = False) -> Life:
+    return Life(gate_id, gate_id, tuple(change(*c) for c in changes), permanent)
 
 
 LIVES = [
@@ -58,21 +65,9 @@ LIVES = [
     # a rollout under way, started 20 days before the last load
     life("in_progress", (-10, "create", 10), (-10, "add code", 0, "api")),
     # launched 50 days before the last load like launched_in_code, its checks (120 an hour) grown to 600 on day 5
-    life(
-        "checks_rising",
-        (-60, "create", 10),
-        (-60, "add code", 0, "web"),
-        (-40, "launch"),
-        Change(5, "checks", checks_per_hour=600),
-    ),
+    life("checks_rising", (-60, "create", 10), (-60, "add code", 0, "web"), (-40, "launch"), (5, "checks", 600)),
     # ... and another's fallen to 40 on day 5
-    life(
-        "checks_falling",
-        (-60, "create", 10),
-        (-60, "add code", 0, "api"),
-        (-40, "launch"),
-        Change(5, "checks", checks_per_hour=40),
-    ),
+    life("checks_falling", (-60, "create", 10), (-60, "add code", 0, "api"), (-40, "launch"), (5, "checks", 40)),
     # a kill switch: permanent
     life("kill_switch", (-90, "create", 10), (-90, "add code", 0, "api"), (-85, "launch"), permanent=True),
 ]
