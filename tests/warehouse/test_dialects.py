@@ -165,13 +165,13 @@ def translate(destination_name: str, sql: str) -> str:
     return " ".join(render_query(OfflineSqlClient(destination), sql).split())
 
 
-# What the constructs the views do use become on each destination, through views.py's transforms:
-# the translation each one relies on, pinned (sqlglot is pinned in pyproject.toml for the same reason).
-# Those pinned on several destinations:
+# constructs pinned below on several destinations
 ORDERED_LIST = "select string_agg(a, ', ' order by b)"
 UTC_WALL_CLOCK = "select to_timestamp(ms / 1000.0) at time zone 'UTC'"
 
 
+# What the constructs the views do use become on each destination, through views.py's transforms:
+# the translation each one relies on, pinned (sqlglot is pinned in pyproject.toml for the same reason).
 @pytest.mark.parametrize(
     "sql, destination, expected",
     [
