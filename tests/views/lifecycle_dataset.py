@@ -31,7 +31,7 @@ def everyone_at(pass_percentage: float) -> dict[str, Any]:
 def lived(
     gate_id: str, owner: str | None, team: str | None, rules: list, checks: int | None, modified: str = LONG_AGO, **fields: Any
 ) -> dict[str, Any]:
-    """A gate created on CREATED, last modified `modified`."""
+    """A gate created on CREATED: its id, owner, team, rules, checks an hour and last change (long ago unless given)."""
     return gate(gate_id, created=CREATED, modified=modified, owner=owner, team=team, rules=rules, checks=checks, **fields)
 
 
