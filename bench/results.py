@@ -381,19 +381,16 @@ STEP_COLUMNS = (
 )
 
 
+def titles(*tables: Iterable[Column]) -> list[str]:
+    return [column.title for columns in tables for column in columns]
+
+
 def medians(report: BenchReport, size: str, job: str, columns: Iterable[Column]) -> list[str]:
     return [fmt(report.median(size, job, column.metric), column.pattern) for column in columns]
 
 
 def results_table(report: BenchReport) -> list[str]:
-    header = [
-        "organisation",
-        "job",
-        "runs",
-        "wall s",
-        "× floor",
-        *(column.title for column in (*RESULT_COLUMNS, *GATEHOUSE_RESULT_COLUMNS)),
-    ]
+    header = ["organisation", "job", "runs", "wall s", "× floor", *titles(RESULT_COLUMNS, GATEHOUSE_RESULT_COLUMNS)]
     rows = []
     for size in report.sizes:
         floor_s = report.floor(size).seconds
@@ -428,7 +425,7 @@ def results_table(report: BenchReport) -> list[str]:
 
 
 def ratio_table(report: BenchReport) -> list[str]:
-    header = ["organisation", "gatehouse / alternative", *(column.title for column in RATIO_COLUMNS)]
+    header = ["organisation", "gatehouse / alternative", *titles(RATIO_COLUMNS)]
     rows = [
         [
             size,
@@ -446,7 +443,7 @@ def ratio_table(report: BenchReport) -> list[str]:
 
 
 def steps_table(report: BenchReport) -> list[str]:
-    header = ["organisation", "job", *(column.title for column in STEP_COLUMNS)]
+    header = ["organisation", "job", *titles(STEP_COLUMNS)]
     jobs = (*GATEHOUSE_JOBS, *ALTERNATIVES)
     rows = [
         [size, JOB_TITLES[job], *medians(report, size, job, STEP_COLUMNS)]
