@@ -85,7 +85,6 @@ def register(subparsers: Any) -> None:
         subparsers,
         "gates",
         help="snooze a gate: out of the worklist and the alerts until a date",
-        dest="gates_command",
         metavar="GATES_COMMAND",
         description="Gate commands that keep their record in the warehouse.",
         epilog=SNOOZE_EPILOG,

@@ -37,11 +37,12 @@ def add_command(
 
 
 def add_command_group(
-    subparsers: Any, name: str, *, help: str, dest: str, metavar: str, description: str | None = None, epilog: str | None = None
+    subparsers: Any, name: str, *, help: str, metavar: str, description: str | None = None, epilog: str | None = None
 ) -> Any:
-    """A command whose own commands follow it (`gatehouse gates snooze`); returns where those are added, one required."""
+    """A command whose own commands follow it (`gatehouse gates snooze`, named `metavar` in its help); returns where
+    those are added, one of them required. Each command's handler says what runs: the name chosen is not read."""
     group = add_command(subparsers, name, help=help, description=description, epilog=epilog)
-    return group.add_subparsers(dest=dest, metavar=metavar, required=True)
+    return group.add_subparsers(dest=metavar.lower(), metavar=metavar, required=True)
 
 
 def add_destination_arguments(parser: Any, *, lock: bool = True) -> None:

@@ -23,20 +23,10 @@ examples:
 
 
 def register(subparsers: Any) -> None:
-    commands = add_command_group(
-        subparsers,
-        "projects",
-        help="several consoles as projects: adopt the single console's history",
-        dest="projects_command",
-        metavar="PROJECTS_COMMAND",
-    )
-    parser = add_command(
-        commands,
-        "adopt",
-        help="move the single console's dataset and state to project NAME",
-        description=ADOPT_DESCRIPTION,
-        epilog=ADOPT_EPILOG,
-    )
+    projects_help = "several consoles as projects: adopt the single console's history"
+    commands = add_command_group(subparsers, "projects", help=projects_help, metavar="PROJECTS_COMMAND")
+    adopt_help = "move the single console's dataset and state to project NAME"
+    parser = add_command(commands, "adopt", help=adopt_help, description=ADOPT_DESCRIPTION, epilog=ADOPT_EPILOG)
     parser.add_argument("name", metavar="NAME", help="the project's name (lower case: it names dataset console_NAME)")
     add_destination_arguments(parser)
     parser.set_defaults(handler=handle_adopt)

@@ -32,11 +32,7 @@ INLINE_ID_LIMIT = 40
 
 def register(subparsers) -> None:
     twin_commands = add_command_group(
-        subparsers,
-        "twin",
-        help="a local console twin for demos, tests and drills",
-        dest="twin_command",
-        metavar="TWIN_COMMAND",
+        subparsers, "twin", help="a local console twin for demos, tests and drills", metavar="TWIN_COMMAND"
     )
     serve = add_command(
         twin_commands,

@@ -131,7 +131,6 @@ def register(commands, parents: list[argparse.ArgumentParser]) -> None:
         commands,
         "wh-connection",
         help="set the data-warehouse connection",
-        dest="wh_action",
         metavar="ACTION",
         description="The data-warehouse connection the console's experimentation pipeline uses.",
         epilog="example:\n  gatehouse console wh-connection set --bigquery --project acme-exp "

@@ -123,7 +123,6 @@ def _add_release_pipeline(commands, writes: list[argparse.ArgumentParser]) -> No
         commands,
         "release-pipeline",
         help="create or update a release pipeline",
-        dest="pipeline_action",
         metavar="ACTION",
         description=f"Create or update a release pipeline from a JSON or YAML file.\n\n{PIPELINE_FILE_HELP}",
         epilog="examples:\n  gatehouse console release-pipeline create --file pipeline.yaml --dry-run\n"
@@ -157,7 +156,6 @@ def _add_role(commands, writes: list[argparse.ArgumentParser]) -> None:
         commands,
         "role",
         help="create a custom role",
-        dest="role_action",
         metavar="ACTION",
         description="Create a custom role with permission flags.",
         epilog="example:\n  gatehouse console role create 'Release manager'"
@@ -189,7 +187,6 @@ def _add_scim(commands, writes: list[argparse.ArgumentParser]) -> None:
         commands,
         "scim",
         help="provision groups through the SCIM endpoint",
-        dest="scim_action",
         metavar="ACTION",
         description="Group provisioning (SCIM). Authenticates with sources.console.scim_token "
         "(SOURCES__CONSOLE__SCIM_TOKEN), not with the console API key.",
