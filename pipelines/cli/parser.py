@@ -40,7 +40,8 @@ def add_command_group(
     subparsers: Any, name: str, *, help: str, metavar: str, description: str | None = None, epilog: str | None = None
 ) -> Any:
     """A command whose own commands follow it (`gatehouse gates snooze`, named `metavar` in its help); returns where
-    those are added, one of them required. Each command's handler says what runs: the name chosen is not read."""
+    those are added, one of them required. The name given is kept under `metavar.lower()`, which nothing reads:
+    each command's handler says what runs."""
     group = add_command(subparsers, name, help=help, description=description, epilog=epilog)
     return group.add_subparsers(dest=metavar.lower(), metavar=metavar, required=True)
 
