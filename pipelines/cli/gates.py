@@ -20,7 +20,7 @@ from dlt.common.exceptions import DltException
 
 from gatehouse.pipelines.cleanup.decisions import check_known
 from gatehouse.pipelines.cli import recording
-from gatehouse.pipelines.cli.parser import add_command, add_destination_arguments, destination_from
+from gatehouse.pipelines.cli.parser import add_command, add_command_group, add_destination_arguments, destination_from
 from gatehouse.pipelines.cli.terminal import say
 from gatehouse.pipelines.errors import GatehouseError, explain
 from gatehouse.pipelines.untrusted import for_terminal
@@ -81,14 +81,14 @@ class Snooze:
 
 
 def register(subparsers: Any) -> None:
-    gates = subparsers.add_parser(
+    commands = add_command_group(
+        subparsers,
         "gates",
         help="snooze a gate: out of the worklist and the alerts until a date",
+        metavar="GATES_COMMAND",
         description="Gate commands that keep their record in the warehouse.",
         epilog=SNOOZE_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    commands = gates.add_subparsers(dest="gates_command", metavar="GATES_COMMAND", required=True)
     snooze = add_command(commands, "snooze", help=SNOOZE_HELP, description=SNOOZE_DESCRIPTION, epilog=SNOOZE_EPILOG)
     snooze.add_argument("gate", metavar="GATE", help="the gate's id")
     snooze.add_argument(

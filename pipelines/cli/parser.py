@@ -4,6 +4,7 @@ flags every command that reaches the data shares, turned into its `Destination`.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from typing import Any
 
 from gatehouse.pipelines.settings import DEFAULT_LOCK_TIMEOUT_S
@@ -12,10 +13,37 @@ from gatehouse.pipelines.warehouse.lock import LOCK_TIMEOUT_SETTING
 from gatehouse.pipelines.warehouse.names import DEFAULT_DUCKDB
 
 
-def add_command(subparsers: Any, name: str, *, help: str, description: str, epilog: str) -> argparse.ArgumentParser:
+def add_command(
+    subparsers: Any,
+    name: str,
+    *,
+    help: str,
+    description: str | None = None,
+    epilog: str | None = None,
+    parents: Sequence[argparse.ArgumentParser] = (),
+    allow_abbrev: bool = True,
+) -> argparse.ArgumentParser:
+    """A command (or a group of commands) with its help line, description and examples kept as written, and the
+    options it shares with others (`parents`)."""
     return subparsers.add_parser(
-        name, help=help, description=description, epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter
+        name,
+        help=help,
+        description=description,
+        epilog=epilog,
+        parents=list(parents),
+        allow_abbrev=allow_abbrev,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+
+
+def add_command_group(
+    subparsers: Any, name: str, *, help: str, metavar: str, description: str | None = None, epilog: str | None = None
+) -> Any:
+    """A command whose own commands follow it (`gatehouse gates snooze`, named `metavar` in its help); returns where
+    those are added, one of them required. The name given is kept under `metavar.lower()`, which nothing reads:
+    each command's handler says what runs."""
+    group = add_command(subparsers, name, help=help, description=description, epilog=epilog)
+    return group.add_subparsers(dest=metavar.lower(), metavar=metavar, required=True)
 
 
 def add_destination_arguments(parser: Any, *, lock: bool = True) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from gatehouse.pipelines.cli.parser import add_destination_arguments, destination_from
+from gatehouse.pipelines.cli.parser import add_command, add_command_group, add_destination_arguments, destination_from
 from gatehouse.pipelines.cli.terminal import say
 from gatehouse.pipelines.warehouse.adopt import adopt
 
@@ -23,15 +23,10 @@ examples:
 
 
 def register(subparsers: Any) -> None:
-    projects = subparsers.add_parser("projects", help="several consoles as projects: adopt the single console's history")
-    commands = projects.add_subparsers(dest="projects_command", metavar="PROJECTS_COMMAND", required=True)
-    parser = commands.add_parser(
-        "adopt",
-        help="move the single console's dataset and state to project NAME",
-        description=ADOPT_DESCRIPTION,
-        epilog=ADOPT_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    projects_help = "several consoles as projects: adopt the single console's history"
+    commands = add_command_group(subparsers, "projects", help=projects_help, metavar="PROJECTS_COMMAND")
+    adopt_help = "move the single console's dataset and state to project NAME"
+    parser = add_command(commands, "adopt", help=adopt_help, description=ADOPT_DESCRIPTION, epilog=ADOPT_EPILOG)
     parser.add_argument("name", metavar="NAME", help="the project's name (lower case: it names dataset console_NAME)")
     add_destination_arguments(parser)
     parser.set_defaults(handler=handle_adopt)

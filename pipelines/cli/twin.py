@@ -11,6 +11,7 @@ import threading
 from pathlib import Path
 
 from gatehouse.console_twin import SIZES, ConsoleHost, ConsoleTwin, TwinSettings
+from gatehouse.pipelines.cli.parser import add_command, add_command_group
 from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.projects import check_name
 
@@ -30,15 +31,16 @@ INLINE_ID_LIMIT = 40
 
 
 def register(subparsers) -> None:
-    twin = subparsers.add_parser("twin", help="a local console twin for demos, tests and drills")
-    twin_commands = twin.add_subparsers(dest="twin_command", metavar="TWIN_COMMAND", required=True)
-    serve = twin_commands.add_parser(
+    twin_commands = add_command_group(
+        subparsers, "twin", help="a local console twin for demos, tests and drills", metavar="TWIN_COMMAND"
+    )
+    serve = add_command(
+        twin_commands,
         "serve",
         help="serve a synthetic console organisation over HTTP until Ctrl-C",
         description="Serve a deterministic synthetic console organisation on 127.0.0.1 and print the "
         "environment variables that point gatehouse at it.",
         epilog=SERVE_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     serve.add_argument("--port", type=_port, default=8787, help="port on 127.0.0.1 (0: any free port; default 8787)")
     serve.add_argument("--size", choices=sorted(SIZES), default="small", help="organisation size (default small)")

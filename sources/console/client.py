@@ -18,7 +18,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, TypedDict, TypeVar, Unpack
 from urllib.parse import quote, urlsplit
 
 import httpx
@@ -49,6 +49,29 @@ T = TypeVar("T")
 IdRefused = NotFoundError | ValidationError
 Auth = Literal["console", "scim"]
 Filter = str | Sequence[str] | None
+
+
+# A list's filters keep the interface's query-parameter names (`idType`, `releasePipelineID`, ...), so
+# `list_gates(**filters)` takes what the interface documents, still as typed keywords. A sequence value is sent as a
+# repeated parameter (`tags=a&tags=b`); None, as no parameter.
+class CreationFilters(TypedDict, total=False):
+    """The filters of every list of things people create (gates, dynamic configs)."""
+
+    releasePipelineID: Filter
+    creatorName: Filter
+    creatorID: Filter
+    tags: Filter
+
+
+class GateFilters(CreationFilters, total=False):
+    """`type` is one of constants.GATE_TYPES, `typeReason` of GATE_TYPE_REASONS, `passRate` and `rolloutRate` of
+    RATE_FILTERS."""
+
+    idType: Filter
+    type: Filter
+    typeReason: Filter
+    passRate: Filter
+    rolloutRate: Filter
 
 
 # --------------------------------------------------------------------------- options
@@ -457,58 +480,22 @@ class ConsoleClient:
     def get_gate(self, gate_id: str) -> dict:
         return self._read_one(GET_GATE, gate_id)
 
-    # List filters keep the interface's query-parameter names (`idType`, `releasePipelineID`, ...),
-    # so `list_gates(**filters)` takes what the interface documents, still as typed keywords.
-    # A sequence value is sent as a repeated parameter (`tags=a&tags=b`).
     def list_gates(
-        self,
-        *,
-        idType: Filter = None,
-        type: Filter = None,
-        typeReason: Filter = None,
-        passRate: Filter = None,
-        rolloutRate: Filter = None,
-        releasePipelineID: Filter = None,
-        creatorName: Filter = None,
-        creatorID: Filter = None,
-        tags: Filter = None,
-        page_size: int | None = None,
-        check_total: bool = True,
+        self, *, page_size: int | None = None, check_total: bool = True, **filters: Unpack[GateFilters]
     ) -> Iterator[list[dict]]:
-        """Every gate, one list per page, de-duplicated (key `id`).
+        """Every gate, one list per page, de-duplicated (key `id`), filtered by `GateFilters`.
 
-        `type` is one of constants.GATE_TYPES, `typeReason` of GATE_TYPE_REASONS, `passRate` and
-        `rolloutRate` of RATE_FILTERS. `check_total=False`: one pass, for a caller that confirms
-        absences itself (see `iter_list`)."""
-        params = {
-            "idType": idType,
-            "type": type,
-            "typeReason": typeReason,
-            "passRate": passRate,
-            "rolloutRate": rolloutRate,
-            "releasePipelineID": releasePipelineID,
-            "creatorName": creatorName,
-            "creatorID": creatorID,
-            "tags": tags,
-        }
-        return self.iter_list(LIST_GATES.template, params, key="id", page_size=page_size, check_total=check_total)
+        `check_total=False`: one pass, for a caller that confirms absences itself (see `iter_list`)."""
+        return self.iter_list(LIST_GATES.template, filters, key="id", page_size=page_size, check_total=check_total)
 
     def get_holdout(self, holdout_id: str) -> dict:
         return self._read_one(GET_HOLDOUT, holdout_id)
 
     def list_dynamic_configs(
-        self,
-        *,
-        releasePipelineID: Filter = None,
-        creatorName: Filter = None,
-        creatorID: Filter = None,
-        tags: Filter = None,
-        page_size: int | None = None,
-        check_total: bool = True,
+        self, *, page_size: int | None = None, check_total: bool = True, **filters: Unpack[CreationFilters]
     ) -> Iterator[list[dict]]:
         """Every dynamic config, one list per page, de-duplicated (key `id`); `check_total` as `list_gates`."""
-        params = {"releasePipelineID": releasePipelineID, "creatorName": creatorName, "creatorID": creatorID, "tags": tags}
-        return self.iter_list(LIST_DYNAMIC_CONFIGS.template, params, key="id", page_size=page_size, check_total=check_total)
+        return self.iter_list(LIST_DYNAMIC_CONFIGS.template, filters, key="id", page_size=page_size, check_total=check_total)
 
     def check_access(self) -> None:
         """One cheap authenticated read, a page of one qualifying event: a wrong base URL or key fails here

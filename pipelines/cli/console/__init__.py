@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 
 from gatehouse.pipelines.cli.console import reads, warehouse, writes
+from gatehouse.pipelines.cli.parser import add_command
 
 DESCRIPTION = """\
 Run one operation of the console interface: read a gate, list stale gates, unarchive a
@@ -39,13 +40,12 @@ BASE_URL_HELP = "the console's base URL (instead of sources.console.base_url), e
 
 
 def register(subparsers) -> None:
-    formatter = argparse.RawDescriptionHelpFormatter
-    console = subparsers.add_parser(
+    console = add_command(
+        subparsers,
         "console",
         help="run one operation of the console interface (reads and writes)",
         description=DESCRIPTION,
         epilog=EPILOG,
-        formatter_class=formatter,
     )
     console.add_argument("--base-url", metavar="URL", help=BASE_URL_HELP)
     # Accepted after the command too (`gatehouse console gate X --base-url URL`); SUPPRESS keeps
@@ -57,4 +57,4 @@ def register(subparsers) -> None:
         dest="console_command", metavar="COMMAND", required=True, parser_class=argparse.ArgumentParser
     )
     for module in (reads, writes, warehouse):
-        module.register(commands, [connection], formatter)
+        module.register(commands, [connection])

@@ -10,6 +10,7 @@ from typing import Any
 
 from gatehouse.pipelines.cli.console.connection import open_client
 from gatehouse.pipelines.cli.console.output import FORMATS, print_entity, print_list
+from gatehouse.pipelines.cli.parser import add_command
 from gatehouse.sources.console import constants as console_constants
 from gatehouse.sources.console.client import ConsoleClient
 
@@ -153,16 +154,16 @@ INGESTION_RUN = EntityRead(
 READS = (GATE, GATES, HOLDOUT, DYNAMIC_CONFIGS, QUALIFYING_EVENTS, EXPOSURES, INGESTION_RUN)
 
 
-def register(commands, parents: list[argparse.ArgumentParser], formatter) -> None:
+def register(commands, parents: list[argparse.ArgumentParser]) -> None:
     output = argparse.ArgumentParser(add_help=False)
     output.add_argument("--format", choices=FORMATS, default="json", help="json (default, for scripts) or an aligned text table")
     for read in READS:
-        parser = commands.add_parser(
+        parser = add_command(
+            commands,
             read.command,
             help=read.summary,
             description=f"{read.summary[0].upper()}{read.summary[1:]}.",
             epilog=f"example{'s' if chr(10) in read.example else ''}:\n  {read.example}",
-            formatter_class=formatter,
             parents=[*parents, output],
         )
         if isinstance(read, EntityRead):

@@ -16,7 +16,8 @@ import sys
 from dataclasses import dataclass
 
 from gatehouse.pipelines.cli.console.documents import load_document
-from gatehouse.pipelines.cli.console.writes import send_write, write_options
+from gatehouse.pipelines.cli.console.writes import add_write, send_write, write_options
+from gatehouse.pipelines.cli.parser import add_command_group
 from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.logs import redacting_filter
 from gatehouse.sources.console.errors import register_secret
@@ -125,25 +126,26 @@ examples:
 """
 
 
-def register(commands, parents: list[argparse.ArgumentParser], formatter) -> None:
-    connection = commands.add_parser(
+def register(commands, parents: list[argparse.ArgumentParser]) -> None:
+    actions = add_command_group(
+        commands,
         "wh-connection",
         help="set the data-warehouse connection",
-        formatter_class=formatter,
+        metavar="ACTION",
         description="The data-warehouse connection the console's experimentation pipeline uses.",
         epilog="example:\n  gatehouse console wh-connection set --bigquery --project acme-exp "
         "--staging-dataset gh_staging --secrets-file bq.yaml",
     )
-    actions = connection.add_subparsers(dest="wh_action", metavar="ACTION", required=True)
-    parser = actions.add_parser(
+    parser = add_write(
+        actions,
         "set",
+        [*parents, write_options()],
+        _set_connection,
         help="update the connection of one warehouse (PATCH /console/v1/wh_connections)",
-        parents=[*parents, write_options()],
-        formatter_class=formatter,
-        allow_abbrev=False,
         description="Update the connection parameters of one warehouse (PATCH /console/v1/wh_connections).\n"
         "Options marked (required) must be given for the chosen warehouse; the whole connection is sent.",
         epilog=SECRETS_HELP,
+        allow_abbrev=False,
     )
     which = parser.add_mutually_exclusive_group(required=True)
     for name in WAREHOUSES:
@@ -158,7 +160,6 @@ def register(commands, parents: list[argparse.ArgumentParser], formatter) -> Non
                 help=f"{setting.help}{' (required)' if setting.required else ''}",
             )
     parser.add_argument("--secrets-file", metavar="F", help="JSON or YAML file with the secrets (see below)")
-    parser.set_defaults(handler=_set_connection)
 
 
 def _set_connection(args: argparse.Namespace) -> int:

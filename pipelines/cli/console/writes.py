@@ -16,6 +16,7 @@ from typing import Any, cast
 from gatehouse.pipelines.cli.console.connection import open_client
 from gatehouse.pipelines.cli.console.documents import load_document
 from gatehouse.pipelines.cli.console.output import print_json, redacted
+from gatehouse.pipelines.cli.parser import add_command, add_command_group
 from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.sources.console.client import ConsoleClient, PreparedRequest, WriteResult
 from gatehouse.sources.console.constants import ROLE_PERMISSION_FLAGS
@@ -68,77 +69,104 @@ def send_write(args: argparse.Namespace, send: Send, *, created: str | None = No
     return 0
 
 
-def register(commands, parents: list[argparse.ArgumentParser], formatter) -> None:
+def register(commands, parents: list[argparse.ArgumentParser]) -> None:
     writes = [*parents, write_options()]
-    _add_unarchive(commands, writes, formatter)
-    _add_release_pipeline(commands, writes, formatter)
-    _add_role(commands, writes, formatter)
-    _add_scim(commands, writes, formatter)
+    _add_unarchive(commands, writes)
+    _add_release_pipeline(commands, writes)
+    _add_role(commands, writes)
+    _add_scim(commands, writes)
 
 
-def _add_unarchive(commands, writes: list[argparse.ArgumentParser], formatter) -> None:
-    unarchive = commands.add_parser(
+def add_write(
+    commands,
+    name: str,
+    writes: list[argparse.ArgumentParser],
+    handler: Callable[[argparse.Namespace], int],
+    *,
+    help: str,
+    description: str,
+    epilog: str,
+    id_help: str | None = None,
+    document: str | None = None,
+    allow_abbrev: bool = True,
+) -> argparse.ArgumentParser:
+    """A write command: its ID (`id_help` names what it is), its body from `--file` (`document` names what the file
+    holds), the write options; the caller adds what else it takes."""
+    parser = add_command(
+        commands, name, help=help, description=description, epilog=epilog, parents=writes, allow_abbrev=allow_abbrev
+    )
+    if id_help is not None:
+        parser.add_argument("id", metavar="ID", help=id_help)
+    if document is not None:
+        parser.add_argument("--file", required=True, metavar="F", help=f"{document} as JSON or YAML (- reads stdin)")
+    parser.set_defaults(handler=handler)
+    return parser
+
+
+def _add_unarchive(commands, writes: list[argparse.ArgumentParser]) -> None:
+    unarchive = add_write(
+        commands,
         "unarchive-config",
+        writes,
+        _unarchive,
         help="unarchive a dynamic config",
-        parents=writes,
-        formatter_class=formatter,
         description="Unarchive an archived dynamic config (PUT /console/v1/dynamic_configs/ID/unarchive).",
         epilog="examples:\n  gatehouse console unarchive-config checkout_copy --reason 'needed for the spring sale'\n"
         "  gatehouse console unarchive-config checkout_copy --dry-run",
+        id_help="dynamic config id",
     )
-    unarchive.add_argument("id", metavar="ID", help="dynamic config id")
     unarchive.add_argument("--reason", metavar="TEXT", help="why it is unarchived (sent as unarchiveReason)")
-    unarchive.set_defaults(handler=_unarchive)
 
 
-def _add_release_pipeline(commands, writes: list[argparse.ArgumentParser], formatter) -> None:
-    pipeline = commands.add_parser(
+def _add_release_pipeline(commands, writes: list[argparse.ArgumentParser]) -> None:
+    actions = add_command_group(
+        commands,
         "release-pipeline",
         help="create or update a release pipeline",
-        formatter_class=formatter,
+        metavar="ACTION",
         description=f"Create or update a release pipeline from a JSON or YAML file.\n\n{PIPELINE_FILE_HELP}",
         epilog="examples:\n  gatehouse console release-pipeline create --file pipeline.yaml --dry-run\n"
         "  gatehouse console release-pipeline update rp_42 --file pipeline.json",
     )
-    actions = pipeline.add_subparsers(dest="pipeline_action", metavar="ACTION", required=True)
-    create = actions.add_parser(
+    add_write(
+        actions,
         "create",
+        writes,
+        _create_pipeline,
         help="create a release pipeline (sent once: never retried)",
-        parents=writes,
-        formatter_class=formatter,
         description=f"Create a release pipeline (POST /console/v1/release_pipelines).\n\n{PIPELINE_FILE_HELP}",
         epilog="example:\n  gatehouse console release-pipeline create --file pipeline.yaml",
+        document="the pipeline",
     )
-    create.add_argument("--file", required=True, metavar="F", help="the pipeline as JSON or YAML (- reads stdin)")
-    create.set_defaults(handler=_create_pipeline)
-    update = actions.add_parser(
+    add_write(
+        actions,
         "update",
+        writes,
+        _update_pipeline,
         help="update a release pipeline",
-        parents=writes,
-        formatter_class=formatter,
         description=f"Update a release pipeline (POST /console/v1/release_pipelines/ID).\n\n{PIPELINE_FILE_HELP}",
         epilog="example:\n  gatehouse console release-pipeline update rp_42 --file pipeline.yaml --respect-review-settings",
+        id_help="release pipeline id",
+        document="the pipeline",
     )
-    update.add_argument("id", metavar="ID", help="release pipeline id")
-    update.add_argument("--file", required=True, metavar="F", help="the pipeline as JSON or YAML (- reads stdin)")
-    update.set_defaults(handler=_update_pipeline)
 
 
-def _add_role(commands, writes: list[argparse.ArgumentParser], formatter) -> None:
-    role = commands.add_parser(
+def _add_role(commands, writes: list[argparse.ArgumentParser]) -> None:
+    actions = add_command_group(
+        commands,
         "role",
         help="create a custom role",
-        formatter_class=formatter,
+        metavar="ACTION",
         description="Create a custom role with permission flags.",
         epilog="example:\n  gatehouse console role create 'Release manager'"
         " --allow create_release_pipelines --allow approve_reviews",
     )
-    role_actions = role.add_subparsers(dest="role_action", metavar="ACTION", required=True)
-    role_create = role_actions.add_parser(
+    role_create = add_write(
+        actions,
         "create",
+        writes,
+        _create_role,
         help="create a role (sent once: never retried)",
-        parents=writes,
-        formatter_class=formatter,
         description=f"Create a custom role (POST /console/v1/roles).\n\n{ROLE_HELP}",
         epilog="examples:\n  gatehouse console role create 'Release manager' --allow create_release_pipelines,approve_reviews\n"
         "  gatehouse console role create --file role.yaml --dry-run",
@@ -152,30 +180,29 @@ def _add_role(commands, writes: list[argparse.ArgumentParser], formatter) -> Non
         help="a permission to grant (repeat, or separate with commas); every other flag is sent as false",
     )
     source.add_argument("--file", metavar="F", help="the role as JSON or YAML: name and permissions (- reads stdin)")
-    role_create.set_defaults(handler=_create_role)
 
 
-def _add_scim(commands, writes: list[argparse.ArgumentParser], formatter) -> None:
-    scim = commands.add_parser(
+def _add_scim(commands, writes: list[argparse.ArgumentParser]) -> None:
+    actions = add_command_group(
+        commands,
         "scim",
         help="provision groups through the SCIM endpoint",
-        formatter_class=formatter,
+        metavar="ACTION",
         description="Group provisioning (SCIM). Authenticates with sources.console.scim_token "
         "(SOURCES__CONSOLE__SCIM_TOKEN), not with the console API key.",
         epilog="example:\n  gatehouse console scim group-patch grp_7 --file members.yaml",
     )
-    scim_actions = scim.add_subparsers(dest="scim_action", metavar="ACTION", required=True)
-    group_patch = scim_actions.add_parser(
+    add_write(
+        actions,
         "group-patch",
+        writes,
+        _patch_scim_group,
         help="patch a group (PATCH /scim/Groups/ID)",
-        parents=writes,
-        formatter_class=formatter,
         description=f"Patch a group (PATCH /scim/Groups/ID) with SCIM operations.\n\n{SCIM_FILE_HELP}",
         epilog="example:\n  gatehouse console scim group-patch grp_7 --file members.yaml --dry-run",
+        id_help="group id",
+        document="the patch",
     )
-    group_patch.add_argument("id", metavar="ID", help="group id")
-    group_patch.add_argument("--file", required=True, metavar="F", help="the patch as JSON or YAML (- reads stdin)")
-    group_patch.set_defaults(handler=_patch_scim_group)
 
 
 PIPELINE_FILE_HELP = """\
