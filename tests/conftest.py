@@ -208,15 +208,23 @@ def postgres_server():
         server.stop()
 
 
-@pytest.fixture(scope="session")
-def console_db(tmp_path_factory) -> Path:
-    """The hand-built console (tests/views/console_dataset.py) in a DuckDB file, loaded with dlt, views applied.
-    Read only: a test that changes it works on a copy (`writable_db` in tests/views)."""
-    os.environ.setdefault("RUNTIME__LOG_LEVEL", "ERROR")
-    work = tmp_path_factory.mktemp("hand_built_console")
+def hand_built_console_db(work: Path) -> Path:
     database = load_console(work / "hand_built.duckdb", work)
     apply_views(database)
     return database
+
+
+@pytest.fixture(scope="session")
+def console_db(tmp_path_factory) -> Path:
+    """The hand-built console (tests/views/console_dataset.py) in a DuckDB file, loaded with dlt, views applied.
+    Read only: a test that changes it works on a copy (`writable_db` in tests/views). Made once for every worker
+    (each of them made its own: about three seconds of processor time each) and copied whole into the worker's own
+    folder, so that no worker's file lock ever meets another's."""
+    os.environ.setdefault("RUNTIME__LOG_LEVEL", "ERROR")
+    made = made_once(tmp_path_factory, "hand-built-console", hand_built_console_db)
+    work = tmp_path_factory.mktemp("hand_built_console")
+    shutil.copytree(made.parent, work, dirs_exist_ok=True, ignore=shutil.ignore_patterns(".made"))
+    return work / made.name
 
 
 @pytest.fixture(autouse=True)

@@ -23,7 +23,7 @@ import duckdb
 import pytest
 import yaml
 
-from tests.report.conftest import gatehouse
+from tests.report.conftest import demo_copy
 from tests.views.console_dataset import hand_built_console, load_console
 
 DOWNSTREAM = Path(__file__).parent / "downstream"
@@ -67,10 +67,8 @@ def downstream_project(work: Path) -> Path:
 
 @pytest.fixture(scope="session")
 def duckdb_build(tmp_path_factory) -> DbtBuild:
-    work = tmp_path_factory.mktemp("dbt_duckdb")
-    database = work / "demo.duckdb"
-    loaded = gatehouse("run", "--demo", "--duckdb", str(database), "--no-progress")
-    assert loaded.returncode == 0, loaded.stderr[-3000:]
+    database = demo_copy(tmp_path_factory, "dbt_duckdb")  # dbt writes its models into it
+    work = database.parent
     project = downstream_project(work)
     (work / "profiles.yml").write_text(
         yaml.safe_dump(

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import made_once
 from tools import headless_browser as browser_setup
 
 
@@ -28,12 +29,27 @@ class DemoReports:
     stdout: str
 
 
-@pytest.fixture(scope="session")
-def demo_db(tmp_path_factory) -> Path:
-    database = tmp_path_factory.mktemp("demo") / "demo.duckdb"
+def demo_load(folder: Path) -> Path:
+    database = folder / "demo.duckdb"
     result = gatehouse("run", "--demo", "--duckdb", str(database), "--no-progress")
     assert result.returncode == 0, f"gatehouse run --demo failed:\n{result.stderr[-3000:]}"
     return database
+
+
+def demo_copy(tmp_path_factory: pytest.TempPathFactory, name: str) -> Path:
+    """`gatehouse run --demo`'s database, in a folder `name` of the caller's own: the demo is loaded once for every
+    worker (`made_once`: its load was four seconds of processor time in each worker that reads it, and in the dbt
+    tests), and copied whole, its readers' snapshot and pipeline folder too (the copy keeps their modification
+    times, so the snapshot stays current), as whoever reads it may write beside it."""
+    made = made_once(tmp_path_factory, "demo", demo_load)
+    folder = tmp_path_factory.mktemp(name)
+    shutil.copytree(made.parent, folder, dirs_exist_ok=True, ignore=shutil.ignore_patterns(".made"))
+    return folder / made.name
+
+
+@pytest.fixture(scope="session")
+def demo_db(tmp_path_factory) -> Path:
+    return demo_copy(tmp_path_factory, "demo")
 
 
 @pytest.fixture(scope="session")

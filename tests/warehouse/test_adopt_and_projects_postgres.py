@@ -122,19 +122,28 @@ def organisation(name: str) -> ConsoleTwin:
     return ConsoleTwin(size="small", seed=seed, settings=TwinSettings(api_key=key))
 
 
+@pytest.fixture(scope="module")
+def singles(tmp_path_factory) -> dict[str, tuple[dict[str, int], list]]:
+    """web and mobile each alone, into DuckDB: what its first load loads and what its rerun asks. The same for
+    every step that fails tools, so made once (four loads)."""
+    work, singles = tmp_path_factory.mktemp("singles"), {}
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("DLT_DATA_DIR", str(work / "dlt"))
+        for name in ("web", "mobile"):
+            twin, path = organisation(name), work / f"{name}.duckdb"
+            with twin.serve() as base_url:
+                summaries = [
+                    run_scheduled(Destination(duckdb_path=path), projects=[], source_args=source_args(twin, base_url))[0].summary
+                    for _ in range(2)
+                ]
+                singles[name] = (summaries[0].rows_loaded, summaries[1].requests)
+    return singles
+
+
 @pytest.mark.parametrize("step", ["exposures", "load"])
 @pytest.mark.usefixtures("quick_backoff")
-def test_three_projects_on_postgres_one_failing_late(tmp_path, monkeypatch, request, step):
+def test_three_projects_on_postgres_one_failing_late(tmp_path, monkeypatch, request, singles, step):
     _, query = querying(f"projects_{step}", tmp_path, monkeypatch, request)
-    singles = {}
-    for name in ("web", "mobile"):  # each alone, into DuckDB: what it loads and what its rerun asks
-        twin, path = organisation(name), tmp_path / f"{name}.duckdb"
-        with twin.serve() as base_url:
-            summaries = [
-                run_scheduled(Destination(duckdb_path=path), projects=[], source_args=source_args(twin, base_url))[0].summary
-                for _ in range(2)
-            ]
-            singles[name] = (summaries[0].rows_loaded, summaries[1].requests)
     twins = {name: organisation(name) for name in ("web", "mobile", "tools")}
     with twins["web"].serve() as web, twins["mobile"].serve() as mobile, twins["tools"].serve() as tools:
         urls = {"web": web, "mobile": mobile, "tools": tools}
