@@ -7,17 +7,6 @@ from tests.drills.promises import AFTER_LOAD, STEPS, break_console
 
 # The steps one project can fail at alone (the views and the snapshot are the projects' together).
 PROJECT_STEPS = [step for step in STEPS if step not in AFTER_LOAD]
-# The steps each scheduler drives tools to fail at. Both hand the projects' outcomes of `run_scheduled` to the same
-# one line and alerts, whatever the step; that a failure at each step costs the healthy projects nothing is drilled
-# through `run_scheduled` itself at every step (tests/drills/promise_projects.py). So each scheduler is driven at a
-# console step before anything of tools loaded, at its exposures (its first phase loaded, kept out of the views) and
-# at a warehouse step; between them, every step. Each step here is three projects' first loads: all seven in both
-# schedulers were a minute of the suite's processor time.
-SCHEDULER_STEPS = {
-    "airflow": ["first_request", "holdouts", "exposures", "load"],
-    "dagster": ["mid_list", "ingestion_runs", "exposures", "normalize"],
-}
-assert {step for steps in SCHEDULER_STEPS.values() for step in steps} == set(PROJECT_STEPS)
 
 
 def three_projects(step: str = "first_request") -> dict[str, ConsoleTwin]:

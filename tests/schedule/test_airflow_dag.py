@@ -22,7 +22,7 @@ from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.schedule import airflow_dag
 from tests.alerts.receiver import Receiver, receiving
 from tests.drills.promises import broken_warehouse
-from tests.schedule.conftest import SCHEDULER_STEPS, three_projects
+from tests.schedule.conftest import PROJECT_STEPS, three_projects
 
 DAG_FILE = Path(airflow_dag.__file__)
 BASE_URL = "http://console-twin.airflow.invalid"
@@ -153,7 +153,7 @@ def test_a_failed_extract_fails_its_task_and_alerts_tells_it(setup):
     assert failed["error"] in post.body["alerts"][0]["text"] and "wrong-key-for-airflow" not in post.raw
 
 
-@pytest.mark.parametrize("step", SCHEDULER_STEPS["airflow"])
+@pytest.mark.parametrize("step", PROJECT_STEPS)
 def test_every_configured_project_loads_and_the_failing_one_is_named_and_alerted(tmp_path, monkeypatch, step):
     # tools fails at each step of its run in turn: web and mobile load and are alerted on all the same
     twins = three_projects(step)

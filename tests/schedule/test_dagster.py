@@ -16,7 +16,7 @@ from gatehouse.pipelines.models.build import SOURCE_COLUMNS, view_definitions  #
 from gatehouse.pipelines.schedule import dagster as definitions  # noqa: E402
 from gatehouse.pipelines.schedule.dagster import GatehouseResource, gatehouse_reports, gatehouse_run  # noqa: E402
 from tests.drills.promises import broken_warehouse  # noqa: E402
-from tests.schedule.conftest import SCHEDULER_STEPS, three_projects  # noqa: E402
+from tests.schedule.conftest import PROJECT_STEPS, three_projects  # noqa: E402
 
 A = dagster.AssetKey
 BASE_URL = "http://console-twin.dagster.invalid"
@@ -171,7 +171,7 @@ def test_materialises_on_postgres(twin, postgres_server, tmp_path, monkeypatch):
     assert again["console/gates"]["requests"] < first["console/gates"]["requests"]
 
 
-@pytest.mark.parametrize("step", SCHEDULER_STEPS["dagster"])
+@pytest.mark.parametrize("step", PROJECT_STEPS)
 def test_every_configured_project_loads_and_the_one_that_fails_is_named(tmp_path, monkeypatch, step):
     # tools fails at each step of its run in turn: web and mobile load all the same
     twins = three_projects(step)
