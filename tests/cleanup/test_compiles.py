@@ -127,7 +127,7 @@ def go_built(tmp_path_factory) -> Built:
 
 def test_go_loses_what_the_removed_code_alone_imported(go_built):
     for value, rewrite in go_built.rewrites.items():
-        assert rewrite.replaced == 2
+        assert rewrite.replaced == 6
         imports = rewrite.text.split(")", 1)[0]
         assert ('"strings"' in imports) is (not value) and ('"log"' in imports) is (not value)
         assert '"fmt"' in imports and "go-sdk" in imports  # main still names statsig.User
@@ -136,6 +136,17 @@ def test_go_loses_what_the_removed_code_alone_imported(go_built):
 @pytest.mark.parametrize("value", VALUES)
 def test_go_compiles_and_behaves_as_before(go_built, value):
     assert_behaves_as_before(go_built, value, ["bin/{}"])
+
+
+def test_go_locals_only_the_removed_branch_read_become_blank_or_go(go_built):
+    # Receipt's loops and locals (tests/cleanup/programs/go/main.go): go vet and go build above refuse any left unused
+    on, off = go_built.rewrites[True].text, go_built.rewrites[False].text
+    assert "for _, item := range items {" in on and "for i, item := range items {" in off
+    assert "for i := range items {" in off and "for range items {" in off
+    # audit prints: its call stays, its value to `_`; the literal goes; err is still read, count becomes `_`
+    assert "\t_ = audit(len(items))\n" in off and "tax :=" not in off
+    assert '\t_, err := strconv.Atoi("3")\n' in off and "\tvar _ = audit(1)\n" in off
+    assert "stamp := audit(len(items))" in on and "tax := 2" in on
 
 
 # -- Java ---------------------------------------------------------------------------------------------------------
@@ -241,7 +252,7 @@ def typescript_built(tmp_path_factory) -> Built:
 
 def test_typescript_loses_the_sdk_and_what_the_removed_code_alone_imported(typescript_built):
     for value, rewrite in typescript_built.rewrites.items():
-        assert rewrite.replaced == 6
+        assert rewrite.replaced == 9
         assert 'from "./statsig"' not in rewrite.text
         assert ('from "./format"' in rewrite.text) is (not value)
 
@@ -263,6 +274,19 @@ def test_typescript_switch_on_the_value_becomes_its_case_or_is_widened(typescrip
 @pytest.mark.parametrize("value", VALUES)
 def test_typescript_compiles_strictly_and_behaves_as_before(typescript_built, value):
     assert_behaves_as_before(typescript_built, value, [toolchain("node"), "out/{}/main.js"])
+
+
+def test_typescript_locals_only_the_removed_branch_read_get_an_underscore_or_go(typescript_built):
+    # receipt's loops and locals (tests/cleanup/programs/typescript/main.ts): tsc --noUnusedLocals above refuses any
+    # left unread
+    on, off = typescript_built.rewrites[True].text, typescript_built.rewrites[False].text
+    assert "for (const _key in order)" in on and "for (const key in order)" in off
+    assert "for (const _item of items)" in off and "const [_first, second] = items;" in off
+    assert "const { total } = order;" in off and "const { id, total } = order;" in on
+    # audit logs: its call stays a statement; the literal and the helper only the removed branch called go
+    assert "\n  audit(items.length);\n" in off and "const tax" not in off
+    assert "function shout" not in off and "read by the removed branch alone" not in off
+    assert "function shout" in on and "const stamp = audit(items.length);" in on
 
 
 # -- JavaScript ---------------------------------------------------------------------------------------------------

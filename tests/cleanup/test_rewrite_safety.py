@@ -260,7 +260,7 @@ CASES = {
         }
         """,
     ),
-    # what follows a return
+    # what follows a return: a hoisted function stays (`full`, which only the removed branch called, goes with it)
     "hoisted functions after a return": (
         "typescript",
         True,
@@ -275,7 +275,6 @@ CASES = {
         function price(user, cart) {
           return discounted(cart);
           function discounted(c) { return c.total * 0.9; }
-          function full(c) { return c.total; }
         }
         """,
     ),
@@ -931,3 +930,48 @@ def test_a_byte_order_mark_is_kept_and_the_file_rewritten(tmp_path):
     _rewrite_file(Worktree(tmp_path, tmp_path, "base"), patch, "flags.py", True)
     assert patch.left == {}
     assert (tmp_path / "flags.py").read_bytes() == b"\xef\xbb\xbfdef f(user):\n    a()\n"
+
+
+# What the removed code alone read goes (Go refuses a local declared and not used, tsc's noUnusedLocals too), but
+# never what another file, a `...rest` or the kept code may still read, nor a value's effect.
+LOCALS = {
+    # `_, err :=` would declare nothing new (err is declared already): the local stays, read by `_ = n`
+    "a Go local beside a name declared before": (
+        "go",
+        False,
+        'package m\n\nfunc f(u User) error {\n\tvar err error\n\tn, err := parse()\n\tif statsig.CheckGate(u, "g") {\n'
+        "\t\tuse(n)\n\t}\n\treturn err\n}\n",
+        "package m\n\nfunc f(u User) error {\n\tvar err error\n\tn, err := parse()\n\t_ = n\n\treturn err\n}\n",
+    ),
+    # a script's top-level const is a global (another script may read it); an exported one another module may import
+    "a TypeScript global or export": (
+        "typescript",
+        False,
+        'const legacy = makeLegacy();\nif (Statsig.checkGate(u, "g")) {\n  run(legacy);\n}\n',
+        "const legacy = makeLegacy();\n",
+    ),
+    "a TypeScript module's export": (
+        "typescript",
+        False,
+        'export const legacy = makeLegacy();\nexport function f(u: User) {\n  if (Statsig.checkGate(u, "g")) {\n'
+        "    run(legacy);\n  }\n}\n",
+        "export const legacy = makeLegacy();\nexport function f(u: User) {\n}\n",
+    ),
+    # out of the pattern, `id` would go into `rest`: it gets `_` instead; a local unread before the rewrite stays
+    "a TypeScript name beside a rest, and one never read": (
+        "typescript",
+        False,
+        "export function f(u: User, order: Order) {\n  const spare = 1;\n  const { id, ...rest } = order;\n"
+        '  const parts = [head(), tail()];\n  if (Statsig.checkGate(u, "g")) {\n    use(id, parts);\n  }\n  use(rest);\n}\n',
+        "export function f(u: User, order: Order) {\n  const spare = 1;\n  const { id: _id, ...rest } = order;\n"
+        "  void [head(), tail()];\n  use(rest);\n}\n",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", LOCALS)
+def test_what_the_removed_code_alone_read_goes_and_nothing_else(case):
+    language, value, before, after = LOCALS[case]
+    rewrite = rewrite_checks(before, language, "g", value)
+    assert rewrite.text == after
+    assert parse_errors(rewrite.text, language) == []
