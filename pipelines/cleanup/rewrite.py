@@ -509,15 +509,23 @@ def _new_in(name: SgNode, statement: SgNode, scope: SgNode) -> bool:
 
 
 def _typescript_unused(node: SgNode, text: str, gone: set[str]) -> Change | None:
-    """TypeScript: a loop's or a destructured variable unread gets `_` before its name, which tsc accepts unread (an
-    object's shorthand name leaves the pattern instead, where no `...rest` would take it); a `const`/`let` of one name
-    unread goes when its value has no effect, else its value stays a statement; a function unread goes."""
+    """TypeScript: a loop's variable, a callback's parameter or a destructured name unread gets `_` before its name,
+    which tsc accepts unread (noUnusedLocals, noUnusedParameters; an object's shorthand name leaves the pattern instead, where
+    no `...rest` would take it); a `const`/`let` of one name unread goes when its value has no effect, else its value
+    stays a statement; a function unread goes, with its comment."""
     kind = node.kind()
+    parent = node.parent()
     if kind == "for_in_statement" and any(child.kind() in ("const", "let", "var") for child in node.children()):
         # a `var` is its function's: where it is read is not the loop alone
         scope = node if not any(child.kind() == "var" for child in node.children()) else _function_of(node)
-        unused = _unread(_pattern_names(node.field("left")), gone, scope)
-        return _Many([_underscored(name) for name in unused]) if unused else None
+        return _names_unread(node.field("left"), gone, scope, text)
+    if kind in ("required_parameter", "optional_parameter") and parent is not None:
+        function = parent.parent()
+        if function is None or not _is_callback(function) or any(child.kind() in MODIFIERS for child in node.children()):
+            return None
+        return _names_unread(node.field("pattern"), gone, function, text)
+    if kind == "arrow_function" and node.field("parameter") is not None and _is_callback(node):  # `item => …`
+        return _names_unread(node.field("parameter"), gone, node, text)
     if kind == "function_declaration" and _in_statement_list(node):
         name = node.field("name")
         unread = name is not None and _unread([name], gone, _block_scope(node))
@@ -527,23 +535,38 @@ def _typescript_unused(node: SgNode, text: str, gone: set[str]) -> Change | None
         return None
     pattern, value = declarators[0].field("name"), declarators[0].field("value")
     names = _pattern_names(pattern)
-    unused = _unread(names, gone, _block_scope(node))
-    if not unused or pattern is None:
+    if len(_unread(names, gone, _block_scope(node))) < len(names) or not names:
+        return _names_unread(pattern, gone, _block_scope(node), text)
+    if value is None or _pure(value) or value.kind() in INERT:
+        return _delete_statement(node, text, "typescript")
+    plain = value.kind() in ("call_expression", "await_expression", "new_expression") and NAME.match(value.text())
+    return node.replace(f"{value.text()};" if plain else f"void {value.text()};")
+
+
+# what makes a TypeScript parameter a field as well (`constructor(private user: User)`): its name is read as a member
+MODIFIERS = frozenset({"accessibility_modifier", "readonly", "override_modifier"})
+
+
+def _is_callback(function: SgNode) -> bool:
+    """A function written as an argument (`items.forEach((item) => …)`): its parameters are its caller's contract, so
+    one unread may take `_` (noUnusedParameters refuses it). A named function's or a method's parameters are its own
+    interface, which the rewrite does not change: they stay."""
+    parent = function.parent()
+    return function.kind() in ("arrow_function", "function_expression") and parent is not None and parent.kind() == "arguments"
+
+
+def _names_unread(pattern: SgNode | None, gone: set[str], scope: SgNode | None, text: str) -> Change | None:
+    """The names `pattern` declares that nothing in `scope` reads any more: `_` before each (tsc accepts it unread),
+    or, a shorthand name of an object pattern without `...rest` and with other names, out of the pattern."""
+    unused = _unread(_pattern_names(pattern), gone, scope)
+    if pattern is None or not unused:
         return None
-    if len(unused) == len(names):
-        if value is None or _pure(value) or value.kind() in INERT:
-            return _delete_statement(node, text, "typescript")
-        plain = value.kind() in ("call_expression", "await_expression", "new_expression") and NAME.match(value.text())
-        return node.replace(f"{value.text()};" if plain else f"void {value.text()};")
-    rest = any(child.kind() == "rest_pattern" for child in pattern.named_children())
-    return _Many(
-        [
-            _without_name(name, text)
-            if name.kind() == "shorthand_property_identifier_pattern" and not rest and name.parent() == pattern
-            else _underscored(name)
-            for name in unused
-        ]
-    )
+    elements = pattern.named_children() if pattern.kind() == "object_pattern" else []
+    rest = any(element.kind() == "rest_pattern" for element in elements)
+    removable = [name for name in unused if name.kind() == "shorthand_property_identifier_pattern" and name in elements]
+    if rest or len(removable) == len(elements):
+        removable = []
+    return _Many([_without_name(name, text) if name in removable else _underscored(name) for name in unused])
 
 
 def _with_its_comments(node: SgNode, deleted: Change, text: str) -> Change:

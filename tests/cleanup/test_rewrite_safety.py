@@ -966,6 +966,16 @@ LOCALS = {
         "export function f(u: User, order: Order) {\n  const spare = 1;\n  const { id: _id, ...rest } = order;\n"
         "  void [head(), tail()];\n  use(rest);\n}\n",
     ),
+    # a callback's parameters are its caller's contract: `_` (noUnusedParameters refuses them unread); a named
+    # function's are its own interface: they stay
+    "TypeScript callbacks' parameters": (
+        "typescript",
+        False,
+        'export function f(user: User, xs: string[]) {\n  xs.forEach((x, at) => {\n    if (Statsig.checkGate(user, "g")) {\n'
+        '      log(x);\n    }\n    log(at);\n  });\n  return xs.map(x => Statsig.checkGate(user, "g") ? x : "");\n}\n',
+        "export function f(user: User, xs: string[]) {\n  xs.forEach((_x, at) => {\n    log(at);\n  });\n"
+        '  return xs.map(_x => "");\n}\n',
+    ),
 }
 
 
