@@ -392,7 +392,7 @@ def _without_name(name: SgNode, text: str) -> _Edit:
 # -- the locals the removed code alone read ----------------------------------------------------------------------
 
 # what reads a local by its name (Go's fields and packages are other kinds: `x.name` is not a read of `name`)
-READS = frozenset({"identifier", "shorthand_property_identifier"})
+READS = frozenset({"identifier", "shorthand_property_identifier", "simple_identifier"})
 # a value that, made and dropped, has no effect beyond `_pure`'s: a function made, not called
 INERT = frozenset({"arrow_function", "function_expression", "func_literal"})
 
@@ -406,7 +406,7 @@ def _unused_locals(text: str, language: str, before: Counter[str]) -> str:
         root = _parse(text, language)
         after = Counter(leaf.text() for leaf in _walk(root) if _is_named_leaf(leaf))
         gone = {name for name, count in before.items() if after[name] < count}
-        local = _go_unused if language == "go" else _typescript_unused
+        local = {"go": _go_unused, "kotlin": _kotlin_unused}.get(language, _typescript_unused)
         edits = [edit for node in _walk(root) if (edit := local(node, text, gone)) is not None]
         if not edits:
             break
@@ -506,6 +506,42 @@ def _new_in(name: SgNode, statement: SgNode, scope: SgNode) -> bool:
     return not any(
         leaf.kind() == "identifier" and leaf.text() == name.text() and leaf.range().start.index < start for leaf in _walk(scope)
     )
+
+
+def _kotlin_unused(node: SgNode, text: str, gone: set[str]) -> Change | None:
+    """Kotlin, which warns of each: a destructured name (`for ((name, count) in items)`, `val (a, b) = p`) or a
+    lambda's parameter unread becomes `_`; a function's `val` of one name unread goes when its value has no effect,
+    else its call stays a statement (another value stays declared: a warning, not an error). A plain loop's variable
+    draws no warning and stays."""
+    kind, parent = node.kind(), node.parent()
+    if (
+        kind == "variable_declaration"
+        and parent is not None
+        and parent.kind() in ("multi_variable_declaration", "lambda_parameters")
+    ):
+        holder = parent.parent() if parent.kind() == "multi_variable_declaration" else parent
+        if holder is None:
+            return None
+        # where the name can be read: the loop, the lambda, or the block of the val
+        scope = _block_scope(holder) if holder.kind() == "property_declaration" else holder
+        scope = holder.parent() if holder.kind() == "lambda_parameters" else scope
+        name = next((child for child in node.named_children() if child.kind() == "simple_identifier"), None)
+        unread = name is not None and _unread([name], gone, scope)
+        return name.replace("_") if unread and name is not None else None
+    declared = [child for child in node.named_children() if child.kind() == "variable_declaration"]
+    if (
+        kind != "property_declaration"
+        or len(declared) != 1
+        or any(child.kind() == "property_delegate" for child in node.children())
+    ):
+        return None
+    name = next((child for child in declared[0].named_children() if child.kind() == "simple_identifier"), None)
+    if name is None or not _unread([name], gone, _block_scope(node)):
+        return None
+    value = node.named_children()[-1] if any(child.kind() == "=" for child in node.children()) else None
+    if value is None or _pure(value) or value.kind() in INERT:
+        return _delete_statement(node, text, "kotlin")
+    return node.replace(value.text()) if value.kind() == "call_expression" else None
 
 
 def _typescript_unused(node: SgNode, text: str, gone: set[str]) -> Change | None:

@@ -556,6 +556,21 @@ RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
+        "Kotlin: a local only the removed code read",
+        ("kotlin",),
+        "for (($A, $B) in $XS) / val ($A, $B) = $X / { $A -> … } / val $V = $X, and if ($CHECK) { use($A, $V) }",
+        "`_` for a destructured name or a lambda's parameter; the val gone when $X has no effect, else its call kept"
+        " (kotlinc warns of each; a plain loop's variable draws no warning and stays)",
+        "locals",
+        Example(
+            "kotlin",
+            False,
+            "fun f(items: Map<String, Int>) {\n    val stamp = audit()\n    for ((name, count) in items) {\n"
+            '        if (Statsig.checkGate("g")) {\n            use(name, stamp)\n        }\n        use(count)\n    }\n}\n',
+            "fun f(items: Map<String, Int>) {\n    audit()\n    for ((_, count) in items) {\n        use(count)\n    }\n}\n",
+        ),
+    ),
+    Rule(
         "unused imports",
         ("python", *WEB, "java", "kotlin", "go"),
         "import $NAME, $NAME no longer used",

@@ -206,7 +206,7 @@ def kotlin_built(tmp_path_factory) -> Built:
 
 def test_kotlin_loses_the_sdk_import_and_what_the_removed_code_alone_imported(kotlin_built):
     for value, rewrite in kotlin_built.rewrites.items():
-        assert rewrite.replaced == 3
+        assert rewrite.replaced == 6
         assert "import com.statsig.androidsdk.Statsig\n" not in rewrite.text
         assert ("import java.util.Locale" in rewrite.text) is (not value)
 
@@ -214,6 +214,15 @@ def test_kotlin_loses_the_sdk_import_and_what_the_removed_code_alone_imported(ko
 @pytest.mark.parametrize("value", VALUES)
 def test_kotlin_compiles_and_behaves_as_before(kotlin_built, value):
     assert_behaves_as_before(kotlin_built, value, [toolchain("kotlin"), "-cp", "classes", "{}.CheckoutKt"])
+
+
+def test_kotlin_locals_only_the_removed_branch_read_become_blank_or_go(kotlin_built):
+    # receipt's (tests/cleanup/programs/kotlin/Checkout.kt): kotlinc above warns of any left unused
+    on, off = kotlin_built.rewrites[True].text, kotlin_built.rewrites[False].text
+    assert "for ((_, count) in items)" in off and "val (_, second) = " in off and "items.forEach { _ ->" in on
+    # audit prints: its call stays; the literal goes
+    assert "\n    audit(items.size)\n" in off and "val tax" not in off
+    assert "val stamp = audit(items.size)" in on and "for ((name, count) in items)" in on
 
 
 # -- TypeScript -----------------------------------------------------------------------------------------------------
