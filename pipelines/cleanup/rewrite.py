@@ -406,7 +406,7 @@ def _unused_locals(text: str, language: str, before: Counter[str]) -> str:
         root = _parse(text, language)
         after = Counter(leaf.text() for leaf in _walk(root) if _is_named_leaf(leaf))
         gone = {name for name, count in before.items() if after[name] < count}
-        local = {"go": _go_unused, "kotlin": _kotlin_unused}.get(language, _typescript_unused)
+        local = {"go": _go_unused, "kotlin": _kotlin_unused, "swift": _swift_unused}.get(language, _typescript_unused)
         edits = [edit for node in _walk(root) if (edit := local(node, text, gone)) is not None]
         if not edits:
             break
@@ -542,6 +542,29 @@ def _kotlin_unused(node: SgNode, text: str, gone: set[str]) -> Change | None:
     if value is None or _pure(value) or value.kind() in INERT:
         return _delete_statement(node, text, "kotlin")
     return node.replace(value.text()) if value.kind() == "call_expression" else None
+
+
+def _swift_unused(node: SgNode, text: str, gone: set[str]) -> Change | None:
+    """Swift, which warns of each ("immutable value 'x' was never used; consider replacing with '_'"): a loop's or a
+    tuple's name unread becomes `_`; a function's `let`/`var` of one name unread goes when its value has no effect,
+    else the value goes to `_` (`_ = audit(n)`)."""
+    kind, parent = node.kind(), node.parent()
+    if kind != "for_statement" and (kind != "property_declaration" or parent is None or parent.kind() != "statements"):
+        return None
+    pattern = next((child for child in node.named_children() if child.kind() == "pattern"), None)
+    scope = node if kind == "for_statement" else _block_scope(node)
+    names = [leaf for leaf in _walk(pattern) if leaf.kind() == "simple_identifier"] if pattern is not None else []
+    unused = _unread(names, gone, scope)
+    if pattern is None or not unused:
+        return None
+    if kind == "property_declaration" and names == unused == [_only_child(pattern)]:
+        value = node.named_children()[-1] if any(child.kind() == "=" for child in node.children()) else None
+        if value is not None and not (_pure(value) or value.kind() in INERT):
+            return node.replace(f"_ = {value.text()}")
+        if value is not None or len(node.named_children()) <= 3:  # no getter or observers to keep
+            return _delete_statement(node, text, "swift")
+        return None
+    return _Many([name.replace("_") for name in unused])
 
 
 def _typescript_unused(node: SgNode, text: str, gone: set[str]) -> Change | None:

@@ -571,6 +571,20 @@ RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
+        "Swift: a local only the removed code read",
+        ("swift",),
+        "for ($A, $B) in $XS / let ($A, $B) = $X / let $V = $X, and if $CHECK { use($A, $V) }",
+        "`_` for a loop's or a tuple's name; the let gone when $X has no effect, else `_ = $X` (Swift warns of each)",
+        "locals",
+        Example(
+            "swift",
+            False,
+            "func f(items: [String]) {\n    let stamp = audit()\n    for (at, item) in items.enumerated() {\n"
+            '        if Statsig.checkGate("g") {\n            use(item, stamp)\n        }\n        use(at)\n    }\n}\n',
+            "func f(items: [String]) {\n    _ = audit()\n    for (at, _) in items.enumerated() {\n        use(at)\n    }\n}\n",
+        ),
+    ),
+    Rule(
         "unused imports",
         ("python", *WEB, "java", "kotlin", "go"),
         "import $NAME, $NAME no longer used",

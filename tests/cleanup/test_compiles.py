@@ -357,10 +357,20 @@ def test_swift_parses_with_no_error_node_and_keeps_the_live_branches(value):
     assert parse_errors(program, "swift") == []
     _, rewrites = rewritten("swift", program)  # which asserts no error node and no TODO
     text = rewrites[value].text
-    assert rewrites[value].replaced == 4 and "checkGate" not in text
+    assert rewrites[value].replaced == 6 and "checkGate" not in text
     live, dead = ("new", "old") if value else ("old", "new")
     assert f'return "{live}"' in text and f'return "{dead}"' not in text
     # the else-if decided: `} else {` with the live branch, the tablet's branch kept
     assert ('return "fresh"' in text) is value and ('return "legacy"' in text) is (not value)
     assert 'return "tablet"' in text and "} else {" in text
     assert ("guard" in text) is False
+
+
+def test_swift_locals_only_the_removed_branch_read_become_blank_or_go():
+    # receipt's (tests/cleanup/programs/swift/Checkout.swift): Swift warns of any left unused
+    _, rewrites = rewritten("swift", (PROGRAMS / "swift" / "Checkout.swift").read_text())
+    on, off = rewrites[True].text, rewrites[False].text
+    assert "for (at, _) in items.enumerated()" in off and "for (at, item) in items.enumerated()" in on
+    # audit may have an effect: its value goes to `_`; the literal goes
+    assert "\n    _ = audit(items.count)\n" in on and "let tax" not in on
+    assert "let stamp = audit(items.count)" in off and "let tax = 2" in off
