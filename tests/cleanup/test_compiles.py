@@ -4,11 +4,13 @@ the gate's value from GATE_VALUE; each is rewritten for both values, and the ori
 together, in one compiler invocation a language (the compilers start slowly), then run with the gate at each value:
 the outputs are equal.
 
-- Go: `go vet` and `go build`; the imports the removed code alone used go with it (Go refuses an unused import).
+- Go: `go vet` and `go build`; the imports and the locals the removed code alone used go with it, or become `_`
+  (Go refuses an unused import or local).
 - Java: `javac -Xlint:all -Werror`; a `try` whose body no longer throws the checked exceptions it catches is
   unwrapped (javac refuses the catch).
-- Kotlin: `kotlinc` from the system's packages, no warning but for a parameter the rewrite left unused.
-- TypeScript: `tsc --strict --noUnusedLocals` (unused imports are errors there) from npm.
+- Kotlin: `kotlinc` from the system's packages, no warning but for a parameter the rewrite left unused (a local
+  only the removed code read goes or becomes `_`).
+- TypeScript: `tsc --strict --noUnusedLocals` (unused imports and locals are errors there) from npm.
 - JavaScript and Python: run by node and Python, which parse the whole file first.
 - Swift: no compiler installs from the system's packages (Debian's `swift` is another program), so the rewrite is
   parsed by tree-sitter and must hold no error node; it is not run.
