@@ -585,12 +585,17 @@ def _typescript_unused(node: SgNode, text: str, gone: set[str]) -> Change | None
         return _names_unread(node.field("pattern"), gone, function, text)
     if kind == "arrow_function" and node.field("parameter") is not None and _is_callback(node):  # `item => …`
         return _names_unread(node.field("parameter"), gone, node, text)
-    if kind == "function_declaration" and _in_statement_list(node):
+    if kind == "function_declaration" and _in_statement_list(node) and parent is not None:
         name = node.field("name")
-        unread = name is not None and _unread([name], gone, _block_scope(node))
+        # an overload's signatures would be left without their implementation: the function stays
+        overloaded = any(sibling.kind() == "function_signature" for sibling in parent.named_children())
+        unread = name is not None and not overloaded and _unread([name], gone, _block_scope(node))
         return _with_its_comments(node, _delete_statement(node, text, "typescript"), text) if unread else None
     declarators = [child for child in node.named_children() if child.kind() == "variable_declarator"]
-    if kind != "lexical_declaration" or len(declarators) != 1 or not _in_statement_list(node):
+    # not a `using` declaration: its value is disposed of at the block's end
+    if kind != "lexical_declaration" or len(declarators) != 1 or node.children()[0].kind() not in ("const", "let"):
+        return None
+    if not _in_statement_list(node):
         return None
     pattern, value = declarators[0].field("name"), declarators[0].field("value")
     names = _pattern_names(pattern)
@@ -598,10 +603,12 @@ def _typescript_unused(node: SgNode, text: str, gone: set[str]) -> Change | None
         return _names_unread(pattern, gone, _block_scope(node), text)
     if value is None or _pure(value) or value.kind() in INERT:
         return _delete_statement(node, text, "typescript")
-    plain = value.kind() in ("call_expression", "await_expression", "new_expression") and NAME.match(value.text())
+    plain = value.kind() in STATEMENT_STARTS and NAME.match(value.text())
     return node.replace(f"{value.text()};" if plain else f"void {value.text()};")
 
 
+# the values that, written as they are, start a statement (`void` takes no `yield`; `{` would start a block)
+STATEMENT_STARTS = frozenset({"call_expression", "await_expression", "new_expression", "yield_expression"})
 # what makes a TypeScript parameter a field as well (`constructor(private user: User)`): its name is read as a member
 MODIFIERS = frozenset({"accessibility_modifier", "readonly", "override_modifier"})
 

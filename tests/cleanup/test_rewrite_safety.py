@@ -976,6 +976,17 @@ LOCALS = {
         "export function f(user: User, xs: string[]) {\n  xs.forEach((_x, at) => {\n    log(at);\n  });\n"
         '  return xs.map(_x => "");\n}\n',
     ),
+    # `void` takes no `yield`; a `using` declaration is disposed of at the block's end; an overload's signature
+    # needs its implementation
+    "TypeScript yield, using and overloads": (
+        "typescript",
+        False,
+        "function helper(a: string): string;\nfunction helper(a: any) {\n  return a;\n}\nexport function* f(u: User) {\n"
+        '  const got = yield fetch();\n  using res = open();\n  if (Statsig.checkGate(u, "g")) {\n'
+        '    use(got, res, helper("a"));\n  }\n}\n',
+        "function helper(a: string): string;\nfunction helper(a: any) {\n  return a;\n}\nexport function* f(u: User) {\n"
+        "  yield fetch();\n  using res = open();\n}\n",
+    ),
 }
 
 
