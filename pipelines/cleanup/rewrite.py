@@ -395,6 +395,13 @@ def _without_name(name: SgNode, text: str) -> _Edit:
 READS = frozenset({"identifier", "shorthand_property_identifier", "simple_identifier"})
 # a value that, made and dropped, has no effect beyond `_pure`'s: a function made, not called
 INERT = frozenset({"arrow_function", "function_expression", "func_literal"})
+CALL_KINDS = frozenset({"call_expression", "call", "method_invocation", "new_expression", "await_expression"})
+
+
+def _effectless(value: SgNode) -> bool:
+    """Evaluating `value` has no effect (`_pure`, and no call inside, as a string's interpolation may hold), or makes
+    a function without calling it."""
+    return value.kind() in INERT or (_pure(value) and not any(inner.kind() in CALL_KINDS for inner in _walk(value)))
 
 
 def _unused_locals(text: str, language: str, before: Counter[str]) -> str:
@@ -482,7 +489,7 @@ def _declaration_unread(
     if not unused:
         return None
     kept = [name for name in names if name not in unused and name.text() != "_"]
-    if not kept and all(_pure(value) or value.kind() in INERT for value in values) and _in_statement_list(statement):
+    if not kept and all(_effectless(value) for value in values) and _in_statement_list(statement):
         return _delete_statement(statement, text, "go")
     if not kept and form == ":=":  # nothing left to declare: the values go to `_`
         first = names[0].range().start.index
@@ -539,7 +546,7 @@ def _kotlin_unused(node: SgNode, text: str, gone: set[str]) -> Change | None:
     if name is None or not _unread([name], gone, _block_scope(node)):
         return None
     value = node.named_children()[-1] if any(child.kind() == "=" for child in node.children()) else None
-    if value is None or _pure(value) or value.kind() in INERT:
+    if value is None or _effectless(value):
         return _delete_statement(node, text, "kotlin")
     return node.replace(value.text()) if value.kind() == "call_expression" else None
 
@@ -559,7 +566,7 @@ def _swift_unused(node: SgNode, text: str, gone: set[str]) -> Change | None:
         return None
     if kind == "property_declaration" and names == unused == [_only_child(pattern)]:
         value = node.named_children()[-1] if any(child.kind() == "=" for child in node.children()) else None
-        if value is not None and not (_pure(value) or value.kind() in INERT):
+        if value is not None and not _effectless(value):
             return node.replace(f"_ = {value.text()}")
         if value is not None or len(node.named_children()) <= 3:  # no getter or observers to keep
             return _delete_statement(node, text, "swift")
@@ -569,9 +576,9 @@ def _swift_unused(node: SgNode, text: str, gone: set[str]) -> Change | None:
 
 def _typescript_unused(node: SgNode, text: str, gone: set[str]) -> Change | None:
     """TypeScript: a loop's variable, a callback's parameter or a destructured name unread gets `_` before its name,
-    which tsc accepts unread (noUnusedLocals, noUnusedParameters; an object's shorthand name leaves the pattern instead, where
-    no `...rest` would take it); a `const`/`let` of one name unread goes when its value has no effect, else its value
-    stays a statement; a function unread goes, with its comment."""
+    which tsc accepts unread (noUnusedLocals, noUnusedParameters; an object's shorthand name leaves the pattern
+    instead, where no `...rest` would take it); a `const`/`let` of one name unread goes when its value has no effect,
+    else its value stays a statement; a function unread goes, with its comment."""
     kind = node.kind()
     parent = node.parent()
     if kind == "for_in_statement" and any(child.kind() in ("const", "let", "var") for child in node.children()):
@@ -601,7 +608,7 @@ def _typescript_unused(node: SgNode, text: str, gone: set[str]) -> Change | None
     names = _pattern_names(pattern)
     if len(_unread(names, gone, _block_scope(node))) < len(names) or not names:
         return _names_unread(pattern, gone, _block_scope(node), text)
-    if value is None or _pure(value) or value.kind() in INERT:
+    if value is None or _effectless(value):
         return _delete_statement(node, text, "typescript")
     plain = value.kind() in STATEMENT_STARTS and NAME.match(value.text())
     return node.replace(f"{value.text()};" if plain else f"void {value.text()};")

@@ -987,6 +987,14 @@ LOCALS = {
         "function helper(a: string): string;\nfunction helper(a: any) {\n  return a;\n}\nexport function* f(u: User) {\n"
         "  yield fetch();\n  using res = open();\n}\n",
     ),
+    # a string's interpolation may call: its value goes to `_`, not away
+    "a Swift string that calls": (
+        "swift",
+        False,
+        'func f() {\n    let note = "n \\(audit())"\n    let plain = "n"\n    if Statsig.checkGate("g") {\n'
+        "        use(note, plain)\n    }\n}\n",
+        'func f() {\n    _ = "n \\(audit())"\n}\n',
+    ),
 }
 
 
