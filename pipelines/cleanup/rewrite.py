@@ -413,6 +413,8 @@ def _unused_locals(text: str, language: str, before: Counter[str]) -> str:
         root = _parse(text, language)
         after = Counter(leaf.text() for leaf in _walk(root) if _is_named_leaf(leaf))
         gone = {name for name, count in before.items() if after[name] < count}
+        if not gone:  # the rewrite took no read of any name away (a check alone in its if): nothing to look for
+            break
         local = {"go": _go_unused, "kotlin": _kotlin_unused, "swift": _swift_unused}.get(language, _typescript_unused)
         edits = [edit for node in _walk(root) if (edit := local(node, text, gone)) is not None]
         if not edits:
@@ -485,7 +487,10 @@ def _declaration_unread(
     statement: SgNode, names: list[SgNode], values: list[SgNode], form: str, text: str, gone: set[str]
 ) -> Change | None:
     """A Go declaration (`form` `:=` or `var`) of `names` with `values`, its unread names made `_` or gone."""
-    unused = _unread(names, gone, _block_scope(statement))
+    parent = statement.parent()
+    # an if's, a switch's or a for's own statement (`if v, ok := m[k]; ok {`) declares for that statement alone
+    headed = parent is not None and parent.kind() in ("if_statement", "expression_switch_statement", "for_clause")
+    unused = _unread(names, gone, parent if headed else _block_scope(statement))
     if not unused:
         return None
     kept = [name for name in names if name not in unused and name.text() != "_"]

@@ -995,6 +995,13 @@ LOCALS = {
         "        use(note, plain)\n    }\n}\n",
         'func f() {\n    _ = "n \\(audit())"\n}\n',
     ),
+    # an if's own statement declares for the if alone: `ok`, read by the condition only, becomes `_` (go vet passes)
+    "a Go if's own statement": (
+        "go",
+        False,
+        'package m\n\nfunc f(u User, k string) {\n\tif v, ok := m[k]; ok && statsig.CheckGate(u, "g") {\n\t\tuse(v)\n\t}\n}\n',
+        "package m\n\nfunc f(u User, k string) {\n\tif v, _ := m[k]; false {" + SLASHES + "\n\t\tuse(v)\n\t}\n}\n",
+    ),
 }
 
 
