@@ -395,13 +395,42 @@ def _without_name(name: SgNode, text: str) -> _Edit:
 READS = frozenset({"identifier", "shorthand_property_identifier", "simple_identifier"})
 # a value that, made and dropped, has no effect beyond `_pure`'s: a function made, not called
 INERT = frozenset({"arrow_function", "function_expression", "func_literal"})
-CALL_KINDS = frozenset({"call_expression", "call", "method_invocation", "new_expression", "await_expression"})
+# what builds a value without effect beyond its parts': composite and object literals, the parts of a string, types
+BUILT = frozenset(
+    {
+        "composite_literal",
+        "literal_value",
+        "keyed_element",
+        "literal_element",
+        "object",
+        "pair",
+        "array",
+        "expression_list",
+        "type_identifier",
+        "package_identifier",
+        "string_fragment",
+        "string_content",
+        "escape_sequence",
+        "interpreted_string_literal_content",
+        "raw_string_literal",
+        "raw_string_literal_content",
+        "line_str_text",
+    }
+)
 
 
 def _effectless(value: SgNode) -> bool:
-    """Evaluating `value` has no effect (`_pure`, and no call inside, as a string's interpolation may hold), or makes
-    a function without calling it."""
-    return value.kind() in INERT or (_pure(value) and not any(inner.kind() in CALL_KINDS for inner in _walk(value)))
+    """Evaluating `value` has no effect: a function made, not called, or a value built of names, literals and
+    operators (`_pure`'s), composite and object literals and types, with no call inside (a string's interpolation may
+    hold one) and no receive from a Go channel."""
+    return value.kind() in INERT or all(_inert(node) for node in _walk(value) if node.is_named())
+
+
+def _inert(node: SgNode) -> bool:
+    kind = node.kind()
+    if kind in UNARY:
+        return not node.text().startswith("<-")
+    return kind in PURE_LEAVES | PURE_COMPOUNDS | PARENS | BINARY | BUILT or kind.endswith("_type") or "comment" in kind
 
 
 def _unused_locals(text: str, language: str, before: Counter[str]) -> str:

@@ -1002,6 +1002,14 @@ LOCALS = {
         'package m\n\nfunc f(u User, k string) {\n\tif v, ok := m[k]; ok && statsig.CheckGate(u, "g") {\n\t\tuse(v)\n\t}\n}\n',
         "package m\n\nfunc f(u User, k string) {\n\tif v, _ := m[k]; false {" + SLASHES + "\n\t\tuse(v)\n\t}\n}\n",
     ),
+    # the SDK's user, built for the check alone, goes with it; a receive from a channel is an effect: it stays
+    "a Go value built without effect, and a receive": (
+        "go",
+        False,
+        "package m\n\nfunc f(id string, ch chan int) {\n\tu := statsig.User{UserID: id}\n\tw := <-ch\n"
+        '\tif statsig.CheckGate(u, "g") {\n\t\tuse(w)\n\t}\n}\n',
+        "package m\n\nfunc f(id string, ch chan int) {\n\t_ = <-ch\n}\n",
+    ),
 }
 
 
