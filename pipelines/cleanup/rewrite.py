@@ -524,7 +524,7 @@ def _declaration_unread(
         return None
     kept = [name for name in names if name not in unused and name.text() != "_"]
     if not kept and all(_effectless(value) for value in values) and _in_statement_list(statement):
-        return _delete_statement(statement, text, "go")
+        return _declaration_deleted(statement, text, "go")
     if not kept and form == ":=":  # nothing left to declare: the values go to `_`
         first = names[0].range().start.index
         operator = next(child for child in statement.children() if child.kind() == ":=")
@@ -581,7 +581,7 @@ def _kotlin_unused(node: SgNode, text: str, gone: set[str]) -> Change | None:
         return None
     value = node.named_children()[-1] if any(child.kind() == "=" for child in node.children()) else None
     if value is None or _effectless(value):
-        return _delete_statement(node, text, "kotlin")
+        return _declaration_deleted(node, text, "kotlin")
     return node.replace(value.text()) if value.kind() == "call_expression" else None
 
 
@@ -603,7 +603,7 @@ def _swift_unused(node: SgNode, text: str, gone: set[str]) -> Change | None:
         if value is not None and not _effectless(value):
             return node.replace(f"_ = {value.text()}")
         if value is not None or len(node.named_children()) <= 3:  # no getter or observers to keep
-            return _delete_statement(node, text, "swift")
+            return _declaration_deleted(node, text, "swift")
         return None
     return _Many([name.replace("_") for name in unused])
 
@@ -631,7 +631,7 @@ def _typescript_unused(node: SgNode, text: str, gone: set[str]) -> Change | None
         # an overload's signatures would be left without their implementation: the function stays
         overloaded = any(sibling.kind() == "function_signature" for sibling in parent.named_children())
         unread = name is not None and not overloaded and _unread([name], gone, _block_scope(node))
-        return _with_its_comments(node, _delete_statement(node, text, "typescript"), text) if unread else None
+        return _with_its_comments(node, _declaration_deleted(node, text, "typescript"), text) if unread else None
     declarators = [child for child in node.named_children() if child.kind() == "variable_declarator"]
     # not a `using` declaration: its value is disposed of at the block's end
     if kind != "lexical_declaration" or len(declarators) != 1 or node.children()[0].kind() not in ("const", "let"):
@@ -643,9 +643,20 @@ def _typescript_unused(node: SgNode, text: str, gone: set[str]) -> Change | None
     if len(_unread(names, gone, _block_scope(node))) < len(names) or not names:
         return _names_unread(pattern, gone, _block_scope(node), text)
     if value is None or _effectless(value):
-        return _delete_statement(node, text, "typescript")
+        return _declaration_deleted(node, text, "typescript")
+    value = _effect_of(value)
     plain = value.kind() in STATEMENT_STARTS and NAME.match(value.text())
     return node.replace(f"{value.text()};" if plain else f"void {value.text()};")
+
+
+def _effect_of(value: SgNode) -> SgNode:
+    """The part of `value` whose evaluation has the effects: `audit()` of `audit() || 1` (a logical operator's other
+    operand, without effect, need not be evaluated when the value is dropped)."""
+    operands = _operands(value, BINARY, 2)
+    if operands is None or text_between(value, *operands) not in ("||", "&&", "??"):
+        return value
+    left, right = operands
+    return _effect_of(left) if _effectless(right) else value
 
 
 # the values that, written as they are, start a statement (`void` takes no `yield`; `{` would start a block)
@@ -674,6 +685,18 @@ def _names_unread(pattern: SgNode | None, gone: set[str], scope: SgNode | None, 
     if rest or len(removable) == len(elements):
         removable = []
     return _Many([_without_name(name, text) if name in removable else _underscored(name) for name in unused])
+
+
+def _declaration_deleted(node: SgNode, text: str, language: str) -> Change:
+    """A declaration deleted (`_delete_statement`), with the comment that ends its line: it spoke of the declaration
+    (`u := User{ID: "1"}  // Seattle`)."""
+    start, end = node.range().start.index, node.range().end.index
+    after = text[end : _line_end(text, end)].strip()
+    if after.startswith("//") and not text[_line_start(text, start) : start].strip():
+        comment = next((sibling for sibling in node.next_all() if "comment" in sibling.kind()), None)
+        if comment is not None and comment.text().strip() == after:  # a comment, not `//` inside something else
+            return _Edit(_line_start(text, start), _line_end(text, end), "")
+    return _delete_statement(node, text, language)
 
 
 def _with_its_comments(node: SgNode, deleted: Change, text: str) -> Change:

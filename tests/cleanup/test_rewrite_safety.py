@@ -1010,6 +1010,21 @@ LOCALS = {
         '\tif statsig.CheckGate(u, "g") {\n\t\tuse(w)\n\t}\n}\n',
         "package m\n\nfunc f(id string, ch chan int) {\n\t_ = <-ch\n}\n",
     ),
+    # the comment that ends a deleted declaration's line spoke of it: it goes too (seen in the Go SDK's tests)
+    "a Go local with its own comment": (
+        "go",
+        True,
+        'package m\n\nfunc f() {\n\tu := User{ID: "1"} // Seattle, WA\n\tif statsig.CheckGate(u, "g") {\n\t\tok()\n\t}\n}\n',
+        "package m\n\nfunc f() {\n\tok()\n}\n",
+    ),
+    # `|| 1` has no effect to keep once the value is dropped (seen in a Next.js shop's pagination)
+    "a TypeScript value with a default": (
+        "typescript",
+        False,
+        "export function f(u: User, page: string) {\n  const current = Number(page) || 1;\n"
+        '  if (Statsig.checkGate(u, "g")) {\n    show(current);\n  }\n}\n',
+        "export function f(u: User, page: string) {\n  Number(page);\n}\n",
+    ),
 }
 
 
