@@ -526,10 +526,12 @@ RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
-        "TypeScript: a loop's or destructured variable only the removed code read",
+        "TypeScript: a loop's, destructured or callback's variable only the removed code read",
         ("typescript", "tsx"),
-        "for (const $X of $XS) { if ($CHECK) { use($X) } } / const { $A, $B } = $O / const [$A, $B] = $XS",
-        "`_$X`, which tsc accepts unread; a name of an object pattern without `...rest` leaves the pattern",
+        "for (const $X of $XS) { if ($CHECK) { use($X) } } / const { $A, $B } = $O / const [$A, $B] = $XS"
+        " / $XS.forEach(($X) => …)",
+        "`_$X`, which tsc accepts unread (noUnusedLocals, and noUnusedParameters for a callback's; a named function's"
+        " parameters are its interface and stay); a name of an object pattern without `...rest` leaves the pattern",
         "locals",
         Example(
             "typescript",
