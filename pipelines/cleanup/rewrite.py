@@ -478,6 +478,8 @@ def _block_scope(statement: SgNode) -> SgNode | None:
     if parent.kind() == "program":
         modular = any(child.kind() in ("import_statement", "export_statement") for child in parent.named_children())
         return parent if modular else None
+    if parent.kind() in ("switch_case", "switch_default"):  # JavaScript's cases share one block: the switch's body
+        parent = parent.parent() or parent
     return parent if any(ancestor.kind() in FUNCTIONS for ancestor in statement.ancestors()) else None
 
 

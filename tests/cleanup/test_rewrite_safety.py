@@ -1025,6 +1025,15 @@ LOCALS = {
         '  if (Statsig.checkGate(u, "g")) {\n    show(current);\n  }\n}\n',
         "export function f(u: User, page: string) {\n  Number(page);\n}\n",
     ),
+    # a switch's cases share one block: a const of one case is read from another
+    "a TypeScript const read by another case": (
+        "typescript",
+        False,
+        "export function f(u: User, k: number) {\n  switch (k) {\n    case 1:\n      const x = 2;\n"
+        '      if (Statsig.checkGate(u, "g")) {\n        use(x);\n      }\n      break;\n    case 2:\n      use(x);\n  }\n}\n',
+        "export function f(u: User, k: number) {\n  switch (k) {\n    case 1:\n      const x = 2;\n      break;\n"
+        "    case 2:\n      use(x);\n  }\n}\n",
+    ),
 }
 
 
