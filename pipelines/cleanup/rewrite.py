@@ -15,7 +15,9 @@ pattern, rewrite and an example, are data in `rules.py`. ast-grep (tree-sitter w
 3. statements after a `return`, `raise` or `throw` that a rule brought into a block are unreachable: deleted;
 4. a placeholder left is a use the rules cannot simplify (an argument, a returned value, a field): it becomes the
    literal with a `TODO(gatehouse)` comment at the end of its line (once: not where the line holds one already);
-5. an import the rewrite left unused (the SDK's client or hook) is removed: Python, TypeScript/JavaScript, Java,
+5. a local only the removed code read (a loop's variable, a declaration, a TypeScript function) becomes `_` or goes,
+   its value's effect kept (`_ = audit()`, `audit();`): Go and TypeScript, whose compilers refuse it unread;
+6. an import the rewrite left unused (the SDK's client or hook) is removed: Python, TypeScript/JavaScript, Java,
    Kotlin, Go. Swift's `import Statsig` names a module, not what was used, and is left.
 
 Why not Piranha, which cleans up Java and Go (and only replaces the call in Python and TypeScript): one set of rules
@@ -28,6 +30,7 @@ names it does not know. The rules are kept to what is certain: an expression the
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Union
@@ -267,6 +270,9 @@ def rewrite_checks(text: str, language: str, gate_id: str, value: bool, rules: S
     text, todos = _literals(text, language)
     if "java try" in steps:
         text = _tries_that_throw_nothing(text)
+    if "locals" in steps:
+        # before the imports: a local that goes may have been the last user of one
+        text = _unused_locals(text, language, Counter(leaf.text() for leaf in _walk(root) if _is_named_leaf(leaf)))
     if "imports" in steps:
         # whatever the removed code alone imported goes with it (Go refuses an unused import; Java's, Kotlin's and
         # TypeScript's linters do): an import goes only when the code used it before the rewrite and does not after
@@ -381,6 +387,359 @@ def _without_name(name: SgNode, text: str) -> _Edit:
         return _Edit(start, end + after.end(), "")
     before = re.search(r",\s*$", text[:start])
     return _Edit(before.start() if before else start, end, "")
+
+
+# -- the locals the removed code alone read ----------------------------------------------------------------------
+
+# what reads a local by its name (Go's fields and packages are other kinds: `x.name` is not a read of `name`)
+READS = frozenset({"identifier", "shorthand_property_identifier", "simple_identifier"})
+# a value that, made and dropped, has no effect beyond `_pure`'s: a function made, not called
+INERT = frozenset({"arrow_function", "function_expression", "func_literal"})
+# what builds a value without effect beyond its parts': composite and object literals, the parts of a string, types
+BUILT = frozenset(
+    {
+        "composite_literal",
+        "literal_value",
+        "keyed_element",
+        "literal_element",
+        "object",
+        "pair",
+        "array",
+        "expression_list",
+        "type_identifier",
+        "package_identifier",
+        "string_fragment",
+        "string_content",
+        "escape_sequence",
+        "interpreted_string_literal_content",
+        "raw_string_literal",
+        "raw_string_literal_content",
+        "line_str_text",
+    }
+)
+
+
+def _effectless(value: SgNode) -> bool:
+    """Evaluating `value` has no effect: a function made, not called, or a value built of names, literals and
+    operators (`_pure`'s), composite and object literals and types, with no call inside (a string's interpolation may
+    hold one) and no receive from a Go channel."""
+    return value.kind() in INERT or all(_inert(node) for node in _walk(value) if node.is_named())
+
+
+def _inert(node: SgNode) -> bool:
+    kind = node.kind()
+    if kind in UNARY:
+        return not node.text().startswith("<-")
+    return kind in PURE_LEAVES | PURE_COMPOUNDS | PARENS | BINARY | BUILT or kind.endswith("_type") or "comment" in kind
+
+
+def _unused_locals(text: str, language: str, before: Counter[str]) -> str:
+    """The locals only the removed code read, gone or made `_` (Go refuses a local declared and not used, tsc's
+    noUnusedLocals too): a local is one of these when the rewrite took a use of its name away (`before` counts the
+    names of the original) and no read of it is left. Each round's removal may leave another unread (`v := rate * 2`
+    gone, `rate`), so the rounds go on until none is found."""
+    for _ in range(20):
+        root = _parse(text, language)
+        after = Counter(leaf.text() for leaf in _walk(root) if _is_named_leaf(leaf))
+        gone = {name for name, count in before.items() if after[name] < count}
+        if not gone:  # the rewrite took no read of any name away (a check alone in its if): nothing to look for
+            break
+        local = {"go": _go_unused, "kotlin": _kotlin_unused, "swift": _swift_unused}.get(language, _typescript_unused)
+        edits = [edit for node in _walk(root) if (edit := local(node, text, gone)) is not None]
+        if not edits:
+            break
+        text = _commit(root, edits, text)
+    return text
+
+
+def _unread(names: Sequence[SgNode], gone: set[str], scope: SgNode | None) -> list[SgNode]:
+    """Of the declared `names`, those whose name the rewrite took a use of away (`gone`) and that nothing in `scope`,
+    where they can be read, reads any more (a read in a closure or of a shadowing name counts: kept, never removed in
+    doubt)."""
+    candidates = [name for name in names if name.text() in gone and name.text() != "_"]
+    if scope is None or not candidates:
+        return []
+    declared = {name.range().start.index for name in names}
+    read = {
+        leaf.text()
+        for leaf in _walk(scope)
+        if leaf.kind() in READS and leaf.range().start.index not in declared and not _is_member(leaf)
+    }
+    return [name for name in candidates if name.text() not in read]
+
+
+def _block_scope(statement: SgNode) -> SgNode | None:
+    """Where a local a statement declares can be read: the block that holds it, inside a function; at the top of a
+    TypeScript module (a file that imports or exports), the module. None for anything else (Go's package and a
+    script's globals are read from other files too)."""
+    parent = statement.parent()
+    if parent is None or not _in_statement_list(statement):
+        return None
+    if parent.kind() == "program":
+        modular = any(child.kind() in ("import_statement", "export_statement") for child in parent.named_children())
+        return parent if modular else None
+    if parent.kind() in ("switch_case", "switch_default"):  # JavaScript's cases share one block: the switch's body
+        parent = parent.parent() or parent
+    return parent if any(ancestor.kind() in FUNCTIONS for ancestor in statement.ancestors()) else None
+
+
+def _go_unused(node: SgNode, text: str, gone: set[str]) -> Change | None:
+    """Go: a range's variable unread becomes `_` or goes (`for i := range`, `for _, x := range`, `for range xs`); a
+    declaration of locals all unread goes when its values have no effect, else they go to `_` (`_ = audit(n)`); one
+    unread among others that are read becomes `_`, or, where no other name is certainly new (`:=` would declare
+    nothing), is read by `_ = name` after it."""
+    kind = node.kind()
+    if kind == "range_clause" and any(child.kind() == ":=" for child in node.children()):
+        left = node.field("left")
+        names = left.named_children() if left is not None else []
+        unused = _unread(names, gone, node.parent())
+        if left is None or not unused:
+            return None
+        if all(name in unused or name.text() == "_" for name in names):
+            word = next(child for child in node.children() if child.kind() == "range")
+            return _Edit(left.range().start.index, word.range().start.index, "")
+        if names[0] in unused:
+            return names[0].replace("_")
+        return _Edit(names[0].range().end.index, left.range().end.index, "")
+    if kind == "short_var_declaration":
+        left, right = node.field("left"), node.field("right")
+        names = left.named_children() if left is not None else []
+        values = right.named_children() if right is not None else []
+        return _declaration_unread(node, names, values, ":=", text, gone)
+    parent = node.parent()
+    if kind == "var_spec" and parent is not None and parent.kind() == "var_declaration":
+        names = [child for child in node.named_children() if child.kind() == "identifier"]
+        value = node.field("value")
+        return _declaration_unread(parent, names, value.named_children() if value else [], "var", text, gone)
+    return None
+
+
+def _declaration_unread(
+    statement: SgNode, names: list[SgNode], values: list[SgNode], form: str, text: str, gone: set[str]
+) -> Change | None:
+    """A Go declaration (`form` `:=` or `var`) of `names` with `values`, its unread names made `_` or gone."""
+    parent = statement.parent()
+    # an if's, a switch's or a for's own statement (`if v, ok := m[k]; ok {`) declares for that statement alone
+    headed = parent is not None and parent.kind() in ("if_statement", "expression_switch_statement", "for_clause")
+    unused = _unread(names, gone, parent if headed else _block_scope(statement))
+    if not unused:
+        return None
+    kept = [name for name in names if name not in unused and name.text() != "_"]
+    if not kept and all(_effectless(value) for value in values) and _in_statement_list(statement):
+        return _declaration_deleted(statement, text, "go")
+    if not kept and form == ":=":  # nothing left to declare: the values go to `_`
+        first = names[0].range().start.index
+        operator = next(child for child in statement.children() if child.kind() == ":=")
+        return _Edit(first, operator.range().end.index, ", ".join("_" for _ in names) + " =")
+    scope = _function_of(statement)
+    if form == ":=" and scope is not None and not any(_new_in(name, statement, scope) for name in kept):
+        end = statement.range().end.index
+        indent = _indentation(text, statement.range().start.index)
+        return _Edit(end, end, "".join(f"\n{indent}_ = {name.text()}" for name in unused))
+    return _Many([name.replace("_") for name in unused])
+
+
+def _function_of(node: SgNode) -> SgNode | None:
+    return next((ancestor for ancestor in node.ancestors() if ancestor.kind() in FUNCTIONS), None)
+
+
+def _new_in(name: SgNode, statement: SgNode, scope: SgNode) -> bool:
+    """Whether `statement` certainly declares `name` anew: nothing in its function names it before."""
+    start = statement.range().start.index
+    return not any(
+        leaf.kind() == "identifier" and leaf.text() == name.text() and leaf.range().start.index < start for leaf in _walk(scope)
+    )
+
+
+def _kotlin_unused(node: SgNode, text: str, gone: set[str]) -> Change | None:
+    """Kotlin, which warns of each: a destructured name (`for ((name, count) in items)`, `val (a, b) = p`) or a
+    lambda's parameter unread becomes `_`; a function's `val` of one name unread goes when its value has no effect,
+    else its call stays a statement (another value stays declared: a warning, not an error). A plain loop's variable
+    draws no warning and stays."""
+    kind, parent = node.kind(), node.parent()
+    if (
+        kind == "variable_declaration"
+        and parent is not None
+        and parent.kind() in ("multi_variable_declaration", "lambda_parameters")
+    ):
+        holder = parent.parent() if parent.kind() == "multi_variable_declaration" else parent
+        if holder is None:
+            return None
+        # where the name can be read: the loop, the lambda, or the block of the val
+        scope = _block_scope(holder) if holder.kind() == "property_declaration" else holder
+        scope = holder.parent() if holder.kind() == "lambda_parameters" else scope
+        name = next((child for child in node.named_children() if child.kind() == "simple_identifier"), None)
+        unread = name is not None and _unread([name], gone, scope)
+        return name.replace("_") if unread and name is not None else None
+    declared = [child for child in node.named_children() if child.kind() == "variable_declaration"]
+    if (
+        kind != "property_declaration"
+        or len(declared) != 1
+        or any(child.kind() == "property_delegate" for child in node.children())
+    ):
+        return None
+    name = next((child for child in declared[0].named_children() if child.kind() == "simple_identifier"), None)
+    if name is None or not _unread([name], gone, _block_scope(node)):
+        return None
+    value = node.named_children()[-1] if any(child.kind() == "=" for child in node.children()) else None
+    if value is None or _effectless(value):
+        return _declaration_deleted(node, text, "kotlin")
+    return node.replace(value.text()) if value.kind() == "call_expression" else None
+
+
+def _swift_unused(node: SgNode, text: str, gone: set[str]) -> Change | None:
+    """Swift, which warns of each ("immutable value 'x' was never used; consider replacing with '_'"): a loop's or a
+    tuple's name unread becomes `_`; a function's `let`/`var` of one name unread goes when its value has no effect,
+    else the value goes to `_` (`_ = audit(n)`)."""
+    kind, parent = node.kind(), node.parent()
+    if kind != "for_statement" and (kind != "property_declaration" or parent is None or parent.kind() != "statements"):
+        return None
+    pattern = next((child for child in node.named_children() if child.kind() == "pattern"), None)
+    scope = node if kind == "for_statement" else _block_scope(node)
+    names = [leaf for leaf in _walk(pattern) if leaf.kind() == "simple_identifier"] if pattern is not None else []
+    unused = _unread(names, gone, scope)
+    if pattern is None or not unused:
+        return None
+    if kind == "property_declaration" and names == unused == [_only_child(pattern)]:
+        value = node.named_children()[-1] if any(child.kind() == "=" for child in node.children()) else None
+        if value is not None and not _effectless(value):
+            return node.replace(f"_ = {value.text()}")
+        if value is not None or len(node.named_children()) <= 3:  # no getter or observers to keep
+            return _declaration_deleted(node, text, "swift")
+        return None
+    return _Many([name.replace("_") for name in unused])
+
+
+def _typescript_unused(node: SgNode, text: str, gone: set[str]) -> Change | None:
+    """TypeScript: a loop's variable, a callback's parameter or a destructured name unread gets `_` before its name,
+    which tsc accepts unread (noUnusedLocals, noUnusedParameters; an object's shorthand name leaves the pattern
+    instead, where no `...rest` would take it); a `const`/`let` of one name unread goes when its value has no effect,
+    else its value stays a statement; a function unread goes, with its comment."""
+    kind = node.kind()
+    parent = node.parent()
+    if kind == "for_in_statement" and any(child.kind() in ("const", "let", "var") for child in node.children()):
+        # a `var` is its function's: where it is read is not the loop alone
+        scope = node if not any(child.kind() == "var" for child in node.children()) else _function_of(node)
+        return _names_unread(node.field("left"), gone, scope, text)
+    if kind in ("required_parameter", "optional_parameter") and parent is not None:
+        function = parent.parent()
+        if function is None or not _is_callback(function) or any(child.kind() in MODIFIERS for child in node.children()):
+            return None
+        return _names_unread(node.field("pattern"), gone, function, text)
+    if kind == "arrow_function" and node.field("parameter") is not None and _is_callback(node):  # `item => …`
+        return _names_unread(node.field("parameter"), gone, node, text)
+    if kind == "function_declaration" and _in_statement_list(node) and parent is not None:
+        name = node.field("name")
+        # an overload's signatures would be left without their implementation: the function stays
+        overloaded = any(sibling.kind() == "function_signature" for sibling in parent.named_children())
+        unread = name is not None and not overloaded and _unread([name], gone, _block_scope(node))
+        return _with_its_comments(node, _declaration_deleted(node, text, "typescript"), text) if unread else None
+    declarators = [child for child in node.named_children() if child.kind() == "variable_declarator"]
+    # not a `using` declaration: its value is disposed of at the block's end
+    if kind != "lexical_declaration" or len(declarators) != 1 or node.children()[0].kind() not in ("const", "let"):
+        return None
+    if not _in_statement_list(node):
+        return None
+    pattern, value = declarators[0].field("name"), declarators[0].field("value")
+    names = _pattern_names(pattern)
+    if len(_unread(names, gone, _block_scope(node))) < len(names) or not names:
+        return _names_unread(pattern, gone, _block_scope(node), text)
+    if value is None or _effectless(value):
+        return _declaration_deleted(node, text, "typescript")
+    value = _effect_of(value)
+    plain = value.kind() in STATEMENT_STARTS and NAME.match(value.text())
+    return node.replace(f"{value.text()};" if plain else f"void {value.text()};")
+
+
+def _effect_of(value: SgNode) -> SgNode:
+    """The part of `value` whose evaluation has the effects: `audit()` of `audit() || 1` (a logical operator's other
+    operand, without effect, need not be evaluated when the value is dropped)."""
+    operands = _operands(value, BINARY, 2)
+    if operands is None or text_between(value, *operands) not in ("||", "&&", "??"):
+        return value
+    left, right = operands
+    return _effect_of(left) if _effectless(right) else value
+
+
+# the values that, written as they are, start a statement (`void` takes no `yield`; `{` would start a block)
+STATEMENT_STARTS = frozenset({"call_expression", "await_expression", "new_expression", "yield_expression"})
+# what makes a TypeScript parameter a field as well (`constructor(private user: User)`): its name is read as a member
+MODIFIERS = frozenset({"accessibility_modifier", "readonly", "override_modifier"})
+
+
+def _is_callback(function: SgNode) -> bool:
+    """A function written as an argument (`items.forEach((item) => …)`): its parameters are its caller's contract, so
+    one unread may take `_` (noUnusedParameters refuses it). A named function's or a method's parameters are its own
+    interface, which the rewrite does not change: they stay."""
+    parent = function.parent()
+    return function.kind() in ("arrow_function", "function_expression") and parent is not None and parent.kind() == "arguments"
+
+
+def _names_unread(pattern: SgNode | None, gone: set[str], scope: SgNode | None, text: str) -> Change | None:
+    """The names `pattern` declares that nothing in `scope` reads any more: `_` before each (tsc accepts it unread),
+    or, a shorthand name of an object pattern without `...rest` and with other names, out of the pattern."""
+    unused = _unread(_pattern_names(pattern), gone, scope)
+    if pattern is None or not unused:
+        return None
+    elements = pattern.named_children() if pattern.kind() == "object_pattern" else []
+    rest = any(element.kind() == "rest_pattern" for element in elements)
+    removable = [name for name in unused if name.kind() == "shorthand_property_identifier_pattern" and name in elements]
+    if rest or len(removable) == len(elements):
+        removable = []
+    return _Many([_without_name(name, text) if name in removable else _underscored(name) for name in unused])
+
+
+def _declaration_deleted(node: SgNode, text: str, language: str) -> Change:
+    """A declaration deleted (`_delete_statement`), with the comment that ends its line: it spoke of the declaration
+    (`u := User{ID: "1"}  // Seattle`)."""
+    start, end = node.range().start.index, node.range().end.index
+    after = text[end : _line_end(text, end)].strip()
+    if after.startswith("//") and not text[_line_start(text, start) : start].strip():
+        comment = next((sibling for sibling in node.next_all() if "comment" in sibling.kind()), None)
+        if comment is not None and comment.text().strip() == after:  # a comment, not `//` inside something else
+            return _Edit(_line_start(text, start), _line_end(text, end), "")
+    return _delete_statement(node, text, language)
+
+
+def _with_its_comments(node: SgNode, deleted: Change, text: str) -> Change:
+    """A declaration's deletion (`deleted`, whole lines) from the comment lines right above it: its documentation."""
+    if not isinstance(deleted, _Edit) or deleted.start_pos > _line_start(text, node.range().start.index):
+        return deleted
+    first = node
+    for sibling in node.prev_all():  # the nearest first
+        own_line = not text[_line_start(text, sibling.range().start.index) : sibling.range().start.index].strip()
+        if "comment" not in sibling.kind() or not own_line or sibling.range().end.line != first.range().start.line - 1:
+            break
+        first = sibling
+    start, end = min(deleted.start_pos, _line_start(text, first.range().start.index)), deleted.end_pos
+    # between blank lines, one of them goes along (as `_delete_statement` does for a statement alone)
+    blank_before = start == 0 or not text[_line_start(text, start - 1) : start].strip()
+    if blank_before and end < len(text) and not text[end : _line_end(text, end)].strip():
+        end = _line_end(text, end)
+    return _Edit(start, end, "")
+
+
+def _pattern_names(pattern: SgNode | None) -> list[SgNode]:
+    """The names a declaration's target declares: itself, or those of a pattern (not its defaults, keys or types)."""
+    if pattern is None:
+        return []
+    kind = pattern.kind()
+    if kind in ("identifier", "shorthand_property_identifier_pattern"):
+        return [pattern]
+    if kind in ("object_assignment_pattern", "assignment_pattern"):
+        return _pattern_names(pattern.field("left"))
+    if kind == "pair_pattern":
+        return _pattern_names(pattern.field("value"))
+    if kind in ("object_pattern", "array_pattern", "rest_pattern"):
+        return [name for child in pattern.named_children() for name in _pattern_names(child)]
+    return []
+
+
+def _underscored(name: SgNode) -> Edit:
+    """A declared name tsc accepts unread: `_` before it (`{ id }` becomes `{ id: _id }`)."""
+    if name.kind() == "shorthand_property_identifier_pattern":
+        return name.replace(f"{name.text()}: _{name.text()}")
+    return name.replace(f"_{name.text()}")
 
 
 # -- finding the checks ---------------------------------------------------------------------------------------
@@ -978,11 +1337,6 @@ class _Many(list["Edit | _Edit"]):  # several edits from one rule on one node
     pass
 
 
-def _each(change: Change) -> list[Edit | _Edit]:
-    """The edits a change makes, one or several."""
-    return list(change) if isinstance(change, _Many) else [change]
-
-
 # what a rule makes of a node: one of ast-grep's edits, one by offsets, or several
 Change = Union["Edit", _Edit, _Many]
 
@@ -1249,29 +1603,9 @@ def _switch_on_const(node: SgNode, discriminant: SgNode, clauses: list[SgNode], 
         return None  # a switch tsc accepted before the rewrite: not the rewrite's to change
     runs = _switch_runs(node, clauses, ("string", next(iter(values)))) if len(values) == 1 else None
     if runs is not None:
-        simplified = _switch_simplified(node, clauses, runs, text, language)
-        # the const, read by the switch alone, would be left unused (tsc's noUnusedLocals refuses it): it goes too
-        unused = _unused_const(discriminant, node, [statement for run in runs for statement in run], text, language)
-        return simplified if unused is None else _Many([*_each(simplified), *_each(unused)])
+        # the const, read by the switch alone, is left unread: it goes with the locals the removed code alone read
+        return _switch_simplified(node, clauses, runs, text, language)
     return discriminant.replace(f"{discriminant.text()} as string")
-
-
-def _unused_const(name: SgNode, switch: SgNode, kept: list[SgNode], text: str, language: str) -> Change | None:
-    """The declaration of the const `name` reads, deleted, when it is a function's and the switch's discriminant is
-    its only use the simplified switch (keeping `kept`) leaves; None otherwise."""
-    declarator = _const_value(name)
-    declarator = declarator.parent() if declarator is not None else None
-    declaration = declarator.parent() if declarator is not None else None
-    scope = next((ancestor for ancestor in name.ancestors() if ancestor.kind() in FUNCTIONS), None)
-    if declaration is None or scope is None or not _inside(declaration, scope):
-        return None
-    uses = [
-        leaf
-        for leaf in _walk(scope)
-        if leaf.kind() in ("identifier", "shorthand_property_identifier") and leaf.text() == name.text() and not _is_member(leaf)
-        if not _inside(leaf, declaration) and (not _inside(leaf, switch) or any(_inside(leaf, statement) for statement in kept))
-    ]
-    return _delete_statement(declaration, text, language) if uses == [] else None
 
 
 def _label(node: SgNode | None) -> Label | None:

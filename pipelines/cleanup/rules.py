@@ -498,6 +498,95 @@ RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
+        "Go: a range's variable only the removed code read",
+        ("go",),
+        "for $K, $V := range $XS { if $CHECK { use($V) } }",
+        "`_` for the key, the value dropped, or both (`for range $XS`): Go refuses a local declared and not used",
+        "locals",
+        Example(
+            "go",
+            False,
+            'package m\n\nfunc f(u User, xs []string) {\n\tfor i, x := range xs {\n\t\tif statsig.CheckGate(u, "g") {\n'
+            "\t\t\tuse(x)\n\t\t}\n\t\tuse(i)\n\t}\n}\n",
+            "package m\n\nfunc f(u User, xs []string) {\n\tfor i := range xs {\n\t\tuse(i)\n\t}\n}\n",
+        ),
+    ),
+    Rule(
+        "Go: a local only the removed code read",
+        ("go",),
+        "$V := $X; if $CHECK { use($V) } / var $V = $X",
+        "gone when $X has no effect (no call); else `_ = $X`; `_` for one of several names, or `_ = $V` after it"
+        " where no other name is certainly new",
+        "locals",
+        Example(
+            "go",
+            False,
+            'package m\n\nfunc f(u User) {\n\tv := audit()\n\tn := 2\n\tif statsig.CheckGate(u, "g") {\n\t\tuse(v, n)\n\t}\n}\n',
+            "package m\n\nfunc f(u User) {\n\t_ = audit()\n}\n",
+        ),
+    ),
+    Rule(
+        "TypeScript: a loop's, destructured or callback's variable only the removed code read",
+        ("typescript", "tsx"),
+        "for (const $X of $XS) { if ($CHECK) { use($X) } } / const { $A, $B } = $O / const [$A, $B] = $XS"
+        " / $XS.forEach(($X) => …)",
+        "`_$X`, which tsc accepts unread (noUnusedLocals, and noUnusedParameters for a callback's; a named function's"
+        " parameters are its interface and stay); a name of an object pattern without `...rest` leaves the pattern",
+        "locals",
+        Example(
+            "typescript",
+            True,
+            "export function f(u: User, xs: string[], o: Order) {\n  const { id, total } = o;\n  for (const x of xs) {\n"
+            '    if (!Statsig.checkGate(u, "g")) {\n      use(x, id);\n    }\n  }\n  use(total);\n}\n',
+            "export function f(u: User, xs: string[], o: Order) {\n  const { total } = o;\n  for (const _x of xs) {\n"
+            "  }\n  use(total);\n}\n",
+        ),
+    ),
+    Rule(
+        "TypeScript: a local only the removed code read",
+        ("typescript", "tsx"),
+        "const $V = $X; if ($CHECK) { use($V) } / function $F() {} (a module's or a function's, not exported)",
+        "gone when $X has no effect (no call); else `$X;`, its effect kept (tsc's noUnusedLocals refuses the local)",
+        "locals",
+        Example(
+            "typescript",
+            False,
+            'import { audit } from "./audit";\n\nfunction shout(s: string) {\n  return s.toUpperCase();\n}\n\n'
+            "export function f(u: User) {\n  const stamp = audit();\n  const tax = 2;\n"
+            '  if (Statsig.checkGate(u, "g")) {\n    use(shout(stamp), tax);\n  }\n}\n',
+            'import { audit } from "./audit";\n\nexport function f(u: User) {\n  audit();\n}\n',
+        ),
+    ),
+    Rule(
+        "Kotlin: a local only the removed code read",
+        ("kotlin",),
+        "for (($A, $B) in $XS) / val ($A, $B) = $X / { $A -> … } / val $V = $X, and if ($CHECK) { use($A, $V) }",
+        "`_` for a destructured name or a lambda's parameter; the val gone when $X has no effect, else its call kept"
+        " (kotlinc warns of each; a plain loop's variable draws no warning and stays)",
+        "locals",
+        Example(
+            "kotlin",
+            False,
+            "fun f(items: Map<String, Int>) {\n    val stamp = audit()\n    for ((name, count) in items) {\n"
+            '        if (Statsig.checkGate("g")) {\n            use(name, stamp)\n        }\n        use(count)\n    }\n}\n',
+            "fun f(items: Map<String, Int>) {\n    audit()\n    for ((_, count) in items) {\n        use(count)\n    }\n}\n",
+        ),
+    ),
+    Rule(
+        "Swift: a local only the removed code read",
+        ("swift",),
+        "for ($A, $B) in $XS / let ($A, $B) = $X / let $V = $X, and if $CHECK { use($A, $V) }",
+        "`_` for a loop's or a tuple's name; the let gone when $X has no effect, else `_ = $X` (Swift warns of each)",
+        "locals",
+        Example(
+            "swift",
+            False,
+            "func f(items: [String]) {\n    let stamp = audit()\n    for (at, item) in items.enumerated() {\n"
+            '        if Statsig.checkGate("g") {\n            use(item, stamp)\n        }\n        use(at)\n    }\n}\n',
+            "func f(items: [String]) {\n    _ = audit()\n    for (at, _) in items.enumerated() {\n        use(at)\n    }\n}\n",
+        ),
+    ),
+    Rule(
         "unused imports",
         ("python", *WEB, "java", "kotlin", "go"),
         "import $NAME, $NAME no longer used",

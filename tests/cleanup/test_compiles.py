@@ -4,11 +4,13 @@ the gate's value from GATE_VALUE; each is rewritten for both values, and the ori
 together, in one compiler invocation a language (the compilers start slowly), then run with the gate at each value:
 the outputs are equal.
 
-- Go: `go vet` and `go build`; the imports the removed code alone used go with it (Go refuses an unused import).
+- Go: `go vet` and `go build`; the imports and the locals the removed code alone used go with it, or become `_`
+  (Go refuses an unused import or local).
 - Java: `javac -Xlint:all -Werror`; a `try` whose body no longer throws the checked exceptions it catches is
   unwrapped (javac refuses the catch).
-- Kotlin: `kotlinc` from the system's packages, no warning but for a parameter the rewrite left unused.
-- TypeScript: `tsc --strict --noUnusedLocals` (unused imports are errors there) from npm.
+- Kotlin: `kotlinc` from the system's packages, no warning but for a parameter the rewrite left unused (a local
+  only the removed code read goes or becomes `_`).
+- TypeScript: `tsc --strict --noUnusedLocals` (unused imports and locals are errors there) from npm.
 - JavaScript and Python: run by node and Python, which parse the whole file first.
 - Swift: no compiler installs from the system's packages (Debian's `swift` is another program), so the rewrite is
   parsed by tree-sitter and must hold no error node; it is not run.
@@ -127,7 +129,7 @@ def go_built(tmp_path_factory) -> Built:
 
 def test_go_loses_what_the_removed_code_alone_imported(go_built):
     for value, rewrite in go_built.rewrites.items():
-        assert rewrite.replaced == 2
+        assert rewrite.replaced == 6
         imports = rewrite.text.split(")", 1)[0]
         assert ('"strings"' in imports) is (not value) and ('"log"' in imports) is (not value)
         assert '"fmt"' in imports and "go-sdk" in imports  # main still names statsig.User
@@ -136,6 +138,17 @@ def test_go_loses_what_the_removed_code_alone_imported(go_built):
 @pytest.mark.parametrize("value", VALUES)
 def test_go_compiles_and_behaves_as_before(go_built, value):
     assert_behaves_as_before(go_built, value, ["bin/{}"])
+
+
+def test_go_locals_only_the_removed_branch_read_become_blank_or_go(go_built):
+    # Receipt's loops and locals (tests/cleanup/programs/go/main.go): go vet and go build above refuse any left unused
+    on, off = go_built.rewrites[True].text, go_built.rewrites[False].text
+    assert "for _, item := range items {" in on and "for i, item := range items {" in off
+    assert "for i := range items {" in off and "for range items {" in off
+    # audit prints: its call stays, its value to `_`; the literal goes; err is still read, count becomes `_`
+    assert "\t_ = audit(len(items))\n" in off and "tax :=" not in off
+    assert '\t_, err := strconv.Atoi("3")\n' in off and "\tvar _ = audit(1)\n" in off
+    assert "stamp := audit(len(items))" in on and "tax := 2" in on
 
 
 # -- Java ---------------------------------------------------------------------------------------------------------
@@ -195,7 +208,7 @@ def kotlin_built(tmp_path_factory) -> Built:
 
 def test_kotlin_loses_the_sdk_import_and_what_the_removed_code_alone_imported(kotlin_built):
     for value, rewrite in kotlin_built.rewrites.items():
-        assert rewrite.replaced == 3
+        assert rewrite.replaced == 6
         assert "import com.statsig.androidsdk.Statsig\n" not in rewrite.text
         assert ("import java.util.Locale" in rewrite.text) is (not value)
 
@@ -203,6 +216,15 @@ def test_kotlin_loses_the_sdk_import_and_what_the_removed_code_alone_imported(ko
 @pytest.mark.parametrize("value", VALUES)
 def test_kotlin_compiles_and_behaves_as_before(kotlin_built, value):
     assert_behaves_as_before(kotlin_built, value, [toolchain("kotlin"), "-cp", "classes", "{}.CheckoutKt"])
+
+
+def test_kotlin_locals_only_the_removed_branch_read_become_blank_or_go(kotlin_built):
+    # receipt's (tests/cleanup/programs/kotlin/Checkout.kt): kotlinc above warns of any left unused
+    on, off = kotlin_built.rewrites[True].text, kotlin_built.rewrites[False].text
+    assert "for ((_, count) in items)" in off and "val (_, second) = " in off and "items.forEach { _ ->" in on
+    # audit prints: its call stays; the literal goes
+    assert "\n    audit(items.size)\n" in off and "val tax" not in off
+    assert "val stamp = audit(items.size)" in on and "for ((name, count) in items)" in on
 
 
 # -- TypeScript -----------------------------------------------------------------------------------------------------
@@ -241,7 +263,7 @@ def typescript_built(tmp_path_factory) -> Built:
 
 def test_typescript_loses_the_sdk_and_what_the_removed_code_alone_imported(typescript_built):
     for value, rewrite in typescript_built.rewrites.items():
-        assert rewrite.replaced == 6
+        assert rewrite.replaced == 9
         assert 'from "./statsig"' not in rewrite.text
         assert ('from "./format"' in rewrite.text) is (not value)
 
@@ -263,6 +285,19 @@ def test_typescript_switch_on_the_value_becomes_its_case_or_is_widened(typescrip
 @pytest.mark.parametrize("value", VALUES)
 def test_typescript_compiles_strictly_and_behaves_as_before(typescript_built, value):
     assert_behaves_as_before(typescript_built, value, [toolchain("node"), "out/{}/main.js"])
+
+
+def test_typescript_locals_only_the_removed_branch_read_get_an_underscore_or_go(typescript_built):
+    # receipt's loops and locals (tests/cleanup/programs/typescript/main.ts): tsc --noUnusedLocals above refuses any
+    # left unread
+    on, off = typescript_built.rewrites[True].text, typescript_built.rewrites[False].text
+    assert "for (const _key in order)" in on and "for (const key in order)" in off
+    assert "for (const _item of items)" in off and "const [_first, second] = items;" in off
+    assert "const { total } = order;" in off and "const { id, total } = order;" in on
+    # audit logs: its call stays a statement; the literal and the helper only the removed branch called go
+    assert "\n  audit(items.length);\n" in off and "const tax" not in off
+    assert "function shout" not in off and "read by the removed branch alone" not in off
+    assert "function shout" in on and "const stamp = audit(items.length);" in on
 
 
 # -- JavaScript ---------------------------------------------------------------------------------------------------
@@ -324,10 +359,20 @@ def test_swift_parses_with_no_error_node_and_keeps_the_live_branches(value):
     assert parse_errors(program, "swift") == []
     _, rewrites = rewritten("swift", program)  # which asserts no error node and no TODO
     text = rewrites[value].text
-    assert rewrites[value].replaced == 4 and "checkGate" not in text
+    assert rewrites[value].replaced == 6 and "checkGate" not in text
     live, dead = ("new", "old") if value else ("old", "new")
     assert f'return "{live}"' in text and f'return "{dead}"' not in text
     # the else-if decided: `} else {` with the live branch, the tablet's branch kept
     assert ('return "fresh"' in text) is value and ('return "legacy"' in text) is (not value)
     assert 'return "tablet"' in text and "} else {" in text
     assert ("guard" in text) is False
+
+
+def test_swift_locals_only_the_removed_branch_read_become_blank_or_go():
+    # receipt's (tests/cleanup/programs/swift/Checkout.swift): Swift warns of any left unused
+    _, rewrites = rewritten("swift", (PROGRAMS / "swift" / "Checkout.swift").read_text())
+    on, off = rewrites[True].text, rewrites[False].text
+    assert "for (at, _) in items.enumerated()" in off and "for (at, item) in items.enumerated()" in on
+    # audit may have an effect: its value goes to `_`; the literal goes
+    assert "\n    _ = audit(items.count)\n" in on and "let tax" not in on
+    assert "let stamp = audit(items.count)" in off and "let tax = 2" in off

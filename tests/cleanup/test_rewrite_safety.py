@@ -260,7 +260,7 @@ CASES = {
         }
         """,
     ),
-    # what follows a return
+    # what follows a return: a hoisted function stays (`full`, which only the removed branch called, goes with it)
     "hoisted functions after a return": (
         "typescript",
         True,
@@ -275,7 +275,6 @@ CASES = {
         function price(user, cart) {
           return discounted(cart);
           function discounted(c) { return c.total * 0.9; }
-          function full(c) { return c.total; }
         }
         """,
     ),
@@ -931,3 +930,116 @@ def test_a_byte_order_mark_is_kept_and_the_file_rewritten(tmp_path):
     _rewrite_file(Worktree(tmp_path, tmp_path, "base"), patch, "flags.py", True)
     assert patch.left == {}
     assert (tmp_path / "flags.py").read_bytes() == b"\xef\xbb\xbfdef f(user):\n    a()\n"
+
+
+# What the removed code alone read goes (Go refuses a local declared and not used, tsc's noUnusedLocals too), but
+# never what another file, a `...rest` or the kept code may still read, nor a value's effect.
+LOCALS = {
+    # `_, err :=` would declare nothing new (err is declared already): the local stays, read by `_ = n`
+    "a Go local beside a name declared before": (
+        "go",
+        False,
+        'package m\n\nfunc f(u User) error {\n\tvar err error\n\tn, err := parse()\n\tif statsig.CheckGate(u, "g") {\n'
+        "\t\tuse(n)\n\t}\n\treturn err\n}\n",
+        "package m\n\nfunc f(u User) error {\n\tvar err error\n\tn, err := parse()\n\t_ = n\n\treturn err\n}\n",
+    ),
+    # a script's top-level const is a global (another script may read it); an exported one another module may import
+    "a TypeScript global or export": (
+        "typescript",
+        False,
+        'const legacy = makeLegacy();\nif (Statsig.checkGate(u, "g")) {\n  run(legacy);\n}\n',
+        "const legacy = makeLegacy();\n",
+    ),
+    "a TypeScript module's export": (
+        "typescript",
+        False,
+        'export const legacy = makeLegacy();\nexport function f(u: User) {\n  if (Statsig.checkGate(u, "g")) {\n'
+        "    run(legacy);\n  }\n}\n",
+        "export const legacy = makeLegacy();\nexport function f(u: User) {\n}\n",
+    ),
+    # out of the pattern, `id` would go into `rest`: it gets `_` instead; a local unread before the rewrite stays
+    "a TypeScript name beside a rest, and one never read": (
+        "typescript",
+        False,
+        "export function f(u: User, order: Order) {\n  const spare = 1;\n  const { id, ...rest } = order;\n"
+        '  const parts = [head(), tail()];\n  if (Statsig.checkGate(u, "g")) {\n    use(id, parts);\n  }\n  use(rest);\n}\n',
+        "export function f(u: User, order: Order) {\n  const spare = 1;\n  const { id: _id, ...rest } = order;\n"
+        "  void [head(), tail()];\n  use(rest);\n}\n",
+    ),
+    # a callback's parameters are its caller's contract: `_` (noUnusedParameters refuses them unread); a named
+    # function's are its own interface: they stay
+    "TypeScript callbacks' parameters": (
+        "typescript",
+        False,
+        'export function f(user: User, xs: string[]) {\n  xs.forEach((x, at) => {\n    if (Statsig.checkGate(user, "g")) {\n'
+        '      log(x);\n    }\n    log(at);\n  });\n  return xs.map(x => Statsig.checkGate(user, "g") ? x : "");\n}\n',
+        "export function f(user: User, xs: string[]) {\n  xs.forEach((_x, at) => {\n    log(at);\n  });\n"
+        '  return xs.map(_x => "");\n}\n',
+    ),
+    # `void` takes no `yield`; a `using` declaration is disposed of at the block's end; an overload's signature
+    # needs its implementation
+    "TypeScript yield, using and overloads": (
+        "typescript",
+        False,
+        "function helper(a: string): string;\nfunction helper(a: any) {\n  return a;\n}\nexport function* f(u: User) {\n"
+        '  const got = yield fetch();\n  using res = open();\n  if (Statsig.checkGate(u, "g")) {\n'
+        '    use(got, res, helper("a"));\n  }\n}\n',
+        "function helper(a: string): string;\nfunction helper(a: any) {\n  return a;\n}\nexport function* f(u: User) {\n"
+        "  yield fetch();\n  using res = open();\n}\n",
+    ),
+    # a string's interpolation may call: its value goes to `_`, not away
+    "a Swift string that calls": (
+        "swift",
+        False,
+        'func f() {\n    let note = "n \\(audit())"\n    let plain = "n"\n    if Statsig.checkGate("g") {\n'
+        "        use(note, plain)\n    }\n}\n",
+        'func f() {\n    _ = "n \\(audit())"\n}\n',
+    ),
+    # an if's own statement declares for the if alone: `ok`, read by the condition only, becomes `_` (go vet passes)
+    "a Go if's own statement": (
+        "go",
+        False,
+        'package m\n\nfunc f(u User, k string) {\n\tif v, ok := m[k]; ok && statsig.CheckGate(u, "g") {\n\t\tuse(v)\n\t}\n}\n',
+        "package m\n\nfunc f(u User, k string) {\n\tif v, _ := m[k]; false {" + SLASHES + "\n\t\tuse(v)\n\t}\n}\n",
+    ),
+    # the SDK's user, built for the check alone, goes with it; a receive from a channel is an effect: it stays
+    "a Go value built without effect, and a receive": (
+        "go",
+        False,
+        "package m\n\nfunc f(id string, ch chan int) {\n\tu := statsig.User{UserID: id}\n\tw := <-ch\n"
+        '\tif statsig.CheckGate(u, "g") {\n\t\tuse(w)\n\t}\n}\n',
+        "package m\n\nfunc f(id string, ch chan int) {\n\t_ = <-ch\n}\n",
+    ),
+    # the comment that ends a deleted declaration's line spoke of it: it goes too (seen in the Go SDK's tests)
+    "a Go local with its own comment": (
+        "go",
+        True,
+        'package m\n\nfunc f() {\n\tu := User{ID: "1"} // Seattle, WA\n\tif statsig.CheckGate(u, "g") {\n\t\tok()\n\t}\n}\n',
+        "package m\n\nfunc f() {\n\tok()\n}\n",
+    ),
+    # `|| 1` has no effect to keep once the value is dropped (seen in a Next.js shop's pagination)
+    "a TypeScript value with a default": (
+        "typescript",
+        False,
+        "export function f(u: User, page: string) {\n  const current = Number(page) || 1;\n"
+        '  if (Statsig.checkGate(u, "g")) {\n    show(current);\n  }\n}\n',
+        "export function f(u: User, page: string) {\n  Number(page);\n}\n",
+    ),
+    # a switch's cases share one block: a const of one case is read from another
+    "a TypeScript const read by another case": (
+        "typescript",
+        False,
+        "export function f(u: User, k: number) {\n  switch (k) {\n    case 1:\n      const x = 2;\n"
+        '      if (Statsig.checkGate(u, "g")) {\n        use(x);\n      }\n      break;\n    case 2:\n      use(x);\n  }\n}\n',
+        "export function f(u: User, k: number) {\n  switch (k) {\n    case 1:\n      const x = 2;\n      break;\n"
+        "    case 2:\n      use(x);\n  }\n}\n",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", LOCALS)
+def test_what_the_removed_code_alone_read_goes_and_nothing_else(case):
+    language, value, before, after = LOCALS[case]
+    rewrite = rewrite_checks(before, language, "g", value)
+    assert rewrite.text == after
+    assert parse_errors(rewrite.text, language) == []

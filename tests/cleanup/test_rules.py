@@ -9,8 +9,8 @@ import pytest
 from gatehouse.pipelines.cleanup.rewrite import NODE_STEP_FUNCTIONS, parse_errors, rewrite_checks
 from gatehouse.pipelines.cleanup.rules import ALL, CALL_FORMS, NODE_STEPS, RULES, CallForm, Rule
 
-# the steps the engine runs once, after the node steps: the literal (always), Java's try, the imports
-FINISHING_STEPS = {"literal", "java try", "imports"}
+# the steps the engine runs once, after the node steps: the literal (always), Java's try, the locals, the imports
+FINISHING_STEPS = {"literal", "java try", "locals", "imports"}
 
 
 @pytest.mark.parametrize("item", [*CALL_FORMS, *RULES], ids=lambda item: item.name)

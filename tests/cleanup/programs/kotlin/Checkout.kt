@@ -28,7 +28,38 @@ class Checkout(private val user: StatsigUser) {
     }
 }
 
+// locals only the removed branch read: kotlinc warns of each ("variable 'id' is never used"); a destructured or a
+// lambda's name becomes `_`, a val goes, or its call stays where it may have an effect
+fun audit(n: Int): Int {
+    println("audit $n")
+    return n
+}
+
+fun receipt(items: Map<String, Int>): String {
+    val lines = mutableListOf<String>()
+    for ((name, count) in items) {
+        if (Statsig.checkGate("new_checkout")) {
+            lines.add(name)
+        }
+        lines.add(count.toString())
+    }
+    items.forEach { entry ->
+        if (!Statsig.checkGate("new_checkout")) {
+            lines.add(entry.key)
+        }
+    }
+    val stamp = audit(items.size)
+    val tax = 2
+    val (first, second) = Pair("a", "b")
+    if (Statsig.checkGate("new_checkout")) {
+        lines.add("$stamp $tax $first")
+    }
+    lines.add(second)
+    return lines.joinToString(",")
+}
+
 fun main() {
     val checkout = Checkout(StatsigUser("u1"))
     println(listOf(checkout.screen(), checkout.price(10), checkout.banner(false), checkout.banner(true)).joinToString(" | "))
+    println(receipt(mapOf("a" to 1, "b" to 2)))
 }

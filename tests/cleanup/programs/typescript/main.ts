@@ -69,5 +69,43 @@ switch (EXPRESS_DEFAULT) {
     greeting = "standard by default";
 }
 
+// locals only the removed branch read: tsc --noUnusedLocals refuses them (TS6133). A loop's or a destructured
+// name gets `_` (which tsc accepts), a declaration goes, or its value stays a statement where it may have an effect.
+
+// read by the removed branch alone when the gate is off: it goes, and this comment with it
+function shout(text: string): string {
+  return text.toUpperCase();
+}
+
+function audit(n: number): string {
+  console.log("audit", n);
+  return String(n);
+}
+
+export function receipt(user: { id: string }, items: string[], order: { id: string; total: number }): string {
+  const lines: string[] = [];
+  for (const item of items) {
+    if (Statsig.checkGate(user, "new_checkout")) {
+      lines.push(shout(item));
+    }
+    lines.push("-");
+  }
+  for (const key in order) {
+    if (!Statsig.checkGate(user, "new_checkout")) {
+      lines.push(key);
+    }
+  }
+  const { id, total } = order;
+  const [first, second] = items;
+  const stamp = audit(items.length);
+  const tax = 2;
+  if (Statsig.checkGate(user, "new_checkout")) {
+    lines.push(`${id} ${stamp} ${tax} ${first}`);
+  }
+  lines.push(String(total), String(second));
+  return lines.join(",");
+}
+
 console.log(price({ id: "u1" }, 10), banner({ id: "u1" }), shipping({ id: "u1" }, 12), shipping({ id: "u1" }, 3));
 console.log(flow({ id: "u1" }), steps({ id: "u1" }, 0).join(","), steps({ id: "u1" }, 2).join(","), greeting);
+console.log(receipt({ id: "u1" }, ["a", "b"], { id: "o1", total: 5 }));
