@@ -37,21 +37,14 @@ BASE_URL = "http://console-twin.bench.invalid"
 
 def source_args(size: str) -> dict[str, Any]:
     from gatehouse.console_twin import ConsoleTwin, TwinSettings
+    from gatehouse.pipelines.run.demo import twin_source_args
 
     # The console as the load bench meets it (bench/run.py): 50 ms a request, 50 requests a second, which the
     # client is configured to keep to. Without them the run would be a few seconds of local work, and Dagster's
     # fixed cost of starting a materialisation would be all the ratio measured, not what a schedule sees.
     twin = ConsoleTwin(size=size, seed=0, settings=TwinSettings(latency=LATENCY_S, rate_limit=RATE_LIMIT))
     requests, window = RATE_LIMIT
-    return {
-        "base_url": BASE_URL,
-        "api_key": twin.settings.api_key,
-        "experiment_ids": twin.experiment_ids,
-        "ingestion_run_ids": twin.ingestion_run_ids,
-        "transport": twin.transport(),
-        "rate_limit_requests": requests,
-        "rate_limit_window": window,
-    }
+    return twin_source_args(twin, BASE_URL, transport=twin.transport(), rate_limit_requests=requests, rate_limit_window=window)
 
 
 def time_gatehouse(size: str, work: Path) -> float:

@@ -38,6 +38,7 @@ from gatehouse.console_twin.time_travel import ARCHIVED, Play, organisation_live
 from gatehouse.pipelines.cli.code_refs import read_entities
 from gatehouse.pipelines.code_refs.codeowners import file_owners
 from gatehouse.pipelines.code_refs.scan import DEFAULT_EXCLUDES, Matcher, RepositoryScan, open_repository, scan_repository
+from gatehouse.pipelines.run.demo import twin_source_args
 from gatehouse.pipelines.run.steps import RunOptions, run_extraction
 from gatehouse.pipelines.warehouse.destination import Destination
 from gatehouse.sources.code_refs import code_references_source
@@ -73,13 +74,7 @@ class TimeTravelLoads:
     def load(self, day: int) -> None:
         self.play.advance_to(day)
         twin = self.play.twin
-        args = {
-            "base_url": BASE_URL,
-            "api_key": twin.settings.api_key,
-            "experiment_ids": twin.experiment_ids,
-            "ingestion_run_ids": twin.ingestion_run_ids,
-            "transport": twin.transport(),
-        }
+        args = twin_source_args(twin, BASE_URL, transport=twin.transport())
         run_extraction(RunOptions(destination=self.destination, progress=False, lock_timeout_s=60, source_args=args))
         self.scan()
 

@@ -27,13 +27,16 @@ def demo_consoles() -> Iterator[dict[str, dict[str, Any]]]:
 
     host = ConsoleHost.of(DEMO_PROJECTS)
     transport = host.transport()
-    yield {
-        name: {
-            "base_url": DEMO_BASE_URL,
-            "api_key": twin.settings.api_key,
-            "experiment_ids": list(twin.experiment_ids),
-            "ingestion_run_ids": list(twin.ingestion_run_ids),
-            "transport": transport,
-        }
-        for name, twin in host.twins.items()
+    yield {name: twin_source_args(twin, DEMO_BASE_URL, transport=transport) for name, twin in host.twins.items()}
+
+
+def twin_source_args(twin: Any, base_url: str, **overrides: Any) -> dict[str, Any]:
+    """The source settings that reach a console twin at `base_url` (`transport`: in this process, without a port):
+    its key, and the experiments and ingestion runs it holds, which a real console's user lists by hand."""
+    return {
+        "base_url": base_url,
+        "api_key": twin.settings.api_key,
+        "experiment_ids": list(twin.experiment_ids),
+        "ingestion_run_ids": list(twin.ingestion_run_ids),
+        **overrides,
     }

@@ -19,6 +19,7 @@ import pytest
 
 from gatehouse.console_twin import ConsoleTwin
 from gatehouse.pipelines.errors import GatehouseError
+from gatehouse.pipelines.run.demo import twin_source_args
 from gatehouse.pipelines.schedule import airflow_dag
 from tests.alerts.receiver import Receiver, receiving
 from tests.drills.promises import broken_warehouse
@@ -116,14 +117,7 @@ def setup(tmp_path_factory) -> Iterator[tuple[ConsoleTwin, Path, Receiver]]:
 
 
 def twin_args(twin: ConsoleTwin, **overrides: Any) -> dict[str, Any]:
-    return {
-        "base_url": BASE_URL,
-        "api_key": twin.settings.api_key,
-        "experiment_ids": twin.experiment_ids,
-        "ingestion_run_ids": twin.ingestion_run_ids,
-        "transport": twin.transport(),
-        **overrides,
-    }
+    return {**twin_source_args(twin, BASE_URL, transport=twin.transport()), **overrides}
 
 
 def test_the_task_callables_load_report_and_alert_keeping_the_pipeline_folder(setup):
