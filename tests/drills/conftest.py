@@ -142,6 +142,11 @@ class Drill:
     def run(self, **overrides: Any) -> RunSummary:
         return load(self.twin, self.base_url, self.duckdb_path, **{**self.overrides, **overrides})
 
+    def start_loaded(self, reference_path: Path) -> None:
+        """The database as a first fault-free run of the drill's twin leaves it: a copy of the session's reference
+        (the same organisation), for a drill whose subject is the runs after it (a first load costs seconds)."""
+        copy_database(reference_path, self.duckdb_path, self.base_url)
+
     def run_failing(self, **overrides: Any) -> str:
         """Runs, expecting the one-line failure a user sees; returns it."""
         with pytest.raises(GatehouseError) as failure:
