@@ -36,6 +36,7 @@ from tests.drills.conftest import (
     refused_run,
     run_environment,
 )
+from tests.drills.forked_commands import ForkedCommands
 from tests.drills.snapshot import assert_same_tables, snapshot
 
 pytestmark = pytest.mark.slow
@@ -383,29 +384,18 @@ def test_a_reader_polling_every_third_of_a_second_never_shows_in_five_runs_outpu
             [sys.executable, "-c", POLL_EVERY_0_3_S, str(database), "600"], stdout=subprocess.PIPE, text=True
         )
         assert poller.stdout.readline().strip() == "polling"
+        # each run a process of its own, forked from one that has imported gatehouse (tests/drills/forked_commands.py)
+        (tmp_path / "outputs").mkdir()
+        runs = ForkedCommands(environment, tmp_path, tmp_path / "outputs")
         try:
             for day in range(5):
                 twin.advance(days=1)
-                done = subprocess.run(
-                    [
-                        sys.executable,
-                        "-m",
-                        "gatehouse.pipelines.cli",
-                        "run",
-                        "--duckdb",
-                        str(database),
-                        "--no-progress",
-                        "--lock-timeout",
-                        "60",
-                    ],
-                    env=environment,
-                    cwd=tmp_path,
-                    capture_output=True,
-                    text=True,
-                    timeout=300,
+                done = runs.run(
+                    ["run", "--duckdb", str(database), "--no-progress", "--lock-timeout", "60"], environment, tmp_path
                 )
-                assert done.returncode == 0, done.stderr[-3000:]
-                assert not NOISE.search(done.stdout + done.stderr), f"run {day + 1}:\n{done.stderr[-3000:]}"
+                assert done.code == 0, done.err[-3000:]
+                assert not NOISE.search(done.out + done.err), f"run {day + 1}:\n{done.err[-3000:]}"
         finally:
+            runs.close()
             poller.kill()
             poller.wait()
