@@ -102,11 +102,13 @@ def reference(reference_path: Path) -> Snapshot:
     return snapshot(reference_path)
 
 
-def copy_database(source: Path, target: Path, base_url: str | None = None) -> Path:
+def copy_database(source: Path, target: Path, base_url: str | None = None, readers_snapshot: bool = False) -> Path:
     """A copy of a loaded DuckDB file with its pipeline state, as `gatehouse run` finds them next time.
 
     `base_url`: the address the same organisation's twin is served at now; the copy records it as its
     console's, as if it had been loaded from there (the reference's twin had another loopback port).
+    `readers_snapshot`: the readers' snapshot a run publishes beside it too (`gatehouse.snapshot.duckdb`: a copy of
+    the database as that run left it), for a drill that reads it.
     """
     shutil.copyfile(source, target)
     for suffix in (".wal",):
@@ -116,6 +118,8 @@ def copy_database(source: Path, target: Path, base_url: str | None = None) -> Pa
     if base_url is not None:
         with duckdb.connect(str(target)) as connection:
             connection.execute("update console.extraction_runs set console_base_url = ?", [base_url])
+    if readers_snapshot:
+        shutil.copy2(target, Destination(duckdb_path=target).snapshot.path)  # its time too: a run's snapshot has it
     return target
 
 
@@ -137,6 +141,11 @@ class Drill:
 
     def run(self, **overrides: Any) -> RunSummary:
         return load(self.twin, self.base_url, self.duckdb_path, **{**self.overrides, **overrides})
+
+    def start_loaded(self, reference_path: Path) -> None:
+        """The database as a first fault-free run of the drill's twin leaves it: a copy of the session's reference
+        (the same organisation), for a drill whose subject is the runs after it (a first load costs seconds)."""
+        copy_database(reference_path, self.duckdb_path, self.base_url)
 
     def run_failing(self, **overrides: Any) -> str:
         """Runs, expecting the one-line failure a user sees; returns it."""

@@ -20,7 +20,7 @@ import duckdb
 
 from gatehouse.console_twin import ConsoleTwin
 from gatehouse.console_twin.settings import PageServed
-from tests.drills.conftest import load, make_twin
+from tests.drills.conftest import copy_database, load, make_twin
 from tests.drills.snapshot import Snapshot, assert_same_tables, snapshot
 
 Change = tuple[str, str]  # ("create" | "delete", gate id)
@@ -64,12 +64,12 @@ def gate_states(path) -> tuple[dict[str, int], set[str]]:
     return open_versions, ids - open_versions.keys()
 
 
-def reference_with(tmp_path, changes_between_runs: list[list[Change]]) -> Snapshot:
-    """A fault-free twin, loaded once, then once more after each list of changes."""
+def reference_with(tmp_path, reference_path, changes_between_runs: list[list[Change]]) -> Snapshot:
+    """A fault-free twin, loaded once (the session's reference, copied), then once more after each list of changes."""
     twin = make_twin()
     path = tmp_path / "reference.duckdb"
     with twin.serve() as base_url:
-        load(twin, base_url, path)
+        copy_database(reference_path, path, base_url)
         for changes in changes_between_runs:
             for change in changes:
                 apply(twin, change)
@@ -77,8 +77,8 @@ def reference_with(tmp_path, changes_between_runs: list[list[Change]]) -> Snapsh
     return snapshot(path)
 
 
-def test_gates_created_and_deleted_while_paging(drill, tmp_path):
-    drill.run()
+def test_gates_created_and_deleted_while_paging(drill, reference_path, tmp_path):
+    drill.start_loaded(reference_path)
     size = drill.overrides["page_size"]
     listed = listed_ids(drill.twin)
 
@@ -110,13 +110,13 @@ def test_gates_created_and_deleted_while_paging(drill, tmp_path):
     drill.twin.settings.after_page = None
     drill.run()
     assert "drill_created_mid_run" in gate_states(drill.duckdb_path)[0]
-    assert_same_tables(drill.snapshot(), reference_with(tmp_path, [churn.done, created.done, []]))
+    assert_same_tables(drill.snapshot(), reference_with(tmp_path, reference_path, [churn.done, created.done, []]))
 
 
-def test_a_list_that_changes_on_every_page_retires_only_deleted_gates(drill, tmp_path):
+def test_a_list_that_changes_on_every_page_retires_only_deleted_gates(drill, reference_path, tmp_path):
     # A gate created and one deleted after every page: no pass can be complete. The gates missing
     # from the read are read one by one: only deleted ones are retired; the next run converges.
-    drill.run()
+    drill.start_loaded(reference_path)
     before = gate_states(drill.duckdb_path)[0].keys()
     created = iter(range(1000))
 
@@ -132,4 +132,4 @@ def test_a_list_that_changes_on_every_page_retires_only_deleted_gates(drill, tmp
     deleted = {gate_id for action, gate_id in churn.done if action == "delete"}
     assert gate_states(drill.duckdb_path)[1] <= deleted & before, "only deleted gates are retired"
     drill.run()
-    assert_same_tables(drill.snapshot(), reference_with(tmp_path, [churn.done, []]))
+    assert_same_tables(drill.snapshot(), reference_with(tmp_path, reference_path, [churn.done, []]))

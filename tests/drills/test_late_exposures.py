@@ -44,8 +44,8 @@ def exposures_requested(twin: ConsoleTwin) -> set[str]:
 
 
 @pytest.mark.parametrize("late_by", [2, DEFAULT_LATE_EXPOSURE_DAYS])
-def test_a_late_series_is_requested_every_run_and_catches_up_at_once(drill, late_by):
-    drill.run()
+def test_a_late_series_is_requested_every_run_and_catches_up_at_once(drill, reference_path, late_by):
+    drill.start_loaded(reference_path)
     running = {
         experiment_id for experiment_id, experiment in drill.twin.organisation.experiments.items() if experiment.ended_on is None
     }

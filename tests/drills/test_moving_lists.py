@@ -119,12 +119,12 @@ def gaps(versions: dict[str, list[tuple]]) -> list[str]:
 
 @pytest.mark.parametrize("entity", [GATES, DYNAMIC_CONFIGS], ids=lambda entity: entity.table)
 @pytest.mark.parametrize("situation", list(SITUATIONS))
-def test_retirements_of_a_run_are_exactly_the_deletions(drill, entity, situation, monkeypatch):
+def test_retirements_of_a_run_are_exactly_the_deletions(drill, reference_path, entity, situation, monkeypatch):
     # The churn comes between pages: a rerun reads its lists in pages as small as the first run's, not larger.
     monkeypatch.setattr(constants, "SPOOLED_PAGE_FACTOR", 1)
     deletions, creations, newest, total_items = SITUATIONS[situation]
     drill.overrides = {"page_size": PAGE_SIZE}
-    drill.run()
+    drill.start_loaded(reference_path)
     assert retired(history(drill.duckdb_path, entity.table)) == set()
 
     churn = Churn(entity, deletions, creations, newest)

@@ -26,7 +26,17 @@ from gatehouse.pipelines.reports.notebook import NotebookData
 from gatehouse.pipelines.run.steps import RunOptions, run_extraction
 from gatehouse.pipelines.warehouse.destination import Destination
 from gatehouse.sources.console.identity import identify
-from tests.drills.conftest import REPO, closed_port_url, error_lines, make_twin, point_at, refused_run, run_environment
+from tests.drills.conftest import (
+    REPO,
+    closed_port_url,
+    copy_database,
+    error_lines,
+    make_twin,
+    point_at,
+    refused_run,
+    run_environment,
+)
+from tests.drills.forked_commands import ForkedCommands
 from tests.drills.snapshot import assert_same_tables, snapshot
 
 pytestmark = pytest.mark.slow
@@ -95,11 +105,11 @@ def point_only_at(monkeypatch: pytest.MonkeyPatch, twin: ConsoleTwin, base_url: 
 # -- 1. identity ----------------------------------------------------------------------------------------
 
 
-def test_a_run_against_another_console_is_refused_before_it_extracts(consoles, tmp_path, monkeypatch, capsys):
+def test_a_run_against_another_console_is_refused_before_it_extracts(consoles, reference_path, tmp_path, monkeypatch, capsys):
     (home, home_url), (other, other_url) = consoles["home"], consoles["other"]
     monkeypatch.chdir(tmp_path)
     point_only_at(monkeypatch, home, home_url)
-    assert main(["run", "--no-progress", "--duckdb", "real.duckdb"]) == 0
+    copy_database(reference_path, tmp_path / "real.duckdb", home_url)  # a load of the home console
     before = snapshot(tmp_path / "real.duckdb")
 
     line = refused_run(monkeypatch, capsys, other, other_url, "--duckdb", "real.duckdb")
@@ -124,11 +134,11 @@ def test_a_run_against_another_console_is_refused_before_it_extracts(consoles, t
         assert key.encode() not in (tmp_path / "real.duckdb").read_bytes()
 
 
-def test_a_mistyped_key_is_reported_as_the_key_not_as_another_console(consoles, tmp_path, monkeypatch, capsys):
+def test_a_mistyped_key_is_reported_as_the_key_not_as_another_console(consoles, reference_path, tmp_path, monkeypatch, capsys):
     home, home_url = consoles["home"]
     monkeypatch.chdir(tmp_path)
     point_only_at(monkeypatch, home, home_url)
-    assert main(["run", "--no-progress", "--duckdb", "real.duckdb"]) == 0
+    copy_database(reference_path, tmp_path / "real.duckdb", home_url)  # a load of the home console
     monkeypatch.setenv("SOURCES__CONSOLE__API_KEY", "console-Wrong4Key7Typed2Here9")
     monkeypatch.setenv("SOURCES__CONSOLE__MAX_ATTEMPTS", "1")
     capsys.readouterr()
@@ -137,7 +147,9 @@ def test_a_mistyped_key_is_reported_as_the_key_not_as_another_console(consoles, 
     assert "401" in line and "sources.console.api_key" in line and "holds the console" not in line, line
 
 
-def test_the_demo_keeps_to_its_own_file_and_never_loads_over_a_real_console(consoles, tmp_path, monkeypatch, capsys):
+def test_the_demo_keeps_to_its_own_file_and_never_loads_over_a_real_console(
+    consoles, reference_path, tmp_path, monkeypatch, capsys
+):
     home, home_url = consoles["home"]
     monkeypatch.chdir(tmp_path)
     for name in [n for n in os.environ if n.startswith("SOURCES__")]:
@@ -147,7 +159,7 @@ def test_the_demo_keeps_to_its_own_file_and_never_loads_over_a_real_console(cons
     assert (tmp_path / "demo.duckdb").is_file() and not (tmp_path / "gatehouse.duckdb").exists()
 
     point_only_at(monkeypatch, home, home_url)
-    assert main(["run", "--no-progress", "--duckdb", "real.duckdb"]) == 0
+    copy_database(reference_path, tmp_path / "real.duckdb", home_url)  # a load of the home console
     before = snapshot(tmp_path / "real.duckdb")
     for flags in ([], ["--repoint"]):
         capsys.readouterr()
@@ -239,11 +251,11 @@ def load(twin: ConsoleTwin, base_url: str, path: Path, **options) -> object:
     ))  # fmt: skip
 
 
-def test_a_reader_polling_the_database_never_fails_a_run_and_the_wait_is_shown_apart(tmp_path, caplog):
+def test_a_reader_polling_the_database_never_fails_a_run_and_the_wait_is_shown_apart(reference_path, tmp_path, caplog):
     twin = make_twin()
     database = tmp_path / "gatehouse.duckdb"
     with twin.serve() as base_url:
-        load(twin, base_url, database)
+        copy_database(reference_path, database, base_url)
         poller = subprocess.Popen([sys.executable, "-c", POLL, str(database), "12"], stdout=subprocess.PIPE, text=True)
         assert poller.stdout.readline().strip() == "polling"
         summaries = []
@@ -280,11 +292,8 @@ def test_readers_hold_the_snapshot_and_never_delay_a_run(tmp_path):
         assert connection.execute("select count(*) from console.extraction_runs").fetchone() == (2,)
 
 
-def test_gatehouse_sql_answers_from_the_snapshot_while_the_database_is_held(tmp_path, capsys):
-    twin = make_twin()
-    database = tmp_path / "gatehouse.duckdb"
-    with twin.serve() as base_url:
-        load(twin, base_url, database)
+def test_gatehouse_sql_answers_from_the_snapshot_while_the_database_is_held(reference_path, tmp_path, capsys):
+    database = copy_database(reference_path, tmp_path / "gatehouse.duckdb", readers_snapshot=True)
     expected = (
         duckdb.connect(str(database), read_only=True)
         .execute("select gate_id, days_since_modified from analytics.stale_gates order by gate_id limit 3")
@@ -343,13 +352,11 @@ def test_gatehouse_sql_answers_from_the_snapshot_while_the_database_is_held(tmp_
 # -- 7. notebooks find the database ---------------------------------------------------------------------
 
 
-def test_notebooks_find_the_database_from_the_project_root_and_from_notebooks(tmp_path, monkeypatch):
+def test_notebooks_find_the_database_from_the_project_root_and_from_notebooks(reference_path, tmp_path, monkeypatch):
     project = tmp_path / "project"
     (project / ".dlt").mkdir(parents=True)
     (project / "notebooks").mkdir()
-    twin = make_twin()
-    with twin.serve() as base_url:
-        load(twin, base_url, project / "gatehouse.duckdb")
+    copy_database(reference_path, project / "gatehouse.duckdb", readers_snapshot=True)
     monkeypatch.delenv("DLT_PROJECT_DIR", raising=False)
     for folder in (project, project / "notebooks"):
         monkeypatch.chdir(folder)
@@ -367,39 +374,28 @@ NOISE = re.compile(r"Traceback|Conflicting lock|Could not set lock|Transient exc
 POLL_EVERY_0_3_S = POLL.replace("time.sleep(0.05)", "time.sleep(0.3)")
 
 
-def test_a_reader_polling_every_third_of_a_second_never_shows_in_five_runs_output(tmp_path):
+def test_a_reader_polling_every_third_of_a_second_never_shows_in_five_runs_output(reference_path, tmp_path):
     twin = make_twin()
     database = tmp_path / "gatehouse.duckdb"
     with twin.serve() as base_url:
         environment = run_environment(twin, base_url)
-        load(twin, base_url, database)
+        copy_database(reference_path, database, base_url)
         poller = subprocess.Popen(
             [sys.executable, "-c", POLL_EVERY_0_3_S, str(database), "600"], stdout=subprocess.PIPE, text=True
         )
         assert poller.stdout.readline().strip() == "polling"
+        # each run a process of its own, forked from one that has imported gatehouse (tests/drills/forked_commands.py)
+        (tmp_path / "outputs").mkdir()
+        runs = ForkedCommands(environment, tmp_path, tmp_path / "outputs")
         try:
             for day in range(5):
                 twin.advance(days=1)
-                done = subprocess.run(
-                    [
-                        sys.executable,
-                        "-m",
-                        "gatehouse.pipelines.cli",
-                        "run",
-                        "--duckdb",
-                        str(database),
-                        "--no-progress",
-                        "--lock-timeout",
-                        "60",
-                    ],
-                    env=environment,
-                    cwd=tmp_path,
-                    capture_output=True,
-                    text=True,
-                    timeout=300,
+                done = runs.run(
+                    ["run", "--duckdb", str(database), "--no-progress", "--lock-timeout", "60"], environment, tmp_path
                 )
-                assert done.returncode == 0, done.stderr[-3000:]
-                assert not NOISE.search(done.stdout + done.stderr), f"run {day + 1}:\n{done.stderr[-3000:]}"
+                assert done.code == 0, done.err[-3000:]
+                assert not NOISE.search(done.out + done.err), f"run {day + 1}:\n{done.err[-3000:]}"
         finally:
+            runs.close()
             poller.kill()
             poller.wait()

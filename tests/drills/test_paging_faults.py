@@ -55,8 +55,10 @@ def test_a_server_that_caps_limit_and_sends_no_pagination(drill, reference):
     assert_same_tables(drill.snapshot(), reference)
 
 
-def test_a_next_page_that_never_advances_fails_clearly_and_loads_nothing(drill, reference, reference_after_two_runs):
-    drill.run()
+def test_a_next_page_that_never_advances_fails_clearly_and_loads_nothing(
+    drill, reference_path, reference, reference_after_two_runs
+):
+    drill.start_loaded(reference_path)
     drill.twin.settings.pagination = {"gates": PaginationStyle(next_page="stuck")}
 
     message = drill.run_failing()

@@ -9,46 +9,33 @@ from __future__ import annotations
 import dataclasses
 import threading
 from collections.abc import Callable
+from pathlib import Path
 
 import duckdb
 import pytest
 
-from gatehouse.console_twin import ConsoleTwin, Fault, PageServed, TwinSettings
+from gatehouse.console_twin import ConsoleTwin, Fault, PageServed
 from gatehouse.pipelines.cli.main import main
 from gatehouse.pipelines.run.consoles import run_projects
 from gatehouse.pipelines.run.steps import RunOptions
 from gatehouse.pipelines.warehouse.destination import Destination
-from tests.drills.conftest import configure_project, load, make_twin
-from tests.drills.snapshot import Snapshot, assert_same_tables, snapshot
+from tests.drills.conftest import configure_project, copy_database, make_twin
+from tests.drills.projects import SingleLoad, healthy_single_loads, organisation
+from tests.drills.snapshot import assert_same_tables, snapshot
 
 pytestmark = pytest.mark.slow
 
-MOBILE_KEY = "console-Mb7Qx2Lp9Rt4Vn8Kc3"
-TOOLS_KEY = "console-Tl5Hw8Zr3Jd6Fs2Gy9"
-
 
 def organisations() -> dict[str, ConsoleTwin]:
-    return {
-        "web": make_twin(),
-        "mobile": ConsoleTwin(size="small", seed=8, settings=TwinSettings(api_key=MOBILE_KEY)),
-        "tools": ConsoleTwin(size="small", seed=9, settings=TwinSettings(
-            api_key=TOOLS_KEY, faults=[Fault("server_error", rate=1.0)])),
-    }  # fmt: skip
+    twins = {name: organisation(name) for name in ("web", "mobile", "tools")}
+    twins["tools"].settings.faults = [Fault("server_error", rate=1.0)]
+    return twins
 
 
 @pytest.fixture(scope="module")
-def single_loads(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Snapshot, int]]:
+def single_loads(tmp_path_factory: pytest.TempPathFactory) -> dict[str, SingleLoad]:
     """Each healthy organisation loaded alone, as today, then rerun unchanged: its first load and the rerun's requests."""
-    loads = {}
-    for name, twin in organisations().items():
-        if name == "tools":
-            continue
-        path = tmp_path_factory.mktemp(f"single_{name}") / "gatehouse.duckdb"
-        with twin.serve() as base_url:
-            load(twin, base_url, path)
-            first = snapshot(path, "console")
-            loads[name] = (first, load(twin, base_url, path).requests)
-    return loads
+    return healthy_single_loads(tmp_path_factory)
 
 
 def test_three_projects_two_load_exactly_the_failing_one_is_named_and_a_rerun_asks_no_more(
@@ -89,8 +76,7 @@ def test_three_projects_two_load_exactly_the_failing_one_is_named_and_a_rerun_as
         assert "  failed: " in out
 
         for name in ("web", "mobile"):
-            reference, _ = single_loads[name]
-            assert_same_tables(snapshot(database, f"console_{name}"), reference,
+            assert_same_tables(snapshot(database, f"console_{name}"), single_loads[name].tables,
                                f"project {name}'s dataset")  # fmt: skip
         with duckdb.connect(str(database), read_only=True) as connection:
             schemas = {s for (s,) in connection.execute("select schema_name from information_schema.schemata").fetchall()}
@@ -110,7 +96,7 @@ def test_three_projects_two_load_exactly_the_failing_one_is_named_and_a_rerun_as
         for name in ("web", "mobile"):
             summary = by_name[name].summary
             assert summary is not None, by_name[name].error
-            assert summary.requests == single_loads[name][1] == len(twins[name].requests), name
+            assert summary.requests == single_loads[name].rerun_requests == len(twins[name].requests), name
             assert summary.new_versions == {"gates": 0, "dynamic_configs": 0}, name
 
         # --project runs one; a name that is not configured is one line.
@@ -139,14 +125,14 @@ def test_a_project_without_its_own_key_is_refused_and_never_borrows_the_single_c
 
 
 def test_switching_from_one_console_to_projects_warns_that_the_single_consoles_dataset_is_still_counted(
-    tmp_path, monkeypatch, capsys
+    reference_path, tmp_path, monkeypatch, capsys
 ):
     twin = make_twin()
     database = str(tmp_path / "gatehouse.duckdb")
     with twin.serve() as base_url:
         monkeypatch.setenv("SOURCES__CONSOLE__BASE_URL", base_url)
         monkeypatch.setenv("SOURCES__CONSOLE__API_KEY", twin.settings.api_key)
-        assert main(["run", "--duckdb", database, "--no-progress"]) == 0
+        copy_database(reference_path, Path(database), base_url)  # the single console's load
         configure_project(monkeypatch, "web", twin, base_url)
         capsys.readouterr()
         assert main(["run", "--duckdb", database, "--no-progress"]) == 0

@@ -28,8 +28,13 @@ def analysis_views(path) -> int:
         ).fetchone()[0]
 
 
+@pytest.fixture(scope="module")
+def reference_views(reference_path) -> int:
+    return analysis_views(reference_path)
+
+
 @pytest.mark.parametrize("step", STEPS)
-def test_a_first_run_failing_at_each_step(drill, monkeypatch, quick_backoff, reference, reference_path, step):
+def test_a_first_run_failing_at_each_step(drill, monkeypatch, quick_backoff, reference, reference_views, step):
     break_console(drill.twin, step)
     with broken_warehouse(monkeypatch, step, "console"):
         message = drill.run_failing(max_attempts=2)
@@ -62,11 +67,11 @@ def test_a_first_run_failing_at_each_step(drill, monkeypatch, quick_backoff, ref
     heal(drill.twin)
     drill.run()
     assert_same_tables(drill.snapshot(), repeated(reference, "console.extraction_runs", 2 if step in AFTER_LOAD else 1))
-    assert analysis_views(drill.duckdb_path) == analysis_views(reference_path)
+    assert analysis_views(drill.duckdb_path) == reference_views
 
 
 @pytest.mark.parametrize("step", STEPS)
-def test_a_later_run_failing_at_each_step(drill, monkeypatch, quick_backoff, reference, reference_path, step):
+def test_a_later_run_failing_at_each_step(drill, monkeypatch, quick_backoff, reference, reference_path, reference_views, step):
     copy_database(reference_path, drill.duckdb_path, drill.base_url)
     break_console(drill.twin, step)
     with broken_warehouse(monkeypatch, step, "console"):
@@ -78,4 +83,4 @@ def test_a_later_run_failing_at_each_step(drill, monkeypatch, quick_backoff, ref
     summary = drill.run()
     assert summary.new_versions == {"gates": 0, "dynamic_configs": 0}
     assert_same_tables(drill.snapshot(), repeated(reference, "console.extraction_runs", runs + 1))
-    assert analysis_views(drill.duckdb_path) == analysis_views(reference_path)
+    assert analysis_views(drill.duckdb_path) == reference_views

@@ -1,8 +1,11 @@
 """No secret leaves the process: every command of the product, run with distinct sentinel secrets.
 
-Each command runs as a user runs it (the installed `gatehouse` script in its own process, debug logging
-on, settings and secrets in the environment or a secrets file) against a twin that accepts the sentinel
-key and SCIM token and, like the real service, quotes a wrong key back in its 401 text. None of the
+Each command runs as a user runs it (in its own process, debug logging on, settings and secrets in the
+environment or a secrets file) against a twin that accepts the sentinel key and SCIM token and, like the
+real service, quotes a wrong key back in its 401 text. The first load and `gatehouse twin serve` start
+the installed `gatehouse` script; the others are forks of one process that has imported the commands
+(tests/drills/forked_commands.py), each with its own environment, output and exit, without paying
+Python's start and imports again, which see no secret. None of the
 sentinels may then appear, whole or as any 10-character part, in stdout, stderr (the log), or any file
 the commands left behind: the DuckDB file (every table, the compressed dlt state decoded), the HTML
 reports, the dlt pipeline state, load packages and trace, or anything written under HOME.
@@ -11,6 +14,7 @@ reports, the dlt pipeline state, load packages and trace, or anything written un
 from __future__ import annotations
 
 import base64
+import contextlib
 import gzip
 import json
 import signal
@@ -27,6 +31,7 @@ from gatehouse.console_twin import ConsoleTwin, TwinSettings
 from gatehouse.pipelines.cli.main import build_parser
 from tests.conftest import closed_port
 from tests.drills.conftest import ORG_SEED, ORG_SIZE, clean_environment, gatehouse_command
+from tests.drills.forked_commands import ForkedCommands
 from tests.secret_scan import CommandOutput, leak_check
 
 SECRETS = {
@@ -211,12 +216,12 @@ def test_the_scan_finds_a_secret_wherever_it_is_written(tmp_path):
 @pytest.mark.slow
 def test_no_command_leaks_a_secret(tmp_path):
     twin = ConsoleTwin(ORG_SIZE, ORG_SEED, TwinSettings(api_key=SECRETS["api key"], scim_token=SECRETS["scim token"]))
-    work, home, inputs = tmp_path / "work", tmp_path / "home", tmp_path / "inputs"
-    for directory in (work, home, inputs):
+    work, home, inputs, outputs = tmp_path / "work", tmp_path / "home", tmp_path / "inputs", tmp_path / "outputs"
+    for directory in (work, home, inputs, outputs):
         directory.mkdir()
     done: list[CommandOutput] = []
 
-    with twin.serve() as base_url:
+    with twin.serve() as base_url, contextlib.ExitStack() as stack:
         env = clean_environment(
             HOME=str(home),
             DLT_DATA_DIR=str(home / ".dlt"),
@@ -232,16 +237,22 @@ def test_no_command_leaks_a_secret(tmp_path):
             DESTINATION__POSTGRES__CREDENTIALS=f"postgresql://loader:{SECRETS['postgres password']}@127.0.0.1:{closed_port()}/dw",
         )
 
+        def script(argv: list[str]) -> CommandOutput:
+            ran = subprocess.run([*gatehouse_command(), *argv], env=env, cwd=work, capture_output=True, text=True,
+                                 timeout=300)  # fmt: skip
+            return CommandOutput(argv, ran.returncode, ran.stdout, ran.stderr)
+
+        loaded = script(["-vv", "run", "--no-progress", "--duckdb", "gatehouse.duckdb"])
+        done.append(loaded)
+        assert loaded.code == 0, loaded.err
+        forked = ForkedCommands(env, work, outputs)
+        stack.callback(forked.close)
+
         def gatehouse(argv: list[str], extra: dict[str, str] | None = None) -> CommandOutput:
-            full = ["-vv", *argv]
-            ran = subprocess.run([*gatehouse_command(), *full], env={**env, **(extra or {})}, cwd=work,
-                                 capture_output=True, text=True, timeout=300)  # fmt: skip
-            result = CommandOutput(full, ran.returncode, ran.stdout, ran.stderr)
+            result = forked.run(["-vv", *argv], {**env, **(extra or {})}, work)
             done.append(result)
             return result
 
-        loaded = gatehouse(["run", "--no-progress", "--duckdb", "gatehouse.duckdb"])
-        assert loaded.code == 0, loaded.err
         (work / "app").mkdir()
         (work / "app" / "flags.py").write_text('if check_gate(user, "ghost_gate"):\n    pass\n')
         scanned = gatehouse(["code-refs", "app", "--duckdb", "gatehouse.duckdb"])

@@ -124,19 +124,6 @@ def _(connection):
     assert rows and {outcome for _, outcome in rows} <= {"running", "incomplete"}, rows
 
 
-@pytest.fixture(scope="module")
-def good_load(tmp_path_factory) -> Any:
-    twin = make_twin()
-    path = tmp_path_factory.mktemp("shape_drift") / "good.duckdb"
-    with twin.serve() as base_url:
-        run_extraction(
-            RunOptions(
-                destination=Destination(duckdb_path=path), progress=False, source_args=source_args(twin, base_url, page_size=10)
-            )
-        )
-    return path
-
-
 def history(path) -> dict[str, Any]:
     with duckdb.connect(str(path), read_only=True) as connection:
         return {
@@ -146,12 +133,12 @@ def history(path) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("case", LOADED)
-def test_a_changed_shape_loads_and_the_views_answer(good_load, tmp_path, case):
+def test_a_changed_shape_loads_and_the_views_answer(reference_path, tmp_path, case):
     transform, check = LOADED[case]
     twin = make_twin(transform_item=transform)
     path = tmp_path / "gatehouse.duckdb"
     with twin.serve() as base_url:
-        copy_database(good_load, path, base_url)
+        copy_database(reference_path, path, base_url)
         before = history(path)
         summary = run_extraction(
             RunOptions(
@@ -169,14 +156,14 @@ def test_a_changed_shape_loads_and_the_views_answer(good_load, tmp_path, case):
             connection.execute(f"select count(*) from analytics.{view}").fetchone()
 
 
-def test_a_next_page_looping_back_is_refused_in_one_line_and_changes_nothing(good_load, tmp_path):
+def test_a_next_page_looping_back_is_refused_in_one_line_and_changes_nothing(reference_path, tmp_path):
     # From page 2 on, nextPage points back to page 1: the list is neither read for ever nor loaded incomplete.
     # (The other envelope faults, a missing pagination object, `data: null`, a wrong totalItems, the same items
     # on two pages, an empty page in the middle, are drilled in test_paging_faults.py and tests/client.)
     twin = make_twin(pagination={"gates": PaginationStyle(all="empty", next_page="back")})
     path = tmp_path / "gatehouse.duckdb"
     with twin.serve() as base_url:
-        copy_database(good_load, path, base_url)
+        copy_database(reference_path, path, base_url)
         before = snapshot(path)
         with pytest.raises(GatehouseError) as refused:
             run_extraction(
@@ -190,11 +177,11 @@ def test_a_next_page_looping_back_is_refused_in_one_line_and_changes_nothing(goo
     assert_same_tables(snapshot(path), before, "a refused run")
 
 
-def test_the_report_is_made_when_every_gate_stops_sending_when_it_was_modified(good_load, tmp_path):
+def test_the_report_is_made_when_every_gate_stops_sending_when_it_was_modified(reference_path, tmp_path):
     twin = make_twin(transform_item=on(("gates",), lambda g: {k: v for k, v in g.items() if k != "lastModifiedTime"}))
     path = tmp_path / "gatehouse.duckdb"
     with twin.serve() as base_url:
-        copy_database(good_load, path, base_url)
+        copy_database(reference_path, path, base_url)
         summary = run_extraction(
             RunOptions(
                 destination=Destination(duckdb_path=path), progress=False, source_args=source_args(twin, base_url, page_size=10)

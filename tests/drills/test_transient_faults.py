@@ -80,13 +80,13 @@ def test_broken_answers_are_retried(drill, reference, kind):
 
 
 def test_a_console_failing_everything_stops_after_two_endpoints_gave_up_with_no_thread_left_behind(
-    drill, quick_backoff, monkeypatch
+    drill, reference_path, quick_backoff, monkeypatch
 ):
     from collections import Counter
 
     from dlt.common import logger as dlt_logger
 
-    drill.run()  # the state a scheduled run has: the next run starts its per-id reads ahead, side by side
+    drill.start_loaded(reference_path)  # the state a scheduled run has: the next run starts its per-id reads ahead
     drill.twin.settings.faults = [Fault("server_error", rate=1.0)]
     drill.twin.reset_requests()
     said: list[str] = []

@@ -60,8 +60,8 @@ def test_a_rerun_without_changes_normalises_and_loads_no_list_and_says_unchanged
     assert said["extraction_runs"].startswith("1 rows")
 
 
-def test_one_changed_row_loads_the_whole_list_and_retires_exactly(drill):
-    drill.run()
+def test_one_changed_row_loads_the_whole_list_and_retires_exactly(drill, reference_path):
+    drill.start_loaded(reference_path)
     gates = drill.twin.organisation.listed_gates()
     changed, removed = gates[3], gates[7]
     changed["description"] = (changed.get("description") or "") + " (edited)"
@@ -90,8 +90,10 @@ def test_one_changed_row_loads_the_whole_list_and_retires_exactly(drill):
     assert rerun.new_versions["gates"] == 0 and rerun.retired["gates"] == 0
 
 
-def test_a_rerun_reads_its_lists_in_larger_pages_and_hands_a_changed_one_to_dlt_in_pages_of_page_size(drill, monkeypatch):
-    drill.run()
+def test_a_rerun_reads_its_lists_in_larger_pages_and_hands_a_changed_one_to_dlt_in_pages_of_page_size(
+    drill, reference_path, monkeypatch
+):
+    drill.start_loaded(reference_path)
     gates = drill.twin.organisation.listed_gates()
     gates[0]["description"] = (gates[0].get("description") or "") + " (edited)"
     drill.twin.reset_requests()
@@ -118,8 +120,8 @@ def test_a_rerun_reads_its_lists_in_larger_pages_and_hands_a_changed_one_to_dlt_
     assert summary.rows_loaded["gates"] == summary.new_versions["gates"] == 1  # in the database: the one new version
 
 
-def test_a_run_failing_after_a_changed_list_records_nothing_and_the_next_loads_the_change(drill):
-    drill.run()
+def test_a_run_failing_after_a_changed_list_records_nothing_and_the_next_loads_the_change(drill, reference_path):
+    drill.start_loaded(reference_path)
     gate = drill.twin.organisation.listed_gates()[0]
     gate["description"] = (gate.get("description") or "") + " (edited)"
     # Every holdout read fails: the gates list is read whole, then extraction stops.

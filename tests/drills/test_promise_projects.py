@@ -2,32 +2,31 @@
 (tests/drills/promises.py), through the run a scheduler makes (`run_scheduled`, which Dagster's asset and the Airflow
 DAG's task call): a failing project never costs the others their load, on its first run or a later one; what the
 summary says was loaded is in the database; the next run of the healthy ones is a no-change rerun asking no more
-than a single project's. The drill for one step is `three_projects_one_failing_at`; the files
-`test_promise_projects_*.py` run it at a third of the steps each, so that workers share them.
+than a single project's. The drill for one step is `three_projects_one_failing_at`; a third of the steps is one
+xdist group (`STEP_PARTS`), so that workers share them.
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
-import shutil
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 
-import duckdb
 import pytest
 
-from gatehouse.console_twin import ConsoleTwin, TwinSettings
+from gatehouse.console_twin import ConsoleTwin
 from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.run.scheduled import run_scheduled
 from gatehouse.pipelines.warehouse.destination import Destination
-from tests.conftest import made_once
-from tests.drills.conftest import load, make_twin, source_args
+from tests.drills.conftest import source_args
+from tests.drills.projects import COMPARED_VIEWS, HEALTHY, SingleLoad, healthy_single_loads, organisation, view_rows
 from tests.drills.promises import AFTER_LOAD, STEPS, break_console, broken_warehouse, heal
 from tests.drills.snapshot import assert_same_tables, repeated, snapshot
 
-# The steps, a third to each test file (their workers share them); together every step.
+pytestmark = pytest.mark.slow
+
+# The steps, a third to each xdist group (workers share them); together every step.
 STEP_PARTS = {
     "requests": ["first_request", "mid_list", "holdouts"],
     "reads": ["exposures", "ingestion_runs", "normalize"],
@@ -35,51 +34,12 @@ STEP_PARTS = {
 }
 assert [step for part in STEP_PARTS.values() for step in part] == list(STEPS)
 
-HEALTHY = ("web", "mobile")
 PROJECTS = ["web", "mobile", "tools"]
 
 
-def organisation(name: str) -> ConsoleTwin:
-    if name == "web":
-        return make_twin()
-    seed, key = {"mobile": (8, "console-Mb7Qx2Lp9Rt4Vn8Kc3"), "tools": (9, "console-Tl5Hw8Zr3Jd6Fs2Gy9")}[name]
-    return ConsoleTwin(size="small", seed=seed, settings=TwinSettings(api_key=key))
-
-
-def single_load(name: str):
-    """The organisation loaded alone (its views applied), then rerun unchanged: its first load's database, and the
-    rerun's requests beside it."""
-
-    def make(folder: Path) -> Path:
-        twin, path = organisation(name), folder / "single.duckdb"
-        with twin.serve() as base_url:
-            load(twin, base_url, path)
-            shutil.copyfile(path, folder / "first_load.duckdb")
-            (folder / "rerun_requests.json").write_text(json.dumps(load(twin, base_url, path).requests))
-        return folder / "first_load.duckdb"
-
-    return make
-
-
-def single_loads(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[dict, int, Path]]:
-    loads = {}
-    for name in HEALTHY:
-        path = made_once(tmp_path_factory, f"promise-single-{name}", single_load(name))
-        loads[name] = (snapshot(path, "console"), json.loads(path.with_name("rerun_requests.json").read_text()), path)
-    return loads
-
-
-# views a person reads first: each project's rows in them equal the single load's
-COMPARED_VIEWS = ("stale_gates_by_owner", "exposure_growth", "exposure_srm", "ingestion_source_health")
-
-
-def view_rows(path: Path, view: str, project: str) -> list[tuple]:
-    with duckdb.connect(str(path), read_only=True) as connection:
-        columns = [row[0] for row in connection.execute(f"describe analytics.{view}").fetchall() if row[0] != "project"]
-        return sorted(
-            connection.execute(f"select {', '.join(columns)} from analytics.{view} where project = ?", [project]).fetchall(),
-            key=repr,
-        )
+@pytest.fixture(scope="module")
+def single_loads(tmp_path_factory: pytest.TempPathFactory) -> dict[str, SingleLoad]:
+    return healthy_single_loads(tmp_path_factory)
 
 
 @contextlib.contextmanager
@@ -106,13 +66,8 @@ def healthy_loaded_first(monkeypatch: pytest.MonkeyPatch, failing: ConsoleTwin) 
             failing.settings.after_page = None
 
 
-def database_rows(path: Path, dataset: str, table: str) -> int:
-    with duckdb.connect(str(path), read_only=True) as connection:
-        return connection.execute(f"select count(*) from {dataset}.{table}").fetchone()[0]
-
-
 def three_projects_one_failing_at(
-    step: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, single_loads: dict[str, tuple[dict, int, Path]]
+    step: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, single_loads: dict[str, SingleLoad]
 ) -> None:
     database = tmp_path / "gatehouse.duckdb"
     twins = {name: organisation(name) for name in PROJECTS}
@@ -138,17 +93,19 @@ def three_projects_one_failing_at(
             else:
                 outcomes = run()
                 assert outcomes["tools"].error and outcomes["tools"].summary is None
+        views = view_rows(database) if step not in AFTER_LOAD else {}
         for name in HEALTHY:
-            assert_same_tables(snapshot(database, f"console_{name}"), single_loads[name][0], f"project {name}'s dataset")
+            loaded = snapshot(database, f"console_{name}")
+            assert_same_tables(loaded, single_loads[name].tables, f"project {name}'s dataset")
             if step not in AFTER_LOAD:  # the views, applied once after every project, show each as it loads alone
                 for view in COMPARED_VIEWS:
-                    assert view_rows(database, view, name) == view_rows(single_loads[name][2], view, "default"), (name, view)
+                    assert views.get((view, name), []) == single_loads[name].views.get(view, []), (name, view)
             if outcomes is not None:
                 summary = outcomes[name].summary
                 assert summary is not None, outcomes[name].error
                 # what the summary says was loaded is in the database (a first load: every row is this run's)
                 for table, rows in summary.rows_loaded.items():
-                    assert rows == database_rows(database, f"console_{name}", table), (name, table)
+                    assert rows == len(loaded[f"console.{table}"].rows), (name, table)
 
         # The next run, healed: the healthy ones ask what a single project's no-change rerun asks.
         heal(twins["tools"])
@@ -157,7 +114,7 @@ def three_projects_one_failing_at(
         outcomes = run()
         assert all(outcome.summary for outcome in outcomes.values()), {n: o.error for n, o in outcomes.items()}
         for name in HEALTHY:
-            assert outcomes[name].summary.requests == single_loads[name][1] == len(twins[name].requests), name
+            assert outcomes[name].summary.requests == single_loads[name].rerun_requests == len(twins[name].requests), name
             assert outcomes[name].summary.new_versions == {"gates": 0, "dynamic_configs": 0}, name
         tools_loaded = snapshot(database, "console_tools")
 
@@ -172,8 +129,20 @@ def three_projects_one_failing_at(
         for name in HEALTHY:  # three runs, each recorded
             assert_same_tables(
                 snapshot(database, f"console_{name}"),
-                repeated(single_loads[name][0], "console.extraction_runs", 3),
+                repeated(single_loads[name].tables, "console.extraction_runs", 3),
                 f"project {name}'s dataset after tools failed again",
             )
         if step not in AFTER_LOAD:
             assert_same_tables(snapshot(database, "console_tools"), tools_loaded, "tools' dataset after it failed again")
+
+
+@pytest.mark.parametrize(
+    "step",
+    [
+        pytest.param(step, marks=pytest.mark.xdist_group(f"promise_projects_{part}"))
+        for part, steps in STEP_PARTS.items()
+        for step in steps
+    ],
+)
+def test_three_projects_one_failing_at_each_step(tmp_path, monkeypatch, quick_backoff, single_loads, step):
+    three_projects_one_failing_at(step, tmp_path, monkeypatch, single_loads)
