@@ -5,10 +5,13 @@ project first and then its own keys. `join_on(joined, other, *keys)` writes that
 a key is a column of the same name on both sides (`'version_id'`) or `'<joined column> = <other column>'`.
 Called after the join, at the condition's indentation:
 `inner join rules\n        {{ join_on('rules', 'versions', 'entity_type', 'version_id') }}` renders
-`on rules.project = versions.project and rules.entity_type = versions.entity_type and rules.version_id = versions.version_id`.
+`on rules.project is not distinct from versions.project and rules.entity_type = versions.entity_type and ...`.
+The project term is written `is not distinct from` (the same rows: `project` is never null) so that PostgreSQL
+filters on it instead of sorting or hashing the join on it: it cannot see that a computed `project` has a handful
+of values, and merged the versions with their rule counts on project alone, comparing every pair of a project.
 #}
 {% macro join_on(joined, other) -%}
-on {{ joined }}.project = {{ other }}.project
+on {{ joined }}.project is not distinct from {{ other }}.project
 {%- for key in varargs %}
 {% set column, _, other_column = key.partition(" = ") %}
 

@@ -139,14 +139,17 @@ rates as (
         cast(pace.previous_new_exposures as {{ double_type() }}) / nullif(pace.previous_days, 0)
             as previous_avg_daily_exposures_7d
     from spans
-    inner join pace
+    -- outer joins kept as inner ones by a filter PostgreSQL cannot see through (the same rows): it sizes an inner join
+    -- on (project, key) or to the one-row-a-project `as_of` at one row, then adds up the days once per experiment
+    left join pace
         {{ join_on('pace', 'spans', 'experiment_id') }}
-    inner join as_of
+    left join as_of
         on as_of.project = spans.project
-    inner join computation
+    left join computation
         on computation.project = spans.project
     left join following
         {{ join_on('following', 'spans', 'experiment_id') }}
+    where coalesce(pace.experiment_id is not null and as_of.project is not null and computation.project is not null, false)
 ),
 
 classified as (
@@ -221,7 +224,8 @@ final as (
         end as status
     from classified as rates
     cross join parameters
-    inner join as_of
+    -- every project of `rates` has its one row of `as_of`: outer, so that PostgreSQL sizes the join at the rates' count
+    left join as_of
         on as_of.project = rates.project
 )
 
