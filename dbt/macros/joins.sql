@@ -18,3 +18,17 @@ on {{ joined }}.project is not distinct from {{ other }}.project
         and {{ joined }}.{{ column }} = {{ other }}.{{ other_column or column }}
 {%- endfor %}
 {%- endmacro %}
+
+{#
+`left_joins(other, keys, *joined)`: each relation of `joined` left-joined to `other` on the project and `keys` (one key
+or a list, as `join_on` takes them): the facts a view keeps per row of `other` (its counts, lists, history), gathered
+beside it. Called where the joins go, at their indentation:
+`    {{ left_joins('runs', 'run_row_id', 'stage_times', 'source_counts') }}`.
+#}
+{% macro left_joins(other, keys) -%}
+{% set keys = [keys] if keys is string else keys %}
+{% for joined in varargs %}
+{{ "\n    " if not loop.first else "" }}left join {{ joined }}
+        {{ join_on(joined, other, *keys) }}
+{%- endfor %}
+{%- endmacro %}

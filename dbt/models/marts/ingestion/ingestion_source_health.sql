@@ -97,10 +97,7 @@ final as (
         {{ join_on('runs', 'run_source_names', 'run_row_id') }}
     left join run_health
         {{ join_on('run_health', 'runs', 'run_id') }}
-    left join source_histories
-        {{ join_on('source_histories', 'run_source_names', 'run_row_id', 'source_name') }}
-    left join stage_times
-        {{ join_on('stage_times', 'run_source_names', 'run_row_id', 'source_name') }}
+    {{ left_joins('run_source_names', ['run_row_id', 'source_name'], 'source_histories', 'stage_times') }}
     where coalesce(runs.run_id is not null and run_health.run_id is not null, false)
 )
 
