@@ -17,13 +17,7 @@ From `stg_cumulative_exposures` and `as_of`.
 | `experiment_cumulative_exposures` | sum of the groups' counts that day |
 | `exposure_share` | the group's share of it (null when it is 0) |
 #}
-with recursive exposures as (
-    select * from {{ ref('stg_cumulative_exposures') }}
-),
-
-as_of as (
-    select * from {{ ref('as_of') }}
-),
+with recursive {{ imports(exposures='stg_cumulative_exposures', as_of='as_of') }},
 
 calendar as (
     select

@@ -19,13 +19,7 @@ From `exposure_daily` (each group's latest cumulative count), `exposure_srm_expe
 | `test_started_on`, `restarted` | as `exposure_srm_daily`: a new group restarts the test from the day it appeared |
 | `most_deviating_group_id`, `most_deviating_group_name`, `most_deviating_observed_share`, `most_deviating_expected_share` | the group whose observed share is furthest from its expected one |
 #}
-with recursive daily as (
-    select * from {{ ref('exposure_daily') }}
-),
-
-expected_shares as (
-    select * from {{ ref('exposure_srm_expected_shares') }}
-),
+with recursive {{ imports(daily='exposure_daily', expected_shares='exposure_srm_expected_shares') }},
 
 parameters as (
     {{ view_parameters('srm_p_value_threshold') }}

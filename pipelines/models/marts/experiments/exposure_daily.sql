@@ -17,13 +17,8 @@ From `stg_cumulative_exposures` and `as_of`.
 | `exposure_share` | the group's share of it (null when it is 0) |
 #}
 {% from 'macros/joins.sql' import join_on %}
-with recursive exposures as (
-    select * from {{ ref('stg_cumulative_exposures') }}
-),
-
-as_of as (
-    select * from {{ ref('as_of') }}
-),
+{% from 'macros/imports.sql' import imports %}
+with recursive {{ imports(exposures='stg_cumulative_exposures', as_of='as_of') }},
 
 calendar as (
     select

@@ -20,13 +20,8 @@ From `exposure_daily` (each group's latest cumulative count), `exposure_srm_expe
 #}
 {% from 'macros/view_parameters.sql' import view_parameters %}
 {% from 'macros/joins.sql' import join_on %}
-with recursive daily as (
-    select * from {{ ref('exposure_daily') }}
-),
-
-expected_shares as (
-    select * from {{ ref('exposure_srm_expected_shares') }}
-),
+{% from 'macros/imports.sql' import imports %}
+with recursive {{ imports(daily='exposure_daily', expected_shares='exposure_srm_expected_shares') }},
 
 parameters as (
     {{ view_parameters('srm_p_value_threshold') }}
