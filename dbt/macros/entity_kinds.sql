@@ -25,17 +25,27 @@ nested rows (rules, holdout ids) are stored once, for both. The second row of a 
 {%- endmacro %}
 
 {#
-The versions of a kind by the row hash their nested rows name as `_dlt_parent_id`: `project`, `row_hash`,
-`version_id`. The staging models of a version's lists join it (`join_on(..., 'row_hash = _dlt_parent_id')`), so that a
-content two versions share is listed under each of them, once.
+A list of a kind's versions (its rules, its holdout ids), a whole staging model: the raw child table `table` aliased
+`alias`, each row under every version whose row hash it names as `_dlt_parent_id`, so that a content two versions
+share is listed under each of them, once; `project`, then the columns the call's body writes:
+`{% call version_list('gate', 'gates__rules', 'rules') %}{{ rule_columns('gate') }}{% endcall %}`.
 #}
-{% macro versions_by_row_hash(entity_type) -%}
+{% macro version_list(entity_type, table, alias) -%}
 {% set entity_tables = {"gate": "gates", "dynamic_config": "dynamic_configs"} %}
-select
+with versions as (
+    select
         versions.project,
         versions._dlt_id as row_hash,
         {{ version_key('versions') }} as version_id
     from ({{ gatehouse_source_rows(entity_tables[entity_type]) }}) as versions
+)
+
+select
+    {{ alias }}.project,
+    {{ caller() }}
+from ({{ gatehouse_source_rows(table) }}) as {{ alias }}
+inner join versions
+    {{ join_on('versions', alias, 'row_hash = _dlt_parent_id') }}
 {%- endmacro %}
 
 {# A version's identity: the first columns of stg_<kind>_versions, read from a raw table aliased `versions`. #}

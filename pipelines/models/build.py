@@ -599,7 +599,8 @@ def without_project_joins(expression: exp.Expr) -> exp.Expr:
 
 
 def _same_project(term: exp.Expr) -> bool:
-    return isinstance(term, exp.EQ) and all(
+    # `join_on` writes the term `is not distinct from`, which PostgreSQL cannot sort or hash a join on
+    return isinstance(term, (exp.EQ, exp.NullSafeEQ)) and all(
         isinstance(side, exp.Column) and side.name == "project" for side in (term.this, term.expression)
     )
 

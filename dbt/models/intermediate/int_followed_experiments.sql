@@ -120,10 +120,7 @@ final as (
     from experiments
     left join recording_projects
         on recording_projects.project = experiments.project
-    left join last_followings
-        {{ join_on('last_followings', 'experiments', 'experiment_id') }}
-    left join named
-        {{ join_on('named', 'experiments', 'experiment_id') }}
+    {{ left_joins('experiments', 'experiment_id', 'last_followings', 'named') }}
 )
 
 select * from final

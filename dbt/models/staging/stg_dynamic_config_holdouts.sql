@@ -3,13 +3,6 @@
 {#
 As `stg_gate_holdouts`: `config_version_id`, `holdout_position`, `holdout_id`.
 #}
-with versions as (
-    {{ versions_by_row_hash('dynamic_config') }}
-)
-
-select
-    holdout_ids.project,
-    {{ holdout_columns('dynamic_config') }}
-from ({{ gatehouse_source_rows('dynamic_configs__holdout_i_ds') }}) as holdout_ids
-inner join versions
-    {{ join_on('versions', 'holdout_ids', 'row_hash = _dlt_parent_id') }}
+{% call version_list('dynamic_config', 'dynamic_configs__holdout_i_ds', 'holdout_ids') -%}
+{{ holdout_columns('dynamic_config') }}
+{%- endcall %}

@@ -5,14 +5,7 @@ From `console.dynamic_configs__rules`: `config_rule_row_id` ← `_dlt_id`; `conf
 is its `_dlt_parent_id` (shared as for gates); `rule_position`; `rule_id`; `rule_base_id`; `rule_name`;
 `pass_percentage`; `return_value` (JSON as text).
 #}
-with versions as (
-    {{ versions_by_row_hash('dynamic_config') }}
-)
-
-select
-    rules.project,
-    {{ rule_columns('dynamic_config') }},
+{% call version_list('dynamic_config', 'dynamic_configs__rules', 'rules') -%}
+{{ rule_columns('dynamic_config') }},
     cast(rules.return_value as {{ string_type() }}) as return_value
-from ({{ gatehouse_source_rows('dynamic_configs__rules') }}) as rules
-inner join versions
-    {{ join_on('versions', 'rules', 'row_hash = _dlt_parent_id') }}
+{%- endcall %}

@@ -4,13 +4,6 @@
 From `console.gates__holdout_i_ds`: `gate_version_id`, the version whose row is its `_dlt_parent_id` (shared as for
 rules); `holdout_position`; `holdout_id` ← `value`.
 #}
-with versions as (
-    {{ versions_by_row_hash('gate') }}
-)
-
-select
-    holdout_ids.project,
-    {{ holdout_columns('gate') }}
-from ({{ gatehouse_source_rows('gates__holdout_i_ds') }}) as holdout_ids
-inner join versions
-    {{ join_on('versions', 'holdout_ids', 'row_hash = _dlt_parent_id') }}
+{% call version_list('gate', 'gates__holdout_i_ds', 'holdout_ids') -%}
+{{ holdout_columns('gate') }}
+{%- endcall %}

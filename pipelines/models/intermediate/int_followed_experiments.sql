@@ -21,7 +21,7 @@ even when the latest run could not read that holdout (the run's summary reports 
 | `last_followed_date` | its date |
 #}
 {% from 'macros/extraction_order.sql' import latest_extraction_first %}
-{% from 'macros/joins.sql' import join_on %}
+{% from 'macros/joins.sql' import join_on, left_joins %}
 {% from 'macros/imports.sql' import imports %}
 with {{ imports(followed_ids='stg_extraction_run_experiments', holdout_experiments='stg_holdout_experiments',
                 holdouts='stg_holdouts') }},
@@ -122,10 +122,7 @@ final as (
     from experiments
     left join recording_projects
         on recording_projects.project = experiments.project
-    left join last_followings
-        {{ join_on('last_followings', 'experiments', 'experiment_id') }}
-    left join named
-        {{ join_on('named', 'experiments', 'experiment_id') }}
+    {{ left_joins('experiments', 'experiment_id', 'last_followings', 'named') }}
 )
 
 select * from final

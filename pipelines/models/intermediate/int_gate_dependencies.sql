@@ -41,14 +41,17 @@ final as (
         conditions.condition_type,
         targets.target_value as referenced_gate_id
     from versions
-    inner join rules
+    -- outer joins from the versions, kept as inner ones by a filter PostgreSQL cannot see through (the same rows): it
+    -- sizes the few gate conditions joined to their targets at one row and reads every rule once per condition
+    left join rules
         {{ join_on('rules', 'versions', 'entity_type', 'version_id') }}
-    inner join conditions
+    left join conditions
         {{ join_on('conditions', 'rules', 'entity_type', 'rule_row_id') }}
-    inner join targets
+        and conditions.condition_type in ('passes_gate', 'fails_gate')
+    left join targets
         {{ join_on('targets', 'conditions', 'entity_type', 'condition_row_id') }}
     where versions.is_current
-        and conditions.condition_type in ('passes_gate', 'fails_gate')
+        and coalesce(targets.condition_row_id is not null, false)
 )
 
 select * from final

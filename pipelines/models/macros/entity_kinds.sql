@@ -8,6 +8,7 @@ two kinds with an `entity_type` column.
 staging models' names: `stg_gate_rules`, `stg_dynamic_config_rules`), with the prefix of its staging models' key
 columns (`gate_version_id`, `config_version_id`).
 #}
+{% from 'macros/joins.sql' import join_on %}
 {% set entity_kinds = {"gate": "gate", "dynamic_config": "config"} %}
 {% set entity_tables = {"gate": "gates", "dynamic_config": "dynamic_configs"} %}
 
@@ -26,16 +27,26 @@ nested rows (rules, holdout ids) are stored once, for both. The second row of a 
 {%- endmacro %}
 
 {#
-The versions of a kind by the row hash their nested rows name as `_dlt_parent_id`: `project`, `row_hash`,
-`version_id`. The staging models of a version's lists join it (`join_on(..., 'row_hash = _dlt_parent_id')`), so that a
-content two versions share is listed under each of them, once.
+A list of a kind's versions (its rules, its holdout ids), a whole staging model: the raw child table `table` aliased
+`alias`, each row under every version whose row hash it names as `_dlt_parent_id`, so that a content two versions
+share is listed under each of them, once; `project`, then the columns the call's body writes:
+`{% call version_list('gate', 'gates__rules', 'rules') %}{{ rule_columns('gate') }}{% endcall %}`.
 #}
-{% macro versions_by_row_hash(entity_type) -%}
-select
+{% macro version_list(entity_type, table, alias) -%}
+with versions as (
+    select
         versions.project,
         versions._dlt_id as row_hash,
         {{ version_key('versions') }} as version_id
     from {{ source(entity_tables[entity_type]) }} as versions
+)
+
+select
+    {{ alias }}.project,
+    {{ caller() }}
+from {{ source(table) }} as {{ alias }}
+inner join versions
+    {{ join_on('versions', alias, 'row_hash = _dlt_parent_id') }}
 {%- endmacro %}
 
 {# A version's identity: the first columns of stg_<kind>_versions, read from a raw table aliased `versions`. #}

@@ -2,15 +2,7 @@
 {#
 As `stg_gate_holdouts`: `config_version_id`, `holdout_position`, `holdout_id`.
 #}
-{% from 'macros/joins.sql' import join_on %}
-{% from 'macros/entity_kinds.sql' import holdout_columns, versions_by_row_hash %}
-with versions as (
-    {{ versions_by_row_hash('dynamic_config') }}
-)
-
-select
-    holdout_ids.project,
-    {{ holdout_columns('dynamic_config') }}
-from {{ source('dynamic_configs__holdout_i_ds') }} as holdout_ids
-inner join versions
-    {{ join_on('versions', 'holdout_ids', 'row_hash = _dlt_parent_id') }}
+{% from 'macros/entity_kinds.sql' import holdout_columns, version_list %}
+{% call version_list('dynamic_config', 'dynamic_configs__holdout_i_ds', 'holdout_ids') -%}
+{{ holdout_columns('dynamic_config') }}
+{%- endcall %}

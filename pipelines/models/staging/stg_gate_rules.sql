@@ -5,15 +5,7 @@ From `console.gates__rules`: `gate_rule_row_id` ← `_dlt_id`; `gate_version_id`
 rule row's id repeats across such versions); `rule_position`; `rule_id` ← `id`; `rule_base_id` ← `base_id`;
 `rule_name` ← `name`; `pass_percentage` (double).
 #}
-{% from 'macros/joins.sql' import join_on %}
-{% from 'macros/entity_kinds.sql' import rule_columns, versions_by_row_hash %}
-with versions as (
-    {{ versions_by_row_hash('gate') }}
-)
-
-select
-    rules.project,
-    {{ rule_columns('gate') }}
-from {{ source('gates__rules') }} as rules
-inner join versions
-    {{ join_on('versions', 'rules', 'row_hash = _dlt_parent_id') }}
+{% from 'macros/entity_kinds.sql' import rule_columns, version_list %}
+{% call version_list('gate', 'gates__rules', 'rules') -%}
+{{ rule_columns('gate') }}
+{%- endcall %}

@@ -80,14 +80,11 @@ final as (
         configs.valid_from as version_seen_at,
         configs.config_version_id
     from configs
-    inner join versions
-        {{ join_on('versions', 'configs', 'version_id = config_version_id') }}
-    inner join as_of
+    -- outer joins kept as inner ones by a filter PostgreSQL cannot see through (the same rows), as `current_gates` does
+    left join as_of
         on as_of.project = configs.project
-    left join variant_counts
-        {{ join_on('variant_counts', 'configs', 'version_id = config_version_id') }}
-    left join gate_lists
-        {{ join_on('gate_lists', 'configs', 'version_id = config_version_id') }}
+    {{ left_joins('configs', 'version_id = config_version_id', 'versions', 'variant_counts', 'gate_lists') }}
+    where coalesce(versions.version_id is not null and as_of.project is not null, false)
 )
 
 select * from final

@@ -32,13 +32,7 @@ from that day on); a changed expected split applies to the whole test, which is 
 | `p_value_threshold` | `srm_p_value_threshold` |
 | `srm_detected` | `sequential_p_value < p_value_threshold` |
 #}
-with daily as (
-    select * from {{ ref('exposure_daily') }}
-),
-
-expected_shares as (
-    select * from {{ ref('exposure_srm_expected_shares') }}
-),
+with {{ imports(daily='exposure_daily', expected_shares='exposure_srm_expected_shares') }},
 
 parameters as (
     {{ view_parameters('srm_p_value_threshold', 'srm_prior_concentration') }}

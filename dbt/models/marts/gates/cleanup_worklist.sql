@@ -15,13 +15,7 @@ referenced in code is matched to the gate of that id in every project, and `proj
 | `projects_with_id` | projects with a live gate of this id: above 1, the code references may be another project's gate |
 | `stage`, `action` | `stale_gates.stage` and `stale_gates.recommended_action`: the one judgement for the gate (`gate_lifecycle`) |
 #}
-with stale_gates as (
-    select * from {{ ref('stale_gates') }}
-),
-
-live_gates as (
-    select * from {{ ref('stg_gates') }}
-),
+with {{ imports(stale_gates='stale_gates', live_gates='stg_gates') }},
 
 gate_projects as (
     select

@@ -224,11 +224,9 @@ version_times as (
         ) end as seen_to
     from versions
     left join load_runs
-        on load_runs.project = versions.project
-        and load_runs.load_id = versions.load_id
+        {{ join_on('load_runs', 'versions', 'load_id') }}
     left join sightings
-        on sightings.project = load_runs.project
-        and sightings.load_id = load_runs.run_load_id
+        {{ join_on('sightings', 'load_runs', 'load_id = run_load_id') }}
 ),
 
 checks_before as (
@@ -335,22 +333,24 @@ evidence as (
         snoozes.snooze_reason,
         coalesce(snoozes.snoozed_until > greatest(as_of.as_of_date, cast(snoozes.snoozed_at as date)), false) as is_snoozed
     from gates
-    inner join as_of
-        on as_of.project = gates.project
     cross join parameters
-    inner join history
-        {{ join_on('history', 'gates', 'gate_id') }}
-    inner join loaded
-        {{ join_on('loaded', 'gates', 'gate_id') }}
+    -- outer joins kept as inner ones by a filter PostgreSQL cannot see through (the same rows): it sizes an inner join
+    -- on (project, key) or to the one-row-a-project `as_of` at one row, then reads the gates once per gate
+    left join as_of
+        on as_of.project = gates.project
+    {{ left_joins('gates', 'gate_id', 'history', 'loaded', 'snoozes') }}
     left join answer_returns
         {{ join_on('answer_returns', 'gates', 'gate_id') }}
         and answer_returns.left_answer = gates.answer
-    inner join scan_coverage
+    left join scan_coverage
         on scan_coverage.project = gates.project
     left join code_evidence
         on code_evidence.gate_id = gates.gate_id
-    left join snoozes
-        {{ join_on('snoozes', 'gates', 'gate_id') }}
+    where coalesce(
+        as_of.project is not null and history.gate_id is not null and loaded.gate_id is not null
+        and scan_coverage.project is not null,
+        false
+    )
 ),
 
 staged as (

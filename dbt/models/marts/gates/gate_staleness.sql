@@ -24,9 +24,7 @@ as meeting the rule).
 | `predicted_type_reason` | the reason the rules give, in the console's order (see `stale_gates.type_reason`) |
 | `stale_reason`, `type_reason_source` | the console's `typeReason` when it marked the gate (`service`), else `predicted_type_reason` (`predicted`) |
 #}
-with gates as (
-    select * from {{ ref('current_gates') }}
-),
+with {{ imports(gates='current_gates') }},
 
 parameters as (
     {{ view_parameters('stale_after_days', 'stale_warning_days') }}

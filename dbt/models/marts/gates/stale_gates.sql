@@ -27,13 +27,7 @@ recommended action) but do not exempt.
 | `code_locations` | the first three lines that reference it, `repository:path:line`, by repository, path, line |
 | `stage`, `stage_rank`, `cleanup_value`, `decision`, `code_owners`, `recommended_action` | from `gate_lifecycle` (`recommended_action` is its `action`): the one judgement every list, summary, alert and cleanup gives; `staleness` above is the console's rules alone, evidence beside it |
 #}
-with gates as (
-    select * from {{ ref('gate_staleness') }}
-),
-
-lifecycle as (
-    select * from {{ ref('gate_lifecycle') }}
-),
+with {{ imports(gates='gate_staleness', lifecycle='gate_lifecycle') }},
 
 code_references as (
     select * from {{ ref('stg_code_references') }}

@@ -77,12 +77,7 @@ timed as (
         coalesce(failed_sources.failed_source_count, 0) as failed_source_count,
         failed_sources.failed_sources
     from runs
-    left join stage_times
-        {{ join_on('stage_times', 'runs', 'run_row_id') }}
-    left join source_counts
-        {{ join_on('source_counts', 'runs', 'run_row_id') }}
-    left join failed_sources
-        {{ join_on('failed_sources', 'runs', 'run_row_id') }}
+    {{ left_joins('runs', 'run_row_id', 'stage_times', 'source_counts', 'failed_sources') }}
 ),
 
 final as (

@@ -14,7 +14,7 @@ From `stg_dynamic_configs`, its current version in `int_entity_versions` (rule c
 | `version_seen_at`, `config_version_id` | as for gates |
 #}
 {% from 'macros/entity_kinds.sql' import days_since_changes %}
-{% from 'macros/joins.sql' import join_on %}
+{% from 'macros/joins.sql' import join_on, left_joins %}
 {% from 'macros/imports.sql' import imports %}
 with {{ imports(configs='stg_dynamic_configs', as_of='as_of') }},
 
@@ -82,14 +82,11 @@ final as (
         configs.valid_from as version_seen_at,
         configs.config_version_id
     from configs
-    inner join versions
-        {{ join_on('versions', 'configs', 'version_id = config_version_id') }}
-    inner join as_of
+    -- outer joins kept as inner ones by a filter PostgreSQL cannot see through (the same rows), as `current_gates` does
+    left join as_of
         on as_of.project = configs.project
-    left join variant_counts
-        {{ join_on('variant_counts', 'configs', 'version_id = config_version_id') }}
-    left join gate_lists
-        {{ join_on('gate_lists', 'configs', 'version_id = config_version_id') }}
+    {{ left_joins('configs', 'version_id = config_version_id', 'versions', 'variant_counts', 'gate_lists') }}
+    where coalesce(versions.version_id is not null and as_of.project is not null, false)
 )
 
 select * from final

@@ -17,13 +17,8 @@ From `stg_cumulative_exposures` and `as_of`.
 | `exposure_share` | the group's share of it (null when it is 0) |
 #}
 {% from 'macros/joins.sql' import join_on %}
-with recursive exposures as (
-    select * from {{ ref('stg_cumulative_exposures') }}
-),
-
-as_of as (
-    select * from {{ ref('as_of') }}
-),
+{% from 'macros/imports.sql' import imports %}
+with recursive {{ imports(exposures='stg_cumulative_exposures', as_of='as_of') }},
 
 calendar as (
     select
@@ -39,26 +34,19 @@ calendar as (
 ),
 
 group_spans as (
+    -- each group's first day and its experiment's last, by a window over the groups, not a join back to them: PostgreSQL
+    -- sized that join at one row and everything downstream of the days with it
     select
         project,
         experiment_id,
         group_id,
         min(exposure_date) as first_date,
-        max(exposure_date) as last_reported_date
+        max(max(exposure_date)) over (partition by project, experiment_id) as last_date
     from exposures
     group by
         project,
         experiment_id,
         group_id
-),
-
-experiment_spans as (
-    select
-        project,
-        experiment_id,
-        max(exposure_date) as last_date
-    from exposures
-    group by project, experiment_id
 ),
 
 group_days as (
@@ -69,10 +57,8 @@ group_days as (
         group_spans.group_id,
         calendar.calendar_date as exposure_date
     from group_spans
-    inner join experiment_spans
-        {{ join_on('experiment_spans', 'group_spans', 'experiment_id') }}
     inner join calendar
-        on calendar.calendar_date between group_spans.first_date and experiment_spans.last_date
+        on calendar.calendar_date between group_spans.first_date and group_spans.last_date
 ),
 
 reported as (

@@ -51,61 +51,52 @@ experiment_days as (
         exposure_date
 ),
 
+dated_days as (
+    -- each day beside its experiment's last day and last whole day, by windows: the spans and the pace are then one
+    -- aggregate, not a join back to the days (PostgreSQL sized it at one row and added up the days once per experiment)
+    select
+        experiment_days.*,
+        max(exposure_date) over (partition by project, experiment_id) as last_date,
+        -- the current day is still counting: a pace that counted it would read low every morning
+        max(case when not is_partial_day then exposure_date end) over (partition by project, experiment_id)
+            as pace_through_date
+    from experiment_days
+),
+
 spans as (
+    -- the 7 whole days up to pace_through_date against the 7 before them (fewer when the series is shorter)
     select
         project,
         experiment_id,
         min(exposure_date) as first_date,
-        max(exposure_date) as last_date,
-        -- the current day is still counting: a pace that counted it would read low every morning
-        max(case when not is_partial_day then exposure_date end) as pace_through_date,
+        max(last_date) as last_date,
+        max(pace_through_date) as pace_through_date,
         max(group_count) as group_count,
         max(case when new_exposures > 0 then exposure_date end) as last_growth_date,
-        cast(sum(drop_count) as bigint) as cumulative_drop_count
-    from experiment_days
-    group by project, experiment_id
-),
-
-pace as (
-    -- the 7 whole days up to pace_through_date against the 7 before them (fewer when the series is shorter)
-    select
-        spans.project,
-        spans.experiment_id,
-        max(case when experiment_days.exposure_date = spans.last_date then experiment_days.cumulative_exposures end)
-            as total_exposures,
-        sum(case when experiment_days.exposure_date > {{ add_days('spans.pace_through_date', -7) }}
-            and experiment_days.exposure_date <= spans.pace_through_date
-            then experiment_days.new_exposures end) as recent_new_exposures,
-        count(case when experiment_days.exposure_date > {{ add_days('spans.pace_through_date', -7) }}
-            and experiment_days.exposure_date <= spans.pace_through_date
+        cast(sum(drop_count) as bigint) as cumulative_drop_count,
+        max(case when exposure_date = last_date then cumulative_exposures end) as total_exposures,
+        sum(case when exposure_date > {{ add_days('pace_through_date', -7) }}
+            and exposure_date <= pace_through_date
+            then new_exposures end) as recent_new_exposures,
+        count(case when exposure_date > {{ add_days('pace_through_date', -7) }}
+            and exposure_date <= pace_through_date
             then 1 end) as recent_days,
         sum(
             case
-                when experiment_days.exposure_date > {{ add_days('spans.pace_through_date', -14) }}
-                    and experiment_days.exposure_date <= {{ add_days('spans.pace_through_date', -7) }}
-                    then experiment_days.new_exposures
+                when exposure_date > {{ add_days('pace_through_date', -14) }}
+                    and exposure_date <= {{ add_days('pace_through_date', -7) }}
+                    then new_exposures
             end
         ) as previous_new_exposures,
         count(
             case
-                when experiment_days.exposure_date > {{ add_days('spans.pace_through_date', -14) }}
-                    and experiment_days.exposure_date <= {{ add_days('spans.pace_through_date', -7) }}
+                when exposure_date > {{ add_days('pace_through_date', -14) }}
+                    and exposure_date <= {{ add_days('pace_through_date', -7) }}
                     then 1
             end
         ) as previous_days
-    from spans
-    inner join experiment_days
-        {{ join_on('experiment_days', 'spans', 'experiment_id') }}
-    group by spans.project, spans.experiment_id
-),
-
-computation as (
-    -- the newest day the service has computed for any experiment of the project: its daily computation reached it
-    select
-        project,
-        max(last_date) as computed_through
-    from spans
-    group by project
+    from dated_days
+    group by project, experiment_id
 ),
 
 rates as (
@@ -114,8 +105,10 @@ rates as (
         spans.experiment_id,
         -- days the series lags the service's clock: 0 or 1 while the service computes every day
         cast({{ days_between('as_of.as_of_date', 'spans.last_date') }} as integer) as lag_days,
-        -- as current as the service's computation: when that lags, the series is late, not ended
-        spans.last_date >= {{ add_days('computation.computed_through', -1) }} as is_computed_through,
+        -- as current as the service's computation (the newest day it computed for any experiment of the project, a
+        -- window over the spans: the project's rows are kept or left out whole below): when that lags, the series is
+        -- late, not ended
+        spans.last_date >= {{ add_days('max(spans.last_date) over (partition by spans.project)', -1) }} as is_computed_through,
         -- growth counted up to the day after the last computed one: days the service has not computed
         -- yet are unknown, not days without exposures
         cast(
@@ -132,23 +125,22 @@ rates as (
         spans.last_date,
         spans.last_growth_date,
         spans.cumulative_drop_count,
-        pace.total_exposures,
+        spans.total_exposures,
         spans.pace_through_date,
         -- an experiment no longer followed is no longer read: its series ends at the last run that followed it
         coalesce(following.is_followed, true) as is_followed,
         following.last_followed_date,
-        cast(pace.recent_new_exposures as {{ double_type() }}) / nullif(pace.recent_days, 0) as avg_daily_exposures_7d,
-        cast(pace.previous_new_exposures as {{ double_type() }}) / nullif(pace.previous_days, 0)
+        cast(spans.recent_new_exposures as {{ double_type() }}) / nullif(spans.recent_days, 0) as avg_daily_exposures_7d,
+        cast(spans.previous_new_exposures as {{ double_type() }}) / nullif(spans.previous_days, 0)
             as previous_avg_daily_exposures_7d
     from spans
-    inner join pace
-        {{ join_on('pace', 'spans', 'experiment_id') }}
-    inner join as_of
+    -- outer joins kept as inner ones by a filter PostgreSQL cannot see through (the same rows): it sizes an inner join
+    -- on (project, key) or to the one-row-a-project `as_of` at one row
+    left join as_of
         on as_of.project = spans.project
-    inner join computation
-        on computation.project = spans.project
     left join following
         {{ join_on('following', 'spans', 'experiment_id') }}
+    where coalesce(as_of.project is not null, false)
 ),
 
 classified as (
@@ -223,7 +215,8 @@ final as (
         end as status
     from classified as rates
     cross join parameters
-    inner join as_of
+    -- every project of `rates` has its one row of `as_of`: outer, so that PostgreSQL sizes the join at the rates' count
+    left join as_of
         on as_of.project = rates.project
 )
 

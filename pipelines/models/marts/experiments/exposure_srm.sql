@@ -20,13 +20,8 @@ From `exposure_daily` (each group's latest cumulative count), `exposure_srm_expe
 #}
 {% from 'macros/view_parameters.sql' import view_parameters %}
 {% from 'macros/joins.sql' import join_on %}
-with recursive daily as (
-    select * from {{ ref('exposure_daily') }}
-),
-
-expected_shares as (
-    select * from {{ ref('exposure_srm_expected_shares') }}
-),
+{% from 'macros/imports.sql' import imports %}
+with recursive {{ imports(daily='exposure_daily', expected_shares='exposure_srm_expected_shares') }},
 
 parameters as (
     {{ view_parameters('srm_p_value_threshold') }}
@@ -150,35 +145,37 @@ series_sums as (
 ),
 
 normal_tails as (
-    -- erfc(sqrt(x/2)) by the Chebyshev fit of Numerical Recipes (erfcc), relative error below 1.2e-7
+    -- erfc(sqrt(x/2)) by the Chebyshev fit of Numerical Recipes (erfcc), relative error below 1.2e-7, beside every
+    -- experiment's statistics: the p-values are computed on the rows they belong to, not joined back to them (PostgreSQL
+    -- sized that join at one row and nested it)
     select
-        project,
-        experiment_id,
-        1.0 / (1.0 + 0.5 * sqrt(chi_square / 2)) as t
-    from testable
+        test_statistics.*,
+        coalesce(degrees_of_freedom >= 1 and total_exposures > 0, false) as is_testable,
+        case
+            when degrees_of_freedom >= 1 and total_exposures > 0 then 1.0 / (1.0 + 0.5 * sqrt(chi_square / 2))
+        end as t
+    from test_statistics
 ),
 
 p_values as (
     select
-        testable.project,
-        testable.experiment_id,
+        normal_tails.*,
         case
-            when mod(testable.degrees_of_freedom, 2) = 0
-                then exp(-testable.chi_square / 2) * series_sums.term_sum
+            when not normal_tails.is_testable then null
+            when mod(normal_tails.degrees_of_freedom, 2) = 0
+                then exp(-normal_tails.chi_square / 2) * series_sums.term_sum
             else
                 normal_tails.t * exp(
-                    -testable.chi_square / 2 - 1.26551223 + normal_tails.t * (1.00002368 + normal_tails.t * (0.37409196
+                    -normal_tails.chi_square / 2 - 1.26551223 + normal_tails.t * (1.00002368 + normal_tails.t * (0.37409196
                     + normal_tails.t * (0.09678418 + normal_tails.t * (-0.18628806 + normal_tails.t * (0.27886807
                     + normal_tails.t * (-1.13520398 + normal_tails.t * (1.48851587 + normal_tails.t * (-0.82215223
                     + normal_tails.t * 0.17087277))))))))
                 )
-                + 0.7978845608028654 * exp(-testable.chi_square / 2) * coalesce(series_sums.term_sum, 0)
+                + 0.7978845608028654 * exp(-normal_tails.chi_square / 2) * coalesce(series_sums.term_sum, 0)
         end as p_value
-    from testable
-    inner join normal_tails
-        {{ join_on('normal_tails', 'testable', 'experiment_id') }}
+    from normal_tails
     left join series_sums
-        {{ join_on('series_sums', 'testable', 'experiment_id') }}
+        {{ join_on('series_sums', 'normal_tails', 'experiment_id') }}
 ),
 
 sequential_days as (
@@ -212,13 +209,13 @@ sequential_verdicts as (
 
 final as (
     select
-        test_statistics.project,
-        test_statistics.experiment_id,
-        test_statistics.group_count,
-        test_statistics.total_exposures,
-        test_statistics.expected_split,
-        test_statistics.chi_square,
-        test_statistics.degrees_of_freedom,
+        p_values.project,
+        p_values.experiment_id,
+        p_values.group_count,
+        p_values.total_exposures,
+        p_values.expected_split,
+        p_values.chi_square,
+        p_values.degrees_of_freedom,
         -- the series and the erfc fit can overshoot [0, 1] by rounding; greatest/least would also turn null into 0
         case
             when p_values.p_value < 0 then 0.0
@@ -232,16 +229,14 @@ final as (
         sequential_verdicts.first_detected_on,
         sequential_verdicts.test_started_on,
         sequential_verdicts.restarted,
-        test_statistics.most_deviating_group_id,
-        test_statistics.most_deviating_group_name,
-        test_statistics.most_deviating_observed_share,
-        test_statistics.most_deviating_expected_share
-    from test_statistics
+        p_values.most_deviating_group_id,
+        p_values.most_deviating_group_name,
+        p_values.most_deviating_observed_share,
+        p_values.most_deviating_expected_share
+    from p_values
     cross join parameters
-    left join p_values
-        {{ join_on('p_values', 'test_statistics', 'experiment_id') }}
     left join sequential_verdicts
-        {{ join_on('sequential_verdicts', 'test_statistics', 'experiment_id') }}
+        {{ join_on('sequential_verdicts', 'p_values', 'experiment_id') }}
 )
 
 select * from final

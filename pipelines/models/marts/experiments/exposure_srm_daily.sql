@@ -34,13 +34,8 @@ from that day on); a changed expected split applies to the whole test, which is 
 {% from 'macros/view_parameters.sql' import view_parameters %}
 {% from 'macros/joins.sql' import join_on %}
 {% from 'macros/log_gamma.sql' import log_gamma, stirling_remainder %}
-with daily as (
-    select * from {{ ref('exposure_daily') }}
-),
-
-expected_shares as (
-    select * from {{ ref('exposure_srm_expected_shares') }}
-),
+{% from 'macros/imports.sql' import imports %}
+with {{ imports(daily='exposure_daily', expected_shares='exposure_srm_expected_shares') }},
 
 parameters as (
     {{ view_parameters('srm_p_value_threshold', 'srm_prior_concentration') }}

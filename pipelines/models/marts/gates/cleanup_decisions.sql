@@ -17,13 +17,8 @@ console references it, and the console's own stale reason does not contradict it
 | `cleanup_state` | `branch made`, `ready` (decided, no branch yet), `needs a person`, `nothing to rewrite` (its code is gone, or never held it: the console's part is left), or `not ready yet` (approaching) |
 #}
 {% from 'macros/joins.sql' import join_on %}
-with stale_gates as (
-    select * from {{ ref('stale_gates') }}
-),
-
-branches as (
-    select * from {{ ref('stg_cleanup_branches') }}
-),
+{% from 'macros/imports.sql' import imports %}
+with {{ imports(stale_gates='stale_gates', branches='stg_cleanup_branches') }},
 
 gate_branches as (
     -- the newest branch per repository: a branch made again replaces the one before it

@@ -24,9 +24,8 @@ as meeting the rule).
 | `stale_reason`, `type_reason_source` | the console's `typeReason` when it marked the gate (`service`), else `predicted_type_reason` (`predicted`) |
 #}
 {% from 'macros/view_parameters.sql' import view_parameters %}
-with gates as (
-    select * from {{ ref('current_gates') }}
-),
+{% from 'macros/imports.sql' import imports %}
+with {{ imports(gates='current_gates') }},
 
 parameters as (
     {{ view_parameters('stale_after_days', 'stale_warning_days') }}

@@ -27,13 +27,8 @@ recommended action) but do not exempt.
 | `stage`, `stage_rank`, `cleanup_value`, `decision`, `code_owners`, `recommended_action` | from `gate_lifecycle` (`recommended_action` is its `action`): the one judgement every list, summary, alert and cleanup gives; `staleness` above is the console's rules alone, evidence beside it |
 #}
 {% from 'macros/joins.sql' import join_on %}
-with gates as (
-    select * from {{ ref('gate_staleness') }}
-),
-
-lifecycle as (
-    select * from {{ ref('gate_lifecycle') }}
-),
+{% from 'macros/imports.sql' import imports %}
+with {{ imports(gates='gate_staleness', lifecycle='gate_lifecycle') }},
 
 code_references as (
     select * from {{ ref('stg_code_references') }}

@@ -16,7 +16,7 @@ From `stg_ingestion_runs`, `stg_ingestion_run_statuses`, `stg_ingestion_run_sour
 | `source_count` | sources listed in `sources` |
 | `failed_source_count`, `failed_sources` | sources whose latest status in the granular history is an error |
 #}
-{% from 'macros/joins.sql' import join_on %}
+{% from 'macros/joins.sql' import left_joins %}
 {% from 'macros/imports.sql' import imports %}
 {% from 'macros/ingestion_stages.sql' import stages, stage_times, stage_durations %}
 with {{ imports(
@@ -78,12 +78,7 @@ timed as (
         coalesce(failed_sources.failed_source_count, 0) as failed_source_count,
         failed_sources.failed_sources
     from runs
-    left join stage_times
-        {{ join_on('stage_times', 'runs', 'run_row_id') }}
-    left join source_counts
-        {{ join_on('source_counts', 'runs', 'run_row_id') }}
-    left join failed_sources
-        {{ join_on('failed_sources', 'runs', 'run_row_id') }}
+    {{ left_joins('runs', 'run_row_id', 'stage_times', 'source_counts', 'failed_sources') }}
 ),
 
 final as (

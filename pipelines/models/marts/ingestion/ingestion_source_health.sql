@@ -12,7 +12,7 @@ Sources listed in `sources` or in the granular history; statuses over all date s
 | `seconds_to_*`, `last_status_at`, `duration_seconds` | as for runs, from the run's `enqueued_at`, the earliest arrival at each stage over all date stamps |
 | `error_count`, `retry_count` | as for runs, within each date stamp's history |
 #}
-{% from 'macros/joins.sql' import join_on %}
+{% from 'macros/joins.sql' import join_on, left_joins %}
 {% from 'macros/imports.sql' import imports %}
 {% from 'macros/ingestion_stages.sql' import stage_times, stage_durations %}
 with {{ imports(
@@ -93,14 +93,14 @@ final as (
         coalesce(stage_times.error_count, 0) as error_count,
         coalesce(stage_times.retry_count, 0) as retry_count
     from run_source_names
-    inner join runs
+    -- outer joins kept as inner ones by a filter PostgreSQL cannot see through (the same rows): it sizes the sources
+    -- joined to their runs at one row and then groups every source's statuses once per source
+    left join runs
         {{ join_on('runs', 'run_source_names', 'run_row_id') }}
-    inner join run_health
+    left join run_health
         {{ join_on('run_health', 'runs', 'run_id') }}
-    left join source_histories
-        {{ join_on('source_histories', 'run_source_names', 'run_row_id', 'source_name') }}
-    left join stage_times
-        {{ join_on('stage_times', 'run_source_names', 'run_row_id', 'source_name') }}
+    {{ left_joins('run_source_names', ['run_row_id', 'source_name'], 'source_histories', 'stage_times') }}
+    where coalesce(runs.run_id is not null and run_health.run_id is not null, false)
 )
 
 select * from final
