@@ -29,7 +29,7 @@ from gatehouse.pipelines.errors import GatehouseError, explain
 from gatehouse.pipelines.logs import redacting_filter
 from gatehouse.pipelines.models import graph
 from gatehouse.pipelines.projects import project_settings
-from gatehouse.pipelines.run.checks import check_console, check_demo_file, check_resources
+from gatehouse.pipelines.run.checks import check_console, check_demo_datasets, check_demo_name, check_resources
 from gatehouse.pipelines.run.drift import fields_gone, schema_changes, schema_columns
 from gatehouse.pipelines.run.options import SELECTABLE, RunOptions
 from gatehouse.pipelines.run.progress import Progress
@@ -135,6 +135,8 @@ class Run:
     new_versions: dict[str, int] = field(default_factory=dict)
     retired: dict[str, int] = field(default_factory=dict)
     snapshot: Published | None = None
+    # the destination held open by the steps that use it one after another (`hold`), closed before the run lock
+    opened: contextlib.ExitStack = field(default_factory=contextlib.ExitStack)
 
     @property
     def destination(self) -> Destination:
@@ -155,7 +157,7 @@ class Run:
             raise GatehouseError(explain(err)) from err
         timeout_s = lock_timeout(options.lock_timeout_s)
         if options.project is None:  # several projects: checked once for them all (run_projects)
-            check_demo_file(options.destination, timeout_s, options.demo)
+            check_demo_name(options.destination, options.demo)
         return cls(options, source, counts, tally if tally is not None else RunTally(), timeout_s, started)
 
     @contextlib.contextmanager
@@ -167,16 +169,27 @@ class Run:
         new_file = self.options.project is None and destination.is_duckdb_file and not destination.duckdb_path.exists()
         done = False
         try:
-            with destination.lock.exclusive(self.timeout_s):
+            with destination.lock.exclusive(self.timeout_s), self.opened:
                 yield
             done = True
         finally:
             if not done and new_file and (not self.tally.holds_data or not destination.duckdb_path.exists()):
                 destination.remove_unloaded_file()
 
+    def hold(self) -> None:
+        """The destination held open from here (`Destination.held`) until `let_go`, or the end of the run."""
+        self.opened.enter_context(self.destination.held(self.timeout_s))
+
+    def let_go(self) -> None:
+        self.opened.close()
+
     def check_console(self) -> None:
-        """Before any request: a dataset that holds another console is never loaded over by mistake."""
+        """Before any request: the demo's file and a dataset that holds another console are never loaded over by
+        mistake. The destination is held from here to the sync (`start`)."""
         with self.destination.lock.writing():
+            self.hold()
+            if self.options.project is None:  # several projects: checked once for them all (run_projects)
+                check_demo_datasets(self.destination, self.timeout_s, self.options.demo)
             check_console(self.destination, self.counts, self.options, self.timeout_s)
             self.pipeline = self.destination.pipeline()
             self.before = schema_columns(self.pipeline)
@@ -220,6 +233,8 @@ class Run:
         views dropped for a refresh, the sync with the destination; then the reads ahead, if not started yet."""
         with self.destination.lock.writing():
             self.reading = start_run(self)
+        # the file is let go while the console is read, for the programs that wait for it
+        self.let_go()
         if not self.reading:
             self.counts.start_reading({} if self.options.full_refresh else last_source_state(self))
 
@@ -254,6 +269,9 @@ class Run:
         what it loaded kept in the tally."""
         assert self.pipeline is not None
         last = phase is self.load_phases[-1]
+        if last:
+            # held from the last load to the snapshot: no request is made after it
+            self.hold()
         rendering = self.views_ahead() if last and self.options.publish else None
         with self.tally.timed("load"):
             info: Any = self.destination.load(self.pipeline, self.timeout_s)
