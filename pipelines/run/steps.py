@@ -30,7 +30,7 @@ from gatehouse.pipelines.logs import redacting_filter
 from gatehouse.pipelines.models import graph
 from gatehouse.pipelines.projects import project_settings
 from gatehouse.pipelines.run.checks import check_console, check_demo_datasets, check_demo_name, check_resources
-from gatehouse.pipelines.run.drift import fields_gone, schema_changes, schema_columns
+from gatehouse.pipelines.run.drift import current_schema, fields_gone, schema_changes, schema_columns
 from gatehouse.pipelines.run.options import SELECTABLE, RunOptions
 from gatehouse.pipelines.run.progress import Progress
 from gatehouse.pipelines.run.recovery import settle_committed_jobs
@@ -192,7 +192,7 @@ class Run:
                 check_demo_datasets(self.destination, self.timeout_s, self.options.demo)
             check_console(self.destination, self.counts, self.options, self.timeout_s)
             self.pipeline = self.destination.pipeline()
-            self.before = schema_columns(self.pipeline)
+            self.before = schema_columns(current_schema(self.pipeline))
 
     @contextlib.contextmanager
     def dlt_steps(self) -> Iterator[None]:
@@ -286,9 +286,9 @@ class Run:
         its last load: translated beside that load instead, for the tables it loads (`Views.render_ahead`).
         A run that adds none finds its views current, and nothing is started."""
         assert self.pipeline is not None
-        if schema_columns(self.pipeline) == self.before:
+        schema = current_schema(self.pipeline)
+        if schema_columns(schema) == self.before:
             return None
-        schema = self.pipeline.default_schema
         loading = {
             table: list(schema.get_table_columns(table))
             for table in self.normalized.row_counts
@@ -322,12 +322,12 @@ class Run:
     def summary(self) -> RunSummary:
         assert self.pipeline is not None
         stats, counts, tally, waits = self.counts.request_stats(), self.counts, self.tally, self.destination.waits
+        schema = current_schema(self.pipeline)
         return RunSummary(
             rows_loaded=self.rows, new_versions=self.new_versions, retired=self.retired,
             skipped=[(s.table, s.id, s.reason) for s in counts.skipped],
             left_null=[(v.table, v.id, v.field, v.value, v.why) for v in counts.left_null],
-            schema_changes=schema_changes(self.before, schema_columns(self.pipeline))
-            + fields_gone(self.pipeline, counts.fields_seen),
+            schema_changes=schema_changes(self.before, schema_columns(schema)) + fields_gone(schema, counts.fields_seen),
             requests=stats.get("requests", 0), retries=stats.get("retries", 0), throttled=stats.get("throttled", 0),
             throttle_wait_s=stats.get("throttle_wait_s", 0.0),
             wall_time_s=time.monotonic() - self.started,
