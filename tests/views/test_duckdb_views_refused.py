@@ -1,8 +1,10 @@
 """The views on a DuckDB file are created unbound and bound together before they commit: a view DuckDB refuses is
 still one line naming it and the destination, and nothing is changed (the raw tables, the old views, the
-parameters)."""
+parameters). A process binds the same statements over tables of the same columns and types once."""
 
 from __future__ import annotations
+
+from collections import OrderedDict
 
 import duckdb
 import pytest
@@ -28,8 +30,10 @@ VIEWS_SQL = "select view_name, sql from duckdb_views() where schema_name = 'anal
 
 
 @pytest.fixture
-def applied(writable_db, record_calls):
-    """The hand-built console with this version's views, and how each later application made them (unbound or not)."""
+def applied(writable_db, record_calls, monkeypatch):
+    """The hand-built console with this version's views, and how each later application made them (unbound or not);
+    nothing bound before in this process."""
+    monkeypatch.setattr(views, "_bound", OrderedDict())
     apply_views(writable_db)
     return writable_db, record_calls(ViewsReplaced, "apply", lambda self, *args, unbound: unbound)
 
@@ -70,3 +74,18 @@ def test_a_view_duckdb_refuses_is_one_line_naming_it_and_changes_nothing(applied
     # unbound first, then one by one to name the view refused
     assert made == [True, False]
     assert state(database) == before
+
+
+def test_the_same_views_over_the_same_tables_are_bound_once_per_process(applied, record_calls):
+    database, made = applied
+    bound = record_calls(ViewsReplaced, "bind", lambda self, bind, names: names)
+    apply_views(database)
+    assert made == [True] and bound == []  # bound by the fixture's application, in this process
+    # the same raw columns, one of them of another type: the statements are the same, their binding may not be
+    with duckdb.connect(str(database)) as connection:
+        connection.execute("alter table console.gates alter column checks_per_hour set data type double")
+    apply_views(database)
+    assert made == [True, True] and len(bound) == 1
+    assert "stale_gates_by_owner" in bound[0] and "stale_gates" not in bound[0]  # only the views nothing reads
+    apply_views(database)
+    assert len(bound) == 1
