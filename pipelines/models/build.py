@@ -444,7 +444,7 @@ _UNBOUND = {
     "duckdb": UnboundViews(
         "WITH (DEFER_BINDING)",
         "describe select * from {}",
-        "select database_name, schema_name, table_name, sql from duckdb_tables() where schema_name in ({})",
+        "select schema_name, table_name, sql from duckdb_tables() where schema_name in ({})",
     )
 }
 
