@@ -306,7 +306,7 @@ class Destination:
         action: Callable[[], Any] = step or pipeline.load
 
         def holding() -> Any:
-            if not self.is_duckdb_file:
+            if not self.is_duckdb_file or self._held:  # held open already (`held`)
                 return action()
             with pipeline.sql_client():
                 return action()
