@@ -81,6 +81,7 @@ bench: $(STAMP)
 	$(BIN)/python -m bench.srm
 	$(BIN)/python -m bench.lifecycle_backtest
 	$(BIN)/python -m bench.view_latency
+	$(BIN)/python -m bench.run_cost
 
 # The demo from scratch, the installed environment kept: its database, snapshot, pipeline state and reports.
 reset-demo:

@@ -27,6 +27,7 @@ CLEANUP_CORPUS_SECTION = "## gatehouse cleanup on public repositories"  # bench.
 SRM_SECTION = "## Sample-ratio mismatch checked every day"  # bench.srm
 LIFECYCLE_SECTION = "## The gate lifecycle back-tested over a year"  # bench.lifecycle_backtest
 VIEW_LATENCY_SECTION = "## Each view's latency on PostgreSQL"  # bench.view_latency
+RUN_COST_SECTION = "## What one run costs in CPU"  # bench.run_cost
 CODE_REFS_SECTION_START = "<!-- code-refs bench: start -->"  # bench.code_refs, between the two markers
 CODE_REFS_SECTION_END = "<!-- code-refs bench: end -->"
 
@@ -46,6 +47,7 @@ def sections_owned_elsewhere(out: Path) -> str:
             SRM_SECTION,
             LIFECYCLE_SECTION,
             VIEW_LATENCY_SECTION,
+            RUN_COST_SECTION,
             CODE_REFS_SECTION_START,
         )
     ]

@@ -412,17 +412,12 @@ def apply_views(
             log.info("the %d views on %s are current", len(statements), destination)
             return [definition.name for definition in definitions]
         _run(client, _ensure_analytics_dataset, f"creating schema {SCHEMA}", destination)
-        with client.begin_transaction():
-            _run(
-                client,
-                lambda c: _ensure_parameter_tables(c, parameters or {}, projects),
-                "the view parameter tables",
-                destination,
-            )
-            _run(client, lambda c: _drop_views(c, [d.name for d in definitions]), "dropping the old views", destination)
-            for name, statement in statements:
-                _run(client, lambda c, statement=statement: c.execute_sql(statement), f"view {name}", destination)
-            _run(client, lambda c: c.execute_sql(_applied_statement(c, digest)), f"view {APPLIED_VIEWS}", destination)
+        replacing = ViewsReplaced(client, definitions, statements, destination, raw)
+        try:
+            replacing.apply(parameters or {}, projects, digest, unbound=True)
+        except NotBound:
+            log.debug("the views did not bind together: made again one by one", exc_info=True)
+            replacing.apply(parameters or {}, projects, digest, unbound=False)
     log.info(
         "applied %d views on %s over %d project(s): %s",
         len(statements),
@@ -431,6 +426,101 @@ def apply_views(
         ", ".join(dataset.project or "" for dataset in raw.projects) or "none loaded",
     )
     return [definition.name for definition in definitions]
+
+
+@dataclass(frozen=True)
+class UnboundViews:
+    """How a destination creates a view without binding it, binds one, and lists its tables' definitions (columns and
+    types) without binding a view."""
+
+    clause: str
+    bind: str
+    tables: str
+
+
+# By sqlglot dialect. DuckDB binds a view when it is created, and binds again every view it reads, so the views over
+# views were bound over and over; its information schema binds every view to list their columns.
+_UNBOUND = {
+    "duckdb": UnboundViews(
+        "WITH (DEFER_BINDING)",
+        "describe select * from {}",
+        "select schema_name, table_name, sql from duckdb_tables() where schema_name in ({})",
+    )
+}
+
+
+class NotBound(Exception):
+    """The views created unbound did not all bind (or the destination made none unbound)."""
+
+
+@dataclass(frozen=True)
+class ViewsReplaced:
+    """Every view replaced in one transaction: the parameter tables, the old views dropped, the views created, the
+    digest of what was applied. Where the destination can (`_UNBOUND`), the views are created unbound and then bound
+    together, by reading those no other view reads, before the transaction commits: should any of that fail, the
+    transaction is rolled back (`NotBound`) and the caller applies them again bound, one by one, which names the
+    view the destination refuses."""
+
+    client: SqlClientBase[Any]
+    definitions: list[ViewDefinition]
+    statements: list[tuple[str, str]]
+    destination: str
+    raw: RawTables
+
+    def apply(self, parameters: Mapping[str, float], projects: Sequence[str] | None, digest: str, unbound: bool) -> None:
+        client, destination = self.client, self.destination
+        how = _UNBOUND.get(destination_dialect(client)) if unbound else None
+        with client.begin_transaction():
+            _run(client, lambda c: _ensure_parameter_tables(c, parameters, projects), "the view parameter tables", destination)
+            _run(client, lambda c: _drop_views(c, [d.name for d in self.definitions]), "dropping the old views", destination)
+            if how is None:
+                for name, statement in self.statements:
+                    _run(client, lambda c, statement=statement: c.execute_sql(statement), f"view {name}", destination)
+            else:
+                self.create_unbound(how)
+            _run(client, lambda c: c.execute_sql(_applied_statement(c, digest)), f"view {APPLIED_VIEWS}", destination)
+
+    def create_unbound(self, how: UnboundViews) -> None:
+        read = {name for definition in self.definitions for name in definition.depends_on}
+        try:
+            for name, statement in self.statements:
+                created = f"CREATE OR REPLACE VIEW {qualified_view_name(self.client, name)} AS"
+                if not statement.startswith(created):
+                    raise NotBound(f"view {name} is not made as {created}")
+                self.client.execute_sql(f"{created[: -len(' AS')]} {how.clause} AS{statement[len(created) :]}")
+            bound = self.bound_key(how.tables)
+            with _translated_guard:
+                if bound in _bound:
+                    return
+            self.bind(how.bind, [definition.name for definition in self.definitions if definition.name not in read])
+            with _translated_guard:
+                _bound[bound] = None
+                while len(_bound) > _TRANSLATED_KEPT:
+                    _bound.popitem(last=False)
+        except NotBound:
+            raise
+        except Exception as error:
+            raise NotBound(first_line(error)) from error
+
+    def bind(self, bind: str, names: list[str]) -> None:
+        """The views `names` bound, and with them every view they read."""
+        for name in names:
+            self.client.execute_sql(bind.format(qualified_view_name(self.client, name)))
+
+    def bound_key(self, tables: str) -> str:
+        """What binding the views depends on: their statements and the definitions (columns and types) of the tables
+        they read, the raw datasets' and the parameter tables (`tables`: listed without binding a view)."""
+        fold = self.client.capabilities.casefold_identifier
+        schemas = sorted({fold(dataset.dataset) for dataset in (*self.raw.projects, self.raw.shared)} | {fold(SCHEMA)})
+        rows = self.client.execute_sql(tables.format(", ".join(["%s"] * len(schemas))), *schemas) or []
+        return hashlib.sha256(
+            json.dumps([self.statements, sorted([str(value) for value in row] for row in rows)]).encode()
+        ).hexdigest()
+
+
+# The views this process bound (`ViewsReplaced.bound_key`): the same statements over tables of the same columns and
+# types bind the same, so a worker that loads one new database after another binds them once.
+_bound: OrderedDict[str, None] = OrderedDict()
 
 
 def views_are_current(

@@ -44,13 +44,24 @@ def check_demo_file(destination: Destination, timeout_s: float, demo: bool) -> N
     """The demo and the consoles never share a DuckDB file: the demo's projects load into datasets of their own, and
     a file where any dataset holds a real console is refused to the demo, flag or no flag; a console's run is refused
     the demo's file (by its name, or by a dataset that holds the demo), which `make demo` would then refuse in turn."""
-    if not destination.is_duckdb_file:
-        return
-    if not demo and destination.duckdb_path.resolve() == DEMO_DUCKDB.resolve():
+    check_demo_name(destination, demo)
+    check_demo_datasets(destination, timeout_s, demo)
+
+
+def check_demo_name(destination: Destination, demo: bool) -> None:
+    """A console's run refused the demo's file by its name, before anything is opened (`check_demo_file`)."""
+    if destination.is_duckdb_file and not demo and destination.duckdb_path.resolve() == DEMO_DUCKDB.resolve():
         raise GatehouseError(
             f"{destination.label()} is the demo's file: a console loads into a file of its own; run it without --duckdb"
             f" (it writes {DEFAULT_DUCKDB}) or name another file (`make reset-demo` starts the demo afresh)"
         )
+
+
+def check_demo_datasets(destination: Destination, timeout_s: float, demo: bool) -> None:
+    """The demo refused a file where a dataset holds a real console, and a console one that holds the demo
+    (`check_demo_file`)."""
+    if not destination.is_duckdb_file:
+        return
     for dataset, extraction in datasets.console_extractions(destination, timeout_s).items():
         held = extraction.console
         if held is None or (held.base_url == DEMO_BASE_URL) == demo:

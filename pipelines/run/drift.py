@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import dlt
 
 
-def schema_columns(pipeline: dlt.Pipeline) -> dict[str, dict[str, str]]:
+def current_schema(pipeline: dlt.Pipeline) -> Any:
+    """The pipeline's schema as stored now, None before the first run. dlt reads it from its storage again on every
+    ask (`default_schema`): a step asks once and passes it on."""
     try:
-        schema = pipeline.default_schema
+        return pipeline.default_schema
     except Exception:  # no schema before the first run
+        return None
+
+
+def schema_columns(schema: Any) -> dict[str, dict[str, str]]:
+    if schema is None:
         return {}
     return {
         name: {col: str(spec.get("data_type")) for col, spec in table.get("columns", {}).items()}
@@ -17,15 +26,13 @@ def schema_columns(pipeline: dlt.Pipeline) -> dict[str, dict[str, str]]:
     }
 
 
-def fields_gone(pipeline: dlt.Pipeline, fields_seen: dict[str, set[str]]) -> list[str]:
+def fields_gone(schema: Any, fields_seen: dict[str, set[str]]) -> list[str]:
     """Columns of a table whose field the console did not send at all this run.
 
     dlt keeps such columns (filled with nulls from now on), so without this a field the console
     dropped would go unnoticed. Nested objects count by their top-level field (owner__owner_id: owner).
     """
-    try:
-        schema = pipeline.default_schema
-    except Exception:
+    if schema is None:
         return []
     gone = []
     for table, seen in sorted(fields_seen.items()):

@@ -29,8 +29,8 @@ from gatehouse.pipelines.errors import GatehouseError, explain
 from gatehouse.pipelines.logs import redacting_filter
 from gatehouse.pipelines.models import graph
 from gatehouse.pipelines.projects import project_settings
-from gatehouse.pipelines.run.checks import check_console, check_demo_file, check_resources
-from gatehouse.pipelines.run.drift import fields_gone, schema_changes, schema_columns
+from gatehouse.pipelines.run.checks import check_console, check_demo_datasets, check_demo_name, check_resources
+from gatehouse.pipelines.run.drift import current_schema, fields_gone, schema_changes, schema_columns
 from gatehouse.pipelines.run.options import SELECTABLE, RunOptions
 from gatehouse.pipelines.run.progress import Progress
 from gatehouse.pipelines.run.recovery import settle_committed_jobs
@@ -135,6 +135,8 @@ class Run:
     new_versions: dict[str, int] = field(default_factory=dict)
     retired: dict[str, int] = field(default_factory=dict)
     snapshot: Published | None = None
+    # the destination held open by the steps that use it one after another (`hold`), closed before the run lock
+    opened: contextlib.ExitStack = field(default_factory=contextlib.ExitStack)
 
     @property
     def destination(self) -> Destination:
@@ -155,7 +157,7 @@ class Run:
             raise GatehouseError(explain(err)) from err
         timeout_s = lock_timeout(options.lock_timeout_s)
         if options.project is None:  # several projects: checked once for them all (run_projects)
-            check_demo_file(options.destination, timeout_s, options.demo)
+            check_demo_name(options.destination, options.demo)
         return cls(options, source, counts, tally if tally is not None else RunTally(), timeout_s, started)
 
     @contextlib.contextmanager
@@ -167,19 +169,30 @@ class Run:
         new_file = self.options.project is None and destination.is_duckdb_file and not destination.duckdb_path.exists()
         done = False
         try:
-            with destination.lock.exclusive(self.timeout_s):
+            with destination.lock.exclusive(self.timeout_s), self.opened:
                 yield
             done = True
         finally:
             if not done and new_file and (not self.tally.holds_data or not destination.duckdb_path.exists()):
                 destination.remove_unloaded_file()
 
+    def hold(self) -> None:
+        """The destination held open from here (`Destination.held`) until `let_go`, or the end of the run."""
+        self.opened.enter_context(self.destination.held(self.timeout_s))
+
+    def let_go(self) -> None:
+        self.opened.close()
+
     def check_console(self) -> None:
-        """Before any request: a dataset that holds another console is never loaded over by mistake."""
+        """Before any request: the demo's file and a dataset that holds another console are never loaded over by
+        mistake. The destination is held from here to the sync (`start`)."""
         with self.destination.lock.writing():
+            self.hold()
+            if self.options.project is None:  # several projects: checked once for them all (run_projects)
+                check_demo_datasets(self.destination, self.timeout_s, self.options.demo)
             check_console(self.destination, self.counts, self.options, self.timeout_s)
             self.pipeline = self.destination.pipeline()
-            self.before = schema_columns(self.pipeline)
+            self.before = schema_columns(current_schema(self.pipeline))
 
     @contextlib.contextmanager
     def dlt_steps(self) -> Iterator[None]:
@@ -220,6 +233,8 @@ class Run:
         views dropped for a refresh, the sync with the destination; then the reads ahead, if not started yet."""
         with self.destination.lock.writing():
             self.reading = start_run(self)
+        # the file is let go while the console is read, for the programs that wait for it
+        self.let_go()
         if not self.reading:
             self.counts.start_reading({} if self.options.full_refresh else last_source_state(self))
 
@@ -254,6 +269,9 @@ class Run:
         what it loaded kept in the tally."""
         assert self.pipeline is not None
         last = phase is self.load_phases[-1]
+        if last:
+            # held from the last load to the snapshot: no request is made after it
+            self.hold()
         rendering = self.views_ahead() if last and self.options.publish else None
         with self.tally.timed("load"):
             info: Any = self.destination.load(self.pipeline, self.timeout_s)
@@ -268,9 +286,9 @@ class Run:
         its last load: translated beside that load instead, for the tables it loads (`Views.render_ahead`).
         A run that adds none finds its views current, and nothing is started."""
         assert self.pipeline is not None
-        if schema_columns(self.pipeline) == self.before:
+        schema = current_schema(self.pipeline)
+        if schema_columns(schema) == self.before:
             return None
-        schema = self.pipeline.default_schema
         loading = {
             table: list(schema.get_table_columns(table))
             for table in self.normalized.row_counts
@@ -304,12 +322,12 @@ class Run:
     def summary(self) -> RunSummary:
         assert self.pipeline is not None
         stats, counts, tally, waits = self.counts.request_stats(), self.counts, self.tally, self.destination.waits
+        schema = current_schema(self.pipeline)
         return RunSummary(
             rows_loaded=self.rows, new_versions=self.new_versions, retired=self.retired,
             skipped=[(s.table, s.id, s.reason) for s in counts.skipped],
             left_null=[(v.table, v.id, v.field, v.value, v.why) for v in counts.left_null],
-            schema_changes=schema_changes(self.before, schema_columns(self.pipeline))
-            + fields_gone(self.pipeline, counts.fields_seen),
+            schema_changes=schema_changes(self.before, schema_columns(schema)) + fields_gone(schema, counts.fields_seen),
             requests=stats.get("requests", 0), retries=stats.get("retries", 0), throttled=stats.get("throttled", 0),
             throttle_wait_s=stats.get("throttle_wait_s", 0.0),
             wall_time_s=time.monotonic() - self.started,

@@ -19,6 +19,9 @@ if TYPE_CHECKING:
 SCD2_TABLES = ("gates", "dynamic_configs")
 # dlt's load ids are a timestamp: digits and a dot, safe to write into SQL as a literal.
 _LOAD_ID = re.compile(r"^[0-9.]+$")
+# Where a statement lists the run's load ids (`Reader.rows`' values): translated once for every run.
+_LOAD_IDS = "gatehouse_load_ids"
+_FIRST_LOAD = "gatehouse_first_load"
 
 
 @dataclass
@@ -112,14 +115,14 @@ def rows_in_database(
     load_ids = [load_id for load_id in load_ids if _LOAD_ID.match(load_id)]
     if not load_ids or not tables:
         return counts
-    listed = ", ".join(f"'{load_id}'" for load_id in load_ids)
+    listed = {_LOAD_IDS: ", ".join(f"'{load_id}'" for load_id in load_ids)}
     with destination.reader(timeout_s) as reader:
         dataset = reader.dataset_name
 
         def written(table: str) -> str:
             parent = tables.get(table)
             if parent is None:
-                return f"_dlt_load_id in ({listed})"
+                return f"_dlt_load_id in ('{_LOAD_IDS}')"
             return f"_dlt_parent_id in (select _dlt_id from {dataset}.{parent} where {written(parent)})"
 
         # one statement for every table: one translation and one round trip, where a run loads twenty tables
@@ -128,11 +131,11 @@ def rows_in_database(
             for table in tables
         )
         try:
-            counts.update({table: int(rows) for table, rows in reader.rows(union)})
+            counts.update({table: int(rows) for table, rows in reader.rows(union, listed)})
         except DatabaseUndefinedRelation:  # a table gone since (dropped by hand): counted one by one
             for table in tables:
                 try:
-                    [(counts[table],)] = reader.rows(f"select count(*) from {dataset}.{table} where {written(table)}")
+                    [(counts[table],)] = reader.rows(f"select count(*) from {dataset}.{table} where {written(table)}", listed)
                 except DatabaseUndefinedRelation:
                     counts[table] = 0
     return counts
@@ -154,12 +157,12 @@ def scd2_counts(
     if not load_ids:
         return new_versions, retired
     first = min(load_ids, key=float)
-    listed = ", ".join(f"'{load_id}'" for load_id in load_ids)
+    listed = {_LOAD_IDS: ", ".join(f"'{load_id}'" for load_id in load_ids)}
     with destination.reader(timeout_s) as reader:
         for table in SCD2_TABLES:
             try:
                 [(new_versions[table],)] = reader.rows(
-                    f"select count(*) from {reader.dataset_name}.{table} where _dlt_load_id in ({listed})"
+                    f"select count(*) from {reader.dataset_name}.{table} where _dlt_load_id in ('{_LOAD_IDS}')", listed
                 )
             except DatabaseUndefinedRelation:
                 continue
@@ -169,11 +172,12 @@ def scd2_counts(
                 select count(distinct closed.id)
                 from {reader.dataset_name}.{table} as closed
                 where closed._dlt_valid_to is not null
-                    and closed._dlt_valid_to >= to_timestamp({float(first) - 0.001:.6f})
+                    and closed._dlt_valid_to >= to_timestamp('{_FIRST_LOAD}')
                     and not exists (
                         select 1 from {reader.dataset_name}.{table} as open_version
                         where open_version.id = closed.id and open_version._dlt_valid_to is null
                     )
-                """
+                """,
+                {_FIRST_LOAD: f"{float(first) - 0.001:.6f}"},
             )
     return new_versions, retired

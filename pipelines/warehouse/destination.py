@@ -16,6 +16,7 @@ import functools
 import logging
 import os
 import shutil
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -67,6 +68,8 @@ class Destination:
     create_dirs: bool = False
     _pipeline: list = field(default_factory=list, compare=False, repr=False)
     waits: Waits = field(default_factory=Waits, compare=False, repr=False)
+    # The SQL client `held` keeps open, with the thread it serves; never copied (`dataclasses.replace`).
+    _held: list = field(default_factory=list, init=False, compare=False, repr=False)
 
     @classmethod
     def from_flags(cls, destination: str | None, duckdb: str | Path | None, create_dirs: bool = False) -> Destination:
@@ -224,12 +227,36 @@ class Destination:
         return pipeline
 
     @contextlib.contextmanager
+    def held(self, timeout_s: float | None = None) -> Iterator[None]:
+        """The destination opened once for the steps taken inside (`sql_client` hands this thread that one client).
+
+        Opening a DuckDB file reads its whole catalogue, the views' SQL included, and dlt resolves its
+        configuration for each client: a run's checks, counts, views and snapshot each opened their own. While
+        the file is held here, every other connection of this process to it (dlt's load jobs, the snapshot's
+        checkpoint) shares its database, and no other program can open it: a run holds it around the steps that
+        use it, never while it reads the console."""
+        if self._held:
+            yield
+            return
+        with self.sql_client(timeout_s) as client:
+            self._held.append((threading.get_ident(), client))
+            try:
+                yield
+            finally:
+                self._held.clear()
+
+    @contextlib.contextmanager
     def sql_client(self, timeout_s: float | None = None) -> Iterator[Any]:
         """dlt's own SQL client for the destination, opened; one-line errors for what cannot be reached.
 
         A DuckDB file is opened here, through the one bounded wait for a file another program holds, and
-        handed to dlt's client; a reader opens it read-only and makes no pipeline folder beside it.
+        handed to dlt's client; a reader opens it read-only and makes no pipeline folder beside it. Inside
+        `held`, the client held open, on the thread that holds it.
         """
+        held = [client for thread, client in self._held if thread == threading.get_ident()]
+        if held:
+            yield held[0]
+            return
         if self.is_duckdb_file:
             if self.duckdb_path.stem in RESERVED_DUCKDB_NAMES:
                 self.pipeline()  # the one line about the file name
@@ -279,7 +306,7 @@ class Destination:
         action: Callable[[], Any] = step or pipeline.load
 
         def holding() -> Any:
-            if not self.is_duckdb_file:
+            if not self.is_duckdb_file or self._held:  # held open already (`held`)
                 return action()
             with pipeline.sql_client():
                 return action()

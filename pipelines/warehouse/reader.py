@@ -3,6 +3,7 @@ gives them whatever the driver, and the newest extraction a dataset holds (`Last
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC
 from typing import Any
@@ -36,12 +37,21 @@ class Reader:
     def dialect(self) -> str:
         return models.destination_dialect(self.client)
 
-    def translate(self, sql: str) -> str:
-        return models.render_query(self.client, sql)
+    def translate(self, sql: str, values: Mapping[str, str] | None = None) -> str:
+        """`sql` in the destination's dialect. `values`: SQL text put in place of each string literal `'<name>'` once
+        translated, so that a statement asked again with other values (a run's load ids) is translated once."""
+        translated = models.render_query(self.client, sql)
+        for name, text in (values or {}).items():
+            marker = f"'{name}'"
+            if marker not in translated:  # the literal did not come through as written: translated with the values
+                return models.render_query(self.client, _with_values(sql, values or {}))
+            translated = translated.replace(marker, text)
+        return translated
 
-    def rows(self, sql: str) -> list[tuple]:
-        """Rows as DuckDB gives them: instants in UTC whatever the warehouse session's time zone."""
-        with self.client.execute_query(self.translate(sql)) as cursor:
+    def rows(self, sql: str, values: Mapping[str, str] | None = None) -> list[tuple]:
+        """Rows as DuckDB gives them: instants in UTC whatever the warehouse session's time zone (`values`: as
+        `translate`)."""
+        with self.client.execute_query(self.translate(sql, values)) as cursor:
             return [tuple(_in_utc(value) for value in row) for row in cursor.fetchall()]
 
     def frame(self, sql: str) -> Any:
@@ -73,6 +83,12 @@ class Reader:
         base_url = row.get("console_base_url")
         console = ConsoleIdentity(base_url, row.get("console_key_fingerprint")) if base_url else None
         return LastExtraction(row.get("service_time") or row.get("started_at"), console)
+
+
+def _with_values(sql: str, values: Mapping[str, str]) -> str:
+    for name, text in values.items():
+        sql = sql.replace(f"'{name}'", text)
+    return sql
 
 
 def _in_utc(value: Any) -> Any:

@@ -8,8 +8,11 @@ operation. Sync only; it is thread-safe, and concurrency for fan-out reads comes
 
 from __future__ import annotations
 
+import functools
 import logging
+import os
 import random
+import ssl
 import threading
 import time
 from collections import deque
@@ -410,6 +413,14 @@ class WireTimes:
             self.answered_at = self._clock()
 
 
+@functools.lru_cache(maxsize=4)
+def tls_context(cert_file: str | None, cert_dir: str | None) -> ssl.SSLContext:
+    """httpx's default TLS context (its certificates, or the environment's SSL_CERT_FILE / SSL_CERT_DIR), made once
+    per process for those: loading the certificates again was a share of every run's own time, and a context is
+    shared by connections safely."""
+    return httpx.create_ssl_context()
+
+
 class ConsoleClient:
     """A thread-safe client of the console's 13 operations. Use as a context manager."""
 
@@ -436,6 +447,7 @@ class ConsoleClient:
             # A redirect could carry SERVICE-API-KEY to another host: never follow one.
             follow_redirects=False,
             event_hooks={"response": [self._on_response_head]},
+            verify=tls_context(os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR")),
         )
         self.rate_limiter = rate_limiter or SlidingWindowRateLimiter(
             options.rate_limit_requests, options.rate_limit_window, clock=clock, sleep=sleep
