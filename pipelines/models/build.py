@@ -56,7 +56,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import sqlglot
 from dlt.destinations.sql_client import SqlClientBase
@@ -371,6 +371,31 @@ class RawTables:
         ]
 
 
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+class Kept(Generic[K, V]):
+    """What this process worked out last, at most `size` entries (the oldest go first), shared by its threads: the
+    views' translations and bindings and the run's queries, the same few over and over in a scheduler's worker."""
+
+    def __init__(self, size: int) -> None:
+        self._entries: OrderedDict[K, V] = OrderedDict()
+        self._size = size
+        self._guard = threading.Lock()
+
+    def get(self, key: K) -> V | None:
+        with self._guard:
+            return self._entries.get(key)
+
+    def keep(self, key: K, value: V) -> None:
+        with self._guard:
+            self._entries[key] = value
+            self._entries.move_to_end(key)
+            while len(self._entries) > self._size:
+                self._entries.popitem(last=False)
+
+
 def apply_views(
     target: SqlClientBase[Any] | str | Path | Any,
     *,
@@ -489,14 +514,10 @@ class ViewsReplaced:
                     raise NotBound(f"view {name} is not made as {created}")
                 self.client.execute_sql(f"{created[: -len(' AS')]} {how.clause} AS{statement[len(created) :]}")
             bound = self.bound_key(how.tables)
-            with _translated_guard:
-                if bound in _bound:
-                    return
+            if _bound.get(bound):
+                return
             self.bind(how.bind, [definition.name for definition in self.definitions if definition.name not in read])
-            with _translated_guard:
-                _bound[bound] = None
-                while len(_bound) > _TRANSLATED_KEPT:
-                    _bound.popitem(last=False)
+            _bound.keep(bound, True)
         except NotBound:
             raise
         except Exception as error:
@@ -520,7 +541,7 @@ class ViewsReplaced:
 
 # The views this process bound (`ViewsReplaced.bound_key`): the same statements over tables of the same columns and
 # types bind the same, so a worker that loads one new database after another binds them once.
-_bound: OrderedDict[str, None] = OrderedDict()
+_bound: Kept[str, bool] = Kept(8)
 
 
 def views_are_current(
@@ -587,8 +608,7 @@ def _rendered(
         ).encode()
     ).hexdigest()
     path = cache / f"views-{key[:32]}.json" if cache is not None else None
-    with _translated_guard:
-        statements = _translated.get(key)
+    statements = _translated.get(key)
     kept = statements is not None and (path is None or path.is_file())
     if statements is None and path is not None and path.is_file():
         try:
@@ -598,7 +618,7 @@ def _rendered(
             log.debug("unreadable rendered views %s: translating again", path, exc_info=True)
     if statements is None:
         statements = [(definition.name, render_view(client, definition, raw)) for definition in definitions]
-    _remember(key, statements)
+    _translated.keep(key, list(statements))
     if path is not None and not kept:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -615,17 +635,7 @@ def _rendered(
 # The statements of the last inputs this process translated, beside the file cache: a process that loads one new
 # database after another (a scheduler's worker, Dagster's or Airflow's, running project after project) finds each
 # new database's file cache empty, and translating every view again was most of the CPU its views cost.
-_translated: OrderedDict[str, list[tuple[str, str]]] = OrderedDict()
-_translated_guard = threading.Lock()
-_TRANSLATED_KEPT = 8
-
-
-def _remember(key: str, statements: list[tuple[str, str]]) -> None:
-    with _translated_guard:
-        _translated[key] = list(statements)
-        _translated.move_to_end(key)
-        while len(_translated) > _TRANSLATED_KEPT:
-            _translated.popitem(last=False)
+_translated: Kept[str, list[tuple[str, str]]] = Kept(8)
 
 
 def _digest(statements: list[tuple[str, str]]) -> str:
@@ -704,14 +714,10 @@ def render_query(
     `rewrite`: applied to the parsed statement first (one parse and one generation per statement: they are
     most of the time a first run's views take)."""
     key = (sql, rewrite, _naming(client))
-    with _translated_guard:
-        statement = _queries.get(key)
+    statement = _queries.get(key)
     if statement is None:
         statement = translate(sql, key[2][0], what=what, rewrite=rewrite, transform=lambda node: _qualify(node, client))
-        with _translated_guard:
-            _queries[key] = statement
-            while len(_queries) > _QUERIES_KEPT:
-                _queries.popitem(last=False)
+        _queries.keep(key, statement)
     return statement
 
 
@@ -728,8 +734,7 @@ def _naming(client: SqlClientBase[Any]) -> tuple[str, ...]:
 
 # The last statements a process translated (the run's counts, the alerts' and the reports' queries: the same few
 # every run), as `_translated` keeps the views'.
-_queries: OrderedDict[tuple[Any, ...], str] = OrderedDict()
-_QUERIES_KEPT = 512
+_queries: Kept[tuple[Any, ...], str] = Kept(512)
 
 
 def translate(

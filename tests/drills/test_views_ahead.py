@@ -5,7 +5,6 @@ column translates none at all (its views are current)."""
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
 
 from gatehouse.pipelines.models import build
 
@@ -19,7 +18,7 @@ def test_a_first_run_translates_the_views_beside_its_last_load_and_a_rerun_trans
         return render_view(client, definition, raw)
 
     monkeypatch.setattr(build, "render_view", counting_render_view)
-    monkeypatch.setattr(build, "_translated", OrderedDict())  # a process that has translated nothing yet
+    monkeypatch.setattr(build, "_translated", build.Kept(8))  # a process that has translated nothing yet
 
     drill.run()
     assert len(translated) == len(build.view_definitions())

@@ -4,8 +4,6 @@ parameters). A process binds the same statements over tables of the same columns
 
 from __future__ import annotations
 
-from collections import OrderedDict
-
 import duckdb
 import pytest
 
@@ -33,7 +31,7 @@ VIEWS_SQL = "select view_name, sql from duckdb_views() where schema_name = 'anal
 def applied(writable_db, record_calls, monkeypatch):
     """The hand-built console with this version's views, and how each later application made them (unbound or not);
     nothing bound before in this process."""
-    monkeypatch.setattr(views, "_bound", OrderedDict())
+    monkeypatch.setattr(views, "_bound", views.Kept(8))
     apply_views(writable_db)
     return writable_db, record_calls(ViewsReplaced, "apply", lambda self, *args, unbound: unbound)
 

@@ -4,7 +4,6 @@ nor the destination changed takes the statements it translated last time, and ge
 from __future__ import annotations
 
 import shutil
-from collections import OrderedDict
 
 import duckdb
 
@@ -28,7 +27,7 @@ def test_the_same_inputs_take_the_statements_translated_last_time(writable_db, t
         raise AssertionError("translated again")
 
     monkeypatch.setattr(views, "render_view", no_translation)
-    monkeypatch.setattr(views, "_translated", OrderedDict())  # a new process: only the file remembers
+    monkeypatch.setattr(views, "_translated", views.Kept(8))  # a new process: only the file remembers
     with duckdb.connect(str(writable_db)) as connection:
         apply_views(connection, rendered_cache=cache)
     assert view_texts(writable_db) == translated
@@ -60,7 +59,7 @@ def test_a_raw_column_that_appears_translates_again(writable_db, tmp_path):
 def test_a_process_translates_once_for_every_new_database_of_the_same_inputs(writable_db, tmp_path, monkeypatch):
     """A scheduler's worker loads one new database after another: the second translates nothing, and its own file
     cache is written all the same, for the next process."""
-    monkeypatch.setattr(views, "_translated", OrderedDict())
+    monkeypatch.setattr(views, "_translated", views.Kept(8))
     second = tmp_path / "second.duckdb"
     shutil.copyfile(writable_db, second)
     with duckdb.connect(str(writable_db)) as connection:
