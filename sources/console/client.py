@@ -413,6 +413,15 @@ class WireTimes:
             self.answered_at = self._clock()
 
 
+def known_filters(filters: Mapping[str, Any], spec: type) -> None:
+    """A filter the list does not take is refused, as a misspelt keyword was before the filters were declared as a
+    TypedDict (which checks them for the type checker only): the console would ignore it and list everything."""
+    known = spec.__optional_keys__ | spec.__required_keys__  # type: ignore[attr-defined]
+    unknown = sorted(set(filters) - known)
+    if unknown:
+        raise TypeError(f"unknown filter(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+
+
 @functools.lru_cache(maxsize=4)
 def tls_context(cert_file: str | None, cert_dir: str | None) -> ssl.SSLContext:
     """httpx's default TLS context (its certificates, or the environment's SSL_CERT_FILE / SSL_CERT_DIR), made once
@@ -498,6 +507,7 @@ class ConsoleClient:
         """Every gate, one list per page, de-duplicated (key `id`), filtered by `GateFilters`.
 
         `check_total=False`: one pass, for a caller that confirms absences itself (see `iter_list`)."""
+        known_filters(filters, GateFilters)
         return self.iter_list(LIST_GATES.template, filters, key="id", page_size=page_size, check_total=check_total)
 
     def get_holdout(self, holdout_id: str) -> dict:
@@ -507,6 +517,7 @@ class ConsoleClient:
         self, *, page_size: int | None = None, check_total: bool = True, **filters: Unpack[CreationFilters]
     ) -> Iterator[list[dict]]:
         """Every dynamic config, one list per page, de-duplicated (key `id`); `check_total` as `list_gates`."""
+        known_filters(filters, CreationFilters)
         return self.iter_list(LIST_DYNAMIC_CONFIGS.template, filters, key="id", page_size=page_size, check_total=check_total)
 
     def check_access(self) -> None:

@@ -198,6 +198,15 @@ def test_filters_are_sent_on_every_page_with_repeated_values(make_client):
         assert "creatorID" not in s.params
 
 
+def test_a_filter_the_list_does_not_take_is_refused_before_any_request(make_client):
+    client, console = make_client(pages_handler({1: {"items": items(1), "next_page": None}}))
+    with pytest.raises(TypeError, match="unknown filter[(]s[)] tag; known: creatorID, creatorName, releasePipelineID, tags"):
+        client.list_dynamic_configs(tag="web")
+    with pytest.raises(TypeError, match="unknown filter[(]s[)] typ; known: .*idType"):
+        client.list_gates(typ="STALE")
+    assert console.sent == []
+
+
 def test_complete_read_dedups_items_repeated_across_pages(make_client):
     # An item created at the front shifts the list: item 2 is served twice.
     pages = {
