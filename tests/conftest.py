@@ -170,11 +170,22 @@ def made_once(tmp_path_factory: pytest.TempPathFactory, name: str, make: Callabl
         return folder / done.read_text()
 
 
+_reserved: list[socket.socket] = []
+
+
 def closed_port() -> int:
-    """A loopback port nothing listens on: bound to find a free one, and closed again once it is known."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+    """A loopback port nothing listens on, and nothing can: this process keeps it bound without listening.
+
+    A port bound and closed again at once is free for the next server any worker starts; one retry
+    landing on it read "the console hung up" instead of "could not connect" (seen once in CI).
+    A bound socket that never listens answers every connection with a refusal, and the kernel gives
+    its port to no one else while it is held.
+    """
+    if not _reserved:
+        held = socket.socket()
+        held.bind(("127.0.0.1", 0))
+        _reserved.append(held)
+    return _reserved[0].getsockname()[1]
 
 
 @pytest.fixture
