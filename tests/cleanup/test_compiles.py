@@ -140,17 +140,6 @@ def test_go_compiles_and_behaves_as_before(go_built, value):
     assert_behaves_as_before(go_built, value, ["bin/{}"])
 
 
-def test_go_locals_only_the_removed_branch_read_become_blank_or_go(go_built):
-    # Receipt's loops and locals (tests/cleanup/programs/go/main.go): go vet and go build above refuse any left unused
-    on, off = go_built.rewrites[True].text, go_built.rewrites[False].text
-    assert "for _, item := range items {" in on and "for i, item := range items {" in off
-    assert "for i := range items {" in off and "for range items {" in off
-    # audit prints: its call stays, its value to `_`; the literal goes; err is still read, count becomes `_`
-    assert "\t_ = audit(len(items))\n" in off and "tax :=" not in off
-    assert '\t_, err := strconv.Atoi("3")\n' in off and "\tvar _ = audit(1)\n" in off
-    assert "stamp := audit(len(items))" in on and "tax := 2" in on
-
-
 # -- Java ---------------------------------------------------------------------------------------------------------
 
 
@@ -218,15 +207,6 @@ def test_kotlin_compiles_and_behaves_as_before(kotlin_built, value):
     assert_behaves_as_before(kotlin_built, value, [toolchain("kotlin"), "-cp", "classes", "{}.CheckoutKt"])
 
 
-def test_kotlin_locals_only_the_removed_branch_read_become_blank_or_go(kotlin_built):
-    # receipt's (tests/cleanup/programs/kotlin/Checkout.kt): kotlinc above warns of any left unused
-    on, off = kotlin_built.rewrites[True].text, kotlin_built.rewrites[False].text
-    assert "for ((_, count) in items)" in off and "val (_, second) = " in off and "items.forEach { _ ->" in on
-    # audit prints: its call stays; the literal goes
-    assert "\n    audit(items.size)\n" in off and "val tax" not in off
-    assert "val stamp = audit(items.size)" in on and "for ((name, count) in items)" in on
-
-
 # -- TypeScript -----------------------------------------------------------------------------------------------------
 
 TS_STUBS = ("statsig.ts", "format.ts")
@@ -285,19 +265,6 @@ def test_typescript_switch_on_the_value_becomes_its_case_or_is_widened(typescrip
 @pytest.mark.parametrize("value", VALUES)
 def test_typescript_compiles_strictly_and_behaves_as_before(typescript_built, value):
     assert_behaves_as_before(typescript_built, value, [toolchain("node"), "out/{}/main.js"])
-
-
-def test_typescript_locals_only_the_removed_branch_read_get_an_underscore_or_go(typescript_built):
-    # receipt's loops and locals (tests/cleanup/programs/typescript/main.ts): tsc --noUnusedLocals above refuses any
-    # left unread
-    on, off = typescript_built.rewrites[True].text, typescript_built.rewrites[False].text
-    assert "for (const _key in order)" in on and "for (const key in order)" in off
-    assert "for (const _item of items)" in off and "const [_first, second] = items;" in off
-    assert "const { total } = order;" in off and "const { id, total } = order;" in on
-    # audit logs: its call stays a statement; the literal and the helper only the removed branch called go
-    assert "\n  audit(items.length);\n" in off and "const tax" not in off
-    assert "function shout" not in off and "read by the removed branch alone" not in off
-    assert "function shout" in on and "const stamp = audit(items.length);" in on
 
 
 # -- JavaScript ---------------------------------------------------------------------------------------------------
@@ -368,11 +335,70 @@ def test_swift_parses_with_no_error_node_and_keeps_the_live_branches(value):
     assert ("guard" in text) is False
 
 
-def test_swift_locals_only_the_removed_branch_read_become_blank_or_go():
-    # receipt's (tests/cleanup/programs/swift/Checkout.swift): Swift warns of any left unused
-    _, rewrites = rewritten("swift", (PROGRAMS / "swift" / "Checkout.swift").read_text())
-    on, off = rewrites[True].text, rewrites[False].text
-    assert "for (at, _) in items.enumerated()" in off and "for (at, item) in items.enumerated()" in on
-    # audit may have an effect: its value goes to `_`; the literal goes
-    assert "\n    _ = audit(items.count)\n" in on and "let tax" not in on
-    assert "let stamp = audit(items.count)" in off and "let tax = 2" in off
+# -- Locals ---------------------------------------------------------------------------------------------------------
+
+# The receipts (tests/cleanup/programs/<language>/) hold loops and locals that only one branch reads: the rewrite for
+# each value keeps what is still read, turns to `_` what must stay bound and drops what the removed branch alone read.
+# Above, go vet and go build refuse any left unused, kotlinc warns of one, tsc --noUnusedLocals refuses one; Swift
+# warns of one. By language and the gate's value: what the rewrite holds, and what it no longer holds.
+LOCALS: dict[str, dict[bool, tuple[tuple[str, ...], tuple[str, ...]]]] = {
+    "go": {
+        True: (("for _, item := range items {", "stamp := audit(len(items))", "tax := 2"), ()),
+        False: (
+            (
+                "for i, item := range items {",
+                "for i := range items {",
+                "for range items {",
+                # audit prints: its call stays, its value to `_`; the literal goes; err is still read, count becomes `_`
+                "\t_ = audit(len(items))\n",
+                '\t_, err := strconv.Atoi("3")\n',
+                "\tvar _ = audit(1)\n",
+            ),
+            ("tax :=",),
+        ),
+    },
+    "kotlin": {
+        True: (("items.forEach { _ ->", "val stamp = audit(items.size)", "for ((name, count) in items)"), ()),
+        # audit prints: its call stays; the literal goes
+        False: (("for ((_, count) in items)", "val (_, second) = ", "\n    audit(items.size)\n"), ("val tax",)),
+    },
+    "typescript": {
+        True: (
+            (
+                "for (const _key in order)",
+                "const { id, total } = order;",
+                "function shout",
+                "const stamp = audit(items.length);",
+            ),
+            (),
+        ),
+        False: (
+            (
+                "for (const key in order)",
+                "for (const _item of items)",
+                "const [_first, second] = items;",
+                "const { total } = order;",
+                # audit logs: its call stays a statement; the literal and the helper only the removed branch called go
+                "\n  audit(items.length);\n",
+            ),
+            ("const tax", "function shout", "read by the removed branch alone"),
+        ),
+    },
+    "swift": {
+        # audit may have an effect: its value goes to `_`; the literal goes
+        True: (("for (at, item) in items.enumerated()", "\n    _ = audit(items.count)\n"), ("let tax",)),
+        False: (("for (at, _) in items.enumerated()", "let stamp = audit(items.count)", "let tax = 2"), ()),
+    },
+}
+
+
+@pytest.mark.parametrize("language", LOCALS)
+def test_locals_only_the_removed_branch_read_become_blank_or_go(request, language):
+    if language == "swift":  # parsed, not compiled: no toolchain to build with
+        rewrites = rewritten("swift", (PROGRAMS / "swift" / "Checkout.swift").read_text())[1]
+    else:
+        rewrites = request.getfixturevalue(f"{language}_built").rewrites
+    for value, (holds, lost) in LOCALS[language].items():
+        text = rewrites[value].text
+        assert [line for line in holds if line not in text] == [], value
+        assert [line for line in lost if line in text] == [], value

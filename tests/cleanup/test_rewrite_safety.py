@@ -864,29 +864,20 @@ def test_each_case_becomes_exactly_the_expected_text(case):
 @pytest.mark.parametrize(
     "language, text",
     [
+        # a member read: an SDK's internal store answers a gate object from a call of the same name,
+        # `true.getEvalDetails()` is nothing
         ("kotlin", 'fun f() {\n    check(client.getStore().checkGate("g").getEvalDetails())\n}\n'),
         ("java", 'class A {\n    void f() {\n        check(store.checkGate(u, "g").getEvalDetails());\n    }\n}\n'),
         ("typescript", 'function f() {\n  check(store.checkGate(u, "g").details);\n}\n'),
         ("go", 'package m\n\nfunc f() {\n\tcheck(s.CheckGate(u, "g").Details)\n}\n'),
         ("python", 'def f():\n    check(store.check_gate(u, "g").details)\n'),
-    ],
-)
-def test_a_check_whose_result_has_a_member_read_is_another_api_left_as_it_is(language, text):
-    # an SDK's internal store answers a gate object from a call of the same name: `true.getEvalDetails()` is nothing
-    rewrite = rewrite_checks(text, language, "g", True)
-    assert (rewrite.text, rewrite.replaced) == (text, 0)
-
-
-@pytest.mark.parametrize(
-    "language, text",
-    [
+        # destructured: a boolean has no fields to take apart, `const { value } = true` is no gate's value (tsc refuses it)
         ("tsx", 'function C() {\n  const { value, isLoading } = useGate("g").value;\n  return <p>{value}</p>;\n}\n'),
         ("typescript", 'function f() {\n  const [on, why] = Statsig.checkGate(u, "g");\n  return on;\n}\n'),
         ("python", 'def f():\n    on, why = statsig.check_gate(u, "g")\n    return on\n'),
     ],
 )
-def test_a_check_whose_result_is_destructured_is_another_api_left_as_it_is(language, text):
-    # a boolean has no fields to take apart: `const { value } = true` is no gate's value (tsc refuses it)
+def test_a_check_whose_result_is_read_as_an_object_is_another_api_left_as_it_is(language, text):
     rewrite = rewrite_checks(text, language, "g", True)
     assert (rewrite.text, rewrite.replaced) == (text, 0)
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
+from typing import Any, NamedTuple
 
 import pytest
 
@@ -28,129 +30,123 @@ SCIM = {
     "Operations": [{"op": "replace", "path": "members", "value": [{"value": "u1", "display": "Ada"}]}],
 }
 LIST_BODY = {"message": "listed", "data": [{"id": "x", "name": "x"}], "pagination": {"pageNumber": 1, "nextPage": None}}
+FIRST_PAGE = {"page": ["1"], "limit": ["2000"]}
 
-# (operation, call, method, path, query, body, answer body)
+
+def holding(data: Any) -> dict[str, Any]:
+    """The console's answer body with `data`."""
+    return {"message": "m", "data": data}
+
+
+class Operation(NamedTuple):
+    """An operation, the request it must send and the body the console answers (None: SCIM's empty body). A write's
+    `call` takes `dry_run=True` on to the client, so the dry run is the same call."""
+
+    name: str
+    call: Callable[..., Any]
+    method: str
+    path: str
+    reply: dict[str, Any] | None
+    query: dict[str, list[str]] = {}
+    body: Any = None
+
+
 OPERATIONS = [
-    (
-        "get_gate",
-        lambda c: c.get_gate("g/1"),
-        "GET",
-        "/console/v1/gates/g%2F1",
-        {},
-        None,
-        {"message": "m", "data": {"id": "g/1"}},
-    ),
-    (
+    Operation("get_gate", lambda c: c.get_gate("g/1"), "GET", "/console/v1/gates/g%2F1", holding({"id": "g/1"})),
+    Operation(
         "list_gates",
         lambda c: list(c.list_gates(type="STALE")),
         "GET",
         "/console/v1/gates",
-        {"type": ["STALE"], "page": ["1"], "limit": ["2000"]},
-        None,
         LIST_BODY,
+        query={"type": ["STALE"], **FIRST_PAGE},
     ),
-    (
-        "get_holdout",
-        lambda c: c.get_holdout("h1"),
-        "GET",
-        "/console/v1/holdouts/h1",
-        {},
-        None,
-        {"message": "m", "data": {"id": "h1"}},
-    ),
-    (
+    Operation("get_holdout", lambda c: c.get_holdout("h1"), "GET", "/console/v1/holdouts/h1", holding({"id": "h1"})),
+    Operation(
         "list_dynamic_configs",
         lambda c: list(c.list_dynamic_configs(creatorName="Ada Lovelace")),
         "GET",
         "/console/v1/dynamic_configs",
-        {"creatorName": ["Ada Lovelace"], "page": ["1"], "limit": ["2000"]},
-        None,
         LIST_BODY,
+        query={"creatorName": ["Ada Lovelace"], **FIRST_PAGE},
     ),
-    (
+    Operation(
         "unarchive_dynamic_config",
-        lambda c: c.unarchive_dynamic_config("c1", "needed again"),
+        lambda c, **dry: c.unarchive_dynamic_config("c1", "needed again", **dry),
         "PUT",
         "/console/v1/dynamic_configs/c1/unarchive",
-        {},
-        {"unarchiveReason": "needed again"},
-        {"message": "m", "data": {"id": "c1"}},
+        holding({"id": "c1"}),
+        body={"unarchiveReason": "needed again"},
     ),
-    (
+    Operation(
         "create_release_pipeline",
-        lambda c: c.create_release_pipeline(PIPELINE),
+        lambda c, **dry: c.create_release_pipeline(PIPELINE, **dry),
         "POST",
         "/console/v1/release_pipelines",
-        {},
-        PIPELINE,
-        {"message": "m", "data": {"id": "rp"}},
+        holding({"id": "rp"}),
+        body=PIPELINE,
     ),
-    (
+    Operation(
         "update_release_pipeline",
-        lambda c: c.update_release_pipeline("rp", PIPELINE),
+        lambda c, **dry: c.update_release_pipeline("rp", PIPELINE, **dry),
         "POST",
         "/console/v1/release_pipelines/rp",
-        {},
-        PIPELINE,
-        {"message": "m", "data": {"id": "rp"}},
+        holding({"id": "rp"}),
+        body=PIPELINE,
     ),
-    (
+    Operation(
         "list_qualifying_events",
         lambda c: list(c.list_qualifying_events()),
         "GET",
         "/console/v1/experiments/qualifying_events",
-        {"page": ["1"], "limit": ["2000"]},
-        None,
         LIST_BODY,
+        query=FIRST_PAGE,
     ),
-    (
+    Operation(
         "get_cumulative_exposures",
         lambda c: c.get_cumulative_exposures("e1"),
         "GET",
         "/console/v1/experiments/e1/cumulative_exposures",
-        {},
-        None,
-        {"message": "m", "data": [{"groupID": "g"}]},
+        holding([{"groupID": "g"}]),
     ),
-    (
-        "get_ingestion_run",
-        lambda c: c.get_ingestion_run("r1"),
-        "GET",
-        "/console/v1/ingestion/runs/r1",
-        {},
-        None,
-        {"message": "m", "data": {"runID": "r1"}},
+    Operation(
+        "get_ingestion_run", lambda c: c.get_ingestion_run("r1"), "GET", "/console/v1/ingestion/runs/r1", holding({"runID": "r1"})
     ),
-    (
+    Operation(
         "create_role",
-        lambda c: c.create_role("Viewer", PERMISSIONS),
+        lambda c, **dry: c.create_role("Viewer", PERMISSIONS, **dry),
         "POST",
         "/console/v1/roles",
-        {},
-        {"name": "Viewer", "permissions": PERMISSIONS},
-        {"message": "m", "data": {"name": "Viewer"}},
+        holding({"name": "Viewer"}),
+        body={"name": "Viewer", "permissions": PERMISSIONS},
     ),
-    (
+    Operation(
         "update_wh_connection",
-        lambda c: c.update_wh_connection(WH),
+        lambda c, **dry: c.update_wh_connection(WH, **dry),
         "PATCH",
         "/console/v1/wh_connections",
-        {},
-        WH,
         {"message": "Connection updated successfully"},
+        body=WH,
     ),
-    ("patch_scim_group", lambda c: c.patch_scim_group("grp1", SCIM), "PATCH", "/scim/Groups/grp1", {}, SCIM, None),
+    Operation(
+        "patch_scim_group",
+        lambda c, **dry: c.patch_scim_group("grp1", SCIM, **dry),
+        "PATCH",
+        "/scim/Groups/grp1",
+        None,
+        body=SCIM,
+    ),
 ]
-IDS = [op[0] for op in OPERATIONS]
+IDS = [op.name for op in OPERATIONS]
 
 
 def test_thirteen_operations_are_covered():
     assert len(OPERATIONS) == 13
 
 
-@pytest.mark.parametrize("name, call, method, path, query, body, reply", OPERATIONS, ids=IDS)
+@pytest.mark.parametrize("name, call, method, path, reply, query, body", OPERATIONS, ids=IDS)
 @pytest.mark.parametrize("respect_review", [False, True], ids=["plain", "respect-review"])
-def test_each_operation_sends_exactly_this(make_client, name, call, method, path, query, body, reply, respect_review):
+def test_each_operation_sends_exactly_this(make_client, name, call, method, path, reply, query, body, respect_review):
     def handler(request, sent):
         if reply is None:
             return answer(200, raw=b"")  # SCIM answers 200 without a documented body
@@ -178,28 +174,19 @@ def test_each_operation_sends_exactly_this(make_client, name, call, method, path
 
 
 def test_unarchive_without_reason_sends_an_empty_object(make_client):
-    client, console = make_client(lambda request, sent: answer(200, {"message": "m", "data": {"id": "c1"}}))
+    client, console = make_client(lambda request, sent: answer(200, holding({"id": "c1"})))
     result = client.unarchive_dynamic_config("c1")
     assert console.sent[0].body == {}
     assert result == WriteResult(200, "m", {"id": "c1"})
 
 
-WRITES = [op for op in OPERATIONS if op[2] != "GET"]
+WRITES = [op for op in OPERATIONS if op.method != "GET"]
 
 
-@pytest.mark.parametrize("name, call, method, path, query, body, reply", WRITES, ids=[op[0] for op in WRITES])
-def test_dry_run_sends_nothing_and_shows_the_request_without_secrets(make_client, name, call, method, path, query, body, reply):
+@pytest.mark.parametrize("name, call, method, path, reply, query, body", WRITES, ids=[op.name for op in WRITES])
+def test_dry_run_sends_nothing_and_shows_the_request_without_secrets(make_client, name, call, method, path, reply, query, body):
     client, console = make_client(lambda request, sent: answer())
-    dry_call = {
-        "unarchive_dynamic_config": lambda c: c.unarchive_dynamic_config("c1", "needed again", dry_run=True),
-        "create_release_pipeline": lambda c: c.create_release_pipeline(PIPELINE, dry_run=True),
-        "update_release_pipeline": lambda c: c.update_release_pipeline("rp", PIPELINE, dry_run=True),
-        "create_role": lambda c: c.create_role("Viewer", PERMISSIONS, dry_run=True),
-        "update_wh_connection": lambda c: c.update_wh_connection(WH, dry_run=True),
-        "patch_scim_group": lambda c: c.patch_scim_group("grp1", SCIM, dry_run=True),
-    }[name]
-
-    prepared = dry_call(client)
+    prepared = call(client, dry_run=True)
 
     assert console.sent == []
     assert isinstance(prepared, PreparedRequest)
@@ -219,7 +206,7 @@ def test_stats_count_requests_retries_and_endpoint_templates(make_client, clock)
         calls["n"] += 1
         if calls["n"] == 1:
             return answer(503, {"status": 503, "message": "x"})
-        return answer(200, {"message": "m", "data": {"id": "x"}})
+        return answer(200, holding({"id": "x"}))
 
     client, _ = make_client(handler, on_request=events.append)
     client.get_holdout("h1")
@@ -243,17 +230,13 @@ def test_stats_count_requests_retries_and_endpoint_templates(make_client, clock)
 
 
 def test_a_failing_progress_hook_does_not_fail_the_request(make_client):
-    client, _ = make_client(
-        lambda request, sent: answer(200, {"message": "m", "data": {"id": "x"}}), on_request=lambda event: 1 / 0
-    )
+    client, _ = make_client(lambda request, sent: answer(200, holding({"id": "x"})), on_request=lambda event: 1 / 0)
     assert client.get_gate("x") == {"id": "x"}
 
 
 def test_server_time_comes_from_the_last_date_header(make_client):
     dates = iter(["Mon, 01 Jan 2024 00:00:00 GMT", "Wed, 03 Jan 2024 12:30:00 GMT"])
-    client, _ = make_client(
-        lambda request, sent: answer(200, {"message": "m", "data": {"id": "x"}}, headers={"Date": next(dates)})
-    )
+    client, _ = make_client(lambda request, sent: answer(200, holding({"id": "x"}), headers={"Date": next(dates)}))
     assert client.server_time is None
     client.get_gate("a")
     client.get_gate("b")
@@ -270,7 +253,7 @@ def test_server_time_comes_from_the_last_date_header(make_client):
 def test_unexpected_data_shape_is_a_transport_error(make_client, call, expected):
     from gatehouse.sources.console.errors import TransportError
 
-    client, _ = make_client(lambda request, sent: answer(200, {"message": "m", "data": "surprise"}))
+    client, _ = make_client(lambda request, sent: answer(200, holding("surprise")))
     with pytest.raises(TransportError, match=expected):
         call(client)
 
@@ -310,7 +293,7 @@ def test_paginate_refuses_paths_that_could_leave_the_base_url(make_client, path)
 def test_an_id_that_is_a_dot_segment_is_sent_as_an_id(make_client, call, path):
     """`..` sent as it is would be normalised away: GET /gates/.. would ask for /console/v1 instead."""
     client, console = make_client(
-        lambda request, sent: answer(200, {"message": "m", "data": {"id": "x"} if "exposures" not in request.url.path else []})
+        lambda request, sent: answer(200, holding({"id": "x"} if "exposures" not in request.url.path else []))
     )
     call(client)
     assert console.sent[0].request.url.raw_path.decode() == path
@@ -319,7 +302,7 @@ def test_an_id_that_is_a_dot_segment_is_sent_as_an_id(make_client, call, path):
 def test_data_null_on_a_single_read_is_not_found_and_on_a_series_is_empty(make_client):
     from gatehouse.sources.console.errors import NotFoundError
 
-    client, console = make_client(lambda request, sent: answer(200, {"message": "m", "data": None}))
+    client, console = make_client(lambda request, sent: answer(200, holding(None)))
     with pytest.raises(NotFoundError, match="gate 'g1' not found"):
         client.get_gate("g1")
     with pytest.raises(NotFoundError, match="holdout 'h1' not found"):
