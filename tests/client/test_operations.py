@@ -38,103 +38,88 @@ def holding(data: Any) -> dict[str, Any]:
     return {"message": "m", "data": data}
 
 
+class Request(NamedTuple):
+    """What an operation must send."""
+
+    method: str
+    path: str
+    query: dict[str, list[str]] = {}
+    body: Any = None
+
+
 class Operation(NamedTuple):
     """An operation, the request it must send and the body the console answers (None: SCIM's empty body). A write's
     `call` takes `dry_run=True` on to the client, so the dry run is the same call."""
 
     name: str
     call: Callable[..., Any]
-    method: str
-    path: str
+    sends: Request
     reply: dict[str, Any] | None
-    query: dict[str, list[str]] = {}
-    body: Any = None
+
+
+def read(name: str, call: Callable[..., Any], path: str, data: Any) -> Operation:
+    """A single read: a GET answered with `data`."""
+    return Operation(name, call, Request("GET", path), holding(data))
+
+
+def listed(name: str, call: Callable[..., Any], path: str, filters: dict[str, list[str]]) -> Operation:
+    """A list read: a GET of the first page, its filters beside it in the query, answered with a page."""
+    return Operation(name, call, Request("GET", path, {**filters, **FIRST_PAGE}), LIST_BODY)
 
 
 OPERATIONS = [
-    Operation("get_gate", lambda c: c.get_gate("g/1"), "GET", "/console/v1/gates/g%2F1", holding({"id": "g/1"})),
-    Operation(
-        "list_gates",
-        lambda c: list(c.list_gates(type="STALE")),
-        "GET",
-        "/console/v1/gates",
-        LIST_BODY,
-        query={"type": ["STALE"], **FIRST_PAGE},
-    ),
-    Operation("get_holdout", lambda c: c.get_holdout("h1"), "GET", "/console/v1/holdouts/h1", holding({"id": "h1"})),
-    Operation(
+    read("get_gate", lambda c: c.get_gate("g/1"), "/console/v1/gates/g%2F1", {"id": "g/1"}),
+    listed("list_gates", lambda c: list(c.list_gates(type="STALE")), "/console/v1/gates", {"type": ["STALE"]}),
+    read("get_holdout", lambda c: c.get_holdout("h1"), "/console/v1/holdouts/h1", {"id": "h1"}),
+    listed(
         "list_dynamic_configs",
         lambda c: list(c.list_dynamic_configs(creatorName="Ada Lovelace")),
-        "GET",
         "/console/v1/dynamic_configs",
-        LIST_BODY,
-        query={"creatorName": ["Ada Lovelace"], **FIRST_PAGE},
+        {"creatorName": ["Ada Lovelace"]},
     ),
     Operation(
         "unarchive_dynamic_config",
         lambda c, **dry: c.unarchive_dynamic_config("c1", "needed again", **dry),
-        "PUT",
-        "/console/v1/dynamic_configs/c1/unarchive",
+        Request("PUT", "/console/v1/dynamic_configs/c1/unarchive", body={"unarchiveReason": "needed again"}),
         holding({"id": "c1"}),
-        body={"unarchiveReason": "needed again"},
     ),
     Operation(
         "create_release_pipeline",
         lambda c, **dry: c.create_release_pipeline(PIPELINE, **dry),
-        "POST",
-        "/console/v1/release_pipelines",
+        Request("POST", "/console/v1/release_pipelines", body=PIPELINE),
         holding({"id": "rp"}),
-        body=PIPELINE,
     ),
     Operation(
         "update_release_pipeline",
         lambda c, **dry: c.update_release_pipeline("rp", PIPELINE, **dry),
-        "POST",
-        "/console/v1/release_pipelines/rp",
+        Request("POST", "/console/v1/release_pipelines/rp", body=PIPELINE),
         holding({"id": "rp"}),
-        body=PIPELINE,
     ),
-    Operation(
-        "list_qualifying_events",
-        lambda c: list(c.list_qualifying_events()),
-        "GET",
-        "/console/v1/experiments/qualifying_events",
-        LIST_BODY,
-        query=FIRST_PAGE,
-    ),
-    Operation(
+    listed("list_qualifying_events", lambda c: list(c.list_qualifying_events()), "/console/v1/experiments/qualifying_events", {}),
+    read(
         "get_cumulative_exposures",
         lambda c: c.get_cumulative_exposures("e1"),
-        "GET",
         "/console/v1/experiments/e1/cumulative_exposures",
-        holding([{"groupID": "g"}]),
+        [{"groupID": "g"}],
     ),
-    Operation(
-        "get_ingestion_run", lambda c: c.get_ingestion_run("r1"), "GET", "/console/v1/ingestion/runs/r1", holding({"runID": "r1"})
-    ),
+    read("get_ingestion_run", lambda c: c.get_ingestion_run("r1"), "/console/v1/ingestion/runs/r1", {"runID": "r1"}),
     Operation(
         "create_role",
         lambda c, **dry: c.create_role("Viewer", PERMISSIONS, **dry),
-        "POST",
-        "/console/v1/roles",
+        Request("POST", "/console/v1/roles", body={"name": "Viewer", "permissions": PERMISSIONS}),
         holding({"name": "Viewer"}),
-        body={"name": "Viewer", "permissions": PERMISSIONS},
     ),
     Operation(
         "update_wh_connection",
         lambda c, **dry: c.update_wh_connection(WH, **dry),
-        "PATCH",
-        "/console/v1/wh_connections",
+        Request("PATCH", "/console/v1/wh_connections", body=WH),
         {"message": "Connection updated successfully"},
-        body=WH,
     ),
     Operation(
         "patch_scim_group",
         lambda c, **dry: c.patch_scim_group("grp1", SCIM, **dry),
-        "PATCH",
-        "/scim/Groups/grp1",
+        Request("PATCH", "/scim/Groups/grp1", body=SCIM),
         None,
-        body=SCIM,
     ),
 ]
 IDS = [op.name for op in OPERATIONS]
@@ -144,14 +129,15 @@ def test_thirteen_operations_are_covered():
     assert len(OPERATIONS) == 13
 
 
-@pytest.mark.parametrize("name, call, method, path, reply, query, body", OPERATIONS, ids=IDS)
+@pytest.mark.parametrize("name, call, sends, reply", OPERATIONS, ids=IDS)
 @pytest.mark.parametrize("respect_review", [False, True], ids=["plain", "respect-review"])
-def test_each_operation_sends_exactly_this(make_client, name, call, method, path, reply, query, body, respect_review):
+def test_each_operation_sends_exactly_this(make_client, name, call, sends, reply, respect_review):
     def handler(request, sent):
         if reply is None:
             return answer(200, raw=b"")  # SCIM answers 200 without a documented body
         return answer(201 if name == "create_role" else 200, reply)
 
+    method, path, query, body = sends
     client, console = make_client(handler, respect_review_settings=respect_review)
     result = call(client)
 
@@ -180,11 +166,12 @@ def test_unarchive_without_reason_sends_an_empty_object(make_client):
     assert result == WriteResult(200, "m", {"id": "c1"})
 
 
-WRITES = [op for op in OPERATIONS if op.method != "GET"]
+WRITES = [op for op in OPERATIONS if op.sends.method != "GET"]
 
 
-@pytest.mark.parametrize("name, call, method, path, reply, query, body", WRITES, ids=[op.name for op in WRITES])
-def test_dry_run_sends_nothing_and_shows_the_request_without_secrets(make_client, name, call, method, path, reply, query, body):
+@pytest.mark.parametrize("name, call, sends, reply", WRITES, ids=[op.name for op in WRITES])
+def test_dry_run_sends_nothing_and_shows_the_request_without_secrets(make_client, name, call, sends, reply):
+    method, path, _, body = sends
     client, console = make_client(lambda request, sent: answer())
     prepared = call(client, dry_run=True)
 
