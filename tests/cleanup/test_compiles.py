@@ -10,7 +10,8 @@ the outputs are equal.
   unwrapped (javac refuses the catch).
 - Kotlin: `kotlinc` from the system's packages, no warning but for a parameter the rewrite left unused (a local
   only the removed code read goes or becomes `_`).
-- TypeScript: `tsc --strict --noUnusedLocals` (unused imports and locals are errors there) from npm.
+- TypeScript: tsc from npm over the program's tsconfig.json, `strict` with `noUnusedLocals` and `noUnusedParameters`
+  (an unused import, local or parameter is an error there), read by the rewrite as `gatehouse cleanup` reads it.
 - JavaScript and Python: run by node and Python, which parse the whole file first.
 - Swift: no compiler installs from the system's packages (Debian's `swift` is another program), so the rewrite is
   parsed by tree-sitter and must hold no error node; it is not run.
@@ -30,6 +31,7 @@ from pathlib import Path
 import pytest
 
 from gatehouse.pipelines.cleanup.rewrite import TODO, Rewrite, parse_errors, rewrite_checks
+from gatehouse.pipelines.cleanup.tsconfig import TsConfigs
 
 PROGRAMS = Path(__file__).parent / "programs"
 REPO = Path(__file__).resolve().parents[2]
@@ -75,9 +77,9 @@ def variant(value: bool) -> str:
     return f"after_{str(value).lower()}"
 
 
-def rewritten(language: str, program: str) -> tuple[dict[str, str], dict[bool, Rewrite]]:
-    """The original and its rewrite for each value, by variant name."""
-    rewrites = {value: rewrite_checks(program, language, GATE, value) for value in VALUES}
+def rewritten(language: str, program: str, **options: bool) -> tuple[dict[str, str], dict[bool, Rewrite]]:
+    """The original and its rewrite for each value (with `rewrite_checks`' `options`), by variant name."""
+    rewrites = {value: rewrite_checks(program, language, GATE, value, **options) for value in VALUES}
     for value, rewrite in rewrites.items():
         assert parse_errors(rewrite.text, language) == [], (value, rewrite.text)
         assert rewrite.todos == rewrite.text.count(TODO), rewrite.text
@@ -230,40 +232,29 @@ def test_kotlin_locals_only_the_removed_branch_read_become_blank_or_go(kotlin_bu
 # -- TypeScript -----------------------------------------------------------------------------------------------------
 
 TS_STUBS = ("statsig.ts", "format.ts")
+# the program's settings: strict, unused locals, imports and parameters refused (tsconfig.base.json, which
+# tsconfig.json extends); the cleanup reads them as `gatehouse cleanup` does, and tsc compiles with them
+TS_CONFIGS = ("tsconfig.json", "tsconfig.base.json", "node.d.ts")
 
 
 @pytest.fixture(scope="module")
 def typescript_built(tmp_path_factory) -> Built:
     tsc = toolchain("tsc")
     folder = tmp_path_factory.mktemp("typescript")
-    texts, rewrites = rewritten("typescript", (PROGRAMS / "typescript" / "main.ts").read_text())
+    parameters = TsConfigs(PROGRAMS / "typescript").no_unused_parameters("main.ts")
+    assert parameters  # read through the extends, past its comments and trailing commas
+    program = (PROGRAMS / "typescript" / "main.ts").read_text()
+    texts, rewrites = rewritten("typescript", program, no_unused_parameters=parameters)
     copied("typescript", folder, texts, "main.ts", TS_STUBS)
-    shutil.copy(PROGRAMS / "typescript" / "node.d.ts", folder / "node.d.ts")
-    # unused locals (imports among them) refused; a parameter the rewrite left unused stays: it is the function's API
-    run(
-        [
-            tsc,
-            "--strict",
-            "--noUnusedLocals",
-            "--module",
-            "commonjs",
-            "--target",
-            "es2019",
-            "--rootDir",
-            ".",
-            "--outDir",
-            "out",
-            *(f"{label}/main.ts" for label in texts),
-            "node.d.ts",
-        ],
-        folder,
-    )
+    for name in TS_CONFIGS:
+        shutil.copy(PROGRAMS / "typescript" / name, folder / name)
+    run([tsc, "-p", "tsconfig.json"], folder)  # every variant in one project: one start of tsc
     return Built(folder, rewrites)
 
 
 def test_typescript_loses_the_sdk_and_what_the_removed_code_alone_imported(typescript_built):
     for value, rewrite in typescript_built.rewrites.items():
-        assert rewrite.replaced == 9
+        assert rewrite.replaced == 10
         assert 'from "./statsig"' not in rewrite.text
         assert ('from "./format"' in rewrite.text) is (not value)
 
@@ -298,6 +289,17 @@ def test_typescript_locals_only_the_removed_branch_read_get_an_underscore_or_go(
     assert "\n  audit(items.length);\n" in off and "const tax" not in off
     assert "function shout" not in off and "read by the removed branch alone" not in off
     assert "function shout" in on and "const stamp = audit(items.length);" in on
+
+
+def test_typescript_parameters_only_the_removed_branch_read_get_an_underscore(typescript_built):
+    # Till's (tests/cleanup/programs/typescript/main.ts): tsc -p above, with noUnusedParameters, refuses any left
+    # unread; the parameter property is a field (`this.currency`) and keeps its name
+    on, off = typescript_built.rewrites[True].text, typescript_built.rewrites[False].text
+    assert "print(_user: { id: string }, total: number, note: string): string {" in on
+    assert "print(_user: { id: string }, total: number, _note: string): string {" in off
+    assert "@param _user who pays" in on and "@param note said" in on and "@param _note said" in off
+    assert "constructor(private readonly currency: string) {}" in off
+    assert "export function price(_user: { id: string }, total: number): string {" in on
 
 
 # -- JavaScript ---------------------------------------------------------------------------------------------------
