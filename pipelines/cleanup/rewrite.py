@@ -747,6 +747,8 @@ def _jsdoc_renamed(function: SgNode, names: list[str]) -> Edit | None:
     holder, parent = function, function.parent()
     if parent is not None and parent.kind() == "variable_declarator":  # `const f = (user) => …`: the declaration's
         holder = parent.parent() or holder
+    elif parent is not None and parent.kind() == "public_field_definition":  # a class's `handle = (user) => …`
+        holder = parent
     parent = holder.parent()
     holder = parent if parent is not None and parent.kind() == "export_statement" else holder
     comment = holder.prev()

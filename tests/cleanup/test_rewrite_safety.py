@@ -1071,18 +1071,22 @@ PARAMETERS = {
         "export class Cart {\n  constructor(private user: User, _seed: number) {\n  }\n"
         "  total(this: Cart, u: User): number;\n  total(this: Cart, _u: User, _n?: number): number {\n    return 0;\n  }\n}\n",
     ),
-    # a function expression's and an arrow function's held by a const, a rest parameter; a callback's got `_` already
+    # a function expression's and an arrow function's held by a const or a class's field, a rest parameter; a
+    # callback's got `_` already
     "a function expression's, an arrow's and a rest": (
-        "export const pick = function (user: User, ...names: string[]) {\n"
+        "/** @param user who */\nexport const pick = function (user: User, ...names: string[]) {\n"
         '  return Statsig.checkGate(user, "g") ? names : [];\n};\n'
         'export const label = (user: User) => (Statsig.checkGate(user, "g") ? "new" : "old");\n'
-        'export const each = (xs: User[]) => xs.map((x) => Statsig.checkGate(x, "g"));\n',
-        "export const pick = function (user: User, ...names: string[]) {\n  return [];\n};\n"
+        'export const each = (xs: User[]) => xs.map((x) => Statsig.checkGate(x, "g"));\n'
+        'class Menu {\n  /** @param user who */\n  show = (user: User) => Statsig.checkGate(user, "g") && 1;\n}\n',
+        "/** @param user who */\nexport const pick = function (user: User, ...names: string[]) {\n  return [];\n};\n"
         'export const label = (user: User) => ("old");\n'
-        "export const each = (xs: User[]) => xs.map((_x) => false);" + SLASHES + "\n",
-        "export const pick = function (_user: User, ..._names: string[]) {\n  return [];\n};\n"
+        "export const each = (xs: User[]) => xs.map((_x) => false);" + SLASHES + "\n"
+        "class Menu {\n  /** @param user who */\n  show = (user: User) => false;" + SLASHES + "\n}\n",
+        "/** @param _user who */\nexport const pick = function (_user: User, ..._names: string[]) {\n  return [];\n};\n"
         'export const label = (_user: User) => ("old");\n'
-        "export const each = (xs: User[]) => xs.map((_x) => false);" + SLASHES + "\n",
+        "export const each = (xs: User[]) => xs.map((_x) => false);" + SLASHES + "\n"
+        "class Menu {\n  /** @param _user who */\n  show = (_user: User) => false;" + SLASHES + "\n}\n",
     ),
     # the names of a destructured parameter as a destructured local's: out of the pattern, or `_` beside a rest
     "destructured parameters": (
