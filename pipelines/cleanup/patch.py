@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from gatehouse.pipelines.cleanup.branches import Worktree, branch_for, branch_taken
 from gatehouse.pipelines.cleanup.decisions import Choice, evidence_rows
 from gatehouse.pipelines.cleanup.rewrite import Unsafe, language_of, parse_errors, rewrite_checks
+from gatehouse.pipelines.cleanup.tsconfig import TsConfigs
 from gatehouse.pipelines.code_refs.scan import CHECK_CALL, GATE, LITERAL, Entity, Hit, Matcher, Repository, scan_repository
 from gatehouse.pipelines.untrusted import visible
 from gatehouse.pipelines.wording import counted
@@ -72,10 +73,18 @@ def _counts(hit: Hit) -> bool:
 
 
 def patch_gate(
-    worktree: Worktree, choice: Choice, paths: Sequence[str], *, dry_run: bool, message: Callable[[GatePatch], str]
+    worktree: Worktree,
+    choice: Choice,
+    paths: Sequence[str],
+    *,
+    dry_run: bool,
+    message: Callable[[GatePatch], str],
+    settings: TsConfigs | None = None,
 ) -> GatePatch:
     """Rewrites `paths` in the work tree for one decided gate; commits them on its branch unless `dry_run`.
-    The work tree is back at the base commit afterwards."""
+    The work tree is back at the base commit afterwards. `settings`: the checkout's TypeScript settings, read once
+    for the whole cleanup (`patch_gates`)."""
+    settings = settings or checkout_settings(worktree)
     assert choice.value is not None
     patch = GatePatch(choice, branch_for(choice.gate_id))
     taken = branch_taken(worktree.root, choice.gate_id)
@@ -84,7 +93,7 @@ def patch_gate(
         return patch
     try:
         for path in paths:
-            _rewrite_file(worktree, patch, path, choice.value)
+            _rewrite_file(worktree, patch, path, choice.value, settings)
         changed = [rewrite.path for rewrite in patch.files]
         if not changed:
             patch.skipped = "no check of it to rewrite" + (" (see the places left below)" if patch.left else "")
@@ -98,7 +107,13 @@ def patch_gate(
     return patch
 
 
-def _rewrite_file(worktree: Worktree, patch: GatePatch, path: str, value: bool) -> None:
+def checkout_settings(worktree: Worktree) -> TsConfigs:
+    """The tsconfig.json files of the base commit, and the packages they extend installed in the user's checkout
+    (`node_modules` is not tracked: the work tree has none)."""
+    return TsConfigs(worktree.path, (worktree.root,))
+
+
+def _rewrite_file(worktree: Worktree, patch: GatePatch, path: str, value: bool, settings: TsConfigs) -> None:
     language = language_of(path)
     if language is None:
         patch.left[path] = "not a language the rewrite reads"
@@ -115,7 +130,9 @@ def _rewrite_file(worktree: Worktree, patch: GatePatch, path: str, value: bool) 
         patch.left[path] = f"does not parse as {language} before the rewrite"
         return
     try:
-        rewrite = rewrite_checks(text, language, patch.choice.gate_id, value)
+        # tsc's noUnusedParameters, where the file's tsconfig.json sets it, refuses a parameter the rewrite left unread
+        parameters = language in ("typescript", "tsx") and settings.no_unused_parameters(path)
+        rewrite = rewrite_checks(text, language, patch.choice.gate_id, value, no_unused_parameters=parameters)
     except Unsafe as why:
         patch.left[path] = str(why)
         return
@@ -169,6 +186,8 @@ def patch_gates(
     message: Callable[[GatePatch], str],
 ) -> Iterator[GatePatch]:
     """Each decided gate's patch, in order, over the files `found` names for it (`find_checks`)."""
+    settings = checkout_settings(worktree)
     for choice in choices:
         if choice.value is not None:
-            yield patch_gate(worktree, choice, found.get(choice.gate_id, []), dry_run=dry_run, message=message)
+            paths = found.get(choice.gate_id, [])
+            yield patch_gate(worktree, choice, paths, dry_run=dry_run, message=message, settings=settings)

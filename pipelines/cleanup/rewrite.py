@@ -16,7 +16,8 @@ pattern, rewrite and an example, are data in `rules.py`. ast-grep (tree-sitter w
 4. a placeholder left is a use the rules cannot simplify (an argument, a returned value, a field): it becomes the
    literal with a `TODO(gatehouse)` comment at the end of its line (once: not where the line holds one already);
 5. a local only the removed code read (a loop's variable, a declaration, a TypeScript function) becomes `_` or goes,
-   its value's effect kept (`_ = audit()`, `audit();`): Go and TypeScript, whose compilers refuse it unread;
+   its value's effect kept (`_ = audit()`, `audit();`): Go and TypeScript, whose compilers refuse it unread; in
+   TypeScript compiled with noUnusedParameters (the caller reads tsconfig.json), a function's parameter too;
 6. an import the rewrite left unused (the SDK's client or hook) is removed: Python, TypeScript/JavaScript, Java,
    Kotlin, Go. Swift's `import Statsig` names a module, not what was used, and is left.
 
@@ -33,6 +34,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Union
 
 from gatehouse.pipelines.cleanup.rules import ALL, CALL_FORMS, NODE_STEPS, RULES, Rule
@@ -243,9 +245,19 @@ def _walk(node: SgNode) -> Iterator[SgNode]:
         stack.extend(reversed(current.children()))
 
 
-def rewrite_checks(text: str, language: str, gate_id: str, value: bool, rules: Sequence[Rule] = RULES) -> Rewrite:
+def rewrite_checks(
+    text: str,
+    language: str,
+    gate_id: str,
+    value: bool,
+    rules: Sequence[Rule] = RULES,
+    *,
+    no_unused_parameters: bool = False,
+) -> Rewrite:
     """`text` with every check of `gate_id` replaced by `value` and what that makes constant simplified by `rules`
-    (each applied in `language` when it is one of the rule's)."""
+    (each applied in `language` when it is one of the rule's). `no_unused_parameters`: the file is TypeScript compiled
+    with tsc's noUnusedParameters (its tsconfig.json, `tsconfig.py`), so a function's parameter only the removed code
+    read gets `_` before its name too, not a callback's alone."""
     steps = {rule.step for rule in rules if language in rule.languages}
     root = _parse(text, language)
     edits: list[_Edit] = []
@@ -272,7 +284,8 @@ def rewrite_checks(text: str, language: str, gate_id: str, value: bool, rules: S
         text = _tries_that_throw_nothing(text)
     if "locals" in steps:
         # before the imports: a local that goes may have been the last user of one
-        text = _unused_locals(text, language, Counter(leaf.text() for leaf in _walk(root) if _is_named_leaf(leaf)))
+        before = Counter(leaf.text() for leaf in _walk(root) if _is_named_leaf(leaf))
+        text = _unused_locals(text, language, before, no_unused_parameters)
     if "imports" in steps:
         # whatever the removed code alone imported goes with it (Go refuses an unused import; Java's, Kotlin's and
         # TypeScript's linters do): an import goes only when the code used it before the rewrite and does not after
@@ -433,18 +446,20 @@ def _inert(node: SgNode) -> bool:
     return kind in PURE_LEAVES | PURE_COMPOUNDS | PARENS | BINARY | BUILT or kind.endswith("_type") or "comment" in kind
 
 
-def _unused_locals(text: str, language: str, before: Counter[str]) -> str:
+def _unused_locals(text: str, language: str, before: Counter[str], parameters: bool) -> str:
     """The locals only the removed code read, gone or made `_` (Go refuses a local declared and not used, tsc's
     noUnusedLocals too): a local is one of these when the rewrite took a use of its name away (`before` counts the
-    names of the original) and no read of it is left. Each round's removal may leave another unread (`v := rate * 2`
-    gone, `rate`), so the rounds go on until none is found."""
+    names of the original) and no read of it is left; with `parameters` (noUnusedParameters), a TypeScript function's
+    parameter too. Each round's removal may leave another unread (`v := rate * 2` gone, `rate`), so the rounds go on
+    until none is found."""
+    typescript = partial(_typescript_unused, parameters=parameters)
+    local = {"go": _go_unused, "kotlin": _kotlin_unused, "swift": _swift_unused}.get(language, typescript)
     for _ in range(20):
         root = _parse(text, language)
         after = Counter(leaf.text() for leaf in _walk(root) if _is_named_leaf(leaf))
         gone = {name for name, count in before.items() if after[name] < count}
         if not gone:  # the rewrite took no read of any name away (a check alone in its if): nothing to look for
             break
-        local = {"go": _go_unused, "kotlin": _kotlin_unused, "swift": _swift_unused}.get(language, _typescript_unused)
         edits = [edit for node in _walk(root) if (edit := local(node, text, gone)) is not None]
         if not edits:
             break
@@ -610,11 +625,12 @@ def _swift_unused(node: SgNode, text: str, gone: set[str]) -> Change | None:
     return _Many([name.replace("_") for name in unused])
 
 
-def _typescript_unused(node: SgNode, text: str, gone: set[str]) -> Change | None:
+def _typescript_unused(node: SgNode, text: str, gone: set[str], parameters: bool = False) -> Change | None:
     """TypeScript: a loop's variable, a callback's parameter or a destructured name unread gets `_` before its name,
     which tsc accepts unread (noUnusedLocals, noUnusedParameters; an object's shorthand name leaves the pattern
     instead, where no `...rest` would take it); a `const`/`let` of one name unread goes when its value has no effect,
-    else its value stays a statement; a function unread goes, with its comment."""
+    else its value stays a statement; a function unread goes, with its comment. With `parameters` (the file is
+    compiled with noUnusedParameters), every function's parameter unread gets `_` too (`_parameters_unread`)."""
     kind = node.kind()
     parent = node.parent()
     if kind == "for_in_statement" and any(child.kind() in ("const", "let", "var") for child in node.children()):
@@ -632,8 +648,10 @@ def _typescript_unused(node: SgNode, text: str, gone: set[str]) -> Change | None
         name = node.field("name")
         # an overload's signatures would be left without their implementation: the function stays
         overloaded = any(sibling.kind() == "function_signature" for sibling in parent.named_children())
-        unread = name is not None and not overloaded and _unread([name], gone, _block_scope(node))
-        return _with_its_comments(node, _declaration_deleted(node, text, "typescript"), text) if unread else None
+        if name is not None and not overloaded and _unread([name], gone, _block_scope(node)):
+            return _with_its_comments(node, _declaration_deleted(node, text, "typescript"), text)
+    if parameters and kind in BODIED_FUNCTIONS and not _is_callback(node):
+        return _parameters_unread(node, gone, text)
     declarators = [child for child in node.named_children() if child.kind() == "variable_declarator"]
     # not a `using` declaration: its value is disposed of at the block's end
     if kind != "lexical_declaration" or len(declarators) != 1 or node.children()[0].kind() not in ("const", "let"):
@@ -670,12 +688,84 @@ MODIFIERS = frozenset({"accessibility_modifier", "readonly", "override_modifier"
 def _is_callback(function: SgNode) -> bool:
     """A function written as an argument (`items.forEach((item) => …)`): its parameters are its caller's contract, so
     one unread may take `_` (noUnusedParameters refuses it). A named function's or a method's parameters are its own
-    interface, which the rewrite does not change: they stay."""
+    interface, which the rewrite changes only where the project's tsconfig.json asks (`_parameters_unread`)."""
     parent = function.parent()
     return function.kind() in ("arrow_function", "function_expression") and parent is not None and parent.kind() == "arguments"
 
 
-def _names_unread(pattern: SgNode | None, gone: set[str], scope: SgNode | None, text: str) -> Change | None:
+# the functions with a body, whose parameters tsc's noUnusedParameters checks (an overload's signature, a method's of
+# an interface or an abstract one, has none: tsc does not, and their names stay)
+BODIED_FUNCTIONS = frozenset(
+    {
+        "function_declaration",
+        "generator_function_declaration",
+        "method_definition",
+        "function_expression",
+        "generator_function",
+        "arrow_function",
+    }
+)
+# a JSDoc tag that names a parameter, up to its name: `@param {User} user`, `@param [count=2]`
+JSDOC_PARAM = r"(@(?:param|arg|argument)\s+(?:\{(?:[^{}]|\{[^{}]*\})*\}\s*)?\[?\s*)"
+
+
+def _parameters_unread(function: SgNode, gone: set[str], text: str) -> Change | None:
+    """A function's, a method's or a constructor's parameters the rewrite left unread (noUnusedParameters refuses
+    them): `_` before each name, a destructured one treated as a destructured local is (`_names_unread`), and the
+    JSDoc's `@param` of each renamed name renamed with it. A constructor's parameter property (`private user: User`)
+    is also a field, read as `this.user`: it stays, as does a `this` parameter (tsc does not check it)."""
+    single = function.field("parameter")  # `item => …`
+    listed = function.field("parameters")
+    parameters = listed.named_children() if listed is not None else []
+    patterns = [
+        pattern
+        for pattern in [single] + [parameter.field("pattern") for parameter in parameters if _plain_parameter(parameter)]
+        if pattern is not None
+    ]
+    edits = _Many()
+    for pattern in patterns:
+        edits.extend(_names_unread(pattern, gone, function, text) or [])
+    if not edits:
+        return None
+    # a parameter's own name, not a pattern's: the JSDoc names it as it is (`@param user`, `@param ...rest`)
+    own = [name for pattern in patterns if pattern.kind() in ("identifier", "rest_pattern") for name in _pattern_names(pattern)]
+    documented = _jsdoc_renamed(function, [name.text() for name in _unread(own, gone, function)])
+    return _Many([*edits, documented]) if documented is not None else edits
+
+
+def _plain_parameter(parameter: SgNode) -> bool:
+    """Not a constructor's parameter property, which is a field as well: renaming it would rename the field."""
+    kind = parameter.kind()
+    return kind in ("required_parameter", "optional_parameter") and not any(
+        child.kind() in MODIFIERS for child in parameter.children()
+    )
+
+
+def _jsdoc_renamed(function: SgNode, names: list[str]) -> Edit | None:
+    """The JSDoc comment right above `function` (its declaration's, its export's), each of `names` its `@param`
+    names given `_` before it; None where there is no such comment or it names none of them."""
+    holder, parent = function, function.parent()
+    if parent is not None and parent.kind() == "variable_declarator":  # `const f = (user) => …`: the declaration's
+        holder = parent.parent() or holder
+    elif parent is not None and parent.kind() == "public_field_definition":  # a class's `handle = (user) => …`
+        holder = parent
+    parent = holder.parent()
+    holder = parent if parent is not None and parent.kind() == "export_statement" else holder
+    comment = holder.prev()
+    if (
+        comment is None
+        or comment.kind() != "comment"
+        or not comment.text().startswith("/**")
+        or comment.range().end.line != holder.range().start.line - 1
+    ):
+        return None
+    said = comment.text()
+    for name in names:
+        said = re.sub(JSDOC_PARAM + re.escape(name) + r"(?![\w$])", rf"\g<1>_{name}", said)
+    return comment.replace(said) if said != comment.text() else None
+
+
+def _names_unread(pattern: SgNode | None, gone: set[str], scope: SgNode | None, text: str) -> _Many | None:
     """The names `pattern` declares that nothing in `scope` reads any more: `_` before each (tsc accepts it unread),
     or, a shorthand name of an object pattern without `...rest` and with other names, out of the pattern."""
     unused = _unread(_pattern_names(pattern), gone, scope)

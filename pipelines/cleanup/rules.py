@@ -531,7 +531,8 @@ RULES: tuple[Rule, ...] = (
         "for (const $X of $XS) { if ($CHECK) { use($X) } } / const { $A, $B } = $O / const [$A, $B] = $XS"
         " / $XS.forEach(($X) => …)",
         "`_$X`, which tsc accepts unread (noUnusedLocals, and noUnusedParameters for a callback's; a named function's"
-        " parameters are its interface and stay); a name of an object pattern without `...rest` leaves the pattern",
+        " or a method's too where the file's tsconfig.json sets noUnusedParameters, else they are its interface and"
+        " stay); a name of an object pattern without `...rest` leaves the pattern",
         "locals",
         Example(
             "typescript",

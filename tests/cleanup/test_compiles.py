@@ -10,7 +10,8 @@ the outputs are equal.
   unwrapped (javac refuses the catch).
 - Kotlin: `kotlinc` from the system's packages, no warning but for a parameter the rewrite left unused (a local
   only the removed code read goes or becomes `_`).
-- TypeScript: `tsc --strict --noUnusedLocals` (unused imports and locals are errors there) from npm.
+- TypeScript: tsc from npm over the program's tsconfig.json, `strict` with `noUnusedLocals` and `noUnusedParameters`
+  (an unused import, local or parameter is an error there), read by the rewrite as `gatehouse cleanup` reads it.
 - JavaScript and Python: run by node and Python, which parse the whole file first.
 - Swift: no compiler installs from the system's packages (Debian's `swift` is another program), so the rewrite is
   parsed by tree-sitter and must hold no error node; it is not run.
@@ -30,6 +31,7 @@ from pathlib import Path
 import pytest
 
 from gatehouse.pipelines.cleanup.rewrite import TODO, Rewrite, parse_errors, rewrite_checks
+from gatehouse.pipelines.cleanup.tsconfig import TsConfigs
 
 PROGRAMS = Path(__file__).parent / "programs"
 REPO = Path(__file__).resolve().parents[2]
@@ -75,9 +77,9 @@ def variant(value: bool) -> str:
     return f"after_{str(value).lower()}"
 
 
-def rewritten(language: str, program: str) -> tuple[dict[str, str], dict[bool, Rewrite]]:
-    """The original and its rewrite for each value, by variant name."""
-    rewrites = {value: rewrite_checks(program, language, GATE, value) for value in VALUES}
+def rewritten(language: str, program: str, **options: bool) -> tuple[dict[str, str], dict[bool, Rewrite]]:
+    """The original and its rewrite for each value (with `rewrite_checks`' `options`), by variant name."""
+    rewrites = {value: rewrite_checks(program, language, GATE, value, **options) for value in VALUES}
     for value, rewrite in rewrites.items():
         assert parse_errors(rewrite.text, language) == [], (value, rewrite.text)
         assert rewrite.todos == rewrite.text.count(TODO), rewrite.text
@@ -203,34 +205,23 @@ def test_kotlin_compiles_and_behaves_as_before(kotlin_built, value):
 # -- TypeScript -----------------------------------------------------------------------------------------------------
 
 TS_STUBS = ("statsig.ts", "format.ts")
+# the program's settings: strict, unused locals, imports and parameters refused (tsconfig.base.json, which
+# tsconfig.json extends); the cleanup reads them as `gatehouse cleanup` does, and tsc compiles with them
+TS_CONFIGS = ("tsconfig.json", "tsconfig.base.json", "node.d.ts")
 
 
 @pytest.fixture(scope="module")
 def typescript_built(tmp_path_factory) -> Built:
     tsc = toolchain("tsc")
     folder = tmp_path_factory.mktemp("typescript")
-    texts, rewrites = rewritten("typescript", (PROGRAMS / "typescript" / "main.ts").read_text())
+    parameters = TsConfigs(PROGRAMS / "typescript").no_unused_parameters("main.ts")
+    assert parameters  # read through the extends, past its comments and trailing commas
+    program = (PROGRAMS / "typescript" / "main.ts").read_text()
+    texts, rewrites = rewritten("typescript", program, no_unused_parameters=parameters)
     copied("typescript", folder, texts, "main.ts", TS_STUBS)
-    shutil.copy(PROGRAMS / "typescript" / "node.d.ts", folder / "node.d.ts")
-    # unused locals (imports among them) refused; a parameter the rewrite left unused stays: it is the function's API
-    run(
-        [
-            tsc,
-            "--strict",
-            "--noUnusedLocals",
-            "--module",
-            "commonjs",
-            "--target",
-            "es2019",
-            "--rootDir",
-            ".",
-            "--outDir",
-            "out",
-            *(f"{label}/main.ts" for label in texts),
-            "node.d.ts",
-        ],
-        folder,
-    )
+    for name in TS_CONFIGS:
+        shutil.copy(PROGRAMS / "typescript" / name, folder / name)
+    run([tsc, "-p", "tsconfig.json"], folder)  # every variant in one project: one start of tsc
     return Built(folder, rewrites)
 
 
@@ -251,6 +242,17 @@ def test_typescript_switch_on_the_value_becomes_its_case_or_is_widened(typescrip
 @pytest.mark.parametrize("value", VALUES)
 def test_typescript_compiles_strictly_and_behaves_as_before(typescript_built, value):
     assert_behaves_as_before(typescript_built, value, [toolchain("node"), "out/{}/main.js"])
+
+
+def test_typescript_parameters_only_the_removed_branch_read_get_an_underscore(typescript_built):
+    # Till's (tests/cleanup/programs/typescript/main.ts): tsc -p above, with noUnusedParameters, refuses any left
+    # unread; the parameter property is a field (`this.currency`) and keeps its name
+    on, off = typescript_built.rewrites[True].text, typescript_built.rewrites[False].text
+    assert "print(_user: { id: string }, total: number, note: string): string {" in on
+    assert "print(_user: { id: string }, total: number, _note: string): string {" in off
+    assert "@param _user who pays" in on and "@param note said" in on and "@param _note said" in off
+    assert "constructor(private readonly currency: string) {}" in off
+    assert "export function price(_user: { id: string }, total: number): string {" in on
 
 
 # -- JavaScript ---------------------------------------------------------------------------------------------------
@@ -313,7 +315,7 @@ def test_swift_parses_with_no_error_node_and_keeps_the_live_branches(value):
 # Go's are checked above, in its import block.
 IMPORTS: dict[str, tuple[int, tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = {
     "kotlin": (6, ("import com.statsig.androidsdk.Statsig\n",), (), ("import java.util.Locale",)),
-    "typescript": (9, ('from "./statsig"',), (), ('from "./format"',)),
+    "typescript": (10, ('from "./statsig"',), (), ('from "./format"',)),
     # a switch on the value: the statements that run, in its place
     "javascript": (4, ("switch (", "./statsig.mjs"), (), ("./format.mjs",)),
     # the kept code uses StatsigUser

@@ -914,11 +914,12 @@ def test_windows_line_endings_stay_as_they_were():
 def test_a_byte_order_mark_is_kept_and_the_file_rewritten(tmp_path):
     from gatehouse.pipelines.cleanup.branches import Worktree
     from gatehouse.pipelines.cleanup.decisions import Choice
-    from gatehouse.pipelines.cleanup.patch import GatePatch, _rewrite_file
+    from gatehouse.pipelines.cleanup.patch import GatePatch, _rewrite_file, checkout_settings
 
     (tmp_path / "flags.py").write_bytes(b'\xef\xbb\xbfdef f(user):\n    if statsig.check_gate(user, "g"):\n        a()\n')
     patch = GatePatch(Choice("g", (), True, "launched"), "gatehouse/cleanup/g")
-    _rewrite_file(Worktree(tmp_path, tmp_path, "base"), patch, "flags.py", True)
+    worktree = Worktree(tmp_path, tmp_path, "base")
+    _rewrite_file(worktree, patch, "flags.py", True, checkout_settings(worktree))
     assert patch.left == {}
     assert (tmp_path / "flags.py").read_bytes() == b"\xef\xbb\xbfdef f(user):\n    a()\n"
 
@@ -1034,3 +1035,73 @@ def test_what_the_removed_code_alone_read_goes_and_nothing_else(case):
     rewrite = rewrite_checks(before, language, "g", value)
     assert rewrite.text == after
     assert parse_errors(rewrite.text, language) == []
+
+
+# A function's parameter only the removed code read, in a project compiled with tsc's noUnusedParameters (its
+# tsconfig.json, tests/cleanup/test_tsconfig.py): `_` before it, which tsc accepts unread. Without the setting the
+# parameters are the function's interface and stay as they were. Each case: before, without it, with it.
+PARAMETERS = {
+    "a named function's, its JSDoc naming the new name": (
+        "/**\n * Prices.\n * @param {{ id: string }} user who pays\n * @param [total=0] the amount\n * @param {number} tip\n"
+        " */\nexport function price(user: User, total = 0, tip?: number) {\n"
+        '  if (Statsig.checkGate(user, "g")) {\n    return total + (tip ?? 0);\n  }\n  return total;\n}\n',
+        "/**\n * Prices.\n * @param {{ id: string }} user who pays\n * @param [total=0] the amount\n * @param {number} tip\n"
+        " */\nexport function price(user: User, total = 0, tip?: number) {\n  return total;\n}\n",
+        "/**\n * Prices.\n * @param {{ id: string }} _user who pays\n * @param [total=0] the amount\n * @param {number} _tip\n"
+        " */\nexport function price(_user: User, total = 0, _tip?: number) {\n  return total;\n}\n",
+    ),
+    # a parameter property is a field too (`this.user`): renamed, the class would change; `this` is no parameter tsc
+    # checks; an overload's signature keeps its names (legal), the implementation's get `_`
+    "a method's, a constructor's, an overload's and a parameter property": (
+        "export class Cart {\n  constructor(private user: User, seed: number) {\n"
+        '    if (Statsig.checkGate(user, "g")) {\n      start(seed);\n    }\n  }\n'
+        "  total(this: Cart, u: User): number;\n  total(this: Cart, u: User, n?: number): number {\n"
+        '    return Statsig.checkGate(u, "g") ? n ?? 1 : 0;\n  }\n}\n',
+        "export class Cart {\n  constructor(private user: User, seed: number) {\n  }\n"
+        "  total(this: Cart, u: User): number;\n  total(this: Cart, u: User, n?: number): number {\n    return 0;\n  }\n}\n",
+        "export class Cart {\n  constructor(private user: User, _seed: number) {\n  }\n"
+        "  total(this: Cart, u: User): number;\n  total(this: Cart, _u: User, _n?: number): number {\n    return 0;\n  }\n}\n",
+    ),
+    # a function expression's and an arrow function's held by a const or a class's field, a rest parameter; a
+    # callback's got `_` already
+    "a function expression's, an arrow's and a rest": (
+        "/** @param user who */\nexport const pick = function (user: User, ...names: string[]) {\n"
+        '  return Statsig.checkGate(user, "g") ? names : [];\n};\n'
+        'export const label = (user: User) => (Statsig.checkGate(user, "g") ? "new" : "old");\n'
+        'export const each = (xs: User[]) => xs.map((x) => Statsig.checkGate(x, "g"));\n'
+        'class Menu {\n  /** @param user who */\n  show = (user: User) => Statsig.checkGate(user, "g") && 1;\n}\n',
+        "/** @param user who */\nexport const pick = function (user: User, ...names: string[]) {\n  return [];\n};\n"
+        'export const label = (user: User) => ("old");\n'
+        "export const each = (xs: User[]) => xs.map((_x) => false);" + SLASHES + "\n"
+        "class Menu {\n  /** @param user who */\n  show = (user: User) => false;" + SLASHES + "\n}\n",
+        "/** @param _user who */\nexport const pick = function (_user: User, ..._names: string[]) {\n  return [];\n};\n"
+        'export const label = (_user: User) => ("old");\n'
+        "export const each = (xs: User[]) => xs.map((_x) => false);" + SLASHES + "\n"
+        "class Menu {\n  /** @param _user who */\n  show = (_user: User) => false;" + SLASHES + "\n}\n",
+    ),
+    # the names of a destructured parameter as a destructured local's: out of the pattern, or `_` beside a rest
+    "destructured parameters": (
+        "export function ship({ user, id }: Order, [first, second]: Item[], { zone, ...rest }: Place) {\n"
+        '  if (Statsig.checkGate(user, "g")) {\n    send(first, zone);\n  }\n  return [id, second, rest];\n}\n',
+        "export function ship({ user, id }: Order, [first, second]: Item[], { zone, ...rest }: Place) {\n"
+        "  return [id, second, rest];\n}\n",
+        "export function ship({ id }: Order, [_first, second]: Item[], { zone: _zone, ...rest }: Place) {\n"
+        "  return [id, second, rest];\n}\n",
+    ),
+    # a parameter the kept code still reads, or one never read before (the rewrite took no read of it), stays
+    "a parameter still read, and one never read": (
+        'export function f(user: User, spare: number) {\n  if (Statsig.checkGate(user, "g")) {\n    return 1;\n  }\n'
+        "  return user.id;\n}\n",
+        "export function f(user: User, spare: number) {\n  return user.id;\n}\n",
+        "export function f(user: User, spare: number) {\n  return user.id;\n}\n",
+    ),
+}
+
+
+@pytest.mark.parametrize("setting", [False, True], ids=["without noUnusedParameters", "with noUnusedParameters"])
+@pytest.mark.parametrize("case", PARAMETERS)
+def test_a_parameter_only_the_removed_code_read_gets_an_underscore_under_no_unused_parameters(case, setting):
+    before, without, with_it = PARAMETERS[case]
+    rewrite = rewrite_checks(before, "typescript", "g", False, no_unused_parameters=setting)
+    assert rewrite.text == (with_it if setting else without)
+    assert parse_errors(rewrite.text, "typescript") == []

@@ -1,0 +1,174 @@
+"""The TypeScript settings of the repository being cleaned up that change what the rewrite must do: whether a file is
+compiled with `noUnusedParameters` (tsc's TS6133 on a parameter never read), read from its tsconfig.json.
+
+A file's settings are those of the nearest `tsconfig.json` walking up from its folder, never above the checkout,
+read as tsc reads it: JSON with comments and trailing commas, its `extends` followed (a relative path, with or
+without `.json`; a package under `node_modules`; several, as TypeScript 5 takes them, the later winning) and its own
+`compilerOptions` winning over what it extends. A solution-style tsconfig.json (Vite's, which compiles nothing itself
+and names its projects in `references`) counts as set when a project it references sets it: the rename is accepted by
+tsc whether the option is set or not, so in doubt it is made. What cannot be found or read (a package not installed,
+a file outside the checkout, text that is not JSON) counts as not set, and is logged at debug level.
+
+Each folder's nearest tsconfig.json and each file's options are read once per cleanup: a monorepo's thousands of
+files share a few configurations.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from collections.abc import Sequence
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+log = logging.getLogger("gatehouse.cleanup")
+
+CONFIG = "tsconfig.json"
+# in tsconfig.json, what plain JSON refuses: comments, and a comma before a closing bracket; strings are matched first
+# so that neither is looked for inside one
+_JSONC = re.compile(
+    r'"(?:[^"\\\n]|\\.)*"|//[^\n]*|/\*.*?\*/|,(?=(?:\s|//[^\n]*|/\*.*?\*/)*[}\]])',
+    re.DOTALL,
+)
+
+
+def loads_jsonc(text: str) -> Any:
+    """`text` read as tsc reads a tsconfig.json: JSON, with `//` and `/* */` comments and trailing commas allowed.
+    Raises ValueError where it is not that."""
+
+    def plain(found: re.Match[str]) -> str:
+        said = found.group(0)
+        return said if said.startswith('"') else "" if said == "," else " "
+
+    return json.loads(_JSONC.sub(plain, text.removeprefix("\ufeff")))
+
+
+class TsConfigs:
+    """The tsconfig.json settings of the files of a checkout at `top`, memoised per folder and per configuration.
+    A package `extends` names is looked for in `node_modules` folders under `top` and under each of `packages` (the
+    user's checkout, where an install leaves them: the cleanup's own work tree holds only tracked files)."""
+
+    def __init__(self, top: Path, packages: Sequence[Path] = ()) -> None:
+        self.roots = [top.resolve(), *(path.resolve() for path in packages)]
+        self._nearest: dict[Path, Path | None] = {}
+        self._options: dict[Path, dict[str, Any]] = {}
+        self._unused_parameters_refused: dict[Path, bool] = {}
+        self._files: dict[Path, dict[str, Any]] = {}
+
+    def no_unused_parameters(self, path: str) -> bool:
+        """Whether the file at `path` (relative to the top, `/`-separated) is compiled with noUnusedParameters:
+        its nearest tsconfig.json sets it, or inherits it, as `true` (`strict` does not imply it: tsc's own rule)."""
+        config = self._nearest_config(self.roots[0].joinpath(*PurePosixPath(path).parent.parts))
+        if config is None:
+            return False
+        if config not in self._unused_parameters_refused:
+            self._unused_parameters_refused[config] = self._sets(config) or any(
+                self._sets(project) for project in self._references(config)
+            )
+        return self._unused_parameters_refused[config]
+
+    def _sets(self, config: Path) -> bool:
+        return self.options(config).get("noUnusedParameters") is True
+
+    def _nearest_config(self, folder: Path) -> Path | None:
+        if folder not in self._nearest:
+            candidate = folder / CONFIG
+            if candidate.is_file():
+                self._nearest[folder] = candidate
+            elif folder == self.roots[0] or self.roots[0] not in folder.parents:  # never above the checkout
+                self._nearest[folder] = None
+            else:
+                self._nearest[folder] = self._nearest_config(folder.parent)
+        return self._nearest[folder]
+
+    def options(self, config: Path, seen: frozenset[Path] = frozenset()) -> dict[str, Any]:
+        """The `compilerOptions` of `config` with those it extends beneath them (a cycle's repeat read as empty)."""
+        if config in self._options:
+            return self._options[config]
+        data = self._read(config)
+        options: dict[str, Any] = {}
+        extends = data.get("extends")
+        for name in [extends] if isinstance(extends, str) else extends if isinstance(extends, list) else []:
+            base = self._extended(name, config.parent) if isinstance(name, str) else None
+            if base is None or base in seen or base == config:
+                log.debug("%s: extends %r, which is not found (or circular): read as not set", config, name)
+                continue
+            options.update(self.options(base, seen | {config}))
+        own = data.get("compilerOptions")
+        options.update(own if isinstance(own, dict) else {})
+        self._options[config] = options
+        return options
+
+    def _read(self, config: Path) -> dict[str, Any]:
+        if config not in self._files:
+            self._files[config] = _configuration(config)
+        return self._files[config]
+
+    def _extended(self, name: str, folder: Path) -> Path | None:
+        """The file an `extends` of a configuration in `folder` names, as tsc resolves it, inside the roots only."""
+        if name.startswith(("./", "../", "/")) or name in (".", ".."):
+            return self._inside(self._config_file(folder / name))
+        for ancestor in self._ancestors(folder):
+            found = self._inside(self._config_file(ancestor / "node_modules" / name, package=True))
+            if found is not None:
+                return found
+        return None
+
+    def _ancestors(self, folder: Path) -> list[Path]:
+        """`folder` and the folders above it up to its root, and the same folders under the other roots."""
+        root = next((root for root in self.roots if folder == root or root in folder.parents), None)
+        if root is None:
+            return []
+        inside = folder.relative_to(root)
+        relatives = [inside, *inside.parents]
+        return [other / relative for relative in relatives for other in self.roots]
+
+    @staticmethod
+    def _config_file(path: Path, package: bool = False) -> Path | None:
+        """`path` as a configuration: itself, with `.json` added, or (a package's folder) the file its package.json
+        names as `tsconfig`, else its tsconfig.json."""
+        if path.is_file():
+            return path
+        if path.suffix != ".json" and path.with_name(path.name + ".json").is_file():
+            return path.with_name(path.name + ".json")
+        if path.is_dir():
+            named = _package_tsconfig(path) if package else None
+            return path / (named or CONFIG) if (path / (named or CONFIG)).is_file() else None
+        return None
+
+    def _inside(self, path: Path | None) -> Path | None:
+        """`path`, resolved, when it is under one of the roots: a repository's file never leads the cleanup to read
+        one elsewhere."""
+        if path is None:
+            return None
+        resolved = path.resolve()
+        return resolved if any(root == resolved or root in resolved.parents for root in self.roots) else None
+
+    def _references(self, config: Path) -> list[Path]:
+        """The projects a solution-style `config` names in `references` (a folder's tsconfig.json, or a file)."""
+        references = self._read(config).get("references")
+        found = []
+        for reference in references if isinstance(references, list) else []:
+            name = reference.get("path") if isinstance(reference, dict) else None
+            project = self._inside(self._config_file(config.parent / name)) if isinstance(name, str) else None
+            if project is not None and project != config.resolve():
+                found.append(project)
+        return found
+
+
+def _configuration(config: Path) -> dict[str, Any]:
+    try:
+        data = loads_jsonc(config.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as err:
+        log.debug("%s is not read as a tsconfig (%s): its settings are read as not set", config, err)
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _package_tsconfig(folder: Path) -> str | None:
+    try:
+        named = json.loads((folder / "package.json").read_text(encoding="utf-8")).get("tsconfig")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return named if isinstance(named, str) else None
