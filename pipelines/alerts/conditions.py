@@ -7,6 +7,7 @@ The thresholds are the views' own (`analytics.view_parameters`): an alert says w
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from gatehouse.pipelines.models.build import DEFAULT_PROJECT
@@ -54,9 +55,7 @@ def current_conditions(reader: Reader) -> list[Condition]:
     """Every condition the views show now, in a stable order."""
     return [
         *srm_conditions(reader),
-        *stalled_conditions(reader),
-        *dip_conditions(reader),
-        *running_long_conditions(reader),
+        *(condition for check in EXPERIMENT_CHECKS for condition in experiment_conditions(reader, check)),
         *ingestion_conditions(reader),
         *stale_gate_conditions(reader),
     ]
@@ -88,56 +87,61 @@ def srm_conditions(reader: Reader) -> list[Condition]:
     ]
 
 
-def stalled_conditions(reader: Reader) -> list[Condition]:
-    rows = _experiments_failing(reader, "stall_check = 'stalled'", "days_without_growth, last_growth_date, total_exposures")
-    return [
-        Condition(
-            STALLED,
-            _key(STALLED, project, experiment_id),
-            f"{_in(project)}Experiment {experiment_id} has stalled: no new exposures for {days} days"
-            f" (last growth {_day(last_growth)}, {total or 0:,} exposures in all).",
-        )
-        for project, experiment_id, days, last_growth, total in rows
-    ]
+@dataclass(frozen=True)
+class ExperimentCheck:
+    """An experiment_health verdict an alert tells of: each experiment where `failing` holds is one condition,
+    `Experiment <id> <says(*columns)>`."""
+
+    kind: str
+    failing: str
+    columns: str
+    says: Callable[..., str]
+    # one condition a day (the first of `columns`): the next one is news again, the same one is not told twice
+    per_day: bool = False
 
 
-def dip_conditions(reader: Reader) -> list[Condition]:
-    # one condition a dip day: the next dip is news again, the same one is not told twice
-    rows = _experiments_failing(reader, "dip_check = 'dip'", "checked_through_date, dip_exposures, dip_baseline_exposures")
-    return [
-        Condition(
-            DIP,
-            _key(DIP, project, f"{experiment_id}:{_day(day)}"),
-            f"{_in(project)}Experiment {experiment_id} dipped on {_day(day)}: {new:,} new exposures, against at least"
-            f" {baseline:,} on each of the 7 days before.",
-        )
-        for project, experiment_id, day, new, baseline in rows
-    ]
+EXPERIMENT_CHECKS = (
+    ExperimentCheck(
+        STALLED,
+        "stall_check = 'stalled'",
+        "days_without_growth, last_growth_date, total_exposures",
+        lambda days, last_growth, total: (
+            f"has stalled: no new exposures for {days} days (last growth {_day(last_growth)}, {total or 0:,} exposures in all)."
+        ),
+    ),
+    ExperimentCheck(
+        DIP,
+        "dip_check = 'dip'",
+        "checked_through_date, dip_exposures, dip_baseline_exposures",
+        lambda day, new, baseline: (
+            f"dipped on {_day(day)}: {new:,} new exposures, against at least {baseline:,} on each of the 7 days before."
+        ),
+        per_day=True,
+    ),
+    ExperimentCheck(
+        RUNNING_LONG,
+        "duration_check = 'running long'",
+        "days_running, max_running_days, total_exposures",
+        lambda days, limit, total: f"has run {days} days, longer than {limit} ({total or 0:,} exposures): decide it or end it.",
+    ),
+)
 
 
-def running_long_conditions(reader: Reader) -> list[Condition]:
-    rows = _experiments_failing(reader, "duration_check = 'running long'", "days_running, max_running_days, total_exposures")
-    return [
-        Condition(
-            RUNNING_LONG,
-            _key(RUNNING_LONG, project, experiment_id),
-            f"{_in(project)}Experiment {experiment_id} has run {days} days, longer than {limit}"
-            f" ({total or 0:,} exposures): decide it or end it.",
-        )
-        for project, experiment_id, days, limit, total in rows
-    ]
-
-
-def _experiments_failing(reader: Reader, check: str, columns: str) -> list[tuple]:
-    """The experiments whose experiment_health `check` holds, by project and id: project, id, then `columns`."""
-    return reader.rows(
+def experiment_conditions(reader: Reader, check: ExperimentCheck) -> list[Condition]:
+    rows = reader.rows(
         f"""
-        select project, experiment_id, {columns}
+        select project, experiment_id, {check.columns}
         from analytics.experiment_health
-        where {check}
+        where {check.failing}
         order by project, experiment_id
         """
     )
+    conditions = []
+    for project, experiment_id, *values in rows:
+        name = f"{experiment_id}:{_day(values[0])}" if check.per_day else experiment_id
+        text = f"{_in(project)}Experiment {experiment_id} {check.says(*values)}"
+        conditions.append(Condition(check.kind, _key(check.kind, project, name), text))
+    return conditions
 
 
 def ingestion_conditions(reader: Reader) -> list[Condition]:

@@ -5,7 +5,8 @@ From `console.code_reference_scans`: `scan_id`, `repository`, `branch`, `commit_
 `files_scanned`, `bytes_scanned`, `files_skipped_binary`, `files_skipped_large`, `files_excluded`,
 `reference_count`, `gate_count`, `dynamic_config_count`, `unknown_id_count`, `is_complete` (every file that could
 hold a reference was read: false when some were skipped as too large or unreadable; null for a scan loaded before
-gatehouse recorded it), `incomplete_reason` (null when complete, e.g. `3 files skipped as too large`).
+gatehouse recorded it), `incomplete_reason` (null when complete, e.g. `3 files skipped as too large`), `is_latest`:
+the repository's last scan.
 #}
 select
     scans.scan_id,
@@ -23,5 +24,6 @@ select
     scans.dynamic_config_count,
     scans.unknown_id_count,
     scans.is_complete,
-    scans.incomplete_reason
+    scans.incomplete_reason,
+    row_number() over (partition by scans.repository order by scans.scanned_at desc, scans.scan_id desc) = 1 as is_latest
 from ({{ gatehouse_source_rows('code_reference_scans') }}) as scans

@@ -24,14 +24,6 @@ gate_lines as (
     where entity_type = 'gate'
 ),
 
-latest_scans as (
-    select
-        repository,
-        scan_id,
-        row_number() over (partition by repository order by scanned_at desc, scan_id desc) as recency
-    from scans
-),
-
 owners_now as (
     -- each repository's last scan: the owners of the files that reference the gate there, each once
     select
@@ -39,10 +31,10 @@ owners_now as (
         sightings.repository,
         sightings.code_owners
     from sightings
-    inner join latest_scans
-        on latest_scans.repository = sightings.repository
-        and latest_scans.scan_id = sightings.scan_id
-        and latest_scans.recency = 1
+    inner join scans
+        on scans.repository = sightings.repository
+        and scans.scan_id = sightings.scan_id
+        and scans.is_latest
     where sightings.entity_type = 'gate' and sightings.code_owners is not null
 ),
 

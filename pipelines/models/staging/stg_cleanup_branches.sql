@@ -5,39 +5,21 @@ rewritten; `repository`; `branch`; `base_commit`, the commit the branch starts f
 branch's one commit; `cleanup_value`; `files_changed`; `checks_replaced`; `checks_left_todo` ← `todos`, checks given
 the value and a `TODO(gatehouse)` comment for a person; `is_latest`: the newest branch of the gate in that repository.
 #}
-with branches as (
-    select
-        made.cleanup_id,
-        {{ utc_timestamp('made.made_at') }} as made_at,
-        made.project,
-        made.gate_id,
-        made.repository,
-        made.branch,
-        made.base_commit,
-        made."commit" as commit_sha,
-        made.cleanup_value,
-        made.files_changed,
-        made.checks_replaced,
-        made.todos as checks_left_todo,
-        row_number() over (
-            partition by made.project, made.gate_id, made.repository
-            order by made.made_at desc, made.cleanup_id desc
-        ) as latest_rank
-    from {{ source('cleanup_branches') }} as made
-)
-
 select
-    cleanup_id,
-    made_at,
-    project,
-    gate_id,
-    repository,
-    branch,
-    base_commit,
-    commit_sha,
-    cleanup_value,
-    files_changed,
-    checks_replaced,
-    checks_left_todo,
-    latest_rank = 1 as is_latest
-from branches
+    made.cleanup_id,
+    {{ utc_timestamp('made.made_at') }} as made_at,
+    made.project,
+    made.gate_id,
+    made.repository,
+    made.branch,
+    made.base_commit,
+    made."commit" as commit_sha,
+    made.cleanup_value,
+    made.files_changed,
+    made.checks_replaced,
+    made.todos as checks_left_todo,
+    row_number() over (
+        partition by made.project, made.gate_id, made.repository
+        order by made.made_at desc, made.cleanup_id desc
+    ) = 1 as is_latest
+from {{ source('cleanup_branches') }} as made

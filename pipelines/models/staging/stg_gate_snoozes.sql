@@ -7,29 +7,16 @@ person's own words; `snoozed_at` (UTC); `snoozed_by`, the user who ran the comma
 `is_latest`: the newest row of its `project` (null as one value) and `gate_id`, the one in force. `unsnooze` writes a
 row whose `snoozed_until` is the day it ran: it ends the snooze and keeps its history.
 #}
-with snoozes as (
-    select
-        snoozed.snooze_id,
-        snoozed.project,
-        snoozed.gate_id,
-        snoozed.snoozed_until,
-        snoozed.reason as snooze_reason,
-        {{ utc_timestamp('snoozed.snoozed_at') }} as snoozed_at,
-        snoozed.snoozed_by,
-        row_number() over (
-            partition by snoozed.project, snoozed.gate_id
-            order by snoozed.snoozed_at desc, snoozed.snooze_id desc
-        ) as latest_rank
-    from {{ source('gate_snoozes') }} as snoozed
-)
-
 select
-    snooze_id,
-    project,
-    gate_id,
-    snoozed_until,
-    snooze_reason,
-    snoozed_at,
-    snoozed_by,
-    latest_rank = 1 as is_latest
-from snoozes
+    snoozed.snooze_id,
+    snoozed.project,
+    snoozed.gate_id,
+    snoozed.snoozed_until,
+    snoozed.reason as snooze_reason,
+    {{ utc_timestamp('snoozed.snoozed_at') }} as snoozed_at,
+    snoozed.snoozed_by,
+    row_number() over (
+        partition by snoozed.project, snoozed.gate_id
+        order by snoozed.snoozed_at desc, snoozed.snooze_id desc
+    ) = 1 as is_latest
+from {{ source('gate_snoozes') }} as snoozed

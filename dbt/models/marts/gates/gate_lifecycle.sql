@@ -260,24 +260,15 @@ loaded as (
     group by project, gate_id
 ),
 
-ranked_scans as (
-    select
-        repository,
-        scanned_at,
-        -- a scan from before gatehouse recorded completeness may have skipped an unreadable file it did not count:
-        -- its silence is no evidence of absence until the repository is scanned again
-        coalesce(is_complete, false) as is_complete,
-        row_number() over (partition by repository order by scanned_at desc, scan_id desc) as recency
-    from code_scans
-),
-
 latest_scans as (
     select
         repository,
         scanned_at as last_scanned_at,
-        is_complete
-    from ranked_scans
-    where recency = 1
+        -- a scan from before gatehouse recorded completeness may have skipped an unreadable file it did not count:
+        -- its silence is no evidence of absence until the repository is scanned again
+        coalesce(is_complete, false) as is_complete
+    from code_scans
+    where is_latest
 ),
 
 scan_coverage as (
