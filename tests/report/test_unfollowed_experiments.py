@@ -20,7 +20,6 @@ from gatehouse.pipelines.warehouse.destination import Destination
 from gatehouse.pipelines.warehouse.views import apply_views
 from tests.drills.conftest import load, make_twin, point_at
 from tests.duckdb_and_postgres import on_duckdb_and_postgres, run_into
-from tests.report.conftest import gatehouse
 
 # the second run, five days after the first: more than late_days (4), so a series the runs stopped reading would
 # pass for concluded
@@ -124,9 +123,9 @@ def test_a_database_loaded_before_runs_recorded_what_they_follow_shows_every_exp
     assert query(database, GROWTH) == growth_rows("concluded", True, None, True)
 
 
-def test_the_report_says_which_experiments_are_no_longer_followed_and_what_follows_them_again(unfollowed):
+def test_the_report_says_which_experiments_are_no_longer_followed_and_what_follows_them_again(forked_gatehouse, unfollowed):
     out = unfollowed.folder / "reports"
-    report = gatehouse("report", "--duckdb", str(unfollowed.database), "--out", str(out))
+    report = forked_gatehouse("report", "--duckdb", str(unfollowed.database), "--out", str(out))
     assert report.returncode == 0, report.stderr[-2000:]
     lines = report.stdout.splitlines()
     assert lines[lines.index("  " + STALLED_LINE) - 3] == (
