@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import re
-import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import dlt
@@ -17,17 +15,6 @@ from gatehouse.pipelines.warehouse.views import apply_views
 from tests.views.console_dataset import SCD2, gate
 
 DEFINITIONS = view_definitions()
-
-
-@pytest.fixture(scope="module")
-def hand_built(console_db, tmp_path_factory) -> Iterator[duckdb.DuckDBPyConnection]:
-    """The hand-built console opened once for the module's per-view tests, read only: opening the file cost about
-    as much as a view's query, twice per view. A copy of the module's own, so that the tests that write
-    `console_db` (applying the views again) never meet this open connection's different configuration."""
-    copy = tmp_path_factory.mktemp("view_contract") / console_db.name
-    shutil.copyfile(console_db, copy)
-    with duckdb.connect(str(copy), read_only=True) as connection:
-        yield connection
 
 
 def test_staging_comes_before_analysis_and_names_are_unique():
@@ -49,10 +36,10 @@ def test_view_is_written_in_house_style(definition):
 
 
 @pytest.mark.parametrize("definition", DEFINITIONS, ids=lambda d: d.name)
-def test_key_is_unique_and_not_null(hand_built, definition):
+def test_key_is_unique_and_not_null(hand_built_reader, definition):
     key = ", ".join(definition.key)
     not_null = definition.not_null_key
-    [(rows, keys, null_keys)] = hand_built.execute(
+    [(rows, keys, null_keys)] = hand_built_reader.execute(
         f"""
         select count(*), count(distinct ({key})), count(case when {" or ".join(f"{c} is null" for c in not_null)} then 1 end)
         from analytics.{definition.name}
@@ -138,12 +125,12 @@ DATA_MODEL = (Path(__file__).resolve().parents[2] / "docs" / "data-model.md").re
 
 
 @pytest.mark.parametrize("definition", DEFINITIONS, ids=lambda d: d.name)
-def test_view_is_documented_with_its_grain_key_and_columns(hand_built, definition):
+def test_view_is_documented_with_its_grain_key_and_columns(hand_built_reader, definition):
     sections = re.split(r"^### ", DATA_MODEL, flags=re.M)
     [section] = [s for s in sections if s.startswith(f"analytics.{definition.name}\n")]
     for column in definition.key:
         assert f"`{column}" in section
-    columns = [name for (name, *_rest) in hand_built.execute(f"describe analytics.{definition.name}").fetchall()]
+    columns = [name for (name, *_rest) in hand_built_reader.execute(f"describe analytics.{definition.name}").fetchall()]
     if definition.name in ("stg_gates", "stg_dynamic_configs"):
         return  # documented as the current rows of the versions view, same columns
     # `seconds_to_*` stands for the stage columns in ingestion_source_health
