@@ -5,7 +5,7 @@ suggestion before any request; `gatehouse config` says where each came from; eac
 from __future__ import annotations
 
 import json
-import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -13,16 +13,31 @@ import pytest
 from gatehouse.pipelines import settings
 from gatehouse.pipelines.warehouse.destination import Destination
 from gatehouse.pipelines.warehouse.state import adopt_machine_wide_state
-from tests.drills.conftest import clean_environment, console_variables, gatehouse_command, make_twin
+from tests.drills.conftest import clean_environment, console_variables, make_twin
+from tests.drills.forked_commands import ForkedCommands
+from tests.secret_scan import CommandOutput
 
 
-def gatehouse(folder: Path, *args: str, config: str = "", secrets: str = "", **env: str) -> subprocess.CompletedProcess:
+@pytest.fixture(scope="module")
+def commands(tmp_path_factory) -> Iterator[ForkedCommands]:
+    """Each command a process of its own, as the script runs it, forked from one that imported the commands once
+    (tests/drills/forked_commands.py): twenty starts of Python and dlt were most of this file's time. The server
+    starts in a folder of its own, so that every setting a command sees is read from the command's own folder."""
+    work = tmp_path_factory.mktemp("settings_commands")
+    (work / "outputs").mkdir()
+    forked = ForkedCommands(clean_environment(), work, work / "outputs")
+    yield forked
+    forked.close()
+
+
+def gatehouse(
+    commands: ForkedCommands, folder: Path, *args: str, config: str = "", secrets: str = "", **env: str
+) -> CommandOutput:
     """`gatehouse ARGS` run from `folder`, a project whose .dlt/ holds `config` and `secrets`, with `env` alone."""
     (folder / ".dlt").mkdir(exist_ok=True)
     (folder / ".dlt" / "config.toml").write_text(config)
     (folder / ".dlt" / "secrets.toml").write_text(secrets)
-    return subprocess.run([*gatehouse_command(), *args], cwd=folder, env=clean_environment(**env), capture_output=True,
-                          text=True, timeout=300)  # fmt: skip
+    return commands.run(list(args), clean_environment(**env), folder)
 
 
 @pytest.fixture(scope="module")
@@ -33,23 +48,23 @@ def served():
 
 
 @pytest.mark.parametrize("where", ["environment", "config.toml"])
-def test_the_duckdb_setting_reaches_run_views_sql_and_report(tmp_path, served, where):
+def test_the_duckdb_setting_reaches_run_views_sql_and_report(commands, tmp_path, served, where):
     twin, console = served
     target = tmp_path / "data" / "flags.duckdb"
     (tmp_path / "data").mkdir()
     env = {**console, "GATEHOUSE__DUCKDB": str(target)} if where == "environment" else dict(console)
     config = f'[gatehouse]\nduckdb = "{target}"\n' if where == "config.toml" else ""
 
-    done = gatehouse(tmp_path, "run", "--no-progress", config=config, **env)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith(f"gatehouse: {target}\n")
+    done = gatehouse(commands, tmp_path, "run", "--no-progress", config=config, **env)
+    assert done.code == 0, done.err
+    assert done.out.startswith(f"gatehouse: {target}\n")
     assert target.is_file() and not (tmp_path / "gatehouse.duckdb").exists()
     for command in (["views"], ["sql", "select count(*) as n from console.gates"], ["alerts", "--dry-run"], ["config"]):
-        done = gatehouse(tmp_path, *command, config=config, **env)
-        assert done.returncode == 0, (command, done.stderr)
-    assert "no database" not in done.stderr
+        done = gatehouse(commands, tmp_path, *command, config=config, **env)
+        assert done.code == 0, (command, done.err)
+    assert "no database" not in done.err
     origin = "environment GATEHOUSE__DUCKDB" if where == "environment" else "./.dlt/config.toml"
-    [line] = [line for line in done.stdout.splitlines() if line.startswith("gatehouse.duckdb ")]
+    [line] = [line for line in done.out.splitlines() if line.startswith("gatehouse.duckdb ")]
     assert line.split()[:2] == ["gatehouse.duckdb", str(target)] and line.endswith(f"({origin})"), line
 
 
@@ -132,12 +147,12 @@ def test_a_flag_wins_over_the_setting(tmp_path, monkeypatch):
         "gatehouse-env",
     ],
 )
-def test_a_mistyped_setting_is_refused_before_any_request(tmp_path, served, config, secrets, env, refused):
+def test_a_mistyped_setting_is_refused_before_any_request(commands, tmp_path, served, config, secrets, env, refused):
     twin, console = served
     twin.reset_requests()
-    done = gatehouse(tmp_path, "run", "--no-progress", config=config, secrets=secrets, **console, **env)
-    assert done.returncode == 2
-    assert done.stderr.strip().splitlines() == ["gatehouse: error: " + refused + " (nothing was read or loaded)"]
+    done = gatehouse(commands, tmp_path, "run", "--no-progress", config=config, secrets=secrets, **console, **env)
+    assert done.code == 2
+    assert done.err.strip().splitlines() == ["gatehouse: error: " + refused + " (nothing was read or loaded)"]
     assert twin.requests == [] and not (tmp_path / "gatehouse.duckdb").exists()
 
 
@@ -157,16 +172,17 @@ def test_every_declared_setting_is_known_and_dlts_own_sections_stay_dlts(monkeyp
     assert settings.unknown_settings() == []
 
 
-def test_config_shows_each_setting_and_where_it_came_from_with_secrets_hidden(tmp_path):
+def test_config_shows_each_setting_and_where_it_came_from_with_secrets_hidden(commands, tmp_path):
     done = gatehouse(
+        commands,
         tmp_path,
         "config",
         config="[gatehouse]\nlock_timeout = 60\n",
         secrets='[sources.console.projects.web]\napi_key = "console-Sekr3tKeyValue"\n',
         GATEHOUSE__ALERTS__WEBHOOK_URL="https://hooks.example.com/T0/secret-path",
     )
-    assert done.returncode == 0, done.stderr
-    rows = {line.split()[0]: line for line in done.stdout.splitlines()}
+    assert done.code == 0, done.err
+    rows = {line.split()[0]: line for line in done.out.splitlines()}
     assert rows["gatehouse.lock_timeout"].split() == ["gatehouse.lock_timeout", "60", "(./.dlt/config.toml)"]
     assert rows["gatehouse.destination"].split() == ["gatehouse.destination", "duckdb", "(default)"]
     assert rows["gatehouse.alerts.webhook_url"].split() == [
@@ -176,19 +192,19 @@ def test_config_shows_each_setting_and_where_it_came_from_with_secrets_hidden(tm
         "GATEHOUSE__ALERTS__WEBHOOK_URL)",
     ]
     assert rows["sources.console.projects.web.api_key"].split()[1] == "***"
-    assert "Sekr3t" not in done.stdout + done.stderr and "secret-path" not in done.stdout + done.stderr
+    assert "Sekr3t" not in done.out + done.err and "secret-path" not in done.out + done.err
 
 
-def test_the_runtime_log_level_of_config_toml_is_honoured(tmp_path):
+def test_the_runtime_log_level_of_config_toml_is_honoured(commands, tmp_path):
     # `[runtime] log_level` in .dlt/config.toml, as dlt reads it: WARNING hides gatehouse's progress lines
     twin = make_twin()
     with twin.serve() as base_url:
         env = console_variables(twin, base_url)
-        quiet = gatehouse(tmp_path, "run", "--no-progress", config='[runtime]\nlog_level = "WARNING"\n', **env)
-        chatty = gatehouse(tmp_path, "run", "--no-progress", config='[runtime]\nlog_level = "INFO"\n', **env)
-    assert quiet.returncode == chatty.returncode == 0, quiet.stderr + chatty.stderr
-    assert " INFO gatehouse" not in quiet.stderr  # dlt's own warnings may show: WARNING was asked for
-    assert " INFO gatehouse.views: " in chatty.stderr
+        quiet = gatehouse(commands, tmp_path, "run", "--no-progress", config='[runtime]\nlog_level = "WARNING"\n', **env)
+        chatty = gatehouse(commands, tmp_path, "run", "--no-progress", config='[runtime]\nlog_level = "INFO"\n', **env)
+    assert quiet.code == chatty.code == 0, quiet.err + chatty.err
+    assert " INFO gatehouse" not in quiet.err  # dlt's own warnings may show: WARNING was asked for
+    assert " INFO gatehouse.views: " in chatty.err
 
 
 def test_two_warehouse_deployments_keep_their_own_state_and_lock_under_the_users_own_folder(tmp_path, monkeypatch):

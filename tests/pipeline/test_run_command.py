@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator
+
 import pytest
 
 from gatehouse.console_twin import ConsoleTwin
 from gatehouse.pipelines.cli.main import main
 from gatehouse.pipelines.run.steps import SELECTABLE
+from tests.drills.forked_commands import ForkedCommands
 
 BAD_KEY = "console-sentinel-wrong-key-4711"
 
@@ -129,26 +133,28 @@ BROKEN_TOML = {
 }
 
 
+@pytest.fixture(scope="module")
+def commands(tmp_path_factory) -> Iterator[ForkedCommands]:
+    """Each command a process of its own, forked from one that imported the commands and read no setting
+    (tests/drills/forked_commands.py): dlt reads .dlt/*.toml once per process, on the first setting looked up."""
+    work = tmp_path_factory.mktemp("broken_toml_commands")
+    (work / "outputs").mkdir()
+    forked = ForkedCommands(command_environment(), work, work / "outputs")
+    yield forked
+    forked.close()
+
+
+def command_environment() -> dict[str, str]:
+    return {name: value for name, value in os.environ.items() if not name.startswith(("SOURCES__", "GATEHOUSE", "DLT_"))}
+
+
 @pytest.mark.parametrize("file_name", BROKEN_TOML)
 @pytest.mark.parametrize("argv", [["run", "--demo"], ["run"], ["console", "gates"]], ids=" ".join)
-def test_a_toml_file_that_does_not_parse_is_one_line(tmp_path, file_name, argv):
-    # dlt reads .dlt/*.toml once per process, on the first setting looked up: so each command runs in its own
-    import os
-    import subprocess
-    import sys
-
+def test_a_toml_file_that_does_not_parse_is_one_line(commands, tmp_path, file_name, argv):
     text, reason = BROKEN_TOML[file_name]
     (tmp_path / ".dlt").mkdir()
     (tmp_path / ".dlt" / file_name).write_text(text)
-    env = {name: value for name, value in os.environ.items() if not name.startswith(("SOURCES__", "GATEHOUSE", "DLT_"))}
-    done = subprocess.run(
-        [sys.executable, "-m", "gatehouse.pipelines.cli", *argv],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 2
-    assert error_line(done.stderr) == f"gatehouse: error: ./.dlt/{file_name} is not valid TOML: {reason}"
-    assert "Traceback" not in done.stderr and "console-key" not in done.stderr
+    done = commands.run(argv, command_environment(), tmp_path, timeout=120)
+    assert done.code == 2
+    assert error_line(done.err) == f"gatehouse: error: ./.dlt/{file_name} is not valid TOML: {reason}"
+    assert "Traceback" not in done.err and "console-key" not in done.err

@@ -6,12 +6,14 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import made_once
+from tests.drills.forked_commands import ForkedCommands
 from tools import headless_browser as browser_setup
 
 
@@ -20,6 +22,23 @@ def gatehouse(*args: str, timeout: float = 300, **env: str) -> subprocess.Comple
     script = Path(sys.executable).with_name("gatehouse")
     command = [str(script)] if script.exists() else [sys.executable, "-m", "gatehouse.pipelines.cli"]
     return subprocess.run([*command, *args], capture_output=True, text=True, timeout=timeout, env={**os.environ, **env})
+
+
+@pytest.fixture(scope="session")
+def forked_gatehouse(tmp_path_factory) -> Iterator[Callable[..., subprocess.CompletedProcess]]:
+    """`gatehouse(*args, **env)` as above, each command a process of its own forked from one that imported the
+    commands once (tests/drills/forked_commands.py): the reports' commands each paid Python's and dlt's start.
+    A report forks its notebook lanes from its command's process, one thread there as from the script."""
+    work = tmp_path_factory.mktemp("report_commands")
+    (work / "outputs").mkdir()
+    forked = ForkedCommands(dict(os.environ), work, work / "outputs")
+
+    def gatehouse(*args: str, timeout: float = 300, **env: str) -> subprocess.CompletedProcess:
+        done = forked.run(list(args), {**os.environ, **env}, Path.cwd(), timeout=timeout)
+        return subprocess.CompletedProcess(done.argv, done.code, done.out, done.err)
+
+    yield gatehouse
+    forked.close()
 
 
 @dataclass(frozen=True)
@@ -53,11 +72,11 @@ def demo_db(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def demo_reports(demo_db, tmp_path_factory) -> DemoReports:
+def demo_reports(demo_db, tmp_path_factory, forked_gatehouse) -> DemoReports:
     # executing the notebooks is the slow part: once per session
     out = tmp_path_factory.mktemp("reports")
     # two kernels, each running its lane of notebooks: a report's default on two cores (the suite's is one)
-    result = gatehouse("report", "--duckdb", str(demo_db), "--out", str(out), GATEHOUSE__REPORT__KERNELS="2")
+    result = forked_gatehouse("report", "--duckdb", str(demo_db), "--out", str(out), GATEHOUSE__REPORT__KERNELS="2")
     assert result.returncode == 0, f"gatehouse report failed:\n{result.stderr[-3000:]}"
     return DemoReports(demo_db, out, result.stdout)
 

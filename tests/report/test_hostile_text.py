@@ -23,7 +23,6 @@ from gatehouse.pipelines.reports.report import NOTEBOOKS
 from gatehouse.pipelines.untrusted import for_csv
 from gatehouse.pipelines.warehouse.destination import Destination
 from tests.drills.conftest import load, make_twin
-from tests.report.conftest import gatehouse
 from tools import report_pages
 
 SCRIPT = '<script>alert(1)</script>"><img src=x onerror=alert(2)>'
@@ -97,13 +96,13 @@ def make_hostile(endpoint: str, item: dict) -> dict:
 
 
 @pytest.fixture(scope="module")
-def hostile_console(tmp_path_factory) -> dict[str, Any]:
+def hostile_console(tmp_path_factory, forked_gatehouse) -> dict[str, Any]:
     work = tmp_path_factory.mktemp("hostile")
     database = work / "gatehouse.duckdb"
     twin = make_twin(transform_item=make_hostile)
     with twin.serve() as base_url:
         load(twin, base_url, database)
-    made = gatehouse("report", "--duckdb", str(database), "--out", str(work / "reports"))
+    made = forked_gatehouse("report", "--duckdb", str(database), "--out", str(work / "reports"))
     assert made.returncode == 0, made.stderr[-3000:]
     return {"database": database, "reports": work / "reports", "stdout": made.stdout, "stderr": made.stderr}
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 
 from tests.drills.conftest import load, make_twin
-from tests.report.conftest import gatehouse
 
 NOT_FOLLOWED = (
     "ingestion sources: no ingestion run is followed, so none is watched; name the runs to follow in"
@@ -14,7 +13,7 @@ NOT_FOLLOWED = (
 )
 
 
-def test_a_console_loaded_without_ingestion_run_ids_is_reported_as_not_watched(tmp_path):
+def test_a_console_loaded_without_ingestion_run_ids_is_reported_as_not_watched(forked_gatehouse, tmp_path):
     twin = make_twin()
     # an experiment a holdout names that the console no longer has: its exposures answer 404
     gone = next(e for h in twin.organisation.holdouts.values() for e in h["experimentIDs"])
@@ -30,7 +29,7 @@ def test_a_console_loaded_without_ingestion_run_ids_is_reported_as_not_watched(t
     )
     assert found and found[1] == found[2] and int(found[1]) > 0, followed  # all of them named by holdouts
 
-    report = gatehouse("report", "--duckdb", str(database), "--out", str(tmp_path / "reports"))
+    report = forked_gatehouse("report", "--duckdb", str(database), "--out", str(tmp_path / "reports"))
     assert report.returncode == 0, report.stderr[-2000:]
     assert NOT_FOLLOWED in report.stdout.splitlines()
     assert "with failed runs" not in report.stdout
@@ -47,7 +46,7 @@ def test_a_console_loaded_without_ingestion_run_ids_is_reported_as_not_watched(t
     assert f'<td class="text">{gone}</td>' in page
 
 
-def test_a_database_whose_extractions_recorded_no_time_is_reported_without_ages(demo_db, tmp_path):
+def test_a_database_whose_extractions_recorded_no_time_is_reported_without_ages(forked_gatehouse, demo_db, tmp_path):
     # `analytics.as_of` has no row when no extraction recorded a time (the console sent no Date header and the run
     # kept no end): the views that count ages are empty, and every report is still made, saying so
     import duckdb
@@ -59,7 +58,7 @@ def test_a_database_whose_extractions_recorded_no_time_is_reported_without_ages(
             "select distinct table_schema from information_schema.tables where table_name = 'extraction_runs'"
         ).fetchall():
             connection.execute(f'update "{schema}".extraction_runs set service_time = null')  # no finished_at column: never sent
-    report = gatehouse("report", "--duckdb", str(database), "--out", str(tmp_path / "reports"))
+    report = forked_gatehouse("report", "--duckdb", str(database), "--out", str(tmp_path / "reports"))
     assert report.returncode == 0, report.stderr[-2000:]
     assert sorted(path.name for path in (tmp_path / "reports").iterdir()) == [
         "exposure_growth.html",

@@ -74,33 +74,49 @@ class BadValues:
         return item
 
 
-def run_with_warnings(
-    twin: ConsoleTwin, base_url: str, path: Path, caplog: pytest.LogCaptureFixture
-) -> tuple[RunSummary, list[str]]:
+class Kept(logging.Handler):
+    """The messages of the warnings the console source's own logger gives while attached."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.name == LOGGER_NAME and record.levelno == logging.WARNING:
+            self.messages.append(record.getMessage())
+
+
+def run_with_warnings(twin: ConsoleTwin, base_url: str, path: Path) -> tuple[RunSummary, list[str]]:
     """One run of the twin into the DuckDB file `path`: its summary and the source's warnings."""
-    caplog.clear()
-    with caplog.at_level(logging.WARNING, logger=LOGGER_NAME):
+    logger, kept = logging.getLogger(LOGGER_NAME), Kept()
+    level = logger.level
+    logger.setLevel(logging.WARNING)
+    logger.addHandler(kept)
+    try:
         summary = run_extraction(
             RunOptions(
                 destination=Destination(duckdb_path=path), progress=False, source_args=source_args(twin, base_url, page_size=10)
             )
         )
-    return summary, [r.getMessage() for r in caplog.records if r.name == LOGGER_NAME and r.levelno == logging.WARNING]
+    finally:
+        logger.removeHandler(kept)
+        logger.setLevel(level)
+    return summary, kept.messages
 
 
-@pytest.fixture
-def loaded(tmp_path: Path, caplog: pytest.LogCaptureFixture):
+@pytest.fixture(scope="module")
+def loaded(tmp_path_factory: pytest.TempPathFactory):
     """Two runs against a twin that sends the bad values; the DuckDB file, the values, both summaries and the
-    warnings of each run."""
+    warnings of each run. Made once for the tests that read them (a pair of runs each)."""
     twin = make_twin()
     bad = BadValues(twin)
     twin.settings.transform_item = bad.transform
-    path = tmp_path / "gatehouse.duckdb"
+    path = tmp_path_factory.mktemp("huge_numbers") / "gatehouse.duckdb"
     summaries: list[RunSummary] = []
     warnings: list[list[str]] = []
     with twin.serve() as base_url:
         for _ in range(2):
-            summary, warned = run_with_warnings(twin, base_url, path, caplog)
+            summary, warned = run_with_warnings(twin, base_url, path)
             summaries.append(summary)
             warnings.append(warned)
     return path, bad, summaries, warnings
@@ -262,7 +278,7 @@ class TextAndFloats:
 
 
 @pytest.fixture
-def retyped(tmp_path: Path, caplog: pytest.LogCaptureFixture):
+def retyped(tmp_path: Path):
     """Two runs: the first stores the number columns as bigint, the second sends text and floats into them; the DuckDB
     file, the values, the second run's summary and the warnings of each run."""
     twin = make_twin()
@@ -273,7 +289,7 @@ def retyped(tmp_path: Path, caplog: pytest.LogCaptureFixture):
     with twin.serve() as base_url:
         for second in (False, True):
             sent.second = second
-            summary, warned = run_with_warnings(twin, base_url, path, caplog)
+            summary, warned = run_with_warnings(twin, base_url, path)
             warnings.append(warned)
     return path, sent, summary, warnings
 

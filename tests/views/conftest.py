@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import os
 import shutil
+from collections.abc import Iterator
 from datetime import date, datetime
 from pathlib import Path
 
@@ -22,6 +23,17 @@ def writable_db(console_db, tmp_path) -> Path:
     copy = tmp_path / "hand_built_copy.duckdb"
     shutil.copy(console_db, copy)
     return copy
+
+
+@pytest.fixture(scope="module")
+def hand_built_reader(console_db, tmp_path_factory) -> Iterator[duckdb.DuckDBPyConnection]:
+    """The hand-built console opened once for a module whose tests each read every view, read only: opening the
+    file cost about as much as a view's query. A copy of the module's own, so that a test that writes
+    `console_db` itself (applying the views again) never meets this open connection's different configuration."""
+    copy = tmp_path_factory.mktemp("hand_built_reader") / console_db.name
+    shutil.copyfile(console_db, copy)
+    with duckdb.connect(str(copy), read_only=True) as connection:
+        yield connection
 
 
 def query(database: Path, sql: str, parameters=None) -> list[tuple]:

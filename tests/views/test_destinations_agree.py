@@ -22,7 +22,6 @@ from decimal import Decimal
 import pytest
 
 from gatehouse.pipelines.models.build import qualified_view_name, view_definitions
-from tests.views.conftest import query
 
 DEFINITIONS = view_definitions()
 
@@ -104,9 +103,9 @@ def postgres_views(postgres_console) -> dict[str, tuple[list[tuple[str, str]], l
 
 
 @pytest.mark.parametrize("definition", DEFINITIONS, ids=lambda d: d.name)
-def test_view_is_the_same_on_duckdb_and_postgres(console_db, postgres_views, definition):
-    duckdb_columns = query(console_db, COLUMNS_SQL.replace("%s", "?"), [definition.name])
-    duckdb_rows = query(console_db, f"select * from analytics.{definition.name}")
+def test_view_is_the_same_on_duckdb_and_postgres(hand_built_reader, postgres_views, definition):
+    duckdb_columns = hand_built_reader.execute(COLUMNS_SQL.replace("%s", "?"), [definition.name]).fetchall()
+    duckdb_rows = hand_built_reader.execute(f"select * from analytics.{definition.name}").fetchall()
     postgres_columns, postgres_rows = postgres_views[definition.name]
 
     assert [name for name, _ in postgres_columns] == [name for name, _ in duckdb_columns]

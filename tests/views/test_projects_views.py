@@ -109,10 +109,10 @@ def test_view_projects_filters_every_view(loads, tmp_path, monkeypatch, capsys):
     shutil.copyfile(loads["projects"], database)
     apply_views(database, projects=["web"])
     assert query(database, "select project from analytics.view_projects") == [("web",)]
-    for definition in PROJECT_VIEWS:
-        assert {p for (p,) in query(database, f"select distinct project from analytics.{definition.name}")} <= {"web"}, (
-            definition.name
-        )
+    with duckdb.connect(str(database), read_only=True) as connection:  # once: an opening cost as much as a query
+        for definition in PROJECT_VIEWS:
+            projects = connection.execute(f"select distinct project from analytics.{definition.name}").fetchall()
+            assert {p for (p,) in projects} <= {"web"}, definition.name
     assert query(database, "select * from analytics.stale_gates order by gate_id") == query(
         loads["projects"], "select * from analytics.stale_gates where project = 'web' order by gate_id"
     )

@@ -12,7 +12,6 @@ import pytest
 from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.models.build import SOURCE_COLUMNS, view_definitions
 from gatehouse.pipelines.warehouse.views import apply_views
-from tests.views.conftest import query
 from tests.views.console_dataset import SCD2, gate
 
 DEFINITIONS = view_definitions()
@@ -37,16 +36,15 @@ def test_view_is_written_in_house_style(definition):
 
 
 @pytest.mark.parametrize("definition", DEFINITIONS, ids=lambda d: d.name)
-def test_key_is_unique_and_not_null(console_db, definition):
+def test_key_is_unique_and_not_null(hand_built_reader, definition):
     key = ", ".join(definition.key)
     not_null = definition.not_null_key
-    [(rows, keys, null_keys)] = query(
-        console_db,
+    [(rows, keys, null_keys)] = hand_built_reader.execute(
         f"""
         select count(*), count(distinct ({key})), count(case when {" or ".join(f"{c} is null" for c in not_null)} then 1 end)
         from analytics.{definition.name}
-        """,
-    )
+        """
+    ).fetchall()
     assert rows > 0, "the hand-built console exercises every view"
     assert null_keys == 0
     assert keys == rows
@@ -56,9 +54,10 @@ def test_every_view_compiles_on_an_empty_database(tmp_path):
     database = tmp_path / "empty.duckdb"
     names = apply_views(database)
     assert names == [definition.name for definition in DEFINITIONS]
-    for name in names:
-        [(count,)] = query(database, f"select count(*) from analytics.{name}")
-        assert count == 0, name  # as_of too: no extraction, no clock
+    with duckdb.connect(str(database), read_only=True) as connection:
+        for name in names:
+            [(count,)] = connection.execute(f"select count(*) from analytics.{name}").fetchall()
+            assert count == 0, name  # as_of too: no extraction, no clock
 
 
 def test_views_tolerate_missing_nested_tables_and_columns(tmp_path):
@@ -126,12 +125,12 @@ DATA_MODEL = (Path(__file__).resolve().parents[2] / "docs" / "data-model.md").re
 
 
 @pytest.mark.parametrize("definition", DEFINITIONS, ids=lambda d: d.name)
-def test_view_is_documented_with_its_grain_key_and_columns(console_db, definition):
+def test_view_is_documented_with_its_grain_key_and_columns(hand_built_reader, definition):
     sections = re.split(r"^### ", DATA_MODEL, flags=re.M)
     [section] = [s for s in sections if s.startswith(f"analytics.{definition.name}\n")]
     for column in definition.key:
         assert f"`{column}" in section
-    columns = [name for (name, *_rest) in query(console_db, f"describe analytics.{definition.name}")]
+    columns = [name for (name, *_rest) in hand_built_reader.execute(f"describe analytics.{definition.name}").fetchall()]
     if definition.name in ("stg_gates", "stg_dynamic_configs"):
         return  # documented as the current rows of the versions view, same columns
     # `seconds_to_*` stands for the stage columns in ingestion_source_health
