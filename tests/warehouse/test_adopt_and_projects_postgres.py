@@ -15,11 +15,13 @@ from gatehouse.pipelines.run.scheduled import run_scheduled
 from gatehouse.pipelines.warehouse.destination import Destination
 from tests.drills.conftest import (
     configure_project,
+    copy_database,
     duckdb_destination,
     make_twin,
     point_at,
     postgres_destination,
     quick_backoff,  # noqa: F401  (the fixture, for the projects' retries)
+    reference_path,  # noqa: F401  (the fixture: a first run of make_twin()'s organisation, made once per session)
     source_args,
 )
 from tests.drills.promises import break_console, broken_warehouse
@@ -43,13 +45,22 @@ def versions(query, dataset: str) -> list[tuple]:
     )
 
 
+def first_run(kind: str, request, database, base_url: str, flags: list[str]) -> None:
+    """The single console's first run of make_twin()'s organisation: on DuckDB a copy of the session's reference of
+    it (tests/drills/conftest.py, made once for every worker: the adopt tests are about the runs after it)."""
+    if kind == "duckdb":
+        copy_database(request.getfixturevalue("reference_path"), database, base_url)
+    else:
+        assert main(["run", "--no-progress", *flags]) == 0
+
+
 @pytest.mark.parametrize("kind", ["duckdb", "postgres"])
 def test_adopt_carries_the_single_consoles_history_into_a_project(tmp_path, monkeypatch, capsys, request, kind):
     flags, query = querying(kind, tmp_path, monkeypatch, request)
     twin = make_twin()
     with twin.serve() as base_url:
         point_at(monkeypatch, twin, base_url)
-        assert main(["run", "--no-progress", *flags]) == 0
+        first_run(kind, request, tmp_path / "gatehouse.duckdb", base_url, flags)
         twin.advance(1)  # a second version of what changed, so that history is more than one load
         assert main(["run", "--no-progress", *flags]) == 0
         before = versions(query, "console")
@@ -93,12 +104,12 @@ def test_adopt_carries_the_single_consoles_history_into_a_project(tmp_path, monk
         assert capsys.readouterr().err.strip().splitlines()[-1].endswith("holds no single console's dataset (console) to adopt")
 
 
-def test_adopt_refuses_a_project_that_has_a_dataset(tmp_path, monkeypatch, capsys):
+def test_adopt_refuses_a_project_that_has_a_dataset(tmp_path, monkeypatch, capsys, request):
     database = tmp_path / "gatehouse.duckdb"
     twin = make_twin()
     with twin.serve() as base_url:
         point_at(monkeypatch, twin, base_url)
-        assert main(["run", "--no-progress", "--duckdb", str(database)]) == 0
+        first_run("duckdb", request, database, base_url, ["--duckdb", str(database)])
         configure_project(monkeypatch, "web", twin, base_url)
         assert main(["run", "--no-progress", "--duckdb", str(database)]) == 0
     with duckdb.connect(str(database), read_only=True) as connection:
