@@ -15,6 +15,7 @@ import pytest
 
 from gatehouse.console_twin import PaginationStyle
 from gatehouse.pipelines.errors import GatehouseError
+from gatehouse.pipelines.models.graph import view_definitions
 from gatehouse.pipelines.run.steps import RunOptions, run_extraction
 from gatehouse.pipelines.warehouse.destination import Destination
 from tests.drills.conftest import copy_database, make_twin, source_args
@@ -132,6 +133,29 @@ def history(path) -> dict[str, Any]:
         }
 
 
+def every_view_answers(path) -> None:
+    """Every analysis view computed whole, each column of each row (a failing cast fails it), the file left as it was.
+
+    The views are computed in their build order, each one's rows kept in a table of its name, so that the views
+    reading it read those rows: planning each nested view afresh (a `count(*)` a view) cost ten times as much. It is
+    all one transaction, rolled back."""
+    order = {definition.name: index for index, definition in enumerate(view_definitions())}
+    with duckdb.connect(str(path)) as connection:
+        views = [
+            name
+            for (name,) in connection.execute(
+                "select view_name from duckdb_views() where schema_name = 'analytics' and not internal"
+            ).fetchall()
+        ]
+        assert set(order) <= set(views), f"views missing: {sorted(set(order) - set(views))}"
+        connection.execute("begin")
+        for view in sorted(views, key=lambda name: order.get(name, -1)):
+            connection.execute(f'create table analytics."computed {view}" as select * from analytics."{view}"')
+            connection.execute(f'drop view analytics."{view}"')
+            connection.execute(f'alter table analytics."computed {view}" rename to "{view}"')
+        connection.execute("rollback")
+
+
 @pytest.mark.parametrize("case", LOADED)
 def test_a_changed_shape_loads_and_the_views_answer(reference_path, tmp_path, case):
     transform, check = LOADED[case]
@@ -149,11 +173,7 @@ def test_a_changed_shape_loads_and_the_views_answer(reference_path, tmp_path, ca
     assert history(path)["gates"] == before["gates"], "no gate lost or added"
     with duckdb.connect(str(path), read_only=True) as connection:
         check(connection)
-        # every view still answers
-        for (view,) in connection.execute(
-            "select table_name from information_schema.views where table_schema = 'analytics'"
-        ).fetchall():
-            connection.execute(f"select count(*) from analytics.{view}").fetchone()
+    every_view_answers(path)
 
 
 def test_a_next_page_looping_back_is_refused_in_one_line_and_changes_nothing(reference_path, tmp_path):
