@@ -18,6 +18,7 @@ from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.models.graph import view_definitions
 from gatehouse.pipelines.run.steps import RunOptions, run_extraction
 from gatehouse.pipelines.warehouse.destination import Destination
+from tests.drills.computed_views import views_as_tables
 from tests.drills.conftest import copy_database, make_twin, source_args
 from tests.drills.snapshot import assert_same_tables, snapshot
 from tests.report.conftest import gatehouse
@@ -134,26 +135,10 @@ def history(path) -> dict[str, Any]:
 
 
 def every_view_answers(path) -> None:
-    """Every analysis view computed whole, each column of each row (a failing cast fails it), the file left as it was.
-
-    The views are computed in their build order, each one's rows kept in a table of its name, so that the views
-    reading it read those rows: planning each nested view afresh (a `count(*)` a view) cost ten times as much. It is
-    all one transaction, rolled back."""
-    order = {definition.name: index for index, definition in enumerate(view_definitions())}
-    with duckdb.connect(str(path)) as connection:
-        views = [
-            name
-            for (name,) in connection.execute(
-                "select view_name from duckdb_views() where schema_name = 'analytics' and not internal"
-            ).fetchall()
-        ]
-        assert set(order) <= set(views), f"views missing: {sorted(set(order) - set(views))}"
-        connection.execute("begin")
-        for view in sorted(views, key=lambda name: order.get(name, -1)):
-            connection.execute(f'create table analytics."computed {view}" as select * from analytics."{view}"')
-            connection.execute(f'drop view analytics."{view}"')
-            connection.execute(f'alter table analytics."computed {view}" rename to "{view}"')
-        connection.execute("rollback")
+    """Every analysis view computed whole, each column of each row; the models' views all there."""
+    with duckdb.connect(str(path)) as connection, views_as_tables(connection) as views:
+        missing = {definition.name for definition in view_definitions()} - set(views)
+        assert not missing, f"views missing: {sorted(missing)}"
 
 
 @pytest.mark.parametrize("case", LOADED)
