@@ -78,15 +78,12 @@ def load(
     )
 
 
-def reference_database(directory: Path, prepare: Callable[[ConsoleTwin], None] | None = None, runs: int = 1) -> Path:
-    """A fault-free twin of the drills' organisation (changed by `prepare`), loaded `runs` times."""
+def reference_database(directory: Path) -> Path:
+    """A fault-free twin of the drills' organisation, loaded once."""
     twin = make_twin()
-    if prepare is not None:
-        prepare(twin)
     path = directory / "reference.duckdb"
     with twin.serve() as base_url:
-        for _ in range(runs):
-            load(twin, base_url, path)
+        load(twin, base_url, path)
     return path
 
 
@@ -124,10 +121,18 @@ def copy_database(source: Path, target: Path, base_url: str | None = None, reade
 
 
 @pytest.fixture(scope="session")
-def reference_after_two_runs(tmp_path_factory: pytest.TempPathFactory) -> Snapshot:
-    """Two fault-free runs of the unchanged organisation (extraction_runs holds two rows)."""
-    path = made_once(tmp_path_factory, "drills-reference-two-runs", lambda folder: reference_database(folder, runs=2))
-    return snapshot(path)
+def reference_after_two_runs(tmp_path_factory: pytest.TempPathFactory, reference_path: Path) -> Snapshot:
+    """Two fault-free runs of the unchanged organisation (extraction_runs holds two rows): the first is the
+    session's reference, copied."""
+
+    def make(folder: Path) -> Path:
+        twin, path = make_twin(), folder / "reference.duckdb"
+        with twin.serve() as base_url:
+            copy_database(reference_path, path, base_url)
+            load(twin, base_url, path)
+        return path
+
+    return snapshot(made_once(tmp_path_factory, "drills-reference-two-runs", make))
 
 
 @dataclass

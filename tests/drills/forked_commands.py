@@ -20,11 +20,11 @@ from pathlib import Path
 
 from tests.secret_scan import CommandOutput
 
-# The server: one request a line on stdin ({"id", "argv", "env", "cwd", "out", "err"}), one fork each, several at
-# once; "<id> <exit code>" on stdout as each ends. Its own lines are written with os.write, unbuffered, so that no
+# The server: one request a line on stdin ({"id", "argv", "env", "cwd", "out", "err", "first"}), one fork each, several
+# at once; "<id> <exit code>" on stdout as each ends. Its own lines are written with os.write, unbuffered, so that no
 # fork inherits a half-written one.
 SERVER = """\
-import gc, json, os, select, sys
+import gc, importlib, json, os, select, sys
 
 gc.disable()
 from gatehouse.pipelines.cli import command, main
@@ -43,6 +43,8 @@ def child(request):
         os.dup2(target, fd)
         os.close(target)
     sys.argv = ["gatehouse", *request["argv"]]
+    if request["first"]:
+        importlib.import_module(request["first"])
     return command()
 
 
@@ -95,13 +97,17 @@ class ForkedCommands:
             with self._lock:
                 self._waiting.pop(int(number)).set_result(int(code))
 
-    def run(self, argv: list[str], env: dict[str, str], cwd: Path, timeout: float = 300) -> CommandOutput:
+    def run(
+        self, argv: list[str], env: dict[str, str], cwd: Path, timeout: float = 300, first: str | None = None
+    ) -> CommandOutput:
+        """`first`: a module the command imports before it runs (one that patches what the drill breaks, e.g.
+        tests.drills.kill_during_load; the server's environment must let it be found)."""
         done: Future = Future()
         with self._lock:
             number = next(self._numbers)
             out, err = self._outputs / f"{number}.out", self._outputs / f"{number}.err"
             self._waiting[number] = done
-            request = {"id": number, "argv": argv, "env": env, "cwd": str(cwd), "out": str(out), "err": str(err)}
+            request = {"id": number, "argv": argv, "env": env, "cwd": str(cwd), "out": str(out), "err": str(err), "first": first}
             self._server.stdin.write(json.dumps(request).encode() + b"\n")
             self._server.stdin.flush()
         code = done.result(timeout)

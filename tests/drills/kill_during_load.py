@@ -1,9 +1,10 @@
 """`gatehouse ARGS...`, killed with SIGKILL the moment dlt has committed its first completed load job (with
 `KILL_AFTER_JOB=<prefix>` in the environment: its first completed job whose file name starts so, e.g. `gates.`).
 
-The fault drills run this instead of the `gatehouse` script to stop a run in the middle of its load
-step at a precise, repeatable point: the extraction and normalisation are done, one load job has
-reached the destination and been recorded as completed in the load package, the others have not.
+The fault drills run a command that imports this first (`ForkedCommands.run(..., first=...)`), or run it instead of
+the `gatehouse` script, to stop a run in the middle of its load step at a precise, repeatable point: the extraction
+and normalisation are done, one load job has reached the destination and been recorded as completed in the load
+package, the others have not.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ import pytest
 
 from gatehouse.console_twin import ConsoleTwin, TwinSettings
 from tests.conftest import made_once
-from tests.drills.conftest import load, make_twin
+from tests.drills.conftest import copy_database, load, make_twin, reference_database
 from tests.drills.snapshot import Snapshot, snapshot
 
 HEALTHY = ("web", "mobile")
@@ -45,14 +45,18 @@ def view_rows(path: Path) -> dict[tuple[str, str], list[str]]:
     return {key: sorted(found) for key, found in rows.items()}
 
 
-def single_load(name: str):
+def single_load(name: str, reference_path: Path):
     """The organisation loaded alone (its views applied), then rerun unchanged: its first load's database, the
-    compared views' rows of that load and the rerun's requests beside it."""
+    compared views' rows of that load and the rerun's requests beside it. Web is the drills' organisation: its first
+    load is the drills' reference (`reference_path`), copied."""
 
     def make(folder: Path) -> Path:
         twin, path = organisation(name), folder / "single.duckdb"
         with twin.serve() as base_url:
-            load(twin, base_url, path)
+            if name == "web":
+                copy_database(reference_path, path, base_url)
+            else:
+                load(twin, base_url, path)
             shutil.copyfile(path, folder / "first_load.duckdb")
             (folder / "rerun_requests.json").write_text(json.dumps(load(twin, base_url, path).requests))
         views = {view: rows for (view, _), rows in view_rows(folder / "first_load.duckdb").items()}
@@ -73,8 +77,9 @@ class SingleLoad:
 
 def healthy_single_loads(tmp_path_factory: pytest.TempPathFactory) -> dict[str, SingleLoad]:
     loads = {}
+    reference_path = made_once(tmp_path_factory, "drills-reference", reference_database)
     for name in HEALTHY:
-        path = made_once(tmp_path_factory, f"promise-single-{name}", single_load(name))
+        path = made_once(tmp_path_factory, f"promise-single-{name}", single_load(name, reference_path))
         loads[name] = SingleLoad(
             snapshot(path, "console"),
             json.loads(path.with_name("views.json").read_text()),

@@ -12,6 +12,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import duckdb
@@ -21,10 +22,10 @@ from gatehouse.pipelines.warehouse.destination import Destination
 from tests.drills.conftest import (
     Drill,
     copy_database,
-    gatehouse_command,
     make_twin,
     run_environment,
 )
+from tests.drills.forked_commands import ForkedCommands
 from tests.drills.snapshot import assert_same_tables, snapshot
 
 pytestmark = pytest.mark.slow
@@ -128,22 +129,19 @@ def test_a_file_taken_mid_run_past_the_timeout_is_loaded_by_the_next_run(drill, 
 
 def test_two_runs_at_once_load_one_after_the_other(tmp_path, reference_after_two_runs):
     twin = make_twin(latency=0.02)
+    (tmp_path / "outputs").mkdir()
     with twin.serve() as base_url:
         env = run_environment(twin, base_url)
-        runs = [
-            subprocess.Popen(
-                [*gatehouse_command(), "run", "--no-progress", "--duckdb", "gatehouse.duckdb"],
-                env=env,
-                cwd=tmp_path,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                text=True,
-            )  # fmt: skip
-            for _ in range(2)
-        ]
-        results = [(run.wait(timeout=300), *run.communicate()) for run in runs]
-    assert [code for code, _, _ in results] == [0, 0], results
-    waited = [err for _, _, err in results if "another gatehouse run (PID" in err]
+        # two processes, forked at once from one that has imported the commands (tests/drills/forked_commands.py)
+        commands = ForkedCommands(env, tmp_path, tmp_path / "outputs")
+        try:
+            with ThreadPoolExecutor(max_workers=2) as pool:
+                argv = ["run", "--no-progress", "--duckdb", "gatehouse.duckdb"]
+                results = list(pool.map(lambda _: commands.run(argv, env, tmp_path), range(2)))
+        finally:
+            commands.close()
+    assert [result.code for result in results] == [0, 0], results
+    waited = [result.err for result in results if "another gatehouse run (PID" in result.err]
     assert len(waited) == 1, "exactly one of the two waited for the other"
     assert_same_tables(snapshot(tmp_path / "gatehouse.duckdb"), reference_after_two_runs)
 

@@ -54,14 +54,15 @@ print("held", flush=True)
 sys.stdin.readline()
 print(connection.execute("select count(*) from console.extraction_runs").fetchone()[0], flush=True)
 """
-# A BI tool polling the database: opens it read-only, reads, closes, again and again for `seconds`.
+# A BI tool polling the database: opens it read-only, reads, closes, again and again for `seconds` or until a line
+# arrives on stdin (the runs it was to meet are done: each open costs the reader a catalog's read).
 POLL = """\
-import sys, time, duckdb
+import select, sys, time, duckdb
 path, seconds = sys.argv[1], float(sys.argv[2])
 end = time.monotonic() + seconds
 reads = 0
 print("polling", flush=True)
-while time.monotonic() < end:
+while time.monotonic() < end and not select.select([sys.stdin], [], [], 0)[0]:
     try:
         connection = duckdb.connect(path, read_only=True)
         connection.execute("select count(*) from console.gates").fetchall()
@@ -256,14 +257,15 @@ def test_a_reader_polling_the_database_never_fails_a_run_and_the_wait_is_shown_a
     database = tmp_path / "gatehouse.duckdb"
     with twin.serve() as base_url:
         copy_database(reference_path, database, base_url)
-        poller = subprocess.Popen([sys.executable, "-c", POLL, str(database), "12"], stdout=subprocess.PIPE, text=True)
+        poller = subprocess.Popen([sys.executable, "-c", POLL, str(database), "60"], stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, text=True)  # fmt: skip
         assert poller.stdout.readline().strip() == "polling"
         summaries = []
         with caplog.at_level("INFO"):
             for _ in range(3):
                 twin.advance(days=1)
                 summaries.append(load(twin, base_url, database, lock_timeout_s=60))
-        reads = int(poller.communicate(timeout=60)[0].strip())
+        reads = int(poller.communicate("done\n", timeout=60)[0].strip())
     assert reads > 5, "the poller read the database between the runs' opens"
     assert not LOCK_TEXT.search(caplog.text), caplog.text
     waited = [summary for summary in summaries if summary.waited_s >= 0.05]
@@ -381,7 +383,10 @@ def test_a_reader_polling_every_third_of_a_second_never_shows_in_five_runs_outpu
         environment = run_environment(twin, base_url)
         copy_database(reference_path, database, base_url)
         poller = subprocess.Popen(
-            [sys.executable, "-c", POLL_EVERY_0_3_S, str(database), "600"], stdout=subprocess.PIPE, text=True
+            [sys.executable, "-c", POLL_EVERY_0_3_S, str(database), "600"],
+            stdin=subprocess.PIPE,  # never written: it polls until it is killed
+            stdout=subprocess.PIPE,
+            text=True,
         )
         assert poller.stdout.readline().strip() == "polling"
         # each run a process of its own, forked from one that has imported gatehouse (tests/drills/forked_commands.py)

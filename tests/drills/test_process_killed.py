@@ -1,7 +1,9 @@
 """`gatehouse run` killed with SIGKILL (an OOM killer, a preempted node) during extraction and during loading.
 
 The run is a real `gatehouse run` process, configured through the environment as a scheduler would,
-against a twin served by this test over loopback. The next clean run must complete what the killed one
+against a twin served by this test over loopback: the script itself where the test kills it from outside, else a
+fork of one process that has imported the commands (tests/drills/forked_commands.py), which spares each run
+Python's start and imports. The next clean run must complete what the killed one
 left (dlt keeps a normalised load package until it is loaded) and end identical to a fault-free run.
 """
 
@@ -10,23 +12,34 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.drills.conftest import REPO, gatehouse_command, make_twin, run_environment
+from tests.drills.conftest import REPO, clean_environment, gatehouse_command, make_twin, run_environment
+from tests.drills.forked_commands import ForkedCommands
 from tests.drills.snapshot import assert_same_tables, repeated, snapshot
 
 pytestmark = pytest.mark.slow
 
-KILL_DURING_LOAD = Path(__file__).with_name("kill_during_load.py")
+KILL_DURING_LOAD = "tests.drills.kill_during_load"
 TIMEOUT_S = 180
+RUN = ["run", "--no-progress", "--duckdb", "gatehouse.duckdb"]
+
+
+@pytest.fixture(scope="module")
+def commands(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ForkedCommands]:
+    """The drills' commands but the one killed from outside, from one server that can import KILL_DURING_LOAD."""
+    folder = tmp_path_factory.mktemp("forked")
+    forked = ForkedCommands(clean_environment(PYTHONPATH=str(REPO)), folder, folder)
+    yield forked
+    forked.close()
 
 
 def gatehouse_run(command: list[str], env: dict[str, str], cwd: Path) -> subprocess.Popen:
     return subprocess.Popen(
-        [*command, "run", "--no-progress", "--duckdb", "gatehouse.duckdb"],
+        [*command, *RUN],
         env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
 
@@ -36,7 +49,7 @@ def finish(process: subprocess.Popen) -> tuple[int, str, str]:
     return process.returncode, out, err
 
 
-def test_killed_during_extraction_the_next_run_loads_everything(tmp_path, reference):
+def test_killed_during_extraction_the_next_run_loads_everything(tmp_path, reference, commands):
     twin = make_twin()
     killed: list[int] = []
 
@@ -62,39 +75,38 @@ def test_killed_during_extraction_the_next_run_loads_everything(tmp_path, refere
             assert not loaded, f"the killed extraction loaded {loaded}"
 
         twin.settings.transform_item = None
-        code, out, err = finish(gatehouse_run(gatehouse_command(), env, tmp_path))
+        again = commands.run(RUN, env, tmp_path, TIMEOUT_S)
 
-    assert code == 0, err
+    assert again.code == 0, again.err
     assert_same_tables(snapshot(tmp_path / "gatehouse.duckdb"), reference)
 
 
-def killed_during_load_then_run_again(tmp_path: Path, job: str) -> str:
+def killed_during_load_then_run_again(commands: ForkedCommands, tmp_path: Path, job: str) -> str:
     """A run killed right after its first completed load job whose file name starts with `job`, then a clean run:
     the clean run's stderr (it succeeded)."""
     twin = make_twin()
     with twin.serve() as base_url:
         env = run_environment(twin, base_url)
-        killing = {**env, "PYTHONPATH": str(REPO), "KILL_AFTER_JOB": job}
-        code, out, err = finish(gatehouse_run([sys.executable, str(KILL_DURING_LOAD)], killing, tmp_path))
-        assert code == -signal.SIGKILL, (code, out, err)
-        assert f"kill_during_load: SIGKILL after completing {job}" in err
+        killed = commands.run(RUN, {**env, "KILL_AFTER_JOB": job}, tmp_path, TIMEOUT_S, first=KILL_DURING_LOAD)
+        assert killed.code == -signal.SIGKILL, (killed.code, killed.out, killed.err)
+        assert f"kill_during_load: SIGKILL after completing {job}" in killed.err
 
-        code, out, err = finish(gatehouse_run(gatehouse_command(), env, tmp_path))
-    assert code == 0, err
-    return err
+        again = commands.run(RUN, env, tmp_path, TIMEOUT_S)
+    assert again.code == 0, again.err
+    return again.err
 
 
-def test_killed_during_loading_the_next_run_completes_the_load(tmp_path, reference):
+def test_killed_during_loading_the_next_run_completes_the_load(tmp_path, reference, commands):
     # killed in the last load phase, the one that records the run (sources.console.LOAD_PHASES)
-    err = killed_during_load_then_run_again(tmp_path, "extraction_runs.")
+    err = killed_during_load_then_run_again(commands, tmp_path, "extraction_runs.")
     assert "completing it first" in err
     # The next run completes the interrupted load, then extracts as usual: two extractions reached
     # the database, so extraction_runs holds two rows; every other table is the fault-free one.
     assert_same_tables(snapshot(tmp_path / "gatehouse.duckdb"), repeated(reference, "console.extraction_runs", 2))
 
 
-def test_killed_during_its_first_phase_load_the_next_run_completes_that_load_and_loads_the_rest(tmp_path, reference):
-    err = killed_during_load_then_run_again(tmp_path, "gates.")
+def test_killed_during_its_first_phase_load_the_next_run_completes_that_load_and_loads_the_rest(tmp_path, reference, commands):
+    err = killed_during_load_then_run_again(commands, tmp_path, "gates.")
     assert "completing it first" in err
     # The killed run never reached its last phase: it is not recorded in extraction_runs, and what it loaded
     # in part is completed, so the database is the fault-free run's, row for row.
