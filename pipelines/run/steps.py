@@ -135,6 +135,8 @@ class Run:
     new_versions: dict[str, int] = field(default_factory=dict)
     retired: dict[str, int] = field(default_factory=dict)
     snapshot: Published | None = None
+    # the pipeline's schema as the last load left it
+    schema: Any = None
     # the destination held open by the steps that use it one after another (`hold`), closed before the run lock
     opened: contextlib.ExitStack = field(default_factory=contextlib.ExitStack)
 
@@ -277,7 +279,9 @@ class Run:
             info: Any = self.destination.load(self.pipeline, self.timeout_s)
         if rendering is not None:
             rendering.join()
-        self.tally.count_rows(self.pipeline, self.normalized.row_counts)
+        # read once here for the tally and, after the last phase, for the summary: dlt reads it from storage on every ask
+        self.schema = current_schema(self.pipeline)
+        self.tally.count_rows(self.schema, self.normalized.row_counts)
         self.tally.load_ids.extend(info.loads_ids)
         self.tally.loaded.extend(phase.selected_resources)
 
@@ -322,7 +326,7 @@ class Run:
     def summary(self) -> RunSummary:
         assert self.pipeline is not None
         stats, counts, tally, waits = self.counts.request_stats(), self.counts, self.tally, self.destination.waits
-        schema = current_schema(self.pipeline)
+        schema = self.schema if self.schema is not None else current_schema(self.pipeline)
         return RunSummary(
             rows_loaded=self.rows, new_versions=self.new_versions, retired=self.retired,
             skipped=[(s.table, s.id, s.reason) for s in counts.skipped],

@@ -125,10 +125,12 @@ def rows_in_database(
                 return f"_dlt_load_id in ('{_LOAD_IDS}')"
             return f"_dlt_parent_id in (select _dlt_id from {dataset}.{parent} where {written(parent)})"
 
-        # one statement for every table: one translation and one round trip, where a run loads twenty tables
+        # one statement for every table: one translation and one round trip, where a run loads twenty tables; in the
+        # tables' order by name, not the order dlt normalised them in (which varies), so the same tables are one text
+        # and one translation for every run of the process
         union = " union all ".join(
             f"select '{table}' as loaded_table, count(*) as loaded_rows from {dataset}.{table} where {written(table)}"
-            for table in tables
+            for table in sorted(tables)
         )
         try:
             counts.update({table: int(rows) for table, rows in reader.rows(union, listed)})

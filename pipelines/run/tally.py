@@ -7,6 +7,7 @@ import contextlib
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 import dlt
 
@@ -30,9 +31,9 @@ class RunTally:
     # The analysis views were dropped for a load that drops tables: applied again whatever happens next.
     views_dropped: bool = False
 
-    def count_rows(self, pipeline: dlt.Pipeline, row_counts: dict[str, int]) -> None:
-        """The tables a phase normalised rows into, and how their rows are found again in the database."""
-        schema = pipeline.default_schema
+    def count_rows(self, schema: Any, row_counts: dict[str, int]) -> None:
+        """The tables a phase normalised rows into, and how their rows are found again in the database (`schema`: the
+        pipeline's, as the phase left it)."""
         for table, rows in row_counts.items():
             if not table.startswith("_dlt") and rows:
                 self.parents[table] = schema.tables.get(table, {}).get("parent")

@@ -211,7 +211,8 @@ class Destination:
                     shutil.rmtree(own_state)
             else:
                 self.forget_removed_database()
-            destination: Any = dlt.destinations.duckdb(duckdb_credentials(self.duckdb_path))
+            # kept before the pipeline is made: making it asks for them too
+            destination: Any = keep_capabilities(dlt.destinations.duckdb(duckdb_credentials(self.duckdb_path)))
         else:
             destination = self.name
             if self.pipelines_dir is None:
@@ -223,6 +224,8 @@ class Destination:
                 dataset_name=self.dataset_name,
                 pipelines_dir=str(pipelines_dir),
             )
+        if pipeline.destination is not None and pipeline.destination is not destination:  # made by dlt from the name
+            keep_capabilities(pipeline.destination)
         self._pipeline.append(pipeline)
         return pipeline
 
@@ -312,3 +315,25 @@ class Destination:
                 return action()
 
         return self.lock.when_free(holding, timeout_s, extracted=extracted)
+
+
+def keep_capabilities(factory: T) -> T:
+    """The destination factory's capabilities worked out once per naming convention, for the pipeline's life.
+
+    dlt asks the pipeline's factory for them some forty times in a run (each step, each client, each schema it
+    reads back), and each ask resolves the destination's whole configuration from every provider again: about
+    a tenth of the CPU of a run that changes nothing. Nothing a run does changes that configuration; each ask
+    gets a copy of its own, as dlt sets file formats on the capabilities it is given."""
+    worked_out = factory.capabilities  # type: ignore[attr-defined]
+    kept: dict[tuple[Any, ...], Any] = {}
+
+    def capabilities(config: Any = None, naming: Any = None) -> Any:
+        if config is not None:  # a client's own configuration, resolved already
+            return worked_out(config, naming)
+        key = (type(naming), getattr(naming, "max_length", None), getattr(naming, "is_case_sensitive", None))
+        if key not in kept:
+            kept[key] = worked_out(None, naming)
+        return kept[key].copy()
+
+    factory.capabilities = capabilities  # type: ignore[attr-defined]  # the factory's own, kept per pipeline
+    return factory
