@@ -73,7 +73,8 @@ class ForkedScript:
         self.socket = socket_path
         self._server = subprocess.Popen([sys.executable, "-c", SERVER, str(socket_path)], env=env, cwd=cwd,
                                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE)  # fmt: skip
-        assert self._server.stdout is not None and self._server.stdout.readline() == b"ready\n"
+        assert self._server.stdout is not None
+        assert self._server.stdout.readline() == b"ready\n", "the command server did not start (its error is above)"
 
     def environment(self, folder: Path) -> Path:
         prefix = Path(sys.prefix)
