@@ -15,11 +15,14 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from tests.forked_script import ForkedScript
 from tests.fresh_clone import REPO, copy_tracked_files
 
 DOCUMENTS = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
@@ -63,30 +66,38 @@ def test_every_shell_block_is_run_or_says_why_not():
 
 
 @pytest.fixture(scope="module")
-def clone(tmp_path_factory) -> Path:
-    """A folder as a clone after `make install`: `.venv` (this environment) and the repository's `.dlt/config.toml`."""
+def clone(tmp_path_factory) -> Iterator[tuple[Path, dict[str, str]]]:
+    """A folder as a clone after `make install`, and the environment its commands run in: `.venv` (this
+    environment, its `bin/gatehouse` forking each command from one process that imported gatehouse once,
+    tests/forked_script.py) and the repository's `.dlt/config.toml`."""
     folder = tmp_path_factory.mktemp("clone")
-    (folder / ".venv").symlink_to(Path(sys.prefix), target_is_directory=True)
-    (folder / ".dlt").mkdir()
-    shutil.copyfile(REPO / ".dlt" / "config.toml", folder / ".dlt" / "config.toml")
-    return folder
+    env = {name: value for name, value in os.environ.items() if name != "DLT_PROJECT_DIR"}  # the clone's own .dlt/
+    env.update(
+        PATH=f"{folder / '.venv' / 'bin'}{os.pathsep}{env['PATH']}",
+        DLT_DATA_DIR=str(folder / "dlt-global"),
+        HOME=str(folder),
+        RUNTIME__LOG_LEVEL="WARNING",
+    )
+    with tempfile.TemporaryDirectory(prefix="gatehouse-docs-") as sockets:  # a socket's path is short
+        script = ForkedScript(env, folder, Path(sockets) / "gatehouse")
+        try:
+            script.environment(folder / ".venv")
+            (folder / ".dlt").mkdir()
+            shutil.copyfile(REPO / ".dlt" / "config.toml", folder / ".dlt" / "config.toml")
+            yield folder, env
+        finally:
+            script.close()
 
 
 def test_the_docs_shell_commands_run_as_written(clone):
-    env = {name: value for name, value in os.environ.items() if name != "DLT_PROJECT_DIR"}  # the clone's own .dlt/
-    env.update(
-        PATH=f"{clone / '.venv' / 'bin'}{os.pathsep}{env['PATH']}",
-        DLT_DATA_DIR=str(clone / "dlt-global"),
-        HOME=str(clone),
-        RUNTIME__LOG_LEVEL="WARNING",
-    )
+    folder, env = clone
     for block in (block for block in BLOCKS if block.reason is None):
-        done = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", block.body], cwd=clone, env=env,
+        done = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", block.body], cwd=folder, env=env,
                               capture_output=True, text=True, timeout=300)  # fmt: skip
         assert done.returncode == 0, (
             f"{block} exited {done.returncode}:\n{block.body}\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
         )
-    assert (clone / "reports" / "stale_gates.html").is_file()
+    assert (folder / "reports" / "stale_gates.html").is_file()
 
 
 def install_line() -> str:

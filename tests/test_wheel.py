@@ -34,7 +34,10 @@ def run(*argv: str | Path, cwd: Path, **env: str) -> subprocess.CompletedProcess
 def test_the_wheel_runs_the_demo_the_report_and_the_notebooks(tmp_path):
     source = copy_tracked_files(tmp_path / "source")
     wheels = tmp_path / "wheels"
-    built = run(sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-w", wheels, source, cwd=tmp_path)
+    # pyproject's build backend (setuptools, installed here) called as a frontend calls it, in one process: `pip wheel
+    # --no-build-isolation` started pip and then a process of the backend's for each of its three hooks
+    build = "import sys; from setuptools import build_meta; build_meta.build_wheel(sys.argv[1])"
+    built = run(sys.executable, "-c", build, wheels, cwd=source)
     # setuptools is told of every folder it ships: none of its "Package would be ignored" walls of text
     assert "would be ignored" not in built.stdout + built.stderr and "BuildBackendWarning" not in built.stdout + built.stderr
     # the distribution's own name (`gatehouse` on the package index is another project's); the import name stays
@@ -53,17 +56,17 @@ def test_the_wheel_runs_the_demo_the_report_and_the_notebooks(tmp_path):
     python = env / "bin" / "python"
     site = Path(run(python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])", cwd=tmp_path).stdout.strip())
     (site / "gatehouse_test_dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
-    run(sys.executable, "-m", "pip", "--python", python, "install", "-q", "--no-deps", "--no-index", wheel, cwd=tmp_path)
+    # pip from this environment's site-packages run by the new one's interpreter (`pip --python` starts pip twice)
+    run(python, "-m", "pip", "install", "-q", "--no-deps", "--no-index", wheel, cwd=tmp_path)
 
     work = tmp_path / "work"
     work.mkdir()
-    where = run(python, "-c", "import gatehouse.pipelines.reports.lanes as r; print(r.__file__); print(r.NOTEBOOK_DIR)", cwd=work)
-    module, notebooks = where.stdout.split()
+    # one interpreter for both questions: each start imported gatehouse again
+    where = run(python, "-c", "import gatehouse.pipelines.reports.lanes as r; print(r.__file__); print(r.NOTEBOOK_DIR);"
+                " from gatehouse.pipelines.warehouse.dbt_build import installed_package as p; print(p())", cwd=work)  # fmt: skip
+    module, notebooks, dbt_package = where.stdout.split()
     assert module.startswith(str(site)) and notebooks == str(site / "gatehouse" / "notebooks")
-    dbt_package = run(
-        python, "-c", "from gatehouse.pipelines.warehouse.dbt_build import installed_package as p; print(p())", cwd=work
-    )
-    assert dbt_package.stdout.strip() == str(site / "gatehouse" / "dbt")
+    assert dbt_package == str(site / "gatehouse" / "dbt")
 
     gatehouse = env / "bin" / "gatehouse"
     # the shared dependencies' data files (nbconvert's templates) are under this environment's prefix

@@ -14,6 +14,7 @@ import json
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -66,7 +67,7 @@ def downstream_project(work: Path) -> Path:
 
 
 @pytest.fixture(scope="session")
-def duckdb_build(tmp_path_factory) -> DbtBuild:
+def duckdb_build(tmp_path_factory) -> Iterator[DbtBuild]:
     database = demo_copy(tmp_path_factory, "dbt_duckdb")  # dbt writes its models into it
     work = database.parent
     project = downstream_project(work)
@@ -75,7 +76,8 @@ def duckdb_build(tmp_path_factory) -> DbtBuild:
             {
                 "flag_cleanup": {
                     "target": "duckdb",
-                    "outputs": {"duckdb": {"type": "duckdb", "path": str(database), "schema": DOWNSTREAM_SCHEMA, "threads": 2}},
+                    # one thread: the models' queries are small, and a second dbt thread only added its handovers
+                    "outputs": {"duckdb": {"type": "duckdb", "path": str(database), "schema": DOWNSTREAM_SCHEMA, "threads": 1}},
                 }
             }
         ),
@@ -87,7 +89,8 @@ def duckdb_build(tmp_path_factory) -> DbtBuild:
         "import sys\n"
         "from dbt.cli.main import dbtRunner\n"
         f"options = ['--project-dir', {str(project)!r}, '--profiles-dir', {str(work)!r}]\n"
-        "quiet = ['--quiet', '--no-send-anonymous-usage-stats']\n"
+        # no parse kept for the next invocation: freshness's other vars make dbt parse the whole project again
+        "quiet = ['--quiet', '--no-send-anonymous-usage-stats', '--no-partial-parse']\n"
         "runner = dbtRunner()\n"
         "built = runner.invoke([*quiet, 'deps', *options]).success and runner.invoke([*quiet, 'build', *options]).success\n"
         f"runner.invoke([*quiet, 'source', 'freshness', *options, '--vars', {json.dumps(FRESHNESS_VARS)!r},"
@@ -97,17 +100,20 @@ def duckdb_build(tmp_path_factory) -> DbtBuild:
     finished = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=240, cwd=work)
     results = json.loads((project / "target" / "run_results.json").read_text(encoding="utf-8"))
 
+    # one connection for every test's reads (the build's process has ended): opening the file read its catalog anew
+    connection = duckdb.connect(str(database), read_only=True)
+
     def read(sql: str) -> tuple[list[str], list[tuple]]:
-        with duckdb.connect(str(database), read_only=True) as connection:
-            cursor = connection.execute(sql)
-            return [column[0] for column in cursor.description], cursor.fetchall()
+        cursor = connection.execute(sql)
+        return [column[0] for column in cursor.description], cursor.fetchall()
 
     freshness = json.loads((work / "sources.json").read_text(encoding="utf-8")) if (work / "sources.json").exists() else None
-    return DbtBuild(finished, results, read, freshness)
+    yield DbtBuild(finished, results, read, freshness)
+    connection.close()
 
 
 @pytest.fixture(scope="session")
-def postgres_build(postgres_server, tmp_path_factory) -> tuple[DbtBuild, str]:
+def postgres_build(postgres_server, tmp_path_factory) -> Iterator[tuple[DbtBuild, str]]:
     """The same two consoles on PostgreSQL, gatehouse's views applied, then `gatehouse views --dbt`; its output."""
     from gatehouse.pipelines.cli.main import main
 
@@ -127,15 +133,16 @@ def postgres_build(postgres_server, tmp_path_factory) -> tuple[DbtBuild, str]:
             status = main(["views", "--destination", "postgres", "--dbt"])
         assert status == 0, output.read_text(encoding="utf-8")
 
+    import psycopg2
+
+    # one connection for every test's reads, each its own transaction: a connection each was a server process each
+    connection = psycopg2.connect(credentials)
+    connection.autocommit = True
+
     def read(sql: str) -> tuple[list[str], list[tuple]]:
-        import psycopg2
+        with connection.cursor() as cursor:
+            cursor.execute(sql)
+            return [column[0] for column in cursor.description], cursor.fetchall()
 
-        connection = psycopg2.connect(credentials)
-        try:
-            with connection.cursor() as cursor:
-                cursor.execute(sql)
-                return [column[0] for column in cursor.description], cursor.fetchall()
-        finally:
-            connection.close()
-
-    return DbtBuild(None, None, read), output.read_text(encoding="utf-8")
+    yield DbtBuild(None, None, read), output.read_text(encoding="utf-8")
+    connection.close()

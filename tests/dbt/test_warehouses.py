@@ -82,6 +82,10 @@ def compiled(package_copy: Path, request) -> tuple[Any, dict[str, str]]:
                 "--vars",
                 json.dumps({"gatehouse_introspect": False}),
                 "--quiet",
+                # what is read is the compiled SQL: neither the parse kept for a next compile (none reuses it: each
+                # warehouse parses anew) nor manifest.json written (a second of JSON over the four)
+                "--no-partial-parse",
+                "--no-write-json",
             ]
         )
         models = target / "compiled" / dbt_package.PROJECT_NAME / "models"
