@@ -13,9 +13,9 @@ from tests.client.test_operations import IDS, OPERATIONS
 KEY = {"SERVICE-API-KEY": "k"}
 
 
-@pytest.mark.parametrize("name, call, method, path, query, body, reply", OPERATIONS, ids=IDS)
+@pytest.mark.parametrize("name, call, sends, reply", OPERATIONS, ids=IDS)
 @pytest.mark.parametrize("respect_review", [False, True], ids=["plain", "respect-review"])
-def test_requests_match_the_published_openapi(make_client, name, call, method, path, query, body, reply, respect_review):
+def test_requests_match_the_published_openapi(make_client, name, call, sends, reply, respect_review):
     client, console = make_client(
         lambda request, sent: answer(200, reply) if reply else answer(200, raw=b""), respect_review_settings=respect_review
     )
