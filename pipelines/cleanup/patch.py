@@ -130,9 +130,17 @@ def _rewrite_file(worktree: Worktree, patch: GatePatch, path: str, value: bool, 
         patch.left[path] = f"does not parse as {language} before the rewrite"
         return
     try:
-        # tsc's noUnusedParameters, where the file's tsconfig.json sets it, refuses a parameter the rewrite left unread
-        parameters = language in ("typescript", "tsx") and settings.no_unused_parameters(path)
-        rewrite = rewrite_checks(text, language, patch.choice.gate_id, value, no_unused_parameters=parameters)
+        # tsc's noUnusedParameters and noUnusedLocals, where the file's tsconfig.json sets them, refuse a parameter and a
+        # private member the rewrite left unread
+        typescript = language in ("typescript", "tsx")
+        rewrite = rewrite_checks(
+            text,
+            language,
+            patch.choice.gate_id,
+            value,
+            no_unused_parameters=typescript and settings.no_unused_parameters(path),
+            no_unused_locals=typescript and settings.no_unused_locals(path),
+        )
     except Unsafe as why:
         patch.left[path] = str(why)
         return

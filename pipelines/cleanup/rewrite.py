@@ -253,11 +253,13 @@ def rewrite_checks(
     rules: Sequence[Rule] = RULES,
     *,
     no_unused_parameters: bool = False,
+    no_unused_locals: bool = False,
 ) -> Rewrite:
     """`text` with every check of `gate_id` replaced by `value` and what that makes constant simplified by `rules`
     (each applied in `language` when it is one of the rule's). `no_unused_parameters`: the file is TypeScript compiled
     with tsc's noUnusedParameters (its tsconfig.json, `tsconfig.py`), so a function's parameter only the removed code
-    read gets `_` before its name too, not a callback's alone."""
+    read gets `_` before its name too, not a callback's alone. `no_unused_locals`: compiled with noUnusedLocals, so a
+    class's private member only the removed code read goes too (`_private_member_unread`)."""
     steps = {rule.step for rule in rules if language in rule.languages}
     root = _parse(text, language)
     edits: list[_Edit] = []
@@ -285,7 +287,7 @@ def rewrite_checks(
     if "locals" in steps:
         # before the imports: a local that goes may have been the last user of one
         before = Counter(leaf.text() for leaf in _walk(root) if _is_named_leaf(leaf))
-        text = _unused_locals(text, language, before, no_unused_parameters)
+        text = _unused_locals(text, language, before, no_unused_parameters, no_unused_locals)
     if "imports" in steps:
         # whatever the removed code alone imported goes with it (Go refuses an unused import; Java's, Kotlin's and
         # TypeScript's linters do): an import goes only when the code used it before the rewrite and does not after
@@ -446,13 +448,13 @@ def _inert(node: SgNode) -> bool:
     return kind in PURE_LEAVES | PURE_COMPOUNDS | PARENS | BINARY | BUILT or kind.endswith("_type") or "comment" in kind
 
 
-def _unused_locals(text: str, language: str, before: Counter[str], parameters: bool) -> str:
+def _unused_locals(text: str, language: str, before: Counter[str], parameters: bool, members: bool = False) -> str:
     """The locals only the removed code read, gone or made `_` (Go refuses a local declared and not used, tsc's
     noUnusedLocals too): a local is one of these when the rewrite took a use of its name away (`before` counts the
     names of the original) and no read of it is left; with `parameters` (noUnusedParameters), a TypeScript function's
-    parameter too. Each round's removal may leave another unread (`v := rate * 2` gone, `rate`), so the rounds go on
-    until none is found."""
-    typescript = partial(_typescript_unused, parameters=parameters)
+    parameter too; with `members` (noUnusedLocals), a TypeScript class's private member. Each round's removal may
+    leave another unread (`v := rate * 2` gone, `rate`), so the rounds go on until none is found."""
+    typescript = partial(_typescript_unused, parameters=parameters, members=members)
     local = {"go": _go_unused, "kotlin": _kotlin_unused, "swift": _swift_unused}.get(language, typescript)
     for _ in range(20):
         root = _parse(text, language)
@@ -625,14 +627,19 @@ def _swift_unused(node: SgNode, text: str, gone: set[str]) -> Change | None:
     return _Many([name.replace("_") for name in unused])
 
 
-def _typescript_unused(node: SgNode, text: str, gone: set[str], parameters: bool = False) -> Change | None:
+def _typescript_unused(node: SgNode, text: str, gone: set[str], parameters: bool = False, members: bool = False) -> Change | None:
     """TypeScript: a loop's variable, a callback's parameter or a destructured name unread gets `_` before its name,
     which tsc accepts unread (noUnusedLocals, noUnusedParameters; an object's shorthand name leaves the pattern
     instead, where no `...rest` would take it); a `const`/`let` of one name unread goes when its value has no effect,
     else its value stays a statement; a function unread goes, with its comment. With `parameters` (the file is
-    compiled with noUnusedParameters), every function's parameter unread gets `_` too (`_parameters_unread`)."""
+    compiled with noUnusedParameters), every function's parameter unread gets `_` too (`_parameters_unread`); with
+    `members` (noUnusedLocals), a class's private member unread goes (`_private_member_unread`)."""
     kind = node.kind()
     parent = node.parent()
+    if members and (kind in PRIVATE_MEMBERS or kind == "required_parameter"):
+        change = _private_member_unread(node, gone, text)
+        if change is not None:
+            return change
     if kind == "for_in_statement" and any(child.kind() in ("const", "let", "var") for child in node.children()):
         # a `var` is its function's: where it is read is not the loop alone
         scope = node if not any(child.kind() == "var" for child in node.children()) else _function_of(node)
@@ -667,6 +674,66 @@ def _typescript_unused(node: SgNode, text: str, gone: set[str], parameters: bool
     value = _effect_of(value)
     plain = value.kind() in STATEMENT_STARTS and NAME.match(value.text())
     return node.replace(f"{value.text()};" if plain else f"void {value.text()};")
+
+
+# the members of a class that may be private: a field, a method; and a constructor's parameter property
+PRIVATE_MEMBERS = frozenset({"public_field_definition", "method_definition"})
+
+
+def _private_member_unread(node: SgNode, gone: set[str], text: str) -> Change | None:
+    """A class's private member that only the removed code read (tsc's noUnusedLocals refuses it: TS6133, TS6138).
+    A field (`private rate = 2;`, `#rate = 2;`) goes with its comments when its value has no effect, and a method
+    (not a getter or setter, which come in pairs) with its comments; a constructor's parameter property
+    (`private user: User`) stays a parameter, its `private` and `readonly` gone, which noUnusedParameters then checks
+    as any other. Any other mention of the name in the class (`this.rate`, `other.rate`, `this["rate"]`) keeps it, and
+    so does a decorator, which may read it (Angular's `@Input() private rate`)."""
+    body = next((ancestor for ancestor in node.ancestors() if ancestor.kind() == "class_body"), None)
+    if body is None or any(child.kind() == "decorator" for child in node.children()):
+        return None
+    modifiers = [child for child in node.children() if child.kind() in MODIFIERS]
+    private = any(child.kind() == "accessibility_modifier" and child.text() == "private" for child in modifiers)
+    if node.kind() == "required_parameter":
+        name, listed = node.field("pattern"), node.parent()
+        function = listed.parent() if listed is not None else None
+        constructor = function is not None and (function.field("name") or function).text() == "constructor"
+        if not private or not constructor or name is None or name.kind() != "identifier":
+            return None
+        # its reads: `this.user` anywhere in the class, and `user` itself in the constructor
+        if not _member_unread(name, gone, body):
+            return None
+        first, last = modifiers[0].range().start.index, name.range().start.index
+        return _Edit(first, last, "")
+    name = node.field("name")
+    if name is None or not (private or name.kind() == "private_property_identifier"):
+        return None
+    if any(child.kind() in ("get", "set", "static", "abstract", "declare") for child in node.children()):
+        return None
+    if not _member_unread(name, gone, body):
+        return None
+    value = node.field("value")
+    if node.kind() == "public_field_definition" and value is not None and not _effectless(value):
+        return None
+    end = node.range().end.index
+    following = node.next()
+    if following is not None and following.kind() == ";":
+        end = following.range().end.index
+    if (
+        text[_line_start(text, node.range().start.index) : node.range().start.index].strip()
+        or text[end : _line_end(text, end)].strip()
+    ):
+        return None  # not alone on its lines: left as it is
+    return _with_its_comments(node, _Edit(_line_start(text, node.range().start.index), _line_end(text, end), ""), text)
+
+
+def _member_unread(name: SgNode, gone: set[str], body: SgNode) -> bool:
+    """Whether the rewrite took a use of the member `name` away and nothing else in the class `body` names it: any
+    leaf of the same text (a property, an identifier, a string's text) other than the declaration's own name."""
+    if name.text() not in gone:
+        return False
+    own = name.range().start.index
+    return not any(
+        leaf.text() == name.text() and leaf.range().start.index != own for leaf in _walk(body) if _is_named_leaf(leaf)
+    ) and not any(name.text() in leaf.text() for leaf in _walk(body) if leaf.kind() in ("string_fragment", "template_string"))
 
 
 def _effect_of(value: SgNode) -> SgNode:

@@ -1,5 +1,6 @@
 """The TypeScript settings of the repository being cleaned up that change what the rewrite must do: whether a file is
-compiled with `noUnusedParameters` (tsc's TS6133 on a parameter never read), read from its tsconfig.json.
+compiled with `noUnusedParameters` (tsc's TS6133 on a parameter never read) or `noUnusedLocals` (TS6133 on a local
+or a private member never read, TS6138 on a private parameter property), read from its tsconfig.json.
 
 A file's settings are those of the nearest `tsconfig.json` walking up from its folder, never above the checkout,
 read as tsc reads it: JSON with comments and trailing commas, its `extends` followed (a relative path, with or
@@ -53,23 +54,30 @@ class TsConfigs:
         self.roots = [top.resolve(), *(path.resolve() for path in packages)]
         self._nearest: dict[Path, Path | None] = {}
         self._options: dict[Path, dict[str, Any]] = {}
-        self._unused_parameters_refused: dict[Path, bool] = {}
+        self._refused: dict[tuple[Path, str], bool] = {}
         self._files: dict[Path, dict[str, Any]] = {}
 
     def no_unused_parameters(self, path: str) -> bool:
         """Whether the file at `path` (relative to the top, `/`-separated) is compiled with noUnusedParameters:
         its nearest tsconfig.json sets it, or inherits it, as `true` (`strict` does not imply it: tsc's own rule)."""
+        return self._refuses(path, "noUnusedParameters")
+
+    def no_unused_locals(self, path: str) -> bool:
+        """Whether the file at `path` is compiled with noUnusedLocals, read as `no_unused_parameters` reads its own."""
+        return self._refuses(path, "noUnusedLocals")
+
+    def _refuses(self, path: str, option: str) -> bool:
         config = self._nearest_config(self.roots[0].joinpath(*PurePosixPath(path).parent.parts))
         if config is None:
             return False
-        if config not in self._unused_parameters_refused:
-            self._unused_parameters_refused[config] = self._sets(config) or any(
-                self._sets(project) for project in self._references(config)
+        if (config, option) not in self._refused:
+            self._refused[config, option] = self._sets(config, option) or any(
+                self._sets(project, option) for project in self._references(config)
             )
-        return self._unused_parameters_refused[config]
+        return self._refused[config, option]
 
-    def _sets(self, config: Path) -> bool:
-        return self.options(config).get("noUnusedParameters") is True
+    def _sets(self, config: Path, option: str) -> bool:
+        return self.options(config).get(option) is True
 
     def _nearest_config(self, folder: Path) -> Path | None:
         if folder not in self._nearest:

@@ -214,10 +214,11 @@ TS_CONFIGS = ("tsconfig.json", "tsconfig.base.json", "node.d.ts")
 def typescript_built(tmp_path_factory) -> Built:
     tsc = toolchain("tsc")
     folder = tmp_path_factory.mktemp("typescript")
-    parameters = TsConfigs(PROGRAMS / "typescript").no_unused_parameters("main.ts")
-    assert parameters  # read through the extends, past its comments and trailing commas
+    settings = TsConfigs(PROGRAMS / "typescript")
+    parameters, locals_ = settings.no_unused_parameters("main.ts"), settings.no_unused_locals("main.ts")
+    assert parameters and locals_  # read through the extends, past its comments and trailing commas
     program = (PROGRAMS / "typescript" / "main.ts").read_text()
-    texts, rewrites = rewritten("typescript", program, no_unused_parameters=parameters)
+    texts, rewrites = rewritten("typescript", program, no_unused_parameters=parameters, no_unused_locals=locals_)
     copied("typescript", folder, texts, "main.ts", TS_STUBS)
     for name in TS_CONFIGS:
         shutil.copy(PROGRAMS / "typescript" / name, folder / name)
@@ -253,6 +254,16 @@ def test_typescript_parameters_only_the_removed_branch_read_get_an_underscore(ty
     assert "@param _user who pays" in on and "@param note said" in on and "@param _note said" in off
     assert "constructor(private readonly currency: string) {}" in off
     assert "export function price(_user: { id: string }, total: number): string {" in on
+
+
+def test_typescript_private_members_only_the_removed_branch_read_go(typescript_built):
+    # Basket's (main.ts): tsc -p above, with noUnusedLocals, refuses a private member left unread (TS6133, TS6138)
+    on, off = typescript_built.rewrites[True].text, typescript_built.rewrites[False].text
+    for name in ("private discount", "#bonus", "private discounted(", "the discount, in percent", "discounted total"):
+        assert (name in on) and (name not in off), name
+    assert "private kept = 2;" in off and "kept" not in on
+    assert "private readonly region: string,\n    private owner: string," in on
+    assert "constructor(\n    _region: string,\n    _owner: string,\n  ) {}" in off
 
 
 # -- JavaScript ---------------------------------------------------------------------------------------------------
@@ -315,7 +326,7 @@ def test_swift_parses_with_no_error_node_and_keeps_the_live_branches(value):
 # Go's are checked above, in its import block.
 IMPORTS: dict[str, tuple[int, tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = {
     "kotlin": (6, ("import com.statsig.androidsdk.Statsig\n",), (), ("import java.util.Locale",)),
-    "typescript": (10, ('from "./statsig"',), (), ('from "./format"',)),
+    "typescript": (11, ('from "./statsig"',), (), ('from "./format"',)),
     # a switch on the value: the statements that run, in its place
     "javascript": (4, ("switch (", "./statsig.mjs"), (), ("./format.mjs",)),
     # the kept code uses StatsigUser

@@ -1098,6 +1098,54 @@ PARAMETERS = {
 }
 
 
+# A class's private member only the removed code read, in a project compiled with tsc's noUnusedLocals (TS6133 on a
+# field or a method, TS6138 on a parameter property): it goes, or a parameter property stays a parameter. Without the
+# setting the class is left as it was. Each case: before, without it, with it.
+MEMBERS = {
+    "a field, an ES private field, a method with its JSDoc and the field it alone read": (
+        "class Cart {\n  // percent\n  private rate = 10;\n  #bonus = 1;\n  private kept = 2;\n\n"
+        "  /** discounted */\n  private cut(n: number) {\n    return n * this.rate;\n  }\n\n"
+        '  total(user: User, n: number) {\n    if (Statsig.checkGate(user, "g")) {\n      return this.cut(n) + this.#bonus;\n'
+        "    }\n    return n + this.kept;\n  }\n}\n",
+        "class Cart {\n  // percent\n  private rate = 10;\n  #bonus = 1;\n  private kept = 2;\n\n"
+        "  /** discounted */\n  private cut(n: number) {\n    return n * this.rate;\n  }\n\n"
+        "  total(user: User, n: number) {\n    return n + this.kept;\n  }\n}\n",
+        "class Cart {\n  private kept = 2;\n\n  total(user: User, n: number) {\n    return n + this.kept;\n  }\n}\n",
+    ),
+    "a parameter property, private and readonly": (
+        "class Cart {\n  constructor(private readonly user: User, public id: string) {}\n  total() {\n"
+        '    return Statsig.checkGate(this.user, "g") ? 1 : 0;\n  }\n}\n',
+        "class Cart {\n  constructor(private readonly user: User, public id: string) {}\n  total() {\n    return 0;\n  }\n}\n",
+        "class Cart {\n  constructor(user: User, public id: string) {}\n  total() {\n    return 0;\n  }\n}\n",
+    ),
+    # what stays whatever the setting: a public or protected member (the class's interface), one named elsewhere in the
+    # class (another object's, a string's), a decorated one (the decorator may read it), a value with an effect, a
+    # getter (its setter's pair), a static one
+    "members that stay": (
+        "class Cart {\n  rate = 1;\n  protected tax = 2;\n  private fee = 3;\n  private code = 4;\n"
+        "  @Input() private flag = 5;\n  private started = start();\n  private get size() {\n    return 1;\n  }\n"
+        "  private static zone = 7;\n"
+        '  total(user: User, other: Cart) {\n    if (Statsig.checkGate(user, "g")) {\n'
+        "      return this.rate + this.tax + this.fee + this.code + this.flag + this.started + this.size + Cart.zone;\n"
+        '    }\n    return other.fee + this["code"];\n  }\n}\n',
+        "class Cart {\n  rate = 1;\n  protected tax = 2;\n  private fee = 3;\n  private code = 4;\n"
+        "  @Input() private flag = 5;\n  private started = start();\n  private get size() {\n    return 1;\n  }\n"
+        "  private static zone = 7;\n"
+        '  total(user: User, other: Cart) {\n    return other.fee + this["code"];\n  }\n}\n',
+        None,
+    ),
+}
+
+
+@pytest.mark.parametrize("setting", [False, True], ids=["without noUnusedLocals", "with noUnusedLocals"])
+@pytest.mark.parametrize("case", MEMBERS)
+def test_a_private_member_only_the_removed_code_read_goes_under_no_unused_locals(case, setting):
+    before, without, with_it = MEMBERS[case]
+    rewrite = rewrite_checks(before, "typescript", "g", False, no_unused_locals=setting)
+    assert rewrite.text == (with_it or without if setting else without)
+    assert parse_errors(rewrite.text, "typescript") == []
+
+
 @pytest.mark.parametrize("setting", [False, True], ids=["without noUnusedParameters", "with noUnusedParameters"])
 @pytest.mark.parametrize("case", PARAMETERS)
 def test_a_parameter_only_the_removed_code_read_gets_an_underscore_under_no_unused_parameters(case, setting):

@@ -107,6 +107,21 @@ def test_the_setting_is_read_from_the_nearest_tsconfig_and_what_it_extends(tmp_p
     assert TsConfigs(tmp_path).no_unused_parameters("src/checkout.ts") is expected
 
 
+def test_each_setting_is_read_on_its_own(tmp_path):
+    # strict implies neither
+    write(
+        tmp_path,
+        {
+            "tsconfig.base.json": '{ "compilerOptions": { "noUnusedLocals": true, "strict": true } }',
+            "tsconfig.json": '{ "extends": "./tsconfig.base", "compilerOptions": { "noUnusedParameters": false, }, }',
+            "web/tsconfig.json": '{ "compilerOptions": { "noUnusedParameters": true } }',
+        },
+    )
+    configs = TsConfigs(tmp_path)
+    assert (configs.no_unused_locals("src/a.ts"), configs.no_unused_parameters("src/a.ts")) == (True, False)
+    assert (configs.no_unused_locals("web/a.ts"), configs.no_unused_parameters("web/a.ts")) == (False, True)
+
+
 def test_a_missing_extends_is_logged_at_debug(tmp_path, caplog):
     write(tmp_path, {"tsconfig.json": '{ "extends": "@acme/missing", "compilerOptions": { "strict": true } }'})
     with caplog.at_level(logging.DEBUG, logger="gatehouse.cleanup"):
