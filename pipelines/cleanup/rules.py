@@ -547,7 +547,9 @@ RULES: tuple[Rule, ...] = (
         "TypeScript: a local only the removed code read",
         ("typescript", "tsx"),
         "const $V = $X; if ($CHECK) { use($V) } / function $F() {} (a module's or a function's, not exported)",
-        "gone when $X has no effect (no call); else `$X;`, its effect kept (tsc's noUnusedLocals refuses the local)",
+        "gone when $X has no effect (no call); else `$X;`, its effect kept (tsc's noUnusedLocals refuses the local);"
+        " where the file's tsconfig.json sets noUnusedLocals, a class's private member too (a field without effect"
+        " or a method gone, a parameter property left a parameter)",
         "locals",
         Example(
             "typescript",
