@@ -55,7 +55,7 @@ toolchains:
 		|| echo "make test: TypeScript could not be installed from npm: its compile test is skipped"
 
 test: headless-browser toolchains $(STAMP)
-	$(BIN)/python -m compileall -q sources pipelines console_twin
+	$(BIN)/python -m compileall -q sources pipelines console_twin contract
 	$(BIN)/python -m pytest -q -n $(WORKERS) --dist loadgroup --no-loadscope-reorder
 
 # The environment as it is now, written as the constraints `make install` uses (docs/development.md).

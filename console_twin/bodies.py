@@ -1,7 +1,8 @@
 """Validation of request bodies, as the service answers it: a list of {property, errorMessage}.
 
 The shapes are those of the OpenAPI request schemas; the twin checks them on its own (it shares nothing
-with the client's local validation, so each catches the other's mistakes).
+with the client's local validation, so each catches the other's mistakes). The vocabularies (condition types,
+permission flags, warehouse fields, SCIM ops) are the published document's own, read by gatehouse.contract.
 """
 
 from __future__ import annotations
@@ -10,34 +11,8 @@ from collections.abc import Callable
 from numbers import Real
 from typing import Any
 
-from gatehouse.console_twin.organisation import ROLE_PERMISSIONS, WAREHOUSE_FIELDS, WAREHOUSE_NULLABLE_FIELDS
+from gatehouse.contract import CONDITION_TYPES, ROLE_PERMISSION_FLAGS, SCIM_OPS, WH_CONNECTION_FIELDS
 
-CONDITION_TYPES: tuple[str, ...] = (
-    "app_version",
-    "browser_name",
-    "browser_version",
-    "country",
-    "custom_field",
-    "email",
-    "environment_tier",
-    "fails_gate",
-    "fails_segment",
-    "ip_address",
-    "locale",
-    "os_name",
-    "os_version",
-    "passes_gate",
-    "passes_segment",
-    "public",
-    "time",
-    "unit_id",
-    "user_id",
-    "url",
-    "javascript",
-    "device_model",
-    "target_app",
-)
-SCIM_OPERATIONS = ("replace", "add", "remove")
 # The twin keeps group membership only; other SCIM paths (displayName, externalId) are refused.
 SCIM_PATHS = ("members",)
 
@@ -165,7 +140,7 @@ def role_errors(body: object) -> Errors:
         errors.append(field_error("permissions", "must be an object"))
     else:
         for flag, value in body["permissions"].items():
-            if flag not in ROLE_PERMISSIONS:
+            if flag not in ROLE_PERMISSION_FLAGS:
                 errors.append(field_error(f"permissions.{flag}", "is not a permission"))
             elif not isinstance(value, bool):
                 errors.append(field_error(f"permissions.{flag}", "must be a boolean"))
@@ -177,17 +152,17 @@ def warehouse_connection_errors(body: object) -> Errors:
         return [field_error("", "must be an object")]
     errors: Errors = []
     for member, fields in body.items():
-        if member not in WAREHOUSE_FIELDS:
-            errors.append(field_error(member, f"must be one of {', '.join(WAREHOUSE_FIELDS)}"))
+        if member not in WH_CONNECTION_FIELDS:
+            errors.append(field_error(member, f"must be one of {', '.join(WH_CONNECTION_FIELDS)}"))
             continue
         if not isinstance(fields, dict):
             errors.append(field_error(member, "must be an object"))
             continue
         for name, value in fields.items():
             where = f"{member}.{name}"
-            if name not in WAREHOUSE_FIELDS[member]:
+            if name not in WH_CONNECTION_FIELDS[member]:
                 errors.append(field_error(where, "is not a connection parameter"))
-            elif value is None and (member, name) in WAREHOUSE_NULLABLE_FIELDS:
+            elif value is None and WH_CONNECTION_FIELDS[member][name]:
                 continue
             elif not isinstance(value, str):
                 errors.append(field_error(where, "must be a string"))
@@ -219,8 +194,8 @@ def scim_patch_errors(body: object) -> Errors:
         if not isinstance(operation, dict):
             errors.append(field_error(where, "must be an object"))
             continue
-        if operation.get("op") not in SCIM_OPERATIONS:
-            errors.append(field_error(f"{where}.op", f"must be one of {', '.join(SCIM_OPERATIONS)}"))
+        if operation.get("op") not in SCIM_OPS:
+            errors.append(field_error(f"{where}.op", f"must be one of {', '.join(SCIM_OPS)}"))
         if "path" not in operation:
             errors.append(field_error(f"{where}.path", "Required"))
         elif operation["path"] not in SCIM_PATHS:

@@ -22,20 +22,7 @@ from typing import Literal
 DAY_MS = 86_400_000
 STALE_WINDOW_MS = 30 * DAY_MS
 
-GATE_TYPES = ("TEMPORARY", "PERMANENT", "STALE", "TEMPLATE")
-TYPE_REASONS = (
-    "NONE",
-    "STALE_PROBABLY_LAUNCHED",
-    "STALE_PROBABLY_UNLAUNCHED",
-    "STALE_PROBABLY_FORGOTTEN",
-    "STALE_NO_RULES",
-    "STALE_PROBABLY_DEAD_CHECK",
-    "STALE_EMPTY_CHECKS",
-    "STALE_ALL_TRUE",
-    "STALE_ALL_FALSE",
-)
 GATE_STATUSES = ("In Progress", "Launched", "Disabled", "Archived")
-RATE_FILTER_VALUES = ("0", "100", "INBETWEEN")
 GATE_REFERENCE_CONDITIONS = ("passes_gate", "fails_gate")
 
 Audience = Literal["all", "some", "none"]

@@ -18,36 +18,6 @@ from gatehouse.console_twin.gates import DAY_MS, GateFacts, classify, referenced
 CONSOLE_API_NAME = "CONSOLE API"
 _NOT_ID_CHARACTERS = re.compile(r"[^a-z0-9]+")
 
-# The 27 permission flags of a custom role, in the order of the interface.
-ROLE_PERMISSIONS: tuple[str, ...] = (
-    "invitation_access",
-    "create_configs",
-    "edit_or_delete_configs",
-    "launch_to_production",
-    "launch_or_disable_configs",
-    "start_experiments",
-    "create_or_edit_templates",
-    "create_or_edit_dashboards",
-    "create_teams",
-    "edit_dynamic_config_schemas",
-    "create_release_pipelines",
-    "approve_required_review_release_pipeline_phase",
-    "self_approve_review",
-    "approve_reviews",
-    "bypass_reviews_for_overrides",
-    "metric_management",
-    "event_dimensions_access",
-    "verify_metrics",
-    "use_metrics_explorer",
-    "local_metrics",
-    "manage_alerts",
-    "integrations_edit_access",
-    "source_connection_and_creation",
-    "data_warehouse_ingestion_and_exports_edit_access",
-    "edit_and_tag_configs_with_core_tag",
-    "reset_experiments",
-    "manual_whn_reload",
-)
 # The create-role answer of production lists every flag but these two unless they were sent.
 ROLE_PERMISSIONS_ANSWERED_ONLY_WHEN_SENT = frozenset({"event_dimensions_access", "manual_whn_reload"})
 
@@ -61,31 +31,6 @@ INGESTION_STATUSES: tuple[str, ...] = (
     "metrics_complete",
     "pulse_started",
     "pulse_complete",
-)
-
-WAREHOUSE_FIELDS: dict[str, tuple[str, ...]] = {
-    "databricks": ("host", "path", "accessToken", "stagingDatabase", "oauthClientID", "consoleComputePath"),
-    "snowflake": (
-        "accountName",
-        "serviceUserName",
-        "serviceUserPassword",
-        "privateKey",
-        "keyPassPhrase",
-        "stagingDatabaseName",
-        "stagingSchemaName",
-        "computeWarehouse",
-        "consoleComputeWarehouse",
-    ),
-    "bigquery": ("privateKey", "project", "consoleComputeProject", "stagingDataset"),
-}
-WAREHOUSE_NULLABLE_FIELDS = frozenset(
-    {
-        ("databricks", "oauthClientID"),
-        ("databricks", "consoleComputePath"),
-        ("snowflake", "privateKey"),
-        ("snowflake", "keyPassPhrase"),
-        ("snowflake", "consoleComputeWarehouse"),
-    }
 )
 
 

@@ -29,11 +29,12 @@ from urllib.parse import parse_qs, unquote, urlencode
 
 from gatehouse.console_twin import bodies
 from gatehouse.console_twin.clock import Clock
-from gatehouse.console_twin.gates import GATE_TYPES, RATE_FILTER_VALUES, TYPE_REASONS, pass_rate, rollout_rate
+from gatehouse.console_twin.gates import pass_rate, rollout_rate
 from gatehouse.console_twin.generator import base62_id
-from gatehouse.console_twin.organisation import ROLE_PERMISSIONS, ROLE_PERMISSIONS_ANSWERED_ONLY_WHEN_SENT, Organisation
+from gatehouse.console_twin.organisation import ROLE_PERMISSIONS_ANSWERED_ONLY_WHEN_SENT, Organisation
 from gatehouse.console_twin.settings import TwinSettings
 from gatehouse.console_twin.traffic import RateLimiter, RecordedRequest, RequestLog
+from gatehouse.contract import GATE_TYPE_REASONS, GATE_TYPES, RATE_FILTERS, ROLE_PERMISSION_FLAGS
 
 log = logging.getLogger("console_twin")
 
@@ -145,9 +146,9 @@ ROUTES: tuple[Route, ...] = (
 
 GATE_ENUM_FILTERS = {
     "type": GATE_TYPES,
-    "typeReason": TYPE_REASONS,
-    "passRate": RATE_FILTER_VALUES,
-    "rolloutRate": RATE_FILTER_VALUES,
+    "typeReason": GATE_TYPE_REASONS,
+    "passRate": RATE_FILTERS,
+    "rolloutRate": RATE_FILTERS,
 }
 
 
@@ -446,11 +447,11 @@ class ConsoleService:
         sent = body["permissions"]
         org.roles[body["name"]] = {
             "name": body["name"],
-            "permissions": {f: bool(sent.get(f, False)) for f in ROLE_PERMISSIONS},
+            "permissions": {f: bool(sent.get(f, False)) for f in ROLE_PERMISSION_FLAGS},
         }
         answered = {
             flag: bool(sent.get(flag, False))
-            for flag in ROLE_PERMISSIONS
+            for flag in ROLE_PERMISSION_FLAGS
             if flag not in ROLE_PERMISSIONS_ANSWERED_ONLY_WHEN_SENT or flag in sent
         }
         role = {"name": body["name"], "permissions": answered}

@@ -1,6 +1,7 @@
 """The house's structure, checked: imports run one way, with no circle anywhere, and each package keeps to
-its side (`pipelines` uses `sources`; `sources` knows nothing of `pipelines`; the twin stands alone; nothing
-outside tests/ imports from tests/); and no function outside bench/ and tests/ is longer than a screen.
+its side (`pipelines` uses `sources`; `sources` knows nothing of `pipelines`; the twin stands alone; the published
+contract, which the client and the twin both read, imports none of them; nothing outside tests/ imports from
+tests/); and no function outside bench/ and tests/ is longer than a screen.
 
 Every import counts, at module level, under TYPE_CHECKING or inside a function: a circle that only a type
 checker sees, or that a late import hides, is still a circle. `from package import module` is an edge to the
@@ -19,7 +20,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 # folder -> import name
 PACKAGES = {"sources": "gatehouse.sources", "pipelines": "gatehouse.pipelines",
-            "console_twin": "gatehouse.console_twin", "bench": "bench", "tools": "tools"}  # fmt: skip
+            "console_twin": "gatehouse.console_twin", "contract": "gatehouse.contract", "bench": "bench",
+            "tools": "tools"}  # fmt: skip
 
 
 @functools.cache
@@ -107,6 +109,7 @@ def test_each_package_keeps_to_its_side():
     forbidden = {
         "gatehouse.sources": ("gatehouse.pipelines", "gatehouse.console_twin", "bench", "tests"),
         "gatehouse.console_twin": ("gatehouse.sources", "gatehouse.pipelines", "bench", "tests"),
+        "gatehouse.contract": ("gatehouse.sources", "gatehouse.pipelines", "gatehouse.console_twin", "bench", "tests"),
         "gatehouse.pipelines": ("bench", "tests"),
         "bench": ("tests",),
         "tools": ("gatehouse", "bench", "tests"),

@@ -41,11 +41,12 @@ def test_mypy_finds_nothing_in_the_installed_package(tmp_path):
     # fresh clone, and writing the cache of every module read, dlt's and the rest, was a fifth of the run.
     package = tmp_path / "gatehouse"
     package.mkdir()
-    for folder in ("sources", "pipelines", "console_twin", "notebooks", "dbt"):
+    for folder in ("sources", "pipelines", "console_twin", "contract", "notebooks", "dbt"):
         (package / folder).symlink_to(ROOT / folder, target_is_directory=True)
     done = subprocess.run([sys.executable, "-m", "mypy", "--config-file", str(ROOT / "pyproject.toml"),
                            "--cache-dir", os.devnull, "--python-executable", sys.executable,
-                           "-p", "gatehouse.sources", "-p", "gatehouse.pipelines", "-p", "gatehouse.console_twin"],
+                           "-p", "gatehouse.sources", "-p", "gatehouse.pipelines", "-p", "gatehouse.console_twin",
+                           "-p", "gatehouse.contract"],
                           cwd=tmp_path, env={**os.environ, "MYPYPATH": str(tmp_path)},
                           capture_output=True, text=True)  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr

@@ -47,6 +47,7 @@ def test_the_wheel_runs_the_demo_the_report_and_the_notebooks(tmp_path):
         names = archive.namelist()
     assert top_level == {"gatehouse", wheel.name.split("-py3")[0] + ".dist-info"}
     assert "gatehouse/notebooks/stale_gates.ipynb" in names and "gatehouse/pipelines/models/marts/gates/stale_gates.sql" in names
+    assert "gatehouse/contract/console-openapi.json" in names  # the client's and the twin's vocabularies are read from it
     # the dbt package that `gatehouse views --dbt` builds, every file of it
     shipped = {name.removeprefix("gatehouse/dbt/") for name in names if name.startswith("gatehouse/dbt/")}
     assert shipped == {str(path.relative_to(source / "dbt")) for path in (source / "dbt").rglob("*") if path.is_file()}

@@ -317,8 +317,8 @@ def bars(
     band = BAND if horizontal else 0.0
     canvas = Canvas(width, 0)
     header = _header(canvas, title, Legend(entries, legend_title) if entries else None)
-    place = _categories_across if horizontal else _categories_up
-    axes = place(canvas, header, categories, ticks, (low_value, high_value), value_label, category_size)
+    scale = _CategoryScale(categories, ticks, (low_value, high_value), value_label, category_size)
+    axes = scale.across(canvas, header) if horizontal else scale.up(canvas, header)
     for i in range(len(categories)):
         start = 0.0
         for _, values, colour in series:
@@ -349,59 +349,52 @@ def bars(
     return canvas.svg()
 
 
-def _categories_across(
-    canvas: Canvas,
-    header: float,
-    categories: Sequence[str],
-    ticks: list[float],
-    values: tuple[float, float],
-    value_label: str,
-    size: float,
-) -> Axes:
-    """The axes of bars across: a band of BAND px a category, named on the left, the values along the bottom."""
-    count = max(len(categories), 1)
-    left = 12 + max([text_width(c, size) for c in categories] + [10]) + 8
-    height = BAND * count
-    canvas.height = header + height + 46
-    axes = Axes(canvas, left, header, canvas.width - left - 20, height, values, (0, count))
-    axes.grid_x(ticks, [_number(t) for t in ticks])
-    canvas.text(axes.left + axes.width / 2, header + height + 36, value_label, 11, "middle")
-    for i, category in enumerate(categories):
-        canvas.text(left - 6, header + BAND * (i + 0.5), category, size, "end")
-    return axes
+@dataclass(frozen=True)
+class _CategoryScale:
+    """The axes of a bar chart: its categories, named in `size` px, and its values from `values[0]` to `values[1]`,
+    ticked at `ticks` and named `value_label`; laid out with the bars across or up."""
 
+    categories: Sequence[str]
+    ticks: list[float]
+    values: tuple[float, float]
+    value_label: str
+    size: float
 
-def _categories_up(
-    canvas: Canvas,
-    header: float,
-    categories: Sequence[str],
-    ticks: list[float],
-    values: tuple[float, float],
-    value_label: str,
-    size: float,
-) -> Axes:
-    """The axes of bars up: a slot a category, named along the bottom (turned when many and long), the values on the
-    left."""
-    count = max(len(categories), 1)
-    tick_labels = [_number(t) for t in ticks]
-    rotate = any(len(c) > 3 for c in categories) and count > 8
-    bottom = 12 + (max(text_width(c, 9) for c in categories) * 0.72 if rotate and categories else 14) + 22
-    left = 16 + max(text_width(label, 10) for label in tick_labels) + 8 + (16 if value_label else 0)
-    height = 240.0
-    canvas.height = header + height + bottom
-    axes = Axes(canvas, left, header, canvas.width - left - 20, height, (0, count), values)
-    axes.grid_y(ticks, tick_labels)
-    if value_label:
-        canvas.text(14, header + height / 2, value_label, 11, "middle", rotate=-90)
-    step = max(1, math.ceil(count / 40))  # at most 40 labels along the bottom
-    for i, category in enumerate(categories):
-        if i % step == 0:
-            x = axes.x(i + 0.5)
-            if rotate:
-                canvas.text(x, header + height + 6, category, 9, "end", rotate=-45, middle=False)
-            else:
-                canvas.text(x, header + height + 12, category, 10, "middle")
-    return axes
+    def across(self, canvas: Canvas, header: float) -> Axes:
+        """A band of BAND px a category, named on the left, the values along the bottom."""
+        count = max(len(self.categories), 1)
+        left = 12 + max([text_width(c, self.size) for c in self.categories] + [10]) + 8
+        height = BAND * count
+        canvas.height = header + height + 46
+        axes = Axes(canvas, left, header, canvas.width - left - 20, height, self.values, (0, count))
+        axes.grid_x(self.ticks, [_number(t) for t in self.ticks])
+        canvas.text(axes.left + axes.width / 2, header + height + 36, self.value_label, 11, "middle")
+        for i, category in enumerate(self.categories):
+            canvas.text(left - 6, header + BAND * (i + 0.5), category, self.size, "end")
+        return axes
+
+    def up(self, canvas: Canvas, header: float) -> Axes:
+        """A slot a category, named along the bottom (turned when many and long), the values on the left."""
+        count = max(len(self.categories), 1)
+        tick_labels = [_number(t) for t in self.ticks]
+        rotate = any(len(c) > 3 for c in self.categories) and count > 8
+        bottom = 12 + (max(text_width(c, 9) for c in self.categories) * 0.72 if rotate and self.categories else 14) + 22
+        left = 16 + max(text_width(label, 10) for label in tick_labels) + 8 + (16 if self.value_label else 0)
+        height = 240.0
+        canvas.height = header + height + bottom
+        axes = Axes(canvas, left, header, canvas.width - left - 20, height, (0, count), self.values)
+        axes.grid_y(self.ticks, tick_labels)
+        if self.value_label:
+            canvas.text(14, header + height / 2, self.value_label, 11, "middle", rotate=-90)
+        step = max(1, math.ceil(count / 40))  # at most 40 labels along the bottom
+        for i, category in enumerate(self.categories):
+            if i % step == 0:
+                x = axes.x(i + 0.5)
+                if rotate:
+                    canvas.text(x, header + height + 6, category, 9, "end", rotate=-45, middle=False)
+                else:
+                    canvas.text(x, header + height + 12, category, 10, "middle")
+        return axes
 
 
 def histogram(

@@ -67,8 +67,8 @@ class CreationFilters(TypedDict, total=False):
 
 
 class GateFilters(CreationFilters, total=False):
-    """`type` is one of constants.GATE_TYPES, `typeReason` of GATE_TYPE_REASONS, `passRate` and `rolloutRate` of
-    RATE_FILTERS."""
+    """`type` is one of gatehouse.contract.GATE_TYPES, `typeReason` of GATE_TYPE_REASONS, `passRate` and
+    `rolloutRate` of RATE_FILTERS."""
 
     idType: Filter
     type: Filter

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from gatehouse.sources.console.constants import CONDITION_TYPES, ROLE_PERMISSION_FLAGS, SCIM_OPS, WH_CONNECTION_FIELDS
+from gatehouse.contract import CONDITION_TYPES, ROLE_PERMISSION_FLAGS, SCIM_OPS, WH_CONNECTION_FIELDS
 from gatehouse.sources.console.errors import LocalValidationError
 
 PIPELINE_FIELDS = ("name", "phases", "triggerNotice")

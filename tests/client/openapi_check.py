@@ -1,10 +1,9 @@
-"""Validate requests the client sends against the published OpenAPI (tests/spec/console-openapi.json)."""
+"""Validate requests the client sends against the published OpenAPI (contract/console-openapi.json)."""
 
 from __future__ import annotations
 
 import json
 from functools import lru_cache
-from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
@@ -12,7 +11,9 @@ from openapi_core import OpenAPI
 from openapi_core.datatypes import RequestParameters
 from werkzeug.datastructures import Headers, ImmutableMultiDict
 
-SPEC_PATH = Path(__file__).resolve().parents[1] / "spec" / "console-openapi.json"
+from gatehouse.contract import OPENAPI_PATH
+
+SPEC_PATH = OPENAPI_PATH
 
 
 class HttpxOpenAPIRequest:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gatehouse.sources.console.constants import ROLE_PERMISSION_FLAGS
+from gatehouse.contract import ROLE_PERMISSION_FLAGS
 from gatehouse.sources.console.errors import LocalValidationError
 from tests.client.conftest import answer
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from gatehouse.sources.console.constants import ROLE_PERMISSION_FLAGS
+from gatehouse.contract import ROLE_PERMISSION_FLAGS
 from tests.commands.conftest import SECRETS
 
 PIPELINE = {

@@ -1,6 +1,6 @@
 """The console client against the console twin over real loopback HTTP: each of the 13 operations,
 one success and one error, with every request the client sends validated against the published
-OpenAPI (tests/spec/console-openapi.json) by openapi-core."""
+OpenAPI (contract/console-openapi.json) by openapi-core."""
 
 from __future__ import annotations
 

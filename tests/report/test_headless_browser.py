@@ -185,6 +185,6 @@ def test_make_test_checks_the_browser_before_installing_or_testing():
     assert any(re.search(r"pip install .*-e '\.\[test,bench,dbt\]'", step) for step in steps[browser + 1 :])
     workers = min(4, (os.cpu_count() or 1) + 1)
     assert steps[-2:] == [
-        ".venv-dry-run-never-made/bin/python -m compileall -q sources pipelines console_twin",
+        ".venv-dry-run-never-made/bin/python -m compileall -q sources pipelines console_twin contract",
         f".venv-dry-run-never-made/bin/python -m pytest -q -n {workers} --dist loadgroup --no-loadscope-reorder",
     ]

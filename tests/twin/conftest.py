@@ -6,7 +6,6 @@ from __future__ import annotations
 import copy
 import json
 from dataclasses import dataclass
-from pathlib import Path
 
 import httpx
 import pytest
@@ -15,8 +14,9 @@ from openapi_core.datatypes import RequestParameters
 from werkzeug.datastructures import Headers, ImmutableMultiDict
 
 from gatehouse.console_twin import ConsoleTwin
+from gatehouse.contract import OPENAPI_PATH
 
-SPEC_PATH = Path(__file__).parents[1] / "spec" / "console-openapi.json"
+SPEC_PATH = OPENAPI_PATH
 BASE_URL = "http://console.test"
 
 # The error body of gap-decisions.md: {status, message, errors?: [{property, errorMessage}]}.

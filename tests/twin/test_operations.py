@@ -4,13 +4,12 @@ and every answer validated against the published OpenAPI description."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import httpx
 import pytest
 
 from gatehouse.console_twin import ConsoleTwin
-from gatehouse.console_twin.organisation import ROLE_PERMISSIONS
+from gatehouse.contract import OPENAPI_PATH, ROLE_PERMISSION_FLAGS
 from tests.twin.conftest import scim_headers
 
 PIPELINE = {
@@ -409,11 +408,11 @@ def test_roles_answer_201_with_every_flag_but_the_two_production_omits(twin, con
 
     assert answer.status_code == 201
     permissions = answer.json()["data"]["permissions"]
-    assert set(permissions) == set(ROLE_PERMISSIONS) - {"event_dimensions_access", "manual_whn_reload"}
+    assert set(permissions) == set(ROLE_PERMISSION_FLAGS) - {"event_dimensions_access", "manual_whn_reload"}
     assert [flag for flag, granted in permissions.items() if granted] == ["use_metrics_explorer"]
     assert len(twin.organisation.roles["Analyst"]["permissions"]) == 27
 
-    sent_all = {flag: True for flag in ROLE_PERMISSIONS}
+    sent_all = {flag: True for flag in ROLE_PERMISSION_FLAGS}
     full = console.post("/console/v1/roles", json={"name": "Admin", "permissions": sent_all}).json()["data"]
     assert full["permissions"] == sent_all
 
@@ -457,7 +456,7 @@ def test_the_optional_review_header_is_accepted_and_recorded(twin, console):
 
 def sample(path: str, method: str = "get", status: str = "200") -> object:
     """The response example the published OpenAPI gives for an operation."""
-    spec = json.loads((Path(__file__).parents[1] / "spec" / "console-openapi.json").read_text())
+    spec = json.loads(OPENAPI_PATH.read_text())
     return spec["paths"][path][method]["responses"][status]["content"]["application/json"]["example"]["data"]
 
 

@@ -10,9 +10,9 @@ from datetime import date, timedelta
 import pytest
 
 from gatehouse.console_twin import SIZES, ConsoleTwin
-from gatehouse.console_twin.bodies import CONDITION_TYPES
 from gatehouse.console_twin.gates import pass_rate
 from gatehouse.console_twin.organisation import INGESTION_STATUSES
+from gatehouse.contract import CONDITION_TYPES
 from tests.twin.conftest import SPEC_PATH
 
 DAY_MS = 86_400_000

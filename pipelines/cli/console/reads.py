@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from gatehouse import contract
 from gatehouse.pipelines.cli.console.connection import open_client
 from gatehouse.pipelines.cli.console.output import FORMATS, print_entity, print_list
 from gatehouse.pipelines.cli.parser import add_command
@@ -63,16 +64,14 @@ RATE_HELP = "repeat for several; INBETWEEN is more than 0 and less than 100"
 
 GATE_FILTERS = (
     ListFilter("idType", "--id-type", "unit id type, e.g. userID (repeat for several)", repeatable=True),
-    ListFilter("type", "--type", "gate type", choices=console_constants.GATE_TYPES),
-    ListFilter("typeReason", "--type-reason", "why the gate has its type", choices=console_constants.GATE_TYPE_REASONS),
-    ListFilter(
-        "passRate", "--pass-rate", f"sampled pass rate, {RATE_HELP}", choices=console_constants.RATE_FILTERS, repeatable=True
-    ),
+    ListFilter("type", "--type", "gate type", choices=contract.GATE_TYPES),
+    ListFilter("typeReason", "--type-reason", "why the gate has its type", choices=contract.GATE_TYPE_REASONS),
+    ListFilter("passRate", "--pass-rate", f"sampled pass rate, {RATE_HELP}", choices=contract.RATE_FILTERS, repeatable=True),
     ListFilter(
         "rolloutRate",
         "--rollout-rate",
         f"rollout rate of the rules, {RATE_HELP}",
-        choices=console_constants.RATE_FILTERS,
+        choices=contract.RATE_FILTERS,
         repeatable=True,
     ),
     *CREATION_FILTERS,

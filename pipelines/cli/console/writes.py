@@ -13,13 +13,13 @@ import textwrap
 from collections.abc import Callable, Mapping
 from typing import Any, cast
 
+from gatehouse.contract import ROLE_PERMISSION_FLAGS
 from gatehouse.pipelines.cli.console.connection import open_client
 from gatehouse.pipelines.cli.console.documents import load_document
 from gatehouse.pipelines.cli.console.output import print_json, redacted
 from gatehouse.pipelines.cli.parser import add_command, add_command_group
 from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.sources.console.client import ConsoleClient, PreparedRequest, WriteResult
-from gatehouse.sources.console.constants import ROLE_PERMISSION_FLAGS
 from gatehouse.sources.console.errors import OutcomeUnknownError
 
 log = logging.getLogger("gatehouse.console")

@@ -23,16 +23,11 @@ recommended action) but do not exempt.
 | `type_reason` | the console's `typeReason` when it marked the gate; otherwise the reason its rules give, in its order: `STALE_PROBABLY_DEAD_CHECK` (no checks: `checks_per_hour` 0 or null), `STALE_PROBABLY_LAUNCHED` (status Launched, or an everyone rule at 100%), `STALE_PROBABLY_UNLAUNCHED` (disabled, or an everyone rule at 0%, or every rule at 0%), `STALE_NO_RULES`, `STALE_PROBABLY_FORGOTTEN` (partly rolled out). `STALE_ALL_TRUE`, `STALE_ALL_FALSE` and `STALE_EMPTY_CHECKS` need check results the console does not expose: only the console gives them |
 | `type_reason_source` | `service` or `predicted` |
 | `days_until_stale` | for `approaching` gates: `stale_after_days` minus days since the later of creation and last change |
-| `code_reference_count` | references in code (`stg_code_references`, gates only); null until some repository was scanned |
+| `code_reference_count` | references in code (`int_gate_code_lines`); null until some repository was scanned |
 | `code_locations` | the first three lines that reference it, `repository:path:line`, by repository, path, line |
 | `stage`, `stage_rank`, `cleanup_value`, `decision`, `code_owners`, `recommended_action` | from `gate_lifecycle` (`recommended_action` is its `action`): the one judgement every list, summary, alert and cleanup gives; `staleness` above is the console's rules alone, evidence beside it |
 #}
-with {{ imports(gates='gate_staleness', lifecycle='gate_lifecycle') }},
-
-code_references as (
-    select * from {{ ref('stg_code_references') }}
-    where entity_type = 'gate'
-),
+with {{ imports(gates='gate_staleness', lifecycle='gate_lifecycle', code_lines='int_gate_code_lines') }},
 
 code_scans as (
     select * from {{ ref('stg_code_reference_scans') }}
@@ -41,38 +36,28 @@ code_scans as (
 code_reference_counts as (
     -- a repository's code is no project's: a reference counts for the gate of that id in every project
     select
-        entity_id as gate_id,
-        count(*) as code_reference_count
-    from code_references
-    group by entity_id
-),
-
-code_lines as (
-    select distinct
-        entity_id,
-        repository,
-        path,
-        line,
-        location
-    from code_references
+        gate_id,
+        cast(sum(reference_count) as bigint) as code_reference_count
+    from code_lines
+    group by gate_id
 ),
 
 ranked_code_locations as (
     select
-        entity_id,
+        gate_id,
         location,
-        row_number() over (partition by entity_id order by repository, path, line) as location_rank
+        row_number() over (partition by gate_id order by repository, path, line) as location_rank
     from code_lines
 ),
 
 first_code_locations as (
     -- the first few, for a glance; analytics.cleanup_worklist lists them all
     select
-        entity_id as gate_id,
+        gate_id,
         {% call string_agg("', '", "location_rank") %}location{% endcall %} as code_locations
     from ranked_code_locations
     where location_rank <= 3
-    group by entity_id
+    group by gate_id
 ),
 
 reasoned as (

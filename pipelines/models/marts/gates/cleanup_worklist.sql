@@ -1,6 +1,6 @@
 -- grain: one row per stale or at-risk gate, with its owner, where the code references it and what to do; key: project, gate_id
 {#
-From `stale_gates`, `stg_code_references` and `stg_gates`. A repository's code is no project's: a gate id
+From `stale_gates`, `int_gate_code_lines` and `stg_gates`. A repository's code is no project's: a gate id
 referenced in code is matched to the gate of that id in every project, and `projects_with_id` says in how many.
 
 | column | meaning |
@@ -15,7 +15,7 @@ referenced in code is matched to the gate of that id in every project, and `proj
 | `stage`, `action` | `stale_gates.stage` and `stale_gates.recommended_action`: the one judgement for the gate (`gate_lifecycle`) |
 #}
 {% from 'macros/imports.sql' import imports %}
-with {{ imports(stale_gates='stale_gates', live_gates='stg_gates') }},
+with {{ imports(stale_gates='stale_gates', live_gates='stg_gates', code_lines='int_gate_code_lines') }},
 
 gate_projects as (
     select
@@ -25,31 +25,14 @@ gate_projects as (
     group by gate_id
 ),
 
-code_references as (
-    select * from {{ ref('stg_code_references') }}
-    where entity_type = 'gate'
-),
-
-code_lines as (
-    -- two references on one line are one place to edit
-    select
-        entity_id,
-        repository,
-        path,
-        line,
-        count(*) as reference_count
-    from code_references
-    group by entity_id, repository, path, line
-),
-
 repository_locations as (
     select
-        entity_id as gate_id,
+        gate_id,
         repository,
         cast(sum(reference_count) as bigint) as reference_count,
         {% call string_agg("', '", "path, line") %}path || ':' || cast(line as {{ string_type() }}){% endcall %} as locations
     from code_lines
-    group by entity_id, repository
+    group by gate_id, repository
 ),
 
 gate_locations as (
