@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from gatehouse.console_twin import ConsoleTwin
 from gatehouse.pipelines.cli import main as cli
-from gatehouse.pipelines.run.steps import run_extraction
 from tests.alerts.receiver import Receiver, receiving
 from tests.alerts.runs import alerting_run
-from tests.alerts.test_alerts import SLACK_PATH, WEBHOOK_PATH, conditions_in_views, run_options, webhook_keys
+from tests.alerts.test_alerts import BASE_URL, SLACK_PATH, WEBHOOK_PATH, conditions_in_views, run_options, webhook_keys
+from tests.drills.conftest import copy_database
+from tests.pipeline.conftest import make_twin, seed_reference
 
 
 @pytest.fixture
@@ -25,9 +25,12 @@ def receiver() -> Iterator[Receiver]:
         yield receiver
 
 
-def test_marking_what_holds_as_known_sends_nothing_and_the_next_alerting_only_what_is_new(receiver, tmp_path: Path, capsys):
-    twin = ConsoleTwin(size="small", seed=3)
-    run_extraction(run_options(twin, tmp_path))
+def test_marking_what_holds_as_known_sends_nothing_and_the_next_alerting_only_what_is_new(
+    receiver, tmp_path: Path, tmp_path_factory, capsys
+):
+    twin = make_twin()
+    # a first run of the twin, without alerts: a copy of one made once for the suite
+    copy_database(seed_reference(tmp_path_factory), tmp_path / "gatehouse.duckdb", BASE_URL)
     known = conditions_in_views(tmp_path)
     assert len(known) > 20, "a console with a backlog: the flood a first alerting would send"
 

@@ -12,6 +12,34 @@ import pytest
 from gatehouse.console_twin import ConsoleTwin
 from gatehouse.pipelines.run.steps import RunOptions, RunSummary, run_extraction
 from gatehouse.pipelines.warehouse.destination import Destination
+from tests.conftest import made_once
+from tests.drills.conftest import copy_database, load
+
+# The organisation most tests of runs load: the small one of seed 3.
+TWIN_SEED = 3
+
+
+def make_twin() -> ConsoleTwin:
+    return ConsoleTwin(size="small", seed=TWIN_SEED)
+
+
+def seed_reference(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One fault-free run of a fresh `make_twin()` (its DuckDB file, pipeline state beside it), made once per
+    `pytest` command however many workers ask: copied (tests/drills/conftest.py `copy_database`) by a test whose
+    subject is what comes after a first run, never changed (a first load costs a second of processor time)."""
+
+    def make(folder: Path) -> Path:
+        twin, path = make_twin(), folder / "reference.duckdb"
+        with twin.serve() as base_url:
+            load(twin, base_url, path)
+        return path
+
+    return made_once(tmp_path_factory, f"twin-small-seed-{TWIN_SEED}", make)
+
+
+@pytest.fixture(scope="session")
+def seed_reference_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return seed_reference(tmp_path_factory)
 
 
 class Loader:
@@ -43,6 +71,13 @@ class Loader:
             )
         )
 
+    def start_loaded(self, reference: Path) -> None:
+        """The database and pipeline state as a first fault-free `run()` of a fresh twin leaves them: a copy of
+        `seed_reference`, for a test whose subject is the runs after it."""
+        copy_database(reference, self.duckdb_path, self.base_url)
+        state = self.duckdb_path.with_name(f".{self.duckdb_path.name}.dlt")
+        state.rename(self.workdir / "pipelines")
+
     def query(self, sql: str, *params: Any) -> list[tuple]:
         with duckdb.connect(str(self.duckdb_path), read_only=True) as con:
             return con.execute(sql, list(params)).fetchall()
@@ -50,7 +85,7 @@ class Loader:
 
 @pytest.fixture
 def twin() -> ConsoleTwin:
-    return ConsoleTwin(size="small", seed=3)
+    return make_twin()
 
 
 @pytest.fixture

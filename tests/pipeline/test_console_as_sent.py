@@ -11,7 +11,9 @@ import orjson
 from tests.pipeline.test_incremental_runs import expected_exposures, expected_holdout_ids, loaded_exposures
 
 
-def test_a_config_value_keeps_the_consoles_key_order_and_a_description_edit_changes_only_the_description(loader, twin):
+def test_a_config_value_keeps_the_consoles_key_order_and_a_description_edit_changes_only_the_description(
+    loader, twin, seed_reference_path
+):
     org = twin.organisation
     unsorted = [
         c
@@ -20,7 +22,7 @@ def test_a_config_value_keeps_the_consoles_key_order_and_a_description_edit_chan
     ]
     assert unsorted, "the twin should hold a config whose default value's keys are not in sorted order"
     config_id = unsorted[0]["id"]
-    loader.run()
+    loader.start_loaded(seed_reference_path)
     with twin.lock:
         edited = org.dynamic_configs[config_id]
         edited["description"] = "edited"
@@ -44,8 +46,10 @@ def test_a_config_value_keeps_the_consoles_key_order_and_a_description_edit_chan
     ) == {c["id"]: orjson.dumps(c["defaultValue"]).decode() for c in org.listed_dynamic_configs()}
 
 
-def test_a_day_the_console_restates_before_the_cursor_is_loaded_again_and_a_rerun_loads_nothing(loader, twin):
-    loader.run()
+def test_a_day_the_console_restates_before_the_cursor_is_loaded_again_and_a_rerun_loads_nothing(
+    loader, twin, seed_reference_path
+):
+    loader.start_loaded(seed_reference_path)
     twin.advance(days=1)
     loader.run()
     org = twin.organisation
@@ -70,8 +74,8 @@ def test_a_day_the_console_restates_before_the_cursor_is_loaded_again_and_a_reru
     assert loaded_exposures(loader) == expected_exposures(twin)
 
 
-def test_what_the_console_no_longer_has_or_names_leaves_the_merged_tables_and_the_views(loader, twin):
-    loader.run()
+def test_what_the_console_no_longer_has_or_names_leaves_the_merged_tables_and_the_views(loader, twin, seed_reference_path):
+    loader.start_loaded(seed_reference_path)
     org = twin.organisation
     loaded = [row[0] for row in loader.query("select id from console.holdouts order by id")]
     assert len(loaded) >= 3, "the twin should name several holdouts"
@@ -109,9 +113,9 @@ def test_what_the_console_no_longer_has_or_names_leaves_the_merged_tables_and_th
     assert dict(loader.query("select id, last_modified_time from console.holdouts")) == holdouts
 
 
-def test_a_gate_edited_then_missed_by_a_moving_list_is_loaded_with_the_consoles_version(loader, twin):
+def test_a_gate_edited_then_missed_by_a_moving_list_is_loaded_with_the_consoles_version(loader, twin, seed_reference_path):
     small_pages = {"page_size": 10}
-    loader.run(source_args=small_pages)
+    loader.start_loaded(seed_reference_path)  # loaded a page of the default size at a time: the rows are the same
     org = twin.organisation
     listed = org.listed_gates()
     deleted, edited = listed[3]["id"], listed[25]["id"]  # the edited gate is the first of page 3

@@ -118,8 +118,8 @@ def test_first_run_loads_every_table_with_the_rows_the_console_holds(loader, twi
     assert summary.skipped == []
 
 
-def test_a_rerun_without_changes_writes_no_version_and_requests_no_settled_run(loader, twin):
-    loader.run()
+def test_a_rerun_without_changes_writes_no_version_and_requests_no_settled_run(loader, twin, seed_reference_path):
+    loader.start_loaded(seed_reference_path)
     versions_before = loader.query("select count(*) from console.gates")[0][0]
     settled = {run_id for run_id in twin.ingestion_run_ids if is_settled(twin.organisation.ingestion_run(run_id))}
     assert settled, "the twin's organisation should hold settled runs"
@@ -157,8 +157,8 @@ def test_a_rerun_without_changes_writes_no_version_and_requests_no_settled_run(l
     ) == [(0,)]
 
 
-def test_after_the_console_moves_on_the_rerun_adds_exactly_what_changed(loader, twin):
-    loader.run()
+def test_after_the_console_moves_on_the_rerun_adds_exactly_what_changed(loader, twin, seed_reference_path):
+    loader.start_loaded(seed_reference_path)
     before = {g["id"]: copy.deepcopy(g) for g in twin.organisation.listed_gates()}
     runs_before = {r: twin.organisation.ingestion_run(r) for r in twin.ingestion_run_ids}
     last_days_before = dict(loader.query("select experiment_id, max(date) from console.cumulative_exposures group by 1"))

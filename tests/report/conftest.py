@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import made_once
+from tests.drills.conftest import reference_path  # noqa: F401 - the drills' first run of their twin, made once
 from tests.drills.forked_commands import ForkedCommands
 from tools import headless_browser as browser_setup
 

@@ -7,14 +7,18 @@ Code: `web` and `api` scanned on 2026-10-15 and again on 2026-10-30.
 
 from __future__ import annotations
 
+import shutil
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import dlt
+import pytest
 
 from gatehouse.pipelines.code_refs.scan import Hit, Repository, RepositoryScan, ScanStats
+from gatehouse.pipelines.warehouse.views import apply_views
 from gatehouse.sources.code_refs import code_references_source
+from tests.conftest import made_once
 from tests.views.console_dataset import EVERYONE, SCD2, condition, console_pipeline, gate, holdout, rule
 
 LOADS = ("2026-10-01T12:00:00Z", "2026-10-10T12:00:00Z", "2026-10-20T12:00:00Z", "2026-11-01T12:00:00Z")
@@ -166,3 +170,19 @@ def load_lifecycle(database: Path, work_dir: Path, destination: Any = None) -> d
     pipeline.run(code_references_source(scans(LATER_SCAN, "scan_2")))
     pipeline.run(lifecycle_console(3))
     return pipeline
+
+
+def made_lifecycle(tmp_path_factory: pytest.TempPathFactory, work_dir: Path) -> Path:
+    """`load_lifecycle` into a DuckDB file, the views applied, made once per `pytest` command however many workers ask
+    (`made_once`), copied into `work_dir` with its pipeline's state: dlt's pipeline of the copy (`console_pipeline`)
+    loads on from where the loads left it. For the modules that read it, or add to it: each made its own."""
+
+    def make(folder: Path) -> Path:
+        database = folder / "lifecycle.duckdb"
+        load_lifecycle(database, folder)
+        apply_views(database)
+        return database
+
+    made = made_once(tmp_path_factory, "views-lifecycle", make)
+    shutil.copytree(made.parent, work_dir, dirs_exist_ok=True, ignore=shutil.ignore_patterns(".made"))
+    return work_dir / made.name

@@ -14,7 +14,7 @@ import pytest
 
 from gatehouse.pipelines.warehouse.views import apply_views
 from tests.views.conftest import query
-from tests.views.lifecycle_dataset import load_lifecycle
+from tests.views.lifecycle_dataset import load_lifecycle, made_lifecycle
 
 COLUMNS = (
     "gate_id, stage, cleanup_value, days_at_value, ready_on, answer_changes_in_window, checks_trend, on_worklist,"
@@ -55,11 +55,7 @@ EXPECTED = [
 
 @pytest.fixture(scope="module")
 def lifecycle_db(tmp_path_factory) -> Path:
-    work = tmp_path_factory.mktemp("lifecycle")
-    database = work / "lifecycle.duckdb"
-    load_lifecycle(database, work)
-    apply_views(database)
-    return database
+    return made_lifecycle(tmp_path_factory, tmp_path_factory.mktemp("lifecycle"))
 
 
 @pytest.fixture

@@ -23,7 +23,8 @@ from gatehouse.pipelines.warehouse.views import apply_views
 from gatehouse.sources.gate_snoozes import gate_snoozes_source
 from tests.code_refs.test_report import executed_text
 from tests.views.conftest import query
-from tests.views.lifecycle_dataset import load_lifecycle
+from tests.views.console_dataset import console_pipeline
+from tests.views.lifecycle_dataset import made_lifecycle
 
 # launched_long is snoozed until after the "as of" (2026-11-01): off the worklist, the CSV and the alerts until then
 SNOOZE = {
@@ -40,9 +41,8 @@ SNOOZE = {
 @pytest.fixture(scope="module")
 def judged(tmp_path_factory) -> Path:
     work = tmp_path_factory.mktemp("one_judgement")
-    database = work / "lifecycle.duckdb"
-    pipeline = load_lifecycle(database, work)
-    pipeline.run(gate_snoozes_source([SNOOZE]))
+    database = made_lifecycle(tmp_path_factory, work)
+    console_pipeline(database, work).run(gate_snoozes_source([SNOOZE]))
     apply_views(database)
     return database
 

@@ -20,7 +20,8 @@ from gatehouse.pipelines.run.consoles import run_projects
 from gatehouse.pipelines.run.steps import RunOptions
 from gatehouse.pipelines.warehouse.destination import Destination
 from gatehouse.pipelines.warehouse.views import apply_views
-from tests.drills.conftest import configure_project, load
+from tests.drills.conftest import configure_project, copy_database, load
+from tests.pipeline.conftest import make_twin, seed_reference
 from tests.views.conftest import query
 from tests.views.test_destinations_agree import keyed_rows
 from tests.warehouse.test_postgres_run import clockless
@@ -34,22 +35,23 @@ PROJECT_VIEWS = [d for d in view_definitions() if not any(table in d.sql for tab
 
 
 def organisations() -> dict[str, ConsoleTwin]:
-    return {"web": ConsoleTwin(size="small", seed=3),
+    return {"web": make_twin(),
             "mobile": ConsoleTwin(size="small", seed=8, settings=TwinSettings(api_key=MOBILE_KEY))}  # fmt: skip
 
 
 @pytest.fixture(scope="module")
 def loads(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """`projects`: both organisations as projects of one file (run_projects applies the views once); each
-    organisation's name: it alone, as a single console."""
+    organisation's name: it alone, as a single console (web's the suite's once-made load of its twin, copied)."""
     work = tmp_path_factory.mktemp("projects_views")
     twins = organisations()
     paths = {"projects": work / "projects.duckdb", **{name: work / f"{name}.duckdb" for name in twins}}
     with pytest.MonkeyPatch.context() as env, twins["web"].serve() as web, twins["mobile"].serve() as mobile:
         urls = {"web": web, "mobile": mobile}
+        copy_database(seed_reference(tmp_path_factory), paths["web"], web)
+        load(twins["mobile"], mobile, paths["mobile"])
         for name, twin in twins.items():
             configure_project(env, name, twin, urls[name])
-            load(twin, urls[name], paths[name])
         outcomes, _ = run_projects(
             RunOptions(destination=Destination(duckdb_path=paths["projects"]), progress=False), list(PROJECTS)
         )

@@ -5,26 +5,33 @@ repeats a row; on DuckDB and on a real PostgreSQL server."""
 
 from __future__ import annotations
 
-from gatehouse.console_twin import ConsoleTwin
 from gatehouse.pipelines.cli.main import main
 from gatehouse.pipelines.models.build import view_definitions
-from tests.drills.conftest import point_at
+from tests.drills.conftest import copy_database, duckdb_destination, point_at
 from tests.duckdb_and_postgres import on_duckdb_and_postgres, run_into
+from tests.pipeline.conftest import make_twin, seed_reference
 
 
 @on_duckdb_and_postgres("gatehouse_returned_versions")
 def test_a_version_returning_to_an_earlier_content_keeps_its_own_key_and_rules(
-    destination, tmp_path, monkeypatch, capsys, request
+    destination, tmp_path, tmp_path_factory, monkeypatch, capsys, request
 ):
     flags, query = run_into(destination, tmp_path, monkeypatch, request)
-    twin = ConsoleTwin(size="small", seed=3)
+    twin = make_twin()
     org = twin.organisation
     gate = next(g["id"] for g in org.listed_gates() if len(g["rules"]) == 2 and g.get("checksPerHour"))
     config = next(c["id"] for c in org.listed_dynamic_configs() if len(c["rules"]) >= 1)
     config_rules = len(org.dynamic_configs[config]["rules"])
+    # the first content is the console's own, the second another, the third the first again
+    first = (org.gates[gate]["checksPerHour"], org.dynamic_configs[config]["description"])
+    second = (first[0] + 3, f"{first[1]}, edited")
     with twin.serve() as base_url:
         point_at(monkeypatch, twin, base_url)
-        for checks, description in ((12, "first"), (15, "second"), (12, "first")):
+        if destination is duckdb_destination:  # the first run's file, made once for the suite
+            copy_database(seed_reference(tmp_path_factory), tmp_path / "gatehouse.duckdb", base_url)
+        else:
+            assert main(["run", "--no-progress", *flags]) == 0, capsys.readouterr().err
+        for checks, description in (second, first):
             with twin.lock:
                 org.gates[gate]["checksPerHour"] = checks
                 org.dynamic_configs[config]["description"] = description
@@ -42,15 +49,15 @@ def test_a_version_returning_to_an_earlier_content_keeps_its_own_key_and_rules(
         " order by valid_from"
     )
     middle = versions[1][0]
-    assert versions == [(first_hash, 12.0, False), (middle, 15.0, False), (f"{first_hash}~1", 12.0, True)]
+    assert versions == [(first_hash, first[0], False), (middle, second[0], False), (f"{first_hash}~1", first[0], True)]
     config_versions = query(
         f"select config_version_id, description, is_current from analytics.stg_dynamic_config_versions"
         f" where config_id = '{config}' order by valid_from"
     )
     assert [(v, d, c) for v, d, c in config_versions] == [
-        (config_hash, "first", False),
-        (config_versions[1][0], "second", False),
-        (f"{config_hash}~1", "first", True),
+        (config_hash, first[1], False),
+        (config_versions[1][0], second[1], False),
+        (f"{config_hash}~1", first[1], True),
     ]
 
     # each version lists its two rules once, the returned one too
