@@ -7,14 +7,15 @@ from __future__ import annotations
 import logging
 import os
 import shutil
-import subprocess
-import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from gatehouse.pipelines.cli.main import main
 from gatehouse.pipelines.logs import DLT_LOG_LEVEL, DLT_LOG_LEVEL_DEFAULTED, configure_logging
+from tests.drills.forked_commands import ForkedCommands
+from tests.secret_scan import CommandOutput
 
 PROGRESS = " INFO gatehouse.views: "  # `gatehouse views`: "applied 51 views on ..." or "the 51 views on ... are current"
 RESULT = "views in schema analytics"  # its result, on stdout: "gatehouse: <database>: 51 views in schema analytics"
@@ -85,26 +86,34 @@ def test_a_level_that_is_none_is_refused_in_one_line_naming_the_setting_and_the_
     assert (out, err) == ("", f"gatehouse: error: RUNTIME__LOG_LEVEL is {level!r}, which is no log level: set it to {LEVELS}\n")
 
 
-def gatehouse(cwd: Path, level: str, *args: str) -> subprocess.CompletedProcess:
-    """The installed command in a process of its own (dlt reads its level once a process), as cron runs it."""
+@pytest.fixture(scope="module")
+def installed_command(tmp_path_factory) -> Iterator[ForkedCommands]:
+    """The installed command's runs, each a process of its own (dlt reads its level once a process), as cron runs it:
+    forked from one that imported the commands once and read no level (tests/drills/forked_commands.py), its
+    environment without the setting; a new Python and gatehouse's imports for each were most of this file's time."""
+    work = tmp_path_factory.mktemp("log_level_commands")
+    env = {name: value for name, value in os.environ.items() if name not in (DLT_LOG_LEVEL, DLT_LOG_LEVEL_DEFAULTED)}
+    commands = ForkedCommands(env, work, work)
+    yield commands
+    commands.close()
+
+
+def gatehouse(commands: ForkedCommands, cwd: Path, level: str, *args: str) -> CommandOutput:
+    """`gatehouse *args` in `cwd` with RUNTIME__LOG_LEVEL=`level` in its environment."""
     env = {name: value for name, value in os.environ.items() if name != DLT_LOG_LEVEL_DEFAULTED}
-    script = Path(sys.executable).with_name("gatehouse")
-    command = [str(script)] if script.exists() else [sys.executable, "-m", "gatehouse.pipelines.cli"]
-    return subprocess.run(
-        [*command, *args], cwd=cwd, capture_output=True, text=True, timeout=300, env={**env, DLT_LOG_LEVEL: level}
-    )
+    return commands.run(list(args), {**env, DLT_LOG_LEVEL: level}, cwd, timeout=300)
 
 
-def test_a_run_with_a_level_in_lower_case_loads_and_one_with_no_level_ends_in_one_line(tmp_path):
+def test_a_run_with_a_level_in_lower_case_loads_and_one_with_no_level_ends_in_one_line(installed_command, tmp_path):
     """`gatehouse run`, where dlt reads the level: `warning` is WARNING (it ended in dlt's `ValueError: Unknown level:
     'warning'` traceback), `LOUD` one line and exit 2 before anything runs."""
-    done = gatehouse(tmp_path, "warning", "run", "--demo")
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert "Traceback" not in done.stderr and " INFO gatehouse" not in done.stderr, done.stderr[-2000:]
+    done = gatehouse(installed_command, tmp_path, "warning", "run", "--demo")
+    assert done.code == 0, done.err[-2000:]
+    assert "Traceback" not in done.err and " INFO gatehouse" not in done.err, done.err[-2000:]
     assert (tmp_path / "demo.duckdb").exists()
-    done = gatehouse(tmp_path, "LOUD", "run", "--demo")
-    assert (done.returncode, done.stdout) == (2, "")
-    assert done.stderr == f"gatehouse: error: RUNTIME__LOG_LEVEL is 'LOUD', which is no log level: set it to {LEVELS}\n"
+    done = gatehouse(installed_command, tmp_path, "LOUD", "run", "--demo")
+    assert (done.code, done.out) == (2, "")
+    assert done.err == f"gatehouse: error: RUNTIME__LOG_LEVEL is 'LOUD', which is no log level: set it to {LEVELS}\n"
 
 
 def test_gatehouses_own_default_for_dlt_is_not_taken_for_the_users_level(capsys):
@@ -136,19 +145,9 @@ def test_a_command_at_the_default_level_and_at_warning(database, capsys, monkeyp
         assert err == ""
 
 
-def test_a_scheduled_command_at_warning_is_silent_on_stderr(database, tmp_path):
+def test_a_scheduled_command_at_warning_is_silent_on_stderr(installed_command, database, tmp_path):
     """As cron runs it: the installed command, a process of its own, the setting in its environment."""
-    env = {name: value for name, value in os.environ.items() if name != DLT_LOG_LEVEL_DEFAULTED}
-    script = Path(sys.executable).with_name("gatehouse")
-    command = [str(script)] if script.exists() else [sys.executable, "-m", "gatehouse.pipelines.cli"]
-    done = subprocess.run(
-        [*command, "views", "--duckdb", str(database)],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**env, DLT_LOG_LEVEL: "WARNING"},
-    )
-    assert (done.returncode, done.stderr) == (0, "")
-    [line] = done.stdout.splitlines()
+    done = gatehouse(installed_command, tmp_path, "WARNING", "views", "--duckdb", str(database))
+    assert (done.code, done.err) == (0, "")
+    [line] = done.out.splitlines()
     assert line.startswith(f"gatehouse: {database}: ") and line.endswith(RESULT)

@@ -82,6 +82,11 @@ def compiled(package_copy: Path, request) -> tuple[Any, dict[str, str]]:
                 "--vars",
                 json.dumps({"gatehouse_introspect": False}),
                 "--quiet",
+                # offline: no usage statistics sent; dbt's log file keeps its warnings and errors, not a line of
+                # every step of every node (formatting and writing those was a share of each compile)
+                "--no-send-anonymous-usage-stats",
+                "--log-level-file",
+                "warn",
                 # what is read is the compiled SQL: neither the parse kept for a next compile (none reuses it: each
                 # warehouse parses anew) nor manifest.json written (a second of JSON over the four)
                 "--no-partial-parse",

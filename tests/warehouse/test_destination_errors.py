@@ -3,13 +3,15 @@ what to do, and nothing already loaded is touched."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
+import os
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from gatehouse.pipelines.cli.main import main
 from tests.conftest import closed_port
+from tests.drills.forked_commands import ForkedCommands
 
 COMMANDS = {
     "run": ["run", "--no-progress"],
@@ -17,11 +19,12 @@ COMMANDS = {
     "report": ["report", "--out", "reports"],
 }
 PASSWORD = "pw-Xq81-never-shown"
-# As on a machine where `pip install "dlt[postgres]"` was never run: psycopg2 cannot be imported. In a
-# process of its own, so that no other test meets dlt's postgres modules half imported.
-WITHOUT_DRIVER = (
-    "import sys; sys.modules['psycopg2'] = None; from gatehouse.pipelines.cli.main import main; sys.exit(main(sys.argv[1:]))"
-)
+REPO = Path(__file__).resolve().parents[2]
+# As on a machine where `pip install "dlt[postgres]"` was never run: psycopg2 cannot be imported (driver_missing.py).
+# Each command a process of its own, so that no other test meets dlt's postgres modules half imported: forked from one
+# that imported the commands once (tests/drills/forked_commands.py), psycopg2 never imported there; a new Python and
+# gatehouse's imports for each command were most of this file's time.
+WITHOUT_DRIVER = "tests.warehouse.driver_missing"
 
 
 @pytest.fixture
@@ -38,14 +41,21 @@ def error_lines(err: str) -> list[str]:
     return [line for line in err.splitlines() if line.startswith("gatehouse: error:")]
 
 
+@pytest.fixture(scope="module")
+def forked(tmp_path_factory) -> Iterator[ForkedCommands]:
+    work = tmp_path_factory.mktemp("without_driver")
+    commands = ForkedCommands({**os.environ, "PYTHONPATH": str(REPO)}, work, work)
+    yield commands
+    commands.close()
+
+
 @pytest.mark.parametrize("command", COMMANDS)
-def test_a_missing_driver_names_the_pip_extra(command, workdir):
-    done = subprocess.run([sys.executable, "-c", WITHOUT_DRIVER, *COMMANDS[command], "--destination", "postgres"],
-                          capture_output=True, text=True, timeout=120)  # fmt: skip
-    assert done.returncode == 2 and done.stdout == "", done.stderr
-    [line] = error_lines(done.stderr)
+def test_a_missing_driver_names_the_pip_extra(command, workdir, forked):
+    done = forked.run([*COMMANDS[command], "--destination", "postgres"], dict(os.environ), workdir, 120, first=WITHOUT_DRIVER)
+    assert done.code == 2 and done.out == "", done.err
+    [line] = error_lines(done.err)
     assert "postgres" in line and 'pip install "dlt[postgres]"' in line, line
-    assert PASSWORD not in done.stderr
+    assert PASSWORD not in done.err
     assert not (workdir / "reports").exists()
 
 
