@@ -70,9 +70,10 @@ def small_files(monkeypatch):
 
 
 @pytest.mark.parametrize("workers", ["1", "2"])
-def test_a_fraction_after_integers_makes_no_variant_column(drill, monkeypatch, small_files, workers):
+def test_a_fraction_after_integers_makes_no_variant_column(drill, reference_path, monkeypatch, small_files, workers):
     monkeypatch.setenv("NORMALIZE__WORKERS", workers)
-    drill.run()
+    drill.start_loaded(reference_path)  # a first run: every percentage of the organisation whole
+    assert not [column for (_, column) in columns(drill.duckdb_path) if "__v_" in column]
     ids = add_fractions(drill.twin)
     drill.run()
 

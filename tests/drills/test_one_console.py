@@ -200,17 +200,31 @@ def test_the_demo_keeps_to_its_own_file_and_never_loads_over_a_real_console(
 # -- 3. no false all-clear ------------------------------------------------------------------------------
 
 
-@pytest.fixture
-def never_loaded_database(tmp_path, monkeypatch, quick_backoff, capsys) -> Path:
-    monkeypatch.chdir(tmp_path)
-    point_only_at(monkeypatch, make_twin(), closed_port_url())
-    assert main(["run", "--no-progress", "--duckdb", "flags.duckdb"]) == 2
-    database = tmp_path / "flags.duckdb"
+@pytest.fixture(scope="module")
+def never_loaded_folder(tmp_path_factory) -> Path:
+    """A folder where a first run failed and a tool left an empty database: made once, copied for each drill."""
+    from gatehouse.sources.console import constants
+
+    folder = tmp_path_factory.mktemp("never-loaded")
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.setattr(constants, "BACKOFF_BASE_S", constants.BACKOFF_BASE_S / 10)  # as `quick_backoff`
+        monkeypatch.chdir(folder)
+        point_only_at(monkeypatch, make_twin(), closed_port_url())
+        assert main(["run", "--no-progress", "--duckdb", "flags.duckdb"]) == 2
+    database = folder / "flags.duckdb"
     assert not database.exists(), "a first run that loaded nothing leaves no database behind"
     # an empty database all the same, as a tool, a colleague or an older gatehouse may leave one
     duckdb.connect(str(database)).close()
+    return folder
+
+
+@pytest.fixture
+def never_loaded_database(never_loaded_folder, tmp_path, monkeypatch, capsys) -> Path:
+    shutil.copytree(never_loaded_folder, tmp_path, dirs_exist_ok=True)
+    monkeypatch.chdir(tmp_path)
+    point_only_at(monkeypatch, make_twin(), closed_port_url())  # the settings the failed run had
     capsys.readouterr()
-    return database
+    return tmp_path / "flags.duckdb"
 
 
 @pytest.mark.parametrize("command", [
@@ -276,17 +290,18 @@ def test_a_reader_polling_the_database_never_fails_a_run_and_the_wait_is_shown_a
         assert second.startswith(f"  waited {summary.waited_s:.1f}s before that for ") and "(PID " in second
 
 
-def test_readers_hold_the_snapshot_and_never_delay_a_run(tmp_path):
+def test_readers_hold_the_snapshot_and_never_delay_a_run(reference_path, reference, tmp_path):
+    # the session's reference is a first run: it published its snapshot beside it
+    assert_same_tables(snapshot(Destination(duckdb_path=reference_path).snapshot.path), reference, "the snapshot")
     twin = make_twin()
     database = tmp_path / "gatehouse.duckdb"
     with twin.serve() as base_url:
-        first = load(twin, base_url, database)
+        copy_database(reference_path, database, base_url, readers_snapshot=True)  # that first run, copied
         published = tmp_path / "gatehouse.snapshot.duckdb"
-        assert first.snapshot == published
-        assert_same_tables(snapshot(published), snapshot(database), "the snapshot")
         holder = Holder(published)  # a notebook open on the snapshot all day
         twin.advance(days=1)
         second = load(twin, base_url, database, lock_timeout_s=5)
+    assert second.snapshot == published
     assert second.waited_s == 0, "the run did not wait for the snapshot's reader"
     assert_same_tables(snapshot(published), snapshot(database), "the new snapshot")
     assert holder.extraction_runs_seen() == 1, "a reader that held the old snapshot keeps reading it whole"
