@@ -170,10 +170,10 @@ def test_every_configured_project_loads_and_each_failing_one_is_named_and_alerte
         ti = FakeTaskInstance()
         done = run_dag(ti, {}, tmp_path / "reports", projects_args)
         posts = receiver.posts
-    assert done["error"].startswith(f"{len(FAILING)} of {len(twins)} projects failed: "), done["error"]
-    assert "gatehouse run --demo" not in done["error"]
     for project, step in FAILING.items():
         assert f"{project}: " in done["error"], (project, step, done["error"])
+    assert done["error"].startswith(f"{len(FAILING)} of {len(twins)} projects failed: "), done["error"]
+    assert "gatehouse run --demo" not in done["error"]
     assert ti.xcom[("extract", airflow_dag.PROJECT_ERRORS_XCOM)].keys() == FAILING.keys()
     with duckdb.connect(str(tmp_path / "gatehouse.duckdb"), read_only=True) as con:
         loaded = dict(con.execute("select project, count(*) from analytics.stg_gates group by 1").fetchall())

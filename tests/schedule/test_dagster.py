@@ -199,9 +199,9 @@ def test_every_configured_project_loads_and_each_that_fails_is_named(tmp_path, m
     assert not result.success
     [failure] = result.get_step_failure_events()
     description = failure.step_failure_data.user_failure_data.description
-    assert description.startswith(f"{len(FAILING)} of {len(twins)} projects failed: ") and "\n" not in description, description
     for project, step in FAILING.items():
         assert f"{project}: " in description, (project, step, description)
+    assert description.startswith(f"{len(FAILING)} of {len(twins)} projects failed: ") and "\n" not in description, description
     assert "web: " not in description and "mobile: " not in description, description
     assert "gatehouse run --demo" not in description
     done = materialised(result)
