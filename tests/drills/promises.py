@@ -1,17 +1,18 @@
 """The steps a run goes through, and a way to break it at each one: shared by the promise drills
-(`test_promise_one_console.py`, `test_promise_projects.py`).
+(`test_promise_one_console.py`, `test_promise_projects.py`) and the schedulers' (tests/schedule/).
 
 A step is broken for one dataset alone (`console` for the single console, `console_<project>` for one of several),
-so that the other projects of the same run go on: the console's faults are the twin's own (a 500 at the first request,
-a list page that lost its items mid-way, a 500 on the holdouts, the exposures or the ingestion runs), the warehouse's
-are injected where gatehouse calls dlt's steps (normalise, load) and after the load (the views, the readers'
-snapshot), which several projects share.
+so that the other projects of the same run go on, and several projects of one run can each fail at a step of its
+own (`failing_project`): the console's faults are the twin's own (a 500 at the first request, a list page that lost
+its items mid-way, a 500 on the holdouts, the exposures or the ingestion runs), the warehouse's are injected where
+gatehouse calls dlt's steps (normalise, load) and after the load (the views, the readers' snapshot), which several
+projects share.
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 import dlt
 import pytest
@@ -27,7 +28,14 @@ from gatehouse.pipelines.warehouse.views import Views
 STEPS = ("first_request", "mid_list", "holdouts", "exposures", "ingestion_runs", "normalize", "load", "views", "snapshot")
 # Those after the load: several projects share them, and the run they fail has loaded every table.
 AFTER_LOAD = ("views", "snapshot")
+# The steps one project fails at alone, the others of its run going on.
+PROJECT_STEPS = tuple(step for step in STEPS if step not in AFTER_LOAD)
 LOST = "connection to the warehouse lost"
+
+
+def failing_project(step: str) -> str:
+    """The project (of tools' organisation) that fails at `step` in a run where several fail, each at its own step."""
+    return f"tools_{step}"
 
 
 def console_faults(step: str) -> tuple[list[Fault], dict[str, PaginationStyle]]:
@@ -53,29 +61,31 @@ def break_console(twin: ConsoleTwin, step: str) -> None:
 
 
 @contextlib.contextmanager
-def broken_warehouse(monkeypatch: pytest.MonkeyPatch, step: str, dataset: str) -> Iterator[None]:
-    """The warehouse failing at `step` for `dataset`'s pipeline (normalize, load), or for the views and the
-    snapshot (shared: whichever dataset asks)."""
+def broken_warehouse(monkeypatch: pytest.MonkeyPatch, failing: Mapping[str, str]) -> Iterator[None]:
+    """The warehouse failing for each dataset of `failing` ({dataset: step}) at its step: normalise or load for that
+    dataset's pipeline alone, the others going on; the views or the snapshot for every dataset (shared: whichever
+    dataset asks)."""
+    steps = set(failing.values())
     with monkeypatch.context() as patch:
-        if step == "normalize":
+        if "normalize" in steps:
             normalize = dlt.Pipeline.normalize
 
             def failing_normalize(self: dlt.Pipeline, *args, **kwargs):
-                if self.dataset_name == dataset:
+                if failing.get(self.dataset_name) == "normalize":
                     raise OSError(28, "No space left on device")
                 return normalize(self, *args, **kwargs)
 
             patch.setattr(dlt.Pipeline, "normalize", failing_normalize)
-        elif step == "load":
+        if "load" in steps:
             load = Destination.load
 
             def failing_load(self: Destination, pipeline: dlt.Pipeline, *args, **kwargs):
-                if pipeline.dataset_name == dataset:
+                if failing.get(pipeline.dataset_name) == "load":
                     raise DatabaseTransientException(ConnectionError(LOST))
                 return load(self, pipeline, *args, **kwargs)
 
             patch.setattr(Destination, "load", failing_load)
-        elif step in AFTER_LOAD:
+        for step in steps.intersection(AFTER_LOAD):
             owner, name = {"views": (Views, "refresh"), "snapshot": (ReadersSnapshot, "publish")}[step]
 
             def failing(self: object, *args, **kwargs):

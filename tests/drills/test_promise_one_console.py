@@ -36,7 +36,7 @@ def reference_views(reference_path) -> int:
 @pytest.mark.parametrize("step", STEPS)
 def test_a_first_run_failing_at_each_step(drill, monkeypatch, quick_backoff, reference, reference_views, step):
     break_console(drill.twin, step)
-    with broken_warehouse(monkeypatch, step, "console"):
+    with broken_warehouse(monkeypatch, {"console": step}):
         message = drill.run_failing(max_attempts=2)
 
     if step in AFTER_LOAD:
@@ -74,7 +74,7 @@ def test_a_first_run_failing_at_each_step(drill, monkeypatch, quick_backoff, ref
 def test_a_later_run_failing_at_each_step(drill, monkeypatch, quick_backoff, reference, reference_path, reference_views, step):
     copy_database(reference_path, drill.duckdb_path, drill.base_url)
     break_console(drill.twin, step)
-    with broken_warehouse(monkeypatch, step, "console"):
+    with broken_warehouse(monkeypatch, {"console": step}):
         drill.run_failing(max_attempts=2)
 
     runs = 2 if step in AFTER_LOAD else 1

@@ -23,7 +23,7 @@ from gatehouse.pipelines.run.demo import twin_source_args
 from gatehouse.pipelines.schedule import airflow_dag
 from tests.alerts.receiver import Receiver, receiving
 from tests.drills.promises import broken_warehouse
-from tests.schedule.conftest import PROJECT_STEPS, three_projects
+from tests.schedule.conftest import FAILING, HEALTHY, failing_datasets, projects_failing_each_at_its_step
 
 DAG_FILE = Path(airflow_dag.__file__)
 BASE_URL = "http://console-twin.airflow.invalid"
@@ -153,32 +153,34 @@ def test_a_failed_extract_fails_its_task_and_alerts_tells_it(setup):
     assert failed["error"] in post.body["alerts"][0]["text"] and "wrong-key-for-airflow" not in post.raw
 
 
-@pytest.mark.parametrize("step", PROJECT_STEPS)
-def test_every_configured_project_loads_and_the_failing_one_is_named_and_alerted(tmp_path, monkeypatch, step):
-    # tools fails at each step of its run in turn: web and mobile load and are alerted on all the same
-    twins = three_projects(step)
+def test_every_configured_project_loads_and_each_failing_one_is_named_and_alerted(tmp_path, monkeypatch):
+    # a project failing at each step of its run, all in one run: web and mobile load and are alerted on all the same
+    twins = projects_failing_each_at_its_step()
     for name in twins:  # configured as a scheduler configures them; the tests hand each its twin
         monkeypatch.setenv(f"SOURCES__CONSOLE__PROJECTS__{name.upper()}__BASE_URL", f"http://{name}.console-twin.invalid")
     projects_args = {
         name: twin_args(
-            twin, base_url=f"http://{name}.console-twin.invalid", max_attempts=1, **({"page_size": 10} if name == "tools" else {})
+            twin, base_url=f"http://{name}.console-twin.invalid", max_attempts=1, **({"page_size": 10} if name in FAILING else {})
         )
         for name, twin in twins.items()
     }
-    with receiving() as receiver, broken_warehouse(monkeypatch, step, "console_tools"):
+    with receiving() as receiver, broken_warehouse(monkeypatch, failing_datasets()):
         monkeypatch.setenv("GATEHOUSE__DUCKDB", str(tmp_path / "gatehouse.duckdb"))
         monkeypatch.setenv("GATEHOUSE__ALERTS__WEBHOOK_URL", receiver.base_url + "/hook")
         ti = FakeTaskInstance()
         done = run_dag(ti, {}, tmp_path / "reports", projects_args)
         posts = receiver.posts
-    assert done["error"].startswith("1 of 3 projects failed: tools: ") and "gatehouse run --demo" not in done["error"]
-    assert ti.xcom[("extract", airflow_dag.PROJECT_ERRORS_XCOM)].keys() == {"tools"}
+    for project, step in FAILING.items():
+        assert f"{project}: " in done["error"], (project, step, done["error"])
+    assert done["error"].startswith(f"{len(FAILING)} of {len(twins)} projects failed: "), done["error"]
+    assert "gatehouse run --demo" not in done["error"]
+    assert ti.xcom[("extract", airflow_dag.PROJECT_ERRORS_XCOM)].keys() == FAILING.keys()
     with duckdb.connect(str(tmp_path / "gatehouse.duckdb"), read_only=True) as con:
         loaded = dict(con.execute("select project, count(*) from analytics.stg_gates group by 1").fetchall())
-    assert loaded == {name: len(twins[name].organisation.listed_gates()) for name in ("web", "mobile")}
+    assert loaded == {name: len(twins[name].organisation.listed_gates()) for name in HEALTHY}
     alerts = [alert for post in posts for alert in post.body["alerts"]]
     failed = [alert["keys"] for alert in alerts if alert["keys"][0].startswith("run_failed")]
-    assert failed == [["run_failed:tools"]], [a["keys"] for a in alerts]
+    assert sorted(failed) == sorted([f"run_failed:{project}"] for project in FAILING), [a["keys"] for a in alerts]
     assert {key.split(":")[1] for keys in (a["keys"] for a in alerts) for key in keys if key.startswith("srm:")} == {
         "web",
         "mobile",

@@ -16,7 +16,7 @@ from gatehouse.pipelines.models.build import SOURCE_COLUMNS, view_definitions  #
 from gatehouse.pipelines.schedule import dagster as definitions  # noqa: E402
 from gatehouse.pipelines.schedule.dagster import GatehouseResource, gatehouse_reports, gatehouse_run  # noqa: E402
 from tests.drills.promises import broken_warehouse  # noqa: E402
-from tests.schedule.conftest import PROJECT_STEPS, three_projects  # noqa: E402
+from tests.schedule.conftest import FAILING, HEALTHY, failing_datasets, projects_failing_each_at_its_step  # noqa: E402
 
 A = dagster.AssetKey
 BASE_URL = "http://console-twin.dagster.invalid"
@@ -171,42 +171,46 @@ def test_materialises_on_postgres(twin, postgres_server, tmp_path, monkeypatch):
     assert again["console/gates"]["requests"] < first["console/gates"]["requests"]
 
 
-@pytest.mark.parametrize("step", PROJECT_STEPS)
-def test_every_configured_project_loads_and_the_one_that_fails_is_named(tmp_path, monkeypatch, step):
-    # tools fails at each step of its run in turn: web and mobile load all the same
-    twins = three_projects(step)
+def test_every_configured_project_loads_and_each_that_fails_is_named(tmp_path, monkeypatch):
+    # a project failing at each step of its run, all in one run: web and mobile load all the same
+    twins = projects_failing_each_at_its_step()
 
     class ProjectsGatehouse(GatehouseResource):
         def projects_args(self) -> dict[str, dict[str, Any]]:
             return {name: {"base_url": f"http://{name}.console-twin.invalid", "api_key": twin.settings.api_key,
                            "experiment_ids": twin.experiment_ids, "ingestion_run_ids": twin.ingestion_run_ids,
                            "transport": twin.transport(), "max_attempts": 1,
-                           **({"page_size": 10} if name == "tools" else {})}
+                           **({"page_size": 10} if name in FAILING else {})}
                     for name, twin in twins.items()}  # fmt: skip
 
     run = definitions.run_asset(sorted(twins))
     keys = {"/".join(spec.key.path) for spec in run.specs}
-    assert {"console_web/gates", "console_mobile/gates", "console_tools/gates", "analytics/stale_gates"} <= keys
+    assert {"console_web/gates", "console_mobile/gates", "analytics/stale_gates"} <= keys
+    assert {f"console_{project}/gates" for project in FAILING} <= keys
     assert "console/gates" not in keys
     graph = definitions.build(run).resolve_asset_graph()
-    assert {"console_web/gates", "console_mobile/gates", "console_tools/gates"} == {
+    assert {f"console_{name}/gates" for name in twins} == {
         "/".join(p.path) for p in graph.get(A(["analytics", "stg_gate_versions"])).parent_keys
     }
 
     resource = ProjectsGatehouse(duckdb=str(tmp_path / "gatehouse.duckdb"))
-    with broken_warehouse(monkeypatch, step, "console_tools"):
+    with broken_warehouse(monkeypatch, failing_datasets()):
         result = dagster.materialize([run], resources={"gatehouse": resource}, raise_on_error=False)
     assert not result.success
     [failure] = result.get_step_failure_events()
     description = failure.step_failure_data.user_failure_data.description
-    assert description.startswith("1 of 3 projects failed: tools: ") and "\n" not in description, description
+    for project, step in FAILING.items():
+        assert f"{project}: " in description, (project, step, description)
+    assert description.startswith(f"{len(FAILING)} of {len(twins)} projects failed: ") and "\n" not in description, description
+    assert "web: " not in description and "mobile: " not in description, description
     assert "gatehouse run --demo" not in description
     done = materialised(result)
-    for name in ("web", "mobile"):
+    for name in HEALTHY:
         gates = done[f"console_{name}/gates"]
-        assert gates["project"] == name and gates["rows"] == len(twins[name].organisation.listed_gates()) > 0
+        assert gates["project"] == name and gates["rows"] == len(twins[name].organisation.listed_gates()) > 0, name
         assert gates["destination"] == f"{tmp_path / 'gatehouse.duckdb'} (dataset console_{name})"
-    assert not any(key.startswith("console_tools/") for key in done)
+    for project, step in FAILING.items():
+        assert not any(key.startswith(f"console_{project}/") for key in done), (project, step)
     assert done["analytics/stale_gates"]["projects"] == "mobile, web"
     with duckdb.connect(str(tmp_path / "gatehouse.snapshot.duckdb"), read_only=True) as con:
         assert con.execute("select distinct project from analytics.stg_gates order by 1").fetchall() == [("mobile",), ("web",)]

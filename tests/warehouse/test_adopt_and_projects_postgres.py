@@ -1,15 +1,16 @@
 """`gatehouse projects adopt NAME` on DuckDB and a real PostgreSQL server: every version kept, the next run of the
-project a no-change rerun, a second adopt refused in one line; and three projects on PostgreSQL with one failing
-late (its exposures, its load): the healthy ones loaded as they load alone, their next run a no-change rerun."""
+project a no-change rerun, a second adopt refused in one line; and projects on PostgreSQL where some fail late,
+in one run (one at its exposures, one at its load): the healthy ones loaded as they load alone, their next run a
+no-change rerun."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 
 import duckdb
 import pytest
 
-from gatehouse.console_twin import ConsoleTwin, TwinSettings
 from gatehouse.pipelines.cli.main import main
 from gatehouse.pipelines.run.scheduled import run_scheduled
 from gatehouse.pipelines.warehouse.destination import Destination
@@ -24,10 +25,14 @@ from tests.drills.conftest import (
     reference_path,  # noqa: F401  (the fixture: a first run of make_twin()'s organisation, made once per session)
     source_args,
 )
-from tests.drills.promises import break_console, broken_warehouse
+from tests.drills.projects import healthy_single_loads, organisation
+from tests.drills.promises import break_console, broken_warehouse, failing_project
 from tests.warehouse.test_postgres_projects import ROOT_TABLES
 
 pytestmark = pytest.mark.slow
+
+# The steps a project fails at late, its first phase loaded or its whole extract read.
+LATE_STEPS = ("exposures", "load")
 
 
 def querying(kind: str, tmp_path, monkeypatch, request):
@@ -124,60 +129,51 @@ def test_adopt_refuses_a_project_that_has_a_dataset(tmp_path, monkeypatch, capsy
         assert connection.execute("select count(*) from console.gates").fetchone() == before
 
 
-def organisation(name: str) -> ConsoleTwin:
-    seed, key = {
-        "web": (3, "console-twin-local-key"),
-        "mobile": (8, "console-Mb7Qx2Lp9Rt4Vn8Kc3"),
-        "tools": (9, "console-Tl5Hw8Zr3Jd6Fs2Gy9"),
-    }[name]
-    return ConsoleTwin(size="small", seed=seed, settings=TwinSettings(api_key=key))
-
-
 @pytest.fixture(scope="module")
-def singles(tmp_path_factory) -> dict[str, tuple[dict[str, int], list]]:
-    """web and mobile each alone, into DuckDB: what its first load loads and what its rerun asks. The same for
-    every step that fails tools, so made once (four loads)."""
-    work, singles = tmp_path_factory.mktemp("singles"), {}
-    with pytest.MonkeyPatch.context() as env:
-        env.setenv("DLT_DATA_DIR", str(work / "dlt"))
-        for name in ("web", "mobile"):
-            twin, path = organisation(name), work / f"{name}.duckdb"
-            with twin.serve() as base_url:
-                summaries = [
-                    run_scheduled(Destination(duckdb_path=path), projects=[], source_args=source_args(twin, base_url))[0].summary
-                    for _ in range(2)
-                ]
-                singles[name] = (summaries[0].rows_loaded, summaries[1].requests)
-    return singles
+def singles(tmp_path_factory) -> dict[str, tuple[dict[str, int], int]]:
+    """web and mobile each alone, into DuckDB: what its first load loads (as a first load's summary counts it: every
+    row of each table that holds any) and what its rerun asks. The drills' single loads (tests/drills/projects.py),
+    made once per `pytest` command."""
+    return {
+        name: (
+            {table.split(".", 1)[1]: len(rows.rows) for table, rows in single.tables.items() if rows.rows},
+            single.rerun_requests,
+        )
+        for name, single in healthy_single_loads(tmp_path_factory).items()
+    }
 
 
-@pytest.mark.parametrize("step", ["exposures", "load"])
 @pytest.mark.usefixtures("quick_backoff")
-def test_three_projects_on_postgres_one_failing_late(tmp_path, monkeypatch, request, singles, step):
-    _, query = querying(f"projects_{step}", tmp_path, monkeypatch, request)
-    twins = {name: organisation(name) for name in ("web", "mobile", "tools")}
-    with twins["web"].serve() as web, twins["mobile"].serve() as mobile, twins["tools"].serve() as tools:
-        urls = {"web": web, "mobile": mobile, "tools": tools}
-        args = {name: {**source_args(twins[name], urls[name]), "max_attempts": 2} for name in twins}
+def test_projects_on_postgres_failing_late(tmp_path, monkeypatch, request, singles):
+    # one run, a project of tools' organisation failing at each late step beside web and mobile
+    _, query = querying("projects_late", tmp_path, monkeypatch, request)
+    failing = {failing_project(step): step for step in LATE_STEPS}
+    twins = {name: organisation(name) for name in ("web", "mobile")} | {project: organisation("tools") for project in failing}
+    beside = "beside " + ", ".join(f"{project} failing at {step}" for project, step in failing.items())
+    with contextlib.ExitStack() as serving:
+        urls = {name: serving.enter_context(twin.serve()) for name, twin in twins.items()}
+        args = {name: {**source_args(twin, urls[name]), "max_attempts": 2} for name, twin in twins.items()}
 
         def run() -> dict:
             outcomes = run_scheduled(Destination(name="postgres"), projects=list(twins), projects_args=args)
             return {outcome.project: outcome for outcome in outcomes}
 
-        break_console(twins["tools"], step)
-        with broken_warehouse(monkeypatch, step, "console_tools"):
+        for project, step in failing.items():
+            break_console(twins[project], step)
+        with broken_warehouse(monkeypatch, {f"console_{project}": step for project, step in failing.items()}):
             outcomes = run()
-        assert outcomes["tools"].error and outcomes["tools"].summary is None
+        for project, step in failing.items():
+            assert outcomes[project].error and outcomes[project].summary is None, (project, step, outcomes[project])
         for name in ("web", "mobile"):
             rows, _ = singles[name]
-            assert outcomes[name].summary.rows_loaded == rows, name
+            assert outcomes[name].summary.rows_loaded == rows, (name, beside)
             for table in ROOT_TABLES:
                 [(count,)] = query(f"select count(*) from console_{name}.{table}")
-                assert count == rows.get(table, 0), (name, table)
+                assert count == rows.get(table, 0), (name, table, beside)
         for twin in twins.values():
             twin.reset_requests()
         outcomes = run()
         for name in ("web", "mobile"):
-            assert outcomes[name].summary.requests == singles[name][1], name
-            assert outcomes[name].summary.new_versions == {"gates": 0, "dynamic_configs": 0}, name
-    assert json.dumps(sorted(outcomes)) == json.dumps(["mobile", "tools", "web"])
+            assert outcomes[name].summary.requests == singles[name][1], (name, beside)
+            assert outcomes[name].summary.new_versions == {"gates": 0, "dynamic_configs": 0}, (name, beside)
+    assert json.dumps(sorted(outcomes)) == json.dumps(sorted(twins))
