@@ -305,14 +305,18 @@ class Destination:
         open in this process the whole time: dlt's load jobs each open their own connection, and with the file
         open here they reuse this process's database (DuckDB keeps one per file and process) instead of taking
         the file again, where a reader polling it could hold it between two jobs (dlt then printed its lock
-        text and retried the job)."""
+        text and retried the job). The file is held by a connection of this process's own, as `held` holds it: dlt's
+        SQL client would resolve the destination's configuration and read the schema back only to open it."""
         action: Callable[[], Any] = step or pipeline.load
 
         def holding() -> Any:
             if not self.is_duckdb_file or self._held:  # held open already (`held`)
                 return action()
-            with pipeline.sql_client():
+            connection = self._connect_duckdb()  # a file another program holds: waited for around `holding`
+            try:
                 return action()
+            finally:
+                connection.close()
 
         return self.lock.when_free(holding, timeout_s, extracted=extracted)
 

@@ -4,6 +4,7 @@ dlt's SQL client over a path or an open connection, dlt's credentials for a file
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import shutil
 from collections.abc import Iterator
@@ -97,7 +98,7 @@ def duckdb_file_client(database: str | Path | Any, dataset: str = DATASET_NAME) 
     from dlt.destinations.impl.duckdb.sql_client import DuckDbSqlClient
 
     credentials = resolve_configuration(DuckDbCredentials(str(database) if isinstance(database, Path) else database))
-    client = DuckDbSqlClient(dataset, f"{dataset}_staging", credentials, dlt.destinations.duckdb().capabilities())
+    client = DuckDbSqlClient(dataset, f"{dataset}_staging", credentials, duckdb_capabilities().copy())
     try:
         client.open_connection()
     except DestinationConnectionError as error:
@@ -107,6 +108,14 @@ def duckdb_file_client(database: str | Path | Any, dataset: str = DATASET_NAME) 
         yield client
     finally:
         client.close_connection()
+
+
+@functools.cache
+def duckdb_capabilities() -> Any:
+    """DuckDB's capabilities as dlt's SQL client over a file needs them (no naming convention given), worked out once
+    per process: they are DuckDB's own, and no setting changes them, yet each ask resolved the destination's whole
+    configuration again (twice a run, and in every command that reads). Copy before use: dlt may set fields on them."""
+    return dlt.destinations.duckdb().capabilities()
 
 
 def duckdb_credentials(path: Path) -> Any:
