@@ -4,7 +4,6 @@ dlt's SQL client over a path or an open connection, dlt's credentials for a file
 from __future__ import annotations
 
 import contextlib
-import functools
 import os
 import shutil
 from collections.abc import Iterator
@@ -98,7 +97,7 @@ def duckdb_file_client(database: str | Path | Any, dataset: str = DATASET_NAME) 
     from dlt.destinations.impl.duckdb.sql_client import DuckDbSqlClient
 
     credentials = resolve_configuration(DuckDbCredentials(str(database) if isinstance(database, Path) else database))
-    client = DuckDbSqlClient(dataset, f"{dataset}_staging", credentials, duckdb_capabilities().copy())
+    client = DuckDbSqlClient(dataset, f"{dataset}_staging", credentials, duckdb_capabilities())
     try:
         client.open_connection()
     except DestinationConnectionError as error:
@@ -110,12 +109,23 @@ def duckdb_file_client(database: str | Path | Any, dataset: str = DATASET_NAME) 
         client.close_connection()
 
 
-@functools.cache
+# DuckDB's capabilities per naming convention (`capabilities_key`), worked out once per process: they are DuckDB's
+# own and no setting changes them, yet dlt resolves the destination's whole configuration again for each ask.
+DUCKDB_CAPABILITIES: dict[tuple[Any, ...], Any] = {}
+
+
+def capabilities_key(naming: Any) -> tuple[Any, ...]:
+    """What of a naming convention a destination's capabilities depend on."""
+    return (type(naming), getattr(naming, "max_length", None), getattr(naming, "is_case_sensitive", None))
+
+
 def duckdb_capabilities() -> Any:
-    """DuckDB's capabilities as dlt's SQL client over a file needs them (no naming convention given), worked out once
-    per process: they are DuckDB's own, and no setting changes them, yet each ask resolved the destination's whole
-    configuration again (twice a run, and in every command that reads). Copy before use: dlt may set fields on them."""
-    return dlt.destinations.duckdb().capabilities()
+    """DuckDB's capabilities as dlt's SQL client over a file needs them (no naming convention given), a copy of its
+    own (dlt may set fields on them)."""
+    key = capabilities_key(None)
+    if key not in DUCKDB_CAPABILITIES:
+        DUCKDB_CAPABILITIES[key] = dlt.destinations.duckdb().capabilities()
+    return DUCKDB_CAPABILITIES[key].copy()
 
 
 def duckdb_credentials(path: Path) -> Any:
