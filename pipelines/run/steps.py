@@ -279,9 +279,11 @@ class Run:
             info: Any = self.destination.load(self.pipeline, self.timeout_s)
         if rendering is not None:
             rendering.join()
-        # read once here for the tally and, after the last phase, for the summary: dlt reads it from storage on every ask
-        self.schema = current_schema(self.pipeline)
-        self.tally.count_rows(self.schema, self.normalized.row_counts)
+        # read once here for the tally and, after the last phase, for the summary: dlt reads it from storage on every
+        # ask, so a phase before the last that wrote no rows of a table (a rerun that changed nothing) leaves it unread
+        if last or self.tally.counts_rows(self.normalized.row_counts):
+            self.schema = current_schema(self.pipeline)
+            self.tally.count_rows(self.schema, self.normalized.row_counts)
         self.tally.load_ids.extend(info.loads_ids)
         self.tally.loaded.extend(phase.selected_resources)
 

@@ -34,9 +34,13 @@ class RunTally:
     def count_rows(self, schema: Any, row_counts: dict[str, int]) -> None:
         """The tables a phase normalised rows into, and how their rows are found again in the database (`schema`: the
         pipeline's, as the phase left it)."""
-        for table, rows in row_counts.items():
-            if not table.startswith("_dlt") and rows:
-                self.parents[table] = schema.tables.get(table, {}).get("parent")
+        for table in counted_tables(row_counts):
+            self.parents[table] = schema.tables.get(table, {}).get("parent")
+
+    @staticmethod
+    def counts_rows(row_counts: dict[str, int]) -> bool:
+        """Whether a phase normalised rows into any table the summary counts (`count_rows` has any to keep)."""
+        return bool(counted_tables(row_counts))
 
     @property
     def holds_data(self) -> bool:
@@ -45,6 +49,11 @@ class RunTally:
 
     def timed(self, name: str) -> contextlib.AbstractContextManager[None]:
         return timed(self.steps, name, self.step_started)
+
+
+def counted_tables(row_counts: dict[str, int]) -> list[str]:
+    """The tables of a phase's rows the summary counts: dlt's own (its state, its loads) are not."""
+    return [table for table, rows in row_counts.items() if not table.startswith("_dlt") and rows]
 
 
 @contextlib.contextmanager

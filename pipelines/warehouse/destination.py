@@ -27,7 +27,14 @@ from dlt.common.exceptions import MissingDependencyException
 
 from gatehouse.pipelines import settings as gatehouse_settings
 from gatehouse.pipelines.errors import GatehouseError, first_line
-from gatehouse.pipelines.warehouse.duckdb_file import check_file_path, connect, duckdb_credentials, duckdb_file_client
+from gatehouse.pipelines.warehouse.duckdb_file import (
+    DUCKDB_CAPABILITIES,
+    capabilities_key,
+    check_file_path,
+    connect,
+    duckdb_credentials,
+    duckdb_file_client,
+)
 from gatehouse.pipelines.warehouse.lock import RunLock, Waits
 from gatehouse.pipelines.warehouse.names import (
     DATASET_NAME,
@@ -212,7 +219,9 @@ class Destination:
             else:
                 self.forget_removed_database()
             # kept before the pipeline is made: making it asks for them too
-            destination: Any = keep_capabilities(dlt.destinations.duckdb(duckdb_credentials(self.duckdb_path)))
+            destination: Any = keep_capabilities(
+                dlt.destinations.duckdb(duckdb_credentials(self.duckdb_path)), DUCKDB_CAPABILITIES
+            )
         else:
             destination = self.name
             if self.pipelines_dir is None:
@@ -305,32 +314,37 @@ class Destination:
         open in this process the whole time: dlt's load jobs each open their own connection, and with the file
         open here they reuse this process's database (DuckDB keeps one per file and process) instead of taking
         the file again, where a reader polling it could hold it between two jobs (dlt then printed its lock
-        text and retried the job)."""
+        text and retried the job). The file is held by a connection of this process's own, as `held` holds it: dlt's
+        SQL client would resolve the destination's configuration and read the schema back only to open it."""
         action: Callable[[], Any] = step or pipeline.load
 
         def holding() -> Any:
             if not self.is_duckdb_file or self._held:  # held open already (`held`)
                 return action()
-            with pipeline.sql_client():
+            connection = self._connect_duckdb()  # a file another program holds: waited for around `holding`
+            try:
                 return action()
+            finally:
+                connection.close()
 
         return self.lock.when_free(holding, timeout_s, extracted=extracted)
 
 
-def keep_capabilities(factory: T) -> T:
-    """The destination factory's capabilities worked out once per naming convention, for the pipeline's life.
+def keep_capabilities(factory: T, kept: dict[tuple[Any, ...], Any] | None = None) -> T:
+    """The destination factory's capabilities worked out once per naming convention, for the pipeline's life
+    (`kept`: for the process, where no setting changes them: DuckDB's, `DUCKDB_CAPABILITIES`).
 
     dlt asks the pipeline's factory for them some forty times in a run (each step, each client, each schema it
     reads back), and each ask resolves the destination's whole configuration from every provider again: about
     a tenth of the CPU of a run that changes nothing. Nothing a run does changes that configuration; each ask
     gets a copy of its own, as dlt sets file formats on the capabilities it is given."""
     worked_out = factory.capabilities  # type: ignore[attr-defined]
-    kept: dict[tuple[Any, ...], Any] = {}
+    kept = {} if kept is None else kept
 
     def capabilities(config: Any = None, naming: Any = None) -> Any:
         if config is not None:  # a client's own configuration, resolved already
             return worked_out(config, naming)
-        key = (type(naming), getattr(naming, "max_length", None), getattr(naming, "is_case_sensitive", None))
+        key = capabilities_key(naming)
         if key not in kept:
             kept[key] = worked_out(None, naming)
         return kept[key].copy()

@@ -97,7 +97,7 @@ def duckdb_file_client(database: str | Path | Any, dataset: str = DATASET_NAME) 
     from dlt.destinations.impl.duckdb.sql_client import DuckDbSqlClient
 
     credentials = resolve_configuration(DuckDbCredentials(str(database) if isinstance(database, Path) else database))
-    client = DuckDbSqlClient(dataset, f"{dataset}_staging", credentials, dlt.destinations.duckdb().capabilities())
+    client = DuckDbSqlClient(dataset, f"{dataset}_staging", credentials, duckdb_capabilities())
     try:
         client.open_connection()
     except DestinationConnectionError as error:
@@ -107,6 +107,25 @@ def duckdb_file_client(database: str | Path | Any, dataset: str = DATASET_NAME) 
         yield client
     finally:
         client.close_connection()
+
+
+# DuckDB's capabilities per naming convention (`capabilities_key`), worked out once per process: they are DuckDB's
+# own and no setting changes them, yet dlt resolves the destination's whole configuration again for each ask.
+DUCKDB_CAPABILITIES: dict[tuple[Any, ...], Any] = {}
+
+
+def capabilities_key(naming: Any) -> tuple[Any, ...]:
+    """What of a naming convention a destination's capabilities depend on."""
+    return (type(naming), getattr(naming, "max_length", None), getattr(naming, "is_case_sensitive", None))
+
+
+def duckdb_capabilities() -> Any:
+    """DuckDB's capabilities as dlt's SQL client over a file needs them (no naming convention given), a copy of its
+    own (dlt may set fields on them)."""
+    key = capabilities_key(None)
+    if key not in DUCKDB_CAPABILITIES:
+        DUCKDB_CAPABILITIES[key] = dlt.destinations.duckdb().capabilities()
+    return DUCKDB_CAPABILITIES[key].copy()
 
 
 def duckdb_credentials(path: Path) -> Any:
