@@ -59,9 +59,10 @@ def test_one_asset_per_raw_table_one_per_view_and_the_lineage_from_the_sql():
     assert parents["analytics/stale_gates"] == {
         "analytics/gate_staleness",
         "analytics/gate_lifecycle",
-        "analytics/stg_code_references",
+        "analytics/int_gate_code_lines",
         "analytics/stg_code_reference_scans",
     }
+    assert parents["analytics/int_gate_code_lines"] == {"analytics/stg_code_references"}
     assert parents["analytics/exposure_srm"] == {
         "analytics/exposure_daily",
         "analytics/exposure_srm_daily",
