@@ -44,6 +44,7 @@ class DbtBuild:
     results: Any  # dbt's run_results.json
     read: Any  # (sql) -> (column names, rows)
     freshness: Any = None  # dbt's sources.json of `dbt source freshness` (DuckDB: FRESHNESS_VARS)
+    connection: Any = None  # DuckDB: the reads' connection, writable for views computed as tables and rolled back
 
 
 def load_second_project(destination: Any, work: Path) -> None:
@@ -102,15 +103,16 @@ def duckdb_build(tmp_path_factory) -> Iterator[DbtBuild]:
     finished = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=240, cwd=work)
     results = json.loads((project / "target" / "run_results.json").read_text(encoding="utf-8"))
 
-    # one connection for every test's reads (the build's process has ended): opening the file read its catalog anew
-    connection = duckdb.connect(str(database), read_only=True)
+    # one connection for every test's reads (the build's process has ended): opening the file read its catalog anew.
+    # Writable, for the models' rows computed once in a transaction that is rolled back (test_dbt_package.py)
+    connection = duckdb.connect(str(database))
 
     def read(sql: str) -> tuple[list[str], list[tuple]]:
         cursor = connection.execute(sql)
         return [column[0] for column in cursor.description], cursor.fetchall()
 
     freshness = json.loads((work / "sources.json").read_text(encoding="utf-8")) if (work / "sources.json").exists() else None
-    yield DbtBuild(finished, results, read, freshness)
+    yield DbtBuild(finished, results, read, freshness, connection)
     connection.close()
 
 

@@ -18,22 +18,23 @@ from gatehouse.pipelines.models.graph import SCHEMA, view_definitions
 
 
 @contextlib.contextmanager
-def views_as_tables(connection: duckdb.DuckDBPyConnection) -> Iterator[list[str]]:
-    """Within the block, each view of the analysis schema is a table of its rows (a writable connection); yields
-    their names. Views that are not models (none is expected) come first, the models in their build order."""
+def views_as_tables(connection: duckdb.DuckDBPyConnection, schema: str = SCHEMA) -> Iterator[list[str]]:
+    """Within the block, each view of the analysis schema (or of `schema`, such as dbt's models of the same names) is
+    a table of its rows (a writable connection); yields their names. Views that are not models come first, the models
+    in their build order."""
     order = {definition.name: index for index, definition in enumerate(view_definitions())}
     views = [
         name
         for (name,) in connection.execute(
-            "select view_name from duckdb_views() where schema_name = ? and not internal", [SCHEMA]
+            "select view_name from duckdb_views() where schema_name = ? and not internal", [schema]
         ).fetchall()
     ]
     connection.execute("begin")
     try:
         for view in sorted(views, key=lambda name: order.get(name, -1)):
-            connection.execute(f'create table {SCHEMA}."computed {view}" as select * from {SCHEMA}."{view}"')
-            connection.execute(f'drop view {SCHEMA}."{view}"')
-            connection.execute(f'alter table {SCHEMA}."computed {view}" rename to "{view}"')
+            connection.execute(f'create table {schema}."computed {view}" as select * from {schema}."{view}"')
+            connection.execute(f'drop view {schema}."{view}"')
+            connection.execute(f'alter table {schema}."computed {view}" rename to "{view}"')
         yield views
     finally:
         connection.execute("rollback")
