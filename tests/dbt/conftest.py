@@ -44,7 +44,7 @@ class DbtBuild:
     results: Any  # dbt's run_results.json
     read: Any  # (sql) -> (column names, rows)
     freshness: Any = None  # dbt's sources.json of `dbt source freshness` (DuckDB: FRESHNESS_VARS)
-    connection: Any = None  # DuckDB: the reads' connection, writable for views computed as tables and rolled back
+    connection: Any = None  # the reads' connection, writable for views computed as tables and rolled back
 
 
 def load_second_project(destination: Any, work: Path) -> None:
@@ -148,5 +148,5 @@ def postgres_build(postgres_server, tmp_path_factory) -> Iterator[tuple[DbtBuild
             cursor.execute(sql)
             return [column[0] for column in cursor.description], cursor.fetchall()
 
-    yield DbtBuild(None, None, read), output.read_text(encoding="utf-8")
+    yield DbtBuild(None, None, read, connection=connection), output.read_text(encoding="utf-8")
     connection.close()
