@@ -60,12 +60,18 @@ def duckdb_model_rows(duckdb_build) -> dict[str, dict[str, tuple[list[str], list
     return computed
 
 
-@pytest.mark.parametrize("name", [d.name for d in DEFINITIONS] + list(TABLES))
-def test_each_model_holds_the_rows_of_the_view_on_duckdb(duckdb_model_rows, name):
-    model, view = duckdb_model_rows[DOWNSTREAM_SCHEMA].get(name), duckdb_model_rows["analytics"].get(name)
+def assert_model_holds_the_view(computed: dict, models_schema: str, name: str) -> tuple[list[str], list[tuple]]:
+    """dbt's model `name` (in `models_schema`) has the columns and rows of gatehouse's view of that name; its rows."""
+    model, view = computed[models_schema].get(name), computed["analytics"].get(name)
     assert model is not None, f"dbt built no model {name}"
     assert view is not None, f"gatehouse has no view {name}"
     assert model == view
+    return model
+
+
+@pytest.mark.parametrize("name", [d.name for d in DEFINITIONS] + list(TABLES))
+def test_each_model_holds_the_rows_of_the_view_on_duckdb(duckdb_model_rows, name):
+    assert_model_holds_the_view(duckdb_model_rows, DOWNSTREAM_SCHEMA, name)
 
 
 def test_the_downstream_project_builds_on_stale_gates(duckdb_build):
@@ -120,11 +126,7 @@ def postgres_model_rows(postgres_build) -> dict[str, dict[str, tuple[list[str], 
 
 @pytest.mark.parametrize("name", [d.name for d in DEFINITIONS] + list(TABLES))
 def test_each_model_holds_the_rows_of_the_view_on_postgres(postgres_model_rows, name):
-    model, view = postgres_model_rows[DBT_SCHEMA].get(name), postgres_model_rows["analytics"].get(name)
-    assert model is not None, f"dbt built no model {name}"
-    assert view is not None, f"gatehouse has no view {name}"
-    columns, rows = model
-    assert model == view
+    columns, rows = assert_model_holds_the_view(postgres_model_rows, DBT_SCHEMA, name)
     if columns[0] == "project" and name != "code_orphans":
         assert {row[0] for row in rows} == {"default", "web"}, "both datasets are read"
 
