@@ -119,8 +119,10 @@ class PostgresServer:
         """A dlt `postgres` connection string for `database` on this server."""
         return f"postgresql://{SUPERUSER}:{quote(self.password, safe='')}@127.0.0.1:{self.port}/{database}"
 
-    def database(self, name: str) -> str:
-        """Creates database `name` (dropped first if a previous use left it) and returns its credentials."""
+    def database(self, name: str, template: str | None = None) -> str:
+        """Creates database `name` (dropped first if a previous use left it) and returns its credentials.
+        `template`: a copy of that database of this server (no one may be connected to it), made by the server
+        itself, instead of an empty one."""
         import psycopg2
 
         connection = psycopg2.connect(self.credentials())
@@ -128,7 +130,7 @@ class PostgresServer:
             connection.autocommit = True  # create database cannot run in a transaction
             with connection.cursor() as cursor:
                 cursor.execute(f'drop database if exists "{name}"')
-                cursor.execute(f'create database "{name}"')
+                cursor.execute(f'create database "{name}"' + (f' template "{template}"' if template else ""))
         finally:
             connection.close()
         return self.credentials(name)

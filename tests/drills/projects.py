@@ -75,11 +75,17 @@ class SingleLoad:
     rerun_requests: int
 
 
+def single_load_path(tmp_path_factory: pytest.TempPathFactory, name: str) -> Path:
+    """Healthy organisation `name`'s first load alone (its views applied), made once per `pytest` command: read it,
+    never change it."""
+    reference_path = made_once(tmp_path_factory, "drills-reference", reference_database)
+    return made_once(tmp_path_factory, f"promise-single-{name}", single_load(name, reference_path))
+
+
 def healthy_single_loads(tmp_path_factory: pytest.TempPathFactory) -> dict[str, SingleLoad]:
     loads = {}
-    reference_path = made_once(tmp_path_factory, "drills-reference", reference_database)
     for name in HEALTHY:
-        path = made_once(tmp_path_factory, f"promise-single-{name}", single_load(name, reference_path))
+        path = single_load_path(tmp_path_factory, name)
         loads[name] = SingleLoad(
             snapshot(path, "console"),
             json.loads(path.with_name("views.json").read_text()),

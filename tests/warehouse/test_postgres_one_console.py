@@ -1,10 +1,14 @@
 """One database holds one console's history, on a real PostgreSQL server as on DuckDB: a warehouse no run
 has loaded is never reported all clear, another console is refused before it extracts, and
-`gatehouse sql` answers from the warehouse in its own dialect."""
+`gatehouse sql` answers from the warehouse in its own dialect.
+
+What the tests do after a first run starts from a copy of one first run made for the module (`first_load`):
+PostgreSQL copies the database, the test's folder gets the run's dlt folder, as that run would have left them."""
 
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import psycopg2
@@ -30,7 +34,35 @@ def on_postgres(postgres_server, database: str, folder: Path, monkeypatch: pytes
     return credentials
 
 
-def test_one_warehouse_one_console(postgres_server, tmp_path, monkeypatch, capsys):
+FIRST_LOAD = "gatehouse_first_load"
+
+
+@pytest.fixture(scope="module")
+def first_load(postgres_server, tmp_path_factory) -> Path:
+    """The small twin's first run into database FIRST_LOAD: the folder it ran in (its dlt folder `dlt`). Copy it
+    (`start_loaded`), never change it: the tests' subject is what comes after a first run, which costs more than
+    a second of processor time on PostgreSQL."""
+    folder = tmp_path_factory.mktemp("postgres_first_load")
+    twin = ConsoleTwin(size="small", seed=3)
+    with pytest.MonkeyPatch.context() as env, twin.serve() as base_url:
+        on_postgres(postgres_server, FIRST_LOAD, folder, env)
+        point_at(env, twin, base_url)
+        assert main(["run", "--no-progress", "--destination", "postgres"]) == 0
+    return folder
+
+
+def start_loaded(postgres_server, first_load: Path, database: str, folder: Path, base_url: str) -> None:
+    """Database `database` and `folder`'s dlt folder as `first_load`'s run left them, its console served at
+    `base_url` now (the module's twin had another loopback port)."""
+    credentials = postgres_server.database(database, template=FIRST_LOAD)
+    with psycopg2.connect(credentials) as connection, connection.cursor() as cursor:
+        cursor.execute("update console.extraction_runs set console_base_url = %s", [base_url])
+    connection.close()
+    shutil.rmtree(folder / "dlt", ignore_errors=True)
+    shutil.copytree(first_load / "dlt", folder / "dlt")
+
+
+def test_one_warehouse_one_console(postgres_server, first_load, tmp_path, monkeypatch, capsys):
     credentials = on_postgres(postgres_server, "gatehouse_one_console", tmp_path, monkeypatch)
     postgres = ["--destination", "postgres"]
 
@@ -47,7 +79,7 @@ def test_one_warehouse_one_console(postgres_server, tmp_path, monkeypatch, capsy
     other = ConsoleTwin(size="small", seed=4, settings=TwinSettings(api_key=OTHER_KEY))
     with home.serve() as home_url, other.serve() as other_url:
         point_at(monkeypatch, home, home_url)
-        assert main(["run", "--no-progress", *postgres]) == 0
+        start_loaded(postgres_server, first_load, "gatehouse_one_console", tmp_path, home_url)
         line = refused_run(monkeypatch, capsys, other, other_url, *postgres)
         held, wanted = identify(home_url, home.settings.api_key), identify(other_url, OTHER_KEY)
         assert line == (
@@ -75,7 +107,9 @@ def test_one_warehouse_one_console(postgres_server, tmp_path, monkeypatch, capsy
     assert line.startswith("gatehouse: error: query failed on postgres: ") and "no_such_view" in line, line
 
 
-def test_full_refresh_starts_over_on_postgresql_and_every_later_run_loads(postgres_server, tmp_path, monkeypatch, capsys):
+def test_full_refresh_starts_over_on_postgresql_and_every_later_run_loads(
+    postgres_server, first_load, tmp_path, monkeypatch, capsys
+):
     # PostgreSQL refuses to drop a table a view reads: the refresh drops gatehouse's views first, dependants
     # first, and applies them again at its end; the runs after it load as any other
     credentials = on_postgres(postgres_server, "gatehouse_full_refresh", tmp_path, monkeypatch)
@@ -83,7 +117,7 @@ def test_full_refresh_starts_over_on_postgresql_and_every_later_run_loads(postgr
     twin = ConsoleTwin(size="small", seed=3)
     with twin.serve() as base_url:
         point_at(monkeypatch, twin, base_url)
-        assert main(["run", *postgres]) == 0
+        start_loaded(postgres_server, first_load, "gatehouse_full_refresh", tmp_path, base_url)
         assert main(["run", *postgres, "--full-refresh"]) == 0, capsys.readouterr().err
         for _ in range(2):
             twin.advance(days=1)

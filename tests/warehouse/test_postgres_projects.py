@@ -1,5 +1,8 @@
 """Several projects into one PostgreSQL warehouse (issue 26): each project into its own schema
-`console_<name>`, a failing project named on the last line, the others loaded as a single console would be."""
+`console_<name>`, a failing project named on the last line, the others loaded as a single console would be.
+
+What a single console loads is the suite's once-made loads of the same organisations, read only: web's the seed-3
+twin's (tests/pipeline/conftest.py), mobile's the drills' (tests/drills/projects.py)."""
 
 from __future__ import annotations
 
@@ -11,9 +14,11 @@ import pytest
 
 from gatehouse.console_twin import ConsoleTwin, Fault, TwinSettings
 from gatehouse.pipelines.cli.main import main
-from gatehouse.pipelines.run.steps import RunOptions, run_extraction
+from gatehouse.pipelines.run.steps import RunOptions
 from gatehouse.pipelines.warehouse.destination import Destination
+from tests.drills.projects import organisation, single_load_path
 from tests.drills.snapshot import snapshot
+from tests.pipeline.conftest import seed_reference
 
 pytestmark = pytest.mark.slow
 
@@ -29,7 +34,7 @@ ROOT_TABLES = (
 )
 
 
-def test_two_projects_into_postgres_one_failing(postgres_server, tmp_path, monkeypatch, capsys):
+def test_two_projects_into_postgres_one_failing(postgres_server, tmp_path_factory, tmp_path, monkeypatch, capsys):
     credentials = postgres_server.database("gatehouse_projects")
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("DESTINATION__POSTGRES__CREDENTIALS", credentials)
@@ -37,7 +42,6 @@ def test_two_projects_into_postgres_one_failing(postgres_server, tmp_path, monke
     monkeypatch.setenv("SOURCES__CONSOLE__PROJECTS__TOOLS__MAX_ATTEMPTS", "1")
     web = ConsoleTwin(size="small", seed=3)
     tools = ConsoleTwin(size="small", seed=4, settings=TwinSettings(api_key=TOOLS_KEY, faults=[Fault("server_error", rate=1.0)]))
-    reference = tmp_path / "single.duckdb"
     with web.serve() as web_url, tools.serve() as tools_url:
         for name, twin, url in (("web", web, web_url), ("tools", tools, tools_url)):
             prefix = f"SOURCES__CONSOLE__PROJECTS__{name.upper()}__"
@@ -48,10 +52,7 @@ def test_two_projects_into_postgres_one_failing(postgres_server, tmp_path, monke
         assert main(["run", "--no-progress", "--destination", "postgres"]) == 2
         last = capsys.readouterr().err.strip().splitlines()[-1]
         assert last.startswith("gatehouse: error: 1 of 2 projects failed: tools: ") and "500" in last, last
-        run_extraction(RunOptions(destination=Destination(duckdb_path=reference), progress=False, source_args={
-            "base_url": web_url, "api_key": web.settings.api_key, "experiment_ids": web.experiment_ids,
-            "ingestion_run_ids": web.ingestion_run_ids}))  # fmt: skip
-    expected = snapshot(reference, "console")
+    expected = snapshot(seed_reference(tmp_path_factory), "console")  # web alone: the same twin's first load
     with psycopg2.connect(credentials) as connection, connection.cursor() as cursor:
         for table in ROOT_TABLES:
             cursor.execute(f"select count(*) from console_web.{table}")
@@ -63,7 +64,6 @@ def test_two_projects_into_postgres_one_failing(postgres_server, tmp_path, monke
         assert cursor.fetchone()[0] == 0
 
 
-MOBILE_KEY = "console-Vw3Nb8Qs5Ty2Lk7Rx4"
 # the views a person reads first, and the clock they count ages from
 COMPARED_VIEWS = (
     "as_of",
@@ -75,12 +75,11 @@ COMPARED_VIEWS = (
 )
 
 
-def test_the_views_on_postgres_read_both_projects_and_filter_them(postgres_server, tmp_path, monkeypatch):
+def test_the_views_on_postgres_read_both_projects_and_filter_them(postgres_server, tmp_path_factory, tmp_path, monkeypatch):
     """Two projects into PostgreSQL: each project's rows of the views are its single-console rows (loaded into
     DuckDB), and analytics.view_projects filters them."""
     from gatehouse.pipelines.models.build import view_definitions
     from gatehouse.pipelines.run.consoles import run_projects
-    from tests.drills.conftest import load
     from tests.views.test_destinations_agree import values_agree
     from tests.views.test_projects_views import without_project
 
@@ -88,10 +87,8 @@ def test_the_views_on_postgres_read_both_projects_and_filter_them(postgres_serve
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("DESTINATION__POSTGRES__CREDENTIALS", credentials)
     monkeypatch.setenv("DLT_DATA_DIR", str(tmp_path / "dlt"))
-    twins = {
-        "web": ConsoleTwin(size="small", seed=3),
-        "mobile": ConsoleTwin(size="small", seed=8, settings=TwinSettings(api_key=MOBILE_KEY)),
-    }
+    twins = {"web": ConsoleTwin(size="small", seed=3), "mobile": organisation("mobile")}
+    singles = {"web": seed_reference(tmp_path_factory), "mobile": single_load_path(tmp_path_factory, "mobile")}
     with twins["web"].serve() as web_url, twins["mobile"].serve() as mobile_url:
         for name, url in (("web", web_url), ("mobile", mobile_url)):
             prefix = f"SOURCES__CONSOLE__PROJECTS__{name.upper()}__"
@@ -99,7 +96,6 @@ def test_the_views_on_postgres_read_both_projects_and_filter_them(postgres_serve
             monkeypatch.setenv(prefix + "API_KEY", twins[name].settings.api_key)
             monkeypatch.setenv(prefix + "EXPERIMENT_IDS", json.dumps(twins[name].experiment_ids))
             monkeypatch.setenv(prefix + "INGESTION_RUN_IDS", json.dumps(twins[name].ingestion_run_ids))
-            load(twins[name], url, tmp_path / f"{name}.duckdb")
         postgres = Destination(name="postgres")
         outcomes, _ = run_projects(RunOptions(destination=postgres, progress=False), ["mobile", "web"])
         assert [outcome.error for outcome in outcomes] == [None, None]
@@ -114,7 +110,7 @@ def test_the_views_on_postgres_read_both_projects_and_filter_them(postgres_serve
         for name in COMPARED_VIEWS:
             for project in twins:
                 names, got = rows(f"select * from analytics.{name} where project = '{project}'")
-                want_names, want = duckdb_view_rows(tmp_path / f"{project}.duckdb", name)
+                want_names, want = duckdb_view_rows(singles[project], name)
                 assert names == want_names
                 got, want = without_project(names, got, keys[name]), without_project(names, want, keys[name])
                 assert len(got) == len(want) > 0, (name, project)
