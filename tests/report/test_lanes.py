@@ -53,25 +53,39 @@ def test_the_first_lane_is_forked_only_from_a_process_where_no_other_thread_runs
         other.join()
 
 
-def test_a_lane_gives_each_notebook_the_outputs_a_kernel_gives(tmp_path):
+@pytest.fixture(scope="module")
+def one_lane(tmp_path_factory) -> tuple[dict[str, tuple[str | None, str | None]], str]:
+    """One lane's results, by notebook, and its summary: the notebooks of the two tests below in one process (each
+    lane's process imports what the notebooks draw with, most of what a lane costs)."""
+    folder = tmp_path_factory.mktemp("one_lane")
     notebook(
-        tmp_path,
+        folder,
         "first",
         "import os\nx = 1\nprint('hello')\nprint('again')\n1 + 1",
         "from IPython.display import Markdown, display\ndisplay(Markdown('**bold**'))\nos.environ['GATEHOUSE__DESTINATION']",
         "import matplotlib.pyplot as plt\nfigure = plt.figure(figsize=(1, 1))",
         "import sys\nprint('careful', file=sys.stderr)\nos.getcwd()",
     )
-    notebook(tmp_path, "second", "'x' in dir()")
+    notebook(folder, "second", "'x' in dir()")
+    notebook(folder, "bad", "1 / 0", "raise SystemExit('never run')")
+    notebook(folder, "good", "'fine'")
+    names = ("first", "second", "bad", "good")
     group = Lanes(1, str.upper)
     lane = group.lanes[0]
     try:
-        lane.start({"GATEHOUSE__DESTINATION": "postgres"}, ("first", "second"), ("label", []), tmp_path)
-        (first, executed, failure), (second, executed_second, _) = lane.results(("first", "second"))
+        lane.start({"GATEHOUSE__DESTINATION": "postgres"}, names, ("label", []), folder)
+        results = [(name, (executed, failure)) for name, executed, failure in lane.results(names)]
         summary = lane.summary()
     finally:
         group.stop()
-    assert (first, second, failure, summary) == ("first", "second", None, "LABEL")
+    assert [name for name, _ in results] == list(names)
+    return dict(results), summary
+
+
+def test_a_lane_gives_each_notebook_the_outputs_a_kernel_gives(one_lane):
+    results, summary = one_lane
+    (executed, failure), (executed_second, _) = results["first"], results["second"]
+    assert (failure, summary) == (None, "LABEL")
     printed, shown, drawn, warned = outputs(executed)
     assert printed == [
         {"output_type": "stream", "name": "stdout", "text": "hello\nagain\n"},
@@ -100,21 +114,13 @@ def test_a_lane_gives_each_notebook_the_outputs_a_kernel_gives(tmp_path):
     ]
 
 
-def test_a_failing_cell_is_one_line_and_the_next_notebook_still_runs(tmp_path):
-    notebook(tmp_path, "bad", "1 / 0", "raise SystemExit('never run')")
-    notebook(tmp_path, "good", "'fine'")
-    group = Lanes(1, str)
-    lane = group.lanes[0]
-    try:
-        lane.start({}, ("bad", "good"), None, tmp_path)
-        results = list(lane.results(("bad", "good")))
-    finally:
-        group.stop()
-    assert [(name, failure) for name, _, failure in results] == [
+def test_a_failing_cell_is_one_line_and_the_next_notebook_still_runs(one_lane):
+    results, _ = one_lane
+    assert [(name, results[name][1]) for name in ("bad", "good")] == [
         ("bad", "notebook bad.ipynb failed: ZeroDivisionError: division by zero"),
         ("good", None),
     ]
-    assert results[0][1] is None and outputs(results[1][1])[0][0]["data"] == {"text/plain": "'fine'"}
+    assert results["bad"][0] is None and outputs(results["good"][0])[0][0]["data"] == {"text/plain": "'fine'"}
 
 
 @pytest.mark.parametrize("lane", [0, 1])

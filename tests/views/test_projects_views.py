@@ -7,7 +7,7 @@ filters every view at once; a code reference to a gate id two projects share sho
 from __future__ import annotations
 
 import shutil
-from collections.abc import Callable, Iterator
+from collections import Counter
 from pathlib import Path
 
 import duckdb
@@ -20,6 +20,7 @@ from gatehouse.pipelines.run.consoles import run_projects
 from gatehouse.pipelines.run.steps import RunOptions
 from gatehouse.pipelines.warehouse.destination import Destination
 from gatehouse.pipelines.warehouse.views import apply_views
+from tests.drills.computed_views import views_as_tables
 from tests.drills.conftest import configure_project, copy_database, load
 from tests.pipeline.conftest import make_twin, seed_reference
 from tests.views.conftest import query
@@ -60,18 +61,19 @@ def loads(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 
 @pytest.fixture(scope="module")
-def view_rows(loads: dict[str, Path]) -> Iterator[Callable[[str, str], tuple[list[str], list[tuple]]]]:
-    """`view_rows(database, view)`: a view's column names and rows in one of `loads`' files, each file opened once
-    for the module (read only; an opening was about as long as a view's query, five of them per view)."""
-    connections = {name: duckdb.connect(str(path), read_only=True) for name, path in loads.items()}
-
-    def rows(database: str, name: str) -> tuple[list[str], list[tuple]]:
-        cursor = connections[database].execute(f"select * from analytics.{name}")
-        return [column[0] for column in cursor.description], cursor.fetchall()
-
-    yield rows
-    for connection in connections.values():
-        connection.close()
+def view_rows(loads: dict[str, Path]) -> dict[str, dict[str, tuple[list[str], list[tuple]]]]:
+    """Every view's column names and rows in each of `loads`' files, by file and view, computed once for the module:
+    each file's views in build order, each into a table the views above it read (tests/drills/computed_views.py: a
+    view read on its own plans the views under it afresh, the costly ones once a file for each view above them), then
+    rolled back, the file left as it was loaded."""
+    computed: dict[str, dict[str, tuple[list[str], list[tuple]]]] = {}
+    for database, path in loads.items():
+        with duckdb.connect(str(path)) as connection, views_as_tables(connection) as views:
+            computed[database] = {}
+            for name in views:
+                cursor = connection.execute(f'select * from analytics."{name}"')
+                computed[database][name] = ([column[0] for column in cursor.description], cursor.fetchall())
+    return computed
 
 
 def without_project(names: list[str], rows: list[tuple], key: tuple[str, ...]) -> list[tuple]:
@@ -82,10 +84,10 @@ def without_project(names: list[str], rows: list[tuple], key: tuple[str, ...]) -
 
 @pytest.mark.parametrize("definition", PROJECT_VIEWS, ids=lambda d: d.name)
 def test_each_projects_rows_are_its_single_console_rows(view_rows, definition):
-    names, every = view_rows("projects", definition.name)  # read once, each project's rows taken from it
+    names, every = view_rows["projects"][definition.name]  # each project's rows taken from the one read
     for project in PROJECTS:
         rows = [row for row in every if row[0] == project]
-        single_names, single_rows = view_rows(project, definition.name)
+        single_names, single_rows = view_rows[project][definition.name]
         assert single_names == names
         assert {row[0] for row in single_rows} <= {"default"}
         got, want = without_project(names, rows, definition.key), without_project(names, single_rows, definition.key)
@@ -93,7 +95,7 @@ def test_each_projects_rows_are_its_single_console_rows(view_rows, definition):
     assert [row for row in every if row[0] not in PROJECTS] == []  # none of another project, nor of none
 
 
-def test_the_views_worth_checking_have_rows_in_both_projects(loads):
+def test_the_views_worth_checking_have_rows_in_both_projects(view_rows):
     for name in (
         "stale_gates_by_owner",
         "cleanup_worklist",
@@ -102,7 +104,9 @@ def test_the_views_worth_checking_have_rows_in_both_projects(loads):
         "ingestion_source_health",
         "as_of",
     ):
-        counts = dict(query(loads["projects"], f"select project, count(*) from analytics.{name} group by project"))
+        names, rows = view_rows["projects"][name]
+        assert names[0] == "project", name
+        counts = Counter(row[0] for row in rows)
         assert set(counts) == set(PROJECTS) and min(counts.values()) > 0, (name, counts)
 
 
@@ -111,7 +115,8 @@ def test_view_projects_filters_every_view(loads, tmp_path, monkeypatch, capsys):
     shutil.copyfile(loads["projects"], database)
     apply_views(database, projects=["web"])
     assert query(database, "select project from analytics.view_projects") == [("web",)]
-    with duckdb.connect(str(database), read_only=True) as connection:  # once: an opening cost as much as a query
+    # every view computed once, in build order (an opening cost as much as a query, a view read on its own its chain)
+    with duckdb.connect(str(database)) as connection, views_as_tables(connection):
         for definition in PROJECT_VIEWS:
             projects = connection.execute(f"select distinct project from analytics.{definition.name}").fetchall()
             assert {p for (p,) in projects} <= {"web"}, definition.name

@@ -5,8 +5,11 @@ repeats a row; on DuckDB and on a real PostgreSQL server."""
 
 from __future__ import annotations
 
+import duckdb
+
 from gatehouse.pipelines.cli.main import main
 from gatehouse.pipelines.models.build import view_definitions
+from tests.drills.computed_views import views_as_tables
 from tests.drills.conftest import copy_database, duckdb_destination, point_at
 from tests.duckdb_and_postgres import on_duckdb_and_postgres, run_into
 from tests.pipeline.conftest import make_twin, seed_reference
@@ -82,8 +85,16 @@ def test_a_version_returning_to_an_earlier_content_keeps_its_own_key_and_rules(
     ]
 
     # no view repeats its key
+    checks = {}
     for definition in view_definitions():
         key = ", ".join(definition.key)
-        assert query(
+        checks[definition.name] = (
             f"select count(*) from (select {key} from analytics.{definition.name} group by {key} having count(*) > 1) as repeated"
-        ) == [(0,)], definition.name
+        )
+    if destination is duckdb_destination:
+        # every view computed once, in build order (a view read on its own computes the views under it afresh)
+        with duckdb.connect(str(tmp_path / "gatehouse.duckdb")) as connection, views_as_tables(connection):
+            repeated = {name: connection.execute(sql).fetchall() for name, sql in checks.items()}
+    else:
+        repeated = {name: query(sql) for name, sql in checks.items()}
+    assert {name: rows for name, rows in repeated.items() if rows != [(0,)]} == {}
