@@ -18,6 +18,8 @@ from collections import defaultdict
 from collections.abc import Iterable
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[1]
 # folder -> import name
 PACKAGES = {"sources": "gatehouse.sources", "pipelines": "gatehouse.pipelines",
@@ -52,6 +54,14 @@ def syntax_nodes(path: Path) -> tuple[ast.AST, ...]:
     """Every node of the file's syntax tree, as ast.walk gives them: parsed and walked once for all the checks that
     read the file, which each parsing and walking every module again took most of the file's time."""
     return tuple(ast.walk(ast.parse(path.read_text())))
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _syntax_let_go():
+    """The nodes let go of when the file's checks are done: kept, every later collection of the worker's garbage
+    would go through them."""
+    yield
+    syntax_nodes.cache_clear()
 
 
 def imports(path: Path, known: dict[str, Path]) -> list[str]:
