@@ -15,7 +15,10 @@ import functools
 import os
 import re
 from collections import defaultdict
+from collections.abc import Iterable
 from pathlib import Path
+
+import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 # folder -> import name
@@ -46,10 +49,25 @@ def _python_files(folder: Path) -> list[Path]:
     return found
 
 
+@functools.cache
+def syntax_nodes(path: Path) -> tuple[ast.AST, ...]:
+    """Every node of the file's syntax tree, as ast.walk gives them: parsed and walked once for all the checks that
+    read the file, which each parsing and walking every module again took most of the file's time."""
+    return tuple(ast.walk(ast.parse(path.read_text())))
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _syntax_let_go():
+    """The nodes let go of when the file's checks are done: kept, every later collection of the worker's garbage
+    would go through them."""
+    yield
+    syntax_nodes.cache_clear()
+
+
 def imports(path: Path, known: dict[str, Path]) -> list[str]:
     """Every name the file imports; `from a import b` names `a.b` when that is a module, else `a`."""
     names = []
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in syntax_nodes(path):
         if isinstance(node, ast.Import):
             names += [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
@@ -135,7 +153,7 @@ def function_lengths() -> dict[str, tuple[int, list[str]]]:
     for module, path in modules().items():
         if module.startswith("bench"):
             continue
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in syntax_nodes(path):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 start = min([node.lineno, *(decorator.lineno for decorator in node.decorator_list)])
                 decorators = [ast.unparse(decorator) for decorator in node.decorator_list]
@@ -172,10 +190,10 @@ def test_only_the_warehouse_package_imports_duckdb():
     assert importing == []
 
 
-def _private_names(tree: ast.AST) -> set[str]:
+def _private_names(nodes: Iterable[ast.AST]) -> set[str]:
     """The `_name`s a module defines: functions, classes, attributes it assigns, parameters."""
     found = set()
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             found.add(node.name)
         elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
@@ -207,9 +225,8 @@ def dlt_private_names() -> frozenset[str]:
 
 def private_dlt_members(path: Path, ours: set[str]) -> list[str]:
     """`x._name` where `_name` is a private member of dlt's and no name of ours; and imports of dlt's `_name`s."""
-    tree = ast.parse(path.read_text())
     used = []
-    for node in ast.walk(tree):
+    for node in syntax_nodes(path):
         if isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__"):
             if node.attr in dlt_private_names() and node.attr not in ours:
                 used.append(f"{path.relative_to(REPO)}:{node.lineno} .{node.attr}")
@@ -233,7 +250,7 @@ def test_no_private_dlt_member_is_used_anywhere():
     files = [*modules().values(), *tests]
     ours: set[str] = set()
     for path in files:
-        ours |= _private_names(ast.parse(path.read_text()))
+        ours |= _private_names(syntax_nodes(path))
     assert [use for path in files for use in private_dlt_members(path, ours)] == []
 
 
@@ -251,10 +268,10 @@ RUN_STATE = {"Run", "RunOptions", "RunTally", "ExtractionCounts", "DltSource", "
 RUN_STATE_POSITIONAL = 4
 
 
-def run_state_functions(tree: ast.AST) -> dict[str, int]:
+def run_state_functions(nodes: Iterable[ast.AST]) -> dict[str, int]:
     """Each function taking a part of the run's state: its positional parameters (self and cls aside)."""
     found = {}
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             positional = [a for a in node.args.posonlyargs + node.args.args if a.arg not in ("self", "cls")]
             kinds = {ast.unparse(a.annotation).strip("'\"") for a in positional if a.annotation is not None}
@@ -268,7 +285,7 @@ def test_no_function_takes_the_runs_state_in_more_than_four_positional_arguments
         f"{module}:{name}": count
         for module, path in modules().items()
         if module.startswith("gatehouse.pipelines")
-        for name, count in run_state_functions(ast.parse(path.read_text())).items()
+        for name, count in run_state_functions(syntax_nodes(path)).items()
         if count > RUN_STATE_POSITIONAL
     }
     assert long == {}
@@ -276,4 +293,4 @@ def test_no_function_takes_the_runs_state_in_more_than_four_positional_arguments
 
 def test_the_positional_check_counts_the_runs_state():
     tree = ast.parse("def load(run: Run, a, b, c, d): ...\ndef other(a, b, c, d, e): ...")
-    assert run_state_functions(tree) == {"1 load": 5}
+    assert run_state_functions(ast.walk(tree)) == {"1 load": 5}
