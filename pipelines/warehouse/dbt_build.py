@@ -65,6 +65,13 @@ postgres:
 """
 
 
+# The project is a temporary folder, removed once the build ends (`_package_copy`): dbt writes there neither its JSON
+# artifacts (the manifest after each parse and command; dlt's runner has the results from dbt's own runner) nor its
+# log file, a debug line of every query of every node that nobody could read. The parse it keeps for the test step
+# is written all the same.
+_NOTHING_KEPT = ["--no-write-json", "--log-level-file", "none"]
+
+
 @dataclass(frozen=True)
 class DbtBuild:
     """What `gatehouse views --dbt` built: the models and the tests that passed, by name."""
@@ -117,8 +124,8 @@ def build_with_dbt(
         try:
             # run and test, not dlt's run_all: the package has no dependencies and no seeds, and each step is a dbt
             # process of its own that parses the project again (seconds each)
-            built = runner.run(["--fail-fast"], additional_vars=variables, destination_dataset_name=DBT_SCHEMA)
-            tested = runner.test(additional_vars=variables, destination_dataset_name=DBT_SCHEMA)
+            built = runner.run(["--fail-fast", *_NOTHING_KEPT], additional_vars=variables, destination_dataset_name=DBT_SCHEMA)
+            tested = runner.test(_NOTHING_KEPT, additional_vars=variables, destination_dataset_name=DBT_SCHEMA)
         except DBTProcessingError as error:
             failed = [
                 f"{result.model_name}: {_reason(result.message or result.status)}"

@@ -92,16 +92,23 @@ def duckdb_build(tmp_path_factory) -> Iterator[DbtBuild]:
         f"options = ['--project-dir', {str(project)!r}, '--profiles-dir', {str(work)!r}]\n"
         # no parse kept for the next invocation: freshness's other vars make dbt parse the whole project again.
         # dbt's log file keeps its warnings and errors, not a line of every step of every node (formatting and
-        # writing those was a share of the build)
-        "quiet = ['--quiet', '--no-send-anonymous-usage-stats', '--no-partial-parse', '--log-level-file', 'warn']\n"
+        # writing those was a share of the build); of dbt's artifacts only the results the tests read are written,
+        # by dbt's own writer (manifest.json, written after each parse and each command, was the rest)
+        "quiet = ['--quiet', '--no-send-anonymous-usage-stats', '--no-partial-parse', '--log-level-file', 'warn',"
+        " '--no-write-json']\n"
         "runner = dbtRunner()\n"
-        "built = runner.invoke([*quiet, 'deps', *options]).success and runner.invoke([*quiet, 'build', *options]).success\n"
-        f"runner.invoke([*quiet, 'source', 'freshness', *options, '--vars', {json.dumps(FRESHNESS_VARS)!r},"
-        f" '--output', {str(work / 'sources.json')!r}])\n"
-        "sys.exit(0 if built else 1)\n"
+        "deps = runner.invoke([*quiet, 'deps', *options])\n"
+        "built = runner.invoke([*quiet, 'build', *options]) if deps.success else deps\n"
+        "if built.result is not None:\n"
+        f"    built.result.write({str(work / 'run_results.json')!r})\n"
+        f"fresh = runner.invoke([*quiet, 'source', 'freshness', *options, '--vars', {json.dumps(FRESHNESS_VARS)!r}])\n"
+        "if fresh.result is not None:\n"
+        f"    fresh.result.write({str(work / 'sources.json')!r})\n"
+        "sys.exit(0 if built.success else 1)\n"
     )
     finished = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=240, cwd=work)
-    results = json.loads((project / "target" / "run_results.json").read_text(encoding="utf-8"))
+    results_file = work / "run_results.json"
+    results = json.loads(results_file.read_text(encoding="utf-8")) if results_file.exists() else None
 
     # one connection for every test's reads (the build's process has ended): opening the file read its catalog anew.
     # Writable, for the models' rows computed once in a transaction that is rolled back (test_dbt_package.py)
