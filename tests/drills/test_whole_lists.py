@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 
+import duckdb
 import pytest
 
 from gatehouse.console_twin import PageServed, PaginationStyle
@@ -82,12 +83,19 @@ def without_extraction_runs(snap: dict) -> dict:
     return {table: rows for table, rows in snap.items() if "extraction_runs" not in table}
 
 
-def test_gates_whose_ids_look_like_paths_are_kept_while_their_single_reads_answer(drill):
+def test_gates_whose_ids_look_like_paths_are_kept_while_their_single_reads_answer(drill, reference_path):
+    drill.start_loaded(reference_path)  # the organisation's gates loaded; the gates created below load with the next run
     for gate_id in PATH_LIKE_IDS:
         drill.twin.create_gate(gate_id)
     first = drill.run()
-    assert first.new_versions["gates"] == len(drill.twin.organisation.listed_gates())
+    assert first.new_versions["gates"] == len(PATH_LIKE_IDS)
+    assert first.retired["gates"] == 0
     loaded = without_extraction_runs(drill.snapshot())
+    with duckdb.connect(str(drill.duckdb_path), read_only=True) as connection:
+        open_ids = {
+            gate_id for (gate_id,) in connection.execute("select id from console.gates where _dlt_valid_to is null").fetchall()
+        }
+    assert open_ids == {gate["id"] for gate in drill.twin.organisation.listed_gates()} >= set(PATH_LIKE_IDS)
 
     # Missing from the run's list read, back in the next read of the list: each confirmed by its own read, and
     # taken from the list read again. Nothing retired, nothing new.
