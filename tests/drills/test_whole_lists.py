@@ -64,11 +64,11 @@ def test_a_page_that_is_not_whole_refuses_its_list_and_nothing_is_retired(
 
             message = drill.run_failing(page_size=PAGE_SIZES[endpoint])
 
-            case = f"{endpoint}: {case}"
-            assert message.startswith(f"GET {LIST_PATHS[endpoint]} page {page}: ") and why in message, (case, message)
-            assert "the list is not loaded, so nothing is retired" in message, (case, message)
-            assert_same_tables(drill.snapshot(), reference, f"the database after the run refused {case}")
-            assert pipeline_state(drill) == left, f"what the run refused {case} left for the next"
+            named = f"{endpoint}: {case}"
+            assert message.startswith(f"GET {LIST_PATHS[endpoint]} page {page}: ") and why in message, (named, message)
+            assert "the list is not loaded, so nothing is retired" in message, (named, message)
+            assert_same_tables(drill.snapshot(), reference, f"the database after the run refused {named}")
+            assert pipeline_state(drill) == left, f"what the run refused {named} left for the next"
     drill.heal()
     summary = drill.run(page_size=PAGE_SIZE)
     assert summary.new_versions == {"gates": 0, "dynamic_configs": 0}
