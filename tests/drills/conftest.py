@@ -26,6 +26,7 @@ import duckdb
 import pytest
 
 from gatehouse.console_twin import ConsoleTwin, TwinSettings
+from gatehouse.console_twin.settings import RetryAfterForm
 from gatehouse.pipelines.cli.main import main
 from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.run.steps import RunOptions, RunSummary, run_extraction
@@ -188,19 +189,27 @@ def quick_backoff(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 class ThrottleBurst:
-    """Stands in for the twin's throttle: 429 for the requests arriving in `arrivals` (1-based, in the
-    order they reach the throttle), whatever the rate. A burst of throttling at a known point of a run;
-    the twin's own `rate_limit` throttles by rate instead."""
+    """Stands in for the twin's throttle: 429 for the requests arriving in each of `bursts` (1-based, in the order
+    they reach the throttle), whatever the rate, each burst's 429s with its own form of Retry-After (the twin's
+    `retry_after`, set as the burst's requests arrive). Bursts of throttling at known points of a run; the twin's own
+    `rate_limit` throttles by rate instead."""
 
-    def __init__(self, arrivals: range) -> None:
-        self.arrivals = arrivals
+    def __init__(self, settings: TwinSettings, bursts: dict[RetryAfterForm, range]) -> None:
+        self.settings = settings
+        self.bursts = bursts
+        self.met: list[RetryAfterForm] = []  # the form of each 429 answered, in order
         self._lock = threading.Lock()
         self._seen = 0
 
     def admit(self, limit: object) -> float | None:
         with self._lock:
             self._seen += 1
-            return 1.0 if self._seen in self.arrivals else None
+            for form, arrivals in self.bursts.items():
+                if self._seen in arrivals:
+                    self.settings.retry_after = form
+                    self.met.append(form)
+                    return 1.0
+            return None
 
 
 # --------------------------------------------------------------------------- subprocesses

@@ -119,22 +119,7 @@ def test_a_file_held_past_the_timeout_fails_with_the_holder_and_loses_nothing(dr
     assert_same_tables(snapshot(drill.duckdb_path), before)
 
 
-def test_a_file_taken_mid_run_is_loaded_once_it_is_free(drill, reference, caplog):
-    holders = hold_during_holdouts(drill, seconds=120)
-    try:
-        with caplog.at_level("WARNING", logger="gatehouse.destination"), released_once_waited_for(holders):
-            drill.run(lock_timeout_s=120)
-    finally:
-        for holder in holders:
-            holder.release()
-    assert holders, "the file was held while the run extracted"
-    assert any(f"(PID {holders[0].pid})" in r.getMessage() and "held open by" in r.getMessage() for r in caplog.records), (
-        caplog.text
-    )
-    assert_same_tables(drill.snapshot(), reference)
-
-
-def test_a_file_taken_mid_run_past_the_timeout_is_loaded_by_the_next_run(drill, reference):
+def test_a_file_taken_mid_run_past_the_timeout_is_loaded_by_the_next_run_once_it_is_free(drill, reference, caplog):
     holders = hold_during_holdouts(drill, seconds=120)
     try:
         message = drill.run_failing(lock_timeout_s=1)
@@ -144,11 +129,22 @@ def test_a_file_taken_mid_run_past_the_timeout_is_loaded_by_the_next_run(drill, 
     assert holders and f"(PID {holders[0].pid})" in message and "loads on the next run" in message, message
     pending = Destination(duckdb_path=drill.duckdb_path).pipeline()
     assert pending.has_pending_data, "what was extracted is kept for the next run"
-    drill.twin.settings.transform_item = None
-    drill.run()
-    # The held run gave up loading its first phase: the next
-    # run loaded what it kept, then its own run. The held run never reached its last phase, so it is not in
-    # extraction_runs: the database is one fault-free run's, nothing twice.
+
+    # The next run: the file taken again while it extracts, let go once the run says it waits for it.
+    holders = hold_during_holdouts(drill, seconds=120)
+    try:
+        with caplog.at_level("WARNING", logger="gatehouse.destination"), released_once_waited_for(holders):
+            drill.run(lock_timeout_s=120)
+    finally:
+        for holder in holders:
+            holder.release()
+    assert holders, "the file was held while the next run extracted"
+    assert any(f"(PID {holders[0].pid})" in r.getMessage() and "held open by" in r.getMessage() for r in caplog.records), (
+        caplog.text
+    )
+    # The held run gave up loading its first phase: the next run waited for the file, loaded what the held run
+    # kept, then its own run. The held run never reached its last phase, so it is not in extraction_runs: the
+    # database is one fault-free run's, nothing twice.
     assert_same_tables(drill.snapshot(), reference)
 
 

@@ -60,17 +60,37 @@ def test_a_rerun_without_changes_normalises_and_loads_no_list_and_says_unchanged
     assert said["extraction_runs"].startswith("1 rows")
 
 
-def test_one_changed_row_loads_the_whole_list_and_retires_exactly(drill, reference_path):
+def test_one_changed_row_loads_the_whole_list_in_pages_of_page_size_and_retires_exactly(drill, reference_path, monkeypatch):
     drill.start_loaded(reference_path)
     gates = drill.twin.organisation.listed_gates()
     changed, removed = gates[3], gates[7]
     changed["description"] = (changed.get("description") or "") + " (edited)"
     drill.twin.delete_gate(removed["id"])
-    untouched = {g["id"] for g in drill.twin.organisation.listed_gates()} - {changed["id"]}
+    listed = drill.twin.organisation.listed_gates()
+    untouched = {g["id"] for g in listed} - {changed["id"]}
     before = {row[0]: row for row in rows(drill, f"select {GATE_COLUMNS} from console.gates")}
+    drill.twin.reset_requests()
+    yielded: list[int] = []  # the pages dlt is handed, by size
+    pages = unchanged.ListContent.pages
 
+    def counted_pages(content, page_size):
+        for page in pages(content, page_size):
+            yielded.append(len(page))
+            yield page
+
+    monkeypatch.setattr(unchanged.ListContent, "pages", counted_pages)
     summary = drill.run()
 
+    # A rerun reads its lists in larger pages, and hands a changed one to dlt in pages of page_size.
+    limit = round(DRILL_PAGE_SIZE * constants.SPOOLED_PAGE_FACTOR)
+    assert limit > DRILL_PAGE_SIZE
+    pages_read = -(-len(listed) // limit)
+    assert [(r.query["page"], r.query["limit"]) for r in drill.twin.requests if r.path == "/console/v1/gates"] == [
+        ([str(page)], [str(limit)]) for page in range(1, pages_read + 1)
+    ]
+    assert yielded == [DRILL_PAGE_SIZE] * (len(listed) // DRILL_PAGE_SIZE) + [len(listed) % DRILL_PAGE_SIZE] * (
+        len(listed) % DRILL_PAGE_SIZE > 0
+    )
     # the whole list went to the merge (retirement stays exact, below); the database holds one new row of it
     assert summary.rows_loaded["gates"] == 1
     assert summary.new_versions["gates"] == 1
@@ -88,36 +108,6 @@ def test_one_changed_row_loads_the_whole_list_and_retires_exactly(drill, referen
     rerun = drill.run()
     assert rerun.unchanged["gates"] == len(gates) - 1
     assert rerun.new_versions["gates"] == 0 and rerun.retired["gates"] == 0
-
-
-def test_a_rerun_reads_its_lists_in_larger_pages_and_hands_a_changed_one_to_dlt_in_pages_of_page_size(
-    drill, reference_path, monkeypatch
-):
-    drill.start_loaded(reference_path)
-    gates = drill.twin.organisation.listed_gates()
-    gates[0]["description"] = (gates[0].get("description") or "") + " (edited)"
-    drill.twin.reset_requests()
-    yielded: list[int] = []  # the pages dlt is handed, by size
-    pages = unchanged.ListContent.pages
-
-    def counted_pages(content, page_size):
-        for page in pages(content, page_size):
-            yielded.append(len(page))
-            yield page
-
-    monkeypatch.setattr(unchanged.ListContent, "pages", counted_pages)
-    summary = drill.run()
-
-    limit = round(DRILL_PAGE_SIZE * constants.SPOOLED_PAGE_FACTOR)
-    assert limit > DRILL_PAGE_SIZE
-    pages_read = -(-len(gates) // limit)
-    assert [(r.query["page"], r.query["limit"]) for r in drill.twin.requests if r.path == "/console/v1/gates"] == [
-        ([str(page)], [str(limit)]) for page in range(1, pages_read + 1)
-    ]
-    assert yielded == [DRILL_PAGE_SIZE] * (len(gates) // DRILL_PAGE_SIZE) + [len(gates) % DRILL_PAGE_SIZE] * (
-        len(gates) % DRILL_PAGE_SIZE > 0
-    )
-    assert summary.rows_loaded["gates"] == summary.new_versions["gates"] == 1  # in the database: the one new version
 
 
 def test_a_run_failing_after_a_changed_list_records_nothing_and_the_next_loads_the_change(drill, reference_path):
