@@ -39,6 +39,7 @@ from gatehouse.pipelines.run.tally import RunTally
 from gatehouse.pipelines.run.tuning import (
     apply_run_defaults,
     batch_garbage_collection,
+    extracted_bytes,
     normalize_workers_for,
     release_freed_memory,
 )
@@ -127,8 +128,9 @@ class Run:
     before: dict[str, dict[str, str]] = field(default_factory=dict)
     # the reads ahead the last state names have started (before the sync)
     reading: bool = False
-    # the source's load phases, and what the last normalise step made
+    # the source's load phases, the bytes the last extract step wrote and what the last normalise step made
     load_phases: list[DltSource] = field(default_factory=list)
+    extracted: int = 0
     normalized: Any = None
     # what the steps after the load found
     rows: dict[str, int] = field(default_factory=dict)
@@ -256,14 +258,15 @@ class Run:
             prepare_last_phase()
         self.tally.pending = self.pipeline
         with self.tally.timed("extract"):
-            self.pipeline.extract(
+            info = self.pipeline.extract(
                 phase, refresh="drop_resources" if self.options.full_refresh else None, loader_file_format=LOADER_FILE_FORMAT
             )
+        self.extracted = extracted_bytes(info)
 
     def normalise(self) -> None:
         assert self.pipeline is not None
         release_freed_memory()
-        with self.tally.timed("normalize"), normalize_workers_for(self.pipeline):
+        with self.tally.timed("normalize"), normalize_workers_for(self.extracted):
             self.normalized = self.pipeline.normalize()
 
     def load(self, phase: DltSource) -> None:

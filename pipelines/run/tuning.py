@@ -11,6 +11,7 @@ import threading
 from collections.abc import Iterator
 
 import dlt
+from dlt.common.pipeline import ExtractInfo
 from dlt.common.runners.pool_runner import get_default_start_method
 
 from gatehouse.pipelines.warehouse.duckdb_file import RUN_DEFAULTS
@@ -89,21 +90,22 @@ def normalize_workers() -> int:
     return 2 if get_default_start_method(multiprocessing.get_start_method()) == "fork" else 1
 
 
+def extracted_bytes(extracted: ExtractInfo) -> int:
+    """The size of the files an extract step wrote for normalise, from the step's own account of its packages
+    (what `pipeline.extract` returns): reading the packages back would load each one's schema again."""
+    return sum(job.file_size for package in extracted.load_packages for job in package.jobs.get("new_jobs", []))
+
+
 @contextlib.contextmanager
-def normalize_workers_for(pipeline: dlt.Pipeline) -> Iterator[None]:
-    """One normalize process for what fits in one extract file (a rerun that found everything unchanged
-    extracts a row or two): forking a second process and dealing out one file costs more than it saves
-    (no-change reruns of the medium twin side by side, one process against two)."""
+def normalize_workers_for(extracted: int) -> Iterator[None]:
+    """One normalize process for what fits in one extract file (`extracted`: the bytes the extract step wrote; a
+    rerun that found everything unchanged extracts a row or two): forking a second process and dealing out one file
+    costs more than it saves (no-change reruns of the medium twin side by side, one process against two)."""
     if threading.current_thread() is not threading.main_thread():
         # Projects side by side: one worker already (one_normalize_worker around them all); the
         # environment is the process's and is not touched from a thread.
         yield
         return
-    extracted = sum(
-        job.file_size
-        for load_id in pipeline.list_extracted_load_packages()
-        for job in pipeline.get_load_package_info(load_id).jobs.get("new_jobs", [])
-    )
     if extracted >= int(dlt.config.get("sources.data_writer.file_max_bytes") or EXTRACT_FILE_BYTES):
         yield
         return
