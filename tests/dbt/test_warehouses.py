@@ -16,7 +16,6 @@ from typing import Any
 import pytest
 import sqlglot
 import yaml
-from dbt.cli.main import dbtRunner
 
 from gatehouse.pipelines.models import dbt_package
 from gatehouse.pipelines.models.graph import view_definitions
@@ -65,6 +64,9 @@ def compiled(package_copy: Path, request) -> tuple[Any, dict[str, str]]:
     """dbt's result of compiling the package for one warehouse, and the compiled SQL of each model by name."""
     adapter = request.param
     if adapter not in _compiled:
+        # imported here, not at the top: every worker collects this file, and only the one running it needs dbt
+        from dbt.cli.main import dbtRunner
+
         target = package_copy / f"target_{adapter}"
         result = dbtRunner().invoke(
             [
