@@ -2,10 +2,12 @@
 
 A drill that runs dozens of commands as a user runs them paid each one's start: Python's and the imports of dlt,
 pyarrow and the commands (about a second and a half of processor each), the same for every command and touching
-no setting. Here one server process, started with the drill's environment, imports them once; each command is then
-a fork of it, which sets its own environment, folder and argv, points its standard output and error at files of its
-own, runs what the installed script runs (`gatehouse.pipelines.cli.command`) and exits as the script does (exit
-handlers and all). Whatever a command prints, logs or leaves behind is its own process's, as from the script.
+no setting. Here one server process, started with the drill's environment, imports them once, and what a run
+imports only once it needs it (pandas, SQLAlchemy, the HTTP stack: `import_before_threads`, which reads no setting
+either), which every forked run paid again; each command is then a fork of it, which sets its own environment,
+folder and argv, points its standard output and error at files of its own, runs what the installed script runs
+(`gatehouse.pipelines.cli.command`) and exits as the script does (exit handlers and all). Whatever a command
+prints, logs or leaves behind is its own process's, as from the script.
 """
 
 from __future__ import annotations
@@ -28,8 +30,10 @@ import gc, importlib, json, os, select, sys
 
 gc.disable()
 from gatehouse.pipelines.cli import command, main
+from gatehouse.pipelines.run.consoles import import_before_threads
 import duckdb, gatehouse.pipelines.run.steps
 main.build_parser()
+import_before_threads()
 gc.freeze()
 gc.enable()
 
