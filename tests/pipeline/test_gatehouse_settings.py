@@ -47,25 +47,27 @@ def served():
         yield twin, console_variables(twin, base_url)
 
 
-@pytest.mark.parametrize("where", ["environment", "config.toml"])
-def test_the_duckdb_setting_reaches_run_views_sql_and_report(commands, tmp_path, served, where):
+def test_the_duckdb_setting_reaches_run_views_sql_and_report(commands, tmp_path, served):
+    """The setting from the environment, then from .dlt/config.toml, in one folder: the second run continues the first's
+    file (a rerun, cheaper than a first load), and had it missed the setting it would have started ./gatehouse.duckdb."""
     twin, console = served
     target = tmp_path / "data" / "flags.duckdb"
     (tmp_path / "data").mkdir()
-    env = {**console, "GATEHOUSE__DUCKDB": str(target)} if where == "environment" else dict(console)
-    config = f'[gatehouse]\nduckdb = "{target}"\n' if where == "config.toml" else ""
+    for where in ("environment", "config.toml"):
+        env = {**console, "GATEHOUSE__DUCKDB": str(target)} if where == "environment" else dict(console)
+        config = f'[gatehouse]\nduckdb = "{target}"\n' if where == "config.toml" else ""
 
-    done = gatehouse(commands, tmp_path, "run", "--no-progress", config=config, **env)
-    assert done.code == 0, done.err
-    assert done.out.startswith(f"gatehouse: {target}\n")
-    assert target.is_file() and not (tmp_path / "gatehouse.duckdb").exists()
-    for command in (["views"], ["sql", "select count(*) as n from console.gates"], ["alerts", "--dry-run"], ["config"]):
-        done = gatehouse(commands, tmp_path, *command, config=config, **env)
-        assert done.code == 0, (command, done.err)
-    assert "no database" not in done.err
-    origin = "environment GATEHOUSE__DUCKDB" if where == "environment" else "./.dlt/config.toml"
-    [line] = [line for line in done.out.splitlines() if line.startswith("gatehouse.duckdb ")]
-    assert line.split()[:2] == ["gatehouse.duckdb", str(target)] and line.endswith(f"({origin})"), line
+        done = gatehouse(commands, tmp_path, "run", "--no-progress", config=config, **env)
+        assert done.code == 0, (where, done.err)
+        assert done.out.startswith(f"gatehouse: {target}\n"), (where, done.out)
+        assert target.is_file() and not (tmp_path / "gatehouse.duckdb").exists(), where
+        for command in (["views"], ["sql", "select count(*) as n from console.gates"], ["alerts", "--dry-run"], ["config"]):
+            done = gatehouse(commands, tmp_path, *command, config=config, **env)
+            assert done.code == 0, (where, command, done.err)
+        assert "no database" not in done.err, where
+        origin = "environment GATEHOUSE__DUCKDB" if where == "environment" else "./.dlt/config.toml"
+        [line] = [line for line in done.out.splitlines() if line.startswith("gatehouse.duckdb ")]
+        assert line.split()[:2] == ["gatehouse.duckdb", str(target)] and line.endswith(f"({origin})"), (where, line)
 
 
 def test_dagster_the_dag_and_the_notebooks_read_the_same_setting(tmp_path, monkeypatch):
