@@ -4,11 +4,10 @@ The docs' blocks call `.venv/bin/gatehouse` as a user types it, a dozen times, a
 loaded; each paid Python's start and the imports of dlt, pyarrow and the commands (a second and more of processor),
 the same each time. Here `bin/gatehouse` and `bin/dlt` are each a small script (Python without `site`, standard
 library only) that hands its argv, environment, folder and its own standard input, output and error (the descriptors
-themselves) over a Unix socket to a server started once (which has imported what a run imports only once it needs it
-too, `import_before_threads`); the server forks, the fork takes them as its own and runs what the installed script
-runs (`gatehouse.pipelines.cli.command`, or dlt's entry point), exiting as the script does (exit handlers and all),
-and the script exits with the fork's code. What a command prints goes where the shell pointed the script's output:
-pipes and redirections hold.
+themselves) over a Unix socket to a server started once; the server forks, the fork takes them as its own and runs
+what the installed script runs (`gatehouse.pipelines.cli.command`, or dlt's entry point), exiting as the script does
+(exit handlers and all), and the script exits with the fork's code. What a command prints goes where the shell
+pointed the script's output: pipes and redirections hold.
 """
 
 from __future__ import annotations
@@ -27,10 +26,8 @@ import json, os, socket, sys
 from importlib.metadata import entry_points
 
 from gatehouse.pipelines.cli import command, main
-from gatehouse.pipelines.run.consoles import import_before_threads
 import duckdb, gatehouse.pipelines.run.steps
 main.build_parser()
-import_before_threads()
 
 listener = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
 listener.bind(sys.argv[1])
