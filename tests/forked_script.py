@@ -1,13 +1,13 @@
 """An environment's `bin/gatehouse` whose commands are forks of one process that has imported gatehouse.
 
-The docs' blocks call `.venv/bin/gatehouse` as a user types it, a dozen times, and `.venv/bin/dlt` on what it
-loaded; each paid Python's start and the imports of dlt, pyarrow and the commands (a second and more of processor),
-the same each time. Here `bin/gatehouse` and `bin/dlt` are each a small script (Python without `site`, standard
-library only) that hands its argv, environment, folder and its own standard input, output and error (the descriptors
-themselves) over a Unix socket to a server started once; the server forks, the fork takes them as its own and runs
-what the installed script runs (`gatehouse.pipelines.cli.command`, or dlt's entry point), exiting as the script does
-(exit handlers and all), and the script exits with the fork's code. What a command prints goes where the shell
-pointed the script's output: pipes and redirections hold.
+The docs' blocks call `.venv/bin/gatehouse` as a user types it, a dozen times; each paid Python's start and the
+imports of dlt, pyarrow and the commands (a second and more of processor), the same each time. Here `bin/gatehouse`
+is a small script (Python without `site`, standard library only) that hands its argv, environment, folder and its
+own standard input, output and error (the descriptors themselves) over a Unix socket to a server started once;
+the server forks, the fork takes them as its own and runs what the installed script runs
+(`gatehouse.pipelines.cli.command`), exiting as the script does (exit handlers and all), and the script exits with
+the fork's code. What a command prints goes where the shell pointed the script's output: pipes and redirections
+hold.
 """
 
 from __future__ import annotations
@@ -18,12 +18,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-# The console scripts the environment's bin/ forks: gatehouse's, and dlt's, which the docs call on gatehouse's state.
-SCRIPTS = ("gatehouse", "dlt")
-
 SERVER = """\
 import json, os, socket, sys
-from importlib.metadata import entry_points
 
 from gatehouse.pipelines.cli import command, main
 import duckdb, gatehouse.pipelines.run.steps
@@ -48,10 +44,6 @@ while True:
         os.environ.clear()
         os.environ.update(request["env"])
         sys.argv = request["argv"]
-        if os.path.basename(sys.argv[0]) == "dlt":
-            # what dlt's installed script runs, its entry point; its command line's modules imported by this fork alone
-            [script] = entry_points(group="console_scripts", name="dlt")
-            sys.exit(script.load()())
         sys.exit(command())
     for passed in fds:
         os.close(passed)
@@ -75,8 +67,7 @@ sys.exit(128 - code if code < 0 else code)
 
 class ForkedScript:
     """`environment(folder)`: a copy of this environment in `folder`, every entry a link to this one's but
-    `bin/gatehouse` and `bin/dlt`, which fork their commands from the server (started with `env` in `cwd`); `close()`
-    stops it."""
+    `bin/gatehouse`, which forks its commands from the server (started with `env` in `cwd`); `close()` stops it."""
 
     def __init__(self, env: dict[str, str], cwd: Path, socket_path: Path) -> None:
         self.socket = socket_path
@@ -95,12 +86,11 @@ class ForkedScript:
                 (folder / entry.name).symlink_to(entry, target_is_directory=entry.is_dir())
         (folder / "bin").mkdir()
         for entry in (prefix / "bin").iterdir():
-            if entry.name not in SCRIPTS:
+            if entry.name != "gatehouse":
                 (folder / "bin" / entry.name).symlink_to(entry)
-        for name in SCRIPTS:
-            script = folder / "bin" / name
-            script.write_text(CLIENT.format(python=sys.executable, socket=str(self.socket)), encoding="utf-8")
-            os.chmod(script, 0o755)
+        script = folder / "bin" / "gatehouse"
+        script.write_text(CLIENT.format(python=sys.executable, socket=str(self.socket)), encoding="utf-8")
+        os.chmod(script, 0o755)
         return folder
 
     def close(self) -> None:

@@ -68,7 +68,7 @@ def test_every_shell_block_is_run_or_says_why_not():
 @pytest.fixture(scope="module")
 def clone(tmp_path_factory) -> Iterator[tuple[Path, dict[str, str]]]:
     """A folder as a clone after `make install`, and the environment its commands run in: `.venv` (this
-    environment, its `bin/gatehouse` and `bin/dlt` forking each command from one process that imported gatehouse once,
+    environment, its `bin/gatehouse` forking each command from one process that imported gatehouse once,
     tests/forked_script.py) and the repository's `.dlt/config.toml`."""
     folder = tmp_path_factory.mktemp("clone")
     env = {name: value for name, value in os.environ.items() if name != "DLT_PROJECT_DIR"}  # the clone's own .dlt/

@@ -93,7 +93,7 @@ def installed_command(tmp_path_factory) -> Iterator[ForkedCommands]:
     environment without the setting; a new Python and gatehouse's imports for each were most of this file's time."""
     work = tmp_path_factory.mktemp("log_level_commands")
     env = {name: value for name, value in os.environ.items() if name not in (DLT_LOG_LEVEL, DLT_LOG_LEVEL_DEFAULTED)}
-    commands = ForkedCommands(env, work, work, runs=True)
+    commands = ForkedCommands(env, work, work)
     yield commands
     commands.close()
 

@@ -2,11 +2,10 @@
 
 A drill that runs dozens of commands as a user runs them paid each one's start: Python's and the imports of dlt,
 pyarrow and the commands (about a second and a half of processor each), the same for every command and touching
-no setting. Here one server process, started with the drill's environment, imports them once (with `runs`, what a
-run imports only once it needs it too); each command is then a fork of it, which sets its own environment,
-folder and argv, points its standard output and error at files of its own, runs what the installed script runs
-(`gatehouse.pipelines.cli.command`) and exits as the script does (exit handlers and all). Whatever a command
-prints, logs or leaves behind is its own process's, as from the script.
+no setting. Here one server process, started with the drill's environment, imports them once; each command is then
+a fork of it, which sets its own environment, folder and argv, points its standard output and error at files of its
+own, runs what the installed script runs (`gatehouse.pipelines.cli.command`) and exits as the script does (exit
+handlers and all). Whatever a command prints, logs or leaves behind is its own process's, as from the script.
 """
 
 from __future__ import annotations
@@ -31,9 +30,6 @@ gc.disable()
 from gatehouse.pipelines.cli import command, main
 import duckdb, gatehouse.pipelines.run.steps
 main.build_parser()
-if "--runs" in sys.argv[1:]:
-    from gatehouse.pipelines.run.consoles import import_before_threads
-    import_before_threads()
 gc.freeze()
 gc.enable()
 
@@ -83,14 +79,10 @@ if request is not None:
 class ForkedCommands:
     """`run(argv, env, cwd)`: a command's exit code, stdout and stderr, as `subprocess.run` of the script gives them;
     safe to call from several threads at once (the commands then run side by side). The server starts in `cwd` with
-    `env`; each command's output is kept in `outputs` (a folder of the drill's). `runs`: for commands that are mostly
-    `gatehouse run`, the server imports as well what a run imports only once it needs it (pandas, SQLAlchemy, the HTTP
-    stack: `import_before_threads`, which reads no setting), which each forked run imported again; a larger server
-    costs each fork a little more to make and end, so that many light commands are better off without."""
+    `env`; each command's output is kept in `outputs` (a folder of the drill's)."""
 
-    def __init__(self, env: dict[str, str], cwd: Path, outputs: Path, runs: bool = False) -> None:
-        argv = [sys.executable, "-c", SERVER, *(["--runs"] if runs else [])]
-        self._server = subprocess.Popen(argv, env=env, cwd=cwd,
+    def __init__(self, env: dict[str, str], cwd: Path, outputs: Path) -> None:
+        self._server = subprocess.Popen([sys.executable, "-c", SERVER], env=env, cwd=cwd,
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE)  # fmt: skip
         self._outputs = outputs
         self._numbers = itertools.count()

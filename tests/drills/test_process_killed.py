@@ -32,7 +32,7 @@ RUN = ["run", "--no-progress", "--duckdb", "gatehouse.duckdb"]
 def commands(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ForkedCommands]:
     """The drills' commands but the one killed from outside, from one server that can import KILL_DURING_LOAD."""
     folder = tmp_path_factory.mktemp("forked")
-    forked = ForkedCommands(clean_environment(PYTHONPATH=str(REPO)), folder, folder, runs=True)
+    forked = ForkedCommands(clean_environment(PYTHONPATH=str(REPO)), folder, folder)
     yield forked
     forked.close()
 

@@ -32,7 +32,7 @@ def commands(tmp_path_factory) -> Iterator[ForkedCommands]:
     starts in a folder of its own, so that every setting a command sees is read from the command's own folder."""
     work = tmp_path_factory.mktemp("settings_commands")
     (work / "outputs").mkdir()
-    forked = ForkedCommands(clean_environment(), work, work / "outputs", runs=True)
+    forked = ForkedCommands(clean_environment(), work, work / "outputs")
     yield forked
     forked.close()
 
