@@ -8,12 +8,19 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
+import duckdb
 import pytest
 
 from gatehouse.pipelines import settings
 from gatehouse.pipelines.warehouse.destination import Destination
 from gatehouse.pipelines.warehouse.state import adopt_machine_wide_state
-from tests.drills.conftest import clean_environment, console_variables, make_twin
+from tests.drills.conftest import (
+    clean_environment,
+    console_variables,
+    copy_database,
+    make_twin,
+    reference_path,  # noqa: F401  (the fixture: a first run of make_twin()'s organisation, made once per session)
+)
 from tests.drills.forked_commands import ForkedCommands
 from tests.secret_scan import CommandOutput
 
@@ -47,25 +54,31 @@ def served():
         yield twin, console_variables(twin, base_url)
 
 
-@pytest.mark.parametrize("where", ["environment", "config.toml"])
-def test_the_duckdb_setting_reaches_run_views_sql_and_report(commands, tmp_path, served, where):
+def test_the_duckdb_setting_reaches_run_views_sql_and_report(commands, tmp_path, served, request):
+    """The setting from the environment, then from .dlt/config.toml, in one folder, each run continuing the file the
+    setting names (a copy of the session's first load of the same organisation: the first load is not the subject);
+    a run that missed the setting would have started ./gatehouse.duckdb, and not added its row to the file's."""
     twin, console = served
     target = tmp_path / "data" / "flags.duckdb"
     (tmp_path / "data").mkdir()
-    env = {**console, "GATEHOUSE__DUCKDB": str(target)} if where == "environment" else dict(console)
-    config = f'[gatehouse]\nduckdb = "{target}"\n' if where == "config.toml" else ""
+    copy_database(request.getfixturevalue("reference_path"), target, console["SOURCES__CONSOLE__BASE_URL"])
+    for runs, where in enumerate(("environment", "config.toml"), start=2):
+        env = {**console, "GATEHOUSE__DUCKDB": str(target)} if where == "environment" else dict(console)
+        config = f'[gatehouse]\nduckdb = "{target}"\n' if where == "config.toml" else ""
 
-    done = gatehouse(commands, tmp_path, "run", "--no-progress", config=config, **env)
-    assert done.code == 0, done.err
-    assert done.out.startswith(f"gatehouse: {target}\n")
-    assert target.is_file() and not (tmp_path / "gatehouse.duckdb").exists()
-    for command in (["views"], ["sql", "select count(*) as n from console.gates"], ["alerts", "--dry-run"], ["config"]):
-        done = gatehouse(commands, tmp_path, *command, config=config, **env)
-        assert done.code == 0, (command, done.err)
-    assert "no database" not in done.err
-    origin = "environment GATEHOUSE__DUCKDB" if where == "environment" else "./.dlt/config.toml"
-    [line] = [line for line in done.out.splitlines() if line.startswith("gatehouse.duckdb ")]
-    assert line.split()[:2] == ["gatehouse.duckdb", str(target)] and line.endswith(f"({origin})"), line
+        done = gatehouse(commands, tmp_path, "run", "--no-progress", config=config, **env)
+        assert done.code == 0, (where, done.err)
+        assert done.out.startswith(f"gatehouse: {target}\n"), (where, done.out)
+        assert not (tmp_path / "gatehouse.duckdb").exists(), where
+        with duckdb.connect(str(target), read_only=True) as connection:
+            assert connection.execute("select count(*) from console.extraction_runs").fetchall() == [(runs,)], where
+        for command in (["views"], ["sql", "select count(*) as n from console.gates"], ["alerts", "--dry-run"], ["config"]):
+            done = gatehouse(commands, tmp_path, *command, config=config, **env)
+            assert done.code == 0, (where, command, done.err)
+        assert "no database" not in done.err, where
+        origin = "environment GATEHOUSE__DUCKDB" if where == "environment" else "./.dlt/config.toml"
+        [line] = [line for line in done.out.splitlines() if line.startswith("gatehouse.duckdb ")]
+        assert line.split()[:2] == ["gatehouse.duckdb", str(target)] and line.endswith(f"({origin})"), (where, line)
 
 
 def test_dagster_the_dag_and_the_notebooks_read_the_same_setting(tmp_path, monkeypatch):
@@ -195,11 +208,13 @@ def test_config_shows_each_setting_and_where_it_came_from_with_secrets_hidden(co
     assert "Sekr3t" not in done.out + done.err and "secret-path" not in done.out + done.err
 
 
-def test_the_runtime_log_level_of_config_toml_is_honoured(commands, tmp_path):
-    # `[runtime] log_level` in .dlt/config.toml, as dlt reads it: WARNING hides gatehouse's progress lines
+def test_the_runtime_log_level_of_config_toml_is_honoured(commands, tmp_path, request):
+    # `[runtime] log_level` in .dlt/config.toml, as dlt reads it: WARNING hides gatehouse's progress lines. Both runs
+    # continue a copy of the session's first load (a run that loads nothing new logs its progress all the same).
     twin = make_twin()
     with twin.serve() as base_url:
         env = console_variables(twin, base_url)
+        copy_database(request.getfixturevalue("reference_path"), tmp_path / "gatehouse.duckdb", base_url)
         quiet = gatehouse(commands, tmp_path, "run", "--no-progress", config='[runtime]\nlog_level = "WARNING"\n', **env)
         chatty = gatehouse(commands, tmp_path, "run", "--no-progress", config='[runtime]\nlog_level = "INFO"\n', **env)
     assert quiet.code == chatty.code == 0, quiet.err + chatty.err
