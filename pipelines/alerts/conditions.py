@@ -55,7 +55,7 @@ def current_conditions(reader: Reader) -> list[Condition]:
     """Every condition the views show now, in a stable order."""
     return [
         *srm_conditions(reader),
-        *(condition for check in EXPERIMENT_CHECKS for condition in experiment_conditions(reader, check)),
+        *experiment_conditions(reader),
         *ingestion_conditions(reader),
         *stale_gate_conditions(reader),
     ]
@@ -89,12 +89,13 @@ def srm_conditions(reader: Reader) -> list[Condition]:
 
 @dataclass(frozen=True)
 class ExperimentCheck:
-    """An experiment_health verdict an alert tells of: each experiment where `failing` holds is one condition,
-    `Experiment <id> <says(*columns)>`."""
+    """An experiment_health verdict an alert tells of: each experiment whose `verdict` column says `failing` is one
+    condition, `Experiment <id> <says(*columns)>`."""
 
     kind: str
+    verdict: str
     failing: str
-    columns: str
+    columns: tuple[str, ...]
     says: Callable[..., str]
     # one condition a day (the first of `columns`): the next one is news again, the same one is not told twice
     per_day: bool = False
@@ -103,16 +104,18 @@ class ExperimentCheck:
 EXPERIMENT_CHECKS = (
     ExperimentCheck(
         STALLED,
-        "stall_check = 'stalled'",
-        "days_without_growth, last_growth_date, total_exposures",
+        "stall_check",
+        "stalled",
+        ("days_without_growth", "last_growth_date", "total_exposures"),
         lambda days, last_growth, total: (
             f"has stalled: no new exposures for {days} days (last growth {_day(last_growth)}, {total or 0:,} exposures in all)."
         ),
     ),
     ExperimentCheck(
         DIP,
-        "dip_check = 'dip'",
-        "checked_through_date, dip_exposures, dip_baseline_exposures",
+        "dip_check",
+        "dip",
+        ("checked_through_date", "dip_exposures", "dip_baseline_exposures"),
         lambda day, new, baseline: (
             f"dipped on {_day(day)}: {new:,} new exposures, against at least {baseline:,} on each of the 7 days before."
         ),
@@ -120,27 +123,36 @@ EXPERIMENT_CHECKS = (
     ),
     ExperimentCheck(
         RUNNING_LONG,
-        "duration_check = 'running long'",
-        "days_running, max_running_days, total_exposures",
+        "duration_check",
+        "running long",
+        ("days_running", "max_running_days", "total_exposures"),
         lambda days, limit, total: f"has run {days} days, longer than {limit} ({total or 0:,} exposures): decide it or end it.",
     ),
 )
 
 
-def experiment_conditions(reader: Reader, check: ExperimentCheck) -> list[Condition]:
+def experiment_conditions(reader: Reader) -> list[Condition]:
+    # experiment_health is read once for every check: each read computed the whole chain of views under it again.
+    columns = list(dict.fromkeys(column for check in EXPERIMENT_CHECKS for column in (check.verdict, *check.columns)))
+    failing = " or ".join(f"{check.verdict} = '{check.failing}'" for check in EXPERIMENT_CHECKS)
     rows = reader.rows(
         f"""
-        select project, experiment_id, {check.columns}
+        select project, experiment_id, {", ".join(columns)}
         from analytics.experiment_health
-        where {check.failing}
+        where {failing}
         order by project, experiment_id
         """
     )
     conditions = []
-    for project, experiment_id, *values in rows:
-        name = f"{experiment_id}:{_day(values[0])}" if check.per_day else experiment_id
-        text = f"{_in(project)}Experiment {experiment_id} {check.says(*values)}"
-        conditions.append(Condition(check.kind, _key(check.kind, project, name), text))
+    for check in EXPERIMENT_CHECKS:
+        for project, experiment_id, *found in rows:
+            row = dict(zip(columns, found, strict=True))
+            if row[check.verdict] != check.failing:
+                continue
+            values = [row[column] for column in check.columns]
+            name = f"{experiment_id}:{_day(values[0])}" if check.per_day else experiment_id
+            text = f"{_in(project)}Experiment {experiment_id} {check.says(*values)}"
+            conditions.append(Condition(check.kind, _key(check.kind, project, name), text))
     return conditions
 
 
