@@ -712,7 +712,7 @@ def _private_member_unread(node: SgNode, gone: set[str], text: str) -> Change | 
         return None
     value = node.field("value")
     if node.kind() == "public_field_definition" and value is not None and not _effectless(value):
-        return None
+        return _kept_for_its_effect(node, modifiers, text)
     end = node.range().end.index
     following = node.next()
     if following is not None and following.kind() == ";":
@@ -723,6 +723,29 @@ def _private_member_unread(node: SgNode, gone: set[str], text: str) -> Change | 
     ):
         return None  # not alone on its lines: left as it is
     return _with_its_comments(node, _Edit(_line_start(text, node.range().start.index), _line_end(text, end), ""), text)
+
+
+def _kept_for_its_effect(field: SgNode, modifiers: list[SgNode], text: str) -> Change | None:
+    """A private field only the removed code read whose value has an effect (`private started = start();`): tsc
+    refuses it unread, and deleting it would drop the effect, so it stays, no longer private (tsc asks no public field
+    to be read), with a TODO(gatehouse) comment at the end of its line for the reviewer. An ES private field
+    (`#started`) cannot stop being private without a new name: it is left as it is, as is a field with more on its
+    line."""
+    private = next((child for child in modifiers if child.kind() == "accessibility_modifier"), None)
+    if private is None or private.text() != "private":
+        return None
+    end = field.range().end.index
+    following = field.next()
+    if following is not None and following.kind() == ";":
+        end = following.range().end.index
+    if text[end : _line_end(text, end)].strip():
+        return None
+    start = after = private.range().start.index
+    after += len(private.text())
+    while text[after] in " \t":
+        after += 1
+    note = f"  // {TODO}: only the removed code read it; no longer private, so that tsc keeps its value's effect"
+    return _Edit(start, end, text[after:end] + note)
 
 
 def _member_unread(name: SgNode, gone: set[str], body: SgNode) -> bool:
