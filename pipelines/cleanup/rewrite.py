@@ -46,6 +46,8 @@ if TYPE_CHECKING:  # the parsers load where a file is parsed (`_parse`), not whe
 PLACEHOLDER = re.compile(r"__gatehouse_(true|false)_(\d+)__")
 NAME = re.compile(r"[A-Za-z_$][\w$]*")
 TODO = "TODO(gatehouse)"
+# the comment on a TypeScript private field kept, no longer private, for its value's effect (`_kept_for_its_effect`)
+KEPT_FOR_ITS_EFFECT = f"{TODO}: only the removed code read it; no longer private, so that tsc keeps its value's effect"
 
 LANGUAGE_BY_SUFFIX: Mapping[str, str] = {
     ".py": "python",
@@ -201,7 +203,8 @@ class Rewrite:
     text: str  # the whole file after the rewrite (the same text when nothing matched)
     replaced: int  # checks of the gate replaced by its value
     todos: int  # of those, the checks whose value is used where the rules cannot simplify it: the literal and a
-    # TODO(gatehouse) comment on each line it is left on (a check inlined into two such uses is one)
+    # TODO(gatehouse) comment on each line it is left on (a check inlined into two such uses is one); and each
+    # TypeScript private field only the removed code read, kept for its value's effect with a TODO(gatehouse) comment
 
 
 def language_of(path: str) -> str | None:
@@ -287,7 +290,9 @@ def rewrite_checks(
     if "locals" in steps:
         # before the imports: a local that goes may have been the last user of one
         before = Counter(leaf.text() for leaf in _walk(root) if _is_named_leaf(leaf))
+        kept = text.count(KEPT_FOR_ITS_EFFECT)
         text = _unused_locals(text, language, before, no_unused_parameters, no_unused_locals)
+        todos += text.count(KEPT_FOR_ITS_EFFECT) - kept
     if "imports" in steps:
         # whatever the removed code alone imported goes with it (Go refuses an unused import; Java's, Kotlin's and
         # TypeScript's linters do): an import goes only when the code used it before the rewrite and does not after
@@ -744,8 +749,7 @@ def _kept_for_its_effect(field: SgNode, modifiers: list[SgNode], text: str) -> C
     after += len(private.text())
     while text[after] in " \t":
         after += 1
-    note = f"  // {TODO}: only the removed code read it; no longer private, so that tsc keeps its value's effect"
-    return _Edit(start, end, text[after:end] + note)
+    return _Edit(start, end, f"{text[after:end]}  // {KEPT_FOR_ITS_EFFECT}")
 
 
 def _member_unread(name: SgNode, gone: set[str], body: SgNode) -> bool:

@@ -128,11 +128,14 @@ class Till {
 // private members only the removed branch read: tsconfig.json's noUnusedLocals refuses them (TS6133, TS6138), so they
 // go, with their comments; a parameter property read only there stays a parameter, its `private` gone (and, under
 // noUnusedParameters, its name given `_`)
+const baskets: string[] = [];
+
 class Basket {
   // the discount, in percent
   private discount = 10;
   #bonus = 1;
   private kept = 2;
+  private readonly number = baskets.push("basket");
 
   constructor(
     private readonly region: string,
@@ -146,13 +149,13 @@ class Basket {
 
   total(user: { id: string }, total: number): number {
     if (Statsig.checkGate(user, "new_checkout")) {
-      return this.discounted(total) + this.owner.length;
+      return this.discounted(total) + this.owner.length + this.number;
     }
     return total + this.kept;
   }
 }
 
-console.log(new Till("$").print({ id: "u1" }, 7, "thanks"), new Basket("eu", "ann").total({ id: "u1" }, 50));
+console.log(new Till("$").print({ id: "u1" }, 7, "thanks"), new Basket("eu", "ann").total({ id: "u1" }, 50), baskets.length);
 console.log(price({ id: "u1" }, 10), banner({ id: "u1" }), shipping({ id: "u1" }, 12), shipping({ id: "u1" }, 3));
 console.log(flow({ id: "u1" }), steps({ id: "u1" }, 0).join(","), steps({ id: "u1" }, 2).join(","), greeting);
 console.log(receipt({ id: "u1" }, ["a", "b"], { id: "o1", total: 5 }));
