@@ -203,8 +203,10 @@ class Rewrite:
     text: str  # the whole file after the rewrite (the same text when nothing matched)
     replaced: int  # checks of the gate replaced by its value
     todos: int  # of those, the checks whose value is used where the rules cannot simplify it: the literal and a
-    # TODO(gatehouse) comment on each line it is left on (a check inlined into two such uses is one); and each
-    # TypeScript private field only the removed code read, kept for its value's effect with a TODO(gatehouse) comment
+    # TODO(gatehouse) comment on each line it is left on (a check inlined into two such uses is one)
+    # TypeScript private fields only the removed code read, kept for their values' effect with a TODO(gatehouse)
+    # comment each: not checks, so not among `todos`
+    fields_kept: int = 0
 
 
 def language_of(path: str) -> str | None:
@@ -287,17 +289,18 @@ def rewrite_checks(
     text, todos = _literals(text, language)
     if "java try" in steps:
         text = _tries_that_throw_nothing(text)
+    fields_kept = 0
     if "locals" in steps:
         # before the imports: a local that goes may have been the last user of one
         before = Counter(leaf.text() for leaf in _walk(root) if _is_named_leaf(leaf))
         kept = text.count(KEPT_FOR_ITS_EFFECT)
         text = _unused_locals(text, language, before, no_unused_parameters, no_unused_locals)
-        todos += text.count(KEPT_FOR_ITS_EFFECT) - kept
+        fields_kept = text.count(KEPT_FOR_ITS_EFFECT) - kept
     if "imports" in steps:
         # whatever the removed code alone imported goes with it (Go refuses an unused import; Java's, Kotlin's and
         # TypeScript's linters do): an import goes only when the code used it before the rewrite and does not after
         text = _unused_imports(text, language, receivers | _used_packages(root, language))
-    return Rewrite(text, replaced, todos)
+    return Rewrite(text, replaced, todos, fields_kept)
 
 
 def _used_packages(root: SgNode, language: str) -> set[str]:
