@@ -45,9 +45,15 @@ def first_load(postgres_server, tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("postgres_first_load")
     twin = ConsoleTwin(size="small", seed=3)
     with pytest.MonkeyPatch.context() as env, twin.serve() as base_url:
-        on_postgres(postgres_server, FIRST_LOAD, folder, env)
+        credentials = on_postgres(postgres_server, FIRST_LOAD, folder, env)
         point_at(env, twin, base_url)
         assert main(["run", "--no-progress", "--destination", "postgres"]) == 0
+    # the run recorded the console it read (the copies' rows are pointed at their own twin's address)
+    recorded = identify(base_url, twin.settings.api_key)
+    with psycopg2.connect(credentials) as connection, connection.cursor() as cursor:
+        cursor.execute("select console_base_url, console_key_fingerprint from console.extraction_runs")
+        assert cursor.fetchall() == [(recorded.base_url, recorded.key_fingerprint)]
+    connection.close()
     return folder
 
 
