@@ -748,8 +748,8 @@ def _kept_for_its_effect(field: SgNode, modifiers: list[SgNode], text: str) -> C
         end = following.range().end.index
     if text[end : _line_end(text, end)].strip():
         return None
-    start = after = private.range().start.index
-    after += len(private.text())
+    start = private.range().start.index
+    after = start + len(private.text())
     while text[after] in " \t":
         after += 1
     return _Edit(start, end, f"{text[after:end]}  // {KEPT_FOR_ITS_EFFECT}")
