@@ -22,6 +22,9 @@ _LOAD_ID = re.compile(r"^[0-9.]+$")
 # Where a statement lists the run's load ids (`Reader.rows`' values): translated once for every run.
 _LOAD_IDS = "gatehouse_load_ids"
 _FIRST_LOAD = "gatehouse_first_load"
+# The semi-joins one counting statement holds at most in a DuckDB file (`count_batches`): about 4 MB of the run's
+# 128 MB cap, which the projects loading into one file share.
+DUCKDB_COUNT_JOINS = 2
 
 
 @dataclass
@@ -125,22 +128,49 @@ def rows_in_database(
                 return f"_dlt_load_id in ('{_LOAD_IDS}')"
             return f"_dlt_parent_id in (select _dlt_id from {dataset}.{parent} where {written(parent)})"
 
-        # one statement for every table: one translation and one round trip, where a run loads twenty tables; in the
-        # tables' order by name, not the order dlt normalised them in (which varies), so the same tables are one text
-        # and one translation for every run of the process
-        union = " union all ".join(
-            f"select '{table}' as loaded_table, count(*) as loaded_rows from {dataset}.{table} where {written(table)}"
-            for table in sorted(tables)
-        )
-        try:
-            counts.update({table: int(rows) for table, rows in reader.rows(union, listed)})
-        except DatabaseUndefinedRelation:  # a table gone since (dropped by hand): counted one by one
-            for table in tables:
-                try:
-                    [(counts[table],)] = reader.rows(f"select count(*) from {dataset}.{table} where {written(table)}", listed)
-                except DatabaseUndefinedRelation:
-                    counts[table] = 0
+        # a local DuckDB file runs with our memory cap and its round trips cost nothing; a warehouse's round trips
+        # cost, and its memory is its own: one statement
+        for batch in count_batches(tables, DUCKDB_COUNT_JOINS if destination.is_duckdb_file else None):
+            # in the tables' order by name, not the order dlt normalised them in (which varies), so the same tables
+            # are the same texts and translations for every run of the process
+            union = " union all ".join(
+                f"select '{table}' as loaded_table, count(*) as loaded_rows from {dataset}.{table} where {written(table)}"
+                for table in batch
+            )
+            try:
+                counts.update({table: int(rows) for table, rows in reader.rows(union, listed)})
+            except DatabaseUndefinedRelation:  # a table gone since (dropped by hand): counted one by one
+                for table in batch:
+                    try:
+                        [(counts[table],)] = reader.rows(f"select count(*) from {dataset}.{table} where {written(table)}", listed)
+                    except DatabaseUndefinedRelation:
+                        counts[table] = 0
     return counts
+
+
+def count_batches(tables: Mapping[str, str | None], joins_per_statement: int | None) -> list[list[str]]:
+    """`tables` (each with its parent table, None for a root) in the statements `rows_in_database` counts them in,
+    by name: with `joins_per_statement`, as few as keep each statement's semi-joins (a nested table's one per level)
+    within it; else one. DuckDB holds a hash table of a megabyte or more for each semi-join until the statement
+    ends, whatever the rows: the forty tables of a console in one statement took more than 60 MB of a run's 128 MB
+    cap, and nine projects in one file, or a console with more nested tables, ran out of memory."""
+    if joins_per_statement is None:
+        return [sorted(tables)]
+
+    def depth(table: str) -> int:
+        parent = tables.get(table)
+        return 0 if parent is None else 1 + depth(parent)
+
+    batches: list[list[str]] = []
+    joins = joins_per_statement
+    for table in sorted(tables):
+        cost = depth(table)
+        if not batches or joins + cost > joins_per_statement:
+            batches.append([])
+            joins = 0
+        batches[-1].append(table)
+        joins += cost
+    return batches
 
 
 def scd2_counts(

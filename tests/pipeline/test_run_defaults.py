@@ -13,6 +13,7 @@ from dlt.common.configuration.specs.pluggable_run_context import PluggableRunCon
 from dlt.normalize.normalize import Normalize
 
 from gatehouse.pipelines.run import tuning
+from tests.drills.conftest import copy_database
 from tests.pipeline.conftest import Loader
 
 # dlt's own columns: row ids of merge tables' nested rows are random, validity and load ids are times.
@@ -172,3 +173,51 @@ def test_the_duckdb_file_reaches_dlt_as_credentials_with_the_run_defaults(monkey
     assert credentials.database == str(database)
     assert credentials.global_config == {"memory_limit": "128MB", "threads": 1}
     assert not credentials.read_only
+
+
+def test_counting_statements_hold_a_bounded_number_of_semi_joins_in_a_duckdb_file():
+    from gatehouse.pipelines.run.summary import count_batches
+
+    parents = {
+        "gates": None,
+        "gates__rules": "gates",
+        "gates__rules__conditions": "gates__rules",
+        "gates__tags": "gates",
+        "holdouts": None,
+        "holdouts__gate_i_ds": "holdouts",
+    }
+    # by name; a table's semi-joins are its depth: 1, 2, 1 | 0, 1 | 0, 1 would be 4 joins, so three statements
+    assert count_batches(parents, 2) == [
+        ["gates", "gates__rules"],
+        ["gates__rules__conditions"],
+        ["gates__tags", "holdouts", "holdouts__gate_i_ds"],
+    ]
+    assert count_batches(parents, None) == [sorted(parents)]
+
+
+def test_a_first_loads_rows_are_counted_back_within_a_fifth_of_the_memory_cap(seed_reference_path, tmp_path):
+    """What the summary says was loaded is read back from the file under the run's memory cap, which the projects
+    of one file share: the forty tables' semi-joins in one statement took more than 60 MB of it, and nine projects
+    in one file ran out. Here the whole count runs under 24 MB."""
+    from gatehouse.pipelines.run.summary import rows_in_database
+    from gatehouse.pipelines.warehouse.destination import Destination
+
+    database = copy_database(seed_reference_path, tmp_path / "gatehouse.duckdb")
+    with duckdb.connect(str(database)) as connection:
+        load_ids = [load_id for (load_id,) in connection.execute("select load_id from console._dlt_loads").fetchall()]
+        names = {
+            table
+            for (table,) in connection.execute(
+                "select table_name from information_schema.tables where table_schema = 'console'"
+                " and table_type = 'BASE TABLE' and table_name not like '\\_dlt%' escape '\\'"
+            ).fetchall()
+        }
+        expected = {table: connection.execute(f"select count(*) from console.{table}").fetchone()[0] for table in names}
+    # dlt names a nested table after its parent: the longest other table name it starts with
+    parents = {table: max((p for p in names if table.startswith(p + "__")), key=len, default=None) for table in names}
+    assert sum(parent is not None for parent in parents.values()) > 20  # the semi-joins are there to hold
+
+    # held open with the cap, as a run holds it once dlt's load jobs set theirs: the count shares this database
+    with duckdb.connect(str(database)) as held:
+        held.execute("set memory_limit = '24MB'; set threads = 1")
+        assert rows_in_database(Destination(duckdb_path=database), load_ids, parents) == expected
