@@ -27,10 +27,20 @@ class FileRewrite:
     path: str
     replaced: int
     todos: int
+    fields_kept: int = 0  # private fields only the removed code read, kept for their values' effect (`Rewrite`)
 
     def said(self) -> str:
         todo = f", {self.todos} left with a TODO(gatehouse) comment" if self.todos else ""
-        return f"{counted(self.replaced, 'check')} replaced{todo}"
+        return f"{counted(self.replaced, 'check')} replaced{todo}{kept_fields(self.fields_kept)}"
+
+
+def kept_fields(number: int) -> str:
+    """What a person reviewing the branch reads about the private fields only the removed code read, kept for their
+    values' effect: ', 1 private field kept for its value's effect, with a TODO(gatehouse)' ('' for none)."""
+    if not number:
+        return ""
+    whose = "its value's" if number == 1 else "their values'"
+    return f", {counted(number, 'private field')} kept for {whose} effect, with a TODO(gatehouse)"
 
 
 @dataclass
@@ -52,6 +62,10 @@ class GatePatch:
     @property
     def todos(self) -> int:
         return sum(rewrite.todos for rewrite in self.files)
+
+    @property
+    def fields_kept(self) -> int:
+        return sum(rewrite.fields_kept for rewrite in self.files)
 
 
 def find_checks(worktree: Worktree, gate_ids: Sequence[str], excludes: Sequence[str]) -> dict[str, list[str]]:
@@ -158,7 +172,7 @@ def _rewrite_file(worktree: Worktree, patch: GatePatch, path: str, value: bool, 
         patch.left[path] = "the rewrite would not parse"
         return
     worktree.write(path, (bom + rewrite.text).encode("utf-8"))
-    patch.files.append(FileRewrite(path, rewrite.replaced, rewrite.todos))
+    patch.files.append(FileRewrite(path, rewrite.replaced, rewrite.todos, rewrite.fields_kept))
     if any(f"{quote}{patch.choice.gate_id}{quote}" in rewrite.text for quote in "\"'`"):
         patch.left[path] = "still names the gate after the rewrite, in a use the rewrite does not know"
 
@@ -175,7 +189,7 @@ def commit_message(patch: GatePatch, other_repositories: Sequence[str], loaded_a
         f"Remove stale gate {choice.gate_id}: it is always {value}",
         "",
         f"Its checks are replaced by {value} and the code that makes dead is removed"
-        f" ({counted(patch.replaced, 'check')} in {counted(len(patch.files), 'file')}{todos}).",
+        f" ({counted(patch.replaced, 'check')} in {counted(len(patch.files), 'file')}{todos}{kept_fields(patch.fields_kept)}).",
         "",
         *(f"{what.ljust(width)}  {said}" for what, said in rows),
         "",

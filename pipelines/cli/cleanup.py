@@ -29,7 +29,7 @@ from gatehouse.pipelines.cleanup.decisions import (
     read_loaded_gate_ids,
     read_referencing_repositories,
 )
-from gatehouse.pipelines.cleanup.patch import GatePatch, commit_message, find_checks, patch_gates
+from gatehouse.pipelines.cleanup.patch import GatePatch, commit_message, find_checks, kept_fields, patch_gates
 from gatehouse.pipelines.cli import recording
 from gatehouse.pipelines.cli.parser import add_command, add_destination_arguments, destination_from
 from gatehouse.pipelines.cli.terminal import say
@@ -179,7 +179,8 @@ def _patch_lines(patch: GatePatch, dry_run: bool) -> list[str]:
     else:
         where = f"would go on {patch.branch}" if dry_run else f"on {patch.branch} ({patch.commit[:12] if patch.commit else ''})"
         todos = f", {patch.todos} left with a TODO(gatehouse)" if patch.todos else ""
-        lines = [f"{gate}: {counted(patch.replaced, 'check')} in {counted(len(patch.files), 'file')}{todos}, {where}"]
+        kept = kept_fields(patch.fields_kept)
+        lines = [f"{gate}: {counted(patch.replaced, 'check')} in {counted(len(patch.files), 'file')}{todos}{kept}, {where}"]
     lines += [f"  left as it is: {path}: {why}" for path, why in patch.left.items()]
     return lines
 
@@ -202,6 +203,9 @@ def _summary(choices: Sequence[Choice], patches: Sequence[GatePatch], found: Map
     todos = sum(patch.todos for patch in branched)
     if todos:
         parts.append(f"{counted(todos, 'check')} left with a TODO(gatehouse)")
+    kept = kept_fields(sum(patch.fields_kept for patch in branched))
+    if kept:
+        parts.append(kept.removeprefix(", "))
     return f"{counted(len(choices), 'gate')}: " + ", ".join(parts)
 
 

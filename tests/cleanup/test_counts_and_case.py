@@ -260,3 +260,37 @@ def test_a_branch_differing_only_in_case_is_not_taken_for_the_gates_nor_doubled(
     assert git(root, "for-each-ref", "--format=%(refname:short)", "refs/heads/" + BRANCH_PREFIX).split() == [
         "gatehouse/cleanup/New_Checkout"
     ]
+
+
+def test_the_commit_message_and_the_command_name_a_private_field_kept_for_its_value(tmp_path, monkeypatch):
+    """A TypeScript field only the removed code read, whose value has an effect (tsc's noUnusedLocals would refuse
+    it unread): kept, and the person reviewing the branch reads so in its message and in the command's lines."""
+    from gatehouse.pipelines.cli.cleanup import _patch_lines, _summary
+
+    basket = (
+        'import Statsig from "statsig-node";\n\n'
+        "const baskets: string[] = [];\n\n"
+        "export class Basket {\n"
+        '  private readonly number = baskets.push("basket");\n\n'
+        "  total(user: { id: string }): number {\n"
+        '    if (Statsig.checkGateSync(user, "g")) {\n'
+        "      return 1;\n"
+        "    }\n"
+        "    return this.number;\n"
+        "  }\n"
+        "}\n"
+    )
+    tsconfig = '{"compilerOptions": {"strict": true, "noUnusedLocals": true}}\n'
+    root = _repository(tmp_path / "web", {"basket.ts": basket, "tsconfig.json": tsconfig}, monkeypatch)
+    patch = _patch(root, "g", ["basket.ts"])
+    assert (patch.replaced, patch.todos, patch.fields_kept) == (1, 0, 1)
+    message = git(root, "log", "-1", "--format=%B", patch.branch)
+    assert "(1 check in 1 file, 1 private field kept for its value's effect, with a TODO(gatehouse))" in message
+    assert "basket.ts: 1 check replaced, 1 private field kept for its value's effect, with a TODO(gatehouse)" in message
+    assert _patch_lines(patch, dry_run=True)[0] == (
+        "g (true): 1 check in 1 file, 1 private field kept for its value's effect, with a TODO(gatehouse),"
+        f" would go on {patch.branch}"
+    )
+    assert _summary([patch.choice], [patch], {"g": ["basket.ts"]}, dry_run=True).endswith(
+        ", 1 private field kept for its value's effect, with a TODO(gatehouse)"
+    )
