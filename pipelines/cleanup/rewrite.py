@@ -48,6 +48,9 @@ NAME = re.compile(r"[A-Za-z_$][\w$]*")
 TODO = "TODO(gatehouse)"
 # the comment on a TypeScript private field kept, no longer private, for its value's effect (`_kept_for_its_effect`)
 KEPT_FOR_ITS_EFFECT = f"{TODO}: only the removed code read it; no longer private, so that tsc keeps its value's effect"
+# the line above an ES private field kept for its value's effect: tsc's directive that the next line's error (unread,
+# TS6133) is expected, which typescript-eslint's recommended rules accept with a description
+KEPT_UNREAD = f"// @ts-expect-error {TODO}: only the removed code read it; kept for its value's effect"
 
 LANGUAGE_BY_SUFFIX: Mapping[str, str] = {
     ".py": "python",
@@ -293,9 +296,9 @@ def rewrite_checks(
     if "locals" in steps:
         # before the imports: a local that goes may have been the last user of one
         before = Counter(leaf.text() for leaf in _walk(root) if _is_named_leaf(leaf))
-        kept = text.count(KEPT_FOR_ITS_EFFECT)
+        kept = text.count(KEPT_FOR_ITS_EFFECT) + text.count(KEPT_UNREAD)
         text = _unused_locals(text, language, before, no_unused_parameters, no_unused_locals)
-        fields_kept = text.count(KEPT_FOR_ITS_EFFECT) - kept
+        fields_kept = text.count(KEPT_FOR_ITS_EFFECT) + text.count(KEPT_UNREAD) - kept
     if "imports" in steps:
         # whatever the removed code alone imported goes with it (Go refuses an unused import; Java's, Kotlin's and
         # TypeScript's linters do): an import goes only when the code used it before the rewrite and does not after
@@ -734,19 +737,29 @@ def _private_member_unread(node: SgNode, gone: set[str], text: str) -> Change | 
 
 
 def _kept_for_its_effect(field: SgNode, modifiers: list[SgNode], text: str) -> Change | None:
-    """A private field only the removed code read whose value has an effect (`private started = start();`): tsc
-    refuses it unread, and deleting it would drop the effect, so it stays, no longer private (tsc asks no public field
-    to be read), with a TODO(gatehouse) comment at the end of its line for the reviewer. An ES private field
-    (`#started`) cannot stop being private without a new name: it is left as it is, as is a field with more on its
-    line."""
-    private = next((child for child in modifiers if child.kind() == "accessibility_modifier"), None)
-    if private is None or private.text() != "private":
-        return None
+    """A private field only the removed code read whose value has an effect: tsc refuses it unread, and deleting it
+    would drop the effect, so it stays, for the reviewer with a TODO(gatehouse) comment. A TypeScript `private` field
+    (`private started = start();`) stops being private, as tsc asks no public field to be read: the comment goes at the
+    end of its line. An ES private field (`#started = start();`) cannot stop being private without a new name, which
+    would also make it a property JSON and `Object.keys` see: the line above it says tsc's unread error is expected
+    (`KEPT_UNREAD`). A field with more on its lines is left as it is."""
     end = field.range().end.index
     following = field.next()
     if following is not None and following.kind() == ";":
         end = following.range().end.index
-    if text[end : _line_end(text, end)].strip():
+    begins = _line_start(text, field.range().start.index)
+    if text[end : _line_end(text, end)].strip() or text[begins : field.range().start.index].strip():
+        return None
+    private = next((child for child in modifiers if child.kind() == "accessibility_modifier"), None)
+    if private is None:
+        name = field.field("name")
+        if name is None or name.kind() != "private_property_identifier":
+            return None
+        if text[_line_start(text, begins - 1) : begins].strip() == KEPT_UNREAD:
+            return None  # kept already, by an earlier round
+        indent = text[begins : field.range().start.index]
+        return _Edit(begins, begins, f"{indent}{KEPT_UNREAD}\n")
+    if private.text() != "private":
         return None
     start = private.range().start.index
     after = start + len(private.text())

@@ -136,6 +136,7 @@ class Basket {
   #bonus = 1;
   private kept = 2;
   private readonly number = baskets.push("basket");
+  #counted = baskets.push("counted");
 
   constructor(
     private readonly region: string,
@@ -149,7 +150,7 @@ class Basket {
 
   total(user: { id: string }, total: number): number {
     if (Statsig.checkGate(user, "new_checkout")) {
-      return this.discounted(total) + this.owner.length + this.number;
+      return this.discounted(total) + this.owner.length + this.number + this.#counted;
     }
     return total + this.kept;
   }
