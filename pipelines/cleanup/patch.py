@@ -154,6 +154,7 @@ def _rewrite_file(worktree: Worktree, patch: GatePatch, path: str, value: bool, 
             value,
             no_unused_parameters=typescript and settings.no_unused_parameters(path),
             no_unused_locals=typescript and settings.no_unused_locals(path),
+            no_unused_locals_in_doubt=typescript and settings.no_unused_locals_in_doubt(path),
         )
     except Unsafe as why:
         patch.left[path] = str(why)

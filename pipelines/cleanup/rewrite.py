@@ -262,12 +262,15 @@ def rewrite_checks(
     *,
     no_unused_parameters: bool = False,
     no_unused_locals: bool = False,
+    no_unused_locals_in_doubt: bool = False,
 ) -> Rewrite:
     """`text` with every check of `gate_id` replaced by `value` and what that makes constant simplified by `rules`
     (each applied in `language` when it is one of the rule's). `no_unused_parameters`: the file is TypeScript compiled
     with tsc's noUnusedParameters (its tsconfig.json, `tsconfig.py`), so a function's parameter only the removed code
     read gets `_` before its name too, not a callback's alone. `no_unused_locals`: compiled with noUnusedLocals, so a
-    class's private member only the removed code read goes too (`_private_member_unread`)."""
+    class's private member only the removed code read goes too (`_private_member_unread`); `no_unused_locals_in_doubt`:
+    only some of the projects that may compile it set it (a solution-style tsconfig.json), so nothing is written that
+    tsc refuses where it is not set (an ES private field kept for its value's effect is left as it is)."""
     steps = {rule.step for rule in rules if language in rule.languages}
     root = _parse(text, language)
     edits: list[_Edit] = []
@@ -297,7 +300,7 @@ def rewrite_checks(
         # before the imports: a local that goes may have been the last user of one
         before = Counter(leaf.text() for leaf in _walk(root) if _is_named_leaf(leaf))
         kept = text.count(KEPT_FOR_ITS_EFFECT) + text.count(KEPT_UNREAD)
-        text = _unused_locals(text, language, before, no_unused_parameters, no_unused_locals)
+        text = _unused_locals(text, language, before, no_unused_parameters, no_unused_locals, no_unused_locals_in_doubt)
         fields_kept = text.count(KEPT_FOR_ITS_EFFECT) + text.count(KEPT_UNREAD) - kept
     if "imports" in steps:
         # whatever the removed code alone imported goes with it (Go refuses an unused import; Java's, Kotlin's and
@@ -459,13 +462,16 @@ def _inert(node: SgNode) -> bool:
     return kind in PURE_LEAVES | PURE_COMPOUNDS | PARENS | BINARY | BUILT or kind.endswith("_type") or "comment" in kind
 
 
-def _unused_locals(text: str, language: str, before: Counter[str], parameters: bool, members: bool = False) -> str:
+def _unused_locals(
+    text: str, language: str, before: Counter[str], parameters: bool, members: bool = False, in_doubt: bool = False
+) -> str:
     """The locals only the removed code read, gone or made `_` (Go refuses a local declared and not used, tsc's
     noUnusedLocals too): a local is one of these when the rewrite took a use of its name away (`before` counts the
     names of the original) and no read of it is left; with `parameters` (noUnusedParameters), a TypeScript function's
-    parameter too; with `members` (noUnusedLocals), a TypeScript class's private member. Each round's removal may
+    parameter too; with `members` (noUnusedLocals; `in_doubt`: for some of its projects), a TypeScript class's private
+    member. Each round's removal may
     leave another unread (`v := rate * 2` gone, `rate`), so the rounds go on until none is found."""
-    typescript = partial(_typescript_unused, parameters=parameters, members=members)
+    typescript = partial(_typescript_unused, parameters=parameters, members=members, in_doubt=in_doubt)
     local = {"go": _go_unused, "kotlin": _kotlin_unused, "swift": _swift_unused}.get(language, typescript)
     for _ in range(20):
         root = _parse(text, language)
@@ -638,17 +644,20 @@ def _swift_unused(node: SgNode, text: str, gone: set[str]) -> Change | None:
     return _Many([name.replace("_") for name in unused])
 
 
-def _typescript_unused(node: SgNode, text: str, gone: set[str], parameters: bool = False, members: bool = False) -> Change | None:
+def _typescript_unused(
+    node: SgNode, text: str, gone: set[str], parameters: bool = False, members: bool = False, in_doubt: bool = False
+) -> Change | None:
     """TypeScript: a loop's variable, a callback's parameter or a destructured name unread gets `_` before its name,
     which tsc accepts unread (noUnusedLocals, noUnusedParameters; an object's shorthand name leaves the pattern
     instead, where no `...rest` would take it); a `const`/`let` of one name unread goes when its value has no effect,
     else its value stays a statement; a function unread goes, with its comment. With `parameters` (the file is
     compiled with noUnusedParameters), every function's parameter unread gets `_` too (`_parameters_unread`); with
-    `members` (noUnusedLocals), a class's private member unread goes (`_private_member_unread`)."""
+    `members` (noUnusedLocals; `in_doubt`: for some of its projects), a class's private member unread goes
+    (`_private_member_unread`)."""
     kind = node.kind()
     parent = node.parent()
     if members and (kind in PRIVATE_MEMBERS or kind == "required_parameter"):
-        change = _private_member_unread(node, gone, text)
+        change = _private_member_unread(node, gone, text, in_doubt)
         if change is not None:
             return change
     if kind == "for_in_statement" and any(child.kind() in ("const", "let", "var") for child in node.children()):
@@ -691,7 +700,7 @@ def _typescript_unused(node: SgNode, text: str, gone: set[str], parameters: bool
 PRIVATE_MEMBERS = frozenset({"public_field_definition", "method_definition"})
 
 
-def _private_member_unread(node: SgNode, gone: set[str], text: str) -> Change | None:
+def _private_member_unread(node: SgNode, gone: set[str], text: str, in_doubt: bool = False) -> Change | None:
     """A class's private member that only the removed code read (tsc's noUnusedLocals refuses it: TS6133, TS6138).
     A field (`private rate = 2;`, `#rate = 2;`) goes with its comments when its value has no effect, and a method
     (not a getter or setter, which come in pairs) with its comments; a constructor's parameter property
@@ -723,7 +732,7 @@ def _private_member_unread(node: SgNode, gone: set[str], text: str) -> Change | 
         return None
     value = node.field("value")
     if node.kind() == "public_field_definition" and value is not None and not _effectless(value):
-        return _kept_for_its_effect(node, modifiers, text)
+        return _kept_for_its_effect(node, modifiers, text, in_doubt)
     end = node.range().end.index
     following = node.next()
     if following is not None and following.kind() == ";":
@@ -736,13 +745,14 @@ def _private_member_unread(node: SgNode, gone: set[str], text: str) -> Change | 
     return _with_its_comments(node, _Edit(_line_start(text, node.range().start.index), _line_end(text, end), ""), text)
 
 
-def _kept_for_its_effect(field: SgNode, modifiers: list[SgNode], text: str) -> Change | None:
+def _kept_for_its_effect(field: SgNode, modifiers: list[SgNode], text: str, in_doubt: bool = False) -> Change | None:
     """A private field only the removed code read whose value has an effect: tsc refuses it unread, and deleting it
     would drop the effect, so it stays, for the reviewer with a TODO(gatehouse) comment. A TypeScript `private` field
     (`private started = start();`) stops being private, as tsc asks no public field to be read: the comment goes at the
     end of its line. An ES private field (`#started = start();`) cannot stop being private without a new name, which
     would also make it a property JSON and `Object.keys` see: the line above it says tsc's unread error is expected
-    (`KEPT_UNREAD`). A field with more on its lines is left as it is."""
+    (`KEPT_UNREAD`), unless only some of the projects that may compile the file refuse it unread (`in_doubt`): tsc
+    refuses the directive where no error follows. A field with more on its lines is left as it is."""
     end = field.range().end.index
     following = field.next()
     if following is not None and following.kind() == ";":
@@ -753,7 +763,7 @@ def _kept_for_its_effect(field: SgNode, modifiers: list[SgNode], text: str) -> C
     private = next((child for child in modifiers if child.kind() == "accessibility_modifier"), None)
     if private is None:
         name = field.field("name")
-        if name is None or name.kind() != "private_property_identifier":
+        if in_doubt or name is None or name.kind() != "private_property_identifier":
             return None
         if text[_line_start(text, begins - 1) : begins].strip() == KEPT_UNREAD:
             return None  # kept already, by an earlier round

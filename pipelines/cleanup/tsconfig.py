@@ -66,6 +66,16 @@ class TsConfigs:
         """Whether the file at `path` is compiled with noUnusedLocals, read as `no_unused_parameters` reads its own."""
         return self._refuses(path, "noUnusedLocals")
 
+    def no_unused_locals_in_doubt(self, path: str) -> bool:
+        """Whether the file at `path` is compiled with noUnusedLocals by only some of the projects that may compile it:
+        its nearest tsconfig.json is solution-style, does not set it, and only some of the projects it references do
+        (which one compiles the file, their `include` says, which is not read)."""
+        config = self._nearest_config(self.roots[0].joinpath(*PurePosixPath(path).parent.parts))
+        if config is None or self._sets(config, "noUnusedLocals"):
+            return False
+        projects = [self._sets(project, "noUnusedLocals") for project in self._references(config)]
+        return any(projects) and not all(projects)
+
     def _refuses(self, path: str, option: str) -> bool:
         config = self._nearest_config(self.roots[0].joinpath(*PurePosixPath(path).parent.parts))
         if config is None:

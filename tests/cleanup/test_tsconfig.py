@@ -194,3 +194,21 @@ def test_the_cleanup_renames_in_the_package_that_sets_it_and_nowhere_else(tmp_pa
     assert (tmp_path / "packages/shop/src/price.ts").read_text() == kept.replace("(user", "(_user")
     assert (tmp_path / "packages/admin/src/price.ts").read_text() == kept
     assert (tmp_path / "scripts/price.ts").read_text() == kept
+
+
+def test_a_solution_whose_projects_differ_leaves_the_setting_in_doubt(tmp_path):
+    # Vite's layout: the app's project refuses unread locals, the node one not; which compiles a file, `include` says
+    write(
+        tmp_path,
+        {
+            "tsconfig.json": '{ "files": [], "references": [{ "path": "./tsconfig.app.json" }, { "path": "./node" }] }',
+            "tsconfig.app.json": '{ "compilerOptions": { "noUnusedLocals": true } }',
+            "node/tsconfig.json": '{ "compilerOptions": { "noUnusedLocals": false } }',
+            "both/tsconfig.json": '{ "files": [], "references": [{ "path": "../tsconfig.app.json" }] }',
+        },
+    )
+    configs = TsConfigs(tmp_path)
+    assert (configs.no_unused_locals("src/a.ts"), configs.no_unused_locals_in_doubt("src/a.ts")) == (True, True)
+    # every project it references sets it, or the nearest is not a solution: no doubt
+    assert (configs.no_unused_locals("both/a.ts"), configs.no_unused_locals_in_doubt("both/a.ts")) == (True, False)
+    assert (configs.no_unused_locals("node/a.ts"), configs.no_unused_locals_in_doubt("node/a.ts")) == (False, False)
