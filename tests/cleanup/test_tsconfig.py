@@ -208,7 +208,12 @@ def test_a_solution_whose_projects_differ_leaves_the_setting_in_doubt(tmp_path):
         },
     )
     configs = TsConfigs(tmp_path)
-    assert (configs.no_unused_locals("src/a.ts"), configs.no_unused_locals_in_doubt("src/a.ts")) == (True, True)
-    # every project it references sets it, or the nearest is not a solution: no doubt
-    assert (configs.no_unused_locals("both/a.ts"), configs.no_unused_locals_in_doubt("both/a.ts")) == (True, False)
-    assert (configs.no_unused_locals("node/a.ts"), configs.no_unused_locals_in_doubt("node/a.ts")) == (False, False)
+    # in doubt only where the solution's projects differ: not where every one it references sets it, nor outside one
+    assert {path: (configs.no_unused_locals(path), configs.no_unused_locals_in_doubt(path)) for path in PATHS} == {
+        "src/a.ts": (True, True),
+        "both/a.ts": (True, False),
+        "node/a.ts": (False, False),
+    }
+
+
+PATHS = ("src/a.ts", "both/a.ts", "node/a.ts")
