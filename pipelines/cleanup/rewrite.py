@@ -752,21 +752,25 @@ def _kept_for_its_effect(field: SgNode, modifiers: list[SgNode], text: str, in_d
     end of its line. An ES private field (`#started = start();`) cannot stop being private without a new name, which
     would also make it a property JSON and `Object.keys` see: the line above it says tsc's unread error is expected
     (`KEPT_UNREAD`), unless only some of the projects that may compile the file refuse it unread (`in_doubt`): tsc
-    refuses the directive where no error follows. A field with more on its lines is left as it is."""
+    refuses the directive where no error follows. A field with more after it on its line, or an ES one with more
+    before it, is left as it is."""
     end = field.range().end.index
     following = field.next()
     if following is not None and following.kind() == ";":
         end = following.range().end.index
-    begins = _line_start(text, field.range().start.index)
-    if text[end : _line_end(text, end)].strip() or text[begins : field.range().start.index].strip():
+    if text[end : _line_end(text, end)].strip():
         return None
     private = next((child for child in modifiers if child.kind() == "accessibility_modifier"), None)
     if private is None:
         name = field.field("name")
+        begins = _line_start(text, field.range().start.index)
         if in_doubt or name is None or name.kind() != "private_property_identifier":
             return None
-        if text[_line_start(text, begins - 1) : begins].strip() == KEPT_UNREAD:
-            return None  # kept already, by an earlier round
+        if text[begins : field.range().start.index].strip():
+            return None  # the directive's line above would cover more than the field
+        above = text[_line_start(text, begins - 1) : begins].strip()
+        if above.startswith(("// @ts-expect-error", "// @ts-ignore")):
+            return None  # kept already, by an earlier round, or its errors already told to tsc
         indent = text[begins : field.range().start.index]
         return _Edit(begins, begins, f"{indent}{KEPT_UNREAD}\n")
     if private.text() != "private":
