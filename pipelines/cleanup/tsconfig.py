@@ -6,8 +6,9 @@ A file's settings are those of the nearest `tsconfig.json` walking up from its f
 read as tsc reads it: JSON with comments and trailing commas, its `extends` followed (a relative path, with or
 without `.json`; a package under `node_modules`; several, as TypeScript 5 takes them, the later winning) and its own
 `compilerOptions` winning over what it extends. A solution-style tsconfig.json (Vite's, which compiles nothing itself
-and names its projects in `references`) counts as set when a project it references sets it: the rename is accepted by
-tsc whether the option is set or not, so in doubt it is made. What cannot be found or read (a package not installed,
+and names its projects in `references`) counts as set when a project it references that takes the file (by its own
+`files`, `include` and `exclude`; every one where none does) sets it: the rename is accepted by tsc whether the option
+is set or not, so in doubt it is made. What cannot be found or read (a package not installed,
 a file outside the checkout, text that is not JSON) counts as not set, and is logged at debug level.
 
 Each folder's nearest tsconfig.json and each file's options are read once per cleanup: a monorepo's thousands of
@@ -16,8 +17,10 @@ files share a few configurations.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
+import posixpath
 import re
 from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
@@ -54,7 +57,6 @@ class TsConfigs:
         self.roots = [top.resolve(), *(path.resolve() for path in packages)]
         self._nearest: dict[Path, Path | None] = {}
         self._options: dict[Path, dict[str, Any]] = {}
-        self._refused: dict[tuple[Path, str], bool] = {}
         self._files: dict[Path, dict[str, Any]] = {}
 
     def no_unused_parameters(self, path: str) -> bool:
@@ -68,23 +70,44 @@ class TsConfigs:
 
     def no_unused_locals_in_doubt(self, path: str) -> bool:
         """Whether the file at `path` is compiled with noUnusedLocals by only some of the projects that may compile it:
-        its nearest tsconfig.json is solution-style, does not set it, and only some of the projects it references do
-        (which one compiles the file, their `include` says, which is not read)."""
+        its nearest tsconfig.json is solution-style, does not set it, and of the projects it references that may
+        compile the file (`_compiling`) only some do."""
         config = self._nearest_config(self.roots[0].joinpath(*PurePosixPath(path).parent.parts))
         if config is None or self._sets(config, "noUnusedLocals"):
             return False
-        projects = [self._sets(project, "noUnusedLocals") for project in self._references(config)]
+        projects = [self._sets(project, "noUnusedLocals") for project in self._compiling(config, path)]
         return any(projects) and not all(projects)
 
     def _refuses(self, path: str, option: str) -> bool:
         config = self._nearest_config(self.roots[0].joinpath(*PurePosixPath(path).parent.parts))
         if config is None:
             return False
-        if (config, option) not in self._refused:
-            self._refused[config, option] = self._sets(config, option) or any(
-                self._sets(project, option) for project in self._references(config)
-            )
-        return self._refused[config, option]
+        return self._sets(config, option) or any(self._sets(project, option) for project in self._compiling(config, path))
+
+    def _compiling(self, config: Path, path: str) -> list[Path]:
+        """The projects a solution-style `config` references that take the file at `path` by their own `files` and
+        `include` less `exclude` (`_takes`), or, where none does, every one it references (their patterns may come
+        from what they extend, which is not read)."""
+        projects = self._references(config)
+        file = self.roots[0].joinpath(*PurePosixPath(path).parts).resolve()
+        taking = [project for project in projects if self._takes(project, file)]
+        return taking or projects
+
+    def _takes(self, project: Path, file: Path) -> bool:
+        """Whether `project`'s own `files`, or its `include` less its `exclude`, name `file`, as tsc reads them: relative
+        to its folder, `*` and `?` within a folder's name, `**/` any folders, and a last part with neither a wildcard
+        nor an extension a folder and all under it; no `files` and no `include` is every file under its folder."""
+        data = self._read(project)
+        target = file.as_posix()
+        files = data.get("files") if isinstance(data.get("files"), list) else None
+        if files is not None and any(_within(project.parent, name) == target for name in files if isinstance(name, str)):
+            return True
+        include = data.get("include")
+        patterns = include if isinstance(include, list) else (["**/*"] if files is None else [])
+        exclude = data.get("exclude") if isinstance(data.get("exclude"), list) else []
+        return any(_glob(project.parent, pattern).match(target) for pattern in patterns if isinstance(pattern, str)) and not any(
+            _glob(project.parent, pattern).match(target) for pattern in exclude if isinstance(pattern, str)
+        )
 
     def _sets(self, config: Path, option: str) -> bool:
         return self.options(config).get(option) is True
@@ -173,6 +196,22 @@ class TsConfigs:
             if project is not None and project != config.resolve():
                 found.append(project)
         return found
+
+
+def _within(folder: Path, name: str) -> str:
+    return posixpath.normpath(posixpath.join(folder.as_posix(), name))
+
+
+@functools.lru_cache(maxsize=256)
+def _glob(folder: Path, pattern: str) -> re.Pattern[str]:
+    """A tsconfig `include`/`exclude` pattern of a project in `folder` as a regular expression over a file's path."""
+    full = _within(folder, pattern)
+    last = full.rsplit("/", 1)[-1]
+    if not any(mark in last for mark in "*?.") or last == "**":
+        full += "/**/*"  # a folder: every file under it
+    parts = re.split(r"(\*\*/|\*|\?)", full)
+    wildcards = {"**/": "(?:[^/]+/)*", "*": "[^/]*", "?": "[^/]"}
+    return re.compile("".join(wildcards.get(part, re.escape(part)) for part in parts) + "$")
 
 
 def _configuration(config: Path) -> dict[str, Any]:

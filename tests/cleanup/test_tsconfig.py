@@ -196,24 +196,30 @@ def test_the_cleanup_renames_in_the_package_that_sets_it_and_nowhere_else(tmp_pa
     assert (tmp_path / "scripts/price.ts").read_text() == kept
 
 
-def test_a_solution_whose_projects_differ_leaves_the_setting_in_doubt(tmp_path):
-    # Vite's layout: the app's project refuses unread locals, the node one not; which compiles a file, `include` says
+def test_a_solution_style_config_reads_its_projects_for_the_files_they_take(tmp_path):
+    # Vite's layout, with a tests' project that does not refuse unread locals: which project compiles a file, its own
+    # `files`, `include` and `exclude` say; where two take it and differ, the setting is in doubt
     write(
         tmp_path,
         {
-            "tsconfig.json": '{ "files": [], "references": [{ "path": "./tsconfig.app.json" }, { "path": "./node" }] }',
-            "tsconfig.app.json": '{ "compilerOptions": { "noUnusedLocals": true } }',
-            "node/tsconfig.json": '{ "compilerOptions": { "noUnusedLocals": false } }',
-            "both/tsconfig.json": '{ "files": [], "references": [{ "path": "../tsconfig.app.json" }] }',
+            "tsconfig.json": '{ "files": [], "references": [{ "path": "./tsconfig.app.json" },'
+            ' { "path": "./tsconfig.node.json" }, { "path": "./tsconfig.test.json" }] }',
+            "tsconfig.app.json": '{ "compilerOptions": { "noUnusedLocals": true }, "include": ["src"],'
+            ' "exclude": ["src/legacy/*.ts"] }',
+            "tsconfig.node.json": '{ "compilerOptions": { "noUnusedLocals": false }, "files": ["vite.config.ts"] }',
+            "tsconfig.test.json": '{ "compilerOptions": { "noUnusedLocals": false }, "include": ["src/**/*.test.ts"] }',
+            # a solution whose one project takes none of its folder's files: read as before, every project it names
+            "tools/tsconfig.json": '{ "files": [], "references": [{ "path": "../tsconfig.app.json" }] }',
         },
     )
     configs = TsConfigs(tmp_path)
-    # in doubt only where the solution's projects differ: not where every one it references sets it, nor outside one
     assert {path: (configs.no_unused_locals(path), configs.no_unused_locals_in_doubt(path)) for path in PATHS} == {
-        "src/a.ts": (True, True),
-        "both/a.ts": (True, False),
-        "node/a.ts": (False, False),
+        "src/cart/a.ts": (True, False),
+        "src/cart/a.test.ts": (True, True),
+        "src/legacy/old.ts": (True, True),  # excluded, taken by none: every project it names, which differ
+        "vite.config.ts": (False, False),
+        "tools/a.ts": (True, False),
     }
 
 
-PATHS = ("src/a.ts", "both/a.ts", "node/a.ts")
+PATHS = ("src/cart/a.ts", "src/cart/a.test.ts", "src/legacy/old.ts", "vite.config.ts", "tools/a.ts")
