@@ -97,16 +97,13 @@ class TsConfigs:
         """Whether `project`'s own `files`, or its `include` less its `exclude`, name `file`, as tsc reads them: relative
         to its folder, `*` and `?` within a folder's name, `**/` any folders, and a last part with neither a wildcard
         nor an extension a folder and all under it; no `files` and no `include` is every file under its folder."""
-        data = self._read(project)
-        target = file.as_posix()
-        files = data.get("files") if isinstance(data.get("files"), list) else None
-        if files is not None and any(_within(project.parent, name) == target for name in files if isinstance(name, str)):
+        data, folder, target = self._read(project), project.parent, file.as_posix()
+        files, include, exclude = (_strings(data.get(key)) for key in ("files", "include", "exclude"))
+        if files is not None and target in (_within(folder, name) for name in files):
             return True
-        include = data.get("include")
-        patterns = include if isinstance(include, list) else (["**/*"] if files is None else [])
-        exclude = data.get("exclude") if isinstance(data.get("exclude"), list) else []
-        return any(_glob(project.parent, pattern).match(target) for pattern in patterns if isinstance(pattern, str)) and not any(
-            _glob(project.parent, pattern).match(target) for pattern in exclude if isinstance(pattern, str)
+        patterns = include if include is not None else (["**/*"] if files is None else [])
+        return any(_glob(folder, pattern).match(target) for pattern in patterns) and not any(
+            _glob(folder, pattern).match(target) for pattern in exclude or ()
         )
 
     def _sets(self, config: Path, option: str) -> bool:
@@ -196,6 +193,11 @@ class TsConfigs:
             if project is not None and project != config.resolve():
                 found.append(project)
         return found
+
+
+def _strings(value: Any) -> list[str] | None:
+    """A tsconfig list of paths or patterns (None: not a list), its other items passed over."""
+    return [item for item in value if isinstance(item, str)] if isinstance(value, list) else None
 
 
 def _within(folder: Path, name: str) -> str:
