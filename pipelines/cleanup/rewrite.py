@@ -51,6 +51,13 @@ KEPT_FOR_ITS_EFFECT = f"{TODO}: only the removed code read it; no longer private
 # the line above an ES private field kept for its value's effect: tsc's directive that the next line's error (unread,
 # TS6133) is expected, which typescript-eslint's recommended rules accept with a description
 KEPT_UNREAD = f"// @ts-expect-error {TODO}: only the removed code read it; kept for its value's effect"
+# the same where only some of the projects compiling the file refuse it unread: tsc refuses an `@ts-expect-error` that
+# no error follows, never an `@ts-ignore` (which typescript-eslint's recommended rules flag, a lint error, not a build's)
+KEPT_UNREAD_IN_DOUBT = (
+    f"// @ts-ignore {TODO}: only the removed code read it; kept for its value's effect (unread, some projects refuse it)"
+)
+# a comment line holding one of tsc's directives, which applies to the first line after it that is not a comment
+TS_DIRECTIVE = re.compile(r"^\s*(?://+|/\*+|\*+)\s*@ts-(?:expect-error|ignore)\b")
 
 LANGUAGE_BY_SUFFIX: Mapping[str, str] = {
     ".py": "python",
@@ -299,9 +306,9 @@ def rewrite_checks(
     if "locals" in steps:
         # before the imports: a local that goes may have been the last user of one
         before = Counter(leaf.text() for leaf in _walk(root) if _is_named_leaf(leaf))
-        kept = text.count(KEPT_FOR_ITS_EFFECT) + text.count(KEPT_UNREAD)
+        kept = sum(text.count(note) for note in (KEPT_FOR_ITS_EFFECT, KEPT_UNREAD, KEPT_UNREAD_IN_DOUBT))
         text = _unused_locals(text, language, before, no_unused_parameters, no_unused_locals, no_unused_locals_in_doubt)
-        fields_kept = text.count(KEPT_FOR_ITS_EFFECT) + text.count(KEPT_UNREAD) - kept
+        fields_kept = sum(text.count(note) for note in (KEPT_FOR_ITS_EFFECT, KEPT_UNREAD, KEPT_UNREAD_IN_DOUBT)) - kept
     if "imports" in steps:
         # whatever the removed code alone imported goes with it (Go refuses an unused import; Java's, Kotlin's and
         # TypeScript's linters do): an import goes only when the code used it before the rewrite and does not after
@@ -751,9 +758,9 @@ def _kept_for_its_effect(field: SgNode, modifiers: list[SgNode], text: str, in_d
     (`private started = start();`) stops being private, as tsc asks no public field to be read: the comment goes at the
     end of its line. An ES private field (`#started = start();`) cannot stop being private without a new name, which
     would also make it a property JSON and `Object.keys` see: the line above it says tsc's unread error is expected
-    (`KEPT_UNREAD`), unless only some of the projects that may compile the file refuse it unread (`in_doubt`): tsc
-    refuses the directive where no error follows. A field with more after it on its line, or an ES one with more
-    before it, is left as it is."""
+    (`KEPT_UNREAD`); where only some of the projects that may compile the file refuse it unread (`in_doubt`), that its
+    errors are ignored (`KEPT_UNREAD_IN_DOUBT`), as tsc refuses an expected error that does not come. A field with more
+    after it on its line, an ES one with more before it or below a directive of tsc's already, is left as it is."""
     end = field.range().end.index
     following = field.next()
     if following is not None and following.kind() == ";":
@@ -764,15 +771,14 @@ def _kept_for_its_effect(field: SgNode, modifiers: list[SgNode], text: str, in_d
     if private is None:
         name = field.field("name")
         begins = _line_start(text, field.range().start.index)
-        if in_doubt or name is None or name.kind() != "private_property_identifier":
+        if name is None or name.kind() != "private_property_identifier":
             return None
         if text[begins : field.range().start.index].strip():
             return None  # the directive's line above would cover more than the field
-        above = text[_line_start(text, begins - 1) : begins].strip()
-        if above.startswith(("// @ts-expect-error", "// @ts-ignore")):
-            return None  # kept already, by an earlier round, or its errors already told to tsc
+        if _below_a_directive(text, begins):
+            return None  # kept already, by an earlier round, or its errors already told to tsc (a second is refused)
         indent = text[begins : field.range().start.index]
-        return _Edit(begins, begins, f"{indent}{KEPT_UNREAD}\n")
+        return _Edit(begins, begins, f"{indent}{KEPT_UNREAD_IN_DOUBT if in_doubt else KEPT_UNREAD}\n")
     if private.text() != "private":
         return None
     start = private.range().start.index
@@ -780,6 +786,21 @@ def _kept_for_its_effect(field: SgNode, modifiers: list[SgNode], text: str, in_d
     while text[after] in " \t":
         after += 1
     return _Edit(start, end, f"{text[after:end]}  // {KEPT_FOR_ITS_EFFECT}")
+
+
+def _below_a_directive(text: str, begins: int) -> bool:
+    """Whether one of the comment lines right above the line at `begins` is a directive of tsc's (`TS_DIRECTIVE`),
+    which then applies to that line."""
+    end = begins
+    while end > 0:
+        start = _line_start(text, end - 1)
+        line = text[start:end].strip()
+        if not line.startswith(("//", "/*", "*")) and not line.endswith("*/"):
+            return False
+        if TS_DIRECTIVE.match(line):
+            return True
+        end = start
+    return False
 
 
 def _member_unread(name: SgNode, gone: set[str], body: SgNode) -> bool:

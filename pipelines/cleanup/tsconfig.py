@@ -8,8 +8,10 @@ without `.json`; a package under `node_modules`; several, as TypeScript 5 takes 
 `compilerOptions` winning over what it extends. A solution-style tsconfig.json (Vite's, which compiles nothing itself
 and names its projects in `references`) counts as set when a project it references that takes the file (by its own
 `files`, `include` and `exclude`; every one where none does) sets it: the rename is accepted by tsc whether the option
-is set or not, so in doubt it is made. What cannot be found or read (a package not installed,
-a file outside the checkout, text that is not JSON) counts as not set, and is logged at debug level.
+is set or not, so in doubt it is made (`no_unused_locals_in_doubt` says where what is written must hold either way).
+Any other tsconfig.json compiles its own files with its own options, whatever projects it references. What cannot be
+found or read (a package not installed, a file outside the checkout, text that is not JSON) counts as not set, and is
+logged at debug level.
 
 Each folder's nearest tsconfig.json and each file's options are read once per cleanup: a monorepo's thousands of
 files share a few configurations.
@@ -69,29 +71,39 @@ class TsConfigs:
         return self._refuses(path, "noUnusedLocals")
 
     def no_unused_locals_in_doubt(self, path: str) -> bool:
-        """Whether the file at `path` is compiled with noUnusedLocals by only some of the projects that may compile it:
-        its nearest tsconfig.json is solution-style, does not set it, and of the projects it references that may
-        compile the file (`_compiling`) only some do."""
+        """Whether the file at `path` may be compiled with noUnusedLocals or without it: its nearest tsconfig.json is
+        solution-style, and the projects it references that take the file differ, or none of them takes it by the
+        patterns read here and one sets it (`_compiling`)."""
         config = self._nearest_config(self.roots[0].joinpath(*PurePosixPath(path).parent.parts))
-        if config is None or self._sets(config, "noUnusedLocals"):
+        if config is None or not self._is_solution(config):
             return False
-        projects = [self._sets(project, "noUnusedLocals") for project in self._compiling(config, path)]
-        return any(projects) and not all(projects)
+        projects, taken = self._compiling(config, path)
+        sets = [self._sets(project, "noUnusedLocals") for project in projects]
+        return any(sets) and (not all(sets) or not taken)
 
     def _refuses(self, path: str, option: str) -> bool:
         config = self._nearest_config(self.roots[0].joinpath(*PurePosixPath(path).parent.parts))
         if config is None:
             return False
-        return self._sets(config, option) or any(self._sets(project, option) for project in self._compiling(config, path))
+        if not self._is_solution(config):
+            return self._sets(config, option)
+        return any(self._sets(project, option) for project in self._compiling(config, path)[0])
 
-    def _compiling(self, config: Path, path: str) -> list[Path]:
-        """The projects a solution-style `config` references that take the file at `path` by their own `files` and
-        `include` less `exclude` (`_takes`), or, where none does, every one it references (their patterns may come
-        from what they extend, which is not read)."""
+    def _is_solution(self, config: Path) -> bool:
+        """A solution-style tsconfig.json: it compiles nothing itself (`"files": []` and no `include`) and names the
+        projects that do in `references`. Any other compiles its own files with its own options, whatever it
+        references (another project, built first)."""
+        data = self._read(config)
+        return data.get("files") == [] and "include" not in data and bool(self._references(config))
+
+    def _compiling(self, config: Path, path: str) -> tuple[list[Path], bool]:
+        """The projects the solution-style `config` references that take the file at `path` by their own `files` and
+        `include` less `exclude` (`_takes`), and True; where none does, every one it references (their patterns may
+        come from what they extend, which is not read), and False."""
         projects = self._references(config)
         file = self.roots[0].joinpath(*PurePosixPath(path).parts).resolve()
         taking = [project for project in projects if self._takes(project, file)]
-        return taking or projects
+        return (taking, True) if taking else (projects, False)
 
     def _takes(self, project: Path, file: Path) -> bool:
         """Whether `project`'s own `files`, or its `include` less its `exclude`, name `file`, as tsc reads them: relative
@@ -102,8 +114,11 @@ class TsConfigs:
         if files is not None and target in (_within(folder, name) for name in files):
             return True
         patterns = include if include is not None else (["**/*"] if files is None else [])
-        return any(_glob(folder, pattern).match(target) for pattern in patterns) and not any(
-            _glob(folder, pattern).match(target) for pattern in exclude or ()
+        if exclude is None:  # tsc's own, where a project names none
+            out_dir = self.options(project).get("outDir")
+            exclude = [*DEFAULT_EXCLUDE, *([out_dir] if isinstance(out_dir, str) else [])]
+        return any(_included(folder, pattern, target) for pattern in patterns) and not any(
+            _glob(folder, pattern).match(target) for pattern in exclude
         )
 
     def _sets(self, config: Path, option: str) -> bool:
@@ -193,6 +208,21 @@ class TsConfigs:
             if project is not None and project != config.resolve():
                 found.append(project)
         return found
+
+
+# what a project leaves out where its tsconfig names no `exclude` (besides its `outDir`)
+DEFAULT_EXCLUDE = ("node_modules", "bower_components", "jspm_packages")
+
+
+def _included(folder: Path, pattern: str, target: str) -> bool:
+    """Whether an `include` pattern takes `target`: as `_glob`, except that, as in tsc, what its wildcards match never
+    starts with a dot nor goes into node_modules, and a pattern ending in `**` takes nothing."""
+    if pattern.rstrip("/").endswith("**") or not _glob(folder, pattern).match(target):
+        return False
+    full = _within(folder, pattern)
+    wild = min((full.find(mark) for mark in "*?" if mark in full), default=len(full))
+    fixed = full[: full.rfind("/", 0, wild) + 1] if wild < len(full) else full + "/"
+    return not any(part.startswith(".") or part == "node_modules" for part in target[len(fixed) :].split("/"))
 
 
 def _strings(value: Any) -> list[str] | None:

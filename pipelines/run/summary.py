@@ -22,8 +22,8 @@ _LOAD_ID = re.compile(r"^[0-9.]+$")
 # Where a statement lists the run's load ids (`Reader.rows`' values): translated once for every run.
 _LOAD_IDS = "gatehouse_load_ids"
 _FIRST_LOAD = "gatehouse_first_load"
-# The semi-joins one counting statement holds at most in a DuckDB file (`count_batches`): about 4 MB of the run's
-# 128 MB cap, which the projects loading into one file share.
+# The semi-joins one counting statement holds at most in a DuckDB file (`count_batches`): a few MB of the run's 128 MB
+# cap, which the projects loading into one file share.
 DUCKDB_COUNT_JOINS = 2
 
 
@@ -149,11 +149,12 @@ def rows_in_database(
 
 
 def count_batches(tables: Mapping[str, str | None], joins_per_statement: int | None) -> list[list[str]]:
-    """`tables` (each with its parent table, None for a root) in the statements `rows_in_database` counts them in,
-    by name: with `joins_per_statement`, as few as keep each statement's semi-joins (a nested table's one per level)
-    within it; else one. DuckDB holds a hash table of a megabyte or more for each semi-join until the statement
-    ends, whatever the rows: the forty tables of a console in one statement took more than 60 MB of a run's 128 MB
-    cap, and nine projects in one file, or a console with more nested tables, ran out of memory."""
+    """`tables` (each with its parent table, None for a root) in the statements `rows_in_database` counts them in, by
+    name: with `joins_per_statement`, a new statement wherever the next table's semi-joins (a nested table's one per
+    level) would take the statement's past it; else one. DuckDB holds a hash table of a megabyte or more for each
+    semi-join until the statement ends, whatever the rows: the forty tables of a console in one statement took more
+    than 60 MB of a run's 128 MB cap, and nine projects in one file, or a console with more nested tables, ran out
+    of memory."""
     if joins_per_statement is None:
         return [sorted(tables)]
 

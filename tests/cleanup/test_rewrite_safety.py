@@ -1160,15 +1160,33 @@ def test_a_private_member_only_the_removed_code_read_goes_under_no_unused_locals
     assert parse_errors(rewrite.text, "typescript") == []
 
 
-def test_an_es_private_field_is_left_as_it_is_where_only_some_projects_refuse_it_unread():
-    """A solution-style tsconfig.json whose projects differ: tsc refuses `@ts-expect-error` where no error follows, so
-    the field stays as it was; the TypeScript `private` one, whose edit tsc accepts either way, is still kept public."""
+def test_an_es_private_fields_errors_are_ignored_where_only_some_projects_refuse_it_unread():
+    """A solution-style tsconfig.json whose projects differ: tsc refuses `@ts-expect-error` where no error follows,
+    never `@ts-ignore`; the TypeScript `private` one, whose edit tsc accepts either way, is kept public as ever."""
     before, without, with_it = MEMBERS["a private field whose value has an effect"]
     rewrite = rewrite_checks(before, "typescript", "g", False, no_unused_locals=True, no_unused_locals_in_doubt=True)
     assert rewrite.text == with_it.replace(
-        "  // @ts-expect-error TODO(gatehouse): only the removed code read it; kept for its value's effect\n", ""
+        "// @ts-expect-error TODO(gatehouse): only the removed code read it; kept for its value's effect\n",
+        "// @ts-ignore TODO(gatehouse): only the removed code read it; kept for its value's effect"
+        " (unread, some projects refuse it)\n",
     )
-    assert rewrite.fields_kept == 1
+    assert rewrite.fields_kept == 2
+
+
+@pytest.mark.parametrize(
+    "above",
+    ["// @ts-expect-error its type", "//@ts-ignore", "/* @ts-expect-error */", "// @ts-ignore\n  // the count"],
+)
+def test_an_es_private_field_below_a_directive_of_tscs_gets_no_second(above):
+    # tsc applies the directive to the first line below it that is not a comment: a second would leave it unused
+    before = (
+        f"class Cart {{\n  {above}\n  #opened = open();\n"
+        '  total(user: User) {\n    if (Statsig.checkGate(user, "g")) {\n      return this.#opened;\n'
+        "    }\n    return 0;\n  }\n}\n"
+    )
+    rewrite = rewrite_checks(before, "typescript", "g", False, no_unused_locals=True)
+    assert rewrite.text == f"class Cart {{\n  {above}\n  #opened = open();\n  total(user: User) {{\n    return 0;\n  }}\n}}\n"
+    assert rewrite.fields_kept == 0
 
 
 @pytest.mark.parametrize("setting", [False, True], ids=["without noUnusedParameters", "with noUnusedParameters"])

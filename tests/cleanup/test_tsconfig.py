@@ -208,8 +208,10 @@ def test_a_solution_style_config_reads_its_projects_for_the_files_they_take(tmp_
             ' "exclude": ["src/legacy/*.ts"] }',
             "tsconfig.node.json": '{ "compilerOptions": { "noUnusedLocals": false }, "files": ["vite.config.ts"] }',
             "tsconfig.test.json": '{ "compilerOptions": { "noUnusedLocals": false }, "include": ["src/**/*.test.ts"] }',
-            # a solution whose one project takes none of its folder's files: read as before, every project it names
+            # a solution whose one project takes none of its folder's files: every project it names, in doubt
             "tools/tsconfig.json": '{ "files": [], "references": [{ "path": "../tsconfig.app.json" }] }',
+            # not a solution (it compiles its own files): its own options, whatever the project it references sets
+            "web/tsconfig.json": '{ "include": ["src"], "references": [{ "path": "../tsconfig.app.json" }] }',
         },
     )
     configs = TsConfigs(tmp_path)
@@ -218,8 +220,32 @@ def test_a_solution_style_config_reads_its_projects_for_the_files_they_take(tmp_
         "src/cart/a.test.ts": (True, True),
         "src/legacy/old.ts": (True, True),  # excluded, taken by none: every project it names, which differ
         "vite.config.ts": (False, False),
-        "tools/a.ts": (True, False),
+        "tools/a.ts": (True, True),
+        "web/src/a.ts": (False, False),
     }
 
 
-PATHS = ("src/cart/a.ts", "src/cart/a.test.ts", "src/legacy/old.ts", "vite.config.ts", "tools/a.ts")
+PATHS = ("src/cart/a.ts", "src/cart/a.test.ts", "src/legacy/old.ts", "vite.config.ts", "tools/a.ts", "web/src/a.ts")
+
+
+@pytest.mark.parametrize(
+    ("project", "takes"),
+    [
+        # a folder is every file under it, but what a wildcard matches never starts with a dot nor is node_modules
+        (
+            '{ "include": ["src"] }',
+            {"src/a.ts": True, "src/deep/b.tsx": True, "src/.cache/a.ts": False, "src/node_modules/m/a.ts": False},
+        ),
+        # no exclude: tsc's own (node_modules and the outDir); a file named in `files` is taken whatever excludes it
+        (
+            '{ "compilerOptions": { "outDir": "dist" }, "files": ["dist/keep.ts"], "include": ["**/*"] }',
+            {"a.ts": True, "dist/a.ts": False, "dist/keep.ts": True, "x/node_modules/a.ts": False},
+        ),
+        # `?`, `*` within a name, `./`; an include ending in `**` takes nothing
+        ('{ "include": ["./src/v?/*.ts", "lib/**"] }', {"src/v1/a.ts": True, "src/v10/a.ts": False, "lib/a.ts": False}),
+    ],
+)
+def test_a_projects_patterns_take_the_files_tsc_takes(tmp_path, project, takes):
+    write(tmp_path, {"tsconfig.json": project})
+    configs = TsConfigs(tmp_path)
+    assert {path: configs._takes(tmp_path / "tsconfig.json", tmp_path / path) for path in takes} == takes
