@@ -31,6 +31,7 @@ from gatehouse.pipelines.warehouse.duckdb_file import (
     DUCKDB_CAPABILITIES,
     capabilities_key,
     check_file_path,
+    checkpoint,
     connect,
     duckdb_credentials,
     duckdb_file_client,
@@ -315,15 +316,21 @@ class Destination:
         open here they reuse this process's database (DuckDB keeps one per file and process) instead of taking
         the file again, where a reader polling it could hold it between two jobs (dlt then printed its lock
         text and retried the job). The file is held by a connection of this process's own, as `held` holds it: dlt's
-        SQL client would resolve the destination's configuration and read the schema back only to open it."""
+        SQL client would resolve the destination's configuration and read the schema back only to open it. A project
+        of several writes what it loaded into the file at once (`checkpoint`): the others load the same file beside it."""
         action: Callable[[], Any] = step or pipeline.load
 
         def holding() -> Any:
-            if not self.is_duckdb_file or self._held:  # held open already (`held`)
+            if not self.is_duckdb_file or (self._held and not self.is_project):  # held open already (`held`)
                 return action()
-            connection = self._connect_duckdb()  # a file another program holds: waited for around `holding`
+            # the database this process holds open already, or the file, held from here: one another program holds is
+            # waited for around `holding`
+            connection = self._connect_duckdb()
             try:
-                return action()
+                loaded = action()
+                if self.is_project:
+                    checkpoint(connection)
+                return loaded
             finally:
                 connection.close()
 

@@ -4,6 +4,7 @@ dlt's SQL client over a path or an open connection, dlt's credentials for a file
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import shutil
 from collections.abc import Iterator
@@ -15,6 +16,8 @@ import dlt
 from gatehouse.pipelines.errors import GatehouseError, first_line
 from gatehouse.pipelines.warehouse.lock import held_by
 from gatehouse.pipelines.warehouse.names import DATASET_NAME, RESERVED_DUCKDB_NAMES
+
+log = logging.getLogger("gatehouse.destination")
 
 # DuckDB takes most of the RAM and every core by default; capped, its SCD2 merges spill to disk instead: a lower
 # peak for the large twin's load, for a little more load time (bench/RESULTS.md, peak RSS).
@@ -71,6 +74,20 @@ def connect(path: Path, read_only: bool = False) -> Any:
         if held_by(err) is not None:
             raise  # waited for by RunLock.when_free
         raise GatehouseError(f"cannot read {path} as a gatehouse DuckDB database: {first_line(err)}") from err
+
+
+def checkpoint(connection: Any) -> None:
+    """The rows a load appended written into the file now. DuckDB keeps them in memory until it checkpoints the file,
+    which it did not do by itself while forty projects loaded one file side by side: their first loads kept all
+    their rows, past the run's memory cap (`RUN_DEFAULTS`), and most of their loads and counts failed. A single
+    console's run is left to DuckDB's own (checkpointing each phase raised its peak memory). One that cannot run now
+    (another connection writing) is left to DuckDB's next."""
+    import duckdb
+
+    try:
+        connection.execute("checkpoint")
+    except duckdb.Error as err:
+        log.debug("no checkpoint after the load: %s", first_line(err))
 
 
 def checkpointed_copy(database: Path, copy: Path) -> None:

@@ -63,7 +63,20 @@ def test_three_projects_two_load_exactly_the_failing_one_is_named_and_a_rerun_as
 
         for name, other in (("web", "mobile"), ("mobile", "web")):
             twins[name].settings = dataclasses.replace(twins[name].settings, after_page=meet(name, other))
+        # each project's load is written into the file at once, not kept in DuckDB's memory (and its log) until the
+        # end, where the projects of one file together outgrew the run's memory cap
+        wal, logged = database.with_name(database.name + ".wal"), []
+        load = Destination.load
+
+        def checked(self: Destination, *args, **kwargs):
+            loaded = load(self, *args, **kwargs)
+            logged.append(wal.stat().st_size if wal.exists() else 0)
+            return loaded
+
+        monkeypatch.setattr(Destination, "load", checked)
         assert main(["run", "--duckdb", str(database), "--no-progress"]) == 2
+        monkeypatch.setattr(Destination, "load", load)
+        assert logged and set(logged) == {0}, logged
         out, err = capsys.readouterr()
         assert met == {"web": True, "mobile": True}
         for name in ("web", "mobile"):
