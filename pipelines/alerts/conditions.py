@@ -101,32 +101,24 @@ class ExperimentCheck:
     per_day: bool = False
 
 
+def _stalled(days: int, last_growth: object, total: int | None) -> str:
+    return f"has stalled: no new exposures for {days} days (last growth {_day(last_growth)}, {total or 0:,} exposures in all)."
+
+
+def _dipped(day: object, new: int, baseline: int) -> str:
+    return f"dipped on {_day(day)}: {new:,} new exposures, against at least {baseline:,} on each of the 7 days before."
+
+
+def _long(days: int, limit: int, total: int | None) -> str:
+    return f"has run {days} days, longer than {limit} ({total or 0:,} exposures): decide it or end it."
+
+
+# kind, verdict column, its failing value, the columns the message reads, the message (and for a dip: one a day)
 EXPERIMENT_CHECKS = (
+    ExperimentCheck(STALLED, "stall_check", "stalled", ("days_without_growth", "last_growth_date", "total_exposures"), _stalled),
+    ExperimentCheck(DIP, "dip_check", "dip", ("checked_through_date", "dip_exposures", "dip_baseline_exposures"), _dipped, True),
     ExperimentCheck(
-        STALLED,
-        "stall_check",
-        "stalled",
-        ("days_without_growth", "last_growth_date", "total_exposures"),
-        lambda days, last_growth, total: (
-            f"has stalled: no new exposures for {days} days (last growth {_day(last_growth)}, {total or 0:,} exposures in all)."
-        ),
-    ),
-    ExperimentCheck(
-        DIP,
-        "dip_check",
-        "dip",
-        ("checked_through_date", "dip_exposures", "dip_baseline_exposures"),
-        lambda day, new, baseline: (
-            f"dipped on {_day(day)}: {new:,} new exposures, against at least {baseline:,} on each of the 7 days before."
-        ),
-        per_day=True,
-    ),
-    ExperimentCheck(
-        RUNNING_LONG,
-        "duration_check",
-        "running long",
-        ("days_running", "max_running_days", "total_exposures"),
-        lambda days, limit, total: f"has run {days} days, longer than {limit} ({total or 0:,} exposures): decide it or end it.",
+        RUNNING_LONG, "duration_check", "running long", ("days_running", "max_running_days", "total_exposures"), _long
     ),
 )
 
