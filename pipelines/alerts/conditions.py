@@ -135,10 +135,10 @@ def experiment_conditions(reader: Reader) -> list[Condition]:
         order by project, experiment_id
         """
     )
+    read = [(project, experiment_id, dict(zip(columns, found, strict=True))) for project, experiment_id, *found in rows]
     conditions = []
     for check in EXPERIMENT_CHECKS:
-        for project, experiment_id, *found in rows:
-            row = dict(zip(columns, found, strict=True))
+        for project, experiment_id, row in read:
             if row[check.verdict] != check.failing:
                 continue
             values = [row[column] for column in check.columns]

@@ -549,7 +549,8 @@ RULES: tuple[Rule, ...] = (
         "const $V = $X; if ($CHECK) { use($V) } / function $F() {} (a module's or a function's, not exported)",
         "gone when $X has no effect (no call); else `$X;`, its effect kept (tsc's noUnusedLocals refuses the local);"
         " where the file's tsconfig.json sets noUnusedLocals, a class's private member too (a field without effect"
-        " or a method gone, a parameter property left a parameter, a field with an effect kept, no longer private)",
+        " or a method gone, a parameter property left a parameter, a field with an effect kept, no longer private or,"
+        " an ES one, below tsc's directive)",
         "locals",
         Example(
             "typescript",

@@ -60,6 +60,7 @@ class TsConfigs:
         self._nearest: dict[Path, Path | None] = {}
         self._options: dict[Path, dict[str, Any]] = {}
         self._files: dict[Path, dict[str, Any]] = {}
+        self._taking: dict[str, tuple[list[Path], bool]] = {}
 
     def no_unused_parameters(self, path: str) -> bool:
         """Whether the file at `path` (relative to the top, `/`-separated) is compiled with noUnusedParameters:
@@ -100,10 +101,12 @@ class TsConfigs:
         """The projects the solution-style `config` references that take the file at `path` by their own `files` and
         `include` less `exclude` (`_takes`), and True; where none does, every one it references (their patterns may
         come from what they extend, which is not read), and False."""
-        projects = self._references(config)
-        file = self.roots[0].joinpath(*PurePosixPath(path).parts).resolve()
-        taking = [project for project in projects if self._takes(project, file)]
-        return (taking, True) if taking else (projects, False)
+        if path not in self._taking:  # asked for each setting of the file
+            projects = self._references(config)
+            file = self.roots[0].joinpath(*PurePosixPath(path).parts).resolve()
+            taking = [project for project in projects if self._takes(project, file)]
+            self._taking[path] = (taking, True) if taking else (projects, False)
+        return self._taking[path]
 
     def _takes(self, project: Path, file: Path) -> bool:
         """Whether `project`'s own `files`, or its `include` less its `exclude`, name `file`, as tsc reads them: relative
