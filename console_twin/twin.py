@@ -13,6 +13,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
+from typing import Any, Generic, TypeVar
 
 import httpx
 
@@ -25,6 +26,8 @@ from gatehouse.console_twin.settings import PageServed, TwinSettings
 from gatehouse.console_twin.traffic import RateLimiter, RecordedRequest, RequestLog
 
 log = logging.getLogger("console_twin")
+
+T = TypeVar("T")
 
 
 class Served:
@@ -39,6 +42,20 @@ class Served:
         """Serves over HTTP on a free loopback port (or `port`) while the block runs; yields the base URL."""
         with serving(self, host, port) as base_url:
             yield base_url
+
+
+class OfTheService(Generic[T]):
+    """An attribute of the twin that is its service's: read and replaced through the twin, the service reads the new
+    one on its next request (a drill swaps a live twin's settings or throttle)."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, twin: Any, owner: type | None = None) -> T:
+        return getattr(twin._service, self.name)
+
+    def __set__(self, twin: Any, value: T) -> None:
+        setattr(twin._service, self.name, value)
 
 
 class ConsoleTwin(Served):
@@ -64,21 +81,8 @@ class ConsoleTwin(Served):
         self._drill_ids = random.Random(f"console-twin:{size}:{seed}:drills")
 
     # --- what the service reads on each request: replaceable on a live twin ---------------------------
-    @property
-    def settings(self) -> TwinSettings:
-        return self._service.settings
-
-    @settings.setter
-    def settings(self, settings: TwinSettings) -> None:
-        self._service.settings = settings
-
-    @property
-    def rate_limiter(self) -> RateLimiter:
-        return self._service.rate_limiter
-
-    @rate_limiter.setter
-    def rate_limiter(self, rate_limiter: RateLimiter) -> None:
-        self._service.rate_limiter = rate_limiter
+    settings = OfTheService[TwinSettings]()
+    rate_limiter = OfTheService[RateLimiter]()
 
     # --- the clock -------------------------------------------------------------------------------------
     @property
