@@ -27,10 +27,7 @@ GATEHOUSE__DESTINATION to a dlt destination name (its credentials from .dlt/ as 
 
 
 HELP = "HTML reports on stale gates, experiment exposures and ingestion health"
-DESCRIPTION = (
-    "Execute the notebooks headless against the data `gatehouse run` loaded, write one"
-    " self-contained HTML report each and print a short summary."
-)
+DESCRIPTION = "Run the notebooks headless on the data `gatehouse run` loaded: one self-contained HTML report each, and a summary."
 
 
 def register(subparsers: Any) -> None:
