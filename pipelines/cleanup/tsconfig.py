@@ -6,12 +6,13 @@ A file's settings are those of the nearest `tsconfig.json` walking up from its f
 read as tsc reads it: JSON with comments and trailing commas, its `extends` followed (a relative path, with or
 without `.json`; a package under `node_modules`; several, as TypeScript 5 takes them, the later winning) and its own
 `compilerOptions` winning over what it extends. A solution-style tsconfig.json (Vite's, which compiles nothing itself
-and names its projects in `references`) counts as set when a project it references that takes the file (by its own
-`files`, `include` and `exclude`; every one where none does) sets it: the rename is accepted by tsc whether the option
-is set or not, so in doubt it is made (`no_unused_locals_in_doubt` says where what is written must hold either way).
-Any other tsconfig.json compiles its own files with its own options, whatever projects it references. What cannot be
-found or read (a package not installed, a file outside the checkout, text that is not JSON) counts as not set, and is
-logged at debug level.
+and names its projects in `references`) counts as set when a project it references that takes the file (by its
+`files`, `include` and `exclude`, its own or inherited through `extends`; every one where none does) sets it: the
+rename is accepted by tsc whether the option is set or not, so in doubt it is made (`no_unused_locals_in_doubt` says
+where what is written must hold either way). Any other tsconfig.json gives its own options, whatever projects it
+references; a file it does not take is in doubt (an editor reads it with those options, tsc's build leaves it out).
+What cannot be found or read (a package not installed, a file outside the checkout, text that is not JSON) counts as
+not set, and is logged at debug level.
 
 Each folder's nearest tsconfig.json and each file's options are read once per cleanup: a monorepo's thousands of
 files share a few configurations.
@@ -61,6 +62,7 @@ class TsConfigs:
         self._options: dict[Path, dict[str, Any]] = {}
         self._files: dict[Path, dict[str, Any]] = {}
         self._taking: dict[str, tuple[list[Path], bool]] = {}
+        self._patterns: dict[tuple[Path, str], tuple[Path, list[str] | None]] = {}
 
     def no_unused_parameters(self, path: str) -> bool:
         """Whether the file at `path` (relative to the top, `/`-separated) is compiled with noUnusedParameters:
@@ -72,12 +74,15 @@ class TsConfigs:
         return self._refuses(path, "noUnusedLocals")
 
     def no_unused_locals_in_doubt(self, path: str) -> bool:
-        """Whether the file at `path` may be compiled with noUnusedLocals or without it: its nearest tsconfig.json is
-        solution-style, and the projects it references that take the file differ, or none of them takes it by the
-        patterns read here and one sets it (`_compiling`)."""
+        """Whether the file at `path` may be compiled with noUnusedLocals or without it: its nearest tsconfig.json sets
+        it but its `files` and `include` less `exclude` do not take the file (tsc's build of that project leaves it out;
+        an editor, another tool may still read it with those options); or that tsconfig.json is solution-style, and the
+        projects it references that take the file differ, or none of them takes it and one sets it (`_compiling`)."""
         config = self._nearest_config(self.roots[0].joinpath(*PurePosixPath(path).parent.parts))
-        if config is None or not self._is_solution(config):
+        if config is None:
             return False
+        if not self._is_solution(config):
+            return self._sets(config, "noUnusedLocals") and not self._takes(config, self._file(path))
         projects, taken = self._compiling(config, path)
         sets = [self._sets(project, "noUnusedLocals") for project in projects]
         return any(sets) and (not all(sets) or not taken)
@@ -102,27 +107,51 @@ class TsConfigs:
         `include` less `exclude` (`_takes`), and True; where none does, every one it references (their patterns may
         come from what they extend, which is not read), and False."""
         if path not in self._taking:  # asked for each setting of the file
-            projects = self._references(config)
-            file = self.roots[0].joinpath(*PurePosixPath(path).parts).resolve()
+            projects, file = self._references(config), self._file(path)
             taking = [project for project in projects if self._takes(project, file)]
             self._taking[path] = (taking, True) if taking else (projects, False)
         return self._taking[path]
 
+    def _file(self, path: str) -> Path:
+        return self.roots[0].joinpath(*PurePosixPath(path).parts).resolve()
+
     def _takes(self, project: Path, file: Path) -> bool:
-        """Whether `project`'s own `files`, or its `include` less its `exclude`, name `file`, as tsc reads them: relative
-        to its folder, `*` and `?` within a folder's name, `**/` any folders, and a last part with neither a wildcard
-        nor an extension a folder and all under it; no `files` and no `include` is every file under its folder."""
-        data, folder, target = self._read(project), project.parent, file.as_posix()
-        files, include, exclude = (_strings(data.get(key)) for key in ("files", "include", "exclude"))
-        if files is not None and target in (_within(folder, name) for name in files):
+        """Whether `project`'s `files`, or its `include` less its `exclude`, name `file`, as tsc reads them: each its
+        own or, where it names none, that of what it extends (`_paths`), relative to the folder of the tsconfig that
+        names it; `*` and `?` within a folder's name, `**/` any folders, and a last part with neither a wildcard nor an
+        extension a folder and all under it; no `files` and no `include` is every file under the project's folder."""
+        target = file.as_posix()
+        (files_at, files), (include_at, include), (exclude_at, exclude) = (
+            self._paths(project, key) for key in ("files", "include", "exclude")
+        )
+        if files is not None and target in (_within(files_at, name) for name in files):
             return True
-        patterns = include if include is not None else (["**/*"] if files is None else [])
+        if include is None:
+            include_at, include = project.parent, ["**/*"] if files is None else []
         if exclude is None:  # tsc's own, where a project names none
             out_dir = self.options(project).get("outDir")
-            exclude = [*DEFAULT_EXCLUDE, *([out_dir] if isinstance(out_dir, str) else [])]
-        return any(_included(folder, pattern, target) for pattern in patterns) and not any(
-            _glob(folder, pattern).match(target) for pattern in exclude
+            exclude_at, exclude = project.parent, [*DEFAULT_EXCLUDE, *([out_dir] if isinstance(out_dir, str) else [])]
+        return any(_included(include_at, pattern, target) for pattern in include) and not any(
+            _glob(exclude_at, pattern).match(target) for pattern in exclude
         )
+
+    def _paths(self, config: Path, key: str, seen: frozenset[Path] = frozenset()) -> tuple[Path, list[str] | None]:
+        """`config`'s `files`, `include` or `exclude` (`key`) and the folder they are relative to: its own, else those
+        of the last configuration it extends that names them, as tsc inherits them (whole, never merged)."""
+        if (config, key) in self._patterns:
+            return self._patterns[config, key]
+        found: tuple[Path, list[str] | None] = (config.parent, _strings(self._read(config).get(key)))
+        extends = self._read(config).get("extends")
+        for name in reversed([extends] if isinstance(extends, str) else extends if isinstance(extends, list) else []):
+            if found[1] is not None:
+                break
+            base = self._extended(name, config.parent) if isinstance(name, str) else None
+            if base is not None and base not in seen and base != config:
+                inherited = self._paths(base, key, seen | {config})
+                found = inherited if inherited[1] is not None else found
+        if not seen:  # a chain read from its start: what a cycle cut short is not kept
+            self._patterns[config, key] = found
+        return found
 
     def _sets(self, config: Path, option: str) -> bool:
         return self.options(config).get(option) is True

@@ -228,6 +228,34 @@ def test_a_solution_style_config_reads_its_projects_for_the_files_they_take(tmp_
 PATHS = ("src/cart/a.ts", "src/cart/a.test.ts", "src/legacy/old.ts", "vite.config.ts", "tools/a.ts", "web/src/a.ts")
 
 
+def test_a_file_its_nearest_tsconfig_does_not_take_is_in_doubt_and_patterns_come_through_extends(tmp_path):
+    # tsc's build of a project leaves out a file its `files`/`include` less `exclude` do not take, while an editor
+    # reads it with the nearest tsconfig's options: in doubt. A project naming none of the three inherits them from what
+    # it extends, each relative to the folder of the tsconfig that names it (here configs/, so `../app`)
+    write(
+        tmp_path,
+        {
+            "tsconfig.json": '{ "extends": "./configs/base.json", "compilerOptions": { "noUnusedLocals": true } }',
+            "configs/base.json": '{ "include": ["../app"], "exclude": ["../app/generated"] }',
+            # a solution whose app project takes only src (its base's include), so e2e/ is the e2e project's alone
+            "site/tsconfig.json": '{ "files": [], "references": [{ "path": "./tsconfig.app.json" },'
+            ' { "path": "./tsconfig.e2e.json" }] }',
+            "site/tsconfig.base.json": '{ "include": ["src"] }',
+            "site/tsconfig.app.json": '{ "extends": "./tsconfig.base.json", "compilerOptions": { "noUnusedLocals": true } }',
+            "site/tsconfig.e2e.json": '{ "include": ["e2e"], "compilerOptions": { "noUnusedLocals": false } }',
+        },
+    )
+    configs = TsConfigs(tmp_path)
+    paths = ("app/a.ts", "app/generated/b.ts", "scripts/c.ts", "site/src/a.ts", "site/e2e/a.ts")
+    assert {path: (configs.no_unused_locals(path), configs.no_unused_locals_in_doubt(path)) for path in paths} == {
+        "app/a.ts": (True, False),
+        "app/generated/b.ts": (True, True),
+        "scripts/c.ts": (True, True),
+        "site/src/a.ts": (True, False),
+        "site/e2e/a.ts": (False, False),
+    }
+
+
 @pytest.mark.parametrize(
     ("project", "takes"),
     [
