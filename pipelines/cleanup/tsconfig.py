@@ -103,9 +103,8 @@ class TsConfigs:
         return data.get("files") == [] and "include" not in data and bool(self._references(config))
 
     def _compiling(self, config: Path, path: str) -> tuple[list[Path], bool]:
-        """The projects the solution-style `config` references that take the file at `path` by their own `files` and
-        `include` less `exclude` (`_takes`), and True; where none does, every one it references (their patterns may
-        come from what they extend, which is not read), and False."""
+        """The projects the solution-style `config` references that take the file at `path` by their `files` and
+        `include` less `exclude` (`_takes`), and True; where none does, every one it references, and False."""
         if path not in self._taking:  # asked for each setting of the file
             projects, file = self._references(config), self._file(path)
             taking = [project for project in projects if self._takes(project, file)]
@@ -141,12 +140,10 @@ class TsConfigs:
         if (config, key) in self._patterns:
             return self._patterns[config, key]
         found: tuple[Path, list[str] | None] = (config.parent, _strings(self._read(config).get(key)))
-        extends = self._read(config).get("extends")
-        for name in reversed([extends] if isinstance(extends, str) else extends if isinstance(extends, list) else []):
+        for _, base in reversed(self._bases(config, seen)):
             if found[1] is not None:
                 break
-            base = self._extended(name, config.parent) if isinstance(name, str) else None
-            if base is not None and base not in seen and base != config:
+            if base is not None:
                 inherited = self._paths(base, key, seen | {config})
                 found = inherited if inherited[1] is not None else found
         if not seen:  # a chain read from its start: what a cycle cut short is not kept
@@ -171,19 +168,26 @@ class TsConfigs:
         """The `compilerOptions` of `config` with those it extends beneath them (a cycle's repeat read as empty)."""
         if config in self._options:
             return self._options[config]
-        data = self._read(config)
         options: dict[str, Any] = {}
-        extends = data.get("extends")
-        for name in [extends] if isinstance(extends, str) else extends if isinstance(extends, list) else []:
-            base = self._extended(name, config.parent) if isinstance(name, str) else None
-            if base is None or base in seen or base == config:
+        for name, base in self._bases(config, seen):
+            if base is None:
                 log.debug("%s: extends %r, which is not found (or circular): read as not set", config, name)
                 continue
             options.update(self.options(base, seen | {config}))
-        own = data.get("compilerOptions")
+        own = self._read(config).get("compilerOptions")
         options.update(own if isinstance(own, dict) else {})
         self._options[config] = options
         return options
+
+    def _bases(self, config: Path, seen: frozenset[Path]) -> list[tuple[Any, Path | None]]:
+        """Each name `config` extends, in its order (the later winning), with the configuration it names, or None where
+        that is not found, is outside the roots, or repeats one of `seen` (a cycle)."""
+        extends = self._read(config).get("extends")
+        bases: list[tuple[Any, Path | None]] = []
+        for name in [extends] if isinstance(extends, str) else extends if isinstance(extends, list) else []:
+            base = self._extended(name, config.parent) if isinstance(name, str) else None
+            bases.append((name, None if base is None or base in seen or base == config else base))
+        return bases
 
     def _read(self, config: Path) -> dict[str, Any]:
         if config not in self._files:
