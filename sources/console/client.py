@@ -475,8 +475,13 @@ class ConsoleClient:
         # endpoints have given up the console is down: nothing more is asked, and retries waiting are woken, so a
         # run against a console that fails everything ends within about two requests' retries (docs/reliability.md).
         self._gave_up: dict[str, ConsoleError] = {}
-        self._gave_up_lock = threading.Lock()
         self._down = threading.Event()
+        # Turns: until the console has answered an endpoint, and again after a request of it failed transiently,
+        # one request at a time asks it (`_take_turn`) and the endpoint's other ids wait for its outcome. Ids read
+        # side by side from an endpoint that fails then spend one request's retries between them, not each its own.
+        self._turns = threading.Condition()
+        self._asking: set[str] = set()
+        self._answered: set[str] = set()
 
     def __repr__(self) -> str:
         return f"ConsoleClient({self.options!r})"
@@ -762,62 +767,79 @@ class ConsoleClient:
             raise self._rejected
         if self._reads_forbidden is not None and endpoint.method == "GET":
             raise self._reads_forbidden
-        self._raise_if_given_up(endpoint)
         headers = self._headers(endpoint)
         began = self._clock()
         attempt = 0
-        while True:
-            attempt += 1
-            permit = self.rate_limiter.acquire(background=getattr(_thread_role, "reads_ahead", False))
-            self.stats.record_throttle_wait(permit.waited)
-            self.stats.record_request(endpoint.template)
-            sent_at = self._clock()
-            wire = WireTimes(self._clock)
-            try:
+        asking = self._take_turn(endpoint)
+        answered = False
+        try:
+            while True:
+                attempt += 1
+                permit = self.rate_limiter.acquire(background=getattr(_thread_role, "reads_ahead", False))
+                self.stats.record_throttle_wait(permit.waited)
+                self.stats.record_request(endpoint.template)
+                sent_at = self._clock()
+                wire = WireTimes(self._clock)
                 try:
-                    response = self._attempt(endpoint, path, params, json_body, headers, permit, item_id, wire)
-                finally:
-                    self.rate_limiter.release(permit, wire.sent_at, wire.answered_at)
-                self.stats.notify(RequestEvent(endpoint.method, endpoint.template, response[0], attempt, self._clock() - sent_at))
-                return response
-            except ConsoleError as failure:
-                self.stats.notify(
-                    RequestEvent(
-                        endpoint.method, endpoint.template, failure.status, attempt, self._clock() - sent_at, failure.message
+                    try:
+                        response = self._attempt(endpoint, path, params, json_body, headers, permit, item_id, wire)
+                    finally:
+                        self.rate_limiter.release(permit, wire.sent_at, wire.answered_at)
+                    answered = True
+                    self.stats.notify(
+                        RequestEvent(endpoint.method, endpoint.template, response[0], attempt, self._clock() - sent_at)
                     )
-                )
-                if isinstance(failure, AuthError) and endpoint.auth == "console":
-                    self._rejected = failure
-                elif isinstance(failure, ForbiddenError) and endpoint.method == "GET":
-                    # Every read needs the same permission: one refusal is the answer for all.
-                    self._reads_forbidden = failure
-                raise
-            except _Retry as transient:
-                self.stats.notify(
-                    RequestEvent(
-                        endpoint.method,
-                        endpoint.template,
-                        transient.error.status,
-                        attempt,
-                        self._clock() - sent_at,
-                        transient.error.message,
+                    return response
+                except ConsoleError as failure:
+                    answered = True  # an answer about this request (4xx), not the endpoint failing
+                    self.stats.notify(
+                        RequestEvent(
+                            endpoint.method, endpoint.template, failure.status, attempt, self._clock() - sent_at, failure.message
+                        )
                     )
-                )
-                if not endpoint.retry:
-                    raise self._unretried_create_error(endpoint, transient.error) from None
-                delay = self._backoff(attempt, transient.retry_after)
-                spent = self._clock() - began
-                if attempt >= self.options.max_attempts or spent + delay > self.options.max_retry_time:
-                    given_up = self._given_up_error(transient, attempt, spent)
-                    if not transient.throttled:  # a quota's long wait is said as such, id by id
-                        self._give_up(endpoint, given_up)
-                    raise given_up from None
-                log.warning("%s; retry %d/%d in %.2f s", transient.error.message, attempt, self.options.max_attempts - 1, delay)
-                self.stats.record_retry(endpoint.template)
-                if transient.throttled:
-                    self.stats.record_throttle_wait(delay)
-                self._pause(delay)
-                self._raise_if_given_up(endpoint)
+                    if isinstance(failure, AuthError) and endpoint.auth == "console":
+                        self._rejected = failure
+                    elif isinstance(failure, ForbiddenError) and endpoint.method == "GET":
+                        # Every read needs the same permission: one refusal is the answer for all.
+                        self._reads_forbidden = failure
+                    raise
+                except _Retry as transient:
+                    self.stats.notify(
+                        RequestEvent(
+                            endpoint.method,
+                            endpoint.template,
+                            transient.error.status,
+                            attempt,
+                            self._clock() - sent_at,
+                            transient.error.message,
+                        )
+                    )
+                    if not endpoint.retry:
+                        raise self._unretried_create_error(endpoint, transient.error) from None
+                    delay = self._backoff(attempt, transient.retry_after)
+                    spent = self._clock() - began
+                    if attempt >= self.options.max_attempts or spent + delay > self.options.max_retry_time:
+                        given_up = self._given_up_error(transient, attempt, spent)
+                        if not transient.throttled:  # a quota's long wait is said as such, id by id
+                            self._give_up(endpoint, given_up)
+                        raise given_up from None
+                    log.warning(
+                        "%s; retry %d/%d in %.2f s", transient.error.message, attempt, self.options.max_attempts - 1, delay
+                    )
+                    self.stats.record_retry(endpoint.template)
+                    if not asking and not transient.throttled:
+                        # The endpoint failed: its requests wait for one of them to retry it (a quota's 429 is
+                        # the console's whole pace, not this endpoint's fault: each request waits its own).
+                        asking = self._take_turn(endpoint, failed=True)
+                        if not asking:
+                            continue  # it was answered while this request waited: ask again now
+                    if transient.throttled:
+                        self.stats.record_throttle_wait(delay)
+                    self._pause(delay)
+                    self._raise_if_given_up(endpoint)
+        finally:
+            if asking:
+                self._end_turn(endpoint, answered)
 
     def _given_up_error(self, transient: _Retry, attempt: int, spent: float) -> ConsoleError:
         """The last transient error, saying how long it was retried (and a wait asked for past the limit)."""
@@ -836,15 +858,39 @@ class ConsoleClient:
             path=error.path,
         )
 
+    def _take_turn(self, endpoint: Endpoint, *, failed: bool = False) -> bool:
+        """Whether this request asks `endpoint` now as the one whose outcome the others wait for (`_end_turn` ends
+        it): True while the console has not answered it (or `failed`: a request of it just failed), after waiting
+        for the request asking before; False once it is answered. Raises the error it gave up with."""
+        with self._turns:
+            if failed:
+                self._answered.discard(endpoint.template)
+            while True:
+                self._raise_if_given_up(endpoint)
+                if endpoint.template in self._answered:
+                    return False
+                if endpoint.template not in self._asking:
+                    self._asking.add(endpoint.template)
+                    return True
+                self._turns.wait()
+
+    def _end_turn(self, endpoint: Endpoint, answered: bool) -> None:
+        with self._turns:
+            self._asking.discard(endpoint.template)
+            if answered:
+                self._answered.add(endpoint.template)
+            self._turns.notify_all()
+
     def _give_up(self, endpoint: Endpoint, error: ConsoleError) -> None:
-        with self._gave_up_lock:
+        with self._turns:
             self._gave_up.setdefault(endpoint.template, error)
             if len(self._gave_up) >= 2:
                 self._down.set()
+            self._turns.notify_all()
 
     def _raise_if_given_up(self, endpoint: Endpoint) -> None:
         """The error an endpoint (or the whole console) gave up with, raised again instead of asking."""
-        with self._gave_up_lock:
+        with self._turns:
             error = self._gave_up.get(endpoint.template) or (next(iter(self._gave_up.values())) if self._down.is_set() else None)
         if error is not None:
             raise type(error)(error.message, status=error.status, method=error.method, path=error.path)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 import httpx
 import pytest
 
@@ -188,3 +190,41 @@ def test_a_retry_after_longer_than_the_retry_budget_gives_up_at_once_and_holds_n
     assert client.get_gate("g2") == {"id": "g1"}  # the limiter was not paused for 900 s
     assert clock.sleeps == []
     assert console.paths == ["/console/v1/gates/g1", "/console/v1/gates/g2"]
+
+
+def holdouts_after_a_gate(holdout_failures: int | None):
+    """The gate answers (the first answer, so the fan-out starts); holdouts answer 500 that many times, then 200
+    (None: always 500)."""
+    failed = [0]
+    lock = threading.Lock()
+
+    def handler(request, sent):
+        if "/holdouts/" not in sent.path:
+            return answer(200, GATE)
+        with lock:
+            if holdout_failures is None or failed[0] < holdout_failures:
+                failed[0] += 1
+                return answer(500, {"status": 500, "message": "down"})
+        return answer(200, {"data": {"id": sent.path.rsplit("/", 1)[-1]}})
+
+    return handler
+
+
+def test_ids_of_an_endpoint_that_fails_spend_one_requests_retries_between_them(make_client):
+    # Before, each of the 16 ids read side by side spent its own 6 attempts (up to 96 requests).
+    client, console = make_client(holdouts_after_a_gate(None))
+    client.get_gate("g1")
+    with pytest.raises(ServerError, match="gave up after 6 attempts"):
+        list(client.fetch_many(client.get_holdout, [f"h{i}" for i in range(16)]))
+    assert sum("/holdouts/" in path for path in console.paths) == 6
+
+
+def test_once_the_retried_request_of_an_endpoint_is_answered_its_other_ids_are_asked(make_client):
+    client, console = make_client(holdouts_after_a_gate(2))
+    client.get_gate("g1")
+    ids = [f"h{i}" for i in range(16)]
+    assert [(item, result["id"]) for item, result in client.fetch_many(client.get_holdout, ids)] == list(zip(ids, ids))
+    # one id asked until answered (its third request), the others once each after; before, every id's first
+    # request went at once, two of them failed, and those two were retried
+    holdouts = [path for path in console.paths if "/holdouts/" in path]
+    assert len(holdouts) == 2 + 16 and len(set(holdouts[:3])) == 1 and len(set(holdouts[2:])) == 16
