@@ -786,17 +786,11 @@ class ConsoleClient:
                     finally:
                         self.rate_limiter.release(permit, wire.sent_at, wire.answered_at)
                     answered = True
-                    self.stats.notify(
-                        RequestEvent(endpoint.method, endpoint.template, response[0], attempt, self._clock() - sent_at)
-                    )
+                    self._notify(endpoint, response[0], attempt, sent_at)
                     return response
                 except ConsoleError as failure:
                     answered = True  # an answer about this request (4xx), not the endpoint failing
-                    self.stats.notify(
-                        RequestEvent(
-                            endpoint.method, endpoint.template, failure.status, attempt, self._clock() - sent_at, failure.message
-                        )
-                    )
+                    self._notify(endpoint, failure.status, attempt, sent_at, failure.message)
                     if isinstance(failure, AuthError) and endpoint.auth == "console":
                         self._rejected = failure
                     elif isinstance(failure, ForbiddenError) and endpoint.method == "GET":
@@ -804,29 +798,8 @@ class ConsoleClient:
                         self._reads_forbidden = failure
                     raise
                 except _Retry as transient:
-                    self.stats.notify(
-                        RequestEvent(
-                            endpoint.method,
-                            endpoint.template,
-                            transient.error.status,
-                            attempt,
-                            self._clock() - sent_at,
-                            transient.error.message,
-                        )
-                    )
-                    if not endpoint.retry:
-                        raise self._unretried_create_error(endpoint, transient.error) from None
-                    delay = self._backoff(attempt, transient.retry_after)
-                    spent = self._clock() - began
-                    if attempt >= self.options.max_attempts or spent + delay > self.options.max_retry_time:
-                        given_up = self._given_up_error(transient, attempt, spent)
-                        if not transient.throttled:  # a quota's long wait is said as such, id by id
-                            self._give_up(endpoint, given_up)
-                        raise given_up from None
-                    log.warning(
-                        "%s; retry %d/%d in %.2f s", transient.error.message, attempt, self.options.max_attempts - 1, delay
-                    )
-                    self.stats.record_retry(endpoint.template)
+                    self._notify(endpoint, transient.error.status, attempt, sent_at, transient.error.message)
+                    delay = self._retry_delay(endpoint, transient, attempt, began)
                     if not asking and not transient.throttled:
                         # The endpoint failed: its requests wait for one of them to retry it (a quota's 429 is
                         # the console's whole pace, not this endpoint's fault: each request waits its own).
@@ -840,6 +813,24 @@ class ConsoleClient:
         finally:
             if asking:
                 self._end_turn(endpoint, answered)
+
+    def _notify(self, endpoint: Endpoint, status: int | None, attempt: int, sent_at: float, error: str | None = None) -> None:
+        self.stats.notify(RequestEvent(endpoint.method, endpoint.template, status, attempt, self._clock() - sent_at, error))
+
+    def _retry_delay(self, endpoint: Endpoint, transient: _Retry, attempt: int, began: float) -> float:
+        """The wait before retrying after `transient`; raises instead when the retries or their time are spent."""
+        if not endpoint.retry:
+            raise self._unretried_create_error(endpoint, transient.error) from None
+        delay = self._backoff(attempt, transient.retry_after)
+        spent = self._clock() - began
+        if attempt >= self.options.max_attempts or spent + delay > self.options.max_retry_time:
+            given_up = self._given_up_error(transient, attempt, spent)
+            if not transient.throttled:  # a quota's long wait is said as such, id by id
+                self._give_up(endpoint, given_up)
+            raise given_up from None
+        log.warning("%s; retry %d/%d in %.2f s", transient.error.message, attempt, self.options.max_attempts - 1, delay)
+        self.stats.record_retry(endpoint.template)
+        return delay
 
     def _given_up_error(self, transient: _Retry, attempt: int, spent: float) -> ConsoleError:
         """The last transient error, saying how long it was retried (and a wait asked for past the limit)."""
