@@ -811,8 +811,9 @@ class ConsoleClient:
                     self._pause(delay)
                     self._raise_if_given_up(endpoint)
         finally:
-            if asking:
-                self._end_turn(endpoint, answered)
+            # a request answered while another asks for the endpoint ends the wait of those behind it too
+            if asking or (answered and endpoint.template not in self._answered):
+                self._end_turn(endpoint, answered, asking)
 
     def _notify(self, endpoint: Endpoint, status: int | None, attempt: int, sent_at: float, error: str | None = None) -> None:
         self.stats.notify(RequestEvent(endpoint.method, endpoint.template, status, attempt, self._clock() - sent_at, error))
@@ -865,9 +866,10 @@ class ConsoleClient:
                     return True
                 self._turns.wait()
 
-    def _end_turn(self, endpoint: Endpoint, answered: bool) -> None:
+    def _end_turn(self, endpoint: Endpoint, answered: bool, asking: bool) -> None:
         with self._turns:
-            self._asking.discard(endpoint.template)
+            if asking:
+                self._asking.discard(endpoint.template)
             if answered:
                 self._answered.add(endpoint.template)
             self._turns.notify_all()

@@ -7,13 +7,14 @@ import threading
 import httpx
 import pytest
 
+from gatehouse.sources.console.client import ClientOptions, ConsoleClient
 from gatehouse.sources.console.errors import (
     OutcomeUnknownError,
     ServerError,
     ThrottledError,
     TransportError,
 )
-from tests.client.conftest import answer
+from tests.client.conftest import API_KEY, BASE_URL, MockConsole, answer
 
 GATE = {"message": "Gate read successfully.", "data": {"id": "g1"}}
 PIPELINE = {"name": "p"}
@@ -228,3 +229,48 @@ def test_once_the_retried_request_of_an_endpoint_is_answered_its_other_ids_are_a
     # request went at once, two of them failed, and those two were retried
     holdouts = [path for path in console.paths if "/holdouts/" in path]
     assert len(holdouts) == 2 + 16 and len(set(holdouts[:3])) == 1 and len(set(holdouts[2:])) == 16
+
+
+def test_a_request_answered_while_another_retries_the_endpoint_lets_the_ones_waiting_go(clock):
+    """hA fails once and its retry waits (the injected sleep holds it); hB, sent before that failure, is answered
+    meanwhile: that answer shows the endpoint answers, so hC, asked next, does not wait for hA's retry."""
+    a_failed, release_a = threading.Event(), threading.Event()
+    failures = {"hA": 1}
+
+    def handler(request, sent):
+        item = sent.path.rsplit("/", 1)[-1]
+        if item == "hB":
+            assert a_failed.wait(10)
+        if failures.get(item):
+            failures[item] -= 1
+            return answer(500, {"status": 500, "message": "down"})
+        return answer(200, {"data": {"id": item}})
+
+    def held_sleep(seconds: float) -> None:
+        if threading.current_thread().name == "A":
+            a_failed.set()
+            assert release_a.wait(10)
+
+    console = MockConsole(handler)
+    client = ConsoleClient(
+        ClientOptions(base_url=BASE_URL, api_key=API_KEY), transport=httpx.MockTransport(console), sleep=held_sleep, clock=clock
+    )
+    client.get_holdout("h0")
+    answers: dict[str, dict] = {}
+    threads = {name: threading.Thread(target=lambda n=name: answers.update({n: client.get_holdout(n)}), name=name[1])
+               for name in ("hB", "hA")}  # fmt: skip
+    for thread in threads.values():
+        thread.start()
+    threads["hB"].join(10)
+    asked_next = threading.Thread(target=lambda: answers.update(hC=client.get_holdout("hC")))
+    asked_next.start()
+    asked_next.join(5)
+    try:
+        assert not asked_next.is_alive() and answers["hC"] == {"id": "hC"} and "hA" not in answers
+    finally:
+        release_a.set()
+        threads["hA"].join(10)
+        client.close()
+    assert answers["hA"] == {"id": "hA"}
+    asked = [path.rsplit("/", 1)[-1] for path in console.paths]
+    assert sorted(asked) == ["h0", "hA", "hA", "hB", "hC"] and asked[-1] == "hA" and asked.index("hC") > asked.index("hB")
