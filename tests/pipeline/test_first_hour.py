@@ -114,10 +114,17 @@ def test_ctrl_c_during_a_run_is_said_as_interrupted_not_as_a_failure(tmp_path, c
     monkeypatch.setattr(steps.Run, "extract", interrupted)
     twin = make_twin()
     monkeypatch.chdir(tmp_path)
-    with twin.serve() as base_url:
-        monkeypatch.setenv("SOURCES__CONSOLE__BASE_URL", base_url)
-        monkeypatch.setenv("SOURCES__CONSOLE__API_KEY", twin.settings.api_key)
-        assert main(["run", "--duckdb", "flags.duckdb", "--no-progress"]) == 130
+    # Python's own handler, as a terminal's command starts with (pytest started in the background inherits SIGINT
+    # ignored instead)
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with twin.serve() as base_url:
+            monkeypatch.setenv("SOURCES__CONSOLE__BASE_URL", base_url)
+            monkeypatch.setenv("SOURCES__CONSOLE__API_KEY", twin.settings.api_key)
+            assert main(["run", "--duckdb", "flags.duckdb", "--no-progress"]) == 130
+        handler_after = signal.getsignal(signal.SIGINT)
+    finally:
+        signal.signal(signal.SIGINT, before)
     err = capsys.readouterr().err
     assert err.splitlines()[-1] == "gatehouse: interrupted" and "error" not in err
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # the command's own handler is back
+    assert handler_after is signal.default_int_handler  # the command's own handler is back
