@@ -274,3 +274,21 @@ def test_a_request_answered_while_another_retries_the_endpoint_lets_the_ones_wai
     assert answers["hA"] == {"id": "hA"}
     asked = [path.rsplit("/", 1)[-1] for path in console.paths]
     assert sorted(asked) == ["h0", "hA", "hA", "hB", "hC"] and asked[-1] == "hA" and asked.index("hC") > asked.index("hB")
+
+
+def test_once_two_endpoints_gave_up_nothing_more_is_asked(make_client):
+    client, console = make_client(
+        lambda request, sent: answer(200, GATE) if "/gates/" in sent.path else answer(500, {"status": 500, "message": "down"})
+    )
+    client.get_gate("g1")
+    with pytest.raises(ServerError, match="gave up after 6 attempts"):
+        client.get_holdout("h1")
+    with pytest.raises(ServerError, match="holdouts"):  # the endpoint that gave up is not asked again
+        client.get_holdout("h2")
+    assert client.get_gate("g2") == {"id": "g1"}  # one endpoint down: the others are still asked
+    with pytest.raises(ServerError, match="gave up after 6 attempts"):
+        client.get_cumulative_exposures("e1")
+    for ask in (lambda: client.get_gate("g3"), lambda: client.get_ingestion_run("r1")):
+        with pytest.raises(ServerError, match="gave up after 6 attempts"):
+            ask()
+    assert [path.rsplit("/", 1)[-1] for path in console.paths] == ["g1", *["h1"] * 6, "g2", *["cumulative_exposures"] * 6]

@@ -102,10 +102,11 @@ def test_a_console_failing_everything_stops_after_two_endpoints_gave_up_with_no_
     monkeypatch.setattr(dlt_logger, "error", lambda message, *args, **kwargs: said.append(str(message)))
     message = drill.run_failing()
     assert "(HTTP 500" in message and "gave up after 6 attempts" in message, message
-    # one request at a time asks an endpoint that fails, its other ids wait for it and stop when it gave up, every
-    # endpoint stops once two did: before, each of the 13 holdouts, series and runs this twin's state names could
-    # spend its own 6 attempts side by side (about 100 requests; 52 to the runs alone on a slow machine)
+    # one request at a time asks an endpoint that fails, its other ids wait for it and stop when it gave up (every
+    # endpoint stops once two did: tests/client/test_retries.py): before, each of the 13 holdouts, series and runs
+    # this twin's state names could spend its own 6 attempts side by side (about 100 requests; 52 to the runs alone
+    # on a slow machine)
     endpoint = re.compile(r"/[^/]+(?=/cumulative_exposures$)|(?<=/holdouts)/[^/]+$|(?<=/runs)/[^/]+$")
     asked = Counter(endpoint.sub("/{id}", request.path) for request in drill.twin.requests)
-    assert max(asked.values()) == 6 and list(asked.values()).count(6) >= 2, asked
+    assert max(asked.values()) == 6, asked
     assert not [line for line in said if "thread pool" in line], said
