@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -110,12 +111,37 @@ def test_server_errors_after_retries_are_raised(make_client):
         list(client.fetch_many(client.get_holdout, ["h1", "h2"]))
 
 
-def test_closing_the_stream_early_cancels_pending_work(make_client):
-    client, console = make_client(holdouts(), max_workers=2)
+def test_closing_the_stream_early_cancels_pending_work(make_client, monkeypatch):
+    # Every id but the first is answered only once the stream is being closed (its pending reads cancelled, the
+    # pool shutting down): what was asked is then what had started, whatever the machine's speed.
+    closing = threading.Event()
+    answered = holdouts()
+
+    def handler(request, sent):
+        if not sent.path.endswith("/h0"):
+            assert closing.wait(timeout=10)
+        return answered(request, sent)
+
+    shutdown = ThreadPoolExecutor.shutdown
+
+    def shutting_down(executor, *args, **kwargs):
+        closing.set()
+        return shutdown(executor, *args, **kwargs)
+
+    monkeypatch.setattr(ThreadPoolExecutor, "shutdown", shutting_down)
+    client, console = make_client(handler, max_workers=2)
     stream = client.fetch_many(client.get_holdout, (f"h{i}" for i in range(100)))
-    next(stream)
+    assert next(stream) == ("h0", {"id": "h0"})
     stream.close()
-    assert len(console.sent) <= 2 * 2 + 1
+    # the first id, and at most one more read for each of the two workers: the 97 others never asked
+    asked = console.paths
+    assert asked[0] == "/console/v1/holdouts/h0"
+    assert sorted(asked[1:]) in (
+        [],
+        ["/console/v1/holdouts/h1"],
+        ["/console/v1/holdouts/h2"],
+        ["/console/v1/holdouts/h1", "/console/v1/holdouts/h2"],
+    )
 
 
 def test_an_id_the_console_refuses_is_a_value_like_an_unknown_one(make_client):
