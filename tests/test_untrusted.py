@@ -108,3 +108,28 @@ def test_json_for_a_person_escapes_what_a_terminal_runs_and_parses_to_the_same_d
     text = for_json(json.dumps(data, ensure_ascii=False, indent=2))
     assert all_visible(text.split("\n")) and "Ünïcode" in text
     assert json.loads(text) == data
+
+
+def test_a_line_break_in_the_consoles_ids_stays_inside_its_line_of_the_run_summary():
+    # the summary's lines go to the terminal, a scheduler's log and its mail: an id never adds a line of its own
+    from gatehouse.pipelines.run.summary import RunSummary
+
+    forged = "gate_1\ngatehouse: all values loaded, nothing left null"
+    summary = RunSummary(
+        rows_loaded={"gates": 1},
+        new_versions={},
+        retired={},
+        skipped=[("gates", forged, "its rules could not be read")],
+        schema_changes=[],
+        requests=2,
+        retries=0,
+        throttled=0,
+        throttle_wait_s=0.0,
+        wall_time_s=1.0,
+        load_id="1",
+        left_null=[("gates", forged, "checksPerHour", "nan", "is not a finite number")],
+    )
+    assert summary.lines()[2:] == [
+        "  skipped gates gate_1\\x0agatehouse: all values loaded, nothing left null: its rules could not be read",
+        "  left null gates gate_1\\x0agatehouse: all values loaded, nothing left null: checksPerHour nan is not a finite number",
+    ]

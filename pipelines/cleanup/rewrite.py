@@ -9,10 +9,12 @@ pattern, rewrite and an example, are data in `rules.py`. ast-grep (tree-sitter w
    rewrite made, and a check inlined into two uses is still counted as one;
 2. `not`/`!` of a placeholder, a placeholder in parentheses, `and`/`or`/`&&`/`||` with one, a ternary or
    conditional expression on one, an `if`/`elif`/`else if` on one (the live branch kept in place, re-indented; the
-   dead one deleted; a Python block left empty gets `pass`), a local variable that holds one and is never
+   dead one deleted; a Python block left empty gets `pass`), a `while` or `for` on one (gone where it never runs; Java's
+   that never ends, `while (true)`), a local variable that holds one and is never
    assigned again (inlined, its declaration deleted), and a JavaScript or TypeScript `switch` on one (the statements
    that run; where that is not certain, TypeScript's value widened, `true as boolean`, which tsc accepts);
-3. statements after a `return`, `raise` or `throw` that a rule brought into a block are unreachable: deleted;
+3. statements after a `return`, `raise`, `throw`, `break` or `continue` that a rule brought into a block are
+   unreachable: deleted;
 4. a placeholder left is a use the rules cannot simplify (an argument, a returned value, a field): it becomes the
    literal with a `TODO(gatehouse)` comment at the end of its line (once: not where the line holds one already);
 5. a local only the removed code read (a loop's variable, a declaration, a TypeScript function) becomes `_` or goes,
@@ -44,6 +46,8 @@ if TYPE_CHECKING:  # the parsers load where a file is parsed (`_parse`), not whe
 
 # a check's placeholder: its value and its number among the file's checks (`__gatehouse_true_0__`)
 PLACEHOLDER = re.compile(r"__gatehouse_(true|false)_(\d+)__")
+# Java's future of a check whose `.get()` a `catch` needs (`_future_a_catch_needs`): a completed future of its value
+FUTURE = re.compile(r"__gatehouse_future_(true|false)_(\d+)__")
 NAME = re.compile(r"[A-Za-z_$][\w$]*")
 TODO = "TODO(gatehouse)"
 # the comment on a TypeScript private field kept, no longer private, for its value's effect (`_kept_for_its_effect`)
@@ -132,7 +136,19 @@ UNARY = frozenset({"not_operator", "unary_expression", "prefix_expression"})
 BINARY = frozenset({"boolean_operator", "binary_expression", "conjunction_expression", "disjunction_expression"})
 TERNARY = frozenset({"conditional_expression", "ternary_expression"})
 PARENS = frozenset({"parenthesized_expression", "tuple_expression"})
-EXITS = frozenset({"return_statement", "raise_statement", "throw_statement", "control_transfer_statement", "jump_expression"})
+# what ends a block's run: the statements after one in its block are never reached
+EXITS = frozenset(
+    {
+        "return_statement",
+        "raise_statement",
+        "throw_statement",
+        "break_statement",
+        "continue_statement",
+        "yield_statement",  # Java's, in a switch expression's arm (a generator's `yield` is an expression)
+        "control_transfer_statement",
+        "jump_expression",
+    }
+)
 FUNCTIONS = frozenset(
     {
         "function_definition",
@@ -286,13 +302,22 @@ def rewrite_checks(
         start = node.range().start.index
         # Swift's grammar reads `!Statsig.checkGate(…)` as `(!Statsig).checkGate(…)`: the `!` stays outside
         bang = len(node.text()) - len(node.text().lstrip("!"))
-        edits.append(_Edit(start + bang, node.range().end.index, _placeholder(value, str(len(edits)))))
+        if language == "java" and (future := _future_a_catch_needs(node)) is not None:
+            edits.append(
+                _Edit(
+                    future.range().start.index,
+                    future.range().end.index,
+                    f"__gatehouse_future_{str(value).lower()}_{len(edits)}__",
+                )
+            )
+        else:
+            edits.append(_Edit(start + bang, node.range().end.index, _placeholder(value, str(len(edits)))))
         receivers.add(receiver)
     if not edits:
         return Rewrite(text, 0, 0)
     text = _commit(root, edits, text)
     # a check inside another's arguments went with it (`_commit` keeps the outer edit): what is replaced is counted
-    replaced = len({found.group(2) for found in PLACEHOLDER.finditer(text)})
+    replaced = len({found.group(2) for found in PLACEHOLDER.finditer(text)} | {found.group(2) for found in FUTURE.finditer(text)})
     for _ in range(200):  # each round applies at least one rule; a file has far fewer
         changed = _simplify_once(text, language, steps)
         if changed is None:
@@ -300,6 +325,8 @@ def rewrite_checks(
         text = changed
     # every placeholder left becomes the literal whatever the rules: the rule `literal` is the engine's last word
     text, todos = _literals(text, language)
+    text, futures = _completed_futures(text)
+    todos += futures
     if "java try" in steps:
         text = _tries_that_throw_nothing(text)
     fields_kept = 0
@@ -351,24 +378,73 @@ def _tries_that_throw_nothing(text: str) -> str:
         clauses = [child for child in node.named_children() if child.kind() == "catch_clause"]
         if body is None or not clauses or any(child.kind() == "finally_clause" for child in node.named_children()):
             continue
-        if any(
-            inner.kind()
-            in ("method_invocation", "object_creation_expression", "throw_statement", "explicit_constructor_invocation")
-            for inner in _walk(body)
-        ):
-            continue
-        caught = {
-            leaf.text()
-            for clause in clauses
-            for leaf in _walk(clause)
-            if leaf.kind() == "type_identifier"
-            and (parent := leaf.parent()) is not None
-            and parent.kind() in ("catch_type", "union_type")
-        }
-        if not caught or caught <= UNCHECKED:
+        if any(inner.kind() in JAVA_THROWERS for inner in _walk(body)) or not _catches_checked(node):
             continue
         edits.append(_Edit(node.range().start.index, node.range().end.index, _unwrapped(body.text(), text, node)))
     return _commit(root, edits, text) if edits else text
+
+
+def _future_a_catch_needs(check: SgNode) -> SgNode | None:
+    """The future of Java's `check` (`Statsig.checkGateAsync(u, "g")` of `….get()`) when a `catch` around it names a
+    checked exception and the `try` may not be unwrapped once the check is gone (its body calls something else, it has
+    resources or a `finally`): its `get()` may be what makes the catch legal, and javac refuses a catch of a checked
+    exception nothing throws. It becomes a completed future of the value, whose `get()` throws what the catch names."""
+    future = check.field("object") if check.kind() == "method_invocation" and _text(check.field("name")) == "get" else None
+    if future is None or future.kind() != "method_invocation":
+        return None  # not a future's check (`Statsig.checkGate(u, "g")`: its object is the client)
+    for statement in check.ancestors():
+        if statement.kind() in BREAK_WALLS:
+            return None
+        if statement.kind() not in ("try_statement", "try_with_resources_statement"):
+            continue
+        body = statement.field("body")
+        if body is None or not _inside(check, body) or not _catches_checked(statement):
+            continue
+        others = [
+            inner
+            for inner in _walk(body)
+            if inner.kind() in JAVA_THROWERS and not _inside(inner, check) and not _inside(check, inner)
+        ]
+        finally_ = any(child.kind() == "finally_clause" for child in statement.named_children())
+        return future if others or finally_ or statement.kind() == "try_with_resources_statement" else None
+    return None
+
+
+# what may throw a checked exception in Java
+JAVA_THROWERS = frozenset(
+    {"method_invocation", "object_creation_expression", "throw_statement", "explicit_constructor_invocation"}
+)
+
+
+def _catches_checked(statement: SgNode) -> bool:
+    """Whether a `try` catches an exception javac checks (neither unchecked nor a root of the unchecked)."""
+    caught = {
+        leaf.text()
+        for clause in statement.named_children()
+        if clause.kind() == "catch_clause"
+        for leaf in _walk(clause)
+        if leaf.kind() == "type_identifier"
+        and (parent := leaf.parent()) is not None
+        and parent.kind() in ("catch_type", "union_type")
+    }
+    return bool(caught - UNCHECKED)
+
+
+def _completed_futures(text: str) -> tuple[str, int]:
+    """Each future a catch needs (`_future_a_catch_needs`) written as a completed future of the value, with a TODO
+    once on its line; the count is of those lines."""
+    note = f"// {TODO}: the gate's value, in a completed future whose get() throws what the catch names"
+    lines = text.split("\n")
+    marked = 0
+    for number, line in enumerate(lines):
+        if FUTURE.search(line):
+            lines[number] = FUTURE.sub(
+                lambda found: f"java.util.concurrent.CompletableFuture.completedFuture({found.group(1)})", line
+            )
+            if TODO not in line:
+                lines[number] += "  " + note
+                marked += 1
+    return "\n".join(lines), marked
 
 
 def _unwrapped(block: str, text: str, statement: SgNode) -> str:
@@ -428,7 +504,7 @@ def _without_name(name: SgNode, text: str) -> _Edit:
 # -- the locals the removed code alone read ----------------------------------------------------------------------
 
 # what reads a local by its name (Go's fields and packages are other kinds: `x.name` is not a read of `name`)
-READS = frozenset({"identifier", "shorthand_property_identifier", "simple_identifier"})
+READS = frozenset({"identifier", "shorthand_property_identifier", "simple_identifier", "interpolated_identifier"})
 # a value that, made and dropped, has no effect beyond `_pure`'s: a function made, not called
 INERT = frozenset({"arrow_function", "function_expression", "func_literal"})
 # what builds a value without effect beyond its parts': composite and object literals, the parts of a string, types
@@ -991,6 +1067,8 @@ def _checks(root: SgNode, language: str, gate_id: str) -> Iterator[tuple[SgNode,
         arguments = _arguments(call, language)[:2]
         if not any(argument.text() in quoted for argument in arguments):
             continue
+        if language != "java" and "?" in call.text()[: arguments[0].range().start.index - call.range().start.index]:
+            continue  # `client?.checkGate(…)`: nothing (undefined, nil, null) where the client is not there
         node = call
         parent = call.parent()
         if forms[name] == "value":
@@ -1172,6 +1250,9 @@ def _boolean(node: SgNode, language: str, text: str) -> Change | None:
     # `x and True` is x where only truth counts: in Python and JavaScript `x and True` is True, not x, when x is a
     # truthy non-boolean, so there only in a condition. `x and False` is False when x has no effects to keep.
     second = _constant(right)
+    if second is not None and second == conjunction and _left_of_the_same(node, operator):
+        # `(x && true) && y` is `x && y` whatever x holds: x when it is falsy, else y (and `||` with false alike)
+        return node.replace(left.text())
     if second is None or not (language in TYPED_BOOLEANS or _in_condition(node)):
         return None
     if second == conjunction:
@@ -1179,6 +1260,15 @@ def _boolean(node: SgNode, language: str, text: str) -> Change | None:
     if _pure(left):
         return node.replace(right.text())
     return None
+
+
+def _left_of_the_same(node: SgNode, operator: str) -> bool:
+    """Whether `node` is the left operand of the same boolean operator (`node && y`, `node` a conjunction)."""
+    parent = node.parent()
+    if parent is None:
+        return False
+    operands = _operands(parent, BINARY, 2)
+    return operands is not None and operands[0] == node and text_between(parent, *operands) == operator
 
 
 def _pure(node: SgNode) -> bool:
@@ -1389,14 +1479,16 @@ def _moved(text: str, indent: str, kept: list[SgNode]) -> str:
 def _unreachable_gone(node: SgNode, replaced: Edit, statements: list[SgNode], text: str) -> Change:
     """`replaced` (what becomes of `node`), and when the `statements` it keeps end in an exit, the statements after
     `node` in its block deleted: unreachable (Java refuses them), unless one is hoisted or makes a generator."""
+    return _the_rest_gone(node, replaced, text) if statements and _exits(statements[-1]) else replaced
+
+
+def _the_rest_gone(node: SgNode, replaced: Change, text: str) -> Change:
+    """`replaced`, and the statements after `node` in its block deleted (`node` never completes: they are never
+    reached), unless one is hoisted or makes a generator."""
     after = _following(node)
-    if (
-        statements
-        and _exits(statements[-1])
-        and after
-        and not any(kind in HOISTED for statement in after for kind in (leaf.kind() for leaf in _walk(statement)))
-    ):
-        return _Many([replaced, _Edit(_line_end(text, node.range().end.index), _line_end(text, after[-1].range().end.index), "")])
+    if after and not any(kind in HOISTED for statement in after for kind in (leaf.kind() for leaf in _walk(statement))):
+        edits = replaced if isinstance(replaced, _Many) else [replaced]
+        return _Many([*edits, _Edit(_line_end(text, node.range().end.index), _line_end(text, after[-1].range().end.index), "")])
     return replaced
 
 
@@ -1498,6 +1590,82 @@ def _delete_statement(node: SgNode, text: str, language: str) -> Change:
     return node.replace("")
 
 
+LOOPS = frozenset({"while_statement", "for_statement", "do_statement", "do_while_statement", "repeat_while_statement"})
+# what a loop's `break` may leave instead of it (Java): an inner loop or switch
+BREAK_TARGETS = frozenset({*LOOPS, "enhanced_for_statement", "switch_expression", "switch_statement"})
+# what a `break` never crosses
+BREAK_WALLS = frozenset({"lambda_expression", "class_body", "method_declaration", "constructor_declaration"})
+
+
+def _loop(node: SgNode, language: str, text: str) -> Change | None:
+    """A loop whose condition the value decided. Never true: a `while` or `for` never runs its body, so it goes (not
+    Python's `while … else`, whose else runs; not a `for` whose start has an effect). Always true, in Java: the literal
+    `true` (javac's own idiom for a loop left by `break`, `return` or `throw`), and, where no `break` leaves it, the
+    statements after it in its block deleted, never reached (javac refuses them)."""
+    if node.kind() not in LOOPS:
+        return None
+    condition, start = _loop_condition(node, language)
+    value = _constant(condition)
+    if value is None or condition is None:
+        return None
+    runs_first = node.kind() not in ("while_statement", "for_statement")  # do … while: the body runs once
+    if not value and not runs_first:
+        if any(child.kind() == "else_clause" for child in node.named_children()):
+            return None
+        if start is not None and not _declares_only(start):
+            return None
+        if _in_statement_list(node):
+            return _delete_statement(node, text, language)
+        return node.replace("{}") if language in ("java", "typescript", "tsx", "javascript") else None
+    if value and language == "java":
+        literal = condition.replace("true")
+        if not _in_statement_list(node) or _broken_out_of(node):
+            return literal
+        return _the_rest_gone(node, literal, text)
+    return None
+
+
+def _loop_condition(node: SgNode, language: str) -> tuple[SgNode | None, SgNode | None]:
+    """A loop's condition (inside its parentheses) and the statement its `for` starts with (None: none)."""
+    clause = next((child for child in node.named_children() if child.kind() == "for_clause"), None)  # Go
+    holder = clause or node
+    condition = holder.field("condition")
+    start = holder.field("init") or holder.field("initializer")
+    if condition is None and clause is None:
+        # Kotlin's and Swift's loops, Go's `for condition {`: no field; the condition is a named child, the first
+        # (the last after a `do` or `repeat` body). A `for … in` finds its variable there: no placeholder.
+        children = [child for child in node.named_children() if "comment" not in child.kind()]
+        children = [child for child in children if child.kind() not in BLOCK_KINDS]
+        if children:
+            condition = children[-1] if node.kind() in ("do_while_statement", "repeat_while_statement") else children[0]
+    if condition is not None and condition.kind() == "expression_statement":  # JavaScript's `for (…; condition; …)`
+        condition = _only_child(condition)
+    if condition is not None and condition.kind() in PARENS:
+        condition = _only_child(condition)
+    return condition, start
+
+
+def _declares_only(start: SgNode) -> bool:
+    """Whether a `for`'s first statement only declares the loop's own variables, from values without effect."""
+    if start.kind() not in ("local_variable_declaration", "lexical_declaration", "variable_declaration", "short_var_declaration"):
+        return False
+    effects = ("call", "invocation", "creation", "new_expression", "assignment_expression", "update_expression", "await")
+    return not any(any(part in leaf.kind() for part in effects) for leaf in _walk(start))
+
+
+def _broken_out_of(loop: SgNode) -> bool:
+    """Whether a `break` in Java's `loop` may leave it: one with a label, or one whose nearest loop or switch it is."""
+    for found in _walk(loop):
+        if found.kind() != "break_statement":
+            continue
+        if found.named_children():  # `break outer;`
+            return True
+        target = next((ancestor for ancestor in found.ancestors() if ancestor.kind() in BREAK_TARGETS | BREAK_WALLS), None)
+        if target == loop:
+            return True
+    return False
+
+
 def _guard(node: SgNode, language: str, text: str) -> Change | None:
     """Swift's `guard condition else { exit }`: a guard that always passes goes; one that never does is its exit."""
     if node.kind() != "guard_statement":
@@ -1534,10 +1702,26 @@ def _discarded(node: SgNode, language: str, text: str) -> Change | None:
     statement = parent if parent.kind() == "expression_statement" and len(parent.named_children()) == 1 else node
     if statement is node and parent.kind() != "statements":  # Kotlin's and Swift's statements hold expressions
         return None
+    if statement is node and _is_a_blocks_value(node, parent):
+        return None
     if _in_statement_list(statement):
         return _delete_statement(statement, text, language)
     # the body of an `if` or a loop without braces: one statement stays one, an empty block
     return statement.replace("{}") if statement is parent and language in ("java", "typescript", "tsx", "javascript") else None
+
+
+def _is_a_blocks_value(expression: SgNode, statements: SgNode) -> bool:
+    """Whether `expression`, last of Kotlin's or Swift's `statements`, may be its block's value: a lambda's result
+    (`xs.filter { check }`, `run { log(); check }`), an `if`'s or a `when`'s branch used as a value. Only a function's
+    or a loop's body, or a class's, certainly reads no value from it."""
+    last = _statements(statements)
+    if not last or last[-1] != expression:
+        return False
+    block = statements.parent()
+    if block is None or block.kind() in ("function_body", "class_body"):
+        return False
+    holder = block.parent() if block.kind() == "control_structure_body" else block
+    return holder is None or holder.kind() not in ("for_statement", "while_statement", "do_while_statement")
 
 
 def _variable(node: SgNode, language: str, text: str) -> Change | None:
@@ -1554,6 +1738,8 @@ def _variable(node: SgNode, language: str, text: str) -> Change | None:
     leaves = [leaf for leaf in _walk(scope) if _is_named_leaf(leaf) and leaf.text() == name]
     if any(leaf.kind().startswith("shorthand_property_identifier") for leaf in leaves):
         return None  # `{ name }` is `{ name: name }`: the key would go with the variable
+    if any(leaf.kind() == "interpolated_identifier" for leaf in leaves):
+        return None  # Kotlin's `"$name"`: a string's text, where no value can be written
     uses = [
         identifier
         for identifier in leaves
@@ -1934,6 +2120,7 @@ NODE_STEP_FUNCTIONS: Mapping[str, Callable[[SgNode, str, str], Change | None]] =
     "boolean": _boolean,
     "ternary": _ternary,
     "if": _conditional,
+    "loop": _loop,
     "guard": _guard,
     "jsx": _jsx,
     "variable": _variable,

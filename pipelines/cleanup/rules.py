@@ -357,6 +357,22 @@ RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
+        "a loop the value decides",
+        ALL,
+        "while ($CHECK) { $$$A } / for ($INIT; $CHECK; $NEXT) { $$$A }",
+        "never true: the loop gone (not Python's while with an else, not a for whose start has an effect); always"
+        " true, in Java: `while (true)`, and where no break leaves it the statements after it gone (javac refuses a"
+        " loop that never runs and statements after one that never ends)",
+        "loop",
+        Example(
+            "java",
+            True,
+            'class A {\n    int f(User u, int n) {\n        while (!Statsig.checkGate(u, "g")) {\n            n++;\n'
+            "        }\n        return n;\n    }\n}\n",
+            "class A {\n    int f(User u, int n) {\n        return n;\n    }\n}\n",
+        ),
+    ),
+    Rule(
         "guard",
         ("swift",),
         "guard $CHECK else { $$$A }",
@@ -613,6 +629,7 @@ NODE_STEPS = (
     "boolean",
     "ternary",
     "if",
+    "loop",
     "guard",
     "jsx",
     "variable",

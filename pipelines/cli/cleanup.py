@@ -131,7 +131,7 @@ def handle(args: argparse.Namespace) -> int:
                 if choice.value is None and (not args.all or choice.gate_id in found):
                     said = "needs a person" if choice.decisions else "left alone"
                     where = f" (named in {counted(len(found[choice.gate_id]), 'file')} here)" if choice.gate_id in found else ""
-                    say(f"{choice.gate_id}: {said}: {choice.reason}{where}", file=out)
+                    say(for_terminal(f"{choice.gate_id}: {said}: {choice.reason}{where}"), file=out)
             for patch in patch_gates(worktree, choices, found, dry_run=args.dry_run, message=message):
                 patches.append(patch)
                 if args.dry_run and patch.diff:
@@ -182,7 +182,7 @@ def _patch_lines(patch: GatePatch, dry_run: bool) -> list[str]:
         kept = kept_fields(patch.fields_kept)
         lines = [f"{gate}: {counted(patch.replaced, 'check')} in {counted(len(patch.files), 'file')}{todos}{kept}, {where}"]
     lines += [f"  left as it is: {path}: {why}" for path, why in patch.left.items()]
-    return lines
+    return [for_terminal(line) for line in lines]  # each a line, whatever the gate's id or a file's name holds
 
 
 def _summary(choices: Sequence[Choice], patches: Sequence[GatePatch], found: Mapping[str, Sequence[str]], dry_run: bool) -> str:

@@ -151,7 +151,12 @@ def handle_snoozes(args: argparse.Namespace) -> int:
         in_force = [s for s in read_in_force(reader, utc_today()) if args.project is None or s.project == args.project]
     for s in in_force:
         by = f"by {s.snoozed_by}, " if s.snoozed_by else ""
-        say(f"{s.project}  {s.gate_id}  until {s.snoozed_until}  ({by}{s.snoozed_at:%Y-%m-%d %H:%M} UTC): {s.reason}")
+        # one line a snooze, whatever its reason or the gate's id holds
+        say(
+            for_terminal(
+                f"{s.project}  {s.gate_id}  until {s.snoozed_until}  ({by}{s.snoozed_at:%Y-%m-%d %H:%M} UTC): {s.reason}"
+            )
+        )
     say(f"{counted(len(in_force), 'snoozed gate')} ({_where(args.project)})")
     return 0
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from gatehouse.pipelines.reports.format import missing
+from gatehouse.pipelines.untrusted import for_html
 
 NO_OWNER = "(no owner)"
 SERVER_KEYS = "(server keys)"
@@ -185,3 +186,21 @@ def unfollowed_text(experiment: Any) -> str:
             " the last run that followed it)"
         )
     return f"{experiment.experiment_id} (its exposures end at {experiment.last_date:%Y-%m-%d})"
+
+
+# Experiments no longer followed named in the report's paragraph (then "and N more")
+UNFOLLOWED_NAMED = 20
+
+
+def unfollowed_paragraph(unfollowed: Any, several: bool) -> str:
+    """The report's paragraph naming the experiments no longer followed, as HTML: their ids are the console's (a
+    holdout names them), written as text (Markdown would pass any markup in them through to the page)."""
+    named = ", ".join(
+        for_html((f"{experiment.project}: " if several else "") + unfollowed_text(experiment))
+        for experiment in unfollowed.head(UNFOLLOWED_NAMED).itertuples()
+    )
+    more = f", and {len(unfollowed) - UNFOLLOWED_NAMED} more" if len(unfollowed) > UNFOLLOWED_NAMED else ""
+    return (
+        f"<p><strong>{len(unfollowed)} no longer followed</strong>, neither concluded nor stalled: {named}{more}."
+        " Add an id to <code>experiment_ids</code> (<code>SOURCES__CONSOLE__EXPERIMENT_IDS</code>) to follow it again.</p>"
+    )

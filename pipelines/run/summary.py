@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from dlt.destinations.exceptions import DatabaseUndefinedRelation
 
+from gatehouse.pipelines.untrusted import for_terminal
 from gatehouse.pipelines.wording import counted
 
 if TYPE_CHECKING:
@@ -97,7 +98,9 @@ class RunSummary:
             out.append(f"  schema: {change}")
         if self.snapshot is not None:
             out.append(snapshot_line(self.snapshot))
-        return out
+        # each a line: a line break in the console's ids or values is shown (\x0a), never a line of its own that
+        # would read as gatehouse's (the terminal, a scheduler's log and mail show these lines)
+        return [for_terminal(line) for line in out]
 
 
 def snapshot_line(path: object) -> str:

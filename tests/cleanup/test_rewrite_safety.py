@@ -831,6 +831,114 @@ CASES = {
         }
         """,
     ),
+    # `(x && true) && y` is `x && y`: x when it is falsy (React renders it as it did), else y
+    "a JSX && chain with the value in the middle": (
+        "tsx",
+        True,
+        """
+        function Page(props: Props) {
+          return <div>{props.vip && useGate("g").value && <span>vip</span>}</div>;
+        }
+        """,
+        """
+        function Page(props: Props) {
+          return <div>{props.vip && <span>vip</span>}</div>;
+        }
+        """,
+    ),
+    # Python's `while … else`: the else runs when the loop ends without a break, so that loop stays
+    "Python's loops never run": (
+        "python",
+        False,
+        """
+        def f(user):
+            while statsig.check_gate(user, "g"):
+                poll()
+            while statsig.check_gate(user, "g"):
+                poll()
+            else:
+                done()
+        """,
+        """
+        def f(user):
+            while False:"""
+        + NOTE["python"]
+        + """
+                poll()
+            else:
+                done()
+        """,
+    ),
+    # a for whose start has an effect keeps it
+    "TypeScript's loops never run": (
+        "typescript",
+        False,
+        """
+        function f(u: User) {
+          for (let i = 0; Statsig.checkGate(u, "g"); i++) {
+            a(i);
+          }
+          for (let i = next(); Statsig.checkGate(u, "g"); i++) {
+            a(i);
+          }
+          if (ready) while (Statsig.checkGate(u, "g")) poll();
+          b();
+        }
+        """,
+        """
+        function f(u: User) {
+          for (let i = next(); false; i++) {"""
+        + SLASHES
+        + """
+            a(i);
+          }
+          if (ready) {}
+          b();
+        }
+        """,
+    ),
+    "Go's loop never runs": (
+        "go",
+        False,
+        """
+        package m
+
+        func f(u User) {
+        	for statsig.CheckGate(u, "g") {
+        		poll()
+        	}
+        	b()
+        }
+        """,
+        """
+        package m
+
+        func f(u User) {
+        	b()
+        }
+        """,
+    ),
+    # a name in a string template is read there: it keeps its declaration, where no value can be written
+    "Kotlin's string template": (
+        "kotlin",
+        True,
+        """
+        fun f(k: Int): String {
+            val on = Statsig.checkGate("g")
+            println("flag=$on")
+            return if (k > 5) "big" else "small"
+        }
+        """,
+        """
+        fun f(k: Int): String {
+            val on = true"""
+        + SLASHES
+        + """
+            println("flag=$on")
+            return if (k > 5) "big" else "small"
+        }
+        """,
+    ),
     "Kotlin's named argument": (
         "kotlin",
         True,
@@ -875,6 +983,12 @@ def test_each_case_becomes_exactly_the_expected_text(case):
         ("tsx", 'function C() {\n  const { value, isLoading } = useGate("g").value;\n  return <p>{value}</p>;\n}\n'),
         ("typescript", 'function f() {\n  const [on, why] = Statsig.checkGate(u, "g");\n  return on;\n}\n'),
         ("python", 'def f():\n    on, why = statsig.check_gate(u, "g")\n    return on\n'),
+        # optional chaining: nothing (undefined, null, nil) where the client is not there, not the gate's value
+        ("typescript", 'function f(client?: Client) {\n  if (client?.checkGate(u, "g")) {\n    a();\n  }\n}\n'),
+        ("typescript", 'function f() {\n  return getClient()?.checkGate(u, "g") ? 1 : 2;\n}\n'),
+        ("typescript", 'function f() {\n  return Statsig.checkGate?.(u, "g") ? 1 : 2;\n}\n'),
+        ("kotlin", 'fun f(client: Client?) {\n    if (client?.checkGate("g") == true) {\n        a()\n    }\n}\n'),
+        ("swift", 'func f(client: Client?) {\n    if client?.checkGate("g") == true {\n        a()\n    }\n}\n'),
     ],
 )
 def test_a_check_whose_result_is_read_as_an_object_is_another_api_left_as_it_is(language, text):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -250,3 +251,20 @@ def test_console_text_reaches_the_terminal_as_escapes_in_both_formats(twin, gate
         assert run.code == 0, run.err
         assert not any(char in run.out for char in "\x1b\x07\x9b\x7f\u202e\u200b"), run.out[:400]
     assert shown.json()["name"] == HOSTILE and shown.json()["tags"] == ["\x1b[31mred", "ok"]
+
+
+def test_a_number_json_has_no_word_for_is_printed_as_null_and_said(twin, gatehouse):
+    # the console sent NaN and Infinity (Python's parser takes them); a script's JSON parser would refuse them
+    gate_id = first_gate(twin)
+
+    def not_finite(endpoint: str, item: dict) -> dict:
+        if item.get("id") == gate_id:
+            item = {**item, "checksPerHour": float("nan"), "rules": [{**item["rules"][0], "passPercentage": float("inf")}]}
+        return item
+
+    twin.settings.transform_item = not_finite
+    run = gatehouse("gate", gate_id)
+    assert run.code == 0, run.err
+    printed = json.loads(run.out, parse_constant=lambda word: pytest.fail(f"not JSON: {word}"))
+    assert (printed["checksPerHour"], printed["rules"][0]["passPercentage"]) == (None, None)
+    assert "rules[0].passPercentage inf, checksPerHour nan: not a finite number, written as null" in run.err

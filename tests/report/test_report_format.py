@@ -110,3 +110,23 @@ def test_a_chart_label_is_cut_in_its_middle_and_keeps_ids_apart():
     assert len(chart_label(long_a)) == CHART_LABEL_CHARS
     assert chart_label(long_a) != chart_label(long_b)
     assert chart_label(long_a).startswith("checkout_") and chart_label(long_a).endswith("_variant_a")
+
+
+def test_the_experiments_no_longer_followed_are_named_as_text_whatever_their_ids_hold():
+    # an id is the console's (a holdout names it): markup in it is shown, never made part of the page
+    from gatehouse.pipelines.reports.lists import unfollowed_paragraph
+
+    unfollowed = pd.DataFrame(
+        {
+            "project": ["web", "web"],
+            "experiment_id": ['<img src=x onerror="alert(1)">', "[x](javascript:alert(2)) \u202eexp"],
+            "last_followed_date": [date(2026, 11, 2), None],
+            "last_date": [date(2026, 11, 2), date(2026, 11, 3)],
+        }
+    )
+    assert unfollowed_paragraph(unfollowed, several=True) == (
+        "<p><strong>2 no longer followed</strong>, neither concluded nor stalled: web: &lt;img src=x"
+        " onerror=&quot;alert(1)&quot;&gt; (its exposures end at 2026-11-02, the last run that followed it), web:"
+        " [x](javascript:alert(2)) \\u202eexp (its exposures end at 2026-11-03). Add an id to <code>experiment_ids</code>"
+        " (<code>SOURCES__CONSOLE__EXPERIMENT_IDS</code>) to follow it again.</p>"
+    )

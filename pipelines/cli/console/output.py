@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import logging
+import math
 import sys
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
@@ -17,9 +19,29 @@ TABLE_CELL_LIMIT = 80
 COLUMN_GAP = "  "
 
 
+log = logging.getLogger("gatehouse.console")
+
+
 def print_json(value: Any) -> None:
     # console text, as the console holds it, with nothing in it a terminal would run or reorder (for_json)
-    sys.stdout.write(for_json(json.dumps(value, indent=2, ensure_ascii=False, default=str)) + "\n")
+    not_finite: list[str] = []
+    value = _finite(value, "", not_finite)
+    if not_finite:
+        # Python's parser takes the console's NaN and Infinity, which are no JSON: a script's parser would refuse them
+        log.warning("%s: not a finite number, written as null (JSON has no NaN or Infinity)", for_terminal(", ".join(not_finite)))
+    sys.stdout.write(for_json(json.dumps(value, indent=2, ensure_ascii=False, default=str, allow_nan=False)) + "\n")
+
+
+def _finite(value: Any, path: str, not_finite: list[str]) -> Any:
+    """`value` with every NaN or infinity in it None, and where each was (`rules[0].passPercentage`) in `not_finite`."""
+    if isinstance(value, float) and not math.isfinite(value):
+        not_finite.append(f"{path or 'the value'} {value}")
+        return None
+    if isinstance(value, dict):
+        return {key: _finite(item, f"{path}.{key}" if path else str(key), not_finite) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(item, f"{path}[{index}]", not_finite) for index, item in enumerate(value)]
+    return value
 
 
 def print_entity(entity: Any, output_format: str) -> None:

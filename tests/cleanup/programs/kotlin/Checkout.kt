@@ -58,8 +58,20 @@ fun receipt(items: Map<String, Int>): String {
     return lines.joinToString(",")
 }
 
+// a lambda's last expression is its value, and a string template reads a name: neither goes
+fun kept(xs: List<Int>): String {
+    val shown = xs.filter { Statsig.checkGate("new_checkout") || it > 2 }
+    val decided = run {
+        println("deciding")
+        Statsig.checkGate("new_checkout")
+    }
+    val on = Statsig.checkGate("new_checkout")
+    return "$shown $decided flag=$on"
+}
+
 fun main() {
     val checkout = Checkout(StatsigUser("u1"))
     println(listOf(checkout.screen(), checkout.price(10), checkout.banner(false), checkout.banner(true)).joinToString(" | "))
     println(receipt(mapOf("a" to 1, "b" to 2)))
+    println(kept(listOf(1, 3)))
 }
