@@ -56,7 +56,7 @@ def config_file_problem(err: BaseException) -> str | None:
     """One line for a `.dlt/*.toml` that does not parse, or a setting whose value dlt cannot read (a connection
     string of the wrong form), wherever dlt raised it (on the first setting read). The value is never shown: it
     may be a secret, and the parser's own message quotes it."""
-    from dlt.common.configuration.exceptions import InvalidNativeValue
+    from dlt.common.configuration.exceptions import InvalidNativeValue, ValueNotSecretException
     from dlt.common.configuration.providers.toml import TomlProviderReadException
 
     seen = set()
@@ -70,6 +70,12 @@ def config_file_problem(err: BaseException) -> str | None:
             # the parser quotes the character it stopped at, which may be part of a secret
             reason = re.sub(r"Unexpected character: '.*?' at", "Unexpected character at", reason)
             return f"{' or '.join(paths)} is not valid TOML: {reason}"
+        if isinstance(current, ValueNotSecretException):
+            # dlt reads no secret from config.toml, which is meant to be committed: it stops at the first it finds
+            return (
+                f"{current.key} is a secret, which {current.provider_name} may not hold (it is meant to be committed):"
+                f" move it to .dlt/secrets.toml, or set {current.key.upper().replace('.', '__')} in the environment"
+            )
         if isinstance(current, InvalidNativeValue):
             key, form = CONNECTION_STRINGS.get(current.spec.__name__, ("", "the destination's connection string"))
             where = f"{key} ({key.upper().replace('.', '__')})" if key else "the destination's credentials"

@@ -87,7 +87,7 @@ def toml_log_level() -> str:
     try:
         with open(path, "rb") as handle:
             runtime = tomllib.load(handle).get("runtime", {})
-    except (OSError, tomllib.TOMLDecodeError):
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):  # dlt says what is wrong with the file
         return ""
     level = runtime.get("log_level") if isinstance(runtime, dict) else None
     return str(level) if level else ""

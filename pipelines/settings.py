@@ -15,6 +15,7 @@ import tomllib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import dlt
 from dlt.common.configuration import configspec, resolve_configuration
@@ -137,11 +138,15 @@ class Unknown:
     name: str
     where: str  # "[sources.console.projects.web] in .dlt/config.toml", "the environment"
     known: tuple[str, ...]
+    kind: str = "setting"  # or "section": a table's name
+    why: str | None = None  # what is wrong, where a name is known but not its use
 
     def line(self) -> str:
+        if self.why is not None:
+            return f"{self.why} (nothing was read or loaded)"
         close = difflib.get_close_matches(self.name, self.known, n=1, cutoff=0.6)
         hint = f"did you mean {close[0]}?" if close else f"known: {', '.join(sorted(self.known))}"
-        return f"unknown setting {self.name} in {self.where}: {hint} (nothing was read or loaded)"
+        return f"unknown {self.kind} {self.name} in {self.where}: {hint} (nothing was read or loaded)"
 
 
 def _unknown_in_gatehouse(table: Mapping[str, Any], tree: Mapping[str, Any], section: str, where: str) -> Iterator[Unknown]:
@@ -150,6 +155,27 @@ def _unknown_in_gatehouse(table: Mapping[str, Any], tree: Mapping[str, Any], sec
             yield Unknown(name, f"[{section}] {where}", tuple(tree))
         elif isinstance(tree[name], dict) and isinstance(value, Mapping):
             yield from _unknown_in_gatehouse(value, tree[name], f"{section}.{name}", where)
+        elif isinstance(tree[name], dict):
+            yield Unknown(name, where, (), why=f"{section}.{name} is a section, [{section}.{name}], not a setting ({where})")
+
+
+# The top-level sections gatehouse's settings live in, and those of dlt's a user writes most: a section whose name is
+# close to one of them and is none (`[gatehous]`, `[source.console]`) is a typo, whose settings would be skipped.
+# Any other name stays dlt's (a pipeline's own section, say).
+TOP_SECTIONS = (SECTION, "sources", "destination", "runtime", "normalize", "extract", "load")
+
+
+def _unknown_sections(table: Mapping[str, Any], where: str) -> Iterator[Unknown]:
+    for name, value in table.items():
+        if isinstance(value, Mapping) and name not in TOP_SECTIONS:
+            close = difflib.get_close_matches(name, TOP_SECTIONS, n=1, cutoff=0.75)
+            if close:
+                yield Unknown(f"[{name}]", where, (f"[{close[0]}]",), kind="section")
+    sources = table.get("sources")
+    if isinstance(sources, Mapping):
+        for name, value in sources.items():
+            if isinstance(value, Mapping) and name != "console" and difflib.get_close_matches(name, ["console"], cutoff=0.75):
+                yield Unknown(f"[sources.{name}]", where, ("[sources.console]",), kind="section")
 
 
 def _unknown_in_console(table: Mapping[str, Any], where: str) -> Iterator[Unknown]:
@@ -171,7 +197,7 @@ def _toml_tables() -> Iterator[tuple[str, Mapping[str, Any]]]:
             try:
                 with open(location, "rb") as handle:
                     yield location, tomllib.load(handle)
-            except (OSError, tomllib.TOMLDecodeError):
+            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
                 continue  # unreadable or broken: dlt itself says so when it reads it
 
 
@@ -206,6 +232,7 @@ def unknown_settings(environ: Mapping[str, str] | None = None) -> list[Unknown]:
     found: list[Unknown] = []
     for location, table in _toml_tables():
         where = f"in {location}"
+        found.extend(_unknown_sections(table, location))
         gatehouse = table.get(SECTION)
         if isinstance(gatehouse, Mapping):
             found.extend(_unknown_in_gatehouse(gatehouse, declared(), SECTION, where))
@@ -268,7 +295,23 @@ def _shown_default(spec: BaseConfiguration, name: str) -> str:
 def _row(name: str, value: Any, origin: str, default: str, secret: bool) -> tuple[str, str, str]:
     if value is None:
         return name, default, "default"
-    return name, "***" if secret else str(value), origin
+    return name, "***" if secret else without_credentials(str(value)), origin
+
+
+def without_credentials(value: str) -> str:
+    """A URL's password and query values as *** (`http://u:***@host/?api_key=***`), which a base URL must not hold but
+    a user may have typed there; any other value as it is."""
+    try:
+        parts = urlsplit(value) if "://" in value else None
+        if parts is None or not (parts.password or parts.query):
+            return value
+    except ValueError:  # `http://[::1`: no URL the commands take; what follows its scheme may be anything
+        return value.split("://", 1)[0] + "://***"
+    netloc = parts.netloc
+    if parts.password:
+        netloc = netloc.rsplit("@", 1)[0].split(":", 1)[0] + ":***@" + netloc.rsplit("@", 1)[1]
+    query = "&".join(f"{pair.split('=', 1)[0]}=***" for pair in parts.query.split("&")) if parts.query else ""
+    return urlunsplit((parts.scheme, netloc, parts.path, query, ""))
 
 
 def provided(sections: tuple[str, ...], key: str) -> tuple[Any, str]:

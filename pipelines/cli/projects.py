@@ -24,7 +24,16 @@ examples:
 
 def register(subparsers: Any) -> None:
     projects_help = "several consoles as projects: adopt the single console's history"
-    commands = add_command_group(subparsers, "projects", help=projects_help, metavar="PROJECTS_COMMAND")
+    commands = add_command_group(
+        subparsers,
+        "projects",
+        help=projects_help,
+        metavar="PROJECTS_COMMAND",
+        description="Several consoles load side by side as projects, each into dataset console_NAME, named under"
+        " [sources.console.projects.NAME] in .dlt/config.toml (the README's Several projects). A database that loaded a single"
+        " console first keeps its history: `adopt` moves it to a project before that project's first run.",
+        epilog=ADOPT_EPILOG,
+    )
     adopt_help = "move the single console's dataset and state to project NAME"
     parser = add_command(commands, "adopt", help=adopt_help, description=ADOPT_DESCRIPTION, epilog=ADOPT_EPILOG)
     parser.add_argument("name", metavar="NAME", help="the project's name (lower case: it names dataset console_NAME)")

@@ -16,7 +16,8 @@ from gatehouse.pipelines.errors import GatehouseError
 # Words that make an option name look like a secret, however it is spelt (`--accessToken`, `--access_token`,
 # `--ACCESS-TOKEN` all read `accesstoken`): the usual ones, and every secret field of a warehouse connection.
 SECRET_WORDS = tuple(sorted({
-    "token", "password", "passwd", "passphrase", "secret", "apikey", "privatekey", "accesskey", "credential",
+    "token", "password", "passwd", "passphrase", "pass", "pwd", "secret", "apikey", "key", "privatekey", "accesskey",
+    "credential", "auth", "bearer",
     *(secret.field.lower() for warehouse in WAREHOUSES.values() for secret in warehouse.secrets),
 }))  # fmt: skip
 # What an option looks like (an argument with a space in it is a value, whatever it starts with).
@@ -43,6 +44,37 @@ class SecretRefusingParser(argparse.ArgumentParser):
         refused = namespace if namespace is not None else argparse.Namespace()
         refused.handler = _Refusal(secret)
         return refused, []
+
+    def error(self, message: str) -> NoReturn:
+        """One line on standard error, exit 2: argparse prints the command's usage above its message, and quotes
+        the arguments it did not know, the value after an unknown option too (which may be a secret)."""
+        self.exit(2, f"{self.prog}: error: {_values_hidden(message)}\n")
+
+
+UNRECOGNIZED = "unrecognized arguments: "
+
+
+def _values_hidden(message: str) -> str:
+    """argparse's message with the value of each unknown option it quotes left out (`--key=…`, `--key X`): said,
+    not shown. What is not an option's value (a word too many) is quoted, as argparse does."""
+    if not message.startswith(UNRECOGNIZED):
+        return message
+    shown, hidden, after_option = [], 0, False
+    for argument in message.removeprefix(UNRECOGNIZED).split(" "):
+        option, equals, _ = argument.partition("=")
+        if OPTION.fullmatch(option):
+            shown.append(option)
+            hidden += bool(equals)
+            after_option = not equals
+        elif after_option:
+            hidden, after_option = hidden + 1, False
+        else:
+            shown.append(argument)
+    return (
+        UNRECOGNIZED
+        + " ".join(shown)
+        + (f" (and {hidden} value{'s' if hidden > 1 else ''} after them, not shown)" if hidden else "")
+    )
 
 
 def first_secret_option(arguments: Sequence[str], known: set[str]) -> str | None:

@@ -32,7 +32,14 @@ INLINE_ID_LIMIT = 40
 
 def register(subparsers) -> None:
     twin_commands = add_command_group(
-        subparsers, "twin", help="a local console twin for demos, tests and drills", metavar="TWIN_COMMAND"
+        subparsers,
+        "twin",
+        help="a local console twin for demos, tests and drills",
+        metavar="TWIN_COMMAND",
+        description="A console of your own on 127.0.0.1: a deterministic synthetic organisation (gates, configs,"
+        " holdouts, experiments, ingestion runs) served over the console's interface, with its rate limit and"
+        " paging, so that gatehouse can be tried, tested and drilled with no account (docs/twin.md).",
+        epilog=SERVE_EPILOG,
     )
     serve = add_command(
         twin_commands,

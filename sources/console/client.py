@@ -175,15 +175,20 @@ def _checked_base_url(base_url: Any) -> str:
     setting = constants.SETTING_BASE_URL
     if not isinstance(base_url, str) or not base_url.strip():
         raise ConfigurationError(f"no console base URL: set {setting} (e.g. https://console.example.com)")
-    parts = urlsplit(base_url.strip())
+    try:
+        parts = urlsplit(base_url.strip())
+        parts.port  # noqa: B018 - read for its check: a port out of range or not a number raises here
+    except ValueError as err:  # `http://[::1`, `http://host:99999`
+        raise ConfigurationError(f"{setting} is not a URL ({err}); write it as https://console.example.com") from None
+    # the URL is quoted only where it cannot hold a secret: credentials or a query (`?api_key=…`) are named, not shown
+    if parts.username or parts.password:
+        raise ConfigurationError(f"{setting} must not hold credentials; set {constants.SETTING_API_KEY} instead")
+    if parts.query or parts.fragment:
+        raise ConfigurationError(f"{setting} must not have a query or fragment (not shown: it may hold a key)")
     if parts.scheme not in ("http", "https"):
         raise ConfigurationError(f"{setting} must start with http:// or https://, got {base_url!r}")
     if not parts.hostname:
         raise ConfigurationError(f"{setting} has no host: {base_url!r}")
-    if parts.username or parts.password:
-        raise ConfigurationError(f"{setting} must not hold credentials; set {constants.SETTING_API_KEY} instead")
-    if parts.query or parts.fragment:
-        raise ConfigurationError(f"{setting} must not have a query or fragment: {base_url!r}")
     path = parts.path.rstrip("/")
     if path.endswith(constants.API_PREFIX):
         raise ConfigurationError(

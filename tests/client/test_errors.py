@@ -113,11 +113,19 @@ def test_401_on_scim_names_the_scim_token(make_client):
 @pytest.mark.parametrize(
     "base_url",
     ["", None, "console.test", "ftp://console.test", "https://", "http:///v1", "https://user:pw@console.test",
-     "https://console.test/?a=1", "https://console.test/console/v1"],
+     "https://console.test/?a=1", "https://console.test/console/v1", "http://[::1", "http://console.test:99999",
+     "http://console.test:port"],
 )  # fmt: skip
 def test_bad_base_url_is_refused_up_front_naming_the_setting(base_url):
     with pytest.raises(ConfigurationError, match="sources.console.base_url"):
         ClientOptions(base_url=base_url, api_key=API_KEY)
+
+
+@pytest.mark.parametrize("base_url", ["https://user:pw-sentinel@console.test", "https://console.test/?api_key=pw-sentinel"])
+def test_a_base_url_holding_a_secret_is_refused_without_showing_it(base_url):
+    with pytest.raises(ConfigurationError) as refused:
+        ClientOptions(base_url=base_url, api_key=API_KEY)
+    assert "sources.console.base_url" in str(refused.value) and "pw-sentinel" not in str(refused.value)
 
 
 @pytest.mark.parametrize(

@@ -42,7 +42,7 @@ def gatehouse(
 ) -> CommandOutput:
     """`gatehouse ARGS` run from `folder`, a project whose .dlt/ holds `config` and `secrets`, with `env` alone."""
     (folder / ".dlt").mkdir(exist_ok=True)
-    (folder / ".dlt" / "config.toml").write_text(config)
+    (folder / ".dlt" / "config.toml").write_text(config, errors="surrogateescape")  # "\udcff": the byte 0xff
     (folder / ".dlt" / "secrets.toml").write_text(secrets)
     return commands.run(list(args), clean_environment(**env), folder)
 
@@ -103,6 +103,10 @@ def test_a_flag_wins_over_the_setting(tmp_path, monkeypatch):
     assert Destination.from_flags("duckdb", None).name == "duckdb"
 
 
+class Whole(str):
+    """A refusal said as it is: a file dlt cannot read, found when dlt reads the setting, not by gatehouse's check."""
+
+
 @pytest.mark.parametrize(
     "config, secrets, env, refused",
     [
@@ -149,6 +153,45 @@ def test_a_flag_wins_over_the_setting(tmp_path, monkeypatch):
             {"GATEHOUSE__LOCK_TIMOUT": "10"},
             "unknown setting GATEHOUSE__LOCK_TIMOUT in the environment: did you mean GATEHOUSE__LOCK_TIMEOUT?",
         ),
+        (
+            "[gatehous]\nlock_timeout = 5\n",
+            "",
+            {},
+            "unknown section [gatehous] in ./.dlt/config.toml: did you mean [gatehouse]?",
+        ),
+        (
+            "[source.console]\npage_size = 100\n",
+            "",
+            {},
+            "unknown section [source] in ./.dlt/config.toml: did you mean [sources]?",
+        ),
+        (
+            "[sources.consol]\npage_size = 100\n",
+            "",
+            {},
+            "unknown section [sources.consol] in ./.dlt/config.toml: did you mean [sources.console]?",
+        ),
+        (
+            '[gatehouse]\nreport = "x"\n',
+            "",
+            {},
+            "gatehouse.report is a section, [gatehouse.report], not a setting (in ./.dlt/config.toml)",
+        ),
+        (
+            '[gatehouse.alerts]\nwebhook_url = "https://hooks.example.com/T0/secret"\n',
+            "",
+            {},
+            Whole(
+                "gatehouse.alerts.webhook_url is a secret, which config.toml may not hold (it is meant to be committed):"
+                " move it to .dlt/secrets.toml, or set GATEHOUSE__ALERTS__WEBHOOK_URL in the environment"
+            ),
+        ),
+        (
+            "\udcff[gatehouse]\n",
+            "",
+            {},
+            Whole("./.dlt/config.toml is not valid TOML: 'utf-8' codec can't decode byte 0xff in position 0: invalid start byte"),
+        ),
     ],
     ids=[
         "project-toml",
@@ -158,6 +201,12 @@ def test_a_flag_wins_over_the_setting(tmp_path, monkeypatch):
         "gatehouse-report-toml",
         "project-env",
         "gatehouse-env",
+        "section-typo",
+        "sources-typo",
+        "console-typo",
+        "section-as-setting",
+        "secret-in-config",
+        "not-utf8",
     ],
 )
 def test_a_mistyped_setting_is_refused_before_any_request(commands, tmp_path, served, config, secrets, env, refused):
@@ -165,7 +214,8 @@ def test_a_mistyped_setting_is_refused_before_any_request(commands, tmp_path, se
     twin.reset_requests()
     done = gatehouse(commands, tmp_path, "run", "--no-progress", config=config, secrets=secrets, **console, **env)
     assert done.code == 2
-    assert done.err.strip().splitlines() == ["gatehouse: error: " + refused + " (nothing was read or loaded)"]
+    ending = "" if isinstance(refused, Whole) else " (nothing was read or loaded)"
+    assert done.err.strip().splitlines() == ["gatehouse: error: " + refused + ending]
     assert twin.requests == [] and not (tmp_path / "gatehouse.duckdb").exists()
 
 
@@ -185,6 +235,10 @@ def test_every_declared_setting_is_known_and_dlts_own_sections_stay_dlts(monkeyp
     assert settings.unknown_settings() == []
 
 
+def rows_of(done) -> dict[str, str]:
+    return {line.split()[0]: line for line in done.out.splitlines()}
+
+
 def test_config_shows_each_setting_and_where_it_came_from_with_secrets_hidden(commands, tmp_path):
     done = gatehouse(
         commands,
@@ -193,9 +247,12 @@ def test_config_shows_each_setting_and_where_it_came_from_with_secrets_hidden(co
         config="[gatehouse]\nlock_timeout = 60\n",
         secrets='[sources.console.projects.web]\napi_key = "console-Sekr3tKeyValue"\n',
         GATEHOUSE__ALERTS__WEBHOOK_URL="https://hooks.example.com/T0/secret-path",
+        # a base URL must not hold credentials (every command refuses it), but a user may have typed them there
+        SOURCES__CONSOLE__BASE_URL="https://loader:Sekr3tPassword@console.example.com/?api_key=Sekr3tInQuery",
     )
     assert done.code == 0, done.err
-    rows = {line.split()[0]: line for line in done.out.splitlines()}
+    assert rows_of(done)["sources.console.base_url"].split()[1] == "https://loader:***@console.example.com/?api_key=***"
+    rows = rows_of(done)
     assert rows["gatehouse.lock_timeout"].split() == ["gatehouse.lock_timeout", "60", "(./.dlt/config.toml)"]
     assert rows["gatehouse.destination"].split() == ["gatehouse.destination", "duckdb", "(default)"]
     assert rows["gatehouse.alerts.webhook_url"].split() == [
