@@ -195,6 +195,7 @@ def handle_views(args: argparse.Namespace) -> int:
             parameters[name.strip()] = float(value)
         except ValueError:
             raise GatehouseError(f"--set {item}: expected NAME=NUMBER, e.g. --set stall_days=5") from None
+    check_parameters(parameters)  # before the database is opened: nothing changes when one is refused
     projects = None
     if args.projects is not None:
         projects = [name.strip() for name in args.projects.split(",") if name.strip()]
@@ -206,7 +207,6 @@ def handle_views(args: argparse.Namespace) -> int:
     destination = destination_from(args)
     datasets.check_loaded(destination, args.lock_timeout)
     if args.dbt:
-        check_parameters(parameters)
         built = build_with_dbt(destination, parameters, projects, args.lock_timeout)
         # readers of a DuckDB file open its snapshot: it shows the models too
         destination.snapshot.publish(args.lock_timeout)

@@ -49,6 +49,7 @@ import difflib
 import hashlib
 import json
 import logging
+import math
 import re
 import threading
 from collections import OrderedDict
@@ -555,11 +556,27 @@ def views_are_current(
         return _applied_digest(client, definitions) == _digest(_rendered(client, definitions, raw, rendered_cache))
 
 
+# What each parameter may be: (lowest, highest, whether the lowest itself is allowed); days and counts are 0 or more.
+# Kept for good in analytics.view_parameters, a value out of its range would break every later report and view.
+PARAMETER_RANGES: dict[str, tuple[float, float, bool]] = {
+    "srm_p_value_threshold": (0.0, 1.0, False),
+    "srm_prior_concentration": (0.0, math.inf, False),
+    "dip_ratio": (0.0, 1.0, True),
+    "trend_flat_band": (0.0, math.inf, True),
+}
+
+
 def check_parameters(parameters: Mapping[str, float]) -> None:
-    """A parameter the views do not know is refused in one line naming those they know."""
+    """A parameter the views do not know, or a value out of its range (not a finite number, a negative count of days,
+    a p-value threshold past 1), is refused in one line: the value would be kept for every later refresh."""
     unknown = sorted(set(parameters) - set(DEFAULT_PARAMETERS))
     if unknown:
         raise GatehouseError(f"unknown view parameter(s): {', '.join(unknown)} (known: {', '.join(DEFAULT_PARAMETERS)})")
+    for name, value in parameters.items():
+        low, high, low_allowed = PARAMETER_RANGES.get(name, (0.0, math.inf, True))
+        if not (math.isfinite(value) and (value >= low if low_allowed else value > low) and value <= high):
+            allowed = f"{'from' if low_allowed else 'more than'} {low:g}" + (f" to {high:g}" if math.isfinite(high) else " up")
+            raise GatehouseError(f"view parameter {name}={value:g}: it must be a number {allowed}; nothing was changed")
 
 
 def check_projects(projects: Sequence[str], raw: RawTables, known_projects: Sequence[str]) -> None:

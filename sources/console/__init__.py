@@ -53,7 +53,7 @@ from gatehouse.sources.console.exposures import (
 )
 from gatehouse.sources.console.identity import identify
 from gatehouse.sources.console.run import ExtractionRun
-from gatehouse.sources.console.settings import ConsoleSettings
+from gatehouse.sources.console.settings import ConsoleSettings, check_followed
 from gatehouse.sources.console.settle import has_gone_quiet, is_quiet, is_settled
 from gatehouse.sources.console.state import (
     SavedStates,
@@ -539,6 +539,7 @@ def console(
     unknown = sorted(set(tables or ()) - set(TABLES))
     if unknown:
         raise ConfigurationError(f"unknown table(s) {', '.join(unknown)}; choose from {', '.join(TABLES)}")
+    check_followed(settings)
     client = client or ConsoleClient(ClientOptions.from_settings(settings))
     run = ExtractionRun.start(
         client, counts, experiment_ids=settings.experiment_ids, holdout_ids=settings.holdout_ids,

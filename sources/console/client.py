@@ -8,6 +8,8 @@ operation. Sync only; it is thread-safe, and concurrency for fan-out reads comes
 
 from __future__ import annotations
 
+import math
+
 import functools
 import logging
 import os
@@ -146,7 +148,7 @@ class ClientOptions:
             "max_retry_time": self.max_retry_time,
             "rate_limit_window": self.rate_limit_window,
         }.items():
-            if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or seconds <= 0:
+            if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 < seconds < math.inf:
                 raise ConfigurationError(f"sources.console.{name} must be a positive number of seconds, got {seconds!r}")
 
     def __repr__(self) -> str:

@@ -8,12 +8,15 @@ each setting up in `.dlt/config.toml` (secrets in `.dlt/secrets.toml`) and the e
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
 from dlt.common.configuration import configspec, resolve_configuration
 from dlt.common.configuration.specs import BaseConfiguration
 from dlt.common.typing import TSecretStrValue
+
+from gatehouse.sources.console.errors import ConfigurationError
 
 SECTIONS = ("sources", "console")
 
@@ -68,6 +71,22 @@ class ConsoleSettings(BaseConfiguration):
     quiet_run_after_days: float = DEFAULT_QUIET_RUN_AFTER_DAYS
     recheck_concluded_days: int = DEFAULT_RECHECK_CONCLUDED_DAYS
     late_exposure_days: int = DEFAULT_LATE_EXPOSURE_DAYS
+
+
+def check_followed(settings: ConsoleSettings) -> None:
+    """The ids a run follows and its day counts, checked before anything is read: an id that is not a non-empty
+    string (`[1, 2]`, `""`) would fail the run only when its turn came, after the lists had loaded, or be dropped."""
+    for name in ("experiment_ids", "holdout_ids", "ingestion_run_ids"):
+        for value in getattr(settings, name) or ():
+            if not isinstance(value, str) or not value.strip():
+                raise ConfigurationError(
+                    f'{name}: every id must be a non-empty string (in JSON, quoted: ["exp_1"]), not {value!r}'
+                    " (nothing was read or loaded)"
+                )
+    for name in ("quiet_run_after_days", "recheck_concluded_days", "late_exposure_days"):
+        value = getattr(settings, name)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < math.inf:
+            raise ConfigurationError(f"{name} must be a number of days, 0 or more, not {value!r} (nothing was read or loaded)")
 
 
 def resolve_settings(sections: Sequence[str] = SECTIONS, *, accept_partial: bool = False, **explicit: Any) -> ConsoleSettings:

@@ -192,6 +192,30 @@ class Whole(str):
             {},
             Whole("./.dlt/config.toml is not valid TOML: 'utf-8' codec can't decode byte 0xff in position 0: invalid start byte"),
         ),
+        (
+            "",
+            "",
+            {"SOURCES__CONSOLE__HOLDOUT_IDS": "[1, 2]"},
+            'holdout_ids: every id must be a non-empty string (in JSON, quoted: ["exp_1"]), not 1',
+        ),
+        (
+            "",
+            "",
+            {"SOURCES__CONSOLE__HOLDOUT_IDS": '["h1", ""]'},
+            "holdout_ids: every id must be a non-empty string (in JSON, quoted: [\"exp_1\"]), not ''",
+        ),
+        (
+            "",
+            "",
+            {"SOURCES__CONSOLE__LATE_EXPOSURE_DAYS": "-3"},
+            "late_exposure_days must be a number of days, 0 or more, not -3",
+        ),
+        (
+            "",
+            "",
+            {"SOURCES__CONSOLE__TIMEOUT": "nan"},
+            Whole("sources.console.timeout must be a positive number of seconds, got nan"),
+        ),
     ],
     ids=[
         "project-toml",
@@ -207,6 +231,10 @@ class Whole(str):
         "section-as-setting",
         "secret-in-config",
         "not-utf8",
+        "id-not-a-string",
+        "empty-id",
+        "negative-days",
+        "timeout-nan",
     ],
 )
 def test_a_mistyped_setting_is_refused_before_any_request(commands, tmp_path, served, config, secrets, env, refused):

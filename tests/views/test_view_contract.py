@@ -114,6 +114,23 @@ def test_unknown_parameter_is_refused(tmp_path):
         apply_views(tmp_path / "x.duckdb", parameters={"stall_dayz": 2})
 
 
+@pytest.mark.parametrize(
+    "name, value, refused",
+    [
+        ("stall_days", -5, "view parameter stall_days=-5: it must be a number from 0 up; nothing was changed"),
+        ("stall_days", float("inf"), "view parameter stall_days=inf: it must be a number from 0 up"),
+        ("dip_ratio", float("nan"), "view parameter dip_ratio=nan: it must be a number from 0 to 1"),
+        ("srm_p_value_threshold", 2, "view parameter srm_p_value_threshold=2: it must be a number more than 0 to 1"),
+        ("srm_p_value_threshold", 0, "view parameter srm_p_value_threshold=0: it must be a number more than 0 to 1"),
+    ],
+)
+def test_a_parameter_out_of_its_range_is_refused_and_nothing_written(tmp_path, name, value, refused):
+    # kept in analytics.view_parameters for every later refresh: an infinite day count broke every report after it
+    with pytest.raises(GatehouseError) as stopped:
+        apply_views(tmp_path / "x.duckdb", parameters={name: value})
+    assert refused in str(stopped.value)
+
+
 def test_applying_again_replaces_the_views(console_db, tmp_path):
     with duckdb.connect(str(console_db)) as connection:
         before = connection.execute("select * from analytics.stale_gates order by gate_id").fetchall()
