@@ -31,7 +31,7 @@ from gatehouse.pipelines.cleanup.decisions import (
 )
 from gatehouse.pipelines.cleanup.patch import GatePatch, commit_message, find_checks, kept_fields, patch_gates
 from gatehouse.pipelines.cli import recording
-from gatehouse.pipelines.cli.parser import add_command, add_destination_arguments, destination_from
+from gatehouse.pipelines.cli.parser import add_command, add_destination_arguments, destination_from, given
 from gatehouse.pipelines.cli.terminal import say
 from gatehouse.pipelines.code_refs.scan import DEFAULT_EXCLUDES, Repository, ScanInputError, open_repository
 from gatehouse.pipelines.errors import GatehouseError, explain
@@ -71,7 +71,10 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--all", action="store_true", help="every decided stale gate; the undecided ones listed with why")
     parser.add_argument("--repo", required=True, type=Path, metavar="PATH", help="the git repository to clean up")
     parser.add_argument(
-        "--repository-name", metavar="NAME", help="its name as `gatehouse code-refs` stored it (default: the folder's name)"
+        "--repository-name",
+        type=given,
+        metavar="NAME",
+        help="its name as `gatehouse code-refs` stored it (default: the folder's name)",
     )
     parser.add_argument("--base", default="HEAD", metavar="REF", help="the commit the branches start from (default: HEAD)")
     parser.add_argument(

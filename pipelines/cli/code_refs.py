@@ -15,7 +15,7 @@ from dlt.common.exceptions import DltException
 from dlt.destinations.exceptions import DatabaseUndefinedRelation
 from dlt.pipeline.exceptions import PipelineStepFailed
 
-from gatehouse.pipelines.cli.parser import add_command, add_destination_arguments, destination_from
+from gatehouse.pipelines.cli.parser import add_command, add_destination_arguments, destination_from, given
 from gatehouse.pipelines.cli.terminal import say
 from gatehouse.pipelines.code_refs.codeowners import file_owners
 from gatehouse.pipelines.code_refs.scan import (
@@ -72,11 +72,15 @@ def register(subparsers: Any) -> None:
     parser.add_argument("paths", nargs="+", metavar="PATH", help="a repository's folder (or a plain folder)")
     parser.add_argument(
         "--repository-name",
+        type=given,
         metavar="NAME",
         help="the name the references are stored under (default: the folder's name); one PATH only",
     )
     parser.add_argument(
-        "--branch", metavar="NAME", help="the branch to record (default: git's current branch; CI checkouts are often detached)"
+        "--branch",
+        type=given,
+        metavar="NAME",
+        help="the branch to record (default: git's current branch; CI checkouts are often detached)",
     )
     add_destination_arguments(parser)
     parser.add_argument(

@@ -9,7 +9,7 @@ from typing import Any
 
 from gatehouse.pipelines.settings import DEFAULT_LOCK_TIMEOUT_S
 from gatehouse.pipelines.warehouse.destination import Destination
-from gatehouse.pipelines.warehouse.lock import LOCK_TIMEOUT_SETTING
+from gatehouse.pipelines.warehouse.lock import LOCK_TIMEOUT_SETTING, lock_timeout
 from gatehouse.pipelines.warehouse.names import DEFAULT_DUCKDB
 
 
@@ -46,13 +46,37 @@ def add_command_group(
     return group.add_subparsers(dest=metavar.lower(), metavar=metavar, required=True)
 
 
+def given(value: str) -> str:
+    """An option's text, refused when empty: `--duckdb ""` (an unset variable in a script) would otherwise mean the
+    default, and the command would read or write somewhere the user did not name."""
+    if not value.strip():
+        raise argparse.ArgumentTypeError("must not be empty")
+    return value
+
+
+def seconds(value: str) -> float:
+    """A number of seconds, 0 or more (`inf`: for ever); anything else refused when the command starts."""
+    try:
+        number = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {value!r}") from None
+    if not number >= 0:  # nan too
+        raise argparse.ArgumentTypeError(f"give 0 or more seconds, not {value}")
+    return number
+
+
 def add_destination_arguments(parser: Any, *, lock: bool = True) -> None:
     """The flags every command that reaches the data shares: --duckdb, --destination (and --lock-timeout)."""
     parser.add_argument(
-        "--duckdb", default=None, metavar="PATH", help=f"DuckDB file, the default destination (default: {DEFAULT_DUCKDB})"
+        "--duckdb",
+        type=given,
+        default=None,
+        metavar="PATH",
+        help=f"DuckDB file, the default destination (default: {DEFAULT_DUCKDB})",
     )
     parser.add_argument(
         "--destination",
+        type=given,
         default=None,
         metavar="NAME",
         help="any dlt destination name (postgres, snowflake, bigquery, databricks, motherduck,"
@@ -67,7 +91,7 @@ def add_destination_arguments(parser: Any, *, lock: bool = True) -> None:
         )
         parser.add_argument(
             "--lock-timeout",
-            type=float,
+            type=seconds,
             default=None,
             metavar="SECONDS",
             help=f"wait this long for another run or for a program holding the DuckDB file"
@@ -76,4 +100,6 @@ def add_destination_arguments(parser: Any, *, lock: bool = True) -> None:
 
 
 def destination_from(args: argparse.Namespace) -> Destination:
+    if hasattr(args, "lock_timeout"):
+        lock_timeout(args.lock_timeout)  # the setting too, when no flag is given: refused now, not when a wait comes
     return Destination.from_flags(args.destination, args.duckdb, create_dirs=getattr(args, "create_dirs", False))

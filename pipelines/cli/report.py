@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from gatehouse.pipelines.cli.parser import add_command, add_destination_arguments, destination_from
+from gatehouse.pipelines.cli.parser import add_command, add_destination_arguments, destination_from, given
 from gatehouse.pipelines.cli.terminal import say
 from gatehouse.pipelines.reports.report import DEFAULT_OUT, WORKLIST_CSV, NotebookLanes, ReportsFailed, refresh, write_reports
 from gatehouse.pipelines.warehouse.read_only import cannot_be_written, reading_as_it_is
@@ -33,7 +33,9 @@ DESCRIPTION = "Run the notebooks headless on the data `gatehouse run` loaded: on
 def register(subparsers: Any) -> None:
     parser = add_command(subparsers, "report", help=HELP, description=DESCRIPTION, epilog=EPILOG)
     add_destination_arguments(parser)
-    parser.add_argument("--out", default=str(DEFAULT_OUT), metavar="DIR", help="where the HTML goes (default: %(default)s)")
+    parser.add_argument(
+        "--out", type=given, default=str(DEFAULT_OUT), metavar="DIR", help="where the HTML goes (default: %(default)s)"
+    )
     parser.set_defaults(handler=handle)
 
 

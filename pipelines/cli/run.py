@@ -9,7 +9,7 @@ import sys
 from typing import Any
 
 from gatehouse.pipelines.alerts.dispatch import AlertOutcome
-from gatehouse.pipelines.cli.parser import add_command, add_destination_arguments, destination_from
+from gatehouse.pipelines.cli.parser import add_command, add_destination_arguments, destination_from, given
 from gatehouse.pipelines.cli.terminal import say
 from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.models.build import DEFAULT_PARAMETERS, DEFAULT_PROJECT, check_parameters
@@ -87,7 +87,7 @@ def register(subparsers: Any) -> None:
         f" into ./{names.DEMO_DUCKDB} unless --duckdb says otherwise",
     )
     add_destination_arguments(parser)
-    parser.add_argument("--resources", metavar="A,B", help=f"load only these tables: {', '.join(SELECTABLE)}")
+    parser.add_argument("--resources", type=given, metavar="A,B", help=f"load only these tables: {', '.join(SELECTABLE)}")
     parser.add_argument("--full-refresh", action="store_true", help="drop the console tables and state first")
     parser.add_argument(
         "--repoint",
