@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 import dlt
 import httpx
 
 from gatehouse.pipelines.alerts.conditions import Message
+from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.logs import redacting_filter
 from gatehouse.pipelines.settings import DEFAULT_ALERT_TIMEOUT_S, seconds_setting, setting
 from gatehouse.pipelines.untrusted import for_slack
@@ -42,8 +44,25 @@ def configured_channels() -> list[Channel]:
         if url:
             url = str(url).strip()
             redacting_filter.add(url)
+            _check_address(name, url)
             channels.append(Channel(name, url))
     return channels
+
+
+def _check_address(name: str, url: str) -> None:
+    """A hook's address that no request could reach (`notaurl`, `ftp://…`, `http://[::1`) refused in one line, the
+    address not shown (it is a credential): else every alert would be kept as undelivered, run after run."""
+    setting = SLACK_SETTING if name == SLACK else WEBHOOK_SETTING
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - read for its check: a port that is no number raises
+    except ValueError:
+        parts = None
+    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
+        raise GatehouseError(
+            f"{setting} ({setting.upper().replace('.', '__')}) is not an http:// or https:// address (not shown: it is a"
+            " credential); nothing was sent"
+        )
 
 
 def alert_timeout() -> float:

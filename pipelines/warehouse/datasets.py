@@ -4,10 +4,12 @@ each: what every command that reads checks first, and what a run checks before i
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
-from gatehouse.pipelines.errors import GatehouseError
+from dlt.common.exceptions import DltException
+
+from gatehouse.pipelines.errors import GatehouseError, explain
 from gatehouse.pipelines.models import build as models
 from gatehouse.pipelines.warehouse.destination import Destination
 from gatehouse.pipelines.warehouse.names import LOAD_HINT
@@ -31,7 +33,7 @@ def check_loaded(
     for every look (else one connection is opened for them all).
     """
     check_readable(destination)
-    with contextlib.ExitStack() as opened:
+    with _read_as_gatehouse_made(destination), contextlib.ExitStack() as opened:
         if reader is None:
             reader = opened.enter_context(destination.reader(timeout_s))
         last = reader.last_extraction()
@@ -44,6 +46,18 @@ def check_loaded(
             f"no run has loaded {destination.label()} yet (it holds no extraction): {LOAD_HINT}; nothing was read or written"
         )
     return last
+
+
+@contextlib.contextmanager
+def _read_as_gatehouse_made(destination: Destination) -> Iterator[None]:
+    """What the database answers when its console tables are not as gatehouse makes them (another program's file
+    with gatehouse's table names, a column dropped by hand): one line naming the database, nothing written."""
+    try:
+        yield
+    except DltException as err:
+        raise GatehouseError(
+            f"cannot read the console data from {destination.label()}: {explain(err)}; nothing was written"
+        ) from err
 
 
 def check_readable(destination: Destination) -> None:
@@ -61,7 +75,7 @@ def console_extractions(
     project's), by dataset; {} for a file not made yet."""
     if _nothing_to_read(destination):
         return {}
-    with destination.reader(timeout_s) as reader:
+    with _read_as_gatehouse_made(destination), destination.reader(timeout_s) as reader:
         return _extractions(reader, known_projects)
 
 
@@ -72,7 +86,7 @@ def console_datasets(
     views read them; {} for a file not made yet, or files (no SQL reads across their datasets)."""
     if _nothing_to_read(destination):
         return {}
-    with destination.sql_client(timeout_s) as client:
+    with _read_as_gatehouse_made(destination), destination.sql_client(timeout_s) as client:
         return _console_datasets(client, known_projects)
 
 
@@ -80,7 +94,7 @@ def last_extraction(destination: Destination, timeout_s: float | None = None) ->
     """The newest extraction the dataset holds and its console, or None when no run has loaded it."""
     if destination.is_duckdb_file and not destination.duckdb_path.is_file():
         return None
-    with destination.reader(timeout_s) as reader:
+    with _read_as_gatehouse_made(destination), destination.reader(timeout_s) as reader:
         return reader.last_extraction()
 
 

@@ -236,3 +236,19 @@ def test_without_a_channel_the_command_says_what_to_set(workdir, capsys, monkeyp
     monkeypatch.delenv("GATEHOUSE__ALERTS__WEBHOOK_URL")
     assert cli.main(["alerts", "--duckdb", str(workdir / "gatehouse.duckdb")]) == 2
     assert "no alert channel configured: set runtime.slack_incoming_hook" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("address", ["notaurl", "ftp://hooks.example.com/x", "http://[::1", "https://"])
+@pytest.mark.parametrize("argv", [["alerts", "--dry-run"], ["run", "--alerts"]], ids=["alerts", "run --alerts"])
+def test_a_hook_no_request_could_reach_is_refused_before_anything_without_showing_it(
+    workdir, capsys, monkeypatch, address, argv
+):
+    # else every alert was kept as undelivered, run after run, and the address (a credential) quoted in the line
+    monkeypatch.setenv("GATEHOUSE__ALERTS__WEBHOOK_URL", address)
+    database = workdir / "refused.duckdb"
+    assert cli.main([*argv, "--duckdb", str(database)]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        "gatehouse: error: gatehouse.alerts.webhook_url (GATEHOUSE__ALERTS__WEBHOOK_URL) is not an http:// or https://"
+        " address (not shown: it is a credential); nothing was sent"
+    ]
+    assert not database.exists()

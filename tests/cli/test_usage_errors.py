@@ -58,3 +58,29 @@ def test_the_lock_timeout_setting_is_checked_by_every_command_that_may_wait(caps
             "gatehouse: error: gatehouse.lock_timeout must be a number of seconds, not 'abc'"
         ]
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["sql", "select 1"], ["views"], ["alerts", "--dry-run"], ["gates", "snoozes"], ["run", "--demo"]],
+    ids=["sql", "views", "alerts", "gates", "run"],
+)
+def test_a_database_another_program_made_is_one_line_and_left_as_it_was(capsys, tmp_path, monkeypatch, argv):
+    # gatehouse's table names, not its columns: a traceback from the database's binder before
+    import duckdb
+
+    monkeypatch.chdir(tmp_path)
+    database = tmp_path / "other.duckdb"
+    with duckdb.connect(str(database)) as connection:
+        connection.execute(
+            "create schema console; create table console.extraction_runs (x int); insert into console.extraction_runs values (1)"
+        )
+    assert main([*argv, "--duckdb", str(database)]) == 2
+    err = capsys.readouterr().err
+    line = err.splitlines()[-1]  # the demo's run says first where its twins are
+    assert "Traceback" not in err
+    assert line.startswith(f"gatehouse: error: cannot read the console data from {database}: Binder Error: Referenced column")
+    assert line.endswith("; nothing was written")
+    with duckdb.connect(str(database), read_only=True) as connection:
+        tables = connection.execute("select table_schema, table_name from information_schema.tables").fetchall()
+    assert tables == [("console", "extraction_runs")]
