@@ -111,6 +111,21 @@ def check_known(gate_ids: Sequence[str], loaded: Sequence[str]) -> None:
         raise GatehouseError(f"no gate {for_terminal(unknown[0])} has been loaded{more}{hint}; nothing was written")
 
 
+def check_projects(projects: Sequence[str], loaded: Sequence[str]) -> None:
+    """A project named (`--project`) that no run has loaded: one line naming it, before anything is written (a typo
+    would otherwise leave every gate out, as if none were stale)."""
+    unknown = [project for project in projects if project not in loaded]
+    if unknown:
+        close = difflib.get_close_matches(unknown[0], sorted(loaded), n=1, cutoff=0.6)
+        hint = f"did you mean {close[0]}?" if close else f"projects loaded: {', '.join(sorted(loaded)) or 'none'}"
+        raise GatehouseError(f"no project {for_terminal(unknown[0])} has been loaded ({hint}); nothing was written")
+
+
+def read_loaded_projects(reader: Any) -> list[str]:
+    """Every project whose console's gates a run has loaded (`default`: the single console's)."""
+    return [str(project) for (project,) in reader.rows("select distinct project from analytics.stg_gate_versions")]
+
+
 def read_loaded_gate_ids(reader: Any) -> list[str]:
     """Every gate id any version of any project's console has held."""
     return [gate_id for (gate_id,) in reader.rows("select distinct gate_id from analytics.stg_gate_versions")]

@@ -24,9 +24,11 @@ from gatehouse.pipelines.cleanup.branches import (
 from gatehouse.pipelines.cleanup.decisions import (
     Choice,
     check_known,
+    check_projects,
     choose,
     read_decisions,
     read_loaded_gate_ids,
+    read_loaded_projects,
     read_referencing_repositories,
 )
 from gatehouse.pipelines.cleanup.patch import GatePatch, commit_message, find_checks, kept_fields, patch_gates
@@ -99,6 +101,8 @@ def register(subparsers: Any) -> None:
 def handle(args: argparse.Namespace) -> int:
     if not args.gates and not args.all:
         raise GatehouseError("name the gates to clean up, or give --all for every decided one")
+    if args.gates and args.all:
+        raise GatehouseError("--all and gates named: --all is every decided stale gate; name gates, or give --all")
     repository = _repository(args)
     base_commit = resolve_commit(repository.root, args.base)
     if args.push is not None:
@@ -112,6 +116,7 @@ def handle(args: argparse.Namespace) -> int:
         destination.views.apply(timeout_s=args.lock_timeout, unless_current=True)
         with destination.reader(args.lock_timeout) as reader:
             check_known(args.gates, read_loaded_gate_ids(reader))
+            check_projects(args.project, read_loaded_projects(reader))
             choices = choose(read_decisions(reader), args.gates, args.all, args.project)
             referencing = read_referencing_repositories(reader)
     except DltException as err:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import difflib
 import logging
 import os
 import uuid
@@ -34,6 +35,7 @@ from gatehouse.pipelines.code_refs.scan import (
 )
 from gatehouse.pipelines.errors import GatehouseError, explain
 from gatehouse.pipelines.models.build import DEFAULT_PROJECT
+from gatehouse.pipelines.untrusted import for_terminal
 from gatehouse.pipelines.warehouse import datasets
 from gatehouse.pipelines.warehouse.destination import Destination
 from gatehouse.pipelines.wording import counted
@@ -214,6 +216,16 @@ def handle(args: argparse.Namespace) -> int:
     except DltException as err:
         # a missing credential, a table dlt cannot read: run's one-line explanation
         raise GatehouseError(f"cannot read the console data from destination {destination.label()}: {explain(err)}") from err
+    loaded_ids = sorted({entity.entity_id for entity in entities})
+    unknown = sorted({entity_id for ids in rules_aliases.values() for entity_id in ids} - set(loaded_ids))
+    if unknown:
+        # the scan matches an alias only to an id it knows: a typo would be skipped, its references never found
+        close = difflib.get_close_matches(unknown[0], loaded_ids, n=1, cutoff=0.6)
+        raise GatehouseError(
+            f"alias of {for_terminal(unknown[0])}: no gate or dynamic config of that id has been loaded"
+            + (f" (did you mean {for_terminal(close[0])}?)" if close else "")
+            + "; nothing scanned, the references already loaded are kept"
+        )
     matcher = Matcher(entities, MatchRules(DEFAULT_DELIMITERS + args.delimiters, args.whole_token, rules_aliases))
     scanned_at = datetime.now(UTC)
     scan_id = f"{scanned_at:%Y%m%dT%H%M%SZ}-{uuid.uuid4().hex[:8]}"

@@ -18,7 +18,7 @@ from typing import Any
 
 from dlt.common.exceptions import DltException
 
-from gatehouse.pipelines.cleanup.decisions import check_known
+from gatehouse.pipelines.cleanup.decisions import check_known, check_projects, read_loaded_projects
 from gatehouse.pipelines.cli import recording
 from gatehouse.pipelines.cli.parser import add_command, add_command_group, add_destination_arguments, destination_from
 from gatehouse.pipelines.cli.terminal import say
@@ -148,6 +148,8 @@ def _gate_snoozes_in_force(destination: Destination, args: argparse.Namespace, t
 def handle_snoozes(args: argparse.Namespace) -> int:
     destination = destination_from(args)
     with _reading(destination, args) as reader:
+        if args.project is not None:
+            check_projects([args.project], read_loaded_projects(reader))
         in_force = [s for s in read_in_force(reader, utc_today()) if args.project is None or s.project == args.project]
     for s in in_force:
         by = f"by {s.snoozed_by}, " if s.snoozed_by else ""
@@ -187,11 +189,7 @@ def check_gate(held: Sequence[tuple[str, str]], gate_id: str, project: str | Non
     check_known([gate_id], sorted({gate for _, gate in held}))
     if project is None:
         return
-    projects = sorted({name for name, _ in held})
-    if project not in projects:
-        raise GatehouseError(
-            f"no project {for_terminal(project)} has been loaded (projects: {', '.join(projects)}); nothing was written"
-        )
+    check_projects([project], sorted({name for name, _ in held}))
     holding = sorted({name for name, gate in held if gate == gate_id})
     if project not in holding:
         raise GatehouseError(

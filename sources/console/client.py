@@ -8,10 +8,9 @@ operation. Sync only; it is thread-safe, and concurrency for fan-out reads comes
 
 from __future__ import annotations
 
-import math
-
 import functools
 import logging
+import math
 import os
 import random
 import ssl

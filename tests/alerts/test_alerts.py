@@ -240,9 +240,7 @@ def test_without_a_channel_the_command_says_what_to_set(workdir, capsys, monkeyp
 
 @pytest.mark.parametrize("address", ["notaurl", "ftp://hooks.example.com/x", "http://[::1", "https://"])
 @pytest.mark.parametrize("argv", [["alerts", "--dry-run"], ["run", "--alerts"]], ids=["alerts", "run --alerts"])
-def test_a_hook_no_request_could_reach_is_refused_before_anything_without_showing_it(
-    workdir, capsys, monkeypatch, address, argv
-):
+def test_a_hook_no_request_could_reach_is_refused_before_anything_without_showing_it(workdir, capsys, monkeypatch, address, argv):
     # else every alert was kept as undelivered, run after run, and the address (a credential) quoted in the line
     monkeypatch.setenv("GATEHOUSE__ALERTS__WEBHOOK_URL", address)
     database = workdir / "refused.duckdb"

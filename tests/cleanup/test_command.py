@@ -159,6 +159,10 @@ def test_what_cannot_be_cleaned_up_is_one_line(repository, database, gatehouse, 
             "--base",
             "no-such-ref",
         ): f"--base no-such-ref: no such commit in {repository}",
+        # --all is every decided gate: a gate named beside it would be quietly one of them
+        ("cleanup", "--repo", str(repository), "--all", "new_checkout"): (
+            "--all and gates named: --all is every decided stale gate; name gates, or give --all"
+        ),
     }
     for argv, line in cases.items():
         done = gatehouse(*argv, "--duckdb", str(database))
@@ -174,6 +178,12 @@ def test_what_cannot_be_cleaned_up_is_one_line(repository, database, gatehouse, 
     done = gatehouse("cleanup", "no_such_gate", "--repo", str(repository), "--duckdb", str(database))
     assert done.code == 2 and done.err.splitlines()[-1] == (
         "gatehouse: error: no gate no_such_gate has been loaded; nothing was written"
+    )
+    assert git(repository, "for-each-ref") == before and done.out == ""
+    # a project no run loaded: a typo would leave every gate out, as if none were stale
+    done = gatehouse("cleanup", "--all", "--project", "defualt", "--repo", str(repository), "--duckdb", str(database))
+    assert done.code == 2 and done.err.splitlines()[-1] == (
+        "gatehouse: error: no project defualt has been loaded (did you mean default?); nothing was written"
     )
     assert git(repository, "for-each-ref") == before and done.out == ""
 

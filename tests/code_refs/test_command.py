@@ -156,6 +156,21 @@ def test_repository_name_and_aliases(database, tmp_path, gatehouse):
     assert query(database, "select repository, path, line, entity_id, matched, match_kind from console.code_references") == [
         ("acme/web", "flags.py", 2, "launch_banner", "LAUNCH_BANNER", "alias"),
     ]
+    assert "alias of" not in run.err
+
+
+def test_an_alias_of_an_id_no_run_loaded_is_refused(database, tmp_path, gatehouse):
+    # the scan matches an alias to the ids it knows only: a typo's references would never be found
+    web = tmp_path / "web"
+    commit_files(web, {"flags.py": "if enabled(LAUNCH_BANNER):\n    pass\n"})
+    before = query(database, "select table_name from information_schema.tables order by all")
+    run = gatehouse("code-refs", str(web), "--alias", "launch_baner=LAUNCH_BANNER", "--duckdb", str(database))
+    assert (run.code, run.err.splitlines()[-1]) == (
+        2,
+        "gatehouse: error: alias of launch_baner: no gate or dynamic config of that id has been loaded (did you mean"
+        " launch_banner?); nothing scanned, the references already loaded are kept",
+    )
+    assert query(database, "select table_name from information_schema.tables order by all") == before
 
 
 def test_a_plain_folder_has_no_branch_or_commit(database, tmp_path, gatehouse):

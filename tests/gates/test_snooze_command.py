@@ -126,7 +126,9 @@ BAD_INPUT = {
     "today": (snooze(until="+0"), "--until +0 is today (today is +0 UTC): a snooze ends on a later day"),
     "in the past": (snooze(until="-1"), "--until -1 is in the past (today is +0 UTC): a snooze ends on a later day"),
     "empty reason": (snooze(reason=" \t"), "--reason is empty: say why the gate is snoozed"),
-    "unknown project": (snooze("--project", "web"), "no project web has been loaded (projects: default)"),
+    "unknown project": (snooze("--project", "web"), "no project web has been loaded (projects loaded: default)"),
+    # listing a project's snoozes: a typo would list none, as if nothing were snoozed
+    "unknown project listed": (["snoozes", "--project", "defualt"], "no project defualt has been loaded (did you mean default?)"),
     "gate id shown safely": (snooze(gate=HIDDEN), "no gate new\\u202echeckout has been loaded: did you mean new_checkout?"),
     "nothing to end": (["unsnooze", "old_banner"], "old_banner has no snooze in force (every project)"),
 }
