@@ -11,7 +11,7 @@ import threading
 from pathlib import Path
 
 from gatehouse.console_twin import SIZES, ConsoleHost, ConsoleTwin, TwinSettings
-from gatehouse.pipelines.cli.parser import add_command, add_command_group
+from gatehouse.pipelines.cli.parser import add_command, add_command_group, given
 from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.projects import check_name
 
@@ -59,8 +59,8 @@ def register(subparsers) -> None:
         help="serve one organisation per project at the same address, each under its own key"
         " (seeds SEED, SEED+1, ...), and print each project's settings",
     )
-    serve.add_argument("--api-key", default=TwinSettings.api_key, help="the console key the twin accepts")
-    serve.add_argument("--scim-token", default=TwinSettings.scim_token, help="the SCIM bearer token the twin accepts")
+    serve.add_argument("--api-key", type=given, default=TwinSettings.api_key, help="the console key the twin accepts")
+    serve.add_argument("--scim-token", type=given, default=TwinSettings.scim_token, help="the SCIM bearer token the twin accepts")
     serve.add_argument("--latency-ms", type=_latency_ms, default=0, help="added to every request")
     serve.add_argument(
         "--rate-limit",
@@ -74,9 +74,19 @@ def register(subparsers) -> None:
         default="seconds",
         help="the Retry-After form of a 429 (default seconds)",
     )
-    serve.add_argument("--max-limit", type=int, help="cap on the `limit` of list pages (default: none)")
+    serve.add_argument("--max-limit", type=_page_cap, help="cap on the `limit` of list pages (default: none)")
     serve.add_argument("--admin", action="store_true", help="serve POST /_twin/advance?days=N to move the clock")
     serve.set_defaults(handler=serve_twin)
+
+
+def _page_cap(text: str) -> int:
+    try:
+        cap = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if cap < 1:
+        raise argparse.ArgumentTypeError(f"a page holds 1 item or more, not {cap}")
+    return cap
 
 
 def _port(text: str) -> int:

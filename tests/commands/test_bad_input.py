@@ -40,6 +40,9 @@ BAD_FILES = {
     "invalid YAML": (_written("body.yaml", b"name: [unclosed\nphases: 3\n"), "is not valid YAML or JSON"),
     "empty": (_written("body.yaml", b"# nothing here\n"), "is empty"),
     "not an object": (_written("body.json", b'["name", "phases"]'), "must hold an object"),
+    # both parsers keep the last of a key given twice: the first would be dropped, never sent
+    "a JSON key twice": (_written("body.json", b'{"name": "first", "name": "second"}'), "gives field 'name' twice"),
+    "a YAML key twice": (_written("body.yaml", b"name: x\nname: y\n"), "gives field 'name' twice (line 2)"),
 }
 
 
@@ -150,6 +153,15 @@ def test_incomplete_write_is_refused(argv, message, twin, gatehouse, tmp_path):
     role.write_text("name: Reviewer\npermissions: [approve_reviews]\nmembers: [a]\n")
     run = gatehouse(*[str(role) if arg == "ROLE" else arg for arg in argv])
     assert run.code == 2 and message in run.error_line and twin.requests == []
+
+
+def test_a_role_named_twice_differently_is_refused(twin, gatehouse, tmp_path):
+    # NAME and the file's name: one would be dropped without a word
+    path = tmp_path / "role.yaml"
+    path.write_text("name: Reviewer\npermissions: [approve_reviews]\n")
+    run = gatehouse("role", "create", "Auditor", "--file", str(path))
+    assert run.code == 2 and twin.requests == []
+    assert run.error_line.endswith(f"role file {path} names the role 'Reviewer' and NAME is 'Auditor': give one of them")
 
 
 def test_role_needs_flags_or_a_file(twin, gatehouse):

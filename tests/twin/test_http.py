@@ -185,6 +185,8 @@ def test_gatehouse_twin_serve_answers_curl_for_every_operation():
         (["--port", "99999"], "argument --port: expected a port from 0 to 65535, got '99999'"),
         (["--port", "-1"], "argument --port: expected a port from 0 to 65535, got '-1'"),
         (["--latency-ms", "-5"], "argument --latency-ms: expected 0 or more milliseconds, got '-5'"),
+        (["--max-limit", "0"], "argument --max-limit: a page holds 1 item or more, not 0"),
+        (["--api-key", ""], "argument --api-key: must not be empty"),
     ],
 )
 def test_twin_serve_refuses_a_bad_port_or_latency_in_one_line(argv, message, capsys):

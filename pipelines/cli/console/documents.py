@@ -24,12 +24,16 @@ def load_document(path: str, what: str) -> dict[str, Any]:
     name = "stdin" if path == STDIN else path
     if Path(path).suffix.lower() == ".json":
         try:
-            document = json.loads(text)
+            document = json.loads(text, object_pairs_hook=_once_each)
         except json.JSONDecodeError as err:
             raise GatehouseError(f"{what} {name} is not valid JSON: {err.msg} at line {err.lineno} column {err.colno}") from None
+        except _Repeated as err:
+            raise GatehouseError(f"{what} {name} gives field {err.key!r} twice: keep the one meant") from None
     else:
         try:
-            document = yaml.safe_load(text)
+            document = yaml.load(text, Loader=_OnceEachLoader)  # noqa: S506 - a SafeLoader, that refuses a key given twice
+        except _Repeated as err:
+            raise GatehouseError(f"{what} {name} gives field {err.key!r} twice (line {err.line}): keep the one meant") from None
         except yaml.YAMLError as err:
             mark = getattr(err, "problem_mark", None)
             where = f" at line {mark.line + 1} column {mark.column + 1}" if mark else ""
@@ -40,6 +44,34 @@ def load_document(path: str, what: str) -> dict[str, Any]:
     if not isinstance(document, dict):
         raise GatehouseError(f"{what} {name} must hold an object (a mapping of fields), not a {type(document).__name__}")
     return document
+
+
+class _Repeated(Exception):
+    """A key given twice in one object: both parsers would keep the last, and the first would be sent as never typed."""
+
+    def __init__(self, key: Any, line: int | None = None) -> None:
+        self.key, self.line = key, line
+
+
+def _once_each(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    keys = [key for key, _ in pairs]
+    for key in keys:
+        if keys.count(key) > 1:
+            raise _Repeated(key)
+    return dict(pairs)
+
+
+class _OnceEachLoader(yaml.SafeLoader):
+    """YAML's safe loader, refusing a mapping that gives a key twice."""
+
+    def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+        seen = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if key in seen:
+                raise _Repeated(key, key_node.start_mark.line + 1)
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)
 
 
 def _read_text(path: str, what: str) -> str:
