@@ -159,22 +159,28 @@ def _unknown_in_gatehouse(table: Mapping[str, Any], tree: Mapping[str, Any], sec
             yield Unknown(name, where, (), why=f"{section}.{name} is a section, [{section}.{name}], not a setting ({where})")
 
 
-# The top-level sections gatehouse's settings live in, and those of dlt's a user writes most: a section whose name is
-# close to one of them and is none (`[gatehous]`, `[source.console]`) is a typo, whose settings would be skipped.
-# Any other name stays dlt's (a pipeline's own section, say).
-TOP_SECTIONS = (SECTION, "sources", "destination", "runtime", "normalize", "extract", "load")
+# The top-level sections gatehouse's settings live in: a section whose name is a letter or two from one of them
+# (`[gatehous]`, `[source.console]`, `[sources.consol]`) is a typo, whose settings would be skipped. Any other name
+# stays dlt's: its own sections, a pipeline's (`[gatehouse_web.sources.console]`: a table holding dlt's sections).
+OWN_SECTIONS = (SECTION, "sources")
+DLT_SUBSECTIONS = frozenset({"sources", "destination", "runtime", "normalize", "extract", "load", "pipelines"})
+
+
+def _a_typo_of(name: str, meant: str) -> bool:
+    return name != meant and abs(len(name) - len(meant)) <= 2 and difflib.SequenceMatcher(None, name, meant).ratio() >= 0.8
 
 
 def _unknown_sections(table: Mapping[str, Any], where: str) -> Iterator[Unknown]:
     for name, value in table.items():
-        if isinstance(value, Mapping) and name not in TOP_SECTIONS:
-            close = difflib.get_close_matches(name, TOP_SECTIONS, n=1, cutoff=0.75)
-            if close:
-                yield Unknown(f"[{name}]", where, (f"[{close[0]}]",), kind="section")
+        if not isinstance(value, Mapping) or DLT_SUBSECTIONS & set(value):
+            continue  # a setting, or a pipeline's own section
+        meant = next((section for section in OWN_SECTIONS if _a_typo_of(name, section)), None)
+        if meant is not None:
+            yield Unknown(f"[{name}]", where, (f"[{meant}]",), kind="section")
     sources = table.get("sources")
     if isinstance(sources, Mapping):
         for name, value in sources.items():
-            if isinstance(value, Mapping) and name != "console" and difflib.get_close_matches(name, ["console"], cutoff=0.75):
+            if isinstance(value, Mapping) and _a_typo_of(name, "console"):
                 yield Unknown(f"[sources.{name}]", where, ("[sources.console]",), kind="section")
 
 
@@ -299,19 +305,17 @@ def _row(name: str, value: Any, origin: str, default: str, secret: bool) -> tupl
 
 
 def without_credentials(value: str) -> str:
-    """A URL's password and query values as *** (`http://u:***@host/?api_key=***`), which a base URL must not hold but
-    a user may have typed there; any other value as it is."""
+    """A URL's user and password, query values and fragment as *** (`http://***@host/?api_key=***`), which a base URL
+    must not hold but a user may have typed there (a token as the user, too); any other value as it is."""
     try:
         parts = urlsplit(value) if "://" in value else None
-        if parts is None or not (parts.password or parts.query):
+        if parts is None or not ("@" in parts.netloc or parts.query or parts.fragment):
             return value
     except ValueError:  # `http://[::1`: no URL the commands take; what follows its scheme may be anything
         return value.split("://", 1)[0] + "://***"
-    netloc = parts.netloc
-    if parts.password:
-        netloc = netloc.rsplit("@", 1)[0].split(":", 1)[0] + ":***@" + netloc.rsplit("@", 1)[1]
+    netloc = "***@" + parts.netloc.rsplit("@", 1)[1] if "@" in parts.netloc else parts.netloc
     query = "&".join(f"{pair.split('=', 1)[0]}=***" for pair in parts.query.split("&")) if parts.query else ""
-    return urlunsplit((parts.scheme, netloc, parts.path, query, ""))
+    return urlunsplit((parts.scheme, netloc, parts.path, query, "***" if parts.fragment else ""))
 
 
 def provided(sections: tuple[str, ...], key: str) -> tuple[Any, str]:

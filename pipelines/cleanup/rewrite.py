@@ -400,11 +400,8 @@ def _future_a_catch_needs(check: SgNode) -> SgNode | None:
         body = statement.field("body")
         if body is None or not _inside(check, body) or not _catches_checked(statement):
             continue
-        others = [
-            inner
-            for inner in _walk(body)
-            if inner.kind() in JAVA_THROWERS and not _inside(inner, check) and not _inside(check, inner)
-        ]
+        # a call around the check (`log(check)`) stays after it: it counts as any other
+        others = [inner for inner in _walk(body) if inner.kind() in JAVA_THROWERS and not _inside(inner, check)]
         finally_ = any(child.kind() == "finally_clause" for child in statement.named_children())
         return future if others or finally_ or statement.kind() == "try_with_resources_statement" else None
     return None
@@ -1608,21 +1605,30 @@ def _loop(node: SgNode, language: str, text: str) -> Change | None:
     value = _constant(condition)
     if value is None or condition is None:
         return None
+    # a labelled loop (`outer: while (…)`) stands in its block as its label's statement
+    statement = node.parent() if node.parent() is not None and node.parent().kind() == "labeled_statement" else node
     runs_first = node.kind() not in ("while_statement", "for_statement")  # do … while: the body runs once
     if not value and not runs_first:
         if any(child.kind() == "else_clause" for child in node.named_children()):
             return None
         if start is not None and not _declares_only(start):
-            return None
-        if _in_statement_list(node):
-            return _delete_statement(node, text, language)
-        return node.replace("{}") if language in ("java", "typescript", "tsx", "javascript") else None
+            # Java refuses the body of `for (i = next(); false; …)`: its start is kept, in a block of its own
+            return node.replace("{ " + _java_for_start(node, condition) + " }") if language == "java" else None
+        if _in_statement_list(statement):
+            return _delete_statement(statement, text, language)
+        return statement.replace("{}") if language in ("java", "typescript", "tsx", "javascript") else None
     if value and language == "java":
         literal = condition.replace("true")
-        if not _in_statement_list(node) or _broken_out_of(node):
+        if not _in_statement_list(statement) or _broken_out_of(node):
             return literal
-        return _the_rest_gone(node, literal, text)
+        return _the_rest_gone(statement, literal, text)
     return None
+
+
+def _java_for_start(loop: SgNode, condition: SgNode) -> str:
+    """The statements a Java `for` starts with (its declaration, or each of its expressions), as statements."""
+    parts = [child for child in loop.named_children() if child.range().end.index <= condition.range().start.index]
+    return " ".join(part.text() if part.text().rstrip().endswith(";") else part.text() + ";" for part in parts)
 
 
 def _loop_condition(node: SgNode, language: str) -> tuple[SgNode | None, SgNode | None]:
@@ -1655,11 +1661,14 @@ def _declares_only(start: SgNode) -> bool:
 
 def _broken_out_of(loop: SgNode) -> bool:
     """Whether a `break` in Java's `loop` may leave it: one with a label, or one whose nearest loop or switch it is."""
+    inner_labels = {_text(label.named_children()[0]) for label in _walk(loop) if label.kind() == "labeled_statement"}
     for found in _walk(loop):
         if found.kind() != "break_statement":
             continue
-        if found.named_children():  # `break outer;`
-            return True
+        if found.named_children():  # `break outer;`: out of this loop unless the label is of a statement inside it
+            if found.named_children()[0].text() not in inner_labels:
+                return True
+            continue
         target = next((ancestor for ancestor in found.ancestors() if ancestor.kind() in BREAK_TARGETS | BREAK_WALLS), None)
         if target == loop:
             return True
@@ -1702,7 +1711,7 @@ def _discarded(node: SgNode, language: str, text: str) -> Change | None:
     statement = parent if parent.kind() == "expression_statement" and len(parent.named_children()) == 1 else node
     if statement is node and parent.kind() != "statements":  # Kotlin's and Swift's statements hold expressions
         return None
-    if statement is node and _is_a_blocks_value(node, parent):
+    if statement is node and _is_a_blocks_value(node, parent, language):
         return None
     if _in_statement_list(statement):
         return _delete_statement(statement, text, language)
@@ -1710,14 +1719,20 @@ def _discarded(node: SgNode, language: str, text: str) -> Change | None:
     return statement.replace("{}") if statement is parent and language in ("java", "typescript", "tsx", "javascript") else None
 
 
-def _is_a_blocks_value(expression: SgNode, statements: SgNode) -> bool:
+def _is_a_blocks_value(expression: SgNode, statements: SgNode, language: str) -> bool:
     """Whether `expression`, last of Kotlin's or Swift's `statements`, may be its block's value: a lambda's result
-    (`xs.filter { check }`, `run { log(); check }`), an `if`'s or a `when`'s branch used as a value. Only a function's
-    or a loop's body, or a class's, certainly reads no value from it."""
+    (`xs.filter { check }`, `run { log(); check }`), an `if`'s or a `when`'s branch used as a value, and in Swift a
+    function's or a getter's body of that one expression (`func f() -> Bool { check }` returns it). Only a loop's body,
+    a class's, or a function's of several statements certainly reads no value from it."""
     last = _statements(statements)
     if not last or last[-1] != expression:
         return False
     block = statements.parent()
+    if block is not None and block.kind() == "function_body" and language == "swift" and len(last) == 1:
+        declaration = block.parent()  # a function that returns a value: `-> Bool` before its body
+        return (
+            declaration is not None and "->" in declaration.text()[: block.range().start.index - declaration.range().start.index]
+        )
     if block is None or block.kind() in ("function_body", "class_body"):
         return False
     holder = block.parent() if block.kind() == "control_structure_body" else block

@@ -16,10 +16,11 @@ from gatehouse.pipelines.errors import GatehouseError
 # Words that make an option name look like a secret, however it is spelt (`--accessToken`, `--access_token`,
 # `--ACCESS-TOKEN` all read `accesstoken`): the usual ones, and every secret field of a warehouse connection.
 SECRET_WORDS = tuple(sorted({
-    "token", "password", "passwd", "passphrase", "pass", "pwd", "secret", "apikey", "key", "privatekey", "accesskey",
-    "credential", "auth", "bearer",
+    "token", "password", "passwd", "passphrase", "secret", "apikey", "privatekey", "accesskey", "credential", "bearer",
     *(secret.field.lower() for warehouse in WAREHOUSES.values() for secret in warehouse.secrets),
 }))  # fmt: skip
+# Short ones, a secret only as a whole word of the name (`--key`, `--auth-header`; not `--keyword`, `--author`).
+SECRET_WHOLE_WORDS = frozenset({"key", "pwd", "auth"})  # not "pass": `--pass-rate` is an option
 # What an option looks like (an argument with a space in it is a value, whatever it starts with).
 OPTION = re.compile(r"-{1,2}[A-Za-z][\w-]*")
 
@@ -55,26 +56,24 @@ UNRECOGNIZED = "unrecognized arguments: "
 
 
 def _values_hidden(message: str) -> str:
-    """argparse's message with the value of each unknown option it quotes left out (`--key=…`, `--key X`): said,
-    not shown. What is not an option's value (a word too many) is quoted, as argparse does."""
+    """argparse's message with whatever follows an unknown option left out (`--key=…`, `--key X Y`, `--key -X`) up to
+    the next long option: said, not shown (a value may hold spaces, or start with `-`). A word before any option (a
+    word too many) is quoted, as argparse does."""
     if not message.startswith(UNRECOGNIZED):
         return message
     shown, hidden, after_option = [], 0, False
     for argument in message.removeprefix(UNRECOGNIZED).split(" "):
         option, equals, _ = argument.partition("=")
-        if OPTION.fullmatch(option):
+        if argument.startswith("--") and OPTION.fullmatch(option):
             shown.append(option)
             hidden += bool(equals)
-            after_option = not equals
+            after_option = True
         elif after_option:
-            hidden, after_option = hidden + 1, False
+            hidden += 1
         else:
             shown.append(argument)
-    return (
-        UNRECOGNIZED
-        + " ".join(shown)
-        + (f" (and {hidden} value{'s' if hidden > 1 else ''} after them, not shown)" if hidden else "")
-    )
+    said = f" (and {hidden} word{'s' if hidden > 1 else ''} after them, not shown)" if hidden else ""
+    return UNRECOGNIZED + " ".join(shown) + said
 
 
 def first_secret_option(arguments: Sequence[str], known: set[str]) -> str | None:
@@ -83,14 +82,21 @@ def first_secret_option(arguments: Sequence[str], known: set[str]) -> str | None
         if argument == "--":
             return None
         option = argument.split("=", 1)[0]
-        if OPTION.fullmatch(option) and option not in known and looks_secret(option):
+        if OPTION.fullmatch(option) and option not in known and looks_secret(option) and not _abbreviates(option, known):
             return option
     return None
 
 
+def _abbreviates(option: str, known: set[str]) -> bool:
+    """Whether `option` may be argparse's abbreviation of an option that names no secret (`--pass` of `--pass-rate`):
+    argparse takes it for that option. One that names a secret itself (`--secrets-file`) is no such excuse."""
+    return any(name.startswith(option) and not looks_secret(name) for name in known)
+
+
 def looks_secret(option: str) -> bool:
     name = re.sub(r"[-_]", "", option).lower()
-    return any(word in name for word in SECRET_WORDS)
+    words = {word.lower() for word in re.findall(r"[A-Za-z][a-z0-9]*", option)}
+    return any(word in name for word in SECRET_WORDS) or bool(words & SECRET_WHOLE_WORDS)
 
 
 def known_options(parser: argparse.ArgumentParser) -> set[str]:

@@ -80,13 +80,15 @@ def check_followed(settings: ConsoleSettings) -> None:
         for value in getattr(settings, name) or ():
             if not isinstance(value, str) or not value.strip():
                 raise ConfigurationError(
-                    f'{name}: every id must be a non-empty string (in JSON, quoted: ["exp_1"]), not {value!r}'
+                    f'sources.console.{name}: every id must be a non-empty string (in JSON, quoted: ["exp_1"]), not {value!r}'
                     " (nothing was read or loaded)"
                 )
     for name in ("quiet_run_after_days", "recheck_concluded_days", "late_exposure_days"):
         value = getattr(settings, name)
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < math.inf:
-            raise ConfigurationError(f"{name} must be a number of days, 0 or more, not {value!r} (nothing was read or loaded)")
+            raise ConfigurationError(
+                f"sources.console.{name} must be a number of days, 0 or more, not {value!r} (nothing was read or loaded)"
+            )
 
 
 def resolve_settings(sections: Sequence[str] = SECTIONS, *, accept_partial: bool = False, **explicit: Any) -> ConsoleSettings:

@@ -159,9 +159,9 @@ def test_java_unwraps_a_try_that_throws_nothing(java_built):
     for value, rewrite in java_built.rewrites.items():
         # a returned value and an assigned one: the literal, with a TODO for a person; a try whose body calls more
         # than the check keeps a completed future, with a TODO; the loops' and the skipped checks, simplified
-        assert (rewrite.replaced, rewrite.todos) == (7, 3)
-        # the first two tries' catches gone; the third's kept, its future's get() throwing what it names
-        assert rewrite.text.count("catch (") == 1
+        assert (rewrite.replaced, rewrite.todos) == (10, 4)
+        # the first two tries' catches gone; the others' kept, their future's get() throwing what they name
+        assert rewrite.text.count("catch (") == 2
         assert f"on = java.util.concurrent.CompletableFuture.completedFuture({str(value).lower()}).get();" in rewrite.text
 
 

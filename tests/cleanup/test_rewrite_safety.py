@@ -939,6 +939,30 @@ CASES = {
         }
         """,
     ),
+    # Swift's function of one expression returns it: the check stays, as the literal
+    "Swift's implicit return": (
+        "swift",
+        True,
+        """
+        func enabled() -> Bool {
+            Statsig.checkGate("g")
+        }
+
+        func logged() {
+            Statsig.checkGate("g")
+        }
+        """,
+        """
+        func enabled() -> Bool {
+            true"""
+        + SLASHES
+        + """
+        }
+
+        func logged() {
+        }
+        """,
+    ),
     "Kotlin's named argument": (
         "kotlin",
         True,

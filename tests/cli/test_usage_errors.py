@@ -31,8 +31,8 @@ def refused(capsys: pytest.CaptureFixture, argv: list[str]) -> list[str]:
         (["views", "--lock-timeout", "abc"], "gatehouse views: error: argument --lock-timeout: not a number of seconds: 'abc'"),
         # argparse's usage lines are not printed above it: the line says what is wrong
         (["views", "--sett", "stall_days=5"],
-         "gatehouse: error: unrecognized arguments: --sett (and 1 value after them, not shown)"),
-        (["run", "--kee=hunter2-secret"], "gatehouse: error: unrecognized arguments: --kee (and 1 value after them, not shown)"),
+         "gatehouse: error: unrecognized arguments: --sett (and 1 word after them, not shown)"),
+        (["run", "--kee=hunter2-secret"], "gatehouse: error: unrecognized arguments: --kee (and 1 word after them, not shown)"),
     ],
 )  # fmt: skip
 def test_a_bad_flag_is_one_line_and_exit_2(capsys, tmp_path, monkeypatch, argv, line):
@@ -41,7 +41,7 @@ def test_a_bad_flag_is_one_line_and_exit_2(capsys, tmp_path, monkeypatch, argv, 
     assert list(tmp_path.iterdir()) == []
 
 
-@pytest.mark.parametrize("option", ["--key", "--auth", "--pwd", "--bearer", "--pass"])
+@pytest.mark.parametrize("option", ["--key", "--auth", "--pwd", "--bearer", "--auth-header", "--sshKey"])
 def test_an_option_named_like_a_secret_is_refused_without_its_value(capsys, tmp_path, monkeypatch, option):
     monkeypatch.chdir(tmp_path)
     assert main(["run", option, "hunter2-secret"]) == 2

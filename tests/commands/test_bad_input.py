@@ -43,6 +43,7 @@ BAD_FILES = {
     # both parsers keep the last of a key given twice: the first would be dropped, never sent
     "a JSON key twice": (_written("body.json", b'{"name": "first", "name": "second"}'), "gives field 'name' twice"),
     "a YAML key twice": (_written("body.yaml", b"name: x\nname: y\n"), "gives field 'name' twice (line 2)"),
+    "a YAML list as a key": (_written("body.yaml", b"name: x\n? [a, b]\n: 1\n"), "found unhashable key at line 2"),
 }
 
 
@@ -153,6 +154,15 @@ def test_incomplete_write_is_refused(argv, message, twin, gatehouse, tmp_path):
     role.write_text("name: Reviewer\npermissions: [approve_reviews]\nmembers: [a]\n")
     run = gatehouse(*[str(role) if arg == "ROLE" else arg for arg in argv])
     assert run.code == 2 and message in run.error_line and twin.requests == []
+
+
+def test_a_yaml_merge_key_is_no_key_given_twice(twin, gatehouse, tmp_path):
+    # `<<: *base` merges a mapping; a key after it overrides the merged one, as YAML means
+    path = tmp_path / "role.yaml"
+    path.write_text("base: &base {name: Draft, permissions: [approve_reviews]}\nrole:\n  <<: *base\n  name: Reviewer\n")
+    from gatehouse.pipelines.cli.console.documents import load_document
+
+    assert load_document(str(path), "role file")["role"] == {"name": "Reviewer", "permissions": ["approve_reviews"]}
 
 
 def test_a_role_named_twice_differently_is_refused(twin, gatehouse, tmp_path):

@@ -196,19 +196,19 @@ class Whole(str):
             "",
             "",
             {"SOURCES__CONSOLE__HOLDOUT_IDS": "[1, 2]"},
-            'holdout_ids: every id must be a non-empty string (in JSON, quoted: ["exp_1"]), not 1',
+            'sources.console.holdout_ids: every id must be a non-empty string (in JSON, quoted: ["exp_1"]), not 1',
         ),
         (
             "",
             "",
             {"SOURCES__CONSOLE__HOLDOUT_IDS": '["h1", ""]'},
-            "holdout_ids: every id must be a non-empty string (in JSON, quoted: [\"exp_1\"]), not ''",
+            "sources.console.holdout_ids: every id must be a non-empty string (in JSON, quoted: [\"exp_1\"]), not ''",
         ),
         (
             "",
             "",
             {"SOURCES__CONSOLE__LATE_EXPOSURE_DAYS": "-3"},
-            "late_exposure_days must be a number of days, 0 or more, not -3",
+            "sources.console.late_exposure_days must be a number of days, 0 or more, not -3",
         ),
         (
             "",
@@ -245,6 +245,24 @@ def test_a_mistyped_setting_is_refused_before_any_request(commands, tmp_path, se
     ending = "" if isinstance(refused, Whole) else " (nothing was read or loaded)"
     assert done.err.strip().splitlines() == ["gatehouse: error: " + refused + ending]
     assert twin.requests == [] and not (tmp_path / "gatehouse.duckdb").exists()
+
+
+@pytest.mark.parametrize(
+    "toml",
+    [
+        "[gatehouse_web.sources.console]\npage_size = 100\n",  # a project's pipeline's own section
+        '[destinations.warehouse]\ndestination_type = "postgres"\n',
+        "[sources.console_web]\nx = 1\n",
+        "[loader]\nx = 1\n",
+        "[normalize.data_writer]\nbuffer_max_items = 10\n",
+    ],
+)
+def test_dlts_own_and_a_pipelines_sections_are_no_typo(tmp_path, monkeypatch, toml):
+    (tmp_path / ".dlt").mkdir()
+    (tmp_path / ".dlt" / "config.toml").write_text(toml)
+    monkeypatch.setenv("DLT_PROJECT_DIR", str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    assert settings.unknown_settings() == []
 
 
 def test_every_declared_setting_is_known_and_dlts_own_sections_stay_dlts(monkeypatch):

@@ -89,10 +89,37 @@ public class Checkout {
         return -n - tries;
     }
 
+    // a for whose start has an effect, a labelled loop left by a labelled break, a check passed to a call in a try
+    static int counted(StatsigUser user, int n) {
+        int i;
+        for (i = n; !Statsig.checkGate(user, "new_checkout"); i++) {
+            if (i > n + 2) {
+                break;
+            }
+        }
+        outer:
+        while (Statsig.checkGate(user, "new_checkout")) {
+            for (int j = 0; j < 3; j++) {
+                if (j > 1) {
+                    break outer;
+                }
+            }
+        }
+        return i + shown(user);
+    }
+
+    static int shown(StatsigUser user) {
+        try {
+            return String.valueOf(Statsig.checkGateAsync(user, "new_checkout").get()).length();
+        } catch (InterruptedException | ExecutionException e) {
+            return -1;
+        }
+    }
+
     public static void main(String[] args) {
         StatsigUser user = new StatsigUser("u1");
         System.out.println(enabled(user) + " " + price(user, 10));
         System.out.println(logged(user) + " " + skipped(user, new int[] {1, 2}) + " " + skipped(user, new int[0]));
-        System.out.println(waited(user, 5));
+        System.out.println(waited(user, 5) + " " + counted(user, 4));
     }
 }
