@@ -165,15 +165,6 @@ def test_a_yaml_merge_key_is_no_key_given_twice(twin, gatehouse, tmp_path):
     assert load_document(str(path), "role file")["role"] == {"name": "Reviewer", "permissions": ["approve_reviews"]}
 
 
-def test_a_role_named_twice_differently_is_refused(twin, gatehouse, tmp_path):
-    # NAME and the file's name: one would be dropped without a word
-    path = tmp_path / "role.yaml"
-    path.write_text("name: Reviewer\npermissions: [approve_reviews]\n")
-    run = gatehouse("role", "create", "Auditor", "--file", str(path))
-    assert run.code == 2 and twin.requests == []
-    assert run.error_line.endswith(f"role file {path} names the role 'Reviewer' and NAME is 'Auditor': give one of them")
-
-
 def test_role_needs_flags_or_a_file(twin, gatehouse):
     with pytest.raises(SystemExit) as stop:
         gatehouse("role", "create", "Reviewer")

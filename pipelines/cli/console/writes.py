@@ -273,10 +273,6 @@ def _create_role(args: argparse.Namespace) -> int:
         unknown = sorted(set(document) - {"name", "permissions"})
         if unknown:
             raise GatehouseError(f"role file {args.file}: unknown field(s) {', '.join(unknown)}; a role has name and permissions")
-        if args.name and document.get("name") not in (None, args.name):
-            raise GatehouseError(
-                f"role file {args.file} names the role {document['name']!r} and NAME is {args.name!r}: give one of them"
-            )
         name = args.name or document.get("name")
         permissions = document.get("permissions")
         if isinstance(permissions, list):
