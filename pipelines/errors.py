@@ -92,12 +92,11 @@ def config_file_problem(err: BaseException) -> str | None:
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
 
-def log_level_problem(value: str) -> str:
-    """One line for a RUNTIME__LOG_LEVEL that names no level (pipelines/logs.py): its value (no secret) quoted, cut."""
+def log_level_problem(value: str, where: str = "RUNTIME__LOG_LEVEL") -> str:
+    """One line for a RUNTIME__LOG_LEVEL (or `[runtime] log_level`, `where`) that names no level (pipelines/logs.py):
+    its value (no secret) quoted, cut."""
     levels = f"{', '.join(LOG_LEVELS[:-1])} or {LOG_LEVELS[-1]}"
-    return (
-        f"RUNTIME__LOG_LEVEL is {one_line(repr(value), 40)}, which is no log level: set it to {levels} (in any case), or unset it"
-    )
+    return f"{where} is {one_line(repr(value), 40)}, which is no log level: set it to {levels} (in any case), or unset it"
 
 
 # The setting and the form of a connection string, for the line that says one cannot be read (dlt names only the

@@ -77,6 +77,8 @@ def configured_level() -> int | None:
         return None
     if not value:
         value = toml_log_level()
+        if value and value.strip().upper() not in logging.getLevelNamesMapping():
+            raise GatehouseError(log_level_problem(value, "[runtime] log_level in .dlt/config.toml"))
     return logging.getLevelNamesMapping().get(value.strip().upper()) if value else None
 
 

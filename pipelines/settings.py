@@ -14,6 +14,7 @@ import os
 import tomllib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -99,6 +100,12 @@ def setting(path: str) -> Any:
     for part in path.split("."):
         value = getattr(value, part, None) if value is not None else None
     return value
+
+
+def reports_folder(given: str | None = None) -> Path:
+    """Where the reports go, as every command and scheduler reads it: `given` (a flag, a resource's field), else the
+    setting `gatehouse.reports_dir`, else ./reports."""
+    return Path(given or setting("reports_dir") or DEFAULT_REPORTS_DIR)
 
 
 def seconds_setting(name: str, default: float, *, zero_allowed: bool) -> float:

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Any
 
 from gatehouse.pipelines.cli.parser import add_command, add_destination_arguments, destination_from, given
 from gatehouse.pipelines.cli.terminal import say
-from gatehouse.pipelines.reports.report import DEFAULT_OUT, WORKLIST_CSV, NotebookLanes, ReportsFailed, refresh, write_reports
+from gatehouse.pipelines.reports.report import WORKLIST_CSV, NotebookLanes, ReportsFailed, refresh, write_reports
+from gatehouse.pipelines.settings import reports_folder
 from gatehouse.pipelines.warehouse.read_only import cannot_be_written, reading_as_it_is
 
 EPILOG = """\
@@ -34,14 +34,18 @@ def register(subparsers: Any) -> None:
     parser = add_command(subparsers, "report", help=HELP, description=DESCRIPTION, epilog=EPILOG)
     add_destination_arguments(parser)
     parser.add_argument(
-        "--out", type=given, default=str(DEFAULT_OUT), metavar="DIR", help="where the HTML goes (default: %(default)s)"
+        "--out",
+        type=given,
+        default=None,
+        metavar="DIR",
+        help="where the HTML goes (default: setting gatehouse.reports_dir, else ./reports)",
     )
     parser.set_defaults(handler=handle)
 
 
 def handle(args: argparse.Namespace) -> int:
     destination = destination_from(args)
-    out = Path(args.out)
+    out = reports_folder(args.out)
     # The notebooks' processes start, and import what the notebooks use, while the views are refreshed; the summary
     # is made in the first after its notebooks, from the frames they read (the snapshot just published: a run
     # started meanwhile never waits), so no view is read twice.

@@ -8,7 +8,7 @@ import logging
 import sys
 from typing import Any
 
-from gatehouse.pipelines.alerts.delivery import configured_channels
+from gatehouse.pipelines.alerts.delivery import alert_timeout, configured_channels
 from gatehouse.pipelines.alerts.dispatch import AlertOutcome
 from gatehouse.pipelines.cli.parser import add_command, add_destination_arguments, destination_from, given
 from gatehouse.pipelines.cli.terminal import say
@@ -140,7 +140,10 @@ def handle_run(args: argparse.Namespace) -> int:
         args.duckdb = str(names.DEMO_DUCKDB)
     resources = [r.strip() for r in args.resources.split(",") if r.strip()] if args.resources else None
     if args.alerts:
-        configured_channels()  # a hook's address no request could reach: refused now, before the run, not after it
+        # a hook's address no request could reach, a time-out that is none: refused now, before the run (after it,
+        # alerting never fails the run, and every later run would pass with nothing sent)
+        configured_channels()
+        alert_timeout()
     options = RunOptions(
         destination=destination_from(args),
         resources=resources,

@@ -33,7 +33,6 @@ from gatehouse.pipelines.warehouse.destination import Destination
 log = logging.getLogger("gatehouse.report")
 
 NOTEBOOKS = ("stale_gates", "exposure_growth", "ingestion_health")
-DEFAULT_OUT = Path("reports")
 TOP = 5
 
 OFFLINE_TEMPLATE = """\

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import logging
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 log = logging.getLogger("gatehouse.airflow")
@@ -80,11 +79,11 @@ def extract(
 def report(reports_dir: str | None = None, **_: Any) -> list[str]:
     """`gatehouse report`: the notebooks against the snapshot the run published; the HTML paths as XCom."""
     from gatehouse.pipelines.reports.report import prepare, write_reports
-    from gatehouse.pipelines.settings import DEFAULT_REPORTS_DIR, setting
+    from gatehouse.pipelines.settings import reports_folder
 
     target = destination()
     log.info("%s", prepare(target))
-    out = Path(reports_dir or setting("reports_dir") or DEFAULT_REPORTS_DIR)
+    out = reports_folder(reports_dir)
     return [str(written.html) for written in write_reports(target.for_reading(), out)]
 
 

@@ -20,7 +20,6 @@ Where the data goes comes from dlt's configuration, as for `gatehouse run`: `gat
 """
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 from dagster import (
@@ -47,6 +46,7 @@ from gatehouse.pipelines.run.consoles import ProjectOutcome
 from gatehouse.pipelines.run.scheduled import failure_line, run_scheduled
 from gatehouse.pipelines.run.summary import SCD2_TABLES
 from gatehouse.pipelines.schedule import lineage
+from gatehouse.pipelines.settings import reports_folder
 from gatehouse.pipelines.warehouse.destination import Destination
 from gatehouse.pipelines.warehouse.names import DATASET_NAME
 
@@ -77,7 +77,7 @@ class GatehouseResource(ConfigurableResource):
 
     destination: str | None = None  # a dlt destination name; default: setting gatehouse.destination, else duckdb
     duckdb: str | None = None  # the DuckDB file; default: setting gatehouse.duckdb, else ./gatehouse.duckdb
-    reports_dir: str = "reports"
+    reports_dir: str | None = None  # default: setting gatehouse.reports_dir, else ./reports
     lock_timeout_s: float | None = None
     # Send `gatehouse alerts` after each run (and a failed run), to the channels dlt's configuration names.
     alerts: bool = False
@@ -220,7 +220,7 @@ def gatehouse_reports(context: AssetExecutionContext, gatehouse: GatehouseResour
     destination = gatehouse.target()
     try:
         summary = prepare(destination, timeout_s=gatehouse.lock_timeout_s)
-        reports = write_reports(destination.for_reading(), Path(gatehouse.reports_dir))
+        reports = write_reports(destination.for_reading(), reports_folder(gatehouse.reports_dir))
     except GatehouseError as err:
         raise Failure(description=str(err)) from None
     context.log.info(summary)

@@ -250,3 +250,13 @@ def test_a_hook_no_request_could_reach_is_refused_before_anything_without_showin
         " address (not shown: it is a credential); nothing was sent"
     ]
     assert not database.exists()
+
+
+@pytest.mark.parametrize("timeout", ["abc", "0", "-1"])
+def test_a_run_with_alerts_refuses_a_time_out_that_is_none_before_anything(workdir, capsys, monkeypatch, timeout):
+    # after the run it was a line of the summary: every scheduled run passed, and nothing was ever sent
+    monkeypatch.setenv("GATEHOUSE__ALERTS__TIMEOUT", timeout)
+    database = workdir / "timeout.duckdb"
+    assert cli.main(["run", "--alerts", "--duckdb", str(database)]) == 2
+    [line] = capsys.readouterr().err.splitlines()
+    assert line.startswith("gatehouse: error: gatehouse.alerts.timeout must be") and not database.exists()

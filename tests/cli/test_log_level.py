@@ -86,6 +86,20 @@ def test_a_level_that_is_none_is_refused_in_one_line_naming_the_setting_and_the_
     assert (out, err) == ("", f"gatehouse: error: RUNTIME__LOG_LEVEL is {level!r}, which is no log level: set it to {LEVELS}\n")
 
 
+def test_a_level_in_config_toml_that_is_none_is_refused_too(capsys, monkeypatch, tmp_path):
+    # the same setting as dlt reads it from .dlt/config.toml: taken as no level, the run logged at INFO
+    monkeypatch.delenv(DLT_LOG_LEVEL, raising=False)
+    (tmp_path / ".dlt").mkdir()
+    (tmp_path / ".dlt" / "config.toml").write_text('[runtime]\nlog_level = "LOUD"\n')
+    monkeypatch.setenv("DLT_PROJECT_DIR", str(tmp_path))
+    capsys.readouterr()
+    assert main(["views", "--duckdb", str(tmp_path / "no-such.duckdb")]) == 2
+    assert capsys.readouterr() == (
+        "",
+        f"gatehouse: error: [runtime] log_level in .dlt/config.toml is 'LOUD', which is no log level: set it to {LEVELS}\n",
+    )
+
+
 @pytest.fixture(scope="module")
 def installed_command(tmp_path_factory) -> Iterator[ForkedCommands]:
     """The installed command's runs, each a process of its own (dlt reads its level once a process), as cron runs it:

@@ -368,3 +368,34 @@ def test_a_held_lock_names_the_deployment_holding_it(tmp_path):
     with destination.lock.exclusive(1):
         holder = destination.lock.lock_file().read_text()
     assert holder.startswith("PID ") and ", run from " in holder
+
+
+def test_the_reports_folder_is_read_the_same_way_by_the_command_and_every_scheduler(monkeypatch):
+    # `gatehouse report` and Dagster's asset wrote to ./reports whatever the setting; only Airflow's task read it
+    from gatehouse.pipelines.schedule import airflow_dag
+    from gatehouse.pipelines.schedule.dagster import GatehouseResource
+
+    assert settings.reports_folder() == Path("reports")
+    monkeypatch.setenv("GATEHOUSE__REPORTS_DIR", "team-reports")
+    assert settings.reports_folder() == Path("team-reports") and settings.reports_folder("given") == Path("given")
+    assert GatehouseResource().reports_dir is None  # its default is the setting's, through reports_folder
+    assert main_parser_default("report", "--out") is None  # the command's too
+    written = []
+
+    class Target:
+        def for_reading(self):
+            return self
+
+    monkeypatch.setattr(airflow_dag, "destination", Target)
+    monkeypatch.setattr("gatehouse.pipelines.reports.report.prepare", lambda target: "prepared")
+    monkeypatch.setattr("gatehouse.pipelines.reports.report.write_reports", lambda target, out: written.append(out) or [])
+    airflow_dag.report()
+    assert written == [Path("team-reports")]
+
+
+def main_parser_default(command: str, option: str):
+    from gatehouse.pipelines.cli.main import build_parser
+
+    parser = build_parser()
+    sub = next(action for action in parser._actions if action.dest == "command").choices[command]
+    return next(action.default for action in sub._actions if option in action.option_strings)
