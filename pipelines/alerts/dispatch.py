@@ -8,7 +8,7 @@ a line in the outcome, and a condition it did not take stays unsent, to be sent 
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -85,6 +85,7 @@ def send_alerts(
     transport: httpx.BaseTransport | None = None,
     project_errors: Mapping[str, str] | None = None,
     mark_known: bool = False,
+    ran: Sequence[str] | None = None,
 ) -> AlertOutcome:
     """Sends each channel the conditions it has not been told about, and records them.
 
@@ -93,7 +94,9 @@ def send_alerts(
     failure is news again). `dry_run`: the messages are returned, nothing is sent or recorded.
     `project_errors`: after a run of several projects, each failed project's line (sent beside what the
     views show of the projects that loaded). `mark_known`: every condition that holds now is recorded as told,
-    and nothing is sent: alerting starts quietly, and the next alerting sends only what is new.
+    and nothing is sent: alerting starts quietly, and the next alerting sends only what is new. `ran`: the projects
+    a run of several ran (`--project web`: web alone); only their failures are cleared by it, and when every one of
+    them failed (no `project_errors` beside a load), each failure is told under its project's key, the views unread.
     """
     outcome = AlertOutcome(dry_run=dry_run, marked_known=mark_known)
     channels = configured_channels()
@@ -108,27 +111,34 @@ def send_alerts(
         failed_run_condition(redact(error), destination.for_project(project).label(), project)
         for project, error in sorted((project_errors or {}).items())
     ]
+    # every project of a run of several failed: nothing new to read in the views, each failure under its own key
+    nothing_loaded = ran is not None and bool(ran) and set(ran) <= set(project_errors or {})
+    views_read = run_error is None and not nothing_loaded
     if run_error is not None:
         found = [failed_run_condition(redact(run_error), destination.label())]
         evaluated = {kinds.RUN_FAILED}
+    elif nothing_loaded:
+        found, evaluated = failed, {kinds.RUN_FAILED}
     else:
         datasets.check_loaded(destination, timeout_s)
         found = []
         evaluated = set(kinds.VIEW_KINDS) | ({kinds.RUN_FAILED} if after_run else set())
     try:
         with destination.lock.exclusive(timeout_s), destination.sql_client(timeout_s) as client:
-            if run_error is None:
+            if views_read:
                 found = current_conditions(Reader(client)) + failed
             if not dry_run:
                 ensure_ledger(client)
             for channel in channels:
                 told = set() if channel.url == "" else open_keys(client, channel.name)
+                # a run of some projects clears the failures of those alone (`run_failed:web`), not another's
+                told_here = told if ran is None else {key for key in told if not _failure_of_another(key, ran)}
                 _alert_channel(
                     client,
                     channel,
                     found,
                     evaluated,
-                    told,
+                    told_here,
                     destination.label(),
                     post_timeout,
                     dry_run,
@@ -137,7 +147,7 @@ def send_alerts(
                     mark_known,
                 )
     except (GatehouseError, ConsoleError) as err:
-        if run_error is None:
+        if views_read:
             raise
         # The destination may be what failed: a failed run is told without the ledger rather than not at all.
         outcome.problems.append(f"the alert ledger could not be read ({err}): the failed run is sent without it")
@@ -183,6 +193,12 @@ def _kind(key: str) -> str:
     return key.split(":", 1)[0]
 
 
+def _failure_of_another(key: str, ran: Sequence[str]) -> bool:
+    """Whether `key` is the failure of a project a run of `ran` did not run (`run_failed:mobile` after `--project web`)."""
+    kind, _, project = key.partition(":")
+    return kind == kinds.RUN_FAILED and bool(project) and project not in ran
+
+
 def alert_after_run(
     destination: Destination,
     timeout_s: float | None,
@@ -190,10 +206,11 @@ def alert_after_run(
     run_error: str | None = None,
     project_errors: Mapping[str, str] | None = None,
     transport: httpx.BaseTransport | None = None,
+    ran: Sequence[str] | None = None,
 ) -> AlertOutcome:
     """The step after a run: what is new after a good run, the failure after a failed one (`run_error`), each
-    failed project of several (`project_errors`). It never raises: alerting never changes the run's outcome, and
-    its own failures are lines in the outcome."""
+    failed project of several (`project_errors`, of the projects `ran`). It never raises: alerting never changes the
+    run's outcome, and its own failures are lines in the outcome."""
     try:
         return send_alerts(
             destination,
@@ -202,6 +219,7 @@ def alert_after_run(
             timeout_s=timeout_s,
             transport=transport,
             project_errors=project_errors,
+            ran=ran,
         )
     except Exception as err:  # noqa: BLE001 - alerting must never fail the load; the details go to the debug log
         log.debug("alerting failed", exc_info=True)

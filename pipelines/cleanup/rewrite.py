@@ -1606,7 +1606,8 @@ def _loop(node: SgNode, language: str, text: str) -> Change | None:
     if value is None or condition is None:
         return None
     # a labelled loop (`outer: while (…)`) stands in its block as its label's statement
-    statement = node.parent() if node.parent() is not None and node.parent().kind() == "labeled_statement" else node
+    parent = node.parent()
+    statement = parent if parent is not None and parent.kind() == "labeled_statement" else node
     runs_first = node.kind() not in ("while_statement", "for_statement")  # do … while: the body runs once
     if not value and not runs_first:
         if any(child.kind() == "else_clause" for child in node.named_children()):

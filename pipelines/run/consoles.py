@@ -9,7 +9,7 @@ import logging
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from gatehouse.pipelines.alerts.dispatch import AlertOutcome, alert_after_run
+from gatehouse.pipelines.alerts.dispatch import AlertOutcome, alert_after_run, log_outcome
 from gatehouse.pipelines.errors import GatehouseError, explain
 from gatehouse.pipelines.models.build import DEFAULT_PROJECT
 from gatehouse.pipelines.projects import as_projects
@@ -57,7 +57,14 @@ def run_consoles(options: RunOptions, projects: list[str]) -> tuple[list[Project
     """Every project of `projects` side by side, or with none the single console (as project `default`): each
     outcome in the order named, a failure as its one line (never raised), and the alerts step's outcome."""
     if projects:
-        return run_projects(options, projects)
+        try:
+            return run_projects(options, projects)
+        except (GatehouseError, ConsoleError) as err:
+            # what every project shares failed (the file held past the wait, a bad setting): the run failed, and
+            # is told so, as a single console's failure is
+            if options.alerts:
+                log_outcome(alert_after_run(options.destination, options.lock_timeout_s, run_error=str(err)))
+            raise
     try:
         summary = run_extraction(options)
     except (GatehouseError, ConsoleError) as err:
@@ -124,15 +131,11 @@ def run_projects(options: RunOptions, projects: list[str]) -> tuple[list[Project
 
 
 def alert_after_projects(options: RunOptions, outcomes: list[ProjectOutcome]) -> AlertOutcome:
+    # each failure under its project's key, whether or not another loaded (nothing loaded: the views, which show the
+    # last good loads, are not read); only the projects this run ran have a failure cleared
     errors = {outcome.project: outcome.error for outcome in outcomes if outcome.error}
-    if len(errors) == len(outcomes):
-        # nothing loaded: the views show the last good loads, only the failures are news
-        return alert_after_run(
-            options.destination,
-            options.lock_timeout_s,
-            run_error="; ".join(f"{project}: {error}" for project, error in errors.items()),
-        )
-    return alert_after_run(options.destination, options.lock_timeout_s, project_errors=errors)
+    ran = [outcome.project for outcome in outcomes]
+    return alert_after_run(options.destination, options.lock_timeout_s, project_errors=errors, ran=ran)
 
 
 def import_before_threads() -> None:

@@ -53,7 +53,13 @@ def extract(
     from gatehouse.pipelines.run.scheduled import failure_line, run_scheduled
 
     target = destination()
-    outcomes = run_scheduled(target, source_args=source_args, projects_args=projects_args)
+    try:
+        outcomes = run_scheduled(target, source_args=source_args, projects_args=projects_args)
+    except Exception as err:
+        # what every project shares failed before any loaded (the file held, a bad setting): left for `alerts` too
+        if ti is not None:
+            ti.xcom_push(key=ERROR_XCOM, value=str(err).splitlines()[0] if str(err) else type(err).__name__)
+        raise
     figures = {}
     for outcome in outcomes:
         if outcome.summary is None:

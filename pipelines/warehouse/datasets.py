@@ -9,7 +9,7 @@ from typing import Any
 
 from dlt.common.exceptions import DltException
 
-from gatehouse.pipelines.errors import GatehouseError, explain
+from gatehouse.pipelines.errors import GatehouseError, config_file_problem, explain
 from gatehouse.pipelines.models import build as models
 from gatehouse.pipelines.warehouse.destination import Destination
 from gatehouse.pipelines.warehouse.names import LOAD_HINT
@@ -55,6 +55,8 @@ def _read_as_gatehouse_made(destination: Destination) -> Iterator[None]:
     try:
         yield
     except DltException as err:
+        if config_file_problem(err) is not None:
+            raise  # a setting that cannot be read: the command's own one line names it
         raise GatehouseError(
             f"cannot read the console data from {destination.label()}: {explain(err)}; nothing was written"
         ) from err

@@ -3,6 +3,7 @@ each message; a failed project is news beside what the others' views show, and i
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 
 import pytest
@@ -76,3 +77,36 @@ def test_alerts_of_several_projects(receiver, tmp_path, monkeypatch):
     host.twins["mobile"].settings.faults = [Fault("server_error", rate=1.0)]
     alerting_projects(options(host, database), ["web", "mobile"])
     assert keys(receiver) == ["run_failed:mobile"], "a failure after a recovery is news again"
+
+    # both fail: web's failure is the news, mobile's is told already (each under its own key, never one for all)
+    receiver.reset()
+    host.twins["web"].settings.faults = [Fault("server_error", rate=1.0)]
+    outcomes, _ = alerting_projects(options(host, database), ["web", "mobile"])
+    assert [outcome.error is not None for outcome in outcomes] == [True, True]
+    assert keys(receiver) == ["run_failed:web"]
+
+    # web recovers while mobile still fails: nothing is news (mobile's failure was never cleared)
+    receiver.reset()
+    host.twins["web"].settings.faults = []
+    alerting_projects(options(host, database), ["web", "mobile"])
+    assert keys(receiver) == []
+
+    # a run of web alone leaves mobile's failure as it is: the next run of both, mobile failing still, sends nothing
+    alerting_projects(options(host, database), ["web"])
+    alerting_projects(options(host, database), ["web", "mobile"])
+    assert keys(receiver) == []
+
+
+def test_a_failure_every_project_shares_is_told(receiver, tmp_path):
+    # before any project starts (the database's folder is missing): the run fails in one line, and is told so
+    from gatehouse.pipelines.errors import GatehouseError
+    from gatehouse.pipelines.run.consoles import run_consoles
+
+    receiver.reset()
+    host = ConsoleHost.of({"web": ("small", 3)})
+    missing = tmp_path / "no-such-folder" / "gatehouse.duckdb"
+    with pytest.raises(GatehouseError) as failed:
+        run_consoles(dataclasses.replace(options(host, missing), alerts=True), ["web"])
+    [alert] = [alert for post in receiver.on(WEBHOOK_PATH) for alert in post.body["alerts"]]
+    assert alert["keys"] == ["run_failed"] and str(failed.value) in alert["text"]
+    assert not missing.parent.exists()

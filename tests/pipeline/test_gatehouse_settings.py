@@ -297,7 +297,7 @@ def test_config_shows_each_setting_and_where_it_came_from_with_secrets_hidden(co
         SOURCES__CONSOLE__BASE_URL="https://loader:Sekr3tPassword@console.example.com/?api_key=Sekr3tInQuery",
     )
     assert done.code == 0, done.err
-    assert rows_of(done)["sources.console.base_url"].split()[1] == "https://loader:***@console.example.com/?api_key=***"
+    assert rows_of(done)["sources.console.base_url"].split()[1] == "https://***@console.example.com/?api_key=***"
     rows = rows_of(done)
     assert rows["gatehouse.lock_timeout"].split() == ["gatehouse.lock_timeout", "60", "(./.dlt/config.toml)"]
     assert rows["gatehouse.destination"].split() == ["gatehouse.destination", "duckdb", "(default)"]

@@ -153,6 +153,22 @@ def test_a_failed_extract_fails_its_task_and_alerts_tells_it(setup):
     assert failed["error"] in post.body["alerts"][0]["text"] and "wrong-key-for-airflow" not in post.raw
 
 
+def test_a_failure_every_project_shares_is_left_for_alerts_and_told(setup, tmp_path, monkeypatch):
+    # before any project starts (here the database's folder is missing): extract raised before it left its line
+    twin, _, receiver = setup
+    receiver.reset()
+    twin.reset_requests()
+    monkeypatch.setenv("GATEHOUSE__DUCKDB", str(tmp_path / "no-such-folder" / "gatehouse.duckdb"))
+    monkeypatch.setenv("SOURCES__CONSOLE__PROJECTS__WEB__BASE_URL", BASE_URL)
+    monkeypatch.setenv("SOURCES__CONSOLE__PROJECTS__WEB__API_KEY", twin.settings.api_key)
+    ti = FakeTaskInstance()
+    failed = run_dag(ti, {}, None, projects_args={"web": twin_args(twin)})
+    assert failed["error"] and ti.xcom[("extract", airflow_dag.ERROR_XCOM)] == failed["error"]
+    [post] = receiver.posts
+    assert [alert["keys"] for alert in post.body["alerts"]] == [["run_failed"]]
+    assert twin.requests == [] and not (tmp_path / "no-such-folder").exists()
+
+
 def test_every_configured_project_loads_and_each_failing_one_is_named_and_alerted(tmp_path, monkeypatch):
     # a project failing at each step of its run, all in one run: web and mobile load and are alerted on all the same
     twins = projects_failing_each_at_its_step()
