@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import dlt
@@ -109,6 +109,27 @@ def project_settings(project: str, **given: Any) -> ConsoleSettings:
             " set it in .dlt/config.toml, .dlt/secrets.toml or the environment"
         )
     return resolve_settings((*PROJECTS_SECTION.split("."), project), **{**given, **own})
+
+
+def check_distinct_consoles(projects: Sequence[str], projects_args: Mapping[str, Mapping[str, Any]]) -> None:
+    """Two projects naming one console (the same base URL and key, a section copied and renamed) are refused in one
+    line before any starts: each would load it into a dataset of its own, and the views, the worklist and the alerts
+    would count every gate and experiment twice. The same host with a key per project is several consoles."""
+    seen: dict[tuple[str, str], str] = {}
+    for project in projects:
+        given = projects_args.get(project, {})
+        own = [str(given.get(setting) or _own_setting(project, setting) or "") for setting in OWN_SETTINGS]
+        if not all(own):
+            continue  # a missing one is that project's own failure, said by its run
+        console = (own[0].strip().rstrip("/"), own[1].strip())
+        if console in seen:
+            raise GatehouseError(
+                f"projects {seen[console]} and {project} name the same console (the same base_url and api_key): each"
+                " would load it into a dataset of its own and the views would count it twice; keep one of them"
+                " (a project renamed: `gatehouse projects adopt` moves a single console's history, a project's stays"
+                " under its name); nothing was read or loaded"
+            )
+        seen[console] = project
 
 
 def _own_setting(project: str, setting: str) -> str | None:

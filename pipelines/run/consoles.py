@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from gatehouse.pipelines.alerts.dispatch import AlertOutcome, alert_after_run, log_outcome
 from gatehouse.pipelines.errors import GatehouseError, explain
 from gatehouse.pipelines.models.build import DEFAULT_PROJECT
-from gatehouse.pipelines.projects import as_projects
+from gatehouse.pipelines.projects import as_projects, check_distinct_consoles
 from gatehouse.pipelines.run.checks import check_demo_file, check_resources
 from gatehouse.pipelines.run.options import RunOptions
 from gatehouse.pipelines.run.steps import kept_after_load, restore_views, run_extraction
@@ -87,6 +87,7 @@ def run_projects(options: RunOptions, projects: list[str]) -> tuple[list[Project
     # What every project shares fails the run in one line, before any project starts: the file's name and
     # folder; and a file removed by hand leaves every project's state stale.
     check_resources(options.resources)
+    check_distinct_consoles(projects, options.projects_args)
     destination.check_duckdb_path()
     destination.forget_removed_database()
     check_demo_file(destination, lock_timeout(options.lock_timeout_s), options.demo)

@@ -99,3 +99,19 @@ def test_names_the_views_or_dlt_already_use_are_refused():
     ):
         with pytest.raises(GatehouseError, match=reason):
             check_name(name)
+
+
+def test_two_projects_naming_one_console_are_refused_before_any_starts(monkeypatch):
+    # a section copied and renamed: each would load the console into a dataset of its own, and every view count it twice
+    import pytest
+
+    from gatehouse.pipelines.errors import GatehouseError
+    from gatehouse.pipelines.projects import check_distinct_consoles
+
+    one = {"base_url": "https://console.example.com/", "api_key": "console-k1"}
+    check_distinct_consoles(["web", "mobile"], {"web": one, "mobile": {**one, "api_key": "console-k2"}})  # a key each
+    check_distinct_consoles(["web", "site"], {"web": one, "site": {**one, "base_url": "https://other.example.com"}})
+    with pytest.raises(GatehouseError) as refused:
+        check_distinct_consoles(["web", "site"], {"web": one, "site": {**one, "base_url": "https://console.example.com"}})
+    assert str(refused.value).startswith("projects web and site name the same console (the same base_url and api_key)")
+    assert "console-k1" not in str(refused.value)
