@@ -4,7 +4,8 @@ flags every command that reaches the data shares, turned into its `Destination`.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+import math
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from gatehouse.pipelines.settings import DEFAULT_LOCK_TIMEOUT_S
@@ -54,15 +55,24 @@ def given(value: str) -> str:
     return value
 
 
-def seconds(value: str) -> float:
-    """A number of seconds, 0 or more (`inf`: for ever); anything else refused when the command starts."""
-    try:
-        number = float(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {value!r}") from None
-    if not number >= 0:  # nan too
-        raise argparse.ArgumentTypeError(f"give 0 or more seconds, not {value}")
-    return number
+def bounded(convert: Callable[[str], Any], what: str, lowest: float, highest: float = math.inf) -> Callable[[str], Any]:
+    """An argparse type: the text as `convert` reads it, from `lowest` to `highest` (NaN refused); anything else is
+    refused when the command starts, in one line saying `what` was expected."""
+
+    def parse(text: str) -> Any:
+        try:
+            value = convert(text)
+        except ValueError:
+            value = math.nan
+        if not lowest <= value <= highest:
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
+        return value
+
+    return parse
+
+
+positive_int = bounded(int, "a whole number, 1 or more", 1)  # a page's size, a cap on it
+seconds = bounded(float, "0 or more seconds", 0)  # `inf`: for ever
 
 
 def add_destination_arguments(parser: Any, *, lock: bool = True) -> None:

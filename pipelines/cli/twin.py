@@ -11,7 +11,7 @@ import threading
 from pathlib import Path
 
 from gatehouse.console_twin import SIZES, ConsoleHost, ConsoleTwin, TwinSettings
-from gatehouse.pipelines.cli.parser import add_command, add_command_group, given
+from gatehouse.pipelines.cli.parser import add_command, add_command_group, bounded, given, positive_int
 from gatehouse.pipelines.errors import GatehouseError
 from gatehouse.pipelines.projects import check_name
 
@@ -28,6 +28,12 @@ In another shell, after exporting the printed variables: gatehouse run --duckdb 
 
 # Up to this many ids the exports are printed; beyond, they go to a file the user sources.
 INLINE_ID_LIMIT = 40
+
+
+# bind() ended in an OverflowError traceback past 65535
+PORT = bounded(int, "a port from 0 to 65535", 0, 65535)
+# a negative latency failed every request of the twin (time.sleep refuses it)
+LATENCY_MS = bounded(int, "0 or more milliseconds", 0)
 
 
 def register(subparsers) -> None:
@@ -49,7 +55,12 @@ def register(subparsers) -> None:
         "environment variables that point gatehouse at it.",
         epilog=SERVE_EPILOG,
     )
-    serve.add_argument("--port", type=_port, default=8787, help="port on 127.0.0.1 (0: any free port; default 8787)")
+    serve.add_argument(
+        "--port",
+        type=PORT,
+        default=8787,
+        help="port on 127.0.0.1 (0: any free port; default 8787)",
+    )
     serve.add_argument("--size", choices=sorted(SIZES), default="small", help="organisation size (default small)")
     serve.add_argument("--seed", type=int, default=0, help="organisation seed (default 0)")
     serve.add_argument(
@@ -61,7 +72,7 @@ def register(subparsers) -> None:
     )
     serve.add_argument("--api-key", type=given, default=TwinSettings.api_key, help="the console key the twin accepts")
     serve.add_argument("--scim-token", type=given, default=TwinSettings.scim_token, help="the SCIM bearer token the twin accepts")
-    serve.add_argument("--latency-ms", type=_latency_ms, default=0, help="added to every request")
+    serve.add_argument("--latency-ms", type=LATENCY_MS, default=0, help="added to every request")
     serve.add_argument(
         "--rate-limit",
         type=_rate_limit,
@@ -74,41 +85,9 @@ def register(subparsers) -> None:
         default="seconds",
         help="the Retry-After form of a 429 (default seconds)",
     )
-    serve.add_argument("--max-limit", type=_page_cap, help="cap on the `limit` of list pages (default: none)")
+    serve.add_argument("--max-limit", type=positive_int, help="cap on the `limit` of list pages (default: none)")
     serve.add_argument("--admin", action="store_true", help="serve POST /_twin/advance?days=N to move the clock")
     serve.set_defaults(handler=serve_twin)
-
-
-def _page_cap(text: str) -> int:
-    try:
-        cap = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if cap < 1:
-        raise argparse.ArgumentTypeError(f"a page holds 1 item or more, not {cap}")
-    return cap
-
-
-def _port(text: str) -> int:
-    # bind() would end in an OverflowError traceback past 65535
-    try:
-        port = int(text)
-    except ValueError:
-        port = -1
-    if not 0 <= port <= 65535:
-        raise argparse.ArgumentTypeError(f"expected a port from 0 to 65535, got {text!r}")
-    return port
-
-
-def _latency_ms(text: str) -> int:
-    # a negative latency failed every request of the twin (time.sleep refuses it)
-    try:
-        latency = int(text)
-    except ValueError:
-        latency = -1
-    if latency < 0:
-        raise argparse.ArgumentTypeError(f"expected 0 or more milliseconds, got {text!r}")
-    return latency
 
 
 def _projects(text: str) -> list[str]:

@@ -25,10 +25,12 @@ def refused(capsys: pytest.CaptureFixture, argv: list[str]) -> list[str]:
         (["report", "--out", ""], "gatehouse report: error: argument --out: must not be empty"),
         (["code-refs", ".", "--branch", ""], "gatehouse code-refs: error: argument --branch: must not be empty"),
         # every command that waits for the database checks its wait the same way, when it starts
-        (["views", "--lock-timeout", "-5"], "gatehouse views: error: argument --lock-timeout: give 0 or more seconds, not -5"),
+        (["views", "--lock-timeout", "-5"],
+         "gatehouse views: error: argument --lock-timeout: expected 0 or more seconds, got '-5'"),
         (["sql", "select 1", "--lock-timeout", "nan"],
-         "gatehouse sql: error: argument --lock-timeout: give 0 or more seconds, not nan"),
-        (["views", "--lock-timeout", "abc"], "gatehouse views: error: argument --lock-timeout: not a number of seconds: 'abc'"),
+         "gatehouse sql: error: argument --lock-timeout: expected 0 or more seconds, got 'nan'"),
+        (["views", "--lock-timeout", "abc"],
+         "gatehouse views: error: argument --lock-timeout: expected 0 or more seconds, got 'abc'"),
         # argparse's usage lines are not printed above it: the line says what is wrong
         (["views", "--sett", "stall_days=5"],
          "gatehouse: error: unrecognized arguments: --sett (and 1 word after them, not shown)"),

@@ -185,7 +185,7 @@ def test_gatehouse_twin_serve_answers_curl_for_every_operation():
         (["--port", "99999"], "argument --port: expected a port from 0 to 65535, got '99999'"),
         (["--port", "-1"], "argument --port: expected a port from 0 to 65535, got '-1'"),
         (["--latency-ms", "-5"], "argument --latency-ms: expected 0 or more milliseconds, got '-5'"),
-        (["--max-limit", "0"], "argument --max-limit: a page holds 1 item or more, not 0"),
+        (["--max-limit", "0"], "argument --max-limit: expected a whole number, 1 or more, got '0'"),
         (["--api-key", ""], "argument --api-key: must not be empty"),
     ],
 )

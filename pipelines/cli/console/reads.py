@@ -11,7 +11,7 @@ from typing import Any
 from gatehouse import contract
 from gatehouse.pipelines.cli.console.connection import open_client
 from gatehouse.pipelines.cli.console.output import FORMATS, print_entity, print_list
-from gatehouse.pipelines.cli.parser import add_command
+from gatehouse.pipelines.cli.parser import add_command, positive_int
 from gatehouse.sources.console import constants as console_constants
 from gatehouse.sources.console.client import ConsoleClient
 
@@ -182,19 +182,9 @@ def register(commands, parents: list[argparse.ArgumentParser]) -> None:
                 help=spec.help + (f"; one of {', '.join(spec.choices)}" if spec.choices else ""),
             )
         paging = parser.add_argument_group("paging (without these, every page is read)")
-        paging.add_argument("--page", type=_positive_int, help="read only this page (1-based)")
-        paging.add_argument("--limit", type=_positive_int, help="items per page; alone, reads page 1 of this size")
+        paging.add_argument("--page", type=positive_int, help="read only this page (1-based)")
+        paging.add_argument("--limit", type=positive_int, help="items per page; alone, reads page 1 of this size")
         parser.set_defaults(handler=_list_handler(read))
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be 1 or more, got {value}")
-    return value
 
 
 def _entity_handler(read: EntityRead):
