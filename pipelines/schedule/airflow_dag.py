@@ -30,7 +30,8 @@ log = logging.getLogger("gatehouse.airflow")
 DAG_ID = "gatehouse"
 SCHEDULE = "0 6 * * *"
 ERROR_XCOM = "gatehouse_error"
-PROJECT_ERRORS_XCOM = "gatehouse_project_errors"  # {project: its one line}, when others loaded
+PROJECT_ERRORS_XCOM = "gatehouse_project_errors"  # {project: its one line}, of a run of several projects
+RAN_XCOM = "gatehouse_projects_ran"  # the projects a run of several ran: only their failures are cleared
 
 
 def destination() -> Any:
@@ -75,7 +76,10 @@ def extract(
     if failed:
         if ti is not None:
             ti.xcom_push(key=ERROR_XCOM, value=failed)
-            ti.xcom_push(key=PROJECT_ERRORS_XCOM, value={o.project: o.error for o in outcomes if o.error and figures})
+            if [outcome.project for outcome in outcomes] != [DEFAULT_PROJECT]:
+                # each failure under its project's key, whether or not another loaded (as `gatehouse run --alerts`)
+                ti.xcom_push(key=PROJECT_ERRORS_XCOM, value={o.project: o.error for o in outcomes if o.error})
+                ti.xcom_push(key=RAN_XCOM, value=[outcome.project for outcome in outcomes])
         raise GatehouseError(failed)
     # the single console's figures at the top, as before projects; every project's under "projects"
     single = figures.get(DEFAULT_PROJECT, {}) if list(figures) == [DEFAULT_PROJECT] else {}
@@ -99,9 +103,10 @@ def alerts(ti: Any = None, **_: Any) -> list[str]:
 
     error = ti.xcom_pull(task_ids="extract", key=ERROR_XCOM) if ti is not None else None
     project_errors = ti.xcom_pull(task_ids="extract", key=PROJECT_ERRORS_XCOM) if ti is not None else None
+    ran = ti.xcom_pull(task_ids="extract", key=RAN_XCOM) if ti is not None else None
     try:
-        if project_errors:  # some projects loaded: what is new in them, and each failed project
-            lines = send_alerts(destination(), project_errors=project_errors, after_run=True).lines()
+        if project_errors:  # a run of several projects: what is new in those that loaded, and each failed project
+            lines = send_alerts(destination(), project_errors=project_errors, after_run=True, ran=ran).lines()
         else:
             lines = send_alerts(destination(), run_error=error, after_run=True).lines()
     except Exception as err:  # noqa: BLE001 - alerting never fails the DAG run; the reason is logged

@@ -169,6 +169,25 @@ def test_a_failure_every_project_shares_is_left_for_alerts_and_told(setup, tmp_p
     assert twin.requests == [] and not (tmp_path / "no-such-folder").exists()
 
 
+def test_a_run_where_every_project_fails_tells_each_under_its_own_key(setup, tmp_path, monkeypatch):
+    # under the run's one key, a project still failing was told again once another recovered
+    twin, _, receiver = setup
+    receiver.reset()
+    monkeypatch.setenv("GATEHOUSE__DUCKDB", str(tmp_path / "gatehouse.duckdb"))
+    for name in ("web", "mobile"):
+        monkeypatch.setenv(f"SOURCES__CONSOLE__PROJECTS__{name.upper()}__BASE_URL", BASE_URL)
+        monkeypatch.setenv(f"SOURCES__CONSOLE__PROJECTS__{name.upper()}__API_KEY", f"wrong-key-{name}")
+    ti = FakeTaskInstance()
+    projects_args = {name: twin_args(twin, api_key=f"wrong-key-{name}") for name in ("web", "mobile")}
+    failed = run_dag(ti, {}, None, projects_args=projects_args)
+    assert failed["error"].startswith("2 of 2 projects failed: ")
+    assert ti.xcom[("extract", airflow_dag.RAN_XCOM)] == ["mobile", "web"]
+    assert sorted(alert["keys"] for post in receiver.posts for alert in post.body["alerts"]) == [
+        ["run_failed:mobile"],
+        ["run_failed:web"],
+    ]
+
+
 def test_every_configured_project_loads_and_each_failing_one_is_named_and_alerted(tmp_path, monkeypatch):
     # a project failing at each step of its run, all in one run: web and mobile load and are alerted on all the same
     twins = projects_failing_each_at_its_step()
